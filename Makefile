@@ -1,0 +1,52 @@
+# Xizor: the two commands that matter are `make run` and `make test` (see README.md).
+SWIFT   ?= swift
+VENV    := .venv
+PY      := $(VENV)/bin/python
+APT_PKGS := libsqlite3-dev zlib1g-dev curl
+CONFIG  ?= Config/xizor.json
+
+.PHONY: build release run test test-swift test-e2e bench deps venv docker clean
+
+build:
+	$(SWIFT) build
+
+release:
+	$(SWIFT) build -c release --product xizor
+
+# Serves on 127.0.0.1:8080 with the default config; an empty data directory gets the demo app.
+run: deps release
+	.build/release/xizor serve --config $(CONFIG) --demo-if-empty
+
+# Installs what the tests need, then runs every test: Swift Testing, then the live-server tests.
+test: deps venv
+	$(SWIFT) build
+	$(MAKE) test-swift
+	$(MAKE) test-e2e
+
+test-swift:
+	$(SWIFT) test
+
+test-e2e:
+	XIZOR_BIN=$(CURDIR)/.build/debug/xizor XIZOR_ROOT=$(CURDIR) $(PY) -m pytest -q Tests/e2e
+
+bench: deps venv
+	bash bench/run.sh
+
+# Debian packages (installed only when missing, so a warm machine is not slowed down).
+deps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+
+# Python test tools live in a virtual environment made from Tests/e2e/requirements.txt.
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: Tests/e2e/requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r Tests/e2e/requirements.txt
+	touch $@
+
+docker:
+	docker build -f docker/Dockerfile -t xizor .
+
+clean:
+	rm -rf .build $(VENV)

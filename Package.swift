@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Xizor",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "xizor", targets: ["xizor"]),
+        .library(name: "HTTP", targets: ["HTTP"]),
+        .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "PaywallFormat", targets: ["PaywallFormat"]),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // What Glibc's Swift module does not export (accept4, ...).
+        .target(name: "CSystem", path: "Sources/CSystem"),
+
+        // Layers.
+        .target(name: "Logging", path: "Sources/Logging"),
+        .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "Logging"], path: "Sources/HTTP"),
+        .target(name: "Storage", dependencies: ["CSQLite"], path: "Sources/Storage"),
+        .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
+        .target(name: "XizorCLI", dependencies: ["HTTP", "Storage", "PaywallFormat", "Logging"], path: "Sources/XizorCLI"),
+
+        // Executables: the thin product binary and the HTTP fixture used by tests and `make bench`.
+        .executableTarget(name: "xizor", dependencies: ["XizorCLI"], path: "Sources/xizor"),
+        .executableTarget(name: "xizor-http-fixture", dependencies: ["HTTP", "Logging"], path: "Sources/xizor-http-fixture"),
+
+        // Tests (Swift Testing).
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CZlib"], path: "Tests/HTTPTests"),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests"),
+        .testTarget(name: "PaywallFormatTests", dependencies: ["PaywallFormat"], path: "Tests/PaywallFormatTests",
+                    resources: [.copy("../Fixtures")]),
+        .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

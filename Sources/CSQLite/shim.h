@@ -1,0 +1,6 @@
+#ifndef XIZOR_CSQLITE_SHIM_H
+#define XIZOR_CSQLITE_SHIM_H
+#include <sqlite3.h>
+/* SQLITE_TRANSIENT is a cast macro Swift cannot import. */
+static inline sqlite3_destructor_type xizor_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+#endif

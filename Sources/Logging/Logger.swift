@@ -1,0 +1,152 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+
+/// Severity of a log line; ordered so a configured minimum filters everything below it.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+    case debug = 0, info, warning, error
+
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "debug": self = .debug
+        case "info": self = .info
+        case "warn", "warning": self = .warning
+        case "error": self = .error
+        default: return nil
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// A value in a log line's fields; kept tiny so logging never needs Foundation's JSON encoder.
+public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+/// Writes one JSON object per line (`level`, `time`, `message`, then fields) so logs are
+/// machine-readable by whatever collects the container's output.
+public final class Logger: Sendable {
+    public let minimumLevel: LogLevel
+    private let sink: @Sendable (String) -> Void
+
+    /// A logger writing to standard error (standard output is reserved for the `listening` event
+    /// and command results).
+    public init(minimumLevel: LogLevel = .info, sink: (@Sendable (String) -> Void)? = nil) {
+        self.minimumLevel = minimumLevel
+        self.sink = sink ?? Logger.standardError
+    }
+
+    public func isEnabled(_ level: LogLevel) -> Bool { level >= minimumLevel }
+
+    public func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)] = []) {
+        guard isEnabled(level) else { return }
+        var line = "{\"level\":\"\(level.name)\",\"time\":\"\(Logger.timestamp())\",\"message\":"
+        Logger.appendJSONString(message, to: &line)
+        for (key, value) in fields {
+            line += ","
+            Logger.appendJSONString(key, to: &line)
+            line += ":"
+            switch value {
+            case .string(let s): Logger.appendJSONString(s, to: &line)
+            case .int(let i): line += String(i)
+            case .double(let d): line += d.isFinite ? String(d) : "null"
+            case .bool(let b): line += b ? "true" : "false"
+            }
+        }
+        line += "}\n"
+        sink(line)
+    }
+
+    public func debug(_ message: String, _ fields: [(String, LogValue)] = []) { log(.debug, message, fields) }
+    public func info(_ message: String, _ fields: [(String, LogValue)] = []) { log(.info, message, fields) }
+    public func warning(_ message: String, _ fields: [(String, LogValue)] = []) { log(.warning, message, fields) }
+    public func error(_ message: String, _ fields: [(String, LogValue)] = []) { log(.error, message, fields) }
+
+    private static let writeLock = Mutex(())
+
+    /// One `write(2)` per line under a lock, so concurrent lines never interleave.
+    public static let standardError: @Sendable (String) -> Void = { line in
+        writeLock.withLock { _ in
+            var copy = line
+            copy.withUTF8 { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n <= 0 { break }
+                    offset += n
+                }
+            }
+        }
+    }
+
+    public static let standardOutput: @Sendable (String) -> Void = { line in
+        writeLock.withLock { _ in
+            var copy = line
+            copy.withUTF8 { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n <= 0 { break }
+                    offset += n
+                }
+            }
+        }
+    }
+
+    /// RFC 3339 UTC time with milliseconds.
+    public static func timestamp(_ date: Date = Date()) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        let millis = Int((date.timeIntervalSince1970 - Double(seconds)) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ v: Int32, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+    }
+
+    /// Appends `s` as a JSON string literal (RFC 8259 escaping).
+    public static func appendJSONString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}

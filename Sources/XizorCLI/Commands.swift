@@ -1,0 +1,2 @@
+/// Namespace for the subcommands; each lives in its own file as a static `Subcommand`.
+enum Commands {}
