@@ -24,9 +24,11 @@ let package = Package(
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
         .target(name: "XizorCLI", dependencies: ["HTTP", "Storage", "PaywallFormat", "Logging"], path: "Sources/XizorCLI"),
 
-        // Executables: the thin product binary and the HTTP fixture used by tests and `make bench`.
+        // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
         .executableTarget(name: "xizor", dependencies: ["XizorCLI"], path: "Sources/xizor"),
         .executableTarget(name: "xizor-http-fixture", dependencies: ["HTTP", "Logging"], path: "Sources/xizor-http-fixture"),
+        .executableTarget(name: "xizor-storage-fixture", dependencies: ["Storage"], path: "Sources/xizor-storage-fixture"),
+        .executableTarget(name: "xizor-format-bench", dependencies: ["PaywallFormat"], path: "Sources/xizor-format-bench"),
 
         // Tests (Swift Testing).
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CZlib"], path: "Tests/HTTPTests"),
