@@ -22,7 +22,8 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "Logging"], path: "Sources/HTTP"),
         .target(name: "Storage", dependencies: ["CSQLite"], path: "Sources/Storage"),
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
-        .target(name: "XizorCLI", dependencies: ["HTTP", "Storage", "PaywallFormat", "Logging"], path: "Sources/XizorCLI"),
+        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PaywallFormat", "Logging"], path: "Sources/XizorAPI"),
+        .target(name: "XizorCLI", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat", "Logging"], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
         .executableTarget(name: "xizor", dependencies: ["XizorCLI"], path: "Sources/xizor"),

@@ -27,6 +27,10 @@ public enum CommandLineInterface {
     static var subcommands: [Subcommand] {
         [
             Commands.serve,
+            Commands.migrate,
+            Commands.apps,
+            Commands.demo,
+            Commands.backup,
             Commands.version,
         ]
     }

@@ -18,6 +18,7 @@ public struct Configuration: Sendable, Equatable {
     public var port: Int { int("port") }
     public var dataDirectory: String { string("dataDir") ?? "./data" }
     public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("xizor.sqlite") }
+    public var migrationsDirectory: String { string("migrationsDir") ?? "Migrations" }
 }
 
 public enum ConfigurationValue: Sendable, Equatable, CustomStringConvertible {
@@ -70,6 +71,7 @@ public struct ConfigurationKey: Sendable {
         .init(path: "accessLog", kind: .bool, help: "one JSON line per request"),
         .init(path: "adminToken", kind: .optionalString, help: "admin token; generated on first start when unset"),
         .init(path: "migrateOnStart", kind: .bool, help: "apply pending migrations when `serve` starts"),
+        .init(path: "migrationsDir", kind: .string, help: "folder of the NNNN_description.sql migrations"),
         .init(path: "http.ioQueues", kind: .int(min: 1, max: 64), help: "serial I/O queues connections are spread over"),
         .init(path: "http.maxConnections", kind: .int(min: 1, max: 1_000_000), help: "open connections beyond which new ones are refused"),
         .init(path: "http.headerReadTimeoutMs", kind: .int(min: 1, max: 3_600_000), help: "time to receive a request's header section (408 after)"),

@@ -1,7 +1,45 @@
+import Foundation
+import HTTP
+import Logging
+import XizorAPI
+
 extension Commands {
     static let serve = Subcommand(
-        spec: CommandSpec(name: "serve", summary: "Serve the API.", options: Commands.configurationOptions)
-    ) { _ in
-        throw CommandFailure("not implemented yet")
+        spec: CommandSpec(name: "serve", summary: "Serve the API (first stdout line: {\"event\":\"listening\",…}).",
+                          options: Commands.configurationOptions + [
+                              .init("demo-if-empty", help: "create the demo app when the database has no app yet"),
+                          ])
+    ) { arguments in
+        let environment = try CommandEnvironment(arguments)
+        let services = try environment.openServices()
+        try ensureAdminToken(environment, services)
+        if arguments.flag("demo-if-empty"), try DemoSetup.isEmpty(services) {
+            let demo = try DemoSetup.create(services)
+            environment.logger.info("created the demo app", demo.logFields(host: environment.configuration.host, port: environment.configuration.port))
+        }
+        let drain = DrainState()
+        let server = HTTPServer(configuration: environment.httpConfiguration,
+                                responder: XizorApplication.routes(services: services, isDraining: { drain.isDraining }),
+                                logger: environment.logger, drainState: drain)
+        let port: Int
+        do { port = try server.start() } catch {
+            throw CommandFailure("cannot listen on \(environment.configuration.host):\(environment.configuration.port): \(error)")
+        }
+        printJSONLine([("event", "listening"), ("host", .string(environment.configuration.host)), ("port", .int(Int64(port)))])
+        server.runUntilTerminated()
+        environment.logger.info("stopped")
+        return 0
+    }
+
+    /// The admin token: the configured one is stored (hashed); with none configured and none
+    /// stored, one is generated and printed once.
+    static func ensureAdminToken(_ environment: CommandEnvironment, _ services: XizorServices) throws {
+        if let token = environment.configuration.string("adminToken") {
+            try services.keys.ensureAdminToken(token)
+        } else if !services.keys.hasAdminKey() {
+            let token = try services.keys.generateAdminToken()
+            environment.logger.warning("generated an admin token; it is shown only this once, store it now",
+                                       [("adminToken", .string(token))])
+        }
     }
 }

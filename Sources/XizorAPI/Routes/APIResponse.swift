@@ -1,0 +1,65 @@
+import HTTP
+import PaywallFormat
+
+/// Building answers: JSON bodies from `JSONValue`, and problems from `ServiceError`.
+enum APIResponse {
+    static func json(_ value: JSONValue, status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), etag: String? = nil) -> HTTPResponse {
+        var h = headers
+        h["Content-Type"] = "application/json"
+        return HTTPResponse(status: status, headers: h, body: value.canonicalBytes, etag: etag)
+    }
+
+    /// The `application/problem+json` form of a service error, with `errors` for validation.
+    static func problem(_ error: ServiceError, headers: HTTPHeaders = HTTPHeaders()) -> HTTPError {
+        var extra: [(String, String)] = []
+        if !error.errors.isEmpty || error.kind == .unprocessable {
+            extra.append(("errors", JSONValue.array(error.errors.map(\.json)).canonicalString))
+        }
+        return HTTPError(HTTPStatus(error.status), code: error.code, detail: error.detail, headers: headers, extraMembers: extra)
+    }
+}
+
+/// Turns a `ServiceError` thrown by any handler into its problem answer, so handlers just throw.
+struct ServiceErrorMiddleware: HTTPMiddleware {
+    func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
+        do { return try next(request) } catch let error as ServiceError { return APIResponse.problem(error).response }
+    }
+}
+
+extension HTTPRequest {
+    /// The body as a JSON value; 400 with line and column when it is not JSON, 415 when declared
+    /// as something else.
+    func jsonBody(allowEmpty: Bool = false) throws -> JSONValue {
+        if let type = header("Content-Type")?.lowercased(), !type.hasPrefix("application/json"), !type.contains("+json") {
+            throw ServiceError(.badRequest, "unsupported_media_type", "Send the body as application/json, not \(type).")
+        }
+        if body.isEmpty {
+            if allowEmpty { return .object([:]) }
+            throw ServiceError(.badRequest, "missing_body", "This endpoint needs a JSON body.")
+        }
+        do { return try JSONParser().parse(body) } catch {
+            throw ServiceError(.badRequest, "invalid_json", "The body is not valid JSON: \(error).")
+        }
+    }
+
+    /// A required path parameter (the router guarantees it exists for the route).
+    func parameter(_ name: String) -> String { pathParameter(name) ?? "" }
+
+    /// `context.KEY=VALUE` query parameters, typed.
+    var presentationContext: PresentationContext {
+        var context: PresentationContext = [:]
+        for (name, value) in queryParameters where name.hasPrefix("context.") && name.count > 8 {
+            context[String(name.dropFirst(8))] = ContextValue(queryValue: value)
+        }
+        return context
+    }
+}
+
+extension JSONValue {
+    /// A field that must be a string when present.
+    func optionalString(_ key: String, path: String) throws -> String? {
+        guard let value = self[key], !value.isNull else { return nil }
+        guard let s = value.stringValue else { throw ServiceError.badField("\(path).\(key)", "type_mismatch", "'\(key)' must be a string.") }
+        return s
+    }
+}

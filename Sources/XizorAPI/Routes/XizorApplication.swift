@@ -1,0 +1,28 @@
+import HTTP
+import PaywallFormat
+
+/// The server's routes, built once into a fixed routing table.
+public enum XizorApplication {
+    /// `isDraining` lets `/readyz` answer 503 while the server drains.
+    public static func routes(services: XizorServices, isDraining: @escaping @Sendable () -> Bool) -> RoutingTable {
+        var router = Router()
+        router.use(ServiceErrorMiddleware())
+        let auth = Authenticator(keys: services.keys)
+        router.get("/healthz", execution: .inline) { _ in
+            APIResponse.json(["status": "ok"], headers: ["Cache-Control": "no-store"])
+        }
+        router.get("/readyz") { _ in
+            if isDraining() {
+                throw ServiceError(.unavailable, "draining", "The server is shutting down.")
+            }
+            do { try services.pool.write { db in try db.execute("CREATE TEMP TABLE IF NOT EXISTS readyz_probe (x INTEGER)") } }
+            catch { throw ServiceError(.unavailable, "database_unwritable", "The database is not writable: \(error)") }
+            return APIResponse.json(["status": "ready"], headers: ["Cache-Control": "no-store"])
+        }
+        AppRoutes(services: services, auth: auth).register(in: &router)
+        TemplateRoutes(auth: auth).register(in: &router)
+        PaywallRoutes(services: services, auth: auth).register(in: &router)
+        PlacementRoutes(services: services, auth: auth).register(in: &router)
+        return router.build()
+    }
+}

@@ -1,0 +1,191 @@
+import PaywallFormat
+import Storage
+import Synchronization
+
+/// Who a request's bearer token says it is.
+public enum Principal: Sendable, Equatable {
+    case admin
+    case secret(appID: String)
+    case publicKey(appID: String)
+
+    public var appID: String? {
+        switch self {
+        case .admin: nil
+        case .secret(let id), .publicKey(let id): id
+        }
+    }
+}
+
+/// An app's key as listed: never the key itself, only its prefix.
+public struct APIKeyInfo: Sendable, Equatable {
+    public let id: String
+    public let kind: String
+    public let prefix: String
+    public let createdAt: Int64
+    public let revokedAt: Int64?
+
+    public var json: JSONValue {
+        var o: [String: JSONValue] = ["id": .string(id), "kind": .string(kind), "prefix": .string(prefix),
+                                      "createdAt": .number(Int(createdAt))]
+        o["revokedAt"] = revokedAt.map { .number(Int($0)) } ?? .null
+        return .object(o)
+    }
+}
+
+/// Apps and their keys. Keys are stored as SHA-256 hashes; authentication is answered from an
+/// in-memory table (loaded at start, updated by every key write before it answers), so the SDK
+/// hot path never reads SQLite to authenticate.
+public final class KeyService: Sendable {
+    private struct KnownKey: Sendable {
+        let id: String
+        let hash: [UInt8]
+        let principal: Principal
+    }
+
+    private let pool: DatabasePool
+    private let clock: Clock
+    /// Display prefix → live keys with that prefix (normally one).
+    private let keys = Mutex<[String: [KnownKey]]>([:])
+
+    public init(pool: DatabasePool, clock: Clock) throws {
+        self.pool = pool
+        self.clock = clock
+        try reload()
+    }
+
+    /// Reads every live key of every live app into memory.
+    public func reload() throws {
+        let rows = try pool.serviceRead { db in
+            try db.query("""
+                SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k
+                LEFT JOIN apps a ON a.id = k.app_id
+                WHERE k.revoked_at IS NULL AND (k.app_id IS NULL OR a.archived_at IS NULL)
+                """)
+        }
+        var table: [String: [KnownKey]] = [:]
+        for row in rows {
+            let kind: String = try row.get(1)
+            let appID: String? = try row.get(4)
+            let principal: Principal
+            switch (kind, appID) {
+            case ("admin", _): principal = .admin
+            case ("secret", let id?): principal = .secret(appID: id)
+            case ("public", let id?): principal = .publicKey(appID: id)
+            default: continue
+            }
+            let prefix: String = try row.get(2)
+            table[prefix, default: []].append(KnownKey(id: try row.get(0), hash: try row.get(3), principal: principal))
+        }
+        keys.withLock { $0 = table }
+    }
+
+    /// The principal for a bearer token, or nil when the token is unknown or revoked.
+    public func authenticate(_ token: String) -> Principal? {
+        let prefix = Identifiers.displayPrefix(of: token)
+        let candidates = keys.withLock { $0[prefix] } ?? []
+        guard !candidates.isEmpty else { return nil }
+        let hash = Identifiers.hash(token)
+        var found: Principal?
+        for candidate in candidates where Identifiers.constantTimeEqual(candidate.hash, hash) {
+            found = candidate.principal
+        }
+        return found
+    }
+
+    /// Whether any admin key exists (when none does, `serve` generates one).
+    public func hasAdminKey() -> Bool {
+        keys.withLock { table in table.values.contains { $0.contains { $0.principal == .admin } } }
+    }
+
+    /// Stores an admin token's hash (from the config, or generated at first start).
+    public func ensureAdminToken(_ token: String) throws {
+        if authenticate(token) == .admin { return }
+        try insertKey(token, kind: "admin", appID: nil)
+    }
+
+    /// A new admin token: `xa_` + 32 characters. Only its hash is stored.
+    public func generateAdminToken() throws -> String {
+        let token = Identifiers.apiKey(prefix: "xa_")
+        try insertKey(token, kind: "admin", appID: nil)
+        return token
+    }
+
+    public struct CreatedApp: Sendable {
+        public let appID: String
+        public let name: String
+        public let secretKey: String
+        public let publicKey: String
+
+        public var json: JSONValue {
+            ["appId": .string(appID), "name": .string(name), "secretKey": .string(secretKey), "publicKey": .string(publicKey)]
+        }
+    }
+
+    /// Creates an app with one secret and one public key; the keys are answered this once.
+    public func createApp(name: String) throws -> CreatedApp {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 200 else {
+            throw ServiceError.badField("$.name", "invalid_name", "An app name is 1 to 200 characters.")
+        }
+        let appID = Identifiers.appID()
+        let secret = Identifiers.apiKey(prefix: "sk_")
+        let publicKey = Identifiers.apiKey(prefix: "pk_")
+        let now = clock.now()
+        try pool.serviceWrite { db in
+            try db.execute("INSERT INTO apps (id, name, created_at) VALUES (?, ?, ?)", [appID, trimmed, now])
+            try self.insertKeyRow(db, key: secret, kind: "secret", appID: appID, now: now)
+            try self.insertKeyRow(db, key: publicKey, kind: "public", appID: appID, now: now)
+        }
+        try reload()
+        return CreatedApp(appID: appID, name: trimmed, secretKey: secret, publicKey: publicKey)
+    }
+
+    public func listKeys(appID: String) throws -> [APIKeyInfo] {
+        try pool.serviceRead { db in
+            try db.query("SELECT id, kind, prefix, created_at, revoked_at FROM api_keys WHERE app_id = ? ORDER BY created_at, id", [appID])
+                .map { row in
+                    APIKeyInfo(id: try row.get(0), kind: try row.get(1), prefix: try row.get(2),
+                               createdAt: try row.get(3), revokedAt: try row.get(4))
+                }
+        }
+    }
+
+    /// Creates another key of `kind` (`secret` or `public`) for the app; answered once.
+    public func createKey(appID: String, kind: String) throws -> (info: APIKeyInfo, key: String) {
+        guard kind == "secret" || kind == "public" else {
+            throw ServiceError.badField("$.kind", "invalid_enum_value", "A key's kind is 'secret' or 'public'.")
+        }
+        let key = Identifiers.apiKey(prefix: kind == "secret" ? "sk_" : "pk_")
+        let id = try insertKey(key, kind: kind, appID: appID)
+        let info = APIKeyInfo(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), createdAt: clock.now(), revokedAt: nil)
+        return (info, key)
+    }
+
+    /// Revokes one of the app's keys; it stops working before this answers.
+    public func revokeKey(appID: String, keyID: String) throws {
+        let now = clock.now()
+        let changed = try pool.serviceWrite { db in
+            try db.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND app_id = ? AND revoked_at IS NULL", [now, keyID, appID])
+            return db.changes
+        }
+        guard changed == 1 else { throw ServiceError.notFound("key", keyID) }
+        try reload()
+    }
+
+    @discardableResult
+    private func insertKey(_ key: String, kind: String, appID: String?) throws -> String {
+        let now = clock.now()
+        let id = try pool.serviceWrite { db in try self.insertKeyRow(db, key: key, kind: kind, appID: appID, now: now) }
+        try reload()
+        return id
+    }
+
+    @discardableResult
+    private func insertKeyRow(_ db: Database, key: String, kind: String, appID: String?, now: Int64) throws -> String {
+        let id = Identifiers.keyID()
+        try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                       [id, appID, kind, Identifiers.displayPrefix(of: key), Identifiers.hash(key), now])
+        return id
+    }
+
+}

@@ -1,0 +1,71 @@
+import PaywallFormat
+
+/// A paywall as the dashboard lists it.
+public struct PaywallSummary: Sendable {
+    public let id: String
+    public let name: String
+    public let createdAt: Int64
+    public let updatedAt: Int64
+    public let archivedAt: Int64?
+    public let draftRevision: Int64
+    public let latestVersion: Int?
+    public let placements: [String]
+
+    public var json: JSONValue {
+        [
+            "id": .string(id), "name": .string(name),
+            "createdAt": .number(Int(createdAt)), "updatedAt": .number(Int(updatedAt)),
+            "archived": .bool(archivedAt != nil),
+            "archivedAt": archivedAt.map { .number(Int($0)) } ?? .null,
+            "draftRevision": .number(Int(draftRevision)),
+            "latestVersion": latestVersion.map { .number($0) } ?? .null,
+            "placements": .array(placements.map { .string($0) }),
+        ]
+    }
+}
+
+/// The editable draft: any JSON object, with its revision (the ETag) and its validation.
+public struct Draft: Sendable {
+    public let paywallID: String
+    public let document: JSONValue
+    public let revision: Int64
+    public let validation: ValidationResult
+
+    /// `"r<revision>"` — strong, changes on every save.
+    public var etag: String { "\"r\(revision)\"" }
+
+    public var json: JSONValue {
+        [
+            "paywallId": .string(paywallID), "revision": .number(Int(revision)), "document": document,
+            "validation": validation.json,
+        ]
+    }
+}
+
+/// One immutable published version.
+public struct PublishedVersion: Sendable {
+    public let paywallID: String
+    public let version: Int
+    public let document: JSONValue
+    public let canonicalBytes: [UInt8]
+    public let schemaVersion: Int
+    public let contentHash: String
+    public let publishedAt: Int64
+    public let rolledBackFrom: Int?
+
+    public func json(includeDocument: Bool) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "paywallId": .string(paywallID), "version": .number(version), "schemaVersion": .number(schemaVersion),
+            "contentHash": .string(contentHash), "publishedAt": .number(Int(publishedAt)),
+            "rolledBackFrom": rolledBackFrom.map { .number($0) } ?? .null,
+        ]
+        if includeDocument { o["document"] = document }
+        return .object(o)
+    }
+}
+
+/// A page of a cursor-paginated list.
+public struct Page<Item: Sendable>: Sendable {
+    public let items: [Item]
+    public let nextCursor: String?
+}

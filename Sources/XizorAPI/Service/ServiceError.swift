@@ -1,0 +1,63 @@
+import PaywallFormat
+import Storage
+
+/// A domain failure with the stable `code` the API answers in `application/problem+json`.
+/// The REST routes and the MCP tools both translate it; neither invents its own.
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case badRequest            // 400
+        case unauthorized          // 401
+        case forbidden             // 403
+        case notFound              // 404
+        case conflict              // 409
+        case preconditionFailed    // 412
+        case unprocessable         // 422
+        case preconditionRequired  // 428
+        case unavailable           // 503
+    }
+
+    public let kind: Kind
+    public let code: String
+    public let detail: String
+    public let errors: [ValidationIssue]
+
+    public init(_ kind: Kind, _ code: String, _ detail: String, errors: [ValidationIssue] = []) {
+        self.kind = kind
+        self.code = code
+        self.detail = detail
+        self.errors = errors
+    }
+
+    public var description: String { "\(code): \(detail)" }
+
+    public var status: Int {
+        switch kind {
+        case .badRequest: 400
+        case .unauthorized: 401
+        case .forbidden: 403
+        case .notFound: 404
+        case .conflict: 409
+        case .preconditionFailed: 412
+        case .unprocessable: 422
+        case .preconditionRequired: 428
+        case .unavailable: 503
+        }
+    }
+
+    public static func notFound(_ what: String, _ id: String) -> ServiceError {
+        ServiceError(.notFound, "\(what)_not_found", "No \(what.replacingOccurrences(of: "_", with: " ")) '\(id)' in this app.")
+    }
+
+    public static func invalid(_ errors: [ValidationIssue], detail: String = "The request has invalid fields.") -> ServiceError {
+        ServiceError(.unprocessable, "validation_failed", detail, errors: errors)
+    }
+
+    public static func badField(_ path: String, _ code: String, _ message: String) -> ServiceError {
+        invalid([ValidationIssue(path: path, message: message, code: code)], detail: message)
+    }
+
+    /// Storage failures that are not the caller's fault: the database is unwritable, full or gone.
+    public static func storage(_ error: Error) -> ServiceError {
+        ServiceError(.unavailable, "storage_unavailable", "The database could not complete the operation: \(error)")
+    }
+}

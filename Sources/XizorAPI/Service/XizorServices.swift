@@ -1,0 +1,22 @@
+import Storage
+
+/// The domain services over one database: what the REST routes, the MCP tools and the CLI share.
+public final class XizorServices: Sendable {
+    public let pool: DatabasePool
+    public let clock: Clock
+    public let keys: KeyService
+    public let serving: ServingState
+    public let paywalls: PaywallService
+    public let placements: PlacementService
+
+    /// Loads the in-memory state (keys, serving snapshots) from a migrated database.
+    public init(pool: DatabasePool, clock: Clock = .system) throws {
+        self.pool = pool
+        self.clock = clock
+        keys = try KeyService(pool: pool, clock: clock)
+        serving = ServingState(pool: pool, clock: clock)
+        paywalls = PaywallService(pool: pool, clock: clock, serving: serving)
+        placements = PlacementService(pool: pool, clock: clock, serving: serving)
+        try serving.loadAll()
+    }
+}

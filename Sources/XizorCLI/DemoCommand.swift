@@ -1,0 +1,51 @@
+import Logging
+import XizorAPI
+
+/// The demo app: the three templates published on `onboarding`, `upsell` and `settings`, so a
+/// newcomer sees a paywall within a minute.
+enum DemoSetup {
+    static let placements: [(key: String, template: String)] = [
+        ("onboarding", "cinematic"), ("upsell", "clean"), ("settings", "lottie_delight"),
+    ]
+
+    struct Created {
+        let app: KeyService.CreatedApp
+
+        func logFields(host: String, port: Int) -> [(String, LogValue)] {
+            [("appId", .string(app.appID)), ("secretKey", .string(app.secretKey)), ("publicKey", .string(app.publicKey)),
+             ("try", .string(Created.curl(host: host, port: port, publicKey: app.publicKey)))]
+        }
+
+        static func curl(host: String, port: Int, publicKey: String) -> String {
+            let hostPart = host.contains(":") ? "[\(host)]" : host
+            return "curl -H 'Authorization: Bearer \(publicKey)' 'http://\(hostPart):\(port)/v1/sdk/placements/onboarding/paywall'"
+        }
+    }
+
+    static func isEmpty(_ services: XizorServices) throws -> Bool {
+        try services.pool.read { db in try db.queryOne("SELECT 1 FROM apps LIMIT 1") == nil }
+    }
+
+    static func create(_ services: XizorServices) throws -> Created {
+        let app = try services.keys.createApp(name: "Demo app")
+        for (key, template) in placements {
+            let paywall = try services.paywalls.create(appID: app.appID, from: .template(template, name: nil))
+            _ = try services.paywalls.publish(appID: app.appID, id: paywall.id, idempotencyKey: nil)
+            _ = try services.placements.assign(appID: app.appID, key: key, paywallID: paywall.id)
+        }
+        return Created(app: app)
+    }
+}
+
+extension Commands {
+    static let demo = Subcommand(
+        spec: CommandSpec(name: "demo", summary: "Create a demo app with the three templates published on onboarding, upsell and settings.",
+                          options: Commands.configurationOptions)
+    ) { arguments in
+        let environment = try CommandEnvironment(arguments)
+        let services = try environment.openServices()
+        let demo = try DemoSetup.create(services)
+        printJSONLine(demo.logFields(host: environment.configuration.host, port: environment.configuration.port))
+        return 0
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import HTTP
+import Logging
+import Storage
+import XizorAPI
+
+/// What the server-side commands share: the resolved configuration, a logger, and the database
+/// opened (and migrated, or checked to be) the same way for `serve`, `migrate`, `apps` and `demo`.
+struct CommandEnvironment {
+    let configuration: Configuration
+    let logger: Logger
+
+    init(_ arguments: ParsedArguments) throws {
+        configuration = try Commands.configuration(from: arguments)
+        let level = LogLevel(name: configuration.string("logLevel") ?? "info") ?? .info
+        logger = Logger(minimumLevel: level)
+    }
+
+    var databaseConfiguration: DatabaseConfiguration {
+        DatabaseConfiguration(
+            synchronous: DatabaseConfiguration.Synchronous(rawValue: configuration.string("storage.synchronous") ?? "full") ?? .full,
+            busyTimeoutMs: configuration.int("storage.busyTimeoutMs"),
+            readConnections: configuration.int("storage.readConnections"))
+    }
+
+    var httpConfiguration: HTTPServer.Configuration {
+        var http = HTTPServer.Configuration()
+        http.host = configuration.host
+        http.port = configuration.port
+        http.ioQueues = configuration.int("http.ioQueues")
+        http.maxConnections = configuration.int("http.maxConnections")
+        http.headerReadTimeoutMs = configuration.int("http.headerReadTimeoutMs")
+        http.bodyReadTimeoutMs = configuration.int("http.bodyReadTimeoutMs")
+        http.idleTimeoutMs = configuration.int("http.idleTimeoutMs")
+        http.writeTimeoutMs = configuration.int("http.writeTimeoutMs")
+        http.maxRequestsPerConnection = configuration.int("http.maxRequestsPerConnection")
+        http.maxRequestLineBytes = configuration.int("http.maxRequestLineBytes")
+        http.maxHeaderBytes = configuration.int("http.maxHeaderBytes")
+        http.maxHeaderFields = configuration.int("http.maxHeaderFields")
+        http.maxBodyBytes = configuration.int("http.maxBodyBytes")
+        http.drainTimeoutMs = configuration.int("http.drainTimeoutMs")
+        http.gzipMinBytes = configuration.int("http.gzipMinBytes")
+        http.gzipLevel = configuration.int("http.gzipLevel")
+        http.accessLog = configuration.bool("accessLog")
+        return http
+    }
+
+    /// Opens the database, creating the data directory when missing. With `migrate`, applies
+    /// pending migrations (returning their names); without, refuses a database that has any.
+    func openDatabase(migrate: Bool) throws -> (pool: DatabasePool, applied: [String]) {
+        let directory = configuration.dataDirectory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure("cannot create data directory \(directory): \(error.localizedDescription)")
+        }
+        let pool: DatabasePool
+        do { pool = try DatabasePool(path: configuration.databasePath, configuration: databaseConfiguration) } catch {
+            throw CommandFailure("cannot open database \(configuration.databasePath): \(error)")
+        }
+        do {
+            let migrator = try Migrator(path: configuration.migrationsDirectory)
+            if migrate { return (pool, try migrator.migrate(pool)) }
+            let pending = try migrator.pending(in: pool)
+            guard pending.isEmpty else {
+                throw CommandFailure("database \(configuration.databasePath) has \(pending.count) pending migration(s) (\(pending.map(\.name).joined(separator: ", "))); run 'xizor migrate' first")
+            }
+            return (pool, [])
+        } catch let error as MigrationError {
+            throw CommandFailure("migrations: \(error)")
+        }
+    }
+
+    /// The services over a migrated database.
+    func openServices() throws -> XizorServices {
+        let (pool, applied) = try openDatabase(migrate: configuration.bool("migrateOnStart"))
+        for name in applied { logger.info("applied migration", [("migration", .string(name))]) }
+        do { return try XizorServices(pool: pool) } catch {
+            throw CommandFailure("cannot load state from \(configuration.databasePath): \(error)")
+        }
+    }
+}
+
+/// One JSON object on one line of standard output (the machine-readable result of a command).
+func printJSONLine(_ pairs: [(String, LogValue)]) {
+    var line = "{"
+    for (index, (key, value)) in pairs.enumerated() {
+        if index > 0 { line += "," }
+        Logger.appendJSONString(key, to: &line)
+        line += ":"
+        switch value {
+        case .string(let s): Logger.appendJSONString(s, to: &line)
+        case .int(let i): line += String(i)
+        case .double(let d): line += String(d)
+        case .bool(let b): line += b ? "true" : "false"
+        }
+    }
+    line += "}\n"
+    Logger.standardOutput(line)
+}
