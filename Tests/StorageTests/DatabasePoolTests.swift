@@ -142,3 +142,20 @@ import Testing
         #expect(throws: SQLiteError.self) { try pool.write { db in try db.execute("SELECT 1") } }
     }
 }
+
+@Suite struct NestedReadTests {
+    @Test func nestedReadReusesTheSnapshotInsteadOfDeadlocking() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("p.sqlite"), configuration: DatabaseConfiguration(readConnections: 1))
+        try pool.write { db in try db.execute("CREATE TABLE t (v INTEGER) STRICT") }
+        let counts: (Int, Int) = try pool.read { outer in
+            let before: Int = try outer.queryOne("SELECT count(*) FROM t")?.get(0) ?? -1
+            try pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+            let inner: Int = try pool.read { db in try db.queryOne("SELECT count(*) FROM t")?.get(0) ?? -1 }
+            return (before, inner)
+        }
+        #expect(counts == (0, 0))   // same snapshot as the outer read
+        let after: Int = try pool.read { db in try db.queryOne("SELECT count(*) FROM t")?.get(0) ?? -1 }
+        #expect(after == 1)
+    }
+}
