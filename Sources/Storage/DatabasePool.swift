@@ -91,12 +91,20 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Runs `body` on a read-only connection inside one read transaction, so every query in it sees
-    /// the same snapshot. Blocks while all read connections are busy. Do not nest `read` calls.
+    /// the same snapshot. Blocks while all read connections are busy. A `read` nested in another
+    /// on the same thread reuses the outer connection and snapshot (instead of deadlocking on a
+    /// second one).
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        let threadKey = readerThreadKey
+        if let current = Thread.current.threadDictionary[threadKey] as? Database {
+            return try body(current)
+        }
         let reader = try checkOutReader()
         defer { checkIn(reader) }
         metrics.recordRead()
         try reader.execute("BEGIN DEFERRED")
+        Thread.current.threadDictionary[threadKey] = reader
+        defer { Thread.current.threadDictionary.removeObject(forKey: threadKey) }
         do {
             let result = try body(reader)
             try reader.execute("COMMIT")
@@ -106,6 +114,9 @@ public final class DatabasePool: @unchecked Sendable {
             throw error
         }
     }
+
+    /// Per-pool key under which a thread records the read connection it holds.
+    private var readerThreadKey: String { "xizor.storage.reader.\(UInt(bitPattern: ObjectIdentifier(self).hashValue))" }
 
     /// Runs `body` with a read-only connection and no transaction (e.g. the online backup, which
     /// manages its own locking).

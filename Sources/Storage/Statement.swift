@@ -83,6 +83,7 @@ public final class Statement {
             guard let base = buffer.baseAddress, buffer.count > 0 else {
                 return sqlite3_bind_text(s, index, "", 0, xizor_sqlite_transient())
             }
+            guard buffer.count <= Int(Int32.max) else { return SQLITE_TOOBIG }
             return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
                 sqlite3_bind_text(s, index, $0, Int32(buffer.count), xizor_sqlite_transient())
             }
@@ -94,6 +95,7 @@ public final class Statement {
         let s = try live()
         let code = bytes.withUnsafeBytes { buffer -> Int32 in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return sqlite3_bind_zeroblob(s, index, 0) }
+            guard buffer.count <= Int(Int32.max) else { return SQLITE_TOOBIG }
             return sqlite3_bind_blob(s, index, base, Int32(buffer.count), xizor_sqlite_transient())
         }
         try check(code, s)
@@ -103,6 +105,7 @@ public final class Statement {
         let s = try live()
         let code = data.withUnsafeBytes { buffer -> Int32 in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return sqlite3_bind_zeroblob(s, index, 0) }
+            guard buffer.count <= Int(Int32.max) else { return SQLITE_TOOBIG }
             return sqlite3_bind_blob(s, index, base, Int32(buffer.count), xizor_sqlite_transient())
         }
         try check(code, s)

@@ -32,6 +32,7 @@ public enum CommandLineInterface {
             Commands.demo,
             Commands.backup,
             Commands.version,
+            Commands.validate, Commands.templates, Commands.schema,
         ]
     }
 

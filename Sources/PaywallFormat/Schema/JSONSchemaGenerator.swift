@@ -1,0 +1,118 @@
+/// Generates the JSON Schema (draft 2020-12) of a schema version from its `SchemaDefinitions`. It covers
+/// structure only; the cross-checks (tokens, slots, locales, templates, unique ids) are the validator's.
+public enum JSONSchemaGenerator {
+    public static let draft = "https://json-schema.org/draft/2020-12/schema"
+
+    /// The JSON Schema document of `version`, or nil for an unsupported version.
+    public static func schema(version: Int) -> JSONValue? {
+        guard let defs = SchemaDefinitions.forVersion(version) else { return nil }
+        var definitions: [String: JSONValue] = [:]
+        for name in defs.order {
+            if let shape = defs.definitions[name] { definitions[name] = schema(for: shape, definitions: defs) }
+        }
+        definitions["LocalizedText"] = localizedText
+        return [
+            "$schema": .string(draft),
+            "$id": .string("https://xizor.dev/schemas/paywall-document-v\(version).json"),
+            "title": .string("Xizor paywall document, schemaVersion \(version)"),
+            "description": "Structure of a paywall document. Cross-references (theme tokens, product slots, locales, template variables, unique ids) are checked by the Xizor validator.",
+            "$ref": .string("#/$defs/\(SchemaDefinitions.rootName)"),
+            "$defs": .object(definitions),
+        ]
+    }
+
+    static let localizedText: JSONValue = [
+        "type": "object",
+        "minProperties": 1,
+        "propertyNames": ["pattern": .string(StringFormat.localeTag.pattern ?? "")],
+        "additionalProperties": ["type": "string"],
+        "description": "Locale → template ({{variables}} and markdown-lite).",
+    ]
+
+    static func schema(for shape: Shape, definitions: SchemaDefinitions) -> JSONValue {
+        switch shape {
+        case .string(let format):
+            var s: JSONValue = ["type": "string"]
+            if let p = format.pattern { s["pattern"] = .string(p) }
+            if let m = format.minLength { s["minLength"] = .number(m) }
+            return s
+        case .enumeration(let values, _):
+            return ["enum": .array(values.map(JSONValue.string))]
+        case .constant(let value):
+            return ["const": value]
+        case .number(let range):
+            var s: JSONValue = ["type": .string(range.integer ? "integer" : "number")]
+            if let m = range.minimum { s["minimum"] = number(m) }
+            if let m = range.exclusiveMinimum { s["exclusiveMinimum"] = number(m) }
+            if let m = range.maximum { s["maximum"] = number(m) }
+            if let m = range.multipleOf { s["multipleOf"] = .number(m) }
+            return s
+        case .boolean:
+            return ["type": "boolean"]
+        case .array(let a):
+            var s: JSONValue = ["type": "array", "items": schema(for: a.items, definitions: definitions)]
+            if a.minItems > 0 { s["minItems"] = .number(a.minItems) }
+            if let m = a.maxItems { s["maxItems"] = .number(m) }
+            if a.uniqueCode != nil { s["uniqueItems"] = true }
+            return s
+        case .object(let o):
+            var properties: [String: JSONValue] = [:]
+            for field in o.fields {
+                var p = schema(for: field.shape, definitions: definitions)
+                if let d = field.defaultValue { p = withAnnotation(p, "default", d) }
+                if !field.doc.isEmpty { p = withAnnotation(p, "description", .string(field.doc)) }
+                properties[field.name] = p
+            }
+            var s: JSONValue = ["type": "object", "properties": .object(properties), "additionalProperties": false]
+            let required = o.fields.filter(\.required).map { JSONValue.string($0.name) }
+            if !required.isEmpty { s["required"] = .array(required) }
+            var all: [JSONValue] = []
+            for c in o.conditionals {
+                all.append(["if": ["properties": [c.field: ["const": .string(c.value)]], "required": [.string(c.field)]],
+                            "then": ["required": .array(c.required.map(JSONValue.string))]])
+            }
+            for group in o.exclusive {
+                // At most one of the group: no pair of them together.
+                for i in group.indices { for j in group.indices where j > i {
+                    all.append(["not": ["required": [.string(group[i]), .string(group[j])]]])
+                } }
+            }
+            if !all.isEmpty { s["allOf"] = .array(all) }
+            if !o.doc.isEmpty { s["description"] = .string(o.doc) }
+            return s
+        case .map(let keys, let value, let minProperties):
+            var s: JSONValue = ["type": "object", "additionalProperties": schema(for: value, definitions: definitions)]
+            if let p = keys.pattern { s["propertyNames"] = ["pattern": .string(p)] }
+            if minProperties > 0 { s["minProperties"] = .number(minProperties) }
+            return s
+        case .localizedText:
+            return ["$ref": "#/$defs/LocalizedText"]
+        case .alternatives(let shapes):
+            return ["anyOf": .array(shapes.map { schema(for: $0, definitions: definitions) })]
+        case .ref(let name):
+            return ["$ref": .string("#/$defs/\(name)")]
+        case .union(let u):
+            let branches: [JSONValue] = u.variants.map { v in
+                ["if": ["properties": [u.tag: ["const": .string(v.value)]], "required": [.string(u.tag)]],
+                 "then": ["$ref": .string("#/$defs/\(v.definition)")]]
+            }
+            return ["type": "object", "required": [.string(u.tag)],
+                    "properties": [u.tag: ["enum": .array(u.variants.map { .string($0.value) })]],
+                    "allOf": .array(branches)]
+        case .anyObject:
+            return ["type": "object"]
+        }
+    }
+
+    /// `$ref` siblings are allowed in 2020-12, so annotations can sit beside any keyword.
+    static func withAnnotation(_ schema: JSONValue, _ key: String, _ value: JSONValue) -> JSONValue {
+        var s = schema
+        s[key] = value
+        return s
+    }
+
+    static func number(_ d: Double) -> JSONValue {
+        if let i = Int64(exactly: d) { return .number(.integer(i)) }
+        return .number(.double(d))
+    }
+}
