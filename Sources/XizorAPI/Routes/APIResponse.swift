@@ -31,7 +31,7 @@ extension HTTPRequest {
     /// as something else.
     func jsonBody(allowEmpty: Bool = false) throws -> JSONValue {
         if let type = header("Content-Type")?.lowercased(), !type.hasPrefix("application/json"), !type.contains("+json") {
-            throw ServiceError(.badRequest, "unsupported_media_type", "Send the body as application/json, not \(type).")
+            throw ServiceError(.unsupportedMediaType, "unsupported_media_type", "Send the body as application/json, not \(type).")
         }
         if body.isEmpty {
             if allowEmpty { return .object([:]) }
