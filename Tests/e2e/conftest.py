@@ -8,6 +8,8 @@ import tempfile
 
 import pytest
 
+pytest_plugins = ["xizor_server"]
+
 ROOT = pathlib.Path(os.environ.get("XIZOR_ROOT", pathlib.Path(__file__).resolve().parents[2]))
 BIN = os.environ.get("XIZOR_BIN", str(ROOT / ".build" / "debug" / "xizor"))
 

@@ -68,6 +68,30 @@ struct PaywallRoutes {
             let draft = try paywalls.saveDraft(appID: appID, id: id, document: try request.jsonBody(), expectedRevision: revision)
             return APIResponse.json(draft.json, headers: ["ETag": draft.etag])
         }
+        router.get("/v1/paywalls/:id/draft/texts") { request in
+            let appID = try auth.secretApp(request)
+            let texts = try paywalls.texts(appID: appID, id: request.parameter("id"))
+            return APIResponse.json(texts.json, headers: ["Cache-Control": "no-cache"], etag: texts.etag)
+        }
+        router.put("/v1/paywalls/:id/draft/texts/:locale") { request in
+            let appID = try auth.secretApp(request)
+            let id = request.parameter("id")
+            let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
+            let body = try request.jsonBody()
+            guard let object = (body["texts"] ?? body).objectValue else {
+                throw ServiceError.badField("$.texts", "type_mismatch", "Send {\"texts\": {\"<path>\": \"<translation>\"}}.")
+            }
+            var translations: [String: String] = [:]
+            var issues: [ValidationIssue] = []
+            for (path, value) in object {
+                if let text = value.stringValue { translations[path] = text }
+                else { issues.append(ValidationIssue(path: "$.texts[\"\(path)\"]", message: "A translation is a string.", code: "type_mismatch")) }
+            }
+            guard issues.isEmpty else { throw ServiceError.invalid(issues) }
+            let draft = try paywalls.setTexts(appID: appID, id: id, locale: request.parameter("locale"),
+                                              translations: translations, expectedRevision: revision)
+            return APIResponse.json(draft.json, headers: ["ETag": draft.etag])
+        }
         router.post("/v1/paywalls/:id/publish") { request in
             let appID = try auth.secretApp(request)
             let key = request.header("Idempotency-Key")
