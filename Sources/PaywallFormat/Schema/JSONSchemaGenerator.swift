@@ -112,7 +112,7 @@ public enum JSONSchemaGenerator {
     }
 
     static func number(_ d: Double) -> JSONValue {
-        if let i = Int64(exactly: d) { return .number(.integer(i)) }
+        if let i = exactInt64(d) { return .number(.integer(i)) }
         return .number(.double(d))
     }
 }
