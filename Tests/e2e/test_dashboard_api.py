@@ -105,11 +105,11 @@ def test_archived_paywall_cannot_be_published_but_keeps_serving(app):
 def test_draft_needs_if_match_and_answers_validation(app):
     pw = app.create_paywall()
     draft, etag = app.draft(pw)
-    assert etag == '"r1"'
+    assert etag in ('"r1"', '"r1-gzip"')  # the gzip representation has its own strong tag
     problem(app.dashboard.put(f"/v1/paywalls/{pw}/draft", draft["document"]), 428, "if_match_required")
     broken = dict(draft["document"], defaultLocale="fr")
     r = app.save_draft(pw, broken, etag)
-    assert r.status_code == 200 and r.headers["ETag"] == '"r2"'
+    assert r.status_code == 200 and r.headers["ETag"] in ('"r2"', '"r2-gzip"')
     assert r.json()["validation"]["ok"] is False
     assert any(e["path"] == "$.defaultLocale" for e in r.json()["validation"]["errors"])
     problem(app.save_draft(pw, draft["document"], etag), 412, "draft_revision_mismatch")
@@ -131,7 +131,7 @@ def test_two_racing_editors_exactly_one_wins(app):
         statuses = list(pool.map(edit, range(8)))
     assert sorted(statuses) == [200] + [412] * 7
     final, final_etag = app.draft(pw)
-    assert final_etag == '"r2"'
+    assert final_etag in ('"r2"', '"r2-gzip"')
 
 
 def test_texts_view_and_setting_a_new_locale(app):

@@ -66,7 +66,7 @@ struct PaywallRoutes {
             let id = request.parameter("id")
             let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
             let draft = try paywalls.saveDraft(appID: appID, id: id, document: try request.jsonBody(), expectedRevision: revision)
-            return APIResponse.json(draft.json, headers: ["ETag": draft.etag])
+            return APIResponse.json(draft.json, etag: draft.etag)
         }
         router.get("/v1/paywalls/:id/draft/texts") { request in
             let appID = try auth.secretApp(request)
@@ -90,7 +90,7 @@ struct PaywallRoutes {
             guard issues.isEmpty else { throw ServiceError.invalid(issues) }
             let draft = try paywalls.setTexts(appID: appID, id: id, locale: request.parameter("locale"),
                                               translations: translations, expectedRevision: revision)
-            return APIResponse.json(draft.json, headers: ["ETag": draft.etag])
+            return APIResponse.json(draft.json, etag: draft.etag)
         }
         router.post("/v1/paywalls/:id/publish") { request in
             let appID = try auth.secretApp(request)
@@ -138,8 +138,12 @@ enum DraftPrecondition {
         }
         let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if tags.contains("*") { return try current() }
-        for tag in tags where tag.hasPrefix("\"r") && tag.hasSuffix("\"") && tag.count > 3 {
-            if let n = Int64(tag.dropFirst(2).dropLast()) { return n }
+        for tag in tags {
+            // The draft's tag, or the tag of its gzip representation (the server derives that one).
+            let digits = tag.dropFirst(2).prefix { $0.isNumber }
+            guard tag.hasPrefix("\"r"), let n = Int64(digits) else { continue }
+            let identity = "\"r\(n)\""
+            if tag == identity || tag == HTTPResponse.gzipETag(for: identity) { return n }
         }
         // Weak or foreign tags never match a strong comparison.
         throw ServiceError(.preconditionFailed, "draft_revision_mismatch", "If-Match '\(header)' does not match the draft's ETag.")
