@@ -23,6 +23,10 @@ struct CommandEnvironment {
             readConnections: configuration.int("storage.readConnections"))
     }
 
+    var applicationOptions: XizorApplication.Options {
+        XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"))
+    }
+
     var httpConfiguration: HTTPServer.Configuration {
         var http = HTTPServer.Configuration()
         http.host = configuration.host

@@ -19,7 +19,8 @@ extension Commands {
         }
         let drain = DrainState()
         let server = HTTPServer(configuration: environment.httpConfiguration,
-                                responder: XizorApplication.routes(services: services, isDraining: { drain.isDraining }),
+                                responder: XizorApplication.routes(services: services, options: environment.applicationOptions,
+                                                                   isDraining: { drain.isDraining }),
                                 logger: environment.logger, drainState: drain)
         let port: Int
         do { port = try server.start() } catch {

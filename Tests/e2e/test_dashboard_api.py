@@ -323,3 +323,31 @@ def test_validate_endpoint_never_stores(app):
     names = [t["name"] for t in app.dashboard.get("/v1/templates").json()["templates"]]
     assert names == ["cinematic", "clean", "lottie_delight"]
     problem(app.dashboard.get("/v1/templates/nope"), 404, "template_not_found")
+
+
+# --- CORS ------------------------------------------------------------------------------------
+
+def test_cors_for_configured_dashboard_origins(tmp_path):
+    from xizor_server import XizorServer
+    s = XizorServer(tmp_path / "data", extra_env={"XIZOR_CORS_ALLOWED_ORIGINS": "https://dash.example, https://other.example"})
+    try:
+        app = App(s, create_app(s.base))
+        pw = app.create_paywall()
+        preflight = app.dashboard.request("OPTIONS", f"/v1/paywalls/{pw}/draft", key=None, headers={
+            "Origin": "https://dash.example", "Access-Control-Request-Method": "PUT",
+            "Access-Control-Request-Headers": "authorization, if-match, content-type"})
+        assert preflight.status_code == 204
+        assert preflight.headers["Access-Control-Allow-Origin"] == "https://dash.example"
+        assert "PUT" in preflight.headers["Access-Control-Allow-Methods"]
+        assert "If-Match" in preflight.headers["Access-Control-Allow-Headers"]
+        assert "Access-Control-Allow-Credentials" not in preflight.headers
+        r = app.dashboard.get(f"/v1/paywalls/{pw}/draft", headers={"Origin": "https://dash.example"})
+        assert r.headers["Access-Control-Allow-Origin"] == "https://dash.example"
+        assert "ETag" in r.headers["Access-Control-Expose-Headers"]
+        foreign = app.dashboard.get(f"/v1/paywalls/{pw}/draft", headers={"Origin": "https://evil.example"})
+        assert foreign.status_code == 200 and "Access-Control-Allow-Origin" not in foreign.headers
+        denied = app.dashboard.request("OPTIONS", f"/v1/paywalls/{pw}/draft", key=None, headers={
+            "Origin": "https://evil.example", "Access-Control-Request-Method": "PUT"})
+        assert "Access-Control-Allow-Origin" not in denied.headers
+    finally:
+        assert s.stop() == 0

@@ -3,9 +3,18 @@ import PaywallFormat
 
 /// The server's routes, built once into a fixed routing table.
 public enum XizorApplication {
+    /// What the routes take from the configuration.
+    public struct Options: Sendable {
+        /// Browser origins (the dashboard) allowed by CORS.
+        public var corsAllowedOrigins: [String] = []
+        public init(corsAllowedOrigins: [String] = []) { self.corsAllowedOrigins = corsAllowedOrigins }
+    }
+
     /// `isDraining` lets `/readyz` answer 503 while the server drains.
-    public static func routes(services: XizorServices, isDraining: @escaping @Sendable () -> Bool) -> RoutingTable {
+    public static func routes(services: XizorServices, options: Options = Options(),
+                              isDraining: @escaping @Sendable () -> Bool) -> RoutingTable {
         var router = Router()
+        if !options.corsAllowedOrigins.isEmpty { router.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
         router.use(ServiceErrorMiddleware())
         let auth = Authenticator(keys: services.keys)
         router.get("/healthz", execution: .inline) { _ in
