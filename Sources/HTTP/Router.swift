@@ -60,6 +60,8 @@ public final class RoutingTable: HTTPResponder {
     }
 
     private let groups: [Group]
+    /// Every route as registered (method and pattern), for checks that compare routes with their documentation.
+    public let registeredRoutes: [(method: HTTPMethod, pattern: String)]
     private let notFound: HTTPResolution
     private let serverOptions: HTTPResolution
 
@@ -72,6 +74,7 @@ public final class RoutingTable: HTTPResponder {
             }
             return h
         }
+        registeredRoutes = routes.map { (method: $0.method, pattern: $0.pattern) }
         var groups: [Group] = []
         for route in routes {
             let resolution = HTTPResolution(execution: route.execution, handler: wrap(route.handler))

@@ -7,20 +7,36 @@ public enum XizorApplication {
     public struct Options: Sendable {
         /// Browser origins (the dashboard) allowed by CORS.
         public var corsAllowedOrigins: [String] = []
-        public init(corsAllowedOrigins: [String] = []) { self.corsAllowedOrigins = corsAllowedOrigins }
+        /// The server's version, shown in the OpenAPI document's `info`.
+        public var version: String = "dev"
+        public init(corsAllowedOrigins: [String] = [], version: String = "dev") {
+            self.corsAllowedOrigins = corsAllowedOrigins
+            self.version = version
+        }
     }
 
     /// `isDraining` lets `/readyz` answer 503 while the server drains.
     public static func routes(services: XizorServices, options: Options = Options(),
                               isDraining: @escaping @Sendable () -> Bool) -> RoutingTable {
-        var router = Router()
-        if !options.corsAllowedOrigins.isEmpty { router.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
-        router.use(ServiceErrorMiddleware())
+        build(services: services, options: options, isDraining: isDraining).table
+    }
+
+    /// The routing table and the OpenAPI document built from the same declarations.
+    public static func build(services: XizorServices, options: Options = Options(),
+                             isDraining: @escaping @Sendable () -> Bool) -> (table: RoutingTable, document: JSONValue) {
+        var routes = APIRoutes()
+        if !options.corsAllowedOrigins.isEmpty { routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
+        routes.use(ServiceErrorMiddleware())
         let auth = Authenticator(keys: services.keys)
-        router.get("/healthz", execution: .inline) { _ in
+        routes.get("/healthz", OperationDoc(
+            "getHealth", summary: "Liveness: the process answers", tag: "meta", auth: .none,
+            responses: [.json(200, "Alive.", APISchemas.ref("Health"))]), execution: .inline) { _ in
             APIResponse.json(["status": "ok"], headers: ["Cache-Control": "no-store"])
         }
-        router.get("/readyz") { _ in
+        routes.get("/readyz", OperationDoc(
+            "getReadiness", summary: "Readiness: not draining and the database is writable", tag: "meta", auth: .none,
+            responses: [.json(200, "Ready.", APISchemas.ref("Health")),
+                        .problem(503, "Draining, or the database is not writable.")])) { _ in
             if isDraining() {
                 throw ServiceError(.unavailable, "draining", "The server is shutting down.")
             }
@@ -28,10 +44,10 @@ public enum XizorApplication {
             catch { throw ServiceError(.unavailable, "database_unwritable", "The database is not writable: \(error)") }
             return APIResponse.json(["status": "ready"], headers: ["Cache-Control": "no-store"])
         }
-        AppRoutes(services: services, auth: auth).register(in: &router)
-        TemplateRoutes(auth: auth).register(in: &router)
-        PaywallRoutes(services: services, auth: auth).register(in: &router)
-        PlacementRoutes(services: services, auth: auth).register(in: &router)
-        return router.build()
+        AppRoutes(services: services, auth: auth).register(in: &routes)
+        TemplateRoutes(auth: auth).register(in: &routes)
+        PaywallRoutes(services: services, auth: auth).register(in: &routes)
+        PlacementRoutes(services: services, auth: auth).register(in: &routes)
+        return routes.build(info: OpenAPIDocument.Info(version: options.version))
     }
 }
