@@ -121,5 +121,6 @@ unexpected-methods = ["get", "put", "post", "delete", "options", "patch", "trace
     assert proc.returncode == 0, proc.stdout[-20000:] + proc.stderr[-5000:]
     summary = proc.stdout.split("SUMMARY")[-1]
     operations = sum(len(item) for item in fetch_document(app.server.base).json()["paths"].values())
-    assert f"Tested: {operations}" in summary, proc.stdout[-5000:]
+    # Every operation but GET /openapi.json itself, which schemathesis leaves out as the schema's URL.
+    assert f"Tested: {operations - 1}" in summary, proc.stdout[-5000:]
     assert " passed" in summary and "failure" not in summary.lower(), proc.stdout[-5000:]

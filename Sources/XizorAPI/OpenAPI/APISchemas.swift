@@ -18,14 +18,21 @@ public enum APISchemas {
         return s
     }
     static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
+    static func nonEmptyArray(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items, "minItems": 1] }
 
-    /// A closed object: every `required` member is always present, `optional` ones may be.
+    /// An answer's object: closed, every `required` member always present, `optional` ones may be.
     static func object(_ required: [String: JSONValue], optional: [String: JSONValue] = [:], description: String? = nil) -> JSONValue {
+        var s = request(required, optional: optional, description: description)
+        s["additionalProperties"] = false
+        return s
+    }
+
+    /// A request body's object: the routes ignore members they do not know, so it stays open.
+    static func request(_ required: [String: JSONValue], optional: [String: JSONValue] = [:], description: String? = nil) -> JSONValue {
         var s: JSONValue = [
             "type": "object",
             "properties": .object(required.merging(optional) { a, _ in a }),
             "required": .array(required.keys.sorted().map(JSONValue.string)),
-            "additionalProperties": false,
         ]
         if let description { s["description"] = .string(description) }
         return s
@@ -52,12 +59,12 @@ public enum APISchemas {
             "Health": object(["status": string]),
             "CreatedApp": object(["appId": string, "name": string, "secretKey": string, "publicKey": string],
                                  description: "The keys are shown this once; only their hashes are stored."),
-            "CreateAppRequest": object(["name": ["type": "string", "minLength": 1, "maxLength": 200]]),
+            "CreateAppRequest": request(["name": ["type": "string", "minLength": 1, "maxLength": 200]]),
             "APIKey": object(apiKeyFields, description: "A key as listed: its prefix, never the key."),
             "CreatedAPIKey": object(apiKeyFields.merging(["key": string]) { a, _ in a },
                                     description: "A new key; `key` is shown this once."),
             "APIKeyList": object(["keys": array(ref("APIKey"))]),
-            "CreateKeyRequest": object(["kind": ["enum": ["secret", "public"]]]),
+            "CreateKeyRequest": request(["kind": ["enum": ["secret", "public"]]]),
             "TemplateSummary": object(["name": string, "title": string, "locales": array(string)]),
             "TemplateList": object(["templates": array(ref("TemplateSummary"))]),
             "Template": object(["name": string, "document": ref("PaywallDocument")]),
@@ -66,6 +73,7 @@ public enum APISchemas {
                 "description": "Blank (`{}` or only `name`), from a template, or from a document (stored as the draft; it may be invalid). Not both `template` and `document`.",
                 "properties": ["name": string, "template": ["enum": .array(PaywallTemplates.names.map(JSONValue.string))],
                                "document": anyObject],
+                "not": ["required": ["template", "document"]],
             ],
             "PaywallSummary": object(paywallSummaryFields),
             "ArchivedPaywall": object(paywallSummaryFields, optional: [
@@ -82,33 +90,34 @@ public enum APISchemas {
             "DraftText": object(["path": string,
                                  "values": ["type": "object", "additionalProperties": string, "description": "Locale → text."],
                                  "missingLocales": array(string)]),
-            "SetTextsRequest": object(["texts": ["type": "object", "additionalProperties": string,
+            "SetTextsRequest": request(["texts": ["type": "object", "additionalProperties": string,
                                                  "description": "Text path (from GET …/draft/texts) → translation."]]),
             "Version": object(versionFields, description: "An immutable published version."),
             "VersionWithDocument": object(versionFields.merging(["document": ref("PaywallDocument")]) { a, _ in a }),
             "VersionList": object(["items": array(ref("Version"))]),
-            "RollbackRequest": object(["version": ["type": "integer", "minimum": 1]]),
+            "RollbackRequest": request(["version": ["type": "integer", "minimum": 1]]),
             "Placement": object(["key": string, "paywallId": string, "rules": array(ref("Rule")),
                                  "createdAt": millis, "updatedAt": millis]),
             "PlacementList": object(["items": array(ref("Placement"))]),
-            "AssignPlacementRequest": object(["paywallId": string]),
+            "AssignPlacementRequest": request(["paywallId": string]),
             "Rule": object(["when": ref("Condition"), "paywallId": string],
                            optional: ["activeFrom": ["type": "integer", "minimum": 0, "description": "Milliseconds since 1970; the rule applies from then on."],
                                       "activeUntil": ["type": "integer", "minimum": 0, "description": "Milliseconds since 1970; the rule stops applying then."]],
                            description: "Rules are tried in order; the first whose condition matches and whose paywall has a published version wins."),
-            "RulesRequest": object(["rules": array(ref("Rule"))]),
+            "RulesRequest": request(["rules": array(ref("Rule"))]),
             "Condition": [
                 "description": "`all`/`any` of conditions, `not` one, or a comparison of a context key. A key missing from the context never matches a comparison (not even `ne`); only `exists` and `not` see absence.",
                 "oneOf": [
-                    object(["all": array(ref("Condition"))]),
-                    object(["any": array(ref("Condition"))]),
+                    object(["all": nonEmptyArray(ref("Condition"))]),
+                    object(["any": nonEmptyArray(ref("Condition"))]),
                     object(["not": ref("Condition")]),
                     ref("Comparison"),
                 ],
             ],
-            "Comparison": object(["key": string, "op": ["enum": .array(Condition.Operator.allCases.map { .string($0.rawValue) })]],
-                                 optional: ["value": ["anyOf": [ref("ContextValue"), array(ref("ContextValue"))],
-                                                      "description": "An array for `in`/`not_in`; absent for `exists`."]]),
+            "Comparison": object(["key": ["type": "string", "minLength": 1],
+                                  "op": ["enum": .array(Condition.Operator.allCases.map { .string($0.rawValue) })]],
+                                 optional: ["value": ["anyOf": [ref("ContextValue"), nonEmptyArray(ref("ContextValue"))],
+                                                      "description": "An array for `in`/`not_in`; absent for `exists`; a number or string for `gt`/`gte`/`lt`/`lte`."]]),
             "ContextValue": ["type": ["string", "number", "boolean"]],
             "Resolution": object(["placement": string, "paywallId": string, "version": integer,
                                   "matchedRule": nullable("integer", "Index of the rule that won; null when the placement's own paywall serves."),

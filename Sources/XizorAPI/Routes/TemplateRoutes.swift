@@ -30,7 +30,7 @@ struct TemplateRoutes {
         routes.post("/v1/validate", OperationDoc(
             "validateDocument", summary: "Validate a document without storing it",
             description: "The body is the document itself, or `{\"document\": {...}}`.", tag: "templates", auth: .secret,
-            requestBody: ["type": "object"],
+            requestBody: ["description": "A paywall document. Any JSON is accepted: what is not a valid document is reported in the answer."],
             responses: [.json(200, "The validation: every error with its path, and warnings.", APISchemas.ref("ValidationResult"))])) { request in
             _ = try auth.secretApp(request)
             let body = try request.jsonBody()
