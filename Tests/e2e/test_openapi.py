@@ -20,8 +20,9 @@ SCHEMATHESIS = pathlib.Path(sys.executable).parent / "schemathesis"
 
 
 def fetch_document(base):
-    r = Client(base).get("/openapi.json")
+    r = Client(base).get("/openapi.json", headers={"Accept-Encoding": "identity"})
     assert r.status_code == 200, r.text
+    assert "Content-Encoding" not in r.headers
     assert r.headers["Content-Type"] == "application/json"
     return r
 
@@ -38,8 +39,11 @@ def test_served_document_is_valid_openapi_3_1_with_a_strong_etag(server):
     validate_openapi(document, cls=OpenAPIV31SpecValidator)
     etag = r.headers["ETag"]
     assert etag.startswith('"') and not etag.startswith("W/")
-    again = Client(server.base).get("/openapi.json", headers={"If-None-Match": etag})
+    again = Client(server.base).get("/openapi.json", headers={"If-None-Match": etag, "Accept-Encoding": "identity"})
     assert again.status_code == 304
+    compressed = Client(server.base).get("/openapi.json", headers={"Accept-Encoding": "gzip"})
+    assert compressed.headers["Content-Encoding"] == "gzip" and compressed.json() == document
+    assert compressed.headers["ETag"] not in (etag, None)
     # The fixed surface is documented with the right keys.
     paths = document["paths"]
     assert paths["/v1/apps"]["post"]["security"] == [{"adminToken": []}]

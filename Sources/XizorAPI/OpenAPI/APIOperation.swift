@@ -56,6 +56,10 @@ public struct APIResponseSpec: Sendable {
     public static func empty(_ status: Int, _ description: String) -> APIResponseSpec {
         APIResponseSpec(status: status, description: description, schema: nil, contentType: "", headers: [])
     }
+    /// The `default` answer every operation documents: any other status, as a problem.
+    public static let anyProblem = APIResponseSpec(status: 0, description: "Any other failure, as a problem.",
+                                                   schema: APISchemas.ref("Problem"), contentType: "application/problem+json", headers: [])
+
     /// A documented problem answer (`application/problem+json`) with why it happens.
     public static func problem(_ status: Int, _ description: String) -> APIResponseSpec {
         APIResponseSpec(status: status, description: description, schema: APISchemas.ref("Problem"),

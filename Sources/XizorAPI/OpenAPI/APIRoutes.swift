@@ -41,8 +41,11 @@ public struct APIRoutes {
         operations.append(APIOperation(method: .GET, pattern: "/openapi.json", doc: doc))
         let document = OpenAPIDocument.build(operations: operations, info: info)
         let bytes = document.canonicalBytes
+        let etag = "\"\(SHA256.hexDigest(bytes).prefix(32))\""
+        // Compressed once here too, so serving it inline never compresses per request.
+        let gzip = Gzip.compress(bytes).map { HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: etag)) }
         let response = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
-                                    body: bytes, etag: "\"\(SHA256.hexDigest(bytes).prefix(32))\"")
+                                    body: bytes, etag: etag, gzip: gzip)
         router.add(.GET, "/openapi.json", execution: .inline) { _ in response }
         return (router.build(), document)
     }

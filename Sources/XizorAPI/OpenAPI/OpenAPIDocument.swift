@@ -88,7 +88,7 @@ public enum OpenAPIDocument {
             addDefault(415, "The body is not sent as application/json.")
             addDefault(422, "A field is invalid; `errors` lists each with its path.")
         }
-        responses["default"] = response(.problem(0, "Any other failure, as a problem."))
+        responses["default"] = response(.anyProblem)
         o["responses"] = .object(responses)
         return .object(o)
     }
