@@ -69,6 +69,16 @@ def test_documented_schemas_match_real_answers(app):
     app.publish(pw)
     app.assign("onboarding", pw)
     component_validator(document, "VersionWithDocument").validate(app.dashboard.get(f"/v1/paywalls/{pw}/versions/1").json())
+    # A schemaVersion 1 document (the clean template with plain v1 colours) is served under the v1 schema.
+    v1 = app.dashboard.get("/v1/templates/clean").json()["document"]
+    v1["schemaVersion"] = 1
+    v1["theme"]["colors"] = {k: (v["light"] if isinstance(v, dict) else v) for k, v in v1["theme"]["colors"].items()}
+    old = app.dashboard.post("/v1/paywalls", {"document": v1}).json()["id"]
+    assert app.publish(old)["schemaVersion"] == 1
+    served = app.dashboard.get(f"/v1/paywalls/{old}/versions/1").json()
+    component_validator(document, "VersionWithDocument").validate(served)
+    component_validator(document, "PaywallDocumentV1").validate(served["document"])
+    assert not component_validator(document, "PaywallDocumentV2").is_valid(served["document"])
     component_validator(document, "PaywallPage").validate(app.dashboard.get("/v1/paywalls").json())
     component_validator(document, "Draft").validate(app.draft(pw)[0])
     component_validator(document, "DraftTexts").validate(app.dashboard.get(f"/v1/paywalls/{pw}/draft/texts").json())
