@@ -8,6 +8,12 @@ public enum PaywallReader {
         public var type: String
         /// True when the fallback was rendered instead, false when the node was skipped.
         public var usedFallback: Bool
+
+        public init(path: String, type: String, usedFallback: Bool) {
+            self.path = path
+            self.type = type
+            self.usedFallback = usedFallback
+        }
     }
 
     public struct Result: Sendable {
