@@ -16,6 +16,11 @@ struct AppRoutes {
             let created = try services.keys.createApp(name: name)
             return APIResponse.json(created.json, status: .created)
         }
+        router.delete("/v1/apps/:appId") { request in
+            try auth.requireAdmin(request)
+            try services.keys.archiveApp(appID: request.parameter("appId"))
+            return HTTPResponse(status: .noContent)
+        }
         router.get("/v1/keys") { request in
             let appID = try auth.secretApp(request)
             return APIResponse.json(["keys": .array(try services.keys.listKeys(appID: appID).map(\.json))])

@@ -116,6 +116,15 @@ struct PaywallRoutes {
             let version = try paywalls.version(appID: appID, id: request.parameter("id"), version: n)
             return APIResponse.json(version.json(includeDocument: true), etag: "\"\(version.contentHash)\"")
         }
+        router.get("/v1/paywalls/:id/analytics") { request in
+            let appID = try auth.secretApp(request)
+            var filter = AnalyticsService.Filter()
+            filter.from = try PaywallRoutes.time(request.query("from"), name: "from")
+            filter.to = try PaywallRoutes.time(request.query("to"), name: "to")
+            filter.placement = request.query("placement")
+            filter.context = request.presentationContext
+            return APIResponse.json(try services.analytics.funnel(appID: appID, paywallID: request.parameter("id"), filter: filter))
+        }
         router.post("/v1/paywalls/:id/rollback") { request in
             let appID = try auth.secretApp(request)
             let body = try request.jsonBody()
@@ -126,6 +135,16 @@ struct PaywallRoutes {
             return APIResponse.json(version.json(includeDocument: false), status: .created,
                                     headers: ["Location": "/v1/paywalls/\(version.paywallID)/versions/\(version.version)"])
         }
+    }
+}
+
+extension PaywallRoutes {
+    /// A time query parameter: integer milliseconds since 1970 or an RFC 3339 date-time.
+    static func time(_ raw: String?, name: String) throws -> Int64? {
+        guard let raw else { return nil }
+        if let ms = Int64(raw), ms >= 0 { return ms }
+        if let ms = EventService.parseTimestamp(raw) { return ms }
+        throw ServiceError(.badRequest, "invalid_time", "'\(name)' is milliseconds since 1970 or an RFC 3339 date-time, not '\(raw)'.")
     }
 }
 

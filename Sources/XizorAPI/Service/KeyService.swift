@@ -140,6 +140,16 @@ public final class KeyService: Sendable {
         return CreatedApp(appID: appID, name: trimmed, secretKey: secret, publicKey: publicKey)
     }
 
+    /// Archives an app: its keys stop working before this answers; its data is kept.
+    public func archiveApp(appID: String) throws {
+        let now = clock.now()
+        try pool.serviceWrite { db in
+            try db.execute("UPDATE apps SET archived_at = coalesce(archived_at, ?) WHERE id = ?", [now, appID])
+            guard db.changes == 1 else { throw ServiceError.notFound("app", appID) }
+        }
+        try reload()
+    }
+
     public func listKeys(appID: String) throws -> [APIKeyInfo] {
         try pool.serviceRead { db in
             try db.query("SELECT id, kind, prefix, created_at, revoked_at FROM api_keys WHERE app_id = ? ORDER BY created_at, id", [appID])

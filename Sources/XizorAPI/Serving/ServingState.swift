@@ -25,14 +25,31 @@ public struct AppServingSnapshot: Sendable {
 
     public let appID: String
     public let placements: [String: PlacementEntry]
-    public let latestVersions: [String: PublishedVersion]
+    public let latestVersions: [String: ServedVersion]
     public let archivedPaywalls: Set<String>
+}
+
+/// A published version with the forms it is served in; immutable, so shared across snapshots.
+public final class ServedVersion: Sendable {
+    public let published: PublishedVersion
+    public let forms: ServedForms
+
+    init(published: PublishedVersion) throws {
+        self.published = published
+        forms = try ServedForms(document: published.document)
+    }
+
+    init(published: PublishedVersion, forms: ServedForms) {
+        self.published = published
+        self.forms = forms
+    }
 }
 
 /// The outcome of resolving a placement for a context.
 public struct Resolution: Sendable {
     public let placement: String
-    public let version: PublishedVersion
+    public let served: ServedVersion
+    public var version: PublishedVersion { served.published }
     /// The index of the rule that matched, or nil when the placement's own paywall serves.
     public let matchedRule: Int?
     /// Whether the serving paywall is archived (it keeps serving until reassigned).
@@ -55,10 +72,22 @@ public final class ServingState: Sendable {
     private let clock: Clock
     private let snapshots = Mutex<[String: AppServingSnapshot]>([:])
     private let refreshLock = Mutex<Void>(())
+    /// Published versions never change, so each is read and prepared once.
+    private let versions = Mutex<[VersionKey: ServedVersion]>([:])
+
+    private struct VersionKey: Hashable {
+        let paywallID: String
+        let version: Int
+    }
 
     public init(pool: DatabasePool, clock: Clock) {
         self.pool = pool
         self.clock = clock
+    }
+
+    /// Keeps a version prepared by the publish that created it, so the refresh does not redo it.
+    func remember(_ served: ServedVersion) {
+        versions.withLock { $0[VersionKey(paywallID: served.published.paywallID, version: served.published.version)] = served }
     }
 
     /// Loads every live app (at start-up).
@@ -76,12 +105,12 @@ public final class ServingState: Sendable {
     /// Re-reads one app's serving data and installs it.
     public func refresh(appID: String) throws {
         try refreshLock.withLock { _ in
-            let snapshot = try pool.serviceRead { db in try ServingState.load(appID: appID, db) }
+            let snapshot = try pool.serviceRead { db in try load(appID: appID, db) }
             snapshots.withLock { $0[appID] = snapshot }
         }
     }
 
-    static func load(appID: String, _ db: Database) throws -> AppServingSnapshot {
+    private func load(appID: String, _ db: Database) throws -> AppServingSnapshot {
         var rulesByPlacement: [String: [ServingRule]] = [:]
         for row in try db.query("""
             SELECT placement_key, condition, paywall_id, active_from, active_until FROM placement_rules
@@ -98,15 +127,27 @@ public final class ServingState: Sendable {
             let key: String = try row.get(0)
             placements[key] = .init(key: key, paywallID: try row.get(1), rules: rulesByPlacement[key] ?? [])
         }
-        var latest: [String: PublishedVersion] = [:]
+        var latest: [String: ServedVersion] = [:]
         for row in try db.query("""
-            SELECT v.paywall_id, v.version, v.document, v.schema_version, v.content_hash, v.published_at, v.rolled_back_from
-            FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
-            WHERE p.app_id = ? AND v.version = (SELECT max(version) FROM paywall_versions w WHERE w.paywall_id = v.paywall_id)
+            SELECT v.paywall_id, max(v.version) FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
+            WHERE p.app_id = ? GROUP BY v.paywall_id
             """, [appID]) {
-            let paywallID: String = try row.get(0)
-            let values = Row(columns: Array(row.columns.dropFirst()), values: Array(row.values.dropFirst()))
-            latest[paywallID] = try PaywallService.publishedVersion(paywallID: paywallID, row: values)
+            let key = VersionKey(paywallID: try row.get(0), version: try row.get(1))
+            if let cached = versions.withLock({ $0[key] }) {
+                latest[key.paywallID] = cached
+                continue
+            }
+            guard let versionRow = try db.queryOne("""
+                SELECT version, document, schema_version, content_hash, published_at, rolled_back_from
+                FROM paywall_versions WHERE paywall_id = ? AND version = ?
+                """, [key.paywallID, key.version]) else { continue }
+            let served = try ServedVersion(published: try PaywallService.publishedVersion(paywallID: key.paywallID, row: versionRow))
+            versions.withLock { $0[key] = served }
+            latest[key.paywallID] = served
+        }
+        // Superseded versions of this app's paywalls are no longer served: forget them.
+        versions.withLock { cache in
+            cache = cache.filter { key, _ in latest[key.paywallID].map { $0.published.version == key.version } ?? true }
         }
         let archived: [String] = try db.query("SELECT id FROM paywalls WHERE app_id = ? AND archived_at IS NOT NULL", [appID]).map { try $0.get(0) }
         return AppServingSnapshot(appID: appID, placements: placements, latestVersions: latest, archivedPaywalls: Set(archived))
@@ -121,15 +162,32 @@ public final class ServingState: Sendable {
         }
         let now = clock.now()
         for (index, rule) in placement.rules.enumerated() where rule.isActive(at: now) && rule.condition.matches(context) {
-            if let version = snapshot.latestVersions[rule.paywallID] {
-                return Resolution(placement: key, version: version, matchedRule: index,
+            if let served = snapshot.latestVersions[rule.paywallID] {
+                return Resolution(placement: key, served: served, matchedRule: index,
                                   paywallArchived: snapshot.archivedPaywalls.contains(rule.paywallID))
             }
         }
-        guard let version = snapshot.latestVersions[placement.paywallID] else {
+        guard let served = snapshot.latestVersions[placement.paywallID] else {
             throw ServiceError(.notFound, "no_published_paywall", "Placement '\(key)' points at paywall '\(placement.paywallID)', which has no published version.")
         }
-        return Resolution(placement: key, version: version, matchedRule: nil,
+        return Resolution(placement: key, served: served, matchedRule: nil,
                           paywallArchived: snapshot.archivedPaywalls.contains(placement.paywallID))
+    }
+
+    /// Every placement's own paywall (rules aside) in the client's form: what an app bundles as
+    /// the last step of its offline fallback chain. Documents carry every locale.
+    public func fallbackBundle(appID: String, clientVersion: Int, colorScheme: ColorScheme) -> JSONValue {
+        var placements: [String: JSONValue] = [:]
+        if let snapshot = snapshot(appID: appID) {
+            for (key, placement) in snapshot.placements {
+                guard let served = snapshot.latestVersions[placement.paywallID] else { continue }
+                let (document, schemaVersion, _) = served.forms.form(clientVersion: clientVersion, colorScheme: colorScheme)
+                placements[key] = [
+                    "paywallId": .string(placement.paywallID), "version": .number(served.published.version),
+                    "schemaVersion": .number(schemaVersion), "document": document,
+                ]
+            }
+        }
+        return ["placements": .object(placements)]
     }
 }

@@ -1,0 +1,125 @@
+import Foundation
+import HTTP
+import PaywallFormat
+
+/// What an SDK request asks for, read from its query and headers.
+public struct DeliveryRequest: Sendable {
+    public var placement: String
+    public var locale: String?
+    public var acceptLanguage: String?
+    public var schemaVersion: Int
+    public var colorScheme: ColorScheme
+    public var context: PresentationContext
+    public var kind: RepresentationKey.Kind
+
+    /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
+    public init(_ request: HTTPRequest, placement: String) throws {
+        self.placement = placement
+        locale = request.query("locale")
+        acceptLanguage = request.header("Accept-Language")
+        if let raw = request.header("X-Xizor-Schema-Version") {
+            guard let n = Int(raw.trimmingCharacters(in: .whitespaces)), n >= 1 else {
+                throw ServiceError(.badRequest, "invalid_schema_version", "X-Xizor-Schema-Version must be a positive integer, not '\(raw)'.")
+            }
+            schemaVersion = min(n, SchemaVersions.latest)
+        } else {
+            schemaVersion = 1
+        }
+        let schemeText = request.query("colorScheme")
+            ?? request.header("Sec-CH-Prefers-Color-Scheme").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
+        if let schemeText {
+            guard let scheme = ColorScheme(rawValue: schemeText.lowercased()) else {
+                throw ServiceError(.badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(schemeText)'.")
+            }
+            colorScheme = scheme
+        } else {
+            colorScheme = .light
+        }
+        context = request.presentationContext
+        kind = DeliveryRequest.prefersHTML(request.header("Accept")) ? .html : .json
+    }
+
+    /// `text/html` ranked above `application/json` in `Accept` asks for the page.
+    static func prefersHTML(_ accept: String?) -> Bool {
+        guard let accept, accept.contains("html") else { return false }
+        var html = 0.0, json = 0.0
+        for item in accept.split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first else { continue }
+            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if type == "text/html" { html = max(html, q) }
+            if type == "application/json" || type == "application/*" { json = max(json, q) }
+        }
+        return html > 0 && html > json
+    }
+}
+
+/// The SDK's paywall endpoint as a function from request to representation: resolution through
+/// the one resolver, locale negotiation, the schema form for the client, then a cached encoding.
+public final class PaywallDelivery: Sendable {
+    /// Every request header the answer depends on (Accept-Encoding is added by the HTTP layer).
+    public static let vary = "Accept, Accept-Language, X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"
+
+    private let serving: ServingState
+    public let cache: RepresentationCache
+    private let renderPage: (@Sendable (PageInput) -> [UInt8])?
+
+    /// What the page renderer needs (nil renderer: pages are not offered).
+    public struct PageInput: Sendable {
+        public let document: JSONValue
+        public let locale: String
+        public let colorScheme: ColorScheme
+        public let context: PresentationContext
+        public let resolution: Resolution
+    }
+
+    public init(serving: ServingState, cache: RepresentationCache = RepresentationCache(),
+                renderPage: (@Sendable (PageInput) -> [UInt8])? = nil) {
+        self.serving = serving
+        self.cache = cache
+        self.renderPage = renderPage
+    }
+
+    public struct Delivery: Sendable {
+        public let representation: Representation
+        public let locale: String
+        public let schemaVersion: Int
+        public let resolution: Resolution
+    }
+
+    public func deliver(appID: String, _ request: DeliveryRequest) throws -> Delivery {
+        let resolution = try serving.resolve(appID: appID, placement: request.placement, context: request.context)
+        let served = resolution.served
+        let (document, schemaVersion, formKey) = served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme)
+        let locales = document["locales"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let defaultLocale = document["defaultLocale"]?.stringValue ?? locales.first ?? "en"
+        let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,
+                                              locales: locales, defaultLocale: defaultLocale)
+        let kind: RepresentationKey.Kind = request.kind == .html && renderPage != nil ? .html : .json
+        let pageContext = kind == .html ? PaywallDelivery.contextKey(request.context) : ""
+        let key = RepresentationKey(appID: appID, placement: request.placement, paywallID: served.published.paywallID,
+                                    version: served.published.version, locale: locale, form: formKey, kind: kind,
+                                    pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext)
+        let representation = cache.representation(for: key) {
+            switch kind {
+            case .json:
+                let body: JSONValue = [
+                    "placement": .string(request.placement), "paywallId": .string(served.published.paywallID),
+                    "version": .number(served.published.version), "schemaVersion": .number(schemaVersion),
+                    "locale": .string(locale), "document": document,
+                ]
+                return Representation(body: body.canonicalBytes, contentType: "application/json")
+            case .html:
+                let page = renderPage?(PageInput(document: document, locale: locale, colorScheme: request.colorScheme,
+                                                  context: request.context, resolution: resolution)) ?? []
+                return Representation(body: page, contentType: "text/html; charset=utf-8")
+            }
+        }
+        return Delivery(representation: representation, locale: locale, schemaVersion: schemaVersion, resolution: resolution)
+    }
+
+    /// Pages resolve context variables on the server, so their cache key carries the context.
+    static func contextKey(_ context: PresentationContext) -> String {
+        JSONValue.object(context.mapValues(\.json)).canonicalString
+    }
+}
