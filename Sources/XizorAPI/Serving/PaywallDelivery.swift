@@ -91,10 +91,8 @@ public final class PaywallDelivery: Sendable {
         let resolution = try serving.resolve(appID: appID, placement: request.placement, context: request.context)
         let served = resolution.served
         let (document, schemaVersion, formKey) = served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme)
-        let locales = document["locales"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let defaultLocale = document["defaultLocale"]?.stringValue ?? locales.first ?? "en"
         let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,
-                                              locales: locales, defaultLocale: defaultLocale)
+                                              locales: served.locales, defaultLocale: served.defaultLocale)
         let kind: RepresentationKey.Kind = request.kind == .html && renderPage != nil ? .html : .json
         let pageContext = kind == .html ? PaywallDelivery.contextKey(request.context) : ""
         let key = RepresentationKey(appID: appID, placement: request.placement, paywallID: served.published.paywallID,

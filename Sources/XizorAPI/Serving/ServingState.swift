@@ -33,15 +33,19 @@ public struct AppServingSnapshot: Sendable {
 public final class ServedVersion: Sendable {
     public let published: PublishedVersion
     public let forms: ServedForms
+    /// Read once here so locale negotiation does not walk the document per request.
+    public let locales: [String]
+    public let defaultLocale: String
 
-    init(published: PublishedVersion) throws {
-        self.published = published
-        forms = try ServedForms(document: published.document)
+    convenience init(published: PublishedVersion) throws {
+        self.init(published: published, forms: try ServedForms(document: published.document))
     }
 
     init(published: PublishedVersion, forms: ServedForms) {
         self.published = published
         self.forms = forms
+        locales = published.document["locales"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        defaultLocale = published.document["defaultLocale"]?.stringValue ?? locales.first ?? "en"
     }
 }
 
