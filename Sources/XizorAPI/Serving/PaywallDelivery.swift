@@ -18,17 +18,19 @@ public struct DeliveryRequest: Sendable {
         locale = request.query("locale")
         acceptLanguage = request.header("Accept-Language")
         if let raw = request.header("X-Xizor-Schema-Version") {
-            guard let n = Int(raw.trimmingCharacters(in: .whitespaces)), n >= 1 else {
+            // The HTTP parser already stripped the field value's surrounding whitespace.
+            guard let n = Int(raw), n >= 1 else {
                 throw ServiceError(.badRequest, "invalid_schema_version", "X-Xizor-Schema-Version must be a positive integer, not '\(raw)'.")
             }
             schemaVersion = min(n, SchemaVersions.latest)
         } else {
             schemaVersion = 1
         }
+        // The client hint is a structured-field string: `"dark"`.
         let schemeText = request.query("colorScheme")
-            ?? request.header("Sec-CH-Prefers-Color-Scheme").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
+            ?? request.header("Sec-CH-Prefers-Color-Scheme").map { $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0 }
         if let schemeText {
-            guard let scheme = ColorScheme(rawValue: schemeText.lowercased()) else {
+            guard let scheme = ColorScheme(rawValue: schemeText) ?? ColorScheme(rawValue: schemeText.lowercased()) else {
                 throw ServiceError(.badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(schemeText)'.")
             }
             colorScheme = scheme
@@ -39,9 +41,10 @@ public struct DeliveryRequest: Sendable {
         kind = DeliveryRequest.prefersHTML(request.header("Accept")) ? .html : .json
     }
 
-    /// `text/html` ranked above `application/json` in `Accept` asks for the page.
+    /// `text/html` ranked above `application/json` in `Accept` asks for the page. Parsed only when
+    /// the header mentions html, so the common JSON request costs a byte scan.
     static func prefersHTML(_ accept: String?) -> Bool {
-        guard let accept, accept.contains("html") else { return false }
+        guard let accept, containsHTML(accept.utf8) else { return false }
         var html = 0.0, json = 0.0
         for item in accept.split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -51,6 +54,16 @@ public struct DeliveryRequest: Sendable {
             if type == "application/json" || type == "application/*" { json = max(json, q) }
         }
         return html > 0 && html > json
+    }
+
+    private static func containsHTML(_ bytes: String.UTF8View) -> Bool {
+        var matched = 0
+        let needle = Array("html".utf8)
+        for byte in bytes {
+            matched = (byte | 0x20) == needle[matched] ? matched + 1 : ((byte | 0x20) == needle[0] ? 1 : 0)
+            if matched == needle.count { return true }
+        }
+        return false
     }
 }
 
