@@ -10,6 +10,7 @@ public struct DeliveryRequest: Sendable {
     public var schemaVersion: Int
     public var colorScheme: ColorScheme
     public var context: PresentationContext
+    public var subscriberID: String?
     public var kind: RepresentationKey.Kind
 
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
@@ -38,6 +39,7 @@ public struct DeliveryRequest: Sendable {
             colorScheme = .light
         }
         context = request.presentationContext
+        subscriberID = request.query("subscriberId")
         kind = DeliveryRequest.prefersHTML(request.header("Accept")) ? .html : .json
     }
 
@@ -93,16 +95,21 @@ public final class PaywallDelivery: Sendable {
         self.renderPage = renderPage
     }
 
-    public struct Delivery: Sendable {
-        public let representation: Representation
-        public let locale: String
-        public let schemaVersion: Int
-        public let resolution: Resolution
+    public enum Delivery: Sendable {
+        case paywall(Representation, locale: String, schemaVersion: Int, resolution: Resolution)
+        /// The subscriber is in an experiment's holdout: the app shows nothing.
+        case holdout(ExperimentAssignment)
     }
 
     public func deliver(appID: String, _ request: DeliveryRequest) throws -> Delivery {
-        let resolution = try serving.resolve(appID: appID, placement: request.placement, context: request.context)
-        let served = resolution.served
+        let resolution = try serving.resolve(appID: appID, placement: request.placement, context: request.context,
+                                             subscriberID: request.subscriberID)
+        guard let served = resolution.served else {
+            guard let assignment = resolution.experiment else {
+                throw ServiceError(.notFound, "no_published_paywall", "Placement '\(request.placement)' has nothing to serve.")
+            }
+            return .holdout(assignment)
+        }
         let (document, schemaVersion, formKey) = served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme)
         let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,
                                               locales: served.locales, defaultLocale: served.defaultLocale)
@@ -110,23 +117,26 @@ public final class PaywallDelivery: Sendable {
         let pageContext = kind == .html ? PaywallDelivery.contextKey(request.context) : ""
         let key = RepresentationKey(appID: appID, placement: request.placement, paywallID: served.published.paywallID,
                                     version: served.published.version, locale: locale, form: formKey, kind: kind,
-                                    pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext)
+                                    pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
+                                    experiment: resolution.experiment)
         let representation = cache.representation(for: key) {
             switch kind {
             case .json:
-                let body: JSONValue = [
+                var body: [String: JSONValue] = [
                     "placement": .string(request.placement), "paywallId": .string(served.published.paywallID),
                     "version": .number(served.published.version), "schemaVersion": .number(schemaVersion),
                     "locale": .string(locale), "document": document,
                 ]
-                return Representation(body: body.canonicalBytes, contentType: "application/json")
+                if let experiment = resolution.experiment { body["experiment"] = experiment.json }
+                let bodyJSON = JSONValue.object(body)
+                return Representation(body: bodyJSON.canonicalBytes, contentType: "application/json")
             case .html:
                 let page = renderPage?(PageInput(document: document, locale: locale, colorScheme: request.colorScheme,
                                                   context: request.context, resolution: resolution)) ?? []
                 return Representation(body: page, contentType: "text/html; charset=utf-8")
             }
         }
-        return Delivery(representation: representation, locale: locale, schemaVersion: schemaVersion, resolution: resolution)
+        return .paywall(representation, locale: locale, schemaVersion: schemaVersion, resolution: resolution)
     }
 
     /// Pages resolve context variables on the server, so their cache key carries the context.
