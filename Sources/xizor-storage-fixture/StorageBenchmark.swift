@@ -8,7 +8,7 @@ enum StorageBenchmark {
     static let readSQL = "SELECT name, amount FROM bench WHERE id = ?"
 
     static func run(directory: String, quick: Bool) throws {
-        let singleRows = quick ? 200 : 2_000
+        let singleRows = quick ? 200 : 3_000
         let batches = quick ? 20 : 200
         let batchSize = 1_000
         let reads = quick ? 20_000 : 300_000
@@ -57,6 +57,27 @@ enum StorageBenchmark {
             return sum
         }
         report("point_read", ops: reads, seconds: now() - start, extra: "\"checksum\":\(checksum)")
+
+        try singleInsertsWithoutFsync(path: directory + "/swift-bench-nosync.sqlite", rows: quick ? 2_000 : 20_000)
+    }
+
+    /// The same single-row transactions with synchronous=OFF: no fsync, so what is left is the
+    /// cost of the layer itself (queue hop, BEGIN/INSERT/COMMIT, bindings).
+    static func singleInsertsWithoutFsync(path: String, rows: Int) throws {
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        let pool = try DatabasePool(path: path, configuration: DatabaseConfiguration(synchronous: .off, readConnections: 1))
+        defer {
+            pool.close()
+            for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        }
+        try pool.write { db in
+            try db.execute("CREATE TABLE bench (id INTEGER PRIMARY KEY, name TEXT NOT NULL, amount INTEGER NOT NULL)")
+        }
+        let start = now()
+        for rowID in 1...Int64(rows) {
+            try pool.write { db in try db.execute(insertSQL, [rowID, "name-\(rowID)", rowID * 3]) }
+        }
+        report("single_insert_nosync", ops: rows, seconds: now() - start)
     }
 
     enum BenchmarkError: Error { case missingRow }
