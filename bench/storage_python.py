@@ -18,8 +18,10 @@ def report(name, ops, seconds, **extra):
 
 def main():
     directory = sys.argv[1]
-    quick = "--quick" in sys.argv
-    single_rows = 200 if quick else 3_000
+    args = sys.argv[2:]
+    quick = "--quick" in args
+    durable_only = int(args[args.index("--durable-only") + 1]) if "--durable-only" in args else None
+    single_rows = durable_only or (0 if "--no-durable" in args else (200 if quick else 3_000))
     batches = 20 if quick else 200
     batch_size = 1_000
     reads = 20_000 if quick else 300_000
@@ -45,7 +47,10 @@ def main():
         conn.execute("BEGIN IMMEDIATE")
         conn.execute(INSERT_SQL, (row_id, f"name-{row_id}", row_id * 3))
         conn.execute("COMMIT")
-    report("single_insert", single_rows, time.perf_counter() - start)
+    if single_rows:
+        report("single_insert", single_rows, time.perf_counter() - start)
+    if durable_only:
+        return
 
     start = time.perf_counter()
     for _ in range(batches):
