@@ -68,7 +68,7 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Runs `body` on the writer connection with no transaction around it, for work that manages
-    /// its own (migrations) or cannot run in one (VACUUM, `PRAGMA wal_checkpoint`).
+    /// its own or cannot run in one (VACUUM, `PRAGMA wal_checkpoint`).
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         if DispatchQueue.getSpecific(key: onWriterQueue) == true { return try body(writer) }
         return try writerQueue.sync { try body(writer) }
