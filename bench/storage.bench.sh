@@ -23,7 +23,7 @@ for round in $(seq "$ROUNDS"); do
 done
 # Durable inserts are bound by fsync latency, which drifts on a shared VM: many short runs
 # (500 commits each), strictly alternating, median of each kept.
-DURABLE_RUNS="${STORAGE_BENCH_DURABLE_RUNS:-15}"
+DURABLE_RUNS="${STORAGE_BENCH_DURABLE_RUNS:-21}"
 [ "$QUICK" = "--quick" ] && DURABLE_RUNS=3
 for run in $(seq "$DURABLE_RUNS"); do
   "$FIXTURE" bench "$OUT" --durable-only 500 >> "$RESULTS"
