@@ -390,3 +390,37 @@ def test_sigterm_finishes_in_flight_request_then_exits_zero():
     assert s.proc.wait(timeout=30) == 0
     with pytest.raises(OSError):
         socket.create_connection((s.host, s.port), timeout=5)
+
+
+def test_ipv6_loopback():
+    s = FixtureServer("--host", "::1")
+    try:
+        with socket.create_connection(("::1", s.port), timeout=30) as sock:
+            sock.sendall(request("GET", "/echo"))
+            r = Reader(sock).read_response()
+            assert r.status == 200 and r.json()["remote"].startswith("[::1]:")
+    finally:
+        s.stop()
+
+
+def test_body_read_timeout_gets_408():
+    s = FixtureServer("--bodyReadTimeoutMs", "1000")
+    try:
+        with s.connect() as sock:
+            sock.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
+            reader = Reader(sock)
+            r = reader.read_response()
+            assert r.status == 408 and r.header("Connection") == "close"
+            assert reader.at_eof()
+    finally:
+        s.stop()
+
+
+def test_drain_is_bounded_when_a_handler_outlives_it():
+    s = FixtureServer("--drainTimeoutMs", "1000")
+    with s.connect() as sock:
+        sock.sendall(request("GET", "/slow?ms=20000"))
+        time.sleep(0.3)
+        s.proc.send_signal(signal.SIGTERM)
+        assert s.proc.wait(timeout=15) == 0
+        assert Reader(sock).at_eof()
