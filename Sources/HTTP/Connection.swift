@@ -188,7 +188,7 @@ final class Connection: @unchecked Sendable {
         case .offloaded:
             let core = self.core
             let request = request
-            core.handlerQueue.async { [self] in
+            core.handlerPool.submit { [self] in
                 let response = core.run(resolution.handler, request)
                 self.queue.async { self.send(response, for: request) }
             }
@@ -498,7 +498,7 @@ final class Connection: @unchecked Sendable {
     private func startStream(_ producer: @escaping @Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool) {
         let writer = ConnectionBodyWriter(connection: self, chunked: chunked,
                                           timeoutMs: core.configuration.writeTimeoutMs)
-        core.streamQueue.async { [self] in
+        core.streamPool.submit { [self] in
             do {
                 try producer(writer)
                 self.queue.async { self.finishStream(chunked: chunked) }

@@ -424,3 +424,24 @@ def test_drain_is_bounded_when_a_handler_outlives_it():
         s.proc.send_signal(signal.SIGTERM)
         assert s.proc.wait(timeout=15) == 0
         assert Reader(sock).at_eof()
+
+
+def test_blocked_offloaded_handlers_do_not_stall_other_offloaded_handlers(server):
+    slow = [server.connect() for _ in range(8)]
+    try:
+        for s in slow:
+            s.sendall(request("GET", "/slow?ms=4000"))
+        time.sleep(0.3)
+        with server.connect() as sock:
+            sock.sendall(request("POST", "/echo", body=b"through"))
+            assert Reader(sock).read_response().json()["body"] == "through"
+        for s in slow:
+            s.settimeout(0.0)
+            with pytest.raises(BlockingIOError):
+                s.recv(1)  # all eight are still sleeping
+            s.settimeout(30)
+        for s in slow:
+            assert Reader(s).read_response().body == b"slept 4000\n"
+    finally:
+        for s in slow:
+            s.close()
