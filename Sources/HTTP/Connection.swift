@@ -200,7 +200,7 @@ final class Connection: @unchecked Sendable {
         closeAfterResponse = true
         pauseReading()
         let problem = HTTPError(error.status, code: error.code, detail: "The request was rejected: \(error.code).")
-        var request = HTTPRequest(method: .GET, target: "", path: "", keepAlive: false)
+        var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)
         request.requestId = RequestID.generate()
         if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
         send(problem.response, for: request)
@@ -213,7 +213,7 @@ final class Connection: @unchecked Sendable {
         pauseReading()
         let problem = HTTPError(.requestTimeout, code: "request_timeout",
                                 detail: "The request was not received in time.")
-        var request = HTTPRequest(method: .GET, target: "", path: "", keepAlive: false)
+        var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)
         request.requestId = RequestID.generate()
         if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
         send(problem.response, for: request)
