@@ -78,6 +78,8 @@ final class Connection: @unchecked Sendable {
         readSource.setCancelHandler { [self] in self.sourceCancelled() }
         pendingCancels = 1
         readSource.resume()
+        // Accepted just as a drain began: nothing was read yet, so this is a clean refusal.
+        if core.drainState.isDraining { close() }
     }
 
     // MARK: Reading
