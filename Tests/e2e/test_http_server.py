@@ -445,3 +445,35 @@ def test_blocked_offloaded_handlers_do_not_stall_other_offloaded_handlers(server
     finally:
         for s in slow:
             s.close()
+
+
+def test_large_body_over_many_reads(server):
+    body = bytes(range(97, 123)) * 40000  # 1,040,000 bytes, under the 1 MiB limit
+    with server.connect() as sock:
+        sock.sendall(request("POST", "/echo", body=body))
+        r = Reader(sock).read_response()
+    assert r.status == 200
+    assert r.json()["bodyLength"] == len(body)
+
+
+def test_write_timeout_closes_a_client_that_stops_reading():
+    s = FixtureServer("--writeTimeoutMs", "1000")
+    try:
+        sock = s.connect()
+        count = 200  # 200 x 200 KB = 40 MB: far more than loopback socket buffers hold
+        sock.sendall(b"".join(request("GET", "/large") for _ in range(count)))
+        time.sleep(4)
+        received = 0
+        sock.settimeout(30)
+        try:
+            while True:
+                data = sock.recv(1 << 20)
+                if not data:
+                    break
+                received += len(data)
+        except ConnectionResetError:
+            pass
+        sock.close()
+        assert 0 < received < count * 200_000
+    finally:
+        s.stop()
