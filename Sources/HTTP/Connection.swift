@@ -239,6 +239,9 @@ final class Connection: @unchecked Sendable {
         // Representation selection.
         var body: [UInt8] = []
         var etag = response.etag ?? response.headers["ETag"]
+        if let tag = etag, !tag.hasPrefix("\"") && !tag.hasPrefix("W/\"") {
+            etag = "\"" + tag + "\""  // a handler forgot the quotes
+        }
         var gzipped = false
         var addVary = false
         if case .bytes(let identity) = response.body {
