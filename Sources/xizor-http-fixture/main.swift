@@ -1,1 +1,2 @@
-print("fixture")
+// Serves fixture routes for the HTTP live tests and the benchmark; see FixtureRoutes.swift.
+FixtureMain.run(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,0 +1,68 @@
+/// Byte classification from RFC 9110/9112 grammar, kept as plain functions so the parser's
+/// per-byte loop needs no tables, lookups or allocations.
+enum ByteClass {
+    static let cr: UInt8 = 0x0D
+    static let lf: UInt8 = 0x0A
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
+    static let colon: UInt8 = 0x3A
+
+    /// `tchar` of RFC 9110 §5.6.2.
+    @inline(__always)
+    static func isToken(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
+        default: return false
+        }
+    }
+
+    /// `field-vchar`, SP or HTAB: what a field value may contain.
+    @inline(__always)
+    static func isFieldValue(_ b: UInt8) -> Bool {
+        b == tab || (b >= 0x20 && b != 0x7F)
+    }
+
+    /// Visible ASCII: what a request target may contain.
+    @inline(__always)
+    static func isTarget(_ b: UInt8) -> Bool { b > 0x20 && b < 0x7F }
+
+    @inline(__always)
+    static func isWhitespace(_ b: UInt8) -> Bool { b == space || b == tab }
+
+    @inline(__always)
+    static func lower(_ b: UInt8) -> UInt8 { (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b }
+
+    @inline(__always)
+    static func hexValue(_ b: UInt8) -> Int? {
+        switch b {
+        case 0x30...0x39: return Int(b - 0x30)
+        case 0x41...0x46: return Int(b - 0x41 + 10)
+        case 0x61...0x66: return Int(b - 0x61 + 10)
+        default: return nil
+        }
+    }
+
+    /// Characters allowed in a Host value (RFC 3986 reg-name/IP-literal plus port).
+    @inline(__always)
+    static func isHost(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "%"),
+             UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+             UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+             UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+            return true
+        default: return false
+        }
+    }
+
+    /// Case-insensitive ASCII comparison of `bytes` with a lowercase literal.
+    @inline(__always)
+    static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let p = lowercase.utf8Start
+        for i in 0..<bytes.count where lower(bytes[i]) != p[i] { return false }
+        return true
+    }
+}

@@ -1,0 +1,623 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@preconcurrency import Dispatch
+import Foundation
+
+/// One accepted socket: reads, parses, dispatches, writes, and enforces deadlines. All state is
+/// touched only on `queue`, a serial queue targeting the connection's `IOLoop` queue.
+final class Connection: @unchecked Sendable {
+    private enum DeadlineAction { case none, idle, request, write, linger }
+
+    /// What to do once the pending bytes are on the wire.
+    private enum AfterWrite {
+        case nothing
+        case finishResponse
+        case streamChunk(StreamSignal)
+        case lingeringClose
+    }
+
+    let fd: Int32
+    let queue: DispatchQueue
+    private let core: ServerCore
+    private let loop: IOLoop
+    private let remoteAddress: String
+    private let readSource: DispatchSourceRead
+    private var writeSource: DispatchSourceWrite?
+    private var writeSourceActive = false
+    private var readPaused = false
+    private var pendingCancels = 0
+
+    private var parser: HTTPRequestParser
+    private var inbox: [UInt8] = []
+    private var out: [UInt8] = []
+
+    private var pendingHead: [UInt8] = []
+    private var pendingHeadOffset = 0
+    private var pendingBody: [UInt8] = []
+    private var pendingBodyOffset = 0
+    private var afterWrite: AfterWrite = .nothing
+
+    /// A request is being handled or its response written; parsing waits.
+    private var awaitingResponse = false
+    private var closeAfterResponse = false
+    private var peerClosed = false
+    private var lingering = false
+    private(set) var closed = false
+    private var requestsServed = 0
+
+    private var deadline: Int64 = 0
+    private var deadlineAction: DeadlineAction = .none
+
+    // Access-log facts of the in-flight exchange.
+    private var startMicros: Int64 = 0
+    private var logMethod: HTTPMethod = .GET
+    private var logPath = ""
+    private var logRequestId = ""
+    private var logStatus = 0
+    private var logBytes = 0
+
+    init(fd: Int32, remoteAddress: String, core: ServerCore, loop: IOLoop) {
+        self.fd = fd
+        self.remoteAddress = remoteAddress
+        self.core = core
+        self.loop = loop
+        self.queue = DispatchQueue(label: "xizor.http.connection", target: loop.queue)
+        self.parser = HTTPRequestParser(limits: core.configuration.parserLimits)
+        self.readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        out.reserveCapacity(512)
+    }
+
+    /// Registers with the loop and starts reading (on `queue`).
+    func start() {
+        loop.connections[fd] = self
+        setDeadline(.idle, core.configuration.idleTimeoutMs)
+        readSource.setEventHandler { [unowned self] in self.onReadable() }
+        readSource.setCancelHandler { [self] in self.sourceCancelled() }
+        pendingCancels = 1
+        readSource.resume()
+        // Accepted just as a drain began: nothing was read yet, so this is a clean refusal.
+        if core.drainState.isDraining { close() }
+    }
+
+    // MARK: Reading
+
+    private func onReadable() {
+        guard !closed else { return }
+        let buffer = loop.readBuffer
+        let n = read(fd, buffer.baseAddress, buffer.count)
+        if n > 0 {
+            if lingering {
+                return
+            }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            if inbox.isEmpty {
+                consume(bytes)
+            } else {
+                inbox.append(contentsOf: bytes)
+                processInbox()
+            }
+        } else if n == 0 {
+            if lingering || !awaitingResponse { close(); return }
+            peerClosed = true
+            pauseReading()
+        } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            close()
+        }
+    }
+
+    private func processInbox() {
+        guard !inbox.isEmpty else { return }
+        let data = inbox
+        inbox = []
+        data.withUnsafeBytes { consume($0) }
+    }
+
+    /// Parses as many requests as `bytes` holds, one at a time; keeps the rest when a response
+    /// is outstanding.
+    private func consume(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count && !closed && !awaitingResponse && !lingering {
+            let wasIdle = parser.isIdle
+            let (consumed, event) = parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            offset += consumed
+            switch event {
+            case .needMoreData:
+                if parser.isReadingBody {
+                    setDeadline(.request, core.configuration.bodyReadTimeoutMs)
+                } else if wasIdle && !parser.isIdle {
+                    setDeadline(.request, core.configuration.headerReadTimeoutMs)
+                }
+            case .headComplete:
+                setDeadline(.request, core.configuration.bodyReadTimeoutMs)
+                if parser.expectsContinue && offset == bytes.count {
+                    sendInterimContinue()
+                }
+            case .request(let request):
+                dispatch(request)
+            case .failure(let error):
+                respondToParseError(error)
+                return
+            }
+        }
+        if offset < bytes.count && !closed && !lingering {
+            inbox.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+        }
+        if awaitingResponse { pauseReading() }
+    }
+
+    private func pauseReading() {
+        if !readPaused && !closed {
+            readPaused = true
+            readSource.suspend()
+        }
+    }
+
+    private func resumeReading() {
+        if readPaused && !closed {
+            readPaused = false
+            readSource.resume()
+        }
+    }
+
+    private func sendInterimContinue() {
+        let line: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
+        _ = write(fd, line.utf8Start, line.utf8CodeUnitCount)
+    }
+
+    // MARK: Dispatching
+
+    private func dispatch(_ parsed: HTTPRequest) {
+        var request = parsed
+        awaitingResponse = true
+        deadlineAction = .none
+        request.remoteAddress = remoteAddress
+        request.requestId = RequestID.fromClient(request.headers) ?? RequestID.generate()
+        if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
+
+        if case .other = request.method {
+            let error = HTTPError(.notImplemented, code: "method_not_implemented",
+                                  detail: "The method \(request.method) is not implemented.")
+            send(error.response, for: request)
+            return
+        }
+        let resolution = core.responder.resolve(&request)
+        switch resolution.execution {
+        case .inline:
+            send(core.run(resolution.handler, request), for: request)
+        case .offloaded:
+            let core = self.core
+            let request = request
+            core.handlerPool.submit { [self] in
+                let response = core.run(resolution.handler, request)
+                self.queue.async { self.send(response, for: request) }
+            }
+        }
+    }
+
+    private func respondToParseError(_ error: HTTPParseError) {
+        awaitingResponse = true
+        closeAfterResponse = true
+        pauseReading()
+        let problem = HTTPError(error.status, code: error.code, detail: "The request was rejected: \(error.code).")
+        var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)
+        request.requestId = RequestID.generate()
+        if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
+        send(problem.response, for: request)
+    }
+
+    private func respondToTimeout() {
+        guard !awaitingResponse else { return }
+        awaitingResponse = true
+        closeAfterResponse = true
+        pauseReading()
+        let problem = HTTPError(.requestTimeout, code: "request_timeout",
+                                detail: "The request was not received in time.")
+        var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)
+        request.requestId = RequestID.generate()
+        if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
+        send(problem.response, for: request)
+    }
+
+    // MARK: Responding
+
+    /// Serializes the response head into the reusable buffer, picks the representation, applies
+    /// conditional GET, and writes head and body with one `writev`.
+    private func send(_ original: HTTPResponse, for request: HTTPRequest) {
+        guard !closed else { return }
+        let config = core.configuration
+        requestsServed += 1
+        let keepAlive = request.keepAlive && !closeAfterResponse && !core.drainState.isDraining
+            && requestsServed < config.maxRequestsPerConnection && !peerClosed
+        if !keepAlive { closeAfterResponse = true }
+        var response = original
+        var status = response.status
+        let isHead = request.method == .HEAD
+
+        // Representation selection.
+        var body: [UInt8] = []
+        var etag = response.etag ?? response.headers["ETag"]
+        if let tag = etag, !tag.hasPrefix("\"") && !tag.hasPrefix("W/\"") {
+            etag = "\"" + tag + "\""  // a handler forgot the quotes
+        }
+        var gzipped = false
+        var addVary = false
+        if case .bytes(let identity) = response.body {
+            body = identity
+            if !status.forbidsBody && response.headers["Content-Encoding"] == nil {
+                let eligible = response.gzip != nil
+                    || (response.compressible && identity.count >= config.gzipMinBytes
+                        && ContentNegotiation.isCompressible(contentType: response.headers["Content-Type"]))
+                if eligible {
+                    addVary = true
+                    let preference = ContentNegotiation.encodingPreference(request.headers)
+                    if preference.gzipAllowed {
+                        if let precomputed = response.gzip {
+                            body = precomputed.body
+                            etag = precomputed.etag ?? etag.map(HTTPResponse.gzipETag)
+                            gzipped = true
+                        } else if let compressed = Gzip.compress(identity, level: Int32(config.gzipLevel)),
+                                  compressed.count < identity.count || preference.identityForbidden {
+                            body = compressed
+                            etag = etag.map(HTTPResponse.gzipETag)
+                            gzipped = true
+                        }
+                    }
+                }
+            }
+        }
+
+        // Conditional GET (strong validators only; comparison itself is weak).
+        var notModified = false
+        if let tag = etag, (200..<300).contains(status.code), !tag.hasPrefix("W/"),
+           let matched = ContentNegotiation.ifNoneMatch(request.headers, etag: tag), matched {
+            if request.method.isSafeRead {
+                notModified = true
+                status = .notModified
+            } else {
+                response = HTTPError(.preconditionFailed, code: "precondition_failed",
+                                     detail: "If-None-Match matched the current representation.").response
+                status = .preconditionFailed
+                body = []
+                if case .bytes(let b) = response.body { body = b }
+                etag = nil
+                addVary = false
+                gzipped = false
+            }
+        }
+
+        var vary: String? = response.headers["Vary"]
+        if addVary {
+            if let existing = vary {
+                if !existing.lowercased().contains("accept-encoding") { vary = existing + ", Accept-Encoding" }
+            } else {
+                vary = "Accept-Encoding"
+            }
+        }
+
+        loop.date.refresh()
+        out.removeAll(keepingCapacity: true)
+        out.appendStatusLine(status)
+        out.append(literal: "Date: ")
+        out.append(contentsOf: loop.date.bytes)
+        out.append(literal: "\r\n")
+        for field in response.headers.fields where !ReservedHeader.isReserved(field.name) {
+            if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
+            out.append(fieldText: field.name)
+            out.append(literal: ": ")
+            out.append(fieldText: field.value)
+            out.append(literal: "\r\n")
+        }
+        if let tag = etag {
+            out.append(literal: "ETag: ")
+            out.append(fieldText: tag)
+            out.append(literal: "\r\n")
+        }
+        if let vary {
+            out.append(literal: "Vary: ")
+            out.append(fieldText: vary)
+            out.append(literal: "\r\n")
+        }
+        if gzipped && !notModified { out.append(literal: "Content-Encoding: gzip\r\n") }
+        out.append(literal: "X-Request-Id: ")
+        out.append(fieldText: request.requestId)
+        out.append(literal: "\r\n")
+
+        var stream: (@Sendable (HTTPBodyWriter) throws -> Void)?
+        var chunked = false
+        if notModified || status.forbidsBody {
+            body = []
+        } else if case .stream(let producer) = response.body {
+            if request.version.minor >= 1 {
+                chunked = true
+                out.append(literal: "Transfer-Encoding: chunked\r\n")
+            } else {
+                closeAfterResponse = true
+            }
+            if !isHead { stream = producer }
+        } else {
+            out.append(literal: "Content-Length: ")
+            out.append(decimal: body.count)
+            out.append(literal: "\r\n")
+        }
+        if closeAfterResponse {
+            out.append(literal: "Connection: close\r\n")
+        } else if request.version.minor == 0 {
+            out.append(literal: "Connection: keep-alive\r\n")
+        }
+        out.append(literal: "\r\n")
+        if isHead { body = [] }
+
+        logMethod = request.method
+        logPath = request.path
+        logRequestId = request.requestId
+        logStatus = status.code
+        logBytes = body.count
+
+        if let stream {
+            writeOut(body: [], then: .nothing)
+            startStream(stream, chunked: chunked)
+        } else {
+            writeOut(body: body, then: .finishResponse)
+        }
+    }
+
+    /// Writes `out` + `body`; completes synchronously when the socket takes everything.
+    private func writeOut(body: [UInt8], then completion: AfterWrite) {
+        let headCount = out.count
+        let total = headCount + body.count
+        let written: Int = out.withUnsafeBytes { head in
+            body.withUnsafeBytes { b in
+                var iov = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
+                           iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress), iov_len: b.count))
+                return withUnsafePointer(to: &iov) { p in
+                    p.withMemoryRebound(to: iovec.self, capacity: 2) { writev(fd, $0, b.count > 0 ? 2 : 1) }
+                }
+            }
+        }
+        if written == total {
+            complete(completion)
+            return
+        }
+        if written < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            if case .streamChunk(let signal) = completion { signal.finish(ok: false) }
+            close()
+            return
+        }
+        let done = max(written, 0)
+        if done < headCount {
+            pendingHead = Array(out[done...])
+            pendingBody = body
+            pendingBodyOffset = 0
+        } else {
+            pendingHead = []
+            pendingBody = body
+            pendingBodyOffset = done - headCount
+        }
+        pendingHeadOffset = 0
+        afterWrite = completion
+        setDeadline(.write, core.configuration.writeTimeoutMs)
+        enableWriteSource()
+    }
+
+    private func enableWriteSource() {
+        if writeSource == nil {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [unowned self] in self.onWritable() }
+            source.setCancelHandler { [self] in self.sourceCancelled() }
+            pendingCancels += 1
+            writeSource = source
+        }
+        if !writeSourceActive {
+            writeSourceActive = true
+            writeSource?.resume()
+        }
+    }
+
+    private func onWritable() {
+        guard !closed else { return }
+        let headLeft = pendingHead.count - pendingHeadOffset
+        let bodyLeft = pendingBody.count - pendingBodyOffset
+        let written: Int = pendingHead.withUnsafeBytes { head in
+            pendingBody.withUnsafeBytes { b in
+                var iov = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress.map { $0 + pendingHeadOffset }),
+                                 iov_len: headLeft),
+                           iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress.map { $0 + pendingBodyOffset }),
+                                 iov_len: bodyLeft))
+                return withUnsafePointer(to: &iov) { p in
+                    p.withMemoryRebound(to: iovec.self, capacity: 2) { writev(fd, $0, 2) }
+                }
+            }
+        }
+        if written < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+            close()
+            return
+        }
+        let fromHead = min(written, headLeft)
+        pendingHeadOffset += fromHead
+        pendingBodyOffset += written - fromHead
+        setDeadline(.write, core.configuration.writeTimeoutMs)
+        if pendingHeadOffset == pendingHead.count && pendingBodyOffset == pendingBody.count {
+            pendingHead = []
+            pendingBody = []
+            writeSourceActive = false
+            writeSource?.suspend()
+            let completion = afterWrite
+            afterWrite = .nothing
+            complete(completion)
+        }
+    }
+
+    private func complete(_ completion: AfterWrite) {
+        switch completion {
+        case .nothing:
+            break
+        case .finishResponse:
+            finishResponse()
+        case .streamChunk(let signal):
+            deadlineAction = .none
+            signal.finish(ok: true)
+        case .lingeringClose:
+            beginLingeringClose()
+        }
+    }
+
+    /// After a response is fully written: log it, then close or go back to reading.
+    private func finishResponse() {
+        if core.configuration.accessLog {
+            core.logAccess(method: logMethod, path: logPath, status: logStatus, bytes: logBytes,
+                           micros: MonotonicClock.micros() - startMicros, requestId: logRequestId,
+                           remote: remoteAddress)
+        }
+        awaitingResponse = false
+        if closeAfterResponse {
+            if logStatus >= 400 || !inbox.isEmpty || !parser.isIdle {
+                beginLingeringClose()
+            } else {
+                close()
+            }
+            return
+        }
+        setDeadline(.idle, core.configuration.idleTimeoutMs)
+        processInbox()
+        if closed { return }
+        if peerClosed && !awaitingResponse { close(); return }
+        if !awaitingResponse { resumeReading() }
+    }
+
+    /// Half-closes after an error answer and discards what the client still sends for a short
+    /// while, so the answer is not destroyed by a reset (unread data at close sends RST).
+    private func beginLingeringClose() {
+        lingering = true
+        shutdown(fd, Int32(SHUT_WR))
+        inbox = []
+        setDeadline(.linger, 2000)
+        resumeReading()
+    }
+
+    // MARK: Streaming
+
+    private func startStream(_ producer: @escaping @Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool) {
+        let writer = ConnectionBodyWriter(connection: self, chunked: chunked,
+                                          timeoutMs: core.configuration.writeTimeoutMs)
+        core.streamPool.submit { [self] in
+            do {
+                try producer(writer)
+                self.queue.async { self.finishStream(chunked: chunked) }
+            } catch {
+                self.queue.async { self.close() }
+            }
+        }
+    }
+
+    /// Called on `queue` by the writer: sends one chunk and signals when it is on the wire.
+    func writeStreamChunk(_ bytes: [UInt8], signal: StreamSignal) {
+        guard !closed else { signal.finish(ok: false); return }
+        out.removeAll(keepingCapacity: true)
+        logBytes += bytes.count
+        writeOut(body: bytes, then: .streamChunk(signal))
+    }
+
+    private func finishStream(chunked: Bool) {
+        guard !closed else { return }
+        out.removeAll(keepingCapacity: true)
+        if chunked { out.append(literal: "0\r\n\r\n") }
+        writeOut(body: [], then: .finishResponse)
+    }
+
+    // MARK: Deadlines and closing
+
+    private func setDeadline(_ action: DeadlineAction, _ ms: Int) {
+        deadlineAction = action
+        deadline = MonotonicClock.millis() + Int64(ms)
+    }
+
+    /// Called by the loop's sweeper.
+    func checkDeadline(now: Int64) {
+        guard !closed, deadlineAction != .none, now >= deadline else { return }
+        switch deadlineAction {
+        case .none:
+            break
+        case .idle, .write, .linger:
+            close()
+        case .request:
+            respondToTimeout()
+        }
+    }
+
+    /// Closes the connection if it is between requests (drain).
+    func closeIfIdle() {
+        if !awaitingResponse && parser.isIdle && inbox.isEmpty { close() }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        loop.connections[fd] = nil
+        if case .streamChunk(let signal) = afterWrite { signal.finish(ok: false) }
+        afterWrite = .nothing
+        if let source = writeSource {
+            if !writeSourceActive { source.resume() }
+            source.cancel()
+        }
+        if readPaused { readSource.resume(); readPaused = false }
+        readSource.cancel()
+    }
+
+    private func sourceCancelled() {
+        pendingCancels -= 1
+        if pendingCancels == 0 {
+            Glibc.close(fd)
+            core.connectionClosed()
+        }
+    }
+}
+
+/// A one-shot completion for a streamed chunk, waited on by the producer thread.
+final class StreamSignal: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var ok = false
+    func finish(ok: Bool) {
+        self.ok = ok
+        semaphore.signal()
+    }
+    func wait(timeoutMs: Int) -> Bool {
+        semaphore.wait(timeout: .now() + .milliseconds(timeoutMs)) == .success && ok
+    }
+}
+
+/// The `HTTPBodyWriter` given to a streaming handler.
+final class ConnectionBodyWriter: HTTPBodyWriter, @unchecked Sendable {
+    private let connection: Connection
+    private let chunked: Bool
+    private let timeoutMs: Int
+
+    init(connection: Connection, chunked: Bool, timeoutMs: Int) {
+        self.connection = connection
+        self.chunked = chunked
+        self.timeoutMs = timeoutMs
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        var framed: [UInt8]
+        if chunked {
+            framed = []
+            framed.reserveCapacity(bytes.count + 20)
+            framed.append(hex: bytes.count)
+            framed.append(literal: "\r\n")
+            framed.append(contentsOf: bytes)
+            framed.append(literal: "\r\n")
+        } else {
+            framed = bytes
+        }
+        let signal = StreamSignal()
+        let connection = self.connection
+        let chunk = framed
+        connection.queue.async { connection.writeStreamChunk(chunk, signal: signal) }
+        guard signal.wait(timeoutMs: timeoutMs + 1000) else { throw HTTPBodyWriterError.connectionClosed }
+    }
+}

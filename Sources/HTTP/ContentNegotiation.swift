@@ -1,0 +1,113 @@
+/// `Accept-Encoding` and `If-None-Match` evaluation over raw header bytes (RFC 9110 §12.5.3,
+/// §13.1.2), so the per-request checks build no Strings.
+enum ContentNegotiation {
+    struct EncodingPreference {
+        var gzipAllowed = false
+        var identityForbidden = false
+    }
+
+    static func encodingPreference(_ headers: HTTPRequestHeaders) -> EncodingPreference {
+        var gzipQ: Int?
+        var identityQ: Int?
+        var starQ: Int?
+        var present = false
+        headers.forEachValue(ofLowercased: "accept-encoding") { value in
+            present = true
+            HeaderValueList.forEachElement(value) { element in
+                guard !element.isEmpty else { return }
+                var end = element.count
+                for k in 0..<element.count where element[k] == UInt8(ascii: ";") { end = k; break }
+                var codingEnd = end
+                while codingEnd > 0, ByteClass.isWhitespace(element[codingEnd - 1]) { codingEnd -= 1 }
+                let coding = UnsafeBufferPointer(rebasing: element[0..<codingEnd])
+                let q = end < element.count ? qValue(UnsafeBufferPointer(rebasing: element[(end + 1)...])) : 1000
+                if ByteClass.equalsLowercased(coding, "gzip") || ByteClass.equalsLowercased(coding, "x-gzip") {
+                    gzipQ = max(gzipQ ?? 0, q)
+                } else if ByteClass.equalsLowercased(coding, "identity") {
+                    identityQ = q
+                } else if ByteClass.equalsLowercased(coding, "*") {
+                    starQ = q
+                }
+            }
+        }
+        var preference = EncodingPreference()
+        guard present else { return preference }
+        preference.gzipAllowed = (gzipQ ?? starQ ?? 0) > 0
+        preference.identityForbidden = (identityQ ?? (starQ.map { $0 == 0 ? 0 : 1000 } ?? 1000)) == 0
+        return preference
+    }
+
+    /// Parses `q=0.5` style parameters into thousandths; malformed weights count as 0.
+    static func qValue(_ params: UnsafeBufferPointer<UInt8>) -> Int {
+        var result = 1000
+        var i = 0
+        while i < params.count, ByteClass.isWhitespace(params[i]) { i += 1 }
+        guard i + 1 < params.count, ByteClass.lower(params[i]) == UInt8(ascii: "q"),
+              params[i + 1] == UInt8(ascii: "=") else { return result }
+        i += 2
+        guard i < params.count else { return 0 }
+        let first = params[i]
+        guard first == UInt8(ascii: "0") || first == UInt8(ascii: "1") else { return 0 }
+        var value = Int(first - 0x30) * 1000
+        i += 1
+        if i < params.count, params[i] == UInt8(ascii: ".") {
+            i += 1
+            var scale = 100
+            while i < params.count, params[i] >= 0x30, params[i] <= 0x39, scale > 0 {
+                value += Int(params[i] - 0x30) * scale
+                scale /= 10
+                i += 1
+            }
+        }
+        while i < params.count, ByteClass.isWhitespace(params[i]) { i += 1 }
+        if i != params.count || value > 1000 { return 0 }
+        result = value
+        return result
+    }
+
+    /// Whether any `If-None-Match` field matches `etag` by weak comparison, or is `*`.
+    /// Returns nil when the request has no `If-None-Match`.
+    static func ifNoneMatch(_ headers: HTTPRequestHeaders, etag: String) -> Bool? {
+        var present = false
+        var matched = false
+        var etag = etag
+        etag.withUTF8 { tagBytes in
+            let tag = opaque(tagBytes)
+            headers.forEachValue(ofLowercased: "if-none-match") { value in
+                present = true
+                if matched { return }
+                var i = 0
+                while i < value.count {
+                    let b = value[i]
+                    if ByteClass.isWhitespace(b) || b == UInt8(ascii: ",") { i += 1; continue }
+                    if b == UInt8(ascii: "*") { matched = true; return }
+                    var start = i
+                    if b == UInt8(ascii: "W"), i + 1 < value.count, value[i + 1] == UInt8(ascii: "/") { start = i + 2 }
+                    guard start < value.count, value[start] == UInt8(ascii: "\"") else { return }
+                    var end = start + 1
+                    while end < value.count, value[end] != UInt8(ascii: "\"") { end += 1 }
+                    guard end < value.count else { return }
+                    let candidate = UnsafeBufferPointer(rebasing: value[start...end])
+                    if candidate.elementsEqual(tag) { matched = true; return }
+                    i = end + 1
+                }
+            }
+        }
+        return present ? matched : nil
+    }
+
+    /// Drops a `W/` prefix so comparison is weak.
+    private static func opaque(_ tag: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        if tag.count >= 2, tag[0] == UInt8(ascii: "W"), tag[1] == UInt8(ascii: "/") {
+            return UnsafeBufferPointer(rebasing: tag[2...])
+        }
+        return tag
+    }
+
+    /// Media types worth compressing.
+    static func isCompressible(contentType: String?) -> Bool {
+        guard let type = contentType?.lowercased() else { return false }
+        return type.hasPrefix("text/") || type.hasPrefix("application/json") || type.contains("+json")
+            || type.hasPrefix("application/javascript") || type.contains("xml") || type.hasPrefix("image/svg")
+    }
+}

@@ -1,0 +1,106 @@
+/// A request's header fields as received, kept as one byte buffer plus offsets so parsing a
+/// request builds no Strings; values become Strings only when a handler asks for them.
+public struct HTTPRequestHeaders: Sendable {
+    struct Field: Sendable {
+        var nameStart: Int32
+        var nameEnd: Int32
+        var valueStart: Int32
+        var valueEnd: Int32
+    }
+
+    let storage: [UInt8]
+    let fields: [Field]
+
+    init(storage: [UInt8], fields: [Field]) {
+        self.storage = storage
+        self.fields = fields
+    }
+
+    /// Headers built from pairs (tests, synthetic requests).
+    public init(_ pairs: [(String, String)] = []) {
+        var storage: [UInt8] = []
+        var fields: [Field] = []
+        for (name, value) in pairs {
+            let ns = Int32(storage.count)
+            storage.append(contentsOf: name.utf8)
+            let ne = Int32(storage.count)
+            storage.append(contentsOf: value.utf8)
+            fields.append(Field(nameStart: ns, nameEnd: ne, valueStart: ne, valueEnd: Int32(storage.count)))
+        }
+        self.storage = storage
+        self.fields = fields
+    }
+
+    public var count: Int { fields.count }
+
+    /// The first value of the named field (case-insensitive), or nil.
+    public subscript(name: String) -> String? {
+        guard let i = index(of: name) else { return nil }
+        return value(at: i)
+    }
+
+    /// Every value of the named field, in order.
+    public func values(for name: String) -> [String] {
+        var out: [String] = []
+        for i in fields.indices where nameMatches(i, name) { out.append(value(at: i)) }
+        return out
+    }
+
+    public func contains(_ name: String) -> Bool { index(of: name) != nil }
+
+    /// All fields as (name, value) pairs in received order.
+    public var pairs: [(name: String, value: String)] {
+        fields.indices.map { (name(at: $0), value(at: $0)) }
+    }
+
+    func name(at i: Int) -> String {
+        let f = fields[i]
+        return String(decoding: storage[Int(f.nameStart)..<Int(f.nameEnd)], as: UTF8.self)
+    }
+
+    func value(at i: Int) -> String {
+        let f = fields[i]
+        return String(decoding: storage[Int(f.valueStart)..<Int(f.valueEnd)], as: UTF8.self)
+    }
+
+    func index(of name: String) -> Int? {
+        for i in fields.indices where nameMatches(i, name) { return i }
+        return nil
+    }
+
+    private func nameMatches(_ i: Int, _ name: String) -> Bool {
+        let f = fields[i]
+        let length = Int(f.nameEnd - f.nameStart)
+        guard length == name.utf8.count else { return false }
+        var j = Int(f.nameStart)
+        for b in name.utf8 {
+            if ByteClass.lower(storage[j]) != ByteClass.lower(b) { return false }
+            j += 1
+        }
+        return true
+    }
+
+    /// Index of the first field whose name equals a lowercase literal; no allocation.
+    func index(ofLowercased name: StaticString) -> Int? {
+        storage.withUnsafeBufferPointer { buf in
+            for i in fields.indices {
+                let f = fields[i]
+                let slice = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
+                if ByteClass.equalsLowercased(slice, name) { return i }
+            }
+            return nil
+        }
+    }
+
+    /// Calls `body` with the value bytes of every field named by a lowercase literal.
+    func forEachValue(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        storage.withUnsafeBufferPointer { buf in
+            for f in fields {
+                let n = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
+                if ByteClass.equalsLowercased(n, name) {
+                    body(UnsafeBufferPointer(rebasing: buf[Int(f.valueStart)..<Int(f.valueEnd)]))
+                }
+            }
+        }
+    }
+}

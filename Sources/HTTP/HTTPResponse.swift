@@ -1,0 +1,84 @@
+/// What a handler answers. The body is either bytes (framed with `Content-Length`) or a
+/// producer streamed with chunked encoding. A strong `etag` enables conditional GET in the
+/// server; a precomputed gzip representation lets a cache hand out compressed bytes without the
+/// server compressing per request.
+public struct HTTPResponse: Sendable {
+    public var status: HTTPStatus
+    public var headers: HTTPHeaders
+    public var body: Body
+    /// Strong entity tag of the identity representation, with quotes (`"abc"`), or nil.
+    public var etag: String?
+    /// A ready gzip representation of `body` (used when the client accepts gzip).
+    public var gzip: Representation?
+    /// Whether the server may gzip `body` itself when no precomputed representation is given.
+    public var compressible: Bool
+
+    public enum Body: Sendable {
+        case bytes([UInt8])
+        /// Produced on a background queue; each `write` blocks until the chunk is sent.
+        case stream(@Sendable (HTTPBodyWriter) throws -> Void)
+
+        public var count: Int? {
+            if case .bytes(let b) = self { return b.count }
+            return nil
+        }
+    }
+
+    /// An alternative encoded form of the body with its own strong ETag.
+    public struct Representation: Sendable {
+        public var body: [UInt8]
+        public var etag: String?
+        public init(body: [UInt8], etag: String?) {
+            self.body = body
+            self.etag = etag
+        }
+    }
+
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+                etag: String? = nil, gzip: Representation? = nil, compressible: Bool = true) {
+        self.status = status
+        self.headers = headers
+        self.body = .bytes(body)
+        self.etag = etag
+        self.gzip = gzip
+        self.compressible = compressible
+    }
+
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(),
+                stream: @escaping @Sendable (HTTPBodyWriter) throws -> Void) {
+        self.status = status
+        self.headers = headers
+        self.body = .stream(stream)
+        self.etag = nil
+        self.gzip = nil
+        self.compressible = false
+    }
+
+    /// A UTF-8 text response.
+    public static func text(_ text: String, status: HTTPStatus = .ok,
+                            contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Array(text.utf8))
+    }
+
+    /// A JSON response from already-encoded bytes.
+    public static func json(_ bytes: [UInt8], status: HTTPStatus = .ok, etag: String? = nil) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: bytes, etag: etag)
+    }
+
+    /// Derives the ETag of a gzip representation from an identity one: `"x"` becomes `"x-gzip"`.
+    public static func gzipETag(for etag: String) -> String {
+        guard etag.hasSuffix("\""), etag.count >= 2 else { return etag + "-gzip" }
+        return String(etag.dropLast()) + "-gzip\""
+    }
+}
+
+/// Hands chunks of a streamed response to the connection. Writes block the producer until the
+/// chunk is on the wire, so a slow client slows the producer instead of growing memory.
+public protocol HTTPBodyWriter: Sendable {
+    /// Sends one chunk; throws `HTTPBodyWriterError.connectionClosed` when the client is gone.
+    func write(_ bytes: [UInt8]) throws
+}
+
+public enum HTTPBodyWriterError: Error, Sendable {
+    case connectionClosed
+}

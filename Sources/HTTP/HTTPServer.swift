@@ -1,0 +1,253 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CSystem
+@preconcurrency import Dispatch
+import Logging
+import Synchronization
+
+/// Why the server could not start.
+public enum HTTPServerError: Error, Sendable, Equatable {
+    case addressResolution(host: String, message: String)
+    case socket(errno: Int32)
+    case bind(host: String, port: Int, errno: Int32)
+    case listen(errno: Int32)
+    case alreadyStarted
+}
+
+/// An HTTP/1.1 server on POSIX sockets and Dispatch: one listening socket, connections spread
+/// over a few serial I/O queues, handlers on a background queue unless declared inline.
+public final class HTTPServer: Sendable {
+    public let configuration: Configuration
+    public let drainState: DrainState
+    private let core: ServerCore
+    private let state = Mutex(State())
+    private let acceptQueue = DispatchQueue(label: "xizor.http.accept")
+
+    private struct State: @unchecked Sendable {
+        var listenFD: Int32 = -1
+        var acceptSource: DispatchSourceRead?
+        var started = false
+        var signalSources: [DispatchSourceSignal] = []
+    }
+
+    public init(configuration: Configuration = Configuration(), responder: any HTTPResponder,
+                logger: Logger = Logger(), drainState: DrainState = DrainState()) {
+        self.configuration = configuration
+        self.drainState = drainState
+        core = ServerCore(configuration: configuration, responder: responder, logger: logger, drainState: drainState)
+    }
+
+    /// Whether a graceful shutdown has begun (for readiness checks).
+    public var isDraining: Bool { drainState.isDraining }
+
+    /// Connections currently open.
+    public var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
+
+    /// Binds, listens and starts accepting; returns the bound port (useful with port 0).
+    @discardableResult
+    public func start() throws -> Int {
+        signal(SIGPIPE, SIG_IGN)
+        let fd = try Self.bindListener(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+        let port = Self.boundPort(fd)
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: acceptQueue)
+        let core = self.core
+        let acceptQueue = self.acceptQueue
+        source.setEventHandler { [source] in
+            Self.acceptPending(listenFD: fd, core: core, source: source, queue: acceptQueue)
+        }
+        source.setCancelHandler { Glibc.close(fd) }
+        let alreadyStarted = state.withLock { s -> Bool in
+            if s.started { return true }
+            s.started = true
+            s.listenFD = fd
+            s.acceptSource = source
+            return false
+        }
+        if alreadyStarted {
+            Glibc.close(fd)
+            throw HTTPServerError.alreadyStarted
+        }
+        for loop in core.loops { loop.queue.async { loop.startSweeping() } }
+        source.resume()
+        return port
+    }
+
+    /// Graceful shutdown: stop accepting, close idle connections, let in-flight requests finish
+    /// (they are answered with `Connection: close`), and force-close whatever remains after
+    /// `drainTimeoutMs`. `completion` runs once every connection is gone.
+    public func shutdown(completion: @escaping @Sendable () -> Void) {
+        drainState.begin()
+        let source = state.withLock { s -> DispatchSourceRead? in
+            let source = s.acceptSource
+            s.acceptSource = nil
+            return source
+        }
+        source?.cancel()
+        for loop in core.loops { loop.queue.async { loop.closeIdleConnections() } }
+        let deadline = MonotonicClock.millis() + Int64(configuration.drainTimeoutMs)
+        let core = self.core
+        let queue = DispatchQueue(label: "xizor.http.drain")
+        @Sendable func poll() {
+            if core.openConnections.load(ordering: .relaxed) == 0 {
+                for loop in core.loops { loop.queue.async { loop.stopSweeping() } }
+                completion()
+                return
+            }
+            if MonotonicClock.millis() >= deadline {
+                for loop in core.loops { loop.queue.async { loop.closeAllConnections() } }
+            }
+            queue.asyncAfter(deadline: .now() + .milliseconds(20)) { poll() }
+        }
+        queue.async { poll() }
+    }
+
+    /// Blocks the calling thread until SIGTERM or SIGINT, drains, and returns (so `main` can
+    /// exit 0). Call after `start()`.
+    public func runUntilTerminated(signals: [Int32] = [SIGTERM, SIGINT]) {
+        let done = DispatchSemaphore(value: 0)
+        let triggered = Atomic<Bool>(false)
+        let queue = DispatchQueue(label: "xizor.http.signals")
+        var sources: [DispatchSourceSignal] = []
+        for sig in signals {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            source.setEventHandler { [self] in
+                guard !triggered.exchange(true, ordering: .relaxed) else { return }
+                self.shutdown { done.signal() }
+            }
+            source.resume()
+            sources.append(source)
+        }
+        state.withLock { $0.signalSources = sources }
+        done.wait()
+        for source in sources { source.cancel() }
+    }
+
+    // MARK: Sockets
+
+    private static func acceptPending(listenFD: Int32, core: ServerCore, source: DispatchSourceRead, queue: DispatchQueue) {
+        for _ in 0..<256 {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    xizor_accept4(listenFD, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                }
+            }
+            if fd < 0 {
+                if errno == EMFILE || errno == ENFILE {
+                    // Out of descriptors: stop accepting briefly instead of spinning.
+                    source.suspend()
+                    queue.asyncAfter(deadline: .now() + .milliseconds(100)) { source.resume() }
+                }
+                return
+            }
+            if core.drainState.isDraining
+                || core.openConnections.load(ordering: .relaxed) >= core.configuration.maxConnections {
+                Glibc.close(fd)
+                continue
+            }
+            core.openConnections.add(1, ordering: .relaxed)
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let remote = SocketAddress.describe(&address)
+            let loop = core.pickLoop()
+            let connection = Connection(fd: fd, remoteAddress: remote, core: core, loop: loop)
+            connection.queue.async { connection.start() }
+        }
+    }
+
+    static func bindListener(host: String, port: Int, backlog: Int32) throws -> Int32 {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host.isEmpty ? nil : host, String(port), &hints, &result)
+        guard rc == 0, let first = result else {
+            throw HTTPServerError.addressResolution(host: host, message: String(cString: gai_strerror(rc)))
+        }
+        defer { freeaddrinfo(result) }
+        let info = first.pointee
+        let fd = socket(info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HTTPServerError.socket(errno: errno) }
+        var one: Int32 = 1
+        var zero: Int32 = 0
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if info.ai_family == AF_INET6 {
+            // `::` also accepts IPv4 (dual stack).
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size))
+        }
+        guard bind(fd, info.ai_addr, info.ai_addrlen) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw HTTPServerError.bind(host: host, port: port, errno: e)
+        }
+        guard listen(fd, backlog) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw HTTPServerError.listen(errno: e)
+        }
+        return fd
+    }
+
+    static func boundPort(_ fd: Int32) -> Int {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return SocketAddress.port(&address)
+    }
+}
+
+/// Formatting of socket addresses.
+enum SocketAddress {
+    static func port(_ address: inout sockaddr_storage) -> Int {
+        switch Int32(address.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+        default:
+            return 0
+        }
+    }
+
+    private static func cString(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `host:port`, or `[v6]:port`.
+    static func describe(_ address: inout sockaddr_storage) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let port = port(&address)
+        switch Int32(address.ss_family) {
+        case AF_INET:
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
+                    var a = sin.pointee.sin_addr
+                    _ = inet_ntop(AF_INET, &a, &buffer, socklen_t(buffer.count))
+                }
+            }
+            return cString(buffer) + ":" + String(port)
+        case AF_INET6:
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin in
+                    var a = sin.pointee.sin6_addr
+                    _ = inet_ntop(AF_INET6, &a, &buffer, socklen_t(buffer.count))
+                }
+            }
+            return "[" + cString(buffer) + "]:" + String(port)
+        default:
+            return "unknown"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+extension HTTPServer {
+    /// Everything the server is tuned by. Defaults equal `Config/xizor.json` (`host`, `port`,
+    /// `accessLog` at the top level, the rest under `"http"` with the same key names, `…Ms` in
+    /// milliseconds).
+    public struct Configuration: Sendable {
+        public var host: String = "127.0.0.1"
+        public var port: Int = 8080
+        /// Number of serial I/O queues all connections are spread over.
+        public var ioQueues: Int = 4
+        public var maxConnections: Int = 10000
+        /// Upper bound on threads running offloaded handlers (and, separately, streamed bodies).
+        public var handlerThreads: Int = 64
+        public var headerReadTimeoutMs: Int = 60000
+        public var bodyReadTimeoutMs: Int = 60000
+        public var idleTimeoutMs: Int = 75000
+        public var writeTimeoutMs: Int = 60000
+        public var maxRequestsPerConnection: Int = 1000
+        public var maxRequestLineBytes: Int = 8192
+        public var maxHeaderBytes: Int = 32768
+        public var maxHeaderFields: Int = 100
+        public var maxBodyBytes: Int = 1_048_576
+        public var drainTimeoutMs: Int = 10000
+        /// Bodies smaller than this are never compressed by the server.
+        public var gzipMinBytes: Int = 860
+        public var gzipLevel: Int = 6
+        /// One JSON line per request on the logger.
+        public var accessLog: Bool = true
+        /// Listen backlog (not in the config file).
+        public var backlog: Int32 = 1024
+
+        public init() {}
+
+        var parserLimits: HTTPParserLimits {
+            HTTPParserLimits(maxRequestLineBytes: maxRequestLineBytes, maxHeaderBytes: maxHeaderBytes,
+                             maxHeaderFields: maxHeaderFields, maxBodyBytes: maxBodyBytes)
+        }
+    }
+}

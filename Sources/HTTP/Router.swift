@@ -1,0 +1,170 @@
+/// Method + path routing with `:name` parameters, built once into an immutable `RoutingTable`.
+/// Answers 404 for unknown paths, 405 with `Allow` for known paths with other methods, `HEAD`
+/// through the `GET` handler, and `OPTIONS` with `Allow` unless a route handles it.
+public struct Router: Sendable {
+    struct Route: Sendable {
+        let method: HTTPMethod
+        let pattern: String
+        let execution: HTTPExecution
+        let handler: HTTPHandler
+    }
+
+    private var routes: [Route] = []
+    private var middleware: [any HTTPMiddleware] = []
+
+    public init() {}
+
+    /// Adds a route. `pattern` is a path like `/v1/paywalls/:id/versions/:n`.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, execution: HTTPExecution = .offloaded,
+                             _ handler: @escaping HTTPHandler) {
+        routes.append(Route(method: method, pattern: pattern, execution: execution, handler: handler))
+    }
+
+    public mutating func get(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+        add(.GET, pattern, execution: execution, handler)
+    }
+    public mutating func post(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+        add(.POST, pattern, execution: execution, handler)
+    }
+    public mutating func put(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+        add(.PUT, pattern, execution: execution, handler)
+    }
+    public mutating func delete(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+        add(.DELETE, pattern, execution: execution, handler)
+    }
+    public mutating func patch(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+        add(.PATCH, pattern, execution: execution, handler)
+    }
+
+    /// Adds middleware around every route (including the generated 404/405/OPTIONS answers).
+    public mutating func use(_ m: any HTTPMiddleware) { middleware.append(m) }
+
+    /// Freezes the routes into the responder the server runs.
+    public func build() -> RoutingTable { RoutingTable(routes: routes, middleware: middleware) }
+}
+
+/// The immutable, compiled form of a `Router`.
+public final class RoutingTable: HTTPResponder {
+    enum Segment: Sendable {
+        case literal([UInt8])
+        case parameter(String)
+    }
+
+    struct Group: Sendable {
+        let pattern: String
+        let segments: [Segment]
+        var methods: [(HTTPMethod, HTTPResolution)]
+        var allow: String = ""
+        var options: HTTPResolution?
+        var methodNotAllowed: HTTPResolution?
+    }
+
+    private let groups: [Group]
+    private let notFound: HTTPResolution
+    private let serverOptions: HTTPResolution
+
+    init(routes: [Router.Route], middleware: [any HTTPMiddleware]) {
+        func wrap(_ handler: @escaping HTTPHandler) -> HTTPHandler {
+            var h = handler
+            for m in middleware.reversed() {
+                let next = h
+                h = { request in try m.respond(to: request, next: next) }
+            }
+            return h
+        }
+        var groups: [Group] = []
+        for route in routes {
+            let resolution = HTTPResolution(execution: route.execution, handler: wrap(route.handler))
+            if let i = groups.firstIndex(where: { $0.pattern == route.pattern }) {
+                if let j = groups[i].methods.firstIndex(where: { $0.0 == route.method }) {
+                    groups[i].methods[j] = (route.method, resolution)
+                } else {
+                    groups[i].methods.append((route.method, resolution))
+                }
+            } else {
+                groups.append(Group(pattern: route.pattern, segments: Self.compile(route.pattern),
+                                    methods: [(route.method, resolution)]))
+            }
+        }
+        for i in groups.indices {
+            var names = groups[i].methods.map { $0.0.description }
+            if names.contains("GET") && !names.contains("HEAD") { names.append("HEAD") }
+            if !names.contains("OPTIONS") { names.append("OPTIONS") }
+            let allow = names.joined(separator: ", ")
+            groups[i].allow = allow
+            let optionsResponse = HTTPResponse(status: .noContent, headers: ["Allow": allow])
+            groups[i].options = HTTPResolution(execution: .inline, handler: wrap { _ in optionsResponse })
+            let notAllowed = HTTPError(.methodNotAllowed, code: "method_not_allowed",
+                                       detail: "This resource supports: \(allow).", headers: ["Allow": allow]).response
+            groups[i].methodNotAllowed = HTTPResolution(execution: .inline, handler: wrap { _ in notAllowed })
+        }
+        // Literal segments win over parameters at the first position where two patterns differ.
+        self.groups = groups.enumerated().sorted { a, b in
+            let sa = a.element.segments, sb = b.element.segments
+            for (x, y) in zip(sa, sb) {
+                switch (x, y) {
+                case (.literal, .parameter): return true
+                case (.parameter, .literal): return false
+                default: continue
+                }
+            }
+            return a.offset < b.offset
+        }.map(\.element)
+        let notFoundResponse = HTTPError(.notFound, code: "not_found", detail: "No resource at this path.").response
+        notFound = HTTPResolution(execution: .inline, handler: wrap { _ in notFoundResponse })
+        let star = HTTPResponse(status: .noContent, headers: ["Allow": "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"])
+        serverOptions = HTTPResolution(execution: .inline, handler: wrap { _ in star })
+    }
+
+    static func compile(_ pattern: String) -> [Segment] {
+        pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
+            part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : .literal(Array(part.utf8))
+        }
+    }
+
+    public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
+        if request.path == "*" { return serverOptions }
+        var parameters: [(name: String, value: String)] = []
+        for group in groups {
+            parameters.removeAll(keepingCapacity: true)
+            guard Self.match(group.segments, request.path, &parameters) else { continue }
+            request.routeTemplate = group.pattern
+            request.pathParameters = parameters
+            let method = request.method
+            for (m, resolution) in group.methods where m == method { return resolution }
+            if method == .HEAD {
+                for (m, resolution) in group.methods where m == .GET { return resolution }
+            }
+            if method == .OPTIONS, let options = group.options { return options }
+            return group.methodNotAllowed ?? notFound
+        }
+        return notFound
+    }
+
+    /// Matches a decoded path against compiled segments without splitting it into Strings.
+    static func match(_ segments: [Segment], _ path: String, _ parameters: inout [(name: String, value: String)]) -> Bool {
+        var path = path
+        return path.withUTF8 { p -> Bool in
+            guard p.first == UInt8(ascii: "/") else { return false }
+            var i = 1
+            if segments.isEmpty { return p.count == 1 }
+            for (index, segment) in segments.enumerated() {
+                var end = i
+                while end < p.count, p[end] != UInt8(ascii: "/") { end += 1 }
+                let part = UnsafeBufferPointer(rebasing: p[i..<end])
+                switch segment {
+                case .literal(let bytes):
+                    guard part.count == bytes.count, part.elementsEqual(bytes) else { return false }
+                case .parameter(let name):
+                    guard !part.isEmpty else { return false }
+                    parameters.append((name: name, value: String(decoding: part, as: UTF8.self)))
+                }
+                let isLast = index == segments.count - 1
+                if isLast { return end == p.count }
+                guard end < p.count else { return false }
+                i = end + 1
+            }
+            return false
+        }
+    }
+}
