@@ -15,6 +15,20 @@ enum FormatBench {
             guard arguments.count == 2, let v = Int(arguments[1]), let schema = JSONSchemaGenerator.schema(version: v) else { return usage() }
             print(schema.canonicalString)
             return 0
+        case "loop":
+            // For profilers: one operation, N times.
+            guard arguments.count == 3, let n = Int(arguments[2]), let doc = PaywallTemplates.document(named: "cinematic") else { return usage() }
+            var sink = 0
+            for _ in 0..<n {
+                switch arguments[1] {
+                case "validate": sink &+= PaywallValidator.validate(doc).errors.count
+                case "serialize": sink &+= doc.canonicalBytes.count
+                case "parse": sink &+= (try? JSONParser().parse(doc.canonicalBytes)) == nil ? 0 : 1
+                default: return usage()
+                }
+            }
+            print(sink)
+            return 0
         case "run":
             let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 2 : 2
             return run(seconds: seconds)
@@ -24,7 +38,7 @@ enum FormatBench {
     }
 
     static func usage() -> Int32 {
-        print("usage: xizor-format-bench template NAME | schema N | run [SECONDS]")
+        print("usage: xizor-format-bench template NAME | schema N | run [SECONDS] | loop validate|serialize|parse N")
         return 64
     }
 
