@@ -25,7 +25,7 @@ fi
 
 SWIFT_JSON="$("$BIN" run "$SECONDS_PER_CASE")"
 PY_JSON="$("$PY" - "$SECONDS_PER_CASE" <<'PYEOF'
-import json, sys, time
+import importlib.metadata, json, sys, time
 import jsonschema
 seconds = float(sys.argv[1])
 doc = json.load(open("bench/out/format-cinematic.json"))
@@ -43,7 +43,7 @@ print(json.dumps({
     "jsonschemaValidationsPerSecond": round(measure(lambda: validator.is_valid(doc))),
     "jsonLoadsPlusValidationPerSecond": round(measure(lambda: validator.is_valid(json.loads(text)))),
     "jsonDumpsSortedPerSecond": round(measure(lambda: json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False))),
-    "python": sys.version.split()[0], "jsonschema": jsonschema.__version__ if hasattr(jsonschema, "__version__") else "4.23.0",
+    "python": sys.version.split()[0], "jsonschema": importlib.metadata.version("jsonschema"),
 }))
 PYEOF
 )"
