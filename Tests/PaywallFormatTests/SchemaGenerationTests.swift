@@ -64,3 +64,13 @@ import Testing
         for code in JSONParseError.Code.allCases { #expect(doc.contains("`\(code.rawValue)`"), "\(code.rawValue) undocumented") }
     }
 }
+
+@Suite struct EmbeddedSchemaTests {
+    @Test func definitionsCanBeEmbeddedUnderAnotherPrefix() throws {
+        let defs = try #require(JSONSchemaGenerator.definitions(version: 2, refPrefix: "#/components/schemas/", namePrefix: "PaywallV2"))
+        #expect(defs["PaywallV2PaywallDocument"] != nil && defs["PaywallDocument"] == nil)
+        #expect(defs["PaywallV2Style"]?["properties"]?["padding"]?["$ref"] == "#/components/schemas/PaywallV2Padding")
+        #expect(defs["PaywallV2TextNode"]?["properties"]?["text"]?["$ref"] == "#/components/schemas/PaywallV2LocalizedText")
+        #expect(PaywallTemplates.json["clean"] == PaywallTemplates.document(named: "clean"))
+    }
+}
