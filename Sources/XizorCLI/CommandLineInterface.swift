@@ -28,6 +28,7 @@ public enum CommandLineInterface {
         [
             Commands.serve,
             Commands.version,
+            Commands.validate, Commands.templates, Commands.schema,
         ]
     }
 
