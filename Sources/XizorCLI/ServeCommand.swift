@@ -13,9 +13,9 @@ extension Commands {
         let environment = try CommandEnvironment(arguments)
         let services = try environment.openServices()
         try ensureAdminToken(environment, services)
+        var demo: DemoSetup.Created?
         if arguments.flag("demo-if-empty"), try DemoSetup.isEmpty(services) {
-            let demo = try DemoSetup.create(services)
-            environment.logger.info("created the demo app", demo.logFields(host: environment.configuration.host, port: environment.configuration.port))
+            demo = try DemoSetup.create(services)
         }
         let drain = DrainState()
         let server = HTTPServer(configuration: environment.httpConfiguration,
@@ -27,6 +27,9 @@ extension Commands {
             throw CommandFailure("cannot listen on \(environment.configuration.host):\(environment.configuration.port): \(error)")
         }
         printJSONLine([("event", "listening"), ("host", .string(environment.configuration.host)), ("port", .int(Int64(port)))])
+        if let demo {
+            environment.logger.info("created the demo app; its keys are shown only now", demo.logFields(host: environment.configuration.host, port: port))
+        }
         server.runUntilTerminated()
         environment.logger.info("stopped")
         return 0

@@ -19,6 +19,14 @@ struct AppRoutes {
             let created = try services.keys.createApp(name: name)
             return APIResponse.json(created.json, status: .created)
         }
+        routes.delete("/v1/apps/:appId", OperationDoc(
+            "archiveApp", summary: "Archive an app", description: "Its keys stop working before this answers; its data is kept.",
+            tag: "apps", auth: .admin, parameters: [.path("appId", "An app id.")],
+            responses: [.empty(204, "Archived.")])) { request in
+            try auth.requireAdmin(request)
+            try services.keys.archiveApp(appID: request.parameter("appId"))
+            return HTTPResponse(status: .noContent)
+        }
         routes.get("/v1/keys", OperationDoc(
             "listKeys", summary: "List the app's keys (prefixes only)", tag: "apps", auth: .secret,
             responses: [.json(200, "Every key of the app, revoked ones with `revokedAt`.", APISchemas.ref("APIKeyList"))])) { request in

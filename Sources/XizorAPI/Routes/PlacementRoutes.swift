@@ -21,10 +21,10 @@ struct PlacementRoutes {
             responses: [.json(200, "The placement.", APISchemas.ref("Placement"))])) { request in
             let appID = try auth.secretApp(request)
             let body = try request.jsonBody()
-            guard let paywallID = try body.optionalString("paywallId", path: "$") else {
-                throw ServiceError.badField("$.paywallId", "missing_required_field", "A placement needs a 'paywallId'.")
-            }
-            return APIResponse.json(try placements.assign(appID: appID, key: request.parameter("key"), paywallID: paywallID).json)
+            let paywallID = try body.optionalString("paywallId", path: "$")
+            let experimentID = try body.optionalString("experimentId", path: "$")
+            return APIResponse.json(try placements.assign(appID: appID, key: request.parameter("key"), paywallID: paywallID,
+                                                          experimentID: experimentID).json)
         }
         routes.get("/v1/placements/:key", OperationDoc(
             "getPlacement", summary: "Read a placement", tag: "placements", auth: .secret, parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")],
@@ -58,7 +58,8 @@ struct PlacementRoutes {
             parameters: [.path("key", "The placement key.")],
             responses: [.json(200, "The resolution.", APISchemas.ref("Resolution"))])) { request in
             let appID = try auth.secretApp(request)
-            let resolution = try services.serving.resolve(appID: appID, placement: request.parameter("key"), context: request.presentationContext)
+            let resolution = try services.serving.resolve(appID: appID, placement: request.parameter("key"), context: request.presentationContext,
+                                                          subscriberID: request.query("subscriberId"))
             return APIResponse.json(resolution.json)
         }
     }

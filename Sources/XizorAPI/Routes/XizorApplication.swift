@@ -48,6 +48,8 @@ public enum XizorApplication {
         TemplateRoutes(auth: auth).register(in: &routes)
         PaywallRoutes(services: services, auth: auth).register(in: &routes)
         PlacementRoutes(services: services, auth: auth).register(in: &routes)
+        ExperimentRoutes(services: services, auth: auth).register(in: &routes)
+        SDKRoutes(services: services, delivery: PaywallDelivery(serving: services.serving), auth: auth).register(in: &routes)
         return routes.build(info: OpenAPIDocument.Info(version: options.version))
     }
 }

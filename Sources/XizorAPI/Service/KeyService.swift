@@ -44,8 +44,15 @@ public final class KeyService: Sendable {
 
     private let pool: DatabasePool
     private let clock: Clock
-    /// Display prefix → live keys with that prefix (normally one).
-    private let keys = Mutex<[String: [KnownKey]]>([:])
+    private struct Table {
+        /// Display prefix → live keys with that prefix (normally one).
+        var byPrefix: [String: [KnownKey]] = [:]
+        /// Tokens already verified against their hash, so the hot path hashes each key once.
+        /// Emptied on every reload (revocation, archive), bounded in size.
+        var verified: [String: Principal] = [:]
+    }
+    private static let verifiedLimit = 10_000
+    private let keys = Mutex(Table())
 
     public init(pool: DatabasePool, clock: Clock) throws {
         self.pool = pool
@@ -76,25 +83,36 @@ public final class KeyService: Sendable {
             let prefix: String = try row.get(2)
             table[prefix, default: []].append(KnownKey(id: try row.get(0), hash: try row.get(3), principal: principal))
         }
-        keys.withLock { $0 = table }
+        keys.withLock { $0 = Table(byPrefix: table) }
     }
 
     /// The principal for a bearer token, or nil when the token is unknown or revoked.
+    public func authenticate(_ token: Substring) -> Principal? { authenticate(String(token)) }
+
     public func authenticate(_ token: String) -> Principal? {
         let prefix = Identifiers.displayPrefix(of: token)
-        let candidates = keys.withLock { $0[prefix] } ?? []
-        guard !candidates.isEmpty else { return nil }
+        let (memo, candidates) = keys.withLock { ($0.verified[token], $0.byPrefix[prefix]) }
+        if let memo { return memo }
+        guard let candidates, !candidates.isEmpty else { return nil }
         let hash = Identifiers.hash(token)
         var found: Principal?
         for candidate in candidates where Identifiers.constantTimeEqual(candidate.hash, hash) {
             found = candidate.principal
+        }
+        if let found {
+            keys.withLock { table in
+                // Only remember while the key is still live (a reload may have revoked it meanwhile).
+                guard table.byPrefix[prefix]?.contains(where: { $0.hash == hash }) == true else { return }
+                if table.verified.count >= KeyService.verifiedLimit { table.verified.removeAll(keepingCapacity: true) }
+                table.verified[token] = found
+            }
         }
         return found
     }
 
     /// Whether any admin key exists (when none does, `serve` generates one).
     public func hasAdminKey() -> Bool {
-        keys.withLock { table in table.values.contains { $0.contains { $0.principal == .admin } } }
+        keys.withLock { table in table.byPrefix.values.contains { $0.contains { $0.principal == .admin } } }
     }
 
     /// Stores an admin token's hash (from the config, or generated at first start).
@@ -138,6 +156,16 @@ public final class KeyService: Sendable {
         }
         try reload()
         return CreatedApp(appID: appID, name: trimmed, secretKey: secret, publicKey: publicKey)
+    }
+
+    /// Archives an app: its keys stop working before this answers; its data is kept.
+    public func archiveApp(appID: String) throws {
+        let now = clock.now()
+        try pool.serviceWrite { db in
+            try db.execute("UPDATE apps SET archived_at = coalesce(archived_at, ?) WHERE id = ?", [now, appID])
+            guard db.changes == 1 else { throw ServiceError.notFound("app", appID) }
+        }
+        try reload()
     }
 
     public func listKeys(appID: String) throws -> [APIKeyInfo] {

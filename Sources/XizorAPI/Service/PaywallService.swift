@@ -185,6 +185,8 @@ public final class PaywallService: Sendable {
         let text = String(decoding: bytes, as: UTF8.self)
         let hash = SHA256.hexDigest(bytes)
         let schemaVersion = document["schemaVersion"]?.intValue ?? 1
+        // Every form older SDKs are served in must validate too, so serving never fails.
+        let forms = try ServedForms(document: document)
         let now = clock.now()
         let outcome: (Int, Bool) = try pool.serviceWrite { db in
             guard let row = try db.queryOne("SELECT archived_at FROM paywalls WHERE id = ? AND app_id = ?", [id, appID]) else {
@@ -205,8 +207,10 @@ public final class PaywallService: Sendable {
             try db.execute("UPDATE paywalls SET updated_at = max(updated_at, ?) WHERE id = ?", [now, id])
             return (next, false)
         }
+        let published = try version(appID: appID, id: id, version: outcome.0)
+        if !outcome.1 { serving.remember(ServedVersion(published: published, forms: forms)) }
         try serving.refresh(appID: appID)
-        return (try version(appID: appID, id: id, version: outcome.0), outcome.1)
+        return (published, outcome.1)
     }
 
     private func versionForIdempotencyKey(appID: String, id: String, key: String) throws -> PublishedVersion? {

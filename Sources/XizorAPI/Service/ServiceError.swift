@@ -11,6 +11,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case notFound              // 404
         case conflict              // 409
         case preconditionFailed    // 412
+        case contentTooLarge       // 413
         case unsupportedMediaType  // 415
         case unprocessable         // 422
         case preconditionRequired  // 428
@@ -39,6 +40,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case .notFound: 404
         case .conflict: 409
         case .preconditionFailed: 412
+        case .contentTooLarge: 413
         case .unsupportedMediaType: 415
         case .unprocessable: 422
         case .preconditionRequired: 428

@@ -8,6 +8,10 @@ public final class XizorServices: Sendable {
     public let serving: ServingState
     public let paywalls: PaywallService
     public let placements: PlacementService
+    public let events: EventService
+    public let analytics: AnalyticsService
+    public let timers: TimerService
+    public let experiments: ExperimentService
 
     /// Loads the in-memory state (keys, serving snapshots) from a migrated database.
     public init(pool: DatabasePool, clock: Clock = .system) throws {
@@ -17,6 +21,10 @@ public final class XizorServices: Sendable {
         serving = ServingState(pool: pool, clock: clock)
         paywalls = PaywallService(pool: pool, clock: clock, serving: serving)
         placements = PlacementService(pool: pool, clock: clock, serving: serving)
+        events = EventService(pool: pool, clock: clock)
+        analytics = AnalyticsService(pool: pool)
+        timers = TimerService(pool: pool, clock: clock)
+        experiments = ExperimentService(pool: pool, clock: clock, serving: serving)
         try serving.loadAll()
     }
 }

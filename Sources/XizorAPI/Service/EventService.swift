@@ -1,0 +1,192 @@
+import Foundation
+import PaywallFormat
+import Storage
+
+/// Funnel events from the SDK. A batch is validated event by event (the valid ones are kept, each
+/// invalid one is reported with its paths) and stored in one durable transaction; the key
+/// (app, event id) makes retried batches count once.
+public final class EventService: Sendable {
+    public static let maxBatch = 500
+    public static let knownNames: Set<String> = [
+        "paywall_open", "paywall_close", "purchase_started", "purchase_completed", "purchase_failed",
+        "purchase_cancelled", "restore_started", "restore_completed", "restore_failed", "paywall_unknown_node",
+    ]
+
+    private let pool: DatabasePool
+    private let clock: Clock
+
+    public init(pool: DatabasePool, clock: Clock) {
+        self.pool = pool
+        self.clock = clock
+    }
+
+    public struct Rejection: Sendable {
+        public let index: Int
+        public let id: String?
+        public let errors: [ValidationIssue]
+        public var json: JSONValue {
+            ["index": .number(index), "id": id.map { .string($0) } ?? .null, "errors": .array(errors.map(\.json))]
+        }
+    }
+
+    public struct Outcome: Sendable {
+        public let accepted: Int
+        public let duplicates: Int
+        public let rejected: [Rejection]
+        public var json: JSONValue {
+            ["accepted": .number(accepted), "duplicates": .number(duplicates), "rejected": .array(rejected.map(\.json))]
+        }
+    }
+
+    struct Event {
+        let id: String
+        let name: String
+        let occurredAt: Int64
+        let placement: String?
+        let paywallID: String?
+        let version: Int?
+        let subscriberID: String?
+        let context: String?
+        let properties: String?
+        let experimentID: String?
+        let variant: String?
+    }
+
+    public func ingest(appID: String, batch: JSONValue) throws -> Outcome {
+        guard let events = batch["events"]?.arrayValue else {
+            throw ServiceError.badField("$.events", batch["events"] == nil ? "missing_required_field" : "type_mismatch",
+                                        "Send {\"events\": [...]}.")
+        }
+        guard events.count <= EventService.maxBatch else {
+            throw ServiceError(.contentTooLarge, "batch_too_large", "A batch holds at most \(EventService.maxBatch) events, not \(events.count).")
+        }
+        var rejected: [Rejection] = []
+        var parsed: [(index: Int, event: Event)] = []
+        for (index, json) in events.enumerated() {
+            var issues: [ValidationIssue] = []
+            if let event = EventService.parse(json, path: "$.events[\(index)]", issues: &issues), issues.isEmpty {
+                parsed.append((index, event))
+            } else {
+                rejected.append(Rejection(index: index, id: json["id"]?.stringValue, errors: issues))
+            }
+        }
+        let receivedAt = clock.now()
+        var accepted = 0, duplicates = 0
+        try pool.serviceWrite { db in
+            for (index, event) in parsed {
+                if let paywallID = event.paywallID {
+                    let known: Bool
+                    if let version = event.version {
+                        known = try db.queryOne("""
+                            SELECT 1 FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
+                            WHERE p.app_id = ? AND v.paywall_id = ? AND v.version = ?
+                            """, [appID, paywallID, version]) != nil
+                    } else {
+                        known = try db.queryOne("SELECT 1 FROM paywalls WHERE app_id = ? AND id = ?", [appID, paywallID]) != nil
+                    }
+                    guard known else {
+                        rejected.append(Rejection(index: index, id: event.id, errors: [ValidationIssue(
+                            path: "$.events[\(index)].paywallId", message: "No published version \(event.version.map(String.init) ?? "") of paywall '\(paywallID)' in this app.",
+                            code: "unknown_paywall")]))
+                        continue
+                    }
+                }
+                try db.execute("""
+                    INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
+                                        context, properties, experiment_id, variant)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, id) DO NOTHING
+                    """, [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
+                          event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant])
+                if db.changes == 1 { accepted += 1 } else { duplicates += 1 }
+            }
+        }
+        return Outcome(accepted: accepted, duplicates: duplicates, rejected: rejected.sorted { $0.index < $1.index })
+    }
+
+    static func parse(_ json: JSONValue, path: String, issues: inout [ValidationIssue]) -> Event? {
+        guard let object = json.objectValue else {
+            issues.append(ValidationIssue(path: path, message: "An event is an object.", code: "type_mismatch"))
+            return nil
+        }
+        let allowed: Set<String> = ["id", "name", "timestamp", "placement", "paywallId", "version", "subscriberId", "context", "properties",
+                                    "experimentId", "variant"]
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            issues.append(ValidationIssue(path: "\(path).\(key)", message: "Unknown event field '\(key)'.", code: "unknown_property"))
+        }
+        func string(_ key: String, required: Bool, max: Int = 200) -> String? {
+            guard let value = object[key], !value.isNull else {
+                if required { issues.append(ValidationIssue(path: "\(path).\(key)", message: "'\(key)' is required.", code: "missing_required_field")) }
+                return nil
+            }
+            guard let s = value.stringValue, !s.isEmpty, s.count <= max else {
+                issues.append(ValidationIssue(path: "\(path).\(key)", message: "'\(key)' is a string of 1 to \(max) characters.", code: "type_mismatch"))
+                return nil
+            }
+            return s
+        }
+        let id = string("id", required: true)
+        let name = string("name", required: true, max: 100)
+        if let name, !EventService.knownNames.contains(name), !EventService.isCustomName(name) {
+            issues.append(ValidationIssue(path: "\(path).name", message: "'\(name)' is not an event name: use a known name or [A-Za-z0-9_.:-]{1,100}.", code: "invalid_event_name"))
+        }
+        var occurredAt: Int64?
+        switch object["timestamp"] {
+        case .number(let n)?:
+            if let ms = n.int64Value, ms >= 0 { occurredAt = ms }
+        case .string(let s)?:
+            occurredAt = EventService.parseTimestamp(s)
+        default: break
+        }
+        if occurredAt == nil {
+            issues.append(ValidationIssue(path: "\(path).timestamp", message: "'timestamp' is an RFC 3339 date-time or integer milliseconds since 1970.",
+                                          code: object["timestamp"] == nil ? "missing_required_field" : "invalid_date_time"))
+        }
+        let placement = string("placement", required: false, max: 100)
+        let paywallID = string("paywallId", required: false)
+        var version: Int?
+        if let v = object["version"], !v.isNull {
+            if let n = v.intValue, n >= 1 { version = n }
+            else { issues.append(ValidationIssue(path: "\(path).version", message: "'version' is a positive integer.", code: "type_mismatch")) }
+        }
+        if version != nil && paywallID == nil {
+            issues.append(ValidationIssue(path: "\(path).paywallId", message: "'version' needs 'paywallId'.", code: "missing_required_field"))
+        }
+        let subscriberID = string("subscriberId", required: false)
+        let experimentID = string("experimentId", required: false)
+        let variant = string("variant", required: false, max: 64)
+        if (experimentID == nil) != (variant == nil) && issues.isEmpty {
+            issues.append(ValidationIssue(path: "\(path).\(experimentID == nil ? "experimentId" : "variant")",
+                                          message: "'experimentId' and 'variant' go together.", code: "missing_required_field"))
+        }
+        var context: String?
+        if let c = object["context"], !c.isNull {
+            if let fields = c.objectValue, fields.values.allSatisfy({ ContextValue(json: $0) != nil }) { context = c.canonicalString }
+            else { issues.append(ValidationIssue(path: "\(path).context", message: "'context' is an object of strings, numbers and booleans.", code: "type_mismatch")) }
+        }
+        var properties: [String: JSONValue] = [:]
+        if let p = object["properties"], !p.isNull {
+            if let fields = p.objectValue { properties = fields }
+            else { issues.append(ValidationIssue(path: "\(path).properties", message: "'properties' is an object.", code: "type_mismatch")) }
+        }
+        guard issues.isEmpty, let id, let name, let occurredAt else { return nil }
+        return Event(id: id, name: name, occurredAt: occurredAt, placement: placement, paywallID: paywallID, version: version,
+                     subscriberID: subscriberID, context: context, properties: properties.isEmpty ? nil : JSONValue.object(properties).canonicalString,
+                     experimentID: experimentID, variant: variant)
+    }
+
+    static func isCustomName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 100 && name.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2E || b == 0x3A || b == 0x2D
+        }
+    }
+
+    /// RFC 3339 date-time with a zone (`2026-11-30T12:00:00Z`, fractional seconds allowed).
+    static func parseTimestamp(_ text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        return nil
+    }
+}

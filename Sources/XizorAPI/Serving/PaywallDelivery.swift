@@ -1,0 +1,146 @@
+import Foundation
+import HTTP
+import PaywallFormat
+
+/// What an SDK request asks for, read from its query and headers.
+public struct DeliveryRequest: Sendable {
+    public var placement: String
+    public var locale: String?
+    public var acceptLanguage: String?
+    public var schemaVersion: Int
+    public var colorScheme: ColorScheme
+    public var context: PresentationContext
+    public var subscriberID: String?
+    public var kind: RepresentationKey.Kind
+
+    /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
+    public init(_ request: HTTPRequest, placement: String) throws {
+        self.placement = placement
+        locale = request.query("locale")
+        acceptLanguage = request.header("Accept-Language")
+        if let raw = request.header("X-Xizor-Schema-Version") {
+            // The HTTP parser already stripped the field value's surrounding whitespace.
+            guard let n = Int(raw), n >= 1 else {
+                throw ServiceError(.badRequest, "invalid_schema_version", "X-Xizor-Schema-Version must be a positive integer, not '\(raw)'.")
+            }
+            schemaVersion = min(n, SchemaVersions.latest)
+        } else {
+            schemaVersion = 1
+        }
+        // The client hint is a structured-field string: `"dark"`.
+        let schemeText = request.query("colorScheme")
+            ?? request.header("Sec-CH-Prefers-Color-Scheme").map { $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0 }
+        if let schemeText {
+            guard let scheme = ColorScheme(rawValue: schemeText) ?? ColorScheme(rawValue: schemeText.lowercased()) else {
+                throw ServiceError(.badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(schemeText)'.")
+            }
+            colorScheme = scheme
+        } else {
+            colorScheme = .light
+        }
+        context = request.presentationContext
+        subscriberID = request.query("subscriberId")
+        kind = DeliveryRequest.prefersHTML(request.header("Accept")) ? .html : .json
+    }
+
+    /// `text/html` ranked above `application/json` in `Accept` asks for the page. Parsed only when
+    /// the header mentions html, so the common JSON request costs a byte scan.
+    static func prefersHTML(_ accept: String?) -> Bool {
+        guard let accept, containsHTML(accept.utf8) else { return false }
+        var html = 0.0, json = 0.0
+        for item in accept.split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first else { continue }
+            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if type == "text/html" { html = max(html, q) }
+            if type == "application/json" || type == "application/*" { json = max(json, q) }
+        }
+        return html > 0 && html > json
+    }
+
+    private static func containsHTML(_ bytes: String.UTF8View) -> Bool {
+        var matched = 0
+        let needle = Array("html".utf8)
+        for byte in bytes {
+            matched = (byte | 0x20) == needle[matched] ? matched + 1 : ((byte | 0x20) == needle[0] ? 1 : 0)
+            if matched == needle.count { return true }
+        }
+        return false
+    }
+}
+
+/// The SDK's paywall endpoint as a function from request to representation: resolution through
+/// the one resolver, locale negotiation, the schema form for the client, then a cached encoding.
+public final class PaywallDelivery: Sendable {
+    /// Every request header the answer depends on (Accept-Encoding is added by the HTTP layer).
+    public static let vary = "Accept, Accept-Language, X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"
+
+    private let serving: ServingState
+    public let cache: RepresentationCache
+    private let renderPage: (@Sendable (PageInput) -> [UInt8])?
+
+    /// What the page renderer needs (nil renderer: pages are not offered).
+    public struct PageInput: Sendable {
+        public let document: JSONValue
+        public let locale: String
+        public let colorScheme: ColorScheme
+        public let context: PresentationContext
+        public let resolution: Resolution
+    }
+
+    public init(serving: ServingState, cache: RepresentationCache = RepresentationCache(),
+                renderPage: (@Sendable (PageInput) -> [UInt8])? = nil) {
+        self.serving = serving
+        self.cache = cache
+        self.renderPage = renderPage
+    }
+
+    public enum Delivery: Sendable {
+        case paywall(Representation, locale: String, schemaVersion: Int, resolution: Resolution)
+        /// The subscriber is in an experiment's holdout: the app shows nothing.
+        case holdout(ExperimentAssignment)
+    }
+
+    public func deliver(appID: String, _ request: DeliveryRequest) throws -> Delivery {
+        let resolution = try serving.resolve(appID: appID, placement: request.placement, context: request.context,
+                                             subscriberID: request.subscriberID)
+        guard let served = resolution.served else {
+            guard let assignment = resolution.experiment else {
+                throw ServiceError(.notFound, "no_published_paywall", "Placement '\(request.placement)' has nothing to serve.")
+            }
+            return .holdout(assignment)
+        }
+        let (document, schemaVersion, formKey) = served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme)
+        let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,
+                                              locales: served.locales, defaultLocale: served.defaultLocale)
+        let kind: RepresentationKey.Kind = request.kind == .html && renderPage != nil ? .html : .json
+        let pageContext = kind == .html ? PaywallDelivery.contextKey(request.context) : ""
+        let key = RepresentationKey(appID: appID, placement: request.placement, paywallID: served.published.paywallID,
+                                    version: served.published.version, locale: locale, form: formKey, kind: kind,
+                                    pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
+                                    experiment: resolution.experiment)
+        let representation = cache.representation(for: key) {
+            switch kind {
+            case .json:
+                var body: [String: JSONValue] = [
+                    "placement": .string(request.placement), "paywallId": .string(served.published.paywallID),
+                    "version": .number(served.published.version), "schemaVersion": .number(schemaVersion),
+                    "locale": .string(locale), "document": document,
+                ]
+                if let experiment = resolution.experiment { body["experiment"] = experiment.json }
+                let bodyJSON = JSONValue.object(body)
+                return Representation(body: bodyJSON.canonicalBytes, contentType: "application/json")
+            case .html:
+                let page = renderPage?(PageInput(document: document, locale: locale, colorScheme: request.colorScheme,
+                                                  context: request.context, resolution: resolution)) ?? []
+                return Representation(body: page, contentType: "text/html; charset=utf-8")
+            }
+        }
+        return .paywall(representation, locale: locale, schemaVersion: schemaVersion, resolution: resolution)
+    }
+
+    /// Pages resolve context variables on the server, so their cache key carries the context.
+    static func contextKey(_ context: PresentationContext) -> String {
+        JSONValue.object(context.mapValues(\.json)).canonicalString
+    }
+}

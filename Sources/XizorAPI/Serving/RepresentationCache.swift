@@ -1,0 +1,68 @@
+import HTTP
+import PaywallFormat
+import Storage
+import Synchronization
+
+/// One encoded answer of the SDK endpoint with its validators: identity bytes and their strong
+/// ETag (a digest of the bytes, so it changes exactly when they do), and the gzip form with its own
+/// tag. Built once per representation; a revalidation is a dictionary lookup.
+public struct Representation: Sendable {
+    public let body: [UInt8]
+    public let etag: String
+    public let gzip: HTTPResponse.Representation?
+    public let contentType: String
+
+    public init(body: [UInt8], contentType: String, gzipLevel: Int32 = 6) {
+        self.body = body
+        self.contentType = contentType
+        let tag = "\"" + String(SHA256.hexDigest(body).prefix(32)) + "\""
+        etag = tag
+        gzip = Gzip.compress(body, level: gzipLevel).map { HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: tag)) }
+    }
+}
+
+/// What distinguishes two representations of the SDK endpoint.
+public struct RepresentationKey: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable { case json, html }
+    public let appID: String
+    public let placement: String
+    public let paywallID: String
+    public let version: Int
+    public let locale: String
+    public let form: ServedForms.Key
+    public let kind: Kind
+    /// Pages apply the appearance themselves; JSON carries it in `form` when it matters.
+    public let pageColorScheme: ColorScheme?
+    /// For pages: the context values the page's text resolves (canonical JSON); "" for JSON.
+    public let context: String
+    /// The answer names the experiment and variant, so they are part of the representation.
+    public let experiment: ExperimentAssignment?
+}
+
+/// A bounded cache of representations. Keys include the immutable version, so a publish never
+/// needs to invalidate anything: new versions get new keys and old ones age out.
+public final class RepresentationCache: Sendable {
+    private let limit: Int
+    private let entries = Mutex<[RepresentationKey: Representation]>([:])
+    private let hits = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
+
+    public init(limit: Int = 4096) { self.limit = limit }
+
+    public func representation(for key: RepresentationKey, build: () throws -> Representation) rethrows -> Representation {
+        if let found = entries.withLock({ $0[key] }) {
+            hits.add(1, ordering: .relaxed)
+            return found
+        }
+        misses.add(1, ordering: .relaxed)
+        let built = try build()
+        entries.withLock { cache in
+            if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = built
+        }
+        return built
+    }
+
+    public var hitCount: Int { hits.load(ordering: .relaxed) }
+    public var missCount: Int { misses.load(ordering: .relaxed) }
+}

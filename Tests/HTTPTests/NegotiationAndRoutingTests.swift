@@ -1,0 +1,151 @@
+import Testing
+@testable import HTTP
+
+private func headers(_ pairs: (String, String)...) -> HTTPRequestHeaders { HTTPRequestHeaders(pairs) }
+
+struct EncodingCase: Sendable, CustomTestStringConvertible {
+    let acceptEncoding: String?
+    let gzip: Bool
+    let identityForbidden: Bool
+    var testDescription: String { acceptEncoding ?? "(absent)" }
+}
+
+@Test(arguments: [
+    EncodingCase(acceptEncoding: nil, gzip: false, identityForbidden: false),
+    EncodingCase(acceptEncoding: "gzip", gzip: true, identityForbidden: false),
+    EncodingCase(acceptEncoding: "GZIP;q=0.5, br", gzip: true, identityForbidden: false),
+    EncodingCase(acceptEncoding: "gzip;q=0", gzip: false, identityForbidden: false),
+    EncodingCase(acceptEncoding: "gzip; q=0.000", gzip: false, identityForbidden: false),
+    EncodingCase(acceptEncoding: "br, deflate", gzip: false, identityForbidden: false),
+    EncodingCase(acceptEncoding: "*", gzip: true, identityForbidden: false),
+    EncodingCase(acceptEncoding: "*;q=0", gzip: false, identityForbidden: true),
+    EncodingCase(acceptEncoding: "gzip;q=0, *", gzip: false, identityForbidden: false),
+    EncodingCase(acceptEncoding: "identity;q=0, gzip", gzip: true, identityForbidden: true),
+    EncodingCase(acceptEncoding: "x-gzip", gzip: true, identityForbidden: false),
+    EncodingCase(acceptEncoding: "gzip;q=2", gzip: false, identityForbidden: false),
+])
+func acceptEncoding(_ c: EncodingCase) {
+    let h = c.acceptEncoding.map { headers(("Accept-Encoding", $0)) } ?? headers()
+    let p = ContentNegotiation.encodingPreference(h)
+    #expect(p.gzipAllowed == c.gzip)
+    #expect(p.identityForbidden == c.identityForbidden)
+}
+
+@Test func ifNoneMatchWeakComparisonListsAndStar() {
+    let tag = "\"abc\""
+    #expect(ContentNegotiation.ifNoneMatch(headers(), etag: tag) == nil)
+    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"abc\"")), etag: tag) == true)
+    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "W/\"abc\"")), etag: tag) == true)
+    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"x\", W/\"abc\"")), etag: tag) == true)
+    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"x\""), ("if-none-match", "\"abc\"")), etag: tag) == true)
+    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "*")), etag: tag) == true)
+    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"abcd\", \"ab\"")), etag: tag) == false)
+    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "abc")), etag: tag) == false)
+    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"a,b\"")), etag: "\"a,b\"") == true)
+}
+
+@Test func gzipRoundTripsAndETagsDiffer() throws {
+    let input = Array(String(repeating: "compress me please ", count: 500).utf8)
+    let compressed = try #require(Gzip.compress(input))
+    #expect(compressed.count < input.count / 5)
+    #expect(compressed.prefix(2) == [0x1f, 0x8b])
+    #expect(Gzip.decompress(compressed) == input)
+    #expect(HTTPResponse.gzipETag(for: "\"v1\"") == "\"v1-gzip\"")
+    #expect(Gzip.decompress([1, 2, 3]) == nil)
+}
+
+@Test func dateIsIMFFixdate() {
+    #expect(HTTPDate.string(784111777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    #expect(HTTPDate.string(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+}
+
+@Test func responseHeadNumbers() {
+    var out: [UInt8] = []
+    out.append(decimal: 0); out.append(literal: " "); out.append(decimal: 6144); out.append(literal: " ")
+    out.append(hex: 255); out.append(literal: " "); out.append(hex: 0x10)
+    #expect(String(decoding: out, as: UTF8.self) == "0 6144 ff 10")
+}
+
+private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
+    HTTPRequest(method: method, target: path, path: path)
+}
+
+@Test func routerMatchesParametersPrefersLiteralsAndAnswers404And405() throws {
+    var router = Router()
+    router.get("/v1/paywalls/:id/versions/:n") { r in .text("\(r.pathParameter("id") ?? "")/\(r.pathParameter("n") ?? "")") }
+    router.get("/v1/paywalls/:id") { r in .text("id \(r.pathParameter("id") ?? "")") }
+    router.get("/v1/paywalls/new") { _ in .text("literal") }
+    router.put("/v1/paywalls/:id") { _ in .text("put") }
+    router.get("/", execution: .inline) { _ in .text("root") }
+    let table = router.build()
+
+    func body(_ method: HTTPMethod, _ path: String) throws -> (Int, String, HTTPRequest, HTTPExecution, HTTPResponse) {
+        var r = request(method, path)
+        let resolution = table.resolve(&r)
+        let response = try resolution.handler(r)
+        guard case .bytes(let b) = response.body else { return (response.status.code, "", r, resolution.execution, response) }
+        return (response.status.code, String(decoding: b, as: UTF8.self), r, resolution.execution, response)
+    }
+    let (s1, b1, r1, _, _) = try body(.GET, "/v1/paywalls/p1/versions/7")
+    #expect(s1 == 200 && b1 == "p1/7")
+    #expect(r1.routeTemplate == "/v1/paywalls/:id/versions/:n")
+    #expect(try body(.GET, "/v1/paywalls/new").1 == "literal")
+    #expect(try body(.GET, "/v1/paywalls/zz").1 == "id zz")
+    #expect(try body(.HEAD, "/v1/paywalls/zz").1 == "id zz")
+    #expect(try body(.GET, "/").1 == "root")
+    #expect(try body(.GET, "/").3 == .inline)
+    #expect(try body(.GET, "/v1/paywalls/zz").3 == .offloaded)
+    #expect(try body(.GET, "/v1/paywalls").0 == 404)
+    #expect(try body(.GET, "/v1/paywalls/zz/").0 == 404)
+    #expect(try body(.GET, "/v1/paywalls//versions/1").0 == 404)
+    let (s405, _, _, _, r405) = try body(.DELETE, "/v1/paywalls/zz")
+    #expect(s405 == 405)
+    #expect(r405.headers["Allow"] == "GET, PUT, HEAD, OPTIONS")
+    let (sOptions, _, _, _, rOptions) = try body(.OPTIONS, "/v1/paywalls/zz")
+    #expect(sOptions == 204)
+    #expect(rOptions.headers["allow"] == "GET, PUT, HEAD, OPTIONS")
+    #expect(try body(.OPTIONS, "*").0 == 204)
+}
+
+struct Tagging: HTTPMiddleware {
+    let tag: String
+    func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
+        var response = try next(request)
+        response.headers.add("X-Chain", tag)
+        return response
+    }
+}
+
+@Test func middlewareWrapsInOrder() throws {
+    var router = Router()
+    router.use(Tagging(tag: "outer"))
+    router.use(Tagging(tag: "inner"))
+    router.get("/x") { _ in .text("x") }
+    var r = request(.GET, "/x")
+    let response = try router.build().resolve(&r).handler(r)
+    #expect(response.headers.fields.filter { $0.name == "X-Chain" }.map(\.value) == ["inner", "outer"])
+}
+
+@Test func problemBodyHasTheFixedMembers() {
+    let response = HTTPError(.notFound, code: "not_found", detail: "No \"such\" thing.").response
+    guard case .bytes(let b) = response.body else { Issue.record("no body"); return }
+    #expect(String(decoding: b, as: UTF8.self)
+        == #"{"type":"about:blank","title":"Not Found","status":404,"detail":"No \"such\" thing.","code":"not_found"}"#)
+    #expect(response.headers["content-type"] == "application/problem+json")
+}
+
+@Test func ifMatchUsesStrongComparison() {
+    func r(_ v: String?) -> HTTPRequest {
+        HTTPRequest(method: .PUT, target: "/", path: "/", headers: HTTPRequestHeaders(v.map { [("If-Match", $0)] } ?? []))
+    }
+    #expect(r(nil).ifMatchMatches("\"a\"") == nil)
+    #expect(r("\"a\"").ifMatchMatches("\"a\"") == true)
+    #expect(r("\"b\", \"a\"").ifMatchMatches("\"a\"") == true)
+    #expect(r("W/\"a\"").ifMatchMatches("\"a\"") == false)
+    #expect(r("W/\"x\", \"a\"").ifMatchMatches("\"a\"") == true)
+    #expect(r("*").ifMatchMatches("\"a\"") == true)
+    #expect(r("\"ab\"").ifMatchMatches("\"a\"") == false)
+    let conditional = HTTPRequest(method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders([("If-None-Match", "\"a\"")]))
+    #expect(conditional.ifNoneMatchMatches("W/\"a\"") == true)
+    #expect(conditional.ifMatchMatches("\"a\"") == nil)
+}
