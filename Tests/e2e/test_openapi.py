@@ -6,6 +6,7 @@ breaks its documented schema, and any undocumented status code.
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -49,12 +50,14 @@ def test_served_document_is_valid_openapi_3_1_with_a_strong_etag(server):
     assert paths["/v1/apps"]["post"]["security"] == [{"adminToken": []}]
     assert paths["/v1/paywalls/{id}/draft"]["put"]["security"] == [{"secretKey": []}]
     assert paths["/healthz"]["get"]["security"] == []
+    assert paths["/v1/sdk/events"]["post"]["security"] == [{"publicKey": []}]
     schemes = document["components"]["securitySchemes"]
     assert {name: s["scheme"] for name, s in schemes.items()} == {"adminToken": "bearer", "secretKey": "bearer", "publicKey": "bearer"}
     for path in ["/v1/templates", "/v1/templates/{name}", "/v1/validate", "/v1/paywalls", "/v1/paywalls/{id}",
                  "/v1/paywalls/{id}/draft", "/v1/paywalls/{id}/publish", "/v1/paywalls/{id}/versions",
                  "/v1/paywalls/{id}/versions/{n}", "/v1/paywalls/{id}/rollback", "/v1/placements",
-                 "/v1/placements/{key}", "/v1/placements/{key}/rules", "/readyz", "/openapi.json"]:
+                 "/v1/placements/{key}", "/v1/placements/{key}/rules", "/readyz", "/openapi.json",
+                 "/v1/sdk/placements/{key}/paywall", "/v1/sdk/events", "/v1/sdk/timers", "/v1/paywalls/{id}/analytics"]:
         assert path in paths, path
 
 
@@ -102,14 +105,41 @@ def test_documented_schemas_match_real_answers(app):
     assert invalid.json()["ok"] is False
 
 
-def test_schemathesis_finds_no_server_errors_or_schema_violations(app, tmp_path):
+CHECKS = "not_a_server_error,response_schema_conformance,status_code_conformance"
+
+# Every method but QUERY: a method the server does not know at all (QUERY is still a draft) gets
+# 501 Not Implemented, as RFC 9110 §9.1 prescribes; known methods on the wrong path get 405.
+UNEXPECTED_METHODS = """
+[phases.coverage]
+unexpected-methods = ["get", "put", "post", "delete", "options", "patch", "trace"]
+"""
+
+
+def run_schemathesis(base, key, config_text, tmp_path, env_extra=(), args=()):
+    """Runs the schemathesis CLI against the live server; returns (operations tested, stdout)."""
+    config = tmp_path / "schemathesis.toml"
+    config.write_text(config_text + UNEXPECTED_METHODS)
+    env = dict(os.environ, NO_COLOR="1", **dict(env_extra))
+    command = [str(SCHEMATHESIS), "--config-file", str(config), "run", f"{base}/openapi.json",
+               "-H", f"Authorization: Bearer {key}", "--checks", CHECKS,
+               "--max-examples", "25", "--seed", "1", "--generation-database", "none",
+               "--request-timeout", "10", "--no-color", *args]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=170, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-20000:] + proc.stderr[-5000:]
+    summary = proc.stdout.split("SUMMARY")[-1]
+    assert " passed" in summary and "failure" not in summary.lower(), proc.stdout[-5000:]
+    tested = re.search(r"Tested: (\d+)", summary)
+    assert tested, proc.stdout[-5000:]
+    return int(tested.group(1)), proc.stdout
+
+
+def test_schemathesis_with_a_secret_key_finds_no_server_errors_or_schema_violations(app, tmp_path):
     # Ids that exist, so the fuzzer reaches the success paths and not only 404s.
     pw = app.create_paywall("clean")
     spare = app.create_paywall("cinematic")
     app.publish(pw)
     app.assign("onboarding", pw)
-    config = tmp_path / "schemathesis.toml"
-    config.write_text("""
+    config = """
 [parameters]
 "path.id" = "${XIZOR_TEST_PAYWALL}"
 "path.n" = 1
@@ -121,22 +151,22 @@ def test_schemathesis_finds_no_server_errors_or_schema_violations(app, tmp_path)
 [[operations]]
 include-operation-id = "archivePaywall"
 parameters = { "path.id" = "${XIZOR_TEST_SPARE_PAYWALL}" }
-
-# Every method but QUERY: a method the server does not know at all (QUERY is still a draft) gets
-# 501 Not Implemented, as RFC 9110 §9.1 prescribes; known methods on the wrong path get 405.
-[phases.coverage]
-unexpected-methods = ["get", "put", "post", "delete", "options", "patch", "trace"]
-""")
-    env = dict(os.environ, XIZOR_TEST_PAYWALL=pw, XIZOR_TEST_SPARE_PAYWALL=spare, NO_COLOR="1")
-    command = [str(SCHEMATHESIS), "--config-file", str(config), "run", f"{app.server.base}/openapi.json",
-               "-H", f"Authorization: Bearer {app.secret_key}",
-               "--checks", "not_a_server_error,response_schema_conformance,status_code_conformance",
-               "--max-examples", "25", "--seed", "1", "--generation-database", "none",
-               "--request-timeout", "10", "--no-color"]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=170, env=env, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout[-20000:] + proc.stderr[-5000:]
-    summary = proc.stdout.split("SUMMARY")[-1]
+"""
+    tested, _ = run_schemathesis(app.server.base, app.secret_key, config, tmp_path,
+                                 env_extra={"XIZOR_TEST_PAYWALL": pw, "XIZOR_TEST_SPARE_PAYWALL": spare})
     operations = sum(len(item) for item in fetch_document(app.server.base).json()["paths"].values())
     # Every operation but GET /openapi.json itself, which schemathesis leaves out as the schema's URL.
-    assert f"Tested: {operations - 1}" in summary, proc.stdout[-5000:]
-    assert " passed" in summary and "failure" not in summary.lower(), proc.stdout[-5000:]
+    assert tested == operations - 1
+
+
+def test_schemathesis_on_the_sdk_api_with_a_public_key(app, tmp_path):
+    pw = app.create_paywall("clean")
+    app.publish(pw)
+    app.assign("onboarding", pw)
+    config = """
+[parameters]
+"path.key" = "onboarding"
+"""
+    tested, _ = run_schemathesis(app.server.base, app.public_key, config, tmp_path, args=["--include-tag", "sdk"])
+    sdk = [p for p in fetch_document(app.server.base).json()["paths"] if p.startswith("/v1/sdk/")]
+    assert tested >= len(sdk) >= 4
