@@ -170,3 +170,15 @@ def test_schemathesis_on_the_sdk_api_with_a_public_key(app, tmp_path):
     tested, _ = run_schemathesis(app.server.base, app.public_key, config, tmp_path, args=["--include-tag", "sdk"])
     sdk = [p for p in fetch_document(app.server.base).json()["paths"] if p.startswith("/v1/sdk/")]
     assert tested >= len(sdk) >= 4
+
+
+# --- regressions for server bugs found while checking the document against the server -----------
+
+def test_an_experiment_with_hundreds_of_variants_is_a_422_not_a_crash(app):
+    # The allocation (one UInt8 slot per variant) was computed before the variant count was checked,
+    # so 256+ variants trapped and took the whole server down.
+    variants = [{"name": f"v{i}", "paywallId": "pw_missing", "weight": 1} for i in range(300)]
+    r = app.dashboard.post("/v1/experiments", {"variants": variants})
+    assert r.status_code == 422, r.text
+    assert any(e["code"] == "array_too_long" for e in r.json()["errors"])
+    assert Client(app.server.base).get("/healthz").status_code == 200
