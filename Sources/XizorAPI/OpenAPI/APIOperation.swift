@@ -49,9 +49,17 @@ public struct APIResponseSpec: Sendable {
     public var contentType: String
     /// Response headers worth documenting (`ETag`, `Location`, …) → description.
     public var headers: [(String, String)]
+    /// Other media types the same status may answer in (content negotiation), with their schemas.
+    public var alternatives: [(contentType: String, schema: JSONValue)] = []
 
     public static func json(_ status: Int, _ description: String, _ schema: JSONValue, headers: [(String, String)] = []) -> APIResponseSpec {
         APIResponseSpec(status: status, description: description, schema: schema, contentType: "application/json", headers: headers)
+    }
+    /// The same answer in another media type as well (e.g. `text/html` beside JSON).
+    public func or(_ contentType: String, _ schema: JSONValue) -> APIResponseSpec {
+        var copy = self
+        copy.alternatives.append((contentType, schema))
+        return copy
     }
     public static func empty(_ status: Int, _ description: String) -> APIResponseSpec {
         APIResponseSpec(status: status, description: description, schema: nil, contentType: "", headers: [])

@@ -102,7 +102,11 @@ public enum OpenAPIDocument {
 
     static func response(_ r: APIResponseSpec) -> JSONValue {
         var o: [String: JSONValue] = ["description": .string(r.description)]
-        if let schema = r.schema { o["content"] = .object([r.contentType: ["schema": schema]]) }
+        if let schema = r.schema {
+            var content: [String: JSONValue] = [r.contentType: ["schema": schema]]
+            for alternative in r.alternatives { content[alternative.contentType] = ["schema": alternative.schema] }
+            o["content"] = .object(content)
+        }
         if !r.headers.isEmpty {
             var headers: [String: JSONValue] = [:]
             for (name, description) in r.headers { headers[name] = ["description": .string(description), "schema": ["type": "string"]] }
