@@ -1,0 +1,54 @@
+import PaywallFormat
+
+/// Read-only helpers around the editor: the templates and the funnel per version.
+enum CatalogTools {
+    static var tools: [MCPTool] { [listTemplates, analytics] }
+
+    static let listTemplates = MCPTool(
+        name: "list_templates", title: "List templates",
+        description: """
+            Lists the built-in paywall templates (name, title, locales) to start create_paywall from. Give 'name' to also get \
+            that template's complete document, a good reference for the document format.
+            """,
+        inputSchema: ToolSchema.object(["name": ToolSchema.string("A template name, to include its document.", oneOf: PaywallTemplates.names)]),
+        outputSchema: ["type": "object", "properties": ["templates": ["type": "array"], "document": ["type": "object"]], "required": ["templates"]],
+        readOnly: true, idempotent: true
+    ) { call in
+        let items: [JSONValue] = PaywallTemplates.all.map { template in
+            ["name": .string(template.name), "title": template.document["name"] ?? .string(template.name),
+             "locales": template.document["locales"] ?? []]
+        }
+        var answer: JSONValue = ["templates": .array(items)]
+        if let name = call.optionalString("name") {
+            guard let document = PaywallTemplates.document(named: name) else {
+                throw ServiceError(.notFound, "template_not_found", "No template '\(name)'.")
+            }
+            answer["document"] = document
+        }
+        return answer
+    }
+
+    static let analytics = MCPTool(
+        name: "get_paywall_analytics", title: "Funnel per version",
+        description: """
+            Answers a paywall's funnel per published version (impressions, closes, purchases started / completed / failed / \
+            cancelled, restores; counts and distinct subscribers), so versions can be compared after each publish. Optionally \
+            cut by time (ms since 1970, from inclusive, to exclusive), placement and presentation-context values.
+            """,
+        inputSchema: ToolSchema.object([
+            "paywallId": ToolSchema.paywallID,
+            "from": ToolSchema.integer("Only events at or after this time, ms since 1970.", minimum: 0),
+            "to": ToolSchema.integer("Only events before this time, ms since 1970.", minimum: 0),
+            "placement": ToolSchema.placementKey,
+            "context": ToolSchema.context,
+        ], required: ["paywallId"]),
+        readOnly: true, idempotent: true
+    ) { call in
+        var filter = AnalyticsService.Filter()
+        filter.from = call.optionalInt64("from")
+        filter.to = call.optionalInt64("to")
+        filter.placement = call.optionalString("placement")
+        filter.context = call.presentationContext()
+        return try call.services.analytics.funnel(appID: call.appID, paywallID: try call.string("paywallId"), filter: filter)
+    }
+}
