@@ -212,6 +212,11 @@ def test_agent_creates_localizes_publishes_and_routes_a_paywall(app, server):
             assert [p["key"] for p in placements["items"]] == ["onboarding"]
             funnel = await call(s, "get_paywall_analytics", {"paywallId": pw})
             assert [v["version"] for v in funnel["versions"]] == [1] and funnel["versions"][0]["impressions"] == 0
+            cut = await call(s, "get_paywall_analytics", {"paywallId": pw, "from": "2020-01-01T00:00:00Z", "to": 4102444800000,
+                                                          "placement": "onboarding", "context": {"wasReferred": True}})
+            assert [v["version"] for v in cut["versions"]] == [1]
+            bad_time = await call(s, "get_paywall_analytics", {"paywallId": pw, "from": "yesterday"}, expect_error=True)
+            assert bad_time["error"]["code"] == "invalid_time" and bad_time["error"]["status"] == 400
             state["pw"], state["fallback"] = pw, fallback
 
     run(flow())

@@ -33,22 +33,30 @@ enum CatalogTools {
         description: """
             Answers a paywall's funnel per published version (impressions, closes, purchases started / completed / failed / \
             cancelled, restores; counts and distinct subscribers), so versions can be compared after each publish. Optionally \
-            cut by time (ms since 1970, from inclusive, to exclusive), placement and presentation-context values.
+            cut by time (from inclusive, to exclusive), placement and presentation-context values.
             """,
         inputSchema: ToolSchema.object([
             "paywallId": ToolSchema.paywallID,
-            "from": ToolSchema.integer("Only events at or after this time, ms since 1970.", minimum: 0),
-            "to": ToolSchema.integer("Only events before this time, ms since 1970.", minimum: 0),
+            "from": time("Only events at or after this time"),
+            "to": time("Only events before this time"),
             "placement": ToolSchema.placementKey,
             "context": ToolSchema.context,
         ], required: ["paywallId"]),
         readOnly: true, idempotent: true
     ) { call in
         var filter = AnalyticsService.Filter()
-        filter.from = call.optionalInt64("from")
-        filter.to = call.optionalInt64("to")
+        filter.from = try PaywallRoutes.time(call.arguments["from"].map(timeText), name: "from")
+        filter.to = try PaywallRoutes.time(call.arguments["to"].map(timeText), name: "to")
         filter.placement = call.optionalString("placement")
         filter.context = call.presentationContext()
         return try call.services.analytics.funnel(appID: call.appID, paywallID: try call.string("paywallId"), filter: filter)
     }
+
+    /// A time argument as the REST query parameter takes it: ms since 1970 or an RFC 3339 date-time.
+    private static func time(_ description: String) -> JSONValue {
+        ["description": .string("\(description): integer milliseconds since 1970, or an RFC 3339 date-time such as 2026-11-30T00:00:00Z."),
+         "type": ["integer", "string"], "minimum": 0, "minLength": 1]
+    }
+
+    private static func timeText(_ value: JSONValue) -> String { value.stringValue ?? value.canonicalString }
 }

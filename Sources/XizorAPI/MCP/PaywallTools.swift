@@ -40,13 +40,14 @@ enum PaywallTools {
             """,
         inputSchema: ToolSchema.object([
             "cursor": ToolSchema.string("nextCursor from the previous page.", maxLength: 300),
-            "limit": ToolSchema.integer("Page size, 1 to 200 (default 50).", minimum: 1, maximum: 200),
+            "limit": ToolSchema.integer("Page size, 1 to \(PaywallRoutes.maxPageSize) (default \(PaywallRoutes.defaultPageSize)).",
+                                        minimum: 1, maximum: PaywallRoutes.maxPageSize),
         ]),
         outputSchema: ["type": "object", "properties": ["items": ["type": "array"], "nextCursor": ["type": ["string", "null"]]],
                        "required": ["items", "nextCursor"]],
         readOnly: true, idempotent: true
     ) { call in
-        let page = try call.services.paywalls.list(appID: call.appID, cursor: call.optionalString("cursor"), limit: call.optionalInt("limit") ?? 50)
+        let page = try call.services.paywalls.list(appID: call.appID, cursor: call.optionalString("cursor"), limit: call.optionalInt("limit") ?? PaywallRoutes.defaultPageSize)
         return ["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null]
     }
 
