@@ -12,11 +12,18 @@ struct MCPRoutes {
     /// any other `Origin` is refused with 403 (DNS-rebinding protection). Requests without
     /// `Origin` (non-browser clients) pass.
     var allowedOrigins: [String] = []
+    /// The release `initialize` reports in `serverInfo.version`.
+    var serverVersion: String = MCPSession.defaultServerVersion
+
+    /// The handler of `POST /mcp`, for whichever route registry registers it.
+    var handler: HTTPHandler {
+        let endpoint = MCPEndpoint(session: MCPSession(toolbox: MCPToolbox(services: services), serverVersion: serverVersion),
+                                   auth: auth, allowedOrigins: Set(allowedOrigins))
+        return { request in try endpoint.respond(to: request) }
+    }
 
     func register(in router: inout Router) {
-        let endpoint = MCPEndpoint(session: MCPSession(toolbox: MCPToolbox(services: services)), auth: auth,
-                                   allowedOrigins: Set(allowedOrigins))
-        router.post("/mcp") { request in try endpoint.respond(to: request) }
+        router.post("/mcp", handler)
     }
 }
 

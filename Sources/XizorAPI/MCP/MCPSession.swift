@@ -5,8 +5,8 @@ import PaywallFormat
 /// every request stands alone (the negotiated version arrives in `MCP-Protocol-Version`).
 struct MCPSession: Sendable {
     static let serverName = "xizor"
-    /// The server's release, as `xizor version` prints it.
-    static let serverVersion = "0.1.0"
+    /// The server's release as `xizor version` prints it, when the caller passes none.
+    static let defaultServerVersion = "0.1.0"
     static let instructions = """
         Xizor hosts mobile paywalls. Typical flow: list_templates → create_paywall → get_paywall (read the draft and its \
         revision) → update_paywall_draft / localize_paywall → validate_paywall_document → publish_paywall → assign_placement \
@@ -15,6 +15,7 @@ struct MCPSession: Sendable {
         """
 
     let toolbox: MCPToolbox
+    let serverVersion: String
 
     /// Answers one message; nil for notifications and responses (nothing to send back).
     func handle(_ message: JSONRPCMessage, appID: String, protocolVersion: String, inBatch: Bool) -> JSONValue? {
@@ -64,7 +65,7 @@ struct MCPSession: Sendable {
         [
             "protocolVersion": .string(version),
             "capabilities": ["tools": ["listChanged": false]],
-            "serverInfo": ["name": .string(MCPSession.serverName), "title": "Xizor paywalls", "version": .string(MCPSession.serverVersion)],
+            "serverInfo": ["name": .string(MCPSession.serverName), "title": "Xizor paywalls", "version": .string(serverVersion)],
             "instructions": .string(MCPSession.instructions),
         ]
     }
