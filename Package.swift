@@ -37,6 +37,7 @@ let package = Package(
         .testTarget(name: "PaywallFormatTests", dependencies: ["PaywallFormat"], path: "Tests/PaywallFormatTests",
                     resources: [.copy("../Fixtures")]),
         .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
+        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "PaywallFormat"], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,8 +18,10 @@ def report(name, ops, seconds, **extra):
 
 def main():
     directory = sys.argv[1]
-    quick = "--quick" in sys.argv
-    single_rows = 200 if quick else 2_000
+    args = sys.argv[2:]
+    quick = "--quick" in args
+    durable_only = int(args[args.index("--durable-only") + 1]) if "--durable-only" in args else None
+    single_rows = durable_only or (0 if "--no-durable" in args else (200 if quick else 3_000))
     batches = 20 if quick else 200
     batch_size = 1_000
     reads = 20_000 if quick else 300_000
@@ -45,7 +47,10 @@ def main():
         conn.execute("BEGIN IMMEDIATE")
         conn.execute(INSERT_SQL, (row_id, f"name-{row_id}", row_id * 3))
         conn.execute("COMMIT")
-    report("single_insert", single_rows, time.perf_counter() - start)
+    if single_rows:
+        report("single_insert", single_rows, time.perf_counter() - start)
+    if durable_only:
+        return
 
     start = time.perf_counter()
     for _ in range(batches):
@@ -66,6 +71,34 @@ def main():
         checksum += amount + len(name.encode())
     report("point_read", reads, time.perf_counter() - start, checksum=checksum)
     reader.execute("COMMIT")
+
+    single_inserts_without_fsync(os.path.join(directory, "python-bench-nosync.sqlite"), 2_000 if quick else 20_000)
+
+
+def single_inserts_without_fsync(path, rows):
+    """The same single-row transactions with synchronous=OFF: the cost of the layer itself."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(path + suffix)
+        except FileNotFoundError:
+            pass
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=OFF")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("CREATE TABLE bench (id INTEGER PRIMARY KEY, name TEXT NOT NULL, amount INTEGER NOT NULL)")
+    start = time.perf_counter()
+    for row_id in range(1, rows + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(INSERT_SQL, (row_id, f"name-{row_id}", row_id * 3))
+        conn.execute("COMMIT")
+    report("single_insert_nosync", rows, time.perf_counter() - start)
+    conn.close()
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(path + suffix)
+        except FileNotFoundError:
+            pass
 
 
 if __name__ == "__main__":

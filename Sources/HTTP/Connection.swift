@@ -78,6 +78,8 @@ final class Connection: @unchecked Sendable {
         readSource.setCancelHandler { [self] in self.sourceCancelled() }
         pendingCancels = 1
         readSource.resume()
+        // Accepted just as a drain began: nothing was read yet, so this is a clean refusal.
+        if core.drainState.isDraining { close() }
     }
 
     // MARK: Reading
@@ -188,7 +190,7 @@ final class Connection: @unchecked Sendable {
         case .offloaded:
             let core = self.core
             let request = request
-            core.handlerQueue.async { [self] in
+            core.handlerPool.submit { [self] in
                 let response = core.run(resolution.handler, request)
                 self.queue.async { self.send(response, for: request) }
             }
@@ -200,7 +202,7 @@ final class Connection: @unchecked Sendable {
         closeAfterResponse = true
         pauseReading()
         let problem = HTTPError(error.status, code: error.code, detail: "The request was rejected: \(error.code).")
-        var request = HTTPRequest(method: .GET, target: "", path: "", keepAlive: false)
+        var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)
         request.requestId = RequestID.generate()
         if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
         send(problem.response, for: request)
@@ -213,7 +215,7 @@ final class Connection: @unchecked Sendable {
         pauseReading()
         let problem = HTTPError(.requestTimeout, code: "request_timeout",
                                 detail: "The request was not received in time.")
-        var request = HTTPRequest(method: .GET, target: "", path: "", keepAlive: false)
+        var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)
         request.requestId = RequestID.generate()
         if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
         send(problem.response, for: request)
@@ -237,6 +239,9 @@ final class Connection: @unchecked Sendable {
         // Representation selection.
         var body: [UInt8] = []
         var etag = response.etag ?? response.headers["ETag"]
+        if let tag = etag, !tag.hasPrefix("\"") && !tag.hasPrefix("W/\"") {
+            etag = "\"" + tag + "\""  // a handler forgot the quotes
+        }
         var gzipped = false
         var addVary = false
         if case .bytes(let identity) = response.body {
@@ -498,7 +503,7 @@ final class Connection: @unchecked Sendable {
     private func startStream(_ producer: @escaping @Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool) {
         let writer = ConnectionBodyWriter(connection: self, chunked: chunked,
                                           timeoutMs: core.configuration.writeTimeoutMs)
-        core.streamQueue.async { [self] in
+        core.streamPool.submit { [self] in
             do {
                 try producer(writer)
                 self.queue.async { self.finishStream(chunked: chunked) }

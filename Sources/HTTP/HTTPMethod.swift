@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A request method; the common ones are cases so matching and routing never compare strings.
 public enum HTTPMethod: Sendable, Hashable, CustomStringConvertible {
     case GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS, TRACE, CONNECT
@@ -48,9 +54,3 @@ public enum HTTPMethod: Sendable, Hashable, CustomStringConvertible {
     /// GET and HEAD: the methods a matching `If-None-Match` answers with 304 rather than 412.
     public var isSafeRead: Bool { self == .GET || self == .HEAD }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

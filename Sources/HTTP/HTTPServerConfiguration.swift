@@ -8,6 +8,8 @@ extension HTTPServer {
         /// Number of serial I/O queues all connections are spread over.
         public var ioQueues: Int = 4
         public var maxConnections: Int = 10000
+        /// Upper bound on threads running offloaded handlers (and, separately, streamed bodies).
+        public var handlerThreads: Int = 64
         public var headerReadTimeoutMs: Int = 60000
         public var bodyReadTimeoutMs: Int = 60000
         public var idleTimeoutMs: Int = 75000

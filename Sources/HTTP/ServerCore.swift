@@ -11,9 +11,9 @@ final class ServerCore: @unchecked Sendable {
     let drainState: DrainState
     let loops: [IOLoop]
     /// Offloaded handlers run here, never on an I/O queue.
-    let handlerQueue = DispatchQueue(label: "xizor.http.handlers", attributes: .concurrent)
+    let handlerPool: HandlerPool
     /// Streamed-body producers (which block while the client reads) run here.
-    let streamQueue = DispatchQueue(label: "xizor.http.streams", attributes: .concurrent)
+    let streamPool: HandlerPool
     let openConnections = Atomic<Int>(0)
     private let nextLoop = Atomic<Int>(0)
 
@@ -23,6 +23,8 @@ final class ServerCore: @unchecked Sendable {
         self.logger = logger
         self.drainState = drainState
         loops = (0..<max(1, configuration.ioQueues)).map { IOLoop(index: $0) }
+        handlerPool = HandlerPool(name: "xizor-handler", maxThreads: configuration.handlerThreads)
+        streamPool = HandlerPool(name: "xizor-stream", maxThreads: configuration.handlerThreads)
     }
 
     func pickLoop() -> IOLoop {

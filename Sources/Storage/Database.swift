@@ -126,7 +126,11 @@ public final class Database {
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 let code = sqlite3_prepare_v3(connection, current, -1, 0, &statement, &tail)
-                let text = tail.map { String(cString: current).prefix(current.distance(to: $0)) }.map(String.init)
+                // The statement's own text, for the error message.
+                let text = tail.map { end in
+                    String(decoding: UnsafeRawBufferPointer(start: current, count: current.distance(to: end)), as: UTF8.self)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                }
                 if code != SQLITE_OK {
                     failure = SQLiteError(code: code, connection: connection, sql: text ?? String(cString: current))
                     sqlite3_finalize(statement)

@@ -41,7 +41,8 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// Runs `body` on the writer connection inside a `BEGIN IMMEDIATE` transaction, committed when
     /// it returns and rolled back when it throws; returns its result. Calls are serialized. Called
-    /// from inside another `write`, it runs as a savepoint of the outer transaction.
+    /// from inside another `write`, it runs as a savepoint of the outer transaction. Inside `body`,
+    /// read through `db`: a `read` there uses another connection and does not see this write yet.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         if DispatchQueue.getSpecific(key: onWriterQueue) == true {
             return try writer.savepoint(body)
@@ -68,7 +69,7 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Runs `body` on the writer connection with no transaction around it, for work that manages
-    /// its own (migrations) or cannot run in one (VACUUM, `PRAGMA wal_checkpoint`).
+    /// its own or cannot run in one (VACUUM, `PRAGMA wal_checkpoint`).
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         if DispatchQueue.getSpecific(key: onWriterQueue) == true { return try body(writer) }
         return try writerQueue.sync { try body(writer) }

@@ -32,6 +32,7 @@ struct CommandEnvironment {
         http.host = configuration.host
         http.port = configuration.port
         http.ioQueues = configuration.int("http.ioQueues")
+        http.handlerThreads = configuration.int("http.handlerThreads")
         http.maxConnections = configuration.int("http.maxConnections")
         http.headerReadTimeoutMs = configuration.int("http.headerReadTimeoutMs")
         http.bodyReadTimeoutMs = configuration.int("http.bodyReadTimeoutMs")

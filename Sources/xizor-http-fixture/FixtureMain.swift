@@ -45,6 +45,7 @@ enum FixtureMain {
         switch key {
         case "ioQueues": c.ioQueues = v
         case "maxConnections": c.maxConnections = v
+        case "handlerThreads": c.handlerThreads = v
         case "headerReadTimeoutMs": c.headerReadTimeoutMs = v
         case "bodyReadTimeoutMs": c.bodyReadTimeoutMs = v
         case "idleTimeoutMs": c.idleTimeoutMs = v

@@ -1,11 +1,12 @@
 import Foundation
 import Storage
 
-/// `xizor-storage-fixture crash-writer DB` and `xizor-storage-fixture bench DIR [--quick]`.
+/// `xizor-storage-fixture crash-writer DB` and `xizor-storage-fixture bench DIR [--quick] [--no-durable | --durable-only N]`.
 enum FixtureCommand {
     static let usage = """
         usage: xizor-storage-fixture crash-writer DB   commit numbered rows forever, printing each after commit
-               xizor-storage-fixture bench DIR [--quick]  storage benchmark, one JSON line per workload
+               xizor-storage-fixture bench DIR [--quick] [--no-durable | --durable-only N]
+                                                  storage benchmark, one JSON line per workload
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -15,7 +16,7 @@ enum FixtureCommand {
                 try CrashWriter.run(path: arguments[1])
                 return 0
             case "bench" where arguments.count >= 2:
-                try StorageBenchmark.run(directory: arguments[1], quick: arguments.contains("--quick"))
+                try StorageBenchmark.run(directory: arguments[1], options: .init(Array(arguments.dropFirst(2))))
                 return 0
             default:
                 FileHandle.standardError.write(Data((usage + "\n").utf8))

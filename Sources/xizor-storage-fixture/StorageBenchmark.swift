@@ -7,8 +7,29 @@ enum StorageBenchmark {
     static let insertSQL = "INSERT INTO bench (id, name, amount) VALUES (?, ?, ?)"
     static let readSQL = "SELECT name, amount FROM bench WHERE id = ?"
 
-    static func run(directory: String, quick: Bool) throws {
-        let singleRows = quick ? 200 : 2_000
+    /// What one invocation measures: everything, or only the durable single-row inserts (the bench
+    /// script alternates many short durable runs with Python's, since fsync latency drifts).
+    struct Options {
+        var quick = false
+        var durableOnlyRows: Int?
+        var skipDurable = false
+
+        init(_ arguments: [String]) {
+            var rest = arguments[...]
+            while let argument = rest.popFirst() {
+                switch argument {
+                case "--quick": quick = true
+                case "--no-durable": skipDurable = true
+                case "--durable-only": durableOnlyRows = rest.popFirst().flatMap { Int($0) }.map { max(1, $0) }
+                default: break
+                }
+            }
+        }
+    }
+
+    static func run(directory: String, options: Options) throws {
+        let quick = options.quick
+        let singleRows = options.durableOnlyRows ?? (options.skipDurable ? 0 : (quick ? 200 : 3_000))
         let batches = quick ? 20 : 200
         let batchSize = 1_000
         let reads = quick ? 20_000 : 300_000
@@ -28,7 +49,8 @@ enum StorageBenchmark {
             let rowID = id
             try pool.write { db in try db.execute(insertSQL, [rowID, "name-\(rowID)", rowID * 3]) }
         }
-        report("single_insert", ops: singleRows, seconds: now() - start)
+        if singleRows > 0 { report("single_insert", ops: singleRows, seconds: now() - start) }
+        if options.durableOnlyRows != nil { return }
 
         start = now()
         for _ in 0..<batches {
@@ -57,6 +79,27 @@ enum StorageBenchmark {
             return sum
         }
         report("point_read", ops: reads, seconds: now() - start, extra: "\"checksum\":\(checksum)")
+
+        try singleInsertsWithoutFsync(path: directory + "/swift-bench-nosync.sqlite", rows: quick ? 2_000 : 20_000)
+    }
+
+    /// The same single-row transactions with synchronous=OFF: no fsync, so what is left is the
+    /// cost of the layer itself (queue hop, BEGIN/INSERT/COMMIT, bindings).
+    static func singleInsertsWithoutFsync(path: String, rows: Int) throws {
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        let pool = try DatabasePool(path: path, configuration: DatabaseConfiguration(synchronous: .off, readConnections: 1))
+        defer {
+            pool.close()
+            for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        }
+        try pool.write { db in
+            try db.execute("CREATE TABLE bench (id INTEGER PRIMARY KEY, name TEXT NOT NULL, amount INTEGER NOT NULL)")
+        }
+        let start = now()
+        for rowID in 1...Int64(rows) {
+            try pool.write { db in try db.execute(insertSQL, [rowID, "name-\(rowID)", rowID * 3]) }
+        }
+        report("single_insert_nosync", ops: rows, seconds: now() - start)
     }
 
     enum BenchmarkError: Error { case missingRow }

@@ -133,3 +133,19 @@ struct Tagging: HTTPMiddleware {
         == #"{"type":"about:blank","title":"Not Found","status":404,"detail":"No \"such\" thing.","code":"not_found"}"#)
     #expect(response.headers["content-type"] == "application/problem+json")
 }
+
+@Test func ifMatchUsesStrongComparison() {
+    func r(_ v: String?) -> HTTPRequest {
+        HTTPRequest(method: .PUT, target: "/", path: "/", headers: HTTPRequestHeaders(v.map { [("If-Match", $0)] } ?? []))
+    }
+    #expect(r(nil).ifMatchMatches("\"a\"") == nil)
+    #expect(r("\"a\"").ifMatchMatches("\"a\"") == true)
+    #expect(r("\"b\", \"a\"").ifMatchMatches("\"a\"") == true)
+    #expect(r("W/\"a\"").ifMatchMatches("\"a\"") == false)
+    #expect(r("W/\"x\", \"a\"").ifMatchMatches("\"a\"") == true)
+    #expect(r("*").ifMatchMatches("\"a\"") == true)
+    #expect(r("\"ab\"").ifMatchMatches("\"a\"") == false)
+    let conditional = HTTPRequest(method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders([("If-None-Match", "\"a\"")]))
+    #expect(conditional.ifNoneMatchMatches("W/\"a\"") == true)
+    #expect(conditional.ifMatchMatches("\"a\"") == nil)
+}

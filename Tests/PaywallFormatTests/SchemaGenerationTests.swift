@@ -51,3 +51,26 @@ import Testing
         for (format, input, expected) in cases { #expect(format.matches(input) == expected, "\(format) \(input)") }
     }
 }
+
+@Suite struct DocsTests {
+    /// docs/schema.md embeds the generated field tables; regenerate with `xizor schema --markdown`.
+    @Test func schemaReferenceIsCurrent() throws {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        let doc = String(decoding: try readFile(parts.joined(separator: "/") + "/docs/schema.md"), as: UTF8.self)
+        let tables = try #require(SchemaReference.markdown(version: 2))
+        #expect(doc.hasSuffix(tables), "docs/schema.md is out of date: xizor schema --markdown --version 2")
+        for code in ValidationCode.allCases { #expect(doc.contains("`\(code.rawValue)`"), "\(code.rawValue) undocumented") }
+        for code in JSONParseError.Code.allCases { #expect(doc.contains("`\(code.rawValue)`"), "\(code.rawValue) undocumented") }
+    }
+}
+
+@Suite struct EmbeddedSchemaTests {
+    @Test func definitionsCanBeEmbeddedUnderAnotherPrefix() throws {
+        let defs = try #require(JSONSchemaGenerator.definitions(version: 2, refPrefix: "#/components/schemas/", namePrefix: "PaywallV2"))
+        #expect(defs["PaywallV2PaywallDocument"] != nil && defs["PaywallDocument"] == nil)
+        #expect(defs["PaywallV2Style"]?["properties"]?["padding"]?["$ref"] == "#/components/schemas/PaywallV2Padding")
+        #expect(defs["PaywallV2TextNode"]?["properties"]?["text"]?["$ref"] == "#/components/schemas/PaywallV2LocalizedText")
+        #expect(PaywallTemplates.json["clean"] == PaywallTemplates.document(named: "clean"))
+    }
+}

@@ -159,3 +159,30 @@ import Testing
         #expect(after == 1)
     }
 }
+
+@Suite struct TwoPoolsTests {
+    /// Two pools on one file stand in for two processes (`serve` and `xizor apps create`): each
+    /// has its own writer, so they contend on SQLite's file lock, and the busy timeout absorbs it.
+    @Test func twoWritersOnOneFileNeverSeeBusy() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("shared.sqlite")
+        let first = try DatabasePool(path: path, configuration: DatabaseConfiguration(readConnections: 1))
+        try first.write { db in try db.execute("CREATE TABLE t (pool INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (pool, n)) STRICT") }
+        let second = try DatabasePool(path: path, configuration: DatabaseConfiguration(readConnections: 1))
+        let pools = [first, second]
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            let pool = pools[worker % 2]
+            for n in 0..<100 {
+                do {
+                    try pool.write { db in try db.execute("INSERT INTO t VALUES (?, ?)", [worker, n]) }
+                } catch {
+                    failures.update { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.value == [])
+        let count: Int = try second.read { db in try db.queryOne("SELECT count(*) FROM t")?.get(0) ?? -1 }
+        #expect(count == 400)
+    }
+}

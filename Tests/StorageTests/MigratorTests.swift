@@ -82,6 +82,7 @@ import Testing
         guard case .failed(let name, let sqliteError) = error else { Issue.record("expected .failed"); return }
         #expect(name == "0003_broken.sql")
         #expect(sqliteError.message.contains("nowhere"))
+        #expect(sqliteError.sql?.hasPrefix("INSERT INTO nowhere") == true, "the failing statement, not the whole file")
         let state: [String] = try pool.read { db in
             try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('a', 'b', 'c') ORDER BY name").map { try $0.get(0) }
                 + db.query("SELECT name FROM schema_migrations ORDER BY name").map { try $0.get(0) }

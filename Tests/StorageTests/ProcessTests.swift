@@ -148,6 +148,26 @@ func committedNumbers(in path: String) throws -> Set<Int64> {
         #expect(try Migrator(directory: Repository.migrations).pending(in: restored).isEmpty)
     }
 
+    @Test func backupOfADatabaseNobodyHasOpen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("idle.sqlite")
+        do {
+            let pool = try migratedPool(in: directory, readConnections: 1)
+            try pool.write { db in try db.execute("INSERT INTO apps (id, name, created_at) VALUES ('a', 'A', 1)") }
+            pool.close()
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.file("xizor.sqlite")))
+        try Backup.copy(from: directory.file("xizor.sqlite"), to: path)
+        let copy = try Database(path: path, mode: .readOnly)
+        #expect(try copy.queryOne("SELECT name FROM apps WHERE id = 'a'")?.get(0) == "A")
+        #expect(try copy.queryOne("PRAGMA journal_mode")?.get(0) == "delete")
+        // An existing file at the destination is replaced whole.
+        try Backup.copy(from: directory.file("xizor.sqlite"), to: path)
+        #expect(try Backup.integrityCheck(path: path) == [])
+        #expect(throws: SQLiteError.self) { try Backup.copy(from: directory.file("nope.sqlite"), to: directory.file("x.sqlite")) }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")))
+    }
+
     @Test func integrityCheckReportsCorruption() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("c.sqlite")

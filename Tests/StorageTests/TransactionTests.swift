@@ -49,6 +49,17 @@ import Testing
         #expect(try values() == ["after", "kept", "outer"])
     }
 
+    @Test func constraintErrorsNameTheirKindCodeAndSQL() throws {
+        try db.execute("INSERT INTO t VALUES ('x')")
+        let error = #expect(throws: SQLiteError.self) { try db.execute("INSERT INTO t VALUES (?)", ["x"]) }
+        #expect(error?.kind == .unique)
+        #expect(error?.code == 1555)   // SQLITE_CONSTRAINT_PRIMARYKEY
+        #expect(error?.isConstraintViolation == true)
+        #expect(error?.message.contains("t.v") == true)
+        #expect(error?.sql == "INSERT INTO t VALUES (?)")
+        #expect(error?.description.contains("INSERT INTO t") == true)
+    }
+
     @Test func outerRollbackUndoesReleasedSavepoints() throws {
         #expect(throws: Boom.self) {
             try db.transaction { db in

@@ -390,3 +390,90 @@ def test_sigterm_finishes_in_flight_request_then_exits_zero():
     assert s.proc.wait(timeout=30) == 0
     with pytest.raises(OSError):
         socket.create_connection((s.host, s.port), timeout=5)
+
+
+def test_ipv6_loopback():
+    s = FixtureServer("--host", "::1")
+    try:
+        with socket.create_connection(("::1", s.port), timeout=30) as sock:
+            sock.sendall(request("GET", "/echo"))
+            r = Reader(sock).read_response()
+            assert r.status == 200 and r.json()["remote"].startswith("[::1]:")
+    finally:
+        s.stop()
+
+
+def test_body_read_timeout_gets_408():
+    s = FixtureServer("--bodyReadTimeoutMs", "1000")
+    try:
+        with s.connect() as sock:
+            sock.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
+            reader = Reader(sock)
+            r = reader.read_response()
+            assert r.status == 408 and r.header("Connection") == "close"
+            assert reader.at_eof()
+    finally:
+        s.stop()
+
+
+def test_drain_is_bounded_when_a_handler_outlives_it():
+    s = FixtureServer("--drainTimeoutMs", "1000")
+    with s.connect() as sock:
+        sock.sendall(request("GET", "/slow?ms=20000"))
+        time.sleep(0.3)
+        s.proc.send_signal(signal.SIGTERM)
+        assert s.proc.wait(timeout=15) == 0
+        assert Reader(sock).at_eof()
+
+
+def test_blocked_offloaded_handlers_do_not_stall_other_offloaded_handlers(server):
+    slow = [server.connect() for _ in range(8)]
+    try:
+        for s in slow:
+            s.sendall(request("GET", "/slow?ms=4000"))
+        time.sleep(0.3)
+        with server.connect() as sock:
+            sock.sendall(request("POST", "/echo", body=b"through"))
+            assert Reader(sock).read_response().json()["body"] == "through"
+        for s in slow:
+            s.settimeout(0.0)
+            with pytest.raises(BlockingIOError):
+                s.recv(1)  # all eight are still sleeping
+            s.settimeout(30)
+        for s in slow:
+            assert Reader(s).read_response().body == b"slept 4000\n"
+    finally:
+        for s in slow:
+            s.close()
+
+
+def test_large_body_over_many_reads(server):
+    body = bytes(range(97, 123)) * 40000  # 1,040,000 bytes, under the 1 MiB limit
+    with server.connect() as sock:
+        sock.sendall(request("POST", "/echo", body=body))
+        r = Reader(sock).read_response()
+    assert r.status == 200
+    assert r.json()["bodyLength"] == len(body)
+
+
+def test_write_timeout_closes_a_client_that_stops_reading():
+    s = FixtureServer("--writeTimeoutMs", "1000")
+    try:
+        sock = s.connect()
+        count = 200  # 200 x 200 KB = 40 MB: far more than loopback socket buffers hold
+        sock.sendall(b"".join(request("GET", "/large") for _ in range(count)))
+        time.sleep(4)
+        received = 0
+        sock.settimeout(30)
+        try:
+            while True:
+                data = sock.recv(1 << 20)
+                if not data:
+                    break
+                received += len(data)
+        except ConnectionResetError:
+            pass
+        sock.close()
+        assert 0 < received < count * 200_000
+    finally:
+        s.stop()

@@ -1,16 +1,14 @@
-/// JSON Merge Patch (RFC 7386): the small "send only what changes" edit an agent can write
-/// without knowing the whole document. `null` removes a member; an object merges member by
-/// member; anything else (arrays included) replaces the target.
-public enum JSONMergePatch {
-    /// The result of applying `patch` to `target`, exactly as RFC 7386 section 2 defines it.
-    public static func apply(_ patch: JSONValue, to target: JSONValue) -> JSONValue {
-        guard case .object(let members) = patch else { return patch }
-        var result = target.objectValue ?? [:]
-        for (name, value) in members {
+extension JSONValue {
+    /// This value with an RFC 7396 JSON Merge Patch applied (MCP `update_paywall_draft`): an object patch
+    /// merges member by member, `null` removes a member, anything else (arrays included) replaces.
+    public func applyingMergePatch(_ patch: JSONValue) -> JSONValue {
+        guard case .object(let patchObject) = patch else { return patch }
+        var result = objectValue ?? [:]
+        for (key, value) in patchObject {
             if value.isNull {
-                result.removeValue(forKey: name)
+                result[key] = nil
             } else {
-                result[name] = apply(value, to: result[name] ?? .null)
+                result[key] = (result[key] ?? .null).applyingMergePatch(value)
             }
         }
         return .object(result)

@@ -61,10 +61,10 @@ public enum PaywallLocalization {
         guard let schema = SchemaDefinitions.forVersion(version) ?? SchemaDefinitions.forVersion(SchemaVersions.latest),
               let root = schema.definitions[SchemaDefinitions.rootName] else { return [] }
         var walker = StructuralWalker(schema: schema)
-        walker.walk(document, root, .root, definition: SchemaDefinitions.rootName)
+        walker.walk(document, root, WalkPath.root, definition: SchemaDefinitions.rootName)
         let locales = document["locales"]?.arrayValue?.compactMap(\.stringValue) ?? []
         return walker.facts.texts.map { fact in
-            LocalizedTextEntry(path: fact.path, values: fact.entries, missingLocales: locales.filter { fact.entries[$0] == nil })
+            LocalizedTextEntry(path: fact.path.jsonPath, values: fact.entries, missingLocales: locales.filter { fact.entries[$0] == nil })
         }
     }
 

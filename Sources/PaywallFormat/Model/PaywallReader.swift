@@ -19,6 +19,8 @@ public enum PaywallReader {
     public struct Result: Sendable {
         public var document: PaywallDocument
         public var unknownNodes: [UnknownNode]
+        /// False when `schemaVersion` is missing or not supported: such a document must not be rendered.
+        public var isSupportedVersion: Bool
     }
 
     /// Reads any JSON value as a document. Check `schemaVersion` against `SchemaVersions.supported`
@@ -26,7 +28,9 @@ public enum PaywallReader {
     public static func read(_ json: JSONValue) -> Result {
         var context = ReadContext()
         let document = context.document(json)
-        return Result(document: document, unknownNodes: context.unknownNodes)
+        let version = json["schemaVersion"]?.intValue
+        return Result(document: document, unknownNodes: context.unknownNodes,
+                      isSupportedVersion: version.map(SchemaVersions.supported.contains) ?? false)
     }
 }
 
@@ -48,7 +52,7 @@ struct ReadContext {
                 return ProductSlot(slot: slot, storeProductId: id, preselected: p["preselected"]?.boolValue ?? false)
             },
             settings: settings(j["settings"]),
-            root: j["root"].flatMap { node($0, path: JSONPath.root.appending("root")) })
+            root: j["root"].flatMap { node($0, path: WalkPath.root.appending("root")) })
     }
 
     func theme(_ j: JSONValue?) -> Theme {
@@ -185,7 +189,7 @@ struct ReadContext {
         return .unknown(j?["type"]?.stringValue ?? "")
     }
 
-    mutating func nodes(_ j: JSONValue?, path: JSONPath) -> [PaywallNode] {
+    mutating func nodes(_ j: JSONValue?, path: WalkPath) -> [PaywallNode] {
         guard let items = j?.arrayValue else { return [] }
         var result: [PaywallNode] = []
         for (i, item) in items.enumerated() { if let n = node(item, path: path.appending(i)) { result.append(n) } }
@@ -193,18 +197,18 @@ struct ReadContext {
     }
 
     /// The node at `path`, its fallback when the type is unknown, or nil (skipped, reported).
-    mutating func node(_ j: JSONValue, path: JSONPath) -> PaywallNode? {
+    mutating func node(_ j: JSONValue, path: WalkPath) -> PaywallNode? {
         guard j.objectValue != nil else { return nil }
         let common = NodeCommon(id: j["id"]?.stringValue, style: style(j["style"]), animation: animation(j["animation"]),
                                 accessibilityLabel: text(j["accessibilityLabel"]))
         let type = j["type"]?.stringValue ?? ""
         if let kind = kind(type, j, path: path) { return PaywallNode(common: common, kind: kind) }
         let fallback = j["fallback"].flatMap { node($0, path: path.appending("fallback")) }
-        unknownNodes.append(PaywallReader.UnknownNode(path: path.description, type: type, usedFallback: fallback != nil))
+        unknownNodes.append(PaywallReader.UnknownNode(path: path.jsonPath.description, type: type, usedFallback: fallback != nil))
         return fallback
     }
 
-    mutating func kind(_ type: String, _ j: JSONValue, path: JSONPath) -> PaywallNode.Kind? {
+    mutating func kind(_ type: String, _ j: JSONValue, path: WalkPath) -> PaywallNode.Kind? {
         let label = text(j["label"])
         switch type {
         case "stack":

@@ -7,7 +7,7 @@ enum DraftTools {
     static let update = MCPTool(
         name: "update_paywall_draft", title: "Edit the draft",
         description: """
-            Saves the paywall's draft, either replacing it with a whole 'document' or applying a JSON Merge Patch (RFC 7386) \
+            Saves the paywall's draft, either replacing it with a whole 'document' or applying a JSON Merge Patch (RFC 7396) \
             in 'mergePatch': members you give replace those of the draft, objects merge recursively, null deletes a member, \
             arrays are replaced whole. 'revision' is required: the draft revision you read (get_paywall); when someone saved in \
             between, the edit fails with draft_revision_mismatch and you read and apply it again. The draft may be invalid; \
@@ -18,7 +18,7 @@ enum DraftTools {
             "paywallId": ToolSchema.paywallID,
             "revision": ToolSchema.revision,
             "document": ToolSchema.anyObject("The whole new draft document."),
-            "mergePatch": ToolSchema.anyObject("An RFC 7386 merge patch applied to the current draft, e.g. {\"name\": \"Spring sale\", \"theme\": {\"colors\": {\"accent\": \"#FF5500\"}}}."),
+            "mergePatch": ToolSchema.anyObject("An RFC 7396 merge patch applied to the current draft, e.g. {\"name\": \"Spring sale\", \"theme\": {\"colors\": {\"accent\": \"#FF5500\"}}}."),
         ], required: ["paywallId", "revision"], extra: ["oneOf": [["required": ["document"]], ["required": ["mergePatch"]]]]),
         outputSchema: ["type": "object",
                        "properties": ["paywallId": ["type": "string"], "revision": ["type": "integer"], "document": ["type": "object"],

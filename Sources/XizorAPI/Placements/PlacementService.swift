@@ -5,12 +5,14 @@ import Storage
 public struct PlacementInfo: Sendable {
     public let key: String
     public let paywallID: String
+    public let experimentID: String?
     public let rules: [JSONValue]
     public let createdAt: Int64
     public let updatedAt: Int64
 
     public var json: JSONValue {
-        ["key": .string(key), "paywallId": .string(paywallID), "rules": .array(rules),
+        ["key": .string(key), "paywallId": .string(paywallID), "experimentId": experimentID.map { .string($0) } ?? .null,
+         "rules": .array(rules),
          "createdAt": .number(Int(createdAt)), "updatedAt": .number(Int(updatedAt))]
     }
 }
@@ -35,22 +37,50 @@ public final class PlacementService: Sendable {
         }
     }
 
-    /// Points `key` at a paywall (creating the placement when new). The paywall must belong to the
-    /// app and not be archived.
-    public func assign(appID: String, key: String, paywallID: String) throws -> PlacementInfo {
+    /// Points `key` at a paywall, or at an experiment (creating the placement when new). The
+    /// paywall must belong to the app and not be archived; with an experiment and no paywall, the
+    /// experiment's control is the paywall served whenever the experiment is not running.
+    public func assign(appID: String, key: String, paywallID: String?, experimentID: String? = nil) throws -> PlacementInfo {
         guard PlacementService.isValidKey(key) else {
             throw ServiceError.badField("$.key", "invalid_placement_key", "A placement key is 1 to 100 of A-Z a-z 0-9 _ - .")
         }
         let now = clock.now()
         try pool.serviceWrite { db in
-            try PlacementService.requireAssignablePaywall(db, appID: appID, paywallID: paywallID, path: "$.paywallId")
+            let target = try PlacementService.target(db, appID: appID, paywallID: paywallID, experimentID: experimentID, path: "$")
             try db.execute("""
-                INSERT INTO placements (app_id, key, paywall_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (app_id, key) DO UPDATE SET paywall_id = excluded.paywall_id, updated_at = max(placements.updated_at, excluded.updated_at)
-                """, [appID, key, paywallID, now, now])
+                INSERT INTO placements (app_id, key, paywall_id, experiment_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (app_id, key) DO UPDATE SET paywall_id = excluded.paywall_id, experiment_id = excluded.experiment_id,
+                    updated_at = max(placements.updated_at, excluded.updated_at)
+                """, [appID, key, target.paywallID, target.experimentID, now, now])
         }
         try serving.refresh(appID: appID)
         return try placement(appID: appID, key: key)
+    }
+
+    /// A placement's or rule's target: a live paywall, an experiment that has not stopped, or both
+    /// (the paywall then serves while the experiment is not running).
+    static func target(_ db: Database, appID: String, paywallID: String?, experimentID: String?, path: String) throws -> (paywallID: String, experimentID: String?) {
+        guard let experimentID else {
+            guard let paywallID else {
+                throw ServiceError.badField("\(path).paywallId", "missing_required_field", "Give a 'paywallId' (or an 'experimentId').")
+            }
+            try requireAssignablePaywall(db, appID: appID, paywallID: paywallID, path: "\(path).paywallId")
+            return (paywallID, nil)
+        }
+        guard let row = try db.queryOne("""
+            SELECT e.status, v.paywall_id FROM experiments e JOIN experiment_variants v ON v.experiment_id = e.id AND v.position = 0
+            WHERE e.id = ? AND e.app_id = ?
+            """, [experimentID, appID]) else {
+            throw ServiceError.badField("\(path).experimentId", "unknown_experiment", "No experiment '\(experimentID)' in this app.")
+        }
+        let status: String = try row.get(0)
+        guard status != "stopped" else {
+            throw ServiceError.badField("\(path).experimentId", "experiment_stopped", "Experiment '\(experimentID)' has stopped; target a paywall.")
+        }
+        let control: String = try row.get(1)
+        let fallback = paywallID ?? control
+        try requireAssignablePaywall(db, appID: appID, paywallID: fallback, path: "\(path).paywallId")
+        return (fallback, experimentID)
     }
 
     static func requireAssignablePaywall(_ db: Database, appID: String, paywallID: String, path: String) throws {
@@ -72,20 +102,22 @@ public final class PlacementService: Sendable {
 
     public func placement(appID: String, key: String) throws -> PlacementInfo {
         try pool.serviceRead { db in
-            guard let row = try db.queryOne("SELECT paywall_id, created_at, updated_at FROM placements WHERE app_id = ? AND key = ?", [appID, key]) else {
+            guard let row = try db.queryOne("SELECT paywall_id, created_at, updated_at, experiment_id FROM placements WHERE app_id = ? AND key = ?", [appID, key]) else {
                 throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
             }
             let rules = try db.query("""
-                SELECT condition, paywall_id, active_from, active_until FROM placement_rules
+                SELECT condition, paywall_id, active_from, active_until, experiment_id FROM placement_rules
                 WHERE app_id = ? AND placement_key = ? ORDER BY position
                 """, [appID, key]).map { rule -> JSONValue in
                     let text: String = try rule.get(0)
                     var o: [String: JSONValue] = ["when": (try? JSONValue(parsing: text)) ?? .null, "paywallId": .string(try rule.get(1))]
                     if let from: Int64 = try rule.get(2) { o["activeFrom"] = .number(Int(from)) }
                     if let until: Int64 = try rule.get(3) { o["activeUntil"] = .number(Int(until)) }
+                    if let experiment: String = try rule.get(4) { o["experimentId"] = .string(experiment) }
                     return .object(o)
                 }
-            return PlacementInfo(key: key, paywallID: try row.get(0), rules: rules, createdAt: try row.get(1), updatedAt: try row.get(2))
+            return PlacementInfo(key: key, paywallID: try row.get(0), experimentID: try row.get(3), rules: rules,
+                                 createdAt: try row.get(1), updatedAt: try row.get(2))
         }
     }
 
@@ -104,14 +136,14 @@ public final class PlacementService: Sendable {
             throw ServiceError.badField("$.rules", "type_mismatch", "'rules' is an array of {when, paywallId}.")
         }
         var issues: [ValidationIssue] = []
-        var parsed: [(condition: JSONValue, paywallID: String, from: Int64?, until: Int64?)] = []
+        var parsed: [(condition: JSONValue, paywallID: String?, experimentID: String?, from: Int64?, until: Int64?)] = []
         for (index, item) in list.enumerated() {
             let path = "$.rules[\(index)]"
             guard let object = item.objectValue else {
                 issues.append(ValidationIssue(path: path, message: "A rule is an object {when, paywallId}.", code: "type_mismatch"))
                 continue
             }
-            for name in object.keys.sorted() where !["when", "paywallId", "activeFrom", "activeUntil"].contains(name) {
+            for name in object.keys.sorted() where !["when", "paywallId", "experimentId", "activeFrom", "activeUntil"].contains(name) {
                 issues.append(ValidationIssue(path: "\(path).\(name)", message: "Unknown property '\(name)'.", code: "unknown_property"))
             }
             var condition: JSONValue = .null
@@ -121,9 +153,9 @@ public final class PlacementService: Sendable {
                 issues.append(ValidationIssue(path: "\(path).when", message: "A rule needs a 'when' condition.", code: "missing_required_field"))
             }
             let paywallID = object["paywallId"]?.stringValue
-            if paywallID == nil {
-                issues.append(ValidationIssue(path: "\(path).paywallId", message: "A rule needs a 'paywallId' string.",
-                                              code: object["paywallId"] == nil ? "missing_required_field" : "type_mismatch"))
+            let experimentID = object["experimentId"]?.stringValue
+            for (name, value) in [("paywallId", paywallID), ("experimentId", experimentID)] where value == nil && object[name] != nil && object[name]?.isNull == false {
+                issues.append(ValidationIssue(path: "\(path).\(name)", message: "'\(name)' is a string.", code: "type_mismatch"))
             }
             func time(_ name: String) -> Int64? {
                 guard let value = object[name], !value.isNull else { return nil }
@@ -137,24 +169,25 @@ public final class PlacementService: Sendable {
             if let from, let until, until <= from {
                 issues.append(ValidationIssue(path: "\(path).activeUntil", message: "'activeUntil' must be after 'activeFrom'.", code: "number_out_of_range"))
             }
-            if let paywallID { parsed.append((condition, paywallID, from, until)) }
+            parsed.append((condition, paywallID, experimentID, from, until))
         }
         let now = clock.now()
         try pool.serviceWrite { db in
             guard try db.queryOne("SELECT 1 FROM placements WHERE app_id = ? AND key = ?", [appID, key]) != nil else {
                 throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app; assign it a paywall first.")
             }
+            var targets: [(paywallID: String, experimentID: String?)] = []
             for (index, rule) in parsed.enumerated() {
-                do { try PlacementService.requireAssignablePaywall(db, appID: appID, paywallID: rule.paywallID, path: "$.rules[\(index)].paywallId") }
+                do { targets.append(try PlacementService.target(db, appID: appID, paywallID: rule.paywallID, experimentID: rule.experimentID, path: "$.rules[\(index)]")) }
                 catch let error as ServiceError { issues.append(contentsOf: error.errors) }
             }
             guard issues.isEmpty else { throw ServiceError.invalid(issues, detail: "The rules have \(issues.count) error(s).") }
             try db.execute("DELETE FROM placement_rules WHERE app_id = ? AND placement_key = ?", [appID, key])
-            for (position, rule) in parsed.enumerated() {
+            for (position, (rule, target)) in zip(parsed, targets).enumerated() {
                 try db.execute("""
-                    INSERT INTO placement_rules (app_id, placement_key, position, condition, paywall_id, active_from, active_until)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, [appID, key, position, rule.condition.canonicalString, rule.paywallID, rule.from, rule.until])
+                    INSERT INTO placement_rules (app_id, placement_key, position, condition, paywall_id, experiment_id, active_from, active_until)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [appID, key, position, rule.condition.canonicalString, target.paywallID, target.experimentID, rule.from, rule.until])
             }
             try db.execute("UPDATE placements SET updated_at = max(updated_at, ?) WHERE app_id = ? AND key = ?", [now, appID, key])
         }

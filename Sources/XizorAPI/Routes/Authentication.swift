@@ -9,14 +9,32 @@ struct Authenticator: Sendable {
         guard let header = request.header("Authorization") else {
             throw ServiceError(.unauthorized, "missing_api_key", "Send 'Authorization: Bearer KEY'.")
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard let token = Authenticator.bearerToken(header) else {
             throw ServiceError(.unauthorized, "invalid_authorization", "The Authorization header must be 'Bearer KEY'.")
         }
-        guard let principal = keys.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        guard let principal = keys.authenticate(token) else {
             throw ServiceError(.unauthorized, "invalid_api_key", "The API key is unknown or revoked.")
         }
         return principal
+    }
+
+    /// The token of `Bearer TOKEN` (scheme case-insensitive, RFC 9110 §11.1), without Foundation
+    /// string searching: this runs on every SDK request.
+    static func bearerToken(_ header: String) -> Substring? {
+        let utf8 = header.utf8
+        guard utf8.count > 7 else { return nil }
+        var index = utf8.startIndex
+        for expected in "bearer".utf8 {
+            guard utf8[index] | 0x20 == expected else { return nil }
+            index = utf8.index(after: index)
+        }
+        guard utf8[index] == UInt8(ascii: " ") else { return nil }
+        var start = utf8.index(after: index)
+        while start < utf8.endIndex, utf8[start] == UInt8(ascii: " ") { start = utf8.index(after: start) }
+        var end = utf8.endIndex
+        while end > start, utf8[utf8.index(before: end)] == UInt8(ascii: " ") { end = utf8.index(before: end) }
+        guard start < end else { return nil }
+        return header[start..<end]
     }
 
     /// The app of a secret key (dashboard API and MCP).

@@ -15,10 +15,10 @@ struct PlacementRoutes {
         router.put("/v1/placements/:key") { request in
             let appID = try auth.secretApp(request)
             let body = try request.jsonBody()
-            guard let paywallID = try body.optionalString("paywallId", path: "$") else {
-                throw ServiceError.badField("$.paywallId", "missing_required_field", "A placement needs a 'paywallId'.")
-            }
-            return APIResponse.json(try placements.assign(appID: appID, key: request.parameter("key"), paywallID: paywallID).json)
+            let paywallID = try body.optionalString("paywallId", path: "$")
+            let experimentID = try body.optionalString("experimentId", path: "$")
+            return APIResponse.json(try placements.assign(appID: appID, key: request.parameter("key"), paywallID: paywallID,
+                                                          experimentID: experimentID).json)
         }
         router.get("/v1/placements/:key") { request in
             let appID = try auth.secretApp(request)
@@ -39,7 +39,8 @@ struct PlacementRoutes {
         }
         router.get("/v1/placements/:key/resolve") { request in
             let appID = try auth.secretApp(request)
-            let resolution = try services.serving.resolve(appID: appID, placement: request.parameter("key"), context: request.presentationContext)
+            let resolution = try services.serving.resolve(appID: appID, placement: request.parameter("key"), context: request.presentationContext,
+                                                          subscriberID: request.query("subscriberId"))
             return APIResponse.json(resolution.json)
         }
     }

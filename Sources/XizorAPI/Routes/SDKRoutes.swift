@@ -15,19 +15,28 @@ struct SDKRoutes {
         router.get("/v1/sdk/placements/:key/paywall", execution: .inline) { request in
             let appID = try auth.publicApp(request)
             let asked = try DeliveryRequest(request, placement: request.parameter("key"))
-            let delivery = try delivery.deliver(appID: appID, asked)
-            let representation = delivery.representation
-            return HTTPResponse(
-                status: .ok,
-                headers: [
+            switch try delivery.deliver(appID: appID, asked) {
+            case .holdout(let assignment):
+                return HTTPResponse(status: .noContent, headers: [
+                    "Cache-Control": "no-cache", "X-Xizor-Holdout": assignment.experimentID,
+                    "X-Xizor-Experiment": assignment.experimentID,
+                ])
+            case .paywall(let representation, let locale, let schemaVersion, let resolution):
+                var headers: HTTPHeaders = [
                     "Content-Type": representation.contentType,
                     "Cache-Control": "no-cache",
                     "Vary": PaywallDelivery.vary,
-                    "Content-Language": delivery.locale,
-                    "X-Xizor-Schema-Version": String(delivery.schemaVersion),
+                    "Content-Language": locale,
+                    "X-Xizor-Schema-Version": String(schemaVersion),
                     "Accept-CH": "Sec-CH-Prefers-Color-Scheme",
-                ],
-                body: representation.body, etag: representation.etag, gzip: representation.gzip)
+                ]
+                if let experiment = resolution.experiment {
+                    headers["X-Xizor-Experiment"] = experiment.experimentID
+                    headers["X-Xizor-Variant"] = experiment.variant ?? ""
+                }
+                return HTTPResponse(status: .ok, headers: headers, body: representation.body,
+                                    etag: representation.etag, gzip: representation.gzip)
+            }
         }
         router.get("/v1/sdk/fallback-bundle") { request in
             let appID = try auth.publicApp(request)

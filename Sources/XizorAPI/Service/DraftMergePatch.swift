@@ -1,7 +1,7 @@
 import PaywallFormat
 
 extension PaywallService {
-    /// Applies a JSON Merge Patch (RFC 7386) to the draft and saves the result, when
+    /// Applies a JSON Merge Patch (RFC 7396) to the draft and saves the result, when
     /// `expectedRevision` is still the draft's revision (the same optimistic concurrency as a whole
     /// save: a stale revision answers `draft_revision_mismatch`, 412).
     public func patchDraft(appID: String, id: String, patch: JSONValue, expectedRevision: Int64) throws -> Draft {
@@ -13,7 +13,7 @@ extension PaywallService {
             throw ServiceError(.preconditionFailed, "draft_revision_mismatch",
                                "The draft changed since revision \(expectedRevision); it is at revision \(current.revision). Reload it and apply your edit again.")
         }
-        let patched = JSONMergePatch.apply(patch, to: current.document)
+        let patched = current.document.applyingMergePatch(patch)
         return try saveDraft(appID: appID, id: id, document: patched, expectedRevision: expectedRevision)
     }
 }

@@ -48,6 +48,8 @@ public final class EventService: Sendable {
         let subscriberID: String?
         let context: String?
         let properties: String?
+        let experimentID: String?
+        let variant: String?
     }
 
     public func ingest(appID: String, batch: JSONValue) throws -> Outcome {
@@ -90,10 +92,11 @@ public final class EventService: Sendable {
                     }
                 }
                 try db.execute("""
-                    INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id, context, properties)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, id) DO NOTHING
+                    INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
+                                        context, properties, experiment_id, variant)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, id) DO NOTHING
                     """, [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
-                          event.version, event.subscriberID, event.context, event.properties])
+                          event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant])
                 if db.changes == 1 { accepted += 1 } else { duplicates += 1 }
             }
         }
@@ -105,7 +108,8 @@ public final class EventService: Sendable {
             issues.append(ValidationIssue(path: path, message: "An event is an object.", code: "type_mismatch"))
             return nil
         }
-        let allowed: Set<String> = ["id", "name", "timestamp", "placement", "paywallId", "version", "subscriberId", "context", "properties"]
+        let allowed: Set<String> = ["id", "name", "timestamp", "placement", "paywallId", "version", "subscriberId", "context", "properties",
+                                    "experimentId", "variant"]
         for key in object.keys.sorted() where !allowed.contains(key) {
             issues.append(ValidationIssue(path: "\(path).\(key)", message: "Unknown event field '\(key)'.", code: "unknown_property"))
         }
@@ -148,6 +152,12 @@ public final class EventService: Sendable {
             issues.append(ValidationIssue(path: "\(path).paywallId", message: "'version' needs 'paywallId'.", code: "missing_required_field"))
         }
         let subscriberID = string("subscriberId", required: false)
+        let experimentID = string("experimentId", required: false)
+        let variant = string("variant", required: false, max: 64)
+        if (experimentID == nil) != (variant == nil) && issues.isEmpty {
+            issues.append(ValidationIssue(path: "\(path).\(experimentID == nil ? "experimentId" : "variant")",
+                                          message: "'experimentId' and 'variant' go together.", code: "missing_required_field"))
+        }
         var context: String?
         if let c = object["context"], !c.isNull {
             if let fields = c.objectValue, fields.values.allSatisfy({ ContextValue(json: $0) != nil }) { context = c.canonicalString }
@@ -160,7 +170,8 @@ public final class EventService: Sendable {
         }
         guard issues.isEmpty, let id, let name, let occurredAt else { return nil }
         return Event(id: id, name: name, occurredAt: occurredAt, placement: placement, paywallID: paywallID, version: version,
-                     subscriberID: subscriberID, context: context, properties: properties.isEmpty ? nil : JSONValue.object(properties).canonicalString)
+                     subscriberID: subscriberID, context: context, properties: properties.isEmpty ? nil : JSONValue.object(properties).canonicalString,
+                     experimentID: experimentID, variant: variant)
     }
 
     static func isCustomName(_ name: String) -> Bool {

@@ -87,6 +87,8 @@ public final class KeyService: Sendable {
     }
 
     /// The principal for a bearer token, or nil when the token is unknown or revoked.
+    public func authenticate(_ token: Substring) -> Principal? { authenticate(String(token)) }
+
     public func authenticate(_ token: String) -> Principal? {
         let prefix = Identifiers.displayPrefix(of: token)
         let (memo, candidates) = keys.withLock { ($0.verified[token], $0.byPrefix[prefix]) }

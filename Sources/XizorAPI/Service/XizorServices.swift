@@ -11,6 +11,7 @@ public final class XizorServices: Sendable {
     public let events: EventService
     public let analytics: AnalyticsService
     public let timers: TimerService
+    public let experiments: ExperimentService
 
     /// Loads the in-memory state (keys, serving snapshots) from a migrated database.
     public init(pool: DatabasePool, clock: Clock = .system) throws {
@@ -23,6 +24,7 @@ public final class XizorServices: Sendable {
         events = EventService(pool: pool, clock: clock)
         analytics = AnalyticsService(pool: pool)
         timers = TimerService(pool: pool, clock: clock)
+        experiments = ExperimentService(pool: pool, clock: clock, serving: serving)
         try serving.loadAll()
     }
 }

@@ -10,6 +10,7 @@ public struct DeliveryRequest: Sendable {
     public var schemaVersion: Int
     public var colorScheme: ColorScheme
     public var context: PresentationContext
+    public var subscriberID: String?
     public var kind: RepresentationKey.Kind
 
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
@@ -18,17 +19,19 @@ public struct DeliveryRequest: Sendable {
         locale = request.query("locale")
         acceptLanguage = request.header("Accept-Language")
         if let raw = request.header("X-Xizor-Schema-Version") {
-            guard let n = Int(raw.trimmingCharacters(in: .whitespaces)), n >= 1 else {
+            // The HTTP parser already stripped the field value's surrounding whitespace.
+            guard let n = Int(raw), n >= 1 else {
                 throw ServiceError(.badRequest, "invalid_schema_version", "X-Xizor-Schema-Version must be a positive integer, not '\(raw)'.")
             }
             schemaVersion = min(n, SchemaVersions.latest)
         } else {
             schemaVersion = 1
         }
+        // The client hint is a structured-field string: `"dark"`.
         let schemeText = request.query("colorScheme")
-            ?? request.header("Sec-CH-Prefers-Color-Scheme").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
+            ?? request.header("Sec-CH-Prefers-Color-Scheme").map { $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0 }
         if let schemeText {
-            guard let scheme = ColorScheme(rawValue: schemeText.lowercased()) else {
+            guard let scheme = ColorScheme(rawValue: schemeText) ?? ColorScheme(rawValue: schemeText.lowercased()) else {
                 throw ServiceError(.badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(schemeText)'.")
             }
             colorScheme = scheme
@@ -36,12 +39,14 @@ public struct DeliveryRequest: Sendable {
             colorScheme = .light
         }
         context = request.presentationContext
+        subscriberID = request.query("subscriberId")
         kind = DeliveryRequest.prefersHTML(request.header("Accept")) ? .html : .json
     }
 
-    /// `text/html` ranked above `application/json` in `Accept` asks for the page.
+    /// `text/html` ranked above `application/json` in `Accept` asks for the page. Parsed only when
+    /// the header mentions html, so the common JSON request costs a byte scan.
     static func prefersHTML(_ accept: String?) -> Bool {
-        guard let accept, accept.contains("html") else { return false }
+        guard let accept, containsHTML(accept.utf8) else { return false }
         var html = 0.0, json = 0.0
         for item in accept.split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -51,6 +56,16 @@ public struct DeliveryRequest: Sendable {
             if type == "application/json" || type == "application/*" { json = max(json, q) }
         }
         return html > 0 && html > json
+    }
+
+    private static func containsHTML(_ bytes: String.UTF8View) -> Bool {
+        var matched = 0
+        let needle = Array("html".utf8)
+        for byte in bytes {
+            matched = (byte | 0x20) == needle[matched] ? matched + 1 : ((byte | 0x20) == needle[0] ? 1 : 0)
+            if matched == needle.count { return true }
+        }
+        return false
     }
 }
 
@@ -80,16 +95,21 @@ public final class PaywallDelivery: Sendable {
         self.renderPage = renderPage
     }
 
-    public struct Delivery: Sendable {
-        public let representation: Representation
-        public let locale: String
-        public let schemaVersion: Int
-        public let resolution: Resolution
+    public enum Delivery: Sendable {
+        case paywall(Representation, locale: String, schemaVersion: Int, resolution: Resolution)
+        /// The subscriber is in an experiment's holdout: the app shows nothing.
+        case holdout(ExperimentAssignment)
     }
 
     public func deliver(appID: String, _ request: DeliveryRequest) throws -> Delivery {
-        let resolution = try serving.resolve(appID: appID, placement: request.placement, context: request.context)
-        let served = resolution.served
+        let resolution = try serving.resolve(appID: appID, placement: request.placement, context: request.context,
+                                             subscriberID: request.subscriberID)
+        guard let served = resolution.served else {
+            guard let assignment = resolution.experiment else {
+                throw ServiceError(.notFound, "no_published_paywall", "Placement '\(request.placement)' has nothing to serve.")
+            }
+            return .holdout(assignment)
+        }
         let (document, schemaVersion, formKey) = served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme)
         let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,
                                               locales: served.locales, defaultLocale: served.defaultLocale)
@@ -97,23 +117,26 @@ public final class PaywallDelivery: Sendable {
         let pageContext = kind == .html ? PaywallDelivery.contextKey(request.context) : ""
         let key = RepresentationKey(appID: appID, placement: request.placement, paywallID: served.published.paywallID,
                                     version: served.published.version, locale: locale, form: formKey, kind: kind,
-                                    pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext)
+                                    pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
+                                    experiment: resolution.experiment)
         let representation = cache.representation(for: key) {
             switch kind {
             case .json:
-                let body: JSONValue = [
+                var body: [String: JSONValue] = [
                     "placement": .string(request.placement), "paywallId": .string(served.published.paywallID),
                     "version": .number(served.published.version), "schemaVersion": .number(schemaVersion),
                     "locale": .string(locale), "document": document,
                 ]
-                return Representation(body: body.canonicalBytes, contentType: "application/json")
+                if let experiment = resolution.experiment { body["experiment"] = experiment.json }
+                let bodyJSON = JSONValue.object(body)
+                return Representation(body: bodyJSON.canonicalBytes, contentType: "application/json")
             case .html:
                 let page = renderPage?(PageInput(document: document, locale: locale, colorScheme: request.colorScheme,
                                                   context: request.context, resolution: resolution)) ?? []
                 return Representation(body: page, contentType: "text/html; charset=utf-8")
             }
         }
-        return Delivery(representation: representation, locale: locale, schemaVersion: schemaVersion, resolution: resolution)
+        return .paywall(representation, locale: locale, schemaVersion: schemaVersion, resolution: resolution)
     }
 
     /// Pages resolve context variables on the server, so their cache key carries the context.

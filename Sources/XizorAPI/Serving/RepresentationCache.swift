@@ -35,6 +35,8 @@ public struct RepresentationKey: Hashable, Sendable {
     public let pageColorScheme: ColorScheme?
     /// For pages: the context values the page's text resolves (canonical JSON); "" for JSON.
     public let context: String
+    /// The answer names the experiment and variant, so they are part of the representation.
+    public let experiment: ExperimentAssignment?
 }
 
 /// A bounded cache of representations. Keys include the immutable version, so a publish never

@@ -6,6 +6,7 @@ import Synchronization
 public struct ServingRule: Sendable {
     public let condition: Condition
     public let paywallID: String
+    public let experimentID: String?
     public let activeFrom: Int64?
     public let activeUntil: Int64?
 
@@ -20,11 +21,20 @@ public struct AppServingSnapshot: Sendable {
     public struct PlacementEntry: Sendable {
         public let key: String
         public let paywallID: String
+        public let experimentID: String?
         public let rules: [ServingRule]
+    }
+
+    /// A running experiment as the resolver needs it.
+    public struct RunningExperiment: Sendable {
+        public let id: String
+        public let variants: [(name: String, paywallID: String)]
+        public let allocation: [UInt8]
     }
 
     public let appID: String
     public let placements: [String: PlacementEntry]
+    public let experiments: [String: RunningExperiment]
     public let latestVersions: [String: ServedVersion]
     public let archivedPaywalls: Set<String>
 }
@@ -49,20 +59,40 @@ public final class ServedVersion: Sendable {
     }
 }
 
+/// Where a subscriber landed in a running experiment.
+public struct ExperimentAssignment: Sendable, Hashable {
+    public enum Reason: String, Sendable { case bucket, noSubscriber = "no_subscriber" }
+    public let experimentID: String
+    /// The variant's name, or nil in the holdout.
+    public let variant: String?
+    public let reason: Reason
+
+    public var isHoldout: Bool { variant == nil }
+
+    public var json: JSONValue {
+        ["id": .string(experimentID), "variant": variant.map { .string($0) } ?? .null, "holdout": .bool(isHoldout),
+         "assignment": .string(reason.rawValue)]
+    }
+}
+
 /// The outcome of resolving a placement for a context.
 public struct Resolution: Sendable {
     public let placement: String
-    public let served: ServedVersion
-    public var version: PublishedVersion { served.published }
-    /// The index of the rule that matched, or nil when the placement's own paywall serves.
+    /// What is served; nil only for the holdout of an experiment (shown nothing).
+    public let served: ServedVersion?
+    public var version: PublishedVersion? { served?.published }
+    /// The index of the rule that matched, or nil when the placement's own target serves.
     public let matchedRule: Int?
     /// Whether the serving paywall is archived (it keeps serving until reassigned).
     public let paywallArchived: Bool
+    public let experiment: ExperimentAssignment?
 
     public var json: JSONValue {
         [
-            "placement": .string(placement), "paywallId": .string(version.paywallID), "version": .number(version.version),
+            "placement": .string(placement), "paywallId": version.map { .string($0.paywallID) } ?? .null,
+            "version": version.map { .number($0.version) } ?? .null,
             "matchedRule": matchedRule.map { .number($0) } ?? .null, "paywallArchived": .bool(paywallArchived),
+            "experiment": experiment?.json ?? .null,
         ]
     }
 }
@@ -117,19 +147,27 @@ public final class ServingState: Sendable {
     private func load(appID: String, _ db: Database) throws -> AppServingSnapshot {
         var rulesByPlacement: [String: [ServingRule]] = [:]
         for row in try db.query("""
-            SELECT placement_key, condition, paywall_id, active_from, active_until FROM placement_rules
+            SELECT placement_key, condition, paywall_id, active_from, active_until, experiment_id FROM placement_rules
             WHERE app_id = ? ORDER BY placement_key, position
             """, [appID]) {
             var issues: [ValidationIssue] = []
             let text: String = try row.get(1)
             guard let json = try? JSONValue(parsing: text), let condition = Condition.parse(json, path: "$", issues: &issues) else { continue }
             rulesByPlacement[try row.get(0), default: []].append(
-                ServingRule(condition: condition, paywallID: try row.get(2), activeFrom: try row.get(3), activeUntil: try row.get(4)))
+                ServingRule(condition: condition, paywallID: try row.get(2), experimentID: try row.get(5),
+                            activeFrom: try row.get(3), activeUntil: try row.get(4)))
         }
         var placements: [String: AppServingSnapshot.PlacementEntry] = [:]
-        for row in try db.query("SELECT key, paywall_id FROM placements WHERE app_id = ?", [appID]) {
+        for row in try db.query("SELECT key, paywall_id, experiment_id FROM placements WHERE app_id = ?", [appID]) {
             let key: String = try row.get(0)
-            placements[key] = .init(key: key, paywallID: try row.get(1), rules: rulesByPlacement[key] ?? [])
+            placements[key] = .init(key: key, paywallID: try row.get(1), experimentID: try row.get(2), rules: rulesByPlacement[key] ?? [])
+        }
+        var experiments: [String: AppServingSnapshot.RunningExperiment] = [:]
+        for row in try db.query("SELECT id, allocation FROM experiments WHERE app_id = ? AND status = 'running'", [appID]) {
+            let id: String = try row.get(0)
+            let variants = try db.query("SELECT name, paywall_id FROM experiment_variants WHERE experiment_id = ? ORDER BY position", [id])
+                .map { (name: try $0.get(0) as String, paywallID: try $0.get(1) as String) }
+            experiments[id] = .init(id: id, variants: variants, allocation: try row.get(1))
         }
         var latest: [String: ServedVersion] = [:]
         for row in try db.query("""
@@ -154,28 +192,60 @@ public final class ServingState: Sendable {
             cache = cache.filter { key, _ in latest[key.paywallID].map { $0.published.version == key.version } ?? true }
         }
         let archived: [String] = try db.query("SELECT id FROM paywalls WHERE app_id = ? AND archived_at IS NOT NULL", [appID]).map { try $0.get(0) }
-        return AppServingSnapshot(appID: appID, placements: placements, latestVersions: latest, archivedPaywalls: Set(archived))
+        return AppServingSnapshot(appID: appID, placements: placements, experiments: experiments, latestVersions: latest,
+                                  archivedPaywalls: Set(archived))
     }
 
     /// The one resolution function, used by the SDK endpoint and the dashboard's dry run: the first
-    /// active rule whose condition matches *and* whose paywall has a published version wins;
-    /// otherwise the placement's own paywall.
-    public func resolve(appID: String, placement key: String, context: PresentationContext) throws -> Resolution {
+    /// active rule whose condition matches *and* whose target can serve wins; otherwise the
+    /// placement's own target. A target is a paywall with a published version, or a running
+    /// experiment (then the subscriber's variant, the control without a subscriber, or the holdout).
+    public func resolve(appID: String, placement key: String, context: PresentationContext, subscriberID: String? = nil) throws -> Resolution {
         guard let snapshot = snapshot(appID: appID), let placement = snapshot.placements[key] else {
             throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
         }
         let now = clock.now()
         for (index, rule) in placement.rules.enumerated() where rule.isActive(at: now) && rule.condition.matches(context) {
-            if let served = snapshot.latestVersions[rule.paywallID] {
-                return Resolution(placement: key, served: served, matchedRule: index,
-                                  paywallArchived: snapshot.archivedPaywalls.contains(rule.paywallID))
+            if let resolution = target(snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID, subscriberID: subscriberID, rule: index) {
+                return resolution
             }
         }
-        guard let served = snapshot.latestVersions[placement.paywallID] else {
-            throw ServiceError(.notFound, "no_published_paywall", "Placement '\(key)' points at paywall '\(placement.paywallID)', which has no published version.")
+        if let resolution = target(snapshot, key, paywallID: placement.paywallID, experimentID: placement.experimentID, subscriberID: subscriberID, rule: nil) {
+            return resolution
         }
-        return Resolution(placement: key, served: served, matchedRule: nil,
-                          paywallArchived: snapshot.archivedPaywalls.contains(placement.paywallID))
+        throw ServiceError(.notFound, "no_published_paywall", "Placement '\(key)' points at paywall '\(placement.paywallID)', which has no published version.")
+    }
+
+    private func target(_ snapshot: AppServingSnapshot, _ key: String, paywallID: String, experimentID: String?,
+                        subscriberID: String?, rule: Int?) -> Resolution? {
+        if let experimentID, let experiment = snapshot.experiments[experimentID] {
+            let assignment: ExperimentAssignment
+            var variantPaywall: String?
+            if let subscriberID, !subscriberID.isEmpty {
+                let slot = experiment.allocation[Allocation.bucket(experimentID: experimentID, subscriberID: subscriberID)]
+                if Int(slot) < experiment.variants.count {
+                    variantPaywall = experiment.variants[Int(slot)].paywallID
+                    assignment = ExperimentAssignment(experimentID: experimentID, variant: experiment.variants[Int(slot)].name, reason: .bucket)
+                } else {
+                    assignment = ExperimentAssignment(experimentID: experimentID, variant: nil, reason: .bucket)
+                }
+            } else if let control = experiment.variants.first {
+                variantPaywall = control.paywallID
+                assignment = ExperimentAssignment(experimentID: experimentID, variant: control.name, reason: .noSubscriber)
+            } else {
+                return nil
+            }
+            guard let variantPaywall else {
+                return Resolution(placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: assignment)
+            }
+            if let served = snapshot.latestVersions[variantPaywall] {
+                return Resolution(placement: key, served: served, matchedRule: rule,
+                                  paywallArchived: snapshot.archivedPaywalls.contains(variantPaywall), experiment: assignment)
+            }
+        }
+        guard let served = snapshot.latestVersions[paywallID] else { return nil }
+        return Resolution(placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.archivedPaywalls.contains(paywallID),
+                          experiment: nil)
     }
 
     /// Every placement's own paywall (rules aside) in the client's form: what an app bundles as

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Logging
+import Testing
+@testable import HTTP
+
+/// A blocking loopback client speaking raw bytes, so the server is tested through a real socket.
+struct RawClient {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { throw ClientError.connect(errno) }
+    }
+
+    enum ClientError: Error { case connect(Int32), closed }
+
+    func send(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads until `count` complete Content-Length-framed responses have arrived.
+    func readResponses(_ count: Int) throws -> [(status: Int, head: String, body: String)] {
+        var buffer: [UInt8] = []
+        var out: [(Int, String, String)] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while out.count < count {
+            if let parsed = Self.parseOne(&buffer) { out.append(parsed); continue }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw ClientError.closed }
+            buffer += chunk[0..<n]
+        }
+        return out
+    }
+
+    private static func parseOne(_ buffer: inout [UInt8]) -> (Int, String, String)? {
+        let marker: [UInt8] = [13, 10, 13, 10]
+        guard buffer.count >= 4, let end = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == marker }) else {
+            return nil
+        }
+        let head = String(decoding: buffer[0..<end], as: UTF8.self)
+        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: " ")) } ?? 0
+        guard buffer.count >= end + 4 + length else { return nil }
+        let body = String(decoding: buffer[(end + 4)..<(end + 4 + length)], as: UTF8.self)
+        buffer.removeFirst(end + 4 + length)
+        let status = Int(head.split(separator: " ")[1]) ?? 0
+        return (status, head, body)
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
+
+private extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        String(self.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    }
+}
+
+@Test func serverAnswersInlineOffloadedAndFailingRoutesThenDrains() throws {
+    var router = Router()
+    router.get("/inline", execution: .inline) { _ in .text("inline") }
+    router.post("/upper") { request in .text(String(decoding: request.body, as: UTF8.self).uppercased()) }
+    router.get("/fail") { _ in throw CancellationError() }
+    var configuration = HTTPServer.Configuration()
+    configuration.port = 0
+    configuration.accessLog = false
+    configuration.ioQueues = 2
+    let drain = DrainState()
+    let server = HTTPServer(configuration: configuration, responder: router.build(),
+                            logger: Logger(minimumLevel: .error, sink: { _ in }), drainState: drain)
+    let port = try server.start()
+    #expect(port > 0)
+
+    let client = try RawClient(port: port)
+    client.send("GET /inline HTTP/1.1\r\nHost: t\r\n\r\n"
+        + "POST /upper HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello"
+        + "GET /fail HTTP/1.1\r\nHost: t\r\n\r\n")
+    let responses = try client.readResponses(3)
+    #expect(responses.map(\.status) == [200, 200, 500])
+    #expect(responses[0].body == "inline")
+    #expect(responses[1].body == "HELLO")
+    #expect(responses[2].body.contains("\"code\":\"internal_error\""))
+    #expect(responses[2].head.contains("Content-Type: application/problem+json"))
+    #expect(server.openConnections == 1)
+
+    let done = DispatchSemaphore(value: 0)
+    server.shutdown { done.signal() }
+    #expect(done.wait(timeout: .now() + 30) == .success)
+    #expect(drain.isDraining && server.isDraining)
+    #expect(server.openConnections == 0)
+    #expect(throws: RawClient.ClientError.self) { _ = try RawClient(port: port) }
+    client.close()
+}

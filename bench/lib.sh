@@ -1,0 +1,81 @@
+# Shared pieces of the benchmarks: tools, nginx, and a wrk run that measures server CPU per request.
+# Source it from a bench/*.bench.sh script after `cd` to the repository root.
+
+SECONDS_PER_RUN="${BENCH_SECONDS:-10}"
+CONNECTIONS="${BENCH_CONNECTIONS:-64}"
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+
+bench_install() {  # bench_install CMD... : installs Debian packages named like the missing commands
+  local missing=""
+  for cmd in "$@"; do command -v "$cmd" >/dev/null || [ -x "/usr/sbin/$cmd" ] || missing="$missing $cmd"; done
+  if [ -n "$missing" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+  fi
+}
+
+free_port() {  # free_port START : the first port from START nobody listens on
+  local port=$1
+  while (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; do port=$((port + 1)); done
+  echo "$port"
+}
+
+wait_for_line() {  # wait_for_line FILE : waits until FILE has a line (the server's listening event)
+  for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.1; done
+  echo "no listening line in $1" >&2; return 1
+}
+
+listening_port() { head -1 "$1" | sed -E 's/.*"port":([0-9]+).*/\1/'; }
+
+# start_nginx DIR PORT LOCATIONS : one worker pinned to CPU 0, etag on, access log off; LOCATIONS is
+# the text of the server block's locations. Sets NGINX_PID.
+start_nginx() {
+  local dir=$1 port=$2 locations=$3
+  local nginx; nginx=$(command -v nginx || echo /usr/sbin/nginx)
+  cat > "$dir/nginx.conf" <<CONF
+worker_processes 1;
+master_process off;
+daemon off;
+error_log $dir/nginx-error.log warn;
+pid $dir/nginx.pid;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nodelay on;
+  etag on;
+  keepalive_requests 1000;
+  server {
+    listen 127.0.0.1:$port;
+$locations
+  }
+}
+CONF
+  taskset -c 0 "$nginx" -c "$dir/nginx.conf" -e "$dir/nginx-error.log" &
+  NGINX_PID=$!
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+}
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+bench_header() { printf "%-22s %12s %10s %10s %12s %10s\n" "case" "req/s" "p50" "p99" "cpu_us/req" "requests"; }
+
+# bench_run NAME PID URL OUTDIR [wrk args…] : wrk on CPU 1 (2 s warm-up, then the measured run);
+# prints a row; sets CPU_US, RPS, P99, REQUESTS. Fails when wrk saw errors or unexpected statuses.
+bench_run() {
+  local name=$1 pid=$2 url=$3 outdir=$4; shift 4
+  taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "$@" "$url" >/dev/null 2>&1
+  local before after out
+  before=$(cpu_ticks "$pid")
+  out=$(taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency "$@" "$url")
+  after=$(cpu_ticks "$pid")
+  echo "$out" > "$outdir/wrk-$name.txt"
+  REQUESTS=$(echo "$out" | awk '/requests in/{print $1}')
+  RPS=$(echo "$out" | awk '/Requests\/sec/{print $2}')
+  local p50; p50=$(echo "$out" | awk '$1=="50%"{print $2}')
+  P99=$(echo "$out" | awk '$1=="99%"{print $2}')
+  CPU_US=$(awk -v t=$((after - before)) -v us="$TICK_US" -v n="$REQUESTS" 'BEGIN{printf "%.2f", t*us/n}')
+  printf "%-22s %12s %10s %10s %12s %10s\n" "$name" "$RPS" "$p50" "$P99" "$CPU_US" "$REQUESTS"
+  if echo "$out" | grep -q "Non-2xx or 3xx\|Socket errors"; then echo "$name: wrk saw errors:"; echo "$out" | grep "Non-2xx\|Socket errors"; return 1; fi
+}
+
+ratio() { awk -v n="$1" -v o="$2" 'BEGIN{printf "%.2f", n/o}'; }

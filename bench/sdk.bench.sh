@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The headline: the SDK endpoint serving the `cinematic` template (JSON, identity and gzip) and its
+# 304 revalidation, beside nginx serving the same bytes (a static file with its ETag; a
+# precompressed copy for gzip) the same way: server on CPU 0, wrk on CPU 1, 64 keep-alive
+# connections. Then events ingested per second in 100-event batches (durable: synchronous=FULL).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib.sh
+OUT=$(pwd)/bench/out/sdk
+rm -rf "$OUT"; mkdir -p "$OUT/www"
+bench_install wrk nginx
+flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+BIN=.build/release/xizor
+
+cleanup() {
+  [ -n "${OURS_PID:-}" ] && kill "$OURS_PID" 2>/dev/null || true
+  [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID" 2>/dev/null || true
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+export XIZOR_LOG_LEVEL=warning XIZOR_ACCESS_LOG=false XIZOR_ADMIN_TOKEN=xa_bench_admin_token_0123456789
+"$BIN" demo --data-dir "$OUT/data" > "$OUT/demo.json"
+PK=$(sed -E 's/.*"publicKey":"([^"]+)".*/\1/' "$OUT/demo.json")
+taskset -c 0 "$BIN" serve --port 0 --data-dir "$OUT/data" > "$OUT/serve.out" 2> "$OUT/serve.err" &
+OURS_PID=$!
+wait_for_line "$OUT/serve.out"
+PORT=$(listening_port "$OUT/serve.out")
+URL="http://127.0.0.1:$PORT/v1/sdk/placements/onboarding/paywall"
+AUTH="Authorization: Bearer $PK"
+
+curl -sf -H "$AUTH" -H "Accept-Encoding: identity" "$URL" -o "$OUT/www/paywall.json"
+curl -sf -H "$AUTH" -H "Accept-Encoding: gzip" "$URL" -o "$OUT/www/paywall.json.gz"
+cmp -s <(gzip -dc "$OUT/www/paywall.json.gz") "$OUT/www/paywall.json" || { echo "gzip form differs"; exit 1; }
+etag_of() { curl -sI "${@:2}" "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}'; }
+OURS_ETAG=$(etag_of "$URL" -H "$AUTH" -H "Accept-Encoding: identity")
+OURS_GZIP_ETAG=$(etag_of "$URL" -H "$AUTH" -H "Accept-Encoding: gzip")
+
+NGINX_PORT=$(free_port $((PORT + 1)))
+start_nginx "$OUT" "$NGINX_PORT" "
+    location = /paywall.json {
+      default_type application/json;
+      gzip_static on;
+      add_header Cache-Control no-cache;
+      alias $OUT/www/paywall.json;
+    }"
+NURL="http://127.0.0.1:$NGINX_PORT/paywall.json"
+cmp -s <(curl -s "$NURL") "$OUT/www/paywall.json" || { echo "nginx serves different bytes"; exit 1; }
+cmp -s <(curl -s -H "Accept-Encoding: gzip" "$NURL") "$OUT/www/paywall.json.gz" || { echo "nginx gzip differs"; exit 1; }
+NGINX_ETAG=$(etag_of "$NURL")
+NGINX_GZIP_ETAG=$(etag_of "$NURL" -H "Accept-Encoding: gzip")
+
+echo "cinematic on placement onboarding: $(wc -c < "$OUT/www/paywall.json") bytes identity, $(wc -c < "$OUT/www/paywall.json.gz") gzip"
+bench_header
+bench_run xizor-200-identity "$OURS_PID" "$URL" "$OUT" -H "$AUTH" -H "Accept-Encoding: identity";  O200=$CPU_US; P99_200=$P99
+bench_run nginx-200-identity "$NGINX_PID" "$NURL" "$OUT" -H "Accept-Encoding: identity";           N200=$CPU_US
+bench_run xizor-200-gzip "$OURS_PID" "$URL" "$OUT" -H "$AUTH" -H "Accept-Encoding: gzip";          OGZ=$CPU_US; P99_GZ=$P99
+bench_run nginx-200-gzip "$NGINX_PID" "$NURL" "$OUT" -H "Accept-Encoding: gzip";                   NGZ=$CPU_US
+bench_run xizor-304 "$OURS_PID" "$URL" "$OUT" -H "$AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $OURS_GZIP_ETAG"; O304=$CPU_US; P99_304=$P99
+bench_run nginx-304 "$NGINX_PID" "$NURL" "$OUT" -H "Accept-Encoding: gzip" -H "If-None-Match: $NGINX_GZIP_ETAG";        N304=$CPU_US
+grep -q "Non-2xx" "$OUT/wrk-xizor-304.txt" && { echo "unexpected statuses"; exit 1; }
+echo "ratio nginx/xizor cpu per request: 200 identity $(ratio "$N200" "$O200"), 200 gzip $(ratio "$NGZ" "$OGZ"), 304 $(ratio "$N304" "$O304") (targets ≥ 0.8, ≥ 0.8, ≥ 1.0)"
+echo "p99: 200 identity $P99_200, 200 gzip $P99_GZ, 304 $P99_304 (target < 5 ms)"
+
+# Events: 100-event batches with unique ids, 16 connections, each 202 durable.
+PAYWALL=$(sed -E 's/.*"paywallId":"([^"]+)".*/\1/' "$OUT/www/paywall.json")
+cat > "$OUT/events.lua" <<LUA
+counter = 0
+prefix = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $PK"
+request = function()
+  counter = counter + 1
+  local parts = {}
+  for i = 1, 100 do
+    parts[i] = string.format('{"id":"%s-%d-%d","name":"paywall_open","timestamp":1796000000000,"placement":"onboarding","paywallId":"$PAYWALL","version":1,"subscriberId":"s%d"}', prefix, counter, i, i)
+  end
+  return wrk.format(nil, "/v1/sdk/events", nil, '{"events":[' .. table.concat(parts, ",") .. ']}')
+end
+LUA
+CONNECTIONS=16 bench_run events-100-batch "$OURS_PID" "http://127.0.0.1:$PORT" "$OUT" -s "$OUT/events.lua"
+echo "events ingested per second (durable, 100 per batch): $(awk -v r="$RPS" 'BEGIN{printf "%.0f", r*100}')"
