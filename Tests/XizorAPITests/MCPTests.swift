@@ -141,6 +141,17 @@ import Testing
         #expect(Self.issues(tool, ["placement": "x", "rules": [["paywallId": "p"]]]) == ["$.rules[0].when missing_required_field"])
     }
 
+    @Test func placementsTargetAPaywallOrAnExperiment() throws {
+        let tool = try Self.tool("assign_placement")
+        #expect(Self.issues(tool, ["placement": "onboarding", "paywallId": "pw_1"]) == [])
+        #expect(Self.issues(tool, ["placement": "onboarding", "experimentId": "ex_1"]) == [])
+        #expect(Self.issues(tool, ["placement": "onboarding", "paywallId": "pw_1", "experimentId": "ex_1"]) == [])
+        #expect(Self.issues(tool, ["placement": "onboarding"]) == ["$ missing_required_field"])
+        let rules = try Self.tool("set_placement_rules")
+        #expect(Self.issues(rules, ["placement": "x", "rules": [["when": ["key": "a", "op": "exists"], "experimentId": "ex_1"]]]) == [])
+        #expect(Self.issues(rules, ["placement": "x", "rules": [["when": ["key": "a", "op": "exists"]]]]) == ["$.rules[0] missing_required_field"])
+    }
+
     @Test func contextValuesAreScalars() throws {
         let tool = try Self.tool("resolve_placement")
         #expect(Self.issues(tool, ["placement": "x", "context": ["a": 1, "b": "s", "c": true]]) == [])

@@ -444,3 +444,43 @@ def test_configured_origins_may_call(tmp_path):
         assert rpc(s, INIT, app.secret_key, {"Origin": "https://other.example"}).status_code == 403
     finally:
         assert s.stop() == 0
+
+
+def test_placements_and_rules_can_target_an_experiment(app, server):
+    control, challenger = app.create_paywall("clean"), app.create_paywall("cinematic")
+    app.publish(control)
+    app.publish(challenger)
+    r = app.dashboard.post("/v1/experiments", {"name": "Price test", "variants": [
+        {"paywallId": control, "weight": 50}, {"paywallId": challenger, "weight": 50, "name": "cinematic"}]})
+    assert r.status_code == 201, r.text
+    experiment = r.json()["id"]
+    assert app.dashboard.post(f"/v1/experiments/{experiment}/start").status_code == 200
+
+    async def flow():
+        async with mcp_session(server, app.secret_key) as s:
+            await s.initialize()
+            placed = await call(s, "assign_placement", {"placement": "upsell", "experimentId": experiment})
+            assert placed["experimentId"] == experiment and placed["paywallId"] == control
+            neither = await call(s, "assign_placement", {"placement": "upsell"}, expect_error=True)
+            assert neither["error"]["errors"] == [{"path": "$", "code": "missing_required_field",
+                                                   "message": "Give at least one of paywallId, experimentId."}]
+            variants = set()
+            for i in range(24):
+                dry = await call(s, "resolve_placement", {"placement": "upsell", "subscriberId": f"s-{i}"})
+                assert dry["experiment"]["id"] == experiment and dry["experiment"]["assignment"] == "bucket"
+                assert dry["paywallId"] == (control if dry["experiment"]["variant"] == "control" else challenger)
+                variants.add(dry["experiment"]["variant"])
+                sdk = sdk_fetch(app, "upsell", subscriberId=f"s-{i}")
+                assert sdk["paywallId"] == dry["paywallId"]
+            assert variants == {"control", "cinematic"}
+            # A rule can send a context to the experiment while the placement shows a plain paywall.
+            await call(s, "assign_placement", {"placement": "onboarding", "paywallId": challenger})
+            ruled = await call(s, "set_placement_rules", {"placement": "onboarding", "rules": [
+                {"when": {"key": "country", "op": "in", "value": ["DE", "AT"]}, "experimentId": experiment}]})
+            assert ruled["rules"][0]["experimentId"] == experiment
+            hit = await call(s, "resolve_placement", {"placement": "onboarding", "context": {"country": "AT"}, "subscriberId": "s-1"})
+            assert hit["matchedRule"] == 0 and hit["experiment"]["id"] == experiment
+            miss = await call(s, "resolve_placement", {"placement": "onboarding", "context": {"country": "FR"}})
+            assert miss["matchedRule"] is None and miss["paywallId"] == challenger and miss["experiment"] is None
+
+    run(flow())

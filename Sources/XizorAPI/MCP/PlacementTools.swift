@@ -7,16 +7,20 @@ enum PlacementTools {
     static let assign = MCPTool(
         name: "assign_placement", title: "Assign a paywall to a placement",
         description: """
-            Points a placement (the key app code asks for, e.g. onboarding) at a paywall, creating the placement when new. \
-            Live on the SDK's next request, no publish needed; the placement serves the paywall's latest published version, \
-            so publish it first. The paywall must belong to this app and not be archived. Answers the placement with its rules.
+            Points a placement (the key app code asks for, e.g. onboarding) at a paywall, or at an A/B experiment, creating \
+            the placement when new. Live on the SDK's next request, no publish needed; the placement serves the paywall's \
+            latest published version, so publish it first. The paywall must belong to this app and not be archived. With an \
+            'experimentId' (and optionally a 'paywallId' served while the experiment is not running; by default its control) \
+            subscribers are split among the experiment's variants. Answers the placement with its rules.
             """,
-        inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "paywallId": ToolSchema.paywallID],
-                                       required: ["placement", "paywallId"]),
+        inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "paywallId": ToolSchema.paywallID,
+                                        "experimentId": ToolSchema.experimentID],
+                                       required: ["placement"], extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]]),
         outputSchema: placementShape,
         readOnly: false, idempotent: true
     ) { call in
-        try call.services.placements.assign(appID: call.appID, key: try call.string("placement"), paywallID: try call.string("paywallId")).json
+        try call.services.placements.assign(appID: call.appID, key: try call.string("placement"), paywallID: call.optionalString("paywallId"),
+                                            experimentID: call.optionalString("experimentId")).json
     }
 
     static let list = MCPTool(
@@ -34,7 +38,8 @@ enum PlacementTools {
         description: """
             Replaces a placement's ordered rules. On each SDK request the first rule whose 'when' condition matches the \
             presentation context, and whose paywall has a published version, wins; otherwise the placement's own paywall \
-            serves. A condition is {"all": [C…]}, {"any": [C…]}, {"not": C} or {"key": K, "op": OP, "value": V} with OP one of \
+            serves. A rule targets a 'paywallId' or an 'experimentId' (or both: the paywall serves while the experiment is \
+            not running). A condition is {"all": [C…]}, {"any": [C…]}, {"not": C} or {"key": K, "op": OP, "value": V} with OP one of \
             eq ne in not_in exists gt gte lt lte ('in'/'not_in' take an array, 'exists' no value). Values compare within one \
             type (string, number, boolean); a key missing from the context matches only under 'not'. Optional activeFrom / \
             activeUntil (ms since 1970) schedule a rule. An empty list removes all rules. The placement must exist \
@@ -45,9 +50,10 @@ enum PlacementTools {
             "rules": ["type": "array", "description": "Ordered rules, first match wins.", "items": ToolSchema.object([
                 "when": ["$ref": "#/$defs/Condition"],
                 "paywallId": ToolSchema.paywallID,
+                "experimentId": ToolSchema.experimentID,
                 "activeFrom": ToolSchema.integer("Start of the rule's schedule, ms since 1970 (inclusive).", minimum: 0),
                 "activeUntil": ToolSchema.integer("End of the rule's schedule, ms since 1970 (exclusive).", minimum: 0),
-            ], required: ["when", "paywallId"])],
+            ], required: ["when"], extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]])],
         ], required: ["placement", "rules"], extra: ["$defs": ["Condition": condition]]),
         outputSchema: placementShape,
         readOnly: false, idempotent: true
@@ -60,16 +66,21 @@ enum PlacementTools {
         description: """
             Answers which paywall and version a placement would serve for a presentation context, using the same resolution \
             as the SDK endpoint: paywallId, version, matchedRule (index of the winning rule, null when the placement's own \
-            paywall serves) and paywallArchived.
+            target serves), paywallArchived, and the experiment assignment when an experiment decides (give 'subscriberId' \
+            to see that subscriber's variant; paywallId and version are null for an experiment's holdout).
             """,
-        inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "context": ToolSchema.context], required: ["placement"]),
+        inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "context": ToolSchema.context,
+                                        "subscriberId": ToolSchema.string("The subscriber whose experiment variant to show.", maxLength: 200)],
+                                       required: ["placement"]),
         outputSchema: ["type": "object",
-                       "properties": ["placement": ["type": "string"], "paywallId": ["type": "string"], "version": ["type": "integer"],
-                                      "matchedRule": ["type": ["integer", "null"]], "paywallArchived": ["type": "boolean"]],
+                       "properties": ["placement": ["type": "string"], "paywallId": ["type": ["string", "null"]],
+                                      "version": ["type": ["integer", "null"]], "matchedRule": ["type": ["integer", "null"]],
+                                      "paywallArchived": ["type": "boolean"], "experiment": ["type": ["object", "null"]]],
                        "required": ["placement", "paywallId", "version", "matchedRule"]],
         readOnly: true, idempotent: true
     ) { call in
-        try call.services.serving.resolve(appID: call.appID, placement: try call.string("placement"), context: call.presentationContext()).json
+        try call.services.serving.resolve(appID: call.appID, placement: try call.string("placement"), context: call.presentationContext(),
+                                          subscriberID: call.optionalString("subscriberId")).json
     }
 
     static let placementShape: JSONValue = [
