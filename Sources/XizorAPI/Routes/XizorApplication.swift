@@ -34,6 +34,7 @@ public enum XizorApplication {
         PlacementRoutes(services: services, auth: auth).register(in: &router)
         ExperimentRoutes(services: services, auth: auth).register(in: &router)
         SDKRoutes(services: services, delivery: PaywallDelivery(serving: services.serving), auth: auth).register(in: &router)
+        MCPRoutes(services: services, auth: auth, allowedOrigins: options.corsAllowedOrigins).register(in: &router)
         return router.build()
     }
 }
