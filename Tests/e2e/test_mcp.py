@@ -23,6 +23,7 @@ TOOLS = {
     "create_paywall", "update_paywall_draft", "localize_paywall", "publish_paywall", "validate_paywall_document",
     "set_placement_rules", "list_paywalls", "get_paywall", "list_versions", "assign_placement", "list_placements",
     "resolve_placement", "get_paywall_analytics", "list_templates",
+    "create_experiment", "start_experiment", "stop_experiment", "get_experiment_results",
 }
 HEADLINE_EN = "Think clearly with **Notes Pro**"
 HEADLINE_DE = "Klarer denken mit **Notes Pro**"
@@ -482,5 +483,35 @@ def test_placements_and_rules_can_target_an_experiment(app, server):
             assert hit["matchedRule"] == 0 and hit["experiment"]["id"] == experiment
             miss = await call(s, "resolve_placement", {"placement": "onboarding", "context": {"country": "FR"}})
             assert miss["matchedRule"] is None and miss["paywallId"] == challenger and miss["experiment"] is None
+
+    run(flow())
+
+
+def test_experiment_tools_run_an_experiment_end_to_end(app, server):
+    control, challenger = app.create_paywall("clean"), app.create_paywall("cinematic")
+    app.publish(control)
+
+    async def flow():
+        async with mcp_session(server, app.secret_key) as s:
+            await s.initialize()
+            created = await call(s, "create_experiment", {"name": "Via MCP", "holdoutWeight": 0, "variants": [
+                {"paywallId": control, "weight": 1}, {"paywallId": challenger, "weight": 1, "name": "bold"}]})
+            exp = created["id"]
+            assert created["status"] == "draft" and [v["name"] for v in created["variants"]] == ["control", "bold"]
+            # The challenger is unpublished: starting fails as a tool error with the variant's path.
+            failed = await call(s, "start_experiment", {"experimentId": exp}, expect_error=True)
+            assert failed["error"]["errors"][0]["path"] == "$.variants[1].paywallId"
+            app.publish(challenger)
+            assert (await call(s, "start_experiment", {"experimentId": exp}))["status"] == "running"
+            await call(s, "assign_placement", {"placement": "paywall", "experimentId": exp})
+            seen = {sdk_fetch(app, "paywall", subscriberId=f"m-{i}")["experiment"]["variant"] for i in range(20)}
+            assert seen == {"control", "bold"}
+            results = await call(s, "get_experiment_results", {"experimentId": exp})
+            assert [v["name"] for v in results["variants"]] == ["control", "bold"]
+            assert results["variants"][0]["impressions"] == 0 and results["variants"][0]["conversionRate"] is None
+            assert (await call(s, "stop_experiment", {"experimentId": exp}))["status"] == "stopped"
+            assert "experiment" not in sdk_fetch(app, "paywall", subscriberId="m-1")
+            bad = await call(s, "create_experiment", {"variants": [{"paywallId": control, "weight": 1}]}, expect_error=True)
+            assert bad["error"]["code"] in ("invalid_arguments", "validation_failed")
 
     run(flow())
