@@ -50,6 +50,7 @@ public enum XizorApplication {
         PlacementRoutes(services: services, auth: auth).register(in: &routes)
         ExperimentRoutes(services: services, auth: auth).register(in: &routes)
         SDKRoutes(services: services, delivery: PaywallDelivery(serving: services.serving), auth: auth).register(in: &routes)
+        MCPRoutes(services: services, auth: auth, allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
         return routes.build(info: OpenAPIDocument.Info(version: options.version))
     }
 }
