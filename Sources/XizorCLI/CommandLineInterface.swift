@@ -29,6 +29,7 @@ public enum CommandLineInterface {
             Commands.serve,
             Commands.version,
             Commands.validate, Commands.templates, Commands.schema,
+            Commands.render,
         ]
     }
 
