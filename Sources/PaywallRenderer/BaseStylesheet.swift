@@ -7,11 +7,11 @@ enum BaseStylesheet {
 @supports (font:-apple-system-body){html{font:-apple-system-body;--xz-b:17}}
 html.xz-light{--xz-fg:#111;background:#fff}html.xz-dark{--xz-fg:#f4f4f5;background:#000}
 html,body{margin:0;min-height:100%}body{font-family:var(--xz-font);font-size:1rem;line-height:1.3;color:var(--c-text,var(--xz-fg));-webkit-font-smoothing:antialiased;overflow-x:hidden}
-.xz-bg{position:fixed;inset:0;z-index:-1;overflow:hidden}.xz-bg>img,.xz-bg>video,.xz-bg>canvas,.xz-bg-overlay{position:absolute;inset:0;width:100%;height:100%;object-fit:cover}.xz-bg>video{opacity:0;transition:opacity .6s}.xz-bg>video.xz-playing{opacity:1}
+.xz-bg{position:fixed;inset:0;z-index:-1;overflow:hidden}.xz-bg>img,.xz-bg>video,.xz-bg>canvas,.xz-bg-overlay{position:absolute;inset:0;width:100%;height:100%;object-fit:cover}.xz-bg>img,.xz-bg>video{opacity:0;transition:opacity .6s}.xz-bg>img.xz-loaded,.xz-bg>video.xz-playing{opacity:1}
 .xz-page{min-height:100vh;min-height:100dvh;display:flex;flex-direction:column}
 .xz-safe-all{padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}.xz-safe-top{padding-top:env(safe-area-inset-top)}.xz-safe-bottom{padding-bottom:env(safe-area-inset-bottom)}
 .xz-root{flex:1 0 auto;width:100%;max-width:600px;margin-inline:auto}
-.xz-col,.xz-row{display:flex;flex-direction:column;min-width:0}.xz-row{flex-direction:row}.xz-layer{display:grid;grid-template:1fr/1fr}.xz-layer>*{grid-area:1/1}
+.xz-col,.xz-row{display:flex;flex-direction:column;min-width:0}.xz-row{flex-direction:row}.xz-layer{display:grid;grid-template:1fr/1fr}.xz-layer>*{grid-area:1/1}.xz-layer-fill>.xz-row{align-self:start}
 .xz-row>*{min-width:0}.xz-scroll-y{overflow-y:auto;min-height:0}.xz-scroll-x{overflow-x:auto}
 .xz-wfill{align-self:stretch;justify-self:stretch}.xz-row>.xz-wfill{flex:1 1 0}.xz-hfill{align-self:stretch}.xz-col>.xz-hfill{flex:1 1 0}
 .xz-text{margin:0;white-space:pre-line;overflow-wrap:anywhere}

@@ -81,7 +81,8 @@ extension PageBuilder {
             if let padding = padding ?? node.common.style?.padding { style.insert("padding:" + CSSValue.padding(padding), at: 0) }
             if gap > 0 { style.append("gap:" + CSSValue.px(gap)) }
             if direction == .layered {
-                if alignment != .stretch { style.append("place-items:" + PageBuilder.flexValue(alignment.rawValue)) }
+                // Stretch: children fill the layer; a row keeps its own height at the top (an HStack in a ZStack).
+                if alignment != .stretch { style.append("place-items:" + PageBuilder.flexValue(alignment.rawValue)) } else { classes.append("xz-layer-fill") }
             } else {
                 if alignment != .stretch { style.append("align-items:" + PageBuilder.flexValue(alignment.rawValue)) }
                 if distribution != .start { style.append("justify-content:" + PageBuilder.flexValue(distribution.rawValue)) }

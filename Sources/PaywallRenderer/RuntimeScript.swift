@@ -329,7 +329,7 @@ enum RuntimeScript {
     el.__xzLoaded = false;
     try { el.pause(); el.removeAttribute("src"); el.load(); } catch (e) {}
   }
-  $$(".xz-media>img").forEach(function (img) {
+  $$(".xz-media>img,.xz-bg>img").forEach(function (img) {
     function done() { img.classList.add("xz-loaded"); }
     if (img.complete && img.naturalWidth) done(); else img.addEventListener("load", done);
   });
@@ -440,10 +440,6 @@ enum RuntimeScript {
         { timer: { remaining: formatRemaining(left, el.getAttribute("data-fmt")) } }));
     });
   }
-  $$("[data-timer=duration]").forEach(function (el) {
-    var id = el.getAttribute("data-tid");
-    if (!hasOwn(state.starts, id)) post({ type: "timer_start", paywallId: cfg.paywallId, nodeId: id, durationSeconds: +el.getAttribute("data-secs") });
-  });
   if ($$("[data-timer]").length) setInterval(tickTimers, 1000);
 
   // ---- bridge: in ----
@@ -492,6 +488,10 @@ enum RuntimeScript {
   });
   doc.addEventListener("visibilitychange", opened);
   post({ type: "ready", paywallId: cfg.paywallId, schemaVersion: cfg.schemaVersion, locale: cfg.locale });
+  $$("[data-timer=duration]").forEach(function (el) {
+    var id = el.getAttribute("data-tid");
+    if (!hasOwn(state.starts, id)) post({ type: "timer_start", paywallId: cfg.paywallId, nodeId: id, durationSeconds: +el.getAttribute("data-secs") });
+  });
   (cfg.unknownNodes || []).forEach(function (u) { event("paywall_unknown_node", { type: u.type, path: u.path, usedFallback: u.usedFallback }); });
   refreshTexts();
   if (Array.isArray(queued)) queued.forEach(receive);
