@@ -28,8 +28,7 @@ public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .integer(let i): return i
         case .double(let d):
-            guard d.rounded() == d, d >= -9.223372036854775e18, d < 9.223372036854775e18 else { return nil }
-            return Int64(d)
+            return exactInt64(d)
         }
     }
 
@@ -54,7 +53,7 @@ public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .integer(let i): return String(i)
         case .double(let d):
-            if d.rounded() == d, abs(d) < 9.007199254740992e15 { return String(Int64(d)) }
+            if abs(d) < 9.007199254740992e15, let i = exactInt64(d) { return String(i) }
             return String(d)
         }
     }
@@ -127,4 +126,12 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 extension JSONValue: CustomStringConvertible {
     /// The canonical serialization as a String.
     public var description: String { canonicalString }
+}
+
+/// `Int64(exactly:)` without libm (the stdlib's version needs `trunc`, which the library avoids linking).
+@inline(__always)
+func exactInt64(_ d: Double) -> Int64? {
+    guard d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else { return nil }
+    let i = Int64(d)
+    return Double(i) == d ? i : nil
 }

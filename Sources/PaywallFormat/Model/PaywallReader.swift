@@ -8,6 +8,12 @@ public enum PaywallReader {
         public var type: String
         /// True when the fallback was rendered instead, false when the node was skipped.
         public var usedFallback: Bool
+
+        public init(path: String, type: String, usedFallback: Bool) {
+            self.path = path
+            self.type = type
+            self.usedFallback = usedFallback
+        }
     }
 
     public struct Result: Sendable {
@@ -42,7 +48,7 @@ struct ReadContext {
                 return ProductSlot(slot: slot, storeProductId: id, preselected: p["preselected"]?.boolValue ?? false)
             },
             settings: settings(j["settings"]),
-            root: j["root"].flatMap { node($0, path: JSONPath.root.appending("root")) })
+            root: j["root"].flatMap { node($0, path: WalkPath.root.appending("root")) })
     }
 
     func theme(_ j: JSONValue?) -> Theme {
@@ -179,7 +185,7 @@ struct ReadContext {
         return .unknown(j?["type"]?.stringValue ?? "")
     }
 
-    mutating func nodes(_ j: JSONValue?, path: JSONPath) -> [PaywallNode] {
+    mutating func nodes(_ j: JSONValue?, path: WalkPath) -> [PaywallNode] {
         guard let items = j?.arrayValue else { return [] }
         var result: [PaywallNode] = []
         for (i, item) in items.enumerated() { if let n = node(item, path: path.appending(i)) { result.append(n) } }
@@ -187,18 +193,18 @@ struct ReadContext {
     }
 
     /// The node at `path`, its fallback when the type is unknown, or nil (skipped, reported).
-    mutating func node(_ j: JSONValue, path: JSONPath) -> PaywallNode? {
+    mutating func node(_ j: JSONValue, path: WalkPath) -> PaywallNode? {
         guard j.objectValue != nil else { return nil }
         let common = NodeCommon(id: j["id"]?.stringValue, style: style(j["style"]), animation: animation(j["animation"]),
                                 accessibilityLabel: text(j["accessibilityLabel"]))
         let type = j["type"]?.stringValue ?? ""
         if let kind = kind(type, j, path: path) { return PaywallNode(common: common, kind: kind) }
         let fallback = j["fallback"].flatMap { node($0, path: path.appending("fallback")) }
-        unknownNodes.append(PaywallReader.UnknownNode(path: path.description, type: type, usedFallback: fallback != nil))
+        unknownNodes.append(PaywallReader.UnknownNode(path: path.jsonPath.description, type: type, usedFallback: fallback != nil))
         return fallback
     }
 
-    mutating func kind(_ type: String, _ j: JSONValue, path: JSONPath) -> PaywallNode.Kind? {
+    mutating func kind(_ type: String, _ j: JSONValue, path: WalkPath) -> PaywallNode.Kind? {
         let label = text(j["label"])
         switch type {
         case "stack":

@@ -3,14 +3,18 @@
 public enum JSONSchemaGenerator {
     public static let draft = "https://json-schema.org/draft/2020-12/schema"
 
+    /// How `$ref`s are written: `refPrefix + namePrefix + Name`. The defaults make a standalone schema;
+    /// an OpenAPI document embeds the definitions with `refPrefix: "#/components/schemas/"` and a
+    /// `namePrefix` such as `"PaywallV2"` so the versions do not collide.
+    struct Naming {
+        var refPrefix = "#/$defs/"
+        var namePrefix = ""
+        func ref(_ name: String) -> JSONValue { .string(refPrefix + namePrefix + name) }
+    }
+
     /// The JSON Schema document of `version`, or nil for an unsupported version.
     public static func schema(version: Int) -> JSONValue? {
-        guard let defs = SchemaDefinitions.forVersion(version) else { return nil }
-        var definitions: [String: JSONValue] = [:]
-        for name in defs.order {
-            if let shape = defs.definitions[name] { definitions[name] = schema(for: shape, definitions: defs) }
-        }
-        definitions["LocalizedText"] = localizedText
+        guard let definitions = definitions(version: version) else { return nil }
         return [
             "$schema": .string(draft),
             "$id": .string("https://xizor.dev/schemas/paywall-document-v\(version).json"),
@@ -21,6 +25,19 @@ public enum JSONSchemaGenerator {
         ]
     }
 
+    /// The named schemas of `version` (root: `namePrefix + "PaywallDocument"`), for embedding in another
+    /// document such as OpenAPI's `components.schemas`. Nil for an unsupported version.
+    public static func definitions(version: Int, refPrefix: String = "#/$defs/", namePrefix: String = "") -> [String: JSONValue]? {
+        guard let defs = SchemaDefinitions.forVersion(version) else { return nil }
+        let naming = Naming(refPrefix: refPrefix, namePrefix: namePrefix)
+        var definitions: [String: JSONValue] = [:]
+        for name in defs.order {
+            if let shape = defs.definitions[name] { definitions[namePrefix + name] = schema(for: shape, naming) }
+        }
+        definitions[namePrefix + "LocalizedText"] = localizedText
+        return definitions
+    }
+
     static let localizedText: JSONValue = [
         "type": "object",
         "minProperties": 1,
@@ -29,7 +46,7 @@ public enum JSONSchemaGenerator {
         "description": "Locale → template ({{variables}} and markdown-lite).",
     ]
 
-    static func schema(for shape: Shape, definitions: SchemaDefinitions) -> JSONValue {
+    static func schema(for shape: Shape, _ naming: Naming) -> JSONValue {
         switch shape {
         case .string(let format):
             var s: JSONValue = ["type": "string"]
@@ -50,7 +67,7 @@ public enum JSONSchemaGenerator {
         case .boolean:
             return ["type": "boolean"]
         case .array(let a):
-            var s: JSONValue = ["type": "array", "items": schema(for: a.items, definitions: definitions)]
+            var s: JSONValue = ["type": "array", "items": schema(for: a.items, naming)]
             if a.minItems > 0 { s["minItems"] = .number(a.minItems) }
             if let m = a.maxItems { s["maxItems"] = .number(m) }
             if a.uniqueCode != nil { s["uniqueItems"] = true }
@@ -58,7 +75,7 @@ public enum JSONSchemaGenerator {
         case .object(let o):
             var properties: [String: JSONValue] = [:]
             for field in o.fields {
-                var p = schema(for: field.shape, definitions: definitions)
+                var p = schema(for: field.shape, naming)
                 if let d = field.defaultValue { p = withAnnotation(p, "default", d) }
                 if !field.doc.isEmpty { p = withAnnotation(p, "description", .string(field.doc)) }
                 properties[field.name] = p
@@ -81,20 +98,20 @@ public enum JSONSchemaGenerator {
             if !o.doc.isEmpty { s["description"] = .string(o.doc) }
             return s
         case .map(let keys, let value, let minProperties):
-            var s: JSONValue = ["type": "object", "additionalProperties": schema(for: value, definitions: definitions)]
+            var s: JSONValue = ["type": "object", "additionalProperties": schema(for: value, naming)]
             if let p = keys.pattern { s["propertyNames"] = ["pattern": .string(p)] }
             if minProperties > 0 { s["minProperties"] = .number(minProperties) }
             return s
         case .localizedText:
-            return ["$ref": "#/$defs/LocalizedText"]
+            return ["$ref": naming.ref("LocalizedText")]
         case .alternatives(let shapes):
-            return ["anyOf": .array(shapes.map { schema(for: $0, definitions: definitions) })]
+            return ["anyOf": .array(shapes.map { schema(for: $0, naming) })]
         case .ref(let name):
-            return ["$ref": .string("#/$defs/\(name)")]
+            return ["$ref": naming.ref(name)]
         case .union(let u):
             let branches: [JSONValue] = u.variants.map { v in
                 ["if": ["properties": [u.tag: ["const": .string(v.value)]], "required": [.string(u.tag)]],
-                 "then": ["$ref": .string("#/$defs/\(v.definition)")]]
+                 "then": ["$ref": naming.ref(v.definition)]]
             }
             return ["type": "object", "required": [.string(u.tag)],
                     "properties": [u.tag: ["enum": .array(u.variants.map { .string($0.value) })]],
@@ -112,7 +129,7 @@ public enum JSONSchemaGenerator {
     }
 
     static func number(_ d: Double) -> JSONValue {
-        if let i = Int64(exactly: d) { return .number(.integer(i)) }
+        if let i = exactInt64(d) { return .number(.integer(i)) }
         return .number(.double(d))
     }
 }

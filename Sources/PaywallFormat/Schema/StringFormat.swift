@@ -93,8 +93,11 @@ public enum StringFormat: String, Sendable, CaseIterable {
         case .slotReference: return s == "$selected" || Self.isID(s.utf8)
         case .localeTag: return Self.isLocaleTag(s)
         case .httpsURL:
-            return s.hasPrefix("https://") && s.unicodeScalars.count > 8
-                && !s.unicodeScalars.contains { $0.properties.isWhitespace }
+            guard s.utf8.count > 8, s.hasPrefix("https://") else { return false }
+            if s.utf8.allSatisfy({ $0 < 0x80 }) {
+                return !s.utf8.contains { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
+            }
+            return !s.unicodeScalars.contains { $0.properties.isWhitespace }
         case .hexColor: return Self.isHexColor(s.utf8)
         case .color: return Self.isHexColor(s.utf8) || Self.isTokenReference(s.utf8)
         case .tokenName: return Self.isTokenName(s.utf8[...])
@@ -131,24 +134,33 @@ public enum StringFormat: String, Sendable, CaseIterable {
         return [3, 4, 6, 8].contains(digits.count) && digits.allSatisfy(isHex)
     }
 
+    /// `language(-Script)?(-REGION|-NNN)?` with the casing of the pattern, on bytes (no allocation).
     static func isLocaleTag(_ s: String) -> Bool {
-        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
-        guard let language = parts.first, (2...3).contains(language.utf8.count),
-              language.utf8.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) else { return false }
-        var rest = parts.dropFirst()
-        if let script = rest.first, script.utf8.count == 4 {
-            let u = Array(script.utf8)
-            guard u[0] >= 0x41 && u[0] <= 0x5A, u.dropFirst().allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) else { return false }
-            rest = rest.dropFirst()
+        var u = s.utf8[...]
+        func take(_ n: Int, _ ok: (UInt8) -> Bool) -> Bool {
+            guard u.count >= n, u.prefix(n).allSatisfy(ok) else { return false }
+            u = u.dropFirst(n)
+            return true
         }
-        if let region = rest.first {
-            let u = Array(region.utf8)
-            let alpha = u.count == 2 && u.allSatisfy { $0 >= 0x41 && $0 <= 0x5A }
-            let numeric = u.count == 3 && u.allSatisfy(isDigit)
-            guard alpha || numeric else { return false }
-            rest = rest.dropFirst()
+        func subtagLength() -> Int { u.firstIndex(of: 0x2D).map { u.distance(from: u.startIndex, to: $0) } ?? u.count }
+        let isLower = { (b: UInt8) in b >= 0x61 && b <= 0x7A }
+        let isUpper = { (b: UInt8) in b >= 0x41 && b <= 0x5A }
+        let language = subtagLength()
+        guard (2...3).contains(language), take(language, isLower) else { return false }
+        if u.first == 0x2D {
+            u = u.dropFirst()
+            if subtagLength() == 4 {
+                guard take(1, isUpper), take(3, isLower) else { return false }
+                guard u.first == 0x2D else { return u.isEmpty }
+                u = u.dropFirst()
+            }
+            switch subtagLength() {
+            case 2: guard take(2, isUpper) else { return false }
+            case 3: guard take(3, isDigit) else { return false }
+            default: return false
+            }
         }
-        return rest.isEmpty
+        return u.isEmpty
     }
 
     static func isDateTime(_ u: [UInt8]) -> Bool {

@@ -21,6 +21,9 @@ public enum PaywallTemplates {
         names.compactMap { name in parsed[name].map { (name, $0) } }
     }
 
+    /// `{name: document}` for every template (the seed's `paywallTemplatesJson()`).
+    public static var json: JSONValue { .object(parsed) }
+
     private static let parsed: [String: JSONValue] = {
         var result: [String: JSONValue] = [:]
         for name in names {

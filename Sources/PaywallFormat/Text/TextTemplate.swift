@@ -13,57 +13,71 @@ public enum TemplatePart: Sendable, Hashable {
 }
 
 public enum TextTemplate {
-    /// Splits a template into literals, variables and malformed placeholders.
+    /// Splits a template into literals, variables and malformed placeholders. Works on UTF-8 bytes:
+    /// the braces are ASCII, so every cut falls on a character boundary.
     public static func parse(_ template: String) -> [TemplatePart] {
+        let s = Array(template.utf8)
         var parts: [TemplatePart] = []
-        let s = Array(template.unicodeScalars)
-        var literal = String.UnicodeScalarView()
+        var literalStart = 0
         var i = 0
-        func flush() {
-            if !literal.isEmpty { parts.append(.literal(String(literal))); literal = String.UnicodeScalarView() }
-        }
-        while i < s.count {
-            if s[i] == "{", i + 1 < s.count, s[i + 1] == "{" {
-                var j = i + 2
-                var close = -1
-                while j + 1 < s.count {
-                    if s[j] == "}" && s[j + 1] == "}" { close = j; break }
-                    j += 1
-                }
-                flush()
-                if close < 0 {
-                    parts.append(.malformed(raw: String(String.UnicodeScalarView(s[i...])), reason: "'{{' is never closed by '}}'"))
-                    return parts
-                }
-                let raw = String(String.UnicodeScalarView(s[i..<(close + 2)]))
-                var inner = s[(i + 2)..<close]
-                while let f = inner.first, f == " " || f == "\t" { inner = inner.dropFirst() }
-                while let l = inner.last, l == " " || l == "\t" { inner = inner.dropLast() }
-                let path = String(String.UnicodeScalarView(inner))
-                if isPath(path) {
-                    parts.append(.variable(path: path, raw: raw))
-                } else {
-                    parts.append(.malformed(raw: raw, reason: path.isEmpty ? "empty placeholder" : "'\(path)' is not a variable path"))
-                }
-                i = close + 2
-            } else {
-                literal.append(s[i])
-                i += 1
+        func text(_ range: Range<Int>) -> String { String(decoding: s[range], as: UTF8.self) }
+        while i + 1 < s.count {
+            guard s[i] == 0x7B, s[i + 1] == 0x7B else { i += 1; continue }
+            if literalStart < i { parts.append(.literal(text(literalStart..<i))) }
+            var j = i + 2
+            var close = -1
+            while j + 1 < s.count {
+                if s[j] == 0x7D && s[j + 1] == 0x7D { close = j; break }
+                j += 1
             }
+            if close < 0 {
+                parts.append(.malformed(raw: text(i..<s.count), reason: "'{{' is never closed by '}}'"))
+                return parts
+            }
+            var lo = i + 2, hi = close
+            while lo < hi, s[lo] == 0x20 || s[lo] == 0x09 { lo += 1 }
+            while hi > lo, s[hi - 1] == 0x20 || s[hi - 1] == 0x09 { hi -= 1 }
+            let raw = text(i..<(close + 2))
+            let path = text(lo..<hi)
+            if isPath(s[lo..<hi]) {
+                parts.append(.variable(path: path, raw: raw))
+            } else {
+                parts.append(.malformed(raw: raw, reason: path.isEmpty ? "empty placeholder" : "'\(path)' is not a variable path"))
+            }
+            i = close + 2
+            literalStart = i
         }
-        flush()
+        if literalStart < s.count { parts.append(.literal(text(literalStart..<s.count))) }
         return parts
     }
 
-    /// `segment(.segment)*`, segments of `[A-Za-z0-9_-]+`.
-    public static func isPath(_ path: String) -> Bool {
-        guard !path.isEmpty else { return false }
-        return path.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { segment in
-            !segment.isEmpty && segment.utf8.allSatisfy {
-                StringFormat.isAlpha($0) || StringFormat.isDigit($0) || $0 == 0x5F || $0 == 0x2D
+    /// True when the template has a `{{` at all (the common case of plain text skips parsing).
+    public static func mayContainPlaceholders(_ template: String) -> Bool {
+        var previousBrace = false
+        for b in template.utf8 {
+            if b == 0x7B { if previousBrace { return true }; previousBrace = true } else { previousBrace = false }
+        }
+        return false
+    }
+
+    static func isPath(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        var segmentLength = 0
+        for b in bytes {
+            if b == 0x2E {
+                if segmentLength == 0 { return false }
+                segmentLength = 0
+            } else if StringFormat.isAlpha(b) || StringFormat.isDigit(b) || b == 0x5F || b == 0x2D {
+                segmentLength += 1
+            } else {
+                return false
             }
         }
+        return segmentLength > 0
     }
+
+    /// `segment(.segment)*`, segments of `[A-Za-z0-9_-]+`.
+    public static func isPath(_ path: String) -> Bool { isPath(Array(path.utf8)[...]) }
 }
 
 /// What `resolveText` does with a variable that has no value: `keep` shows the placeholder as written
@@ -78,7 +92,7 @@ public enum MissingVariablePolicy: String, Sendable {
 /// canonical form, booleans as `true`/`false`; null, objects, arrays and absent paths are missing.
 /// Malformed placeholders stay literal text. No escaping or markdown processing happens here.
 public func resolveText(_ template: String, context: JSONValue, onMissing: MissingVariablePolicy = .keep) -> String {
-    guard template.contains("{{") else { return template }
+    guard TextTemplate.mayContainPlaceholders(template) else { return template }
     var out = ""
     for part in TextTemplate.parse(template) {
         switch part {
@@ -112,7 +126,7 @@ func lookupVariable(_ path: String, in context: JSONValue) -> String? {
 /// The variable paths of a template, each once, in order of first appearance (malformed placeholders
 /// are not variables).
 public func extractVariables(_ template: String) -> [String] {
-    guard template.contains("{{") else { return [] }
+    guard TextTemplate.mayContainPlaceholders(template) else { return [] }
     var seen = Set<String>()
     var result: [String] = []
     for case .variable(let path, _) in TextTemplate.parse(template) where seen.insert(path).inserted {

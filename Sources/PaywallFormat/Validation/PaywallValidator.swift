@@ -34,7 +34,7 @@ public enum PaywallValidator {
     static func validate(_ document: JSONValue, schema: SchemaDefinitions) -> ValidationResult {
         var walker = StructuralWalker(schema: schema)
         if let root = schema.definitions[SchemaDefinitions.rootName] {
-            walker.walk(document, root, .root, definition: SchemaDefinitions.rootName)
+            walker.walk(document, root, WalkPath.root, definition: SchemaDefinitions.rootName)
         }
         var errors = walker.errors
         SemanticChecks.run(document, facts: walker.facts, into: &errors)
@@ -55,8 +55,8 @@ enum SemanticChecks {
                                              "introPrice", "introPeriod", "trialDays", "currency"]
 
     static func run(_ document: JSONValue, facts: DocumentFacts, into errors: inout [ValidationIssue]) {
-        func fail(_ path: JSONPath, _ code: ValidationCode, _ message: String) {
-            errors.append(ValidationIssue(path, code.rawValue, message))
+        func fail(_ path: WalkPath, _ code: ValidationCode, _ message: String) {
+            errors.append(ValidationIssue(path.jsonPath, code.rawValue, message))
         }
         let theme = document["theme"]
         func tokens(_ group: String) -> Set<String> { Set(theme?[group]?.objectValue?.keys ?? [:].keys) }
@@ -94,7 +94,7 @@ enum SemanticChecks {
         let locales = Set(document["locales"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         let defaultLocale = document["defaultLocale"]?.stringValue
         if let defaultLocale, document["locales"]?.arrayValue != nil, !locales.contains(defaultLocale) {
-            fail(.root.appending("defaultLocale"), .defaultLocaleNotInLocales, "defaultLocale \"\(defaultLocale)\" is not in locales")
+            fail(WalkPath.root.appending("defaultLocale"), .defaultLocaleNotInLocales, "defaultLocale \"\(defaultLocale)\" is not in locales")
         }
         for text in facts.texts {
             if let defaultLocale, !text.entries.isEmpty, text.entries[defaultLocale] == nil {
@@ -112,9 +112,9 @@ enum SemanticChecks {
         }
     }
 
-    static func checkTemplate(_ template: String, path: JSONPath, allowsTimer: Bool, slots: Set<String>, hasProducts: Bool,
-                              fail: (JSONPath, ValidationCode, String) -> Void) {
-        guard template.contains("{{") else { return }
+    static func checkTemplate(_ template: String, path: WalkPath, allowsTimer: Bool, slots: Set<String>, hasProducts: Bool,
+                              fail: (WalkPath, ValidationCode, String) -> Void) {
+        guard TextTemplate.mayContainPlaceholders(template) else { return }
         for part in TextTemplate.parse(template) {
             switch part {
             case .literal: continue

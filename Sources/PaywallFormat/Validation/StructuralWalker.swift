@@ -1,3 +1,30 @@
+/// A path under construction: a parent-linked list, so descending costs one small allocation and the
+/// textual form is only built for the few paths that end up in an error or a fact that is used.
+struct WalkPath: Sendable {
+    final class Node: Sendable {
+        let parent: Node?
+        let component: JSONPath.Component
+        init(parent: Node?, component: JSONPath.Component) {
+            self.parent = parent
+            self.component = component
+        }
+    }
+
+    let node: Node?
+
+    static let root = WalkPath(node: nil)
+
+    func appending(_ key: String) -> WalkPath { WalkPath(node: Node(parent: node, component: .key(key))) }
+    func appending(_ index: Int) -> WalkPath { WalkPath(node: Node(parent: node, component: .index(index))) }
+
+    var jsonPath: JSONPath {
+        var components: [JSONPath.Component] = []
+        var current = node
+        while let n = current { components.append(n.component); current = n.parent }
+        return JSONPath(components.reversed())
+    }
+}
+
 /// Walks a JSON value against the `Shape`s of one schema version, reporting every structural error and
 /// collecting what the semantic checks need (tokens, slot references, texts, node ids).
 struct StructuralWalker {
@@ -7,15 +34,15 @@ struct StructuralWalker {
 
     init(schema: SchemaDefinitions) { self.schema = schema }
 
-    mutating func fail(_ path: JSONPath, _ code: ValidationCode, _ message: String) {
-        errors.append(ValidationIssue(path, code.rawValue, message))
+    mutating func fail(_ path: WalkPath, _ code: ValidationCode, _ message: String) {
+        errors.append(ValidationIssue(path.jsonPath, code.rawValue, message))
     }
 
-    mutating func fail(_ path: JSONPath, code: String, _ message: String) {
-        errors.append(ValidationIssue(path, code, message))
+    mutating func fail(_ path: WalkPath, code: String, _ message: String) {
+        errors.append(ValidationIssue(path.jsonPath, code, message))
     }
 
-    mutating func walk(_ value: JSONValue, _ shape: Shape, _ path: JSONPath, definition: String? = nil, timerLabel: Bool = false) {
+    mutating func walk(_ value: JSONValue, _ shape: Shape, _ path: WalkPath, definition: String? = nil, timerLabel: Bool = false) {
         switch shape {
         case .string(let format):
             guard case .string(let s) = value else { return typeMismatch(value, format.summary, path) }
@@ -104,39 +131,51 @@ struct StructuralWalker {
         }
     }
 
-    mutating func walkObject(_ value: JSONValue, _ shape: ObjectShape, _ path: JSONPath, definition: String) {
+    mutating func walkObject(_ value: JSONValue, _ shape: ObjectShape, _ path: WalkPath, definition: String) {
         guard case .object(let object) = value else { return typeMismatch(value, "object", path) }
-        for key in JSONSerializer.sortedKeys(object) where shape.field(named: key) == nil {
+        // One pass over the members, matching field names by comparison (no hashing); then walk in
+        // definition order so errors come out in a stable order.
+        var present: [(index: Int, value: JSONValue)] = []
+        present.reserveCapacity(object.count)
+        var unknown: [String] = []
+        for (key, member) in object {
+            if let i = shape.fields.firstIndex(where: { $0.name == key }) { present.append((i, member)) } else { unknown.append(key) }
+        }
+        for key in unknown.sorted(by: { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }) {
             fail(path.appending(key), .unknownProperty, "unknown property \"\(key)\"")
         }
-        for field in shape.fields {
-            if let member = object[field.name] {
+        present.sort { $0.index < $1.index }
+        var next = 0
+        func member(_ name: String) -> JSONValue? { present.first { shape.fields[$0.index].name == name }?.value }
+        for (i, field) in shape.fields.enumerated() {
+            if next < present.count, present[next].index == i {
                 let subDefinition = definition == "ProductSelectorNode" && field.name == "slots" ? "ProductSelectorNode.slots" : nil
-                walk(member, field.shape, path.appending(field.name), definition: subDefinition, timerLabel: field.allowsTimerVariable)
+                walk(present[next].value, field.shape, path.appending(field.name), definition: subDefinition, timerLabel: field.allowsTimerVariable)
+                next += 1
             } else if field.required {
                 fail(path.appending(field.name), .missingRequiredField, "missing required field \"\(field.name)\"")
             }
         }
-        for conditional in shape.conditionals where object[conditional.field] == .string(conditional.value) {
-            for name in conditional.required where object[name] == nil {
+        for conditional in shape.conditionals where member(conditional.field) == .string(conditional.value) {
+            for name in conditional.required where member(name) == nil {
                 fail(path.appending(name), code: conditional.code,
                      "\"\(name)\" is required when \(conditional.field) is \"\(conditional.value)\"")
             }
         }
         for group in shape.exclusive {
-            let present = group.filter { object[$0] != nil }
-            if present.count > 1 {
-                fail(path.appending(present[1]), .mutuallyExclusiveFields, "set only one of " + group.map { "\"\($0)\"" }.joined(separator: ", "))
+            let found = group.filter { member($0) != nil }
+            if found.count > 1 {
+                fail(path.appending(found[1]), .mutuallyExclusiveFields, "set only one of " + group.map { "\"\($0)\"" }.joined(separator: ", "))
             }
         }
         collect(object: object, definition: definition, path: path)
     }
 
-    mutating func typeMismatch(_ value: JSONValue, _ expected: String, _ path: JSONPath) {
+    mutating func typeMismatch(_ value: JSONValue, _ expected: String, _ path: WalkPath) {
         fail(path, .typeMismatch, "expected \(expected), found \(value.typeName)")
     }
 
-    mutating func checkNumber(_ n: JSONNumber, _ range: NumberRange, _ path: JSONPath) {
+    mutating func checkNumber(_ n: JSONNumber, _ range: NumberRange, _ path: WalkPath) {
         let d = n.doubleValue
         if range.integer && !n.isIntegral { fail(path, .notAnInteger, "expected an integer, found \(n)") }
         var inRange = true
@@ -151,7 +190,7 @@ struct StructuralWalker {
 
     // MARK: Facts for the semantic checks
 
-    mutating func collect(string s: String, format: StringFormat, path: JSONPath) {
+    mutating func collect(string s: String, format: StringFormat, path: WalkPath) {
         switch format {
         case .color where s.hasPrefix("$"): facts.colorTokens.append((path, String(s.dropFirst())))
         case .tokenReference: facts.radiusTokens.append((path, String(s.dropFirst())))
@@ -160,7 +199,7 @@ struct StructuralWalker {
         }
     }
 
-    mutating func collect(object: [String: JSONValue], definition: String, path: JSONPath) {
+    mutating func collect(object: [String: JSONValue], definition: String, path: WalkPath) {
         switch definition {
         case "ProductSlot":
             if let slot = object["slot"]?.stringValue { facts.slots.append((path.appending("slot"), slot)) }
@@ -181,21 +220,21 @@ struct StructuralWalker {
 }
 
 struct LocalizedTextFact {
-    let path: JSONPath
+    let path: WalkPath
     let entries: [String: String]
     let allowsTimerVariable: Bool
 }
 
 /// What the structural walk saw, for the cross-checks.
 struct DocumentFacts {
-    var colorTokens: [(JSONPath, String)] = []
-    var radiusTokens: [(JSONPath, String)] = []
-    var fontTokens: [(JSONPath, String)] = []
-    var slots: [(JSONPath, String)] = []
-    var preselected: [JSONPath] = []
-    var slotReferences: [(JSONPath, String)] = []
-    var selectedReferences: [JSONPath] = []
+    var colorTokens: [(WalkPath, String)] = []
+    var radiusTokens: [(WalkPath, String)] = []
+    var fontTokens: [(WalkPath, String)] = []
+    var slots: [(WalkPath, String)] = []
+    var preselected: [WalkPath] = []
+    var slotReferences: [(WalkPath, String)] = []
+    var selectedReferences: [WalkPath] = []
     var hasProductSelector = false
-    var nodeIDs: [(JSONPath, String)] = []
+    var nodeIDs: [(WalkPath, String)] = []
     var texts: [LocalizedTextFact] = []
 }
