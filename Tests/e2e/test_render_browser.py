@@ -34,8 +34,18 @@ OUT = ROOT / "test-output" / "render"
 
 BRIDGE_STUB = """
 window.__xz = [];
-window.webkit = { messageHandlers: { xizor: { postMessage: function (m) { window.__xz.push(JSON.parse(JSON.stringify(m))); } } } };
+window.__xzRaw = [];
+if (location.search.indexOf("host=rn") >= 0) {
+  window.ReactNativeWebView = { postMessage: function (s) { window.__xzRaw.push(s); window.__xz.push(JSON.parse(s)); } };
+} else if (location.search.indexOf("host=none") < 0) {
+  window.webkit = { messageHandlers: { xizor: { postMessage: function (m) { window.__xz.push(JSON.parse(JSON.stringify(m))); } } } };
+}
 """
+
+# The dashboard's preview frame: the page in an iframe, messages arrive at the parent.
+FRAME_HARNESS = """<!DOCTYPE html><html><body style="margin:0">
+<script>window.__frame = []; addEventListener("message", function (e) { if (e.data && e.data.xizor) window.__frame.push(e.data.xizor); });</script>
+<iframe id="pw" src="PAGE?host=none" style="width:390px;height:844px;border:0"></iframe></body></html>"""
 
 # A page whose media is far below the fold, and a node type no renderer knows.
 LAZY_DOCUMENT = {
@@ -301,3 +311,32 @@ def test_timer_asks_the_app_for_its_start(browser, page_source):
     started = int(time.time() * 1000) - 3_600_000   # an hour ago
     browser.execute_script("window.xizor.receive({type: 'timer_start', nodeId: 'launch_offer', startedAt: arguments[0]})", started)
     assert "23:00:0" in timer.text or "22:59:5" in timer.text
+
+
+def test_react_native_host_gets_json_strings(browser, page_source):
+    open_page(browser, page_source.url("clean") + "?host=rn")
+    raw = browser.execute_script("return window.__xzRaw")
+    assert all(isinstance(r, str) for r in raw) and json.loads(raw[0])["type"] == "ready"
+    browser.find_element(By.CSS_SELECTOR, ".xz-purchase-button").click()
+    assert sent(browser, "purchase") == [{"type": "purchase", "slot": "yearly", "storeProductId": "com.example.notes.pro.yearly"}]
+
+
+def test_preview_frame_posts_to_the_parent(browser, page_source):
+    page = page_source.url("cinematic", "dark").rsplit("/", 1)[1]
+    (page_source.folder / "frame.html").write_text(FRAME_HARNESS.replace("PAGE", page))
+    harness = page_source.url("cinematic", "dark").rsplit("/", 1)[0] + "/frame.html"
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1024, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    browser.get(harness)
+    frame_messages = lambda: browser.execute_script("return window.__frame")
+    wait_for(lambda: any(m.get("name") == "paywall_open" for m in frame_messages()), what="paywall_open in the parent")
+    assert frame_messages()[0]["type"] == "ready"
+    # The dashboard answers through postMessage({xizor: message}) to the frame.
+    browser.execute_script("document.getElementById('pw').contentWindow.postMessage({xizor: arguments[0]}, '*')", PRODUCTS)
+    browser.switch_to.frame("pw")
+    try:
+        option = browser.find_element(By.CSS_SELECTOR, ".xz-option[data-slot=yearly]")
+        wait_for(lambda: "$59.99" in option.text, what="products in the frame")
+        browser.find_element(By.CSS_SELECTOR, "[data-id=cta]").click()
+    finally:
+        browser.switch_to.default_content()
+    assert {"type": "purchase", "slot": "yearly", "storeProductId": "com.example.streaming.pro.yearly"} in frame_messages()
