@@ -139,6 +139,16 @@ def open_page(driver, url, width=390, height=844, reduced_motion=False, scheme="
     driver.get_log("performance")
     driver.get(url)
     wait_for(lambda: any(m.get("name") == "paywall_open" for m in messages(driver)), what="paywall_open")
+    wait_for_entrances(driver)
+
+
+ENTRANCES_DONE = """return document.getAnimations().every(a =>
+    a.effect.getComputedTiming().iterations === Infinity || a.playState === "finished")"""
+
+
+def wait_for_entrances(driver):
+    """Entrances start hidden (opacity 0); tap only once they have played, as a person would."""
+    wait_for(lambda: driver.execute_script(ENTRANCES_DONE), what="entrance animations to finish")
 
 
 def messages(driver):
@@ -185,7 +195,6 @@ def sent(driver, type_):
 def test_template_renders_cleanly(browser, page_source, template, size, scheme):
     open_page(browser, page_source.url(template, scheme), *size, scheme=scheme)
     browser.execute_script("window.xizor.receive(arguments[0])", PRODUCTS)
-    time.sleep(0.9)     # let entrances finish before the screenshot
     browser.save_screenshot(str(OUT / f"{template}-{size[0]}x{size[1]}-{scheme}.png"))
     assert console_problems(browser) == []
     assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en"
@@ -334,6 +343,7 @@ def test_preview_frame_posts_to_the_parent(browser, page_source):
     browser.execute_script("document.getElementById('pw').contentWindow.postMessage({xizor: arguments[0]}, '*')", PRODUCTS)
     browser.switch_to.frame("pw")
     try:
+        wait_for_entrances(browser)
         option = browser.find_element(By.CSS_SELECTOR, ".xz-option[data-slot=yearly]")
         wait_for(lambda: "$59.99" in option.text, what="products in the frame")
         browser.find_element(By.CSS_SELECTOR, "[data-id=cta]").click()
