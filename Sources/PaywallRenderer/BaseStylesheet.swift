@@ -16,7 +16,7 @@ html,body{margin:0;min-height:100%}body{font-family:var(--xz-font);font-size:1re
 .xz-wfill{align-self:stretch;justify-self:stretch}.xz-row>.xz-wfill{flex:1 1 0}.xz-hfill{align-self:stretch}.xz-col>.xz-hfill{flex:1 1 0}
 .xz-text{margin:0;white-space:pre-line;overflow-wrap:anywhere}
 .xz-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.xz-media{position:relative;overflow:hidden;background:var(--xz-ph);min-width:0}.xz-media>img,.xz-media>video{display:block;width:100%;height:100%;object-fit:cover;opacity:0;transition:opacity .3s}.xz-media>img.xz-natural{height:auto;min-height:48px}.xz-media>.xz-loaded{opacity:1}.xz-media>video[poster],.xz-media>video.xz-loaded{opacity:1}
+.xz-media{position:relative;overflow:hidden;background:var(--xz-ph);min-width:0}.xz-media>img,.xz-media>video{position:relative;display:block;width:100%;height:100%;object-fit:cover;opacity:0;transition:opacity .3s}.xz-media.xz-done{background:none}.xz-done>.xz-bh{display:none}.xz-media>img.xz-natural{height:auto;min-height:48px}.xz-media>.xz-loaded{opacity:1}.xz-media>video[poster],.xz-media>video.xz-loaded{opacity:1}
 .xz-bh{position:absolute;inset:0;width:100%;height:100%}
 .xz-lottie{position:relative;min-width:0}.xz-lottie-stage{position:absolute;inset:0}.xz-lottie-stage svg{display:block}.xz-lottie.xz-ready>.xz-lottie-fb{visibility:hidden}
 button,a{font:inherit;color:inherit}button{background:none;border:0;padding:0;margin:0;cursor:pointer;text-align:inherit}

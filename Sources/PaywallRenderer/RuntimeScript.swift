@@ -330,7 +330,7 @@ enum RuntimeScript {
     try { el.pause(); el.removeAttribute("src"); el.load(); } catch (e) {}
   }
   $$(".xz-media>img,.xz-bg>img").forEach(function (img) {
-    function done() { img.classList.add("xz-loaded"); }
+    function done() { img.classList.add("xz-loaded"); img.parentNode.classList.add("xz-done"); }
     if (img.complete && img.naturalWidth) done(); else img.addEventListener("load", done);
   });
   var lazyItems = $$(".xz-media>img[data-src],.xz-media>video,.xz-lottie[data-lottie]");

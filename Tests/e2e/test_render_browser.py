@@ -4,20 +4,27 @@ Pages come from the `page_source` fixture: today every template is rendered with
 temp folder served by Python's http.server on loopback; when the SDK endpoint serves `Accept: text/html`,
 swap the fixture for one that answers that endpoint's URLs — the tests only need `url(name, scheme)`.
 
-Media hosts in the templates are fake (cdn.example.com). Chromium runs with
-`--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`, so every such request fails at once, without
-touching the network, with `net::ERR_NAME_NOT_RESOLVED`. The console check ignores exactly those entries
-(source `network`, URL on a fake media host) and fails on anything else.
+Media hosts in the templates are fake. Chromium runs with `--host-resolver-rules` that send
+`cdn.example.com` to `media_server` (an HTTPS server on loopback with a throwaway self-signed certificate,
+accepted through `--ignore-certificate-errors`) and make every other host fail to resolve at once, so
+nothing leaves the machine. The media server answers images with generated PNGs and everything else
+(videos, Lottie JSON) with 404. The console check ignores exactly the `network` entries for URLs on the
+fake media host (those 404s) and fails on anything else.
 
 The bridge is stubbed before any page script runs: `window.webkit.messageHandlers.xizor.postMessage`
-records every message in `window.__xz` (the iOS host path of the runtime)."""
+records every message in `window.__xz` (the iOS host path of the runtime; `?host=rn` selects the React
+Native path, `?host=none` neither, for the preview-frame test)."""
 import functools
 import http.server
 import json
 import pathlib
 import shutil
+import ssl
+import struct
+import subprocess
 import threading
 import time
+import zlib
 
 import pytest
 from selenium import webdriver
@@ -112,15 +119,67 @@ def page_source(tmp_path_factory):
     pages.close()
 
 
+def png(width, height, seed):
+    """A soft diagonal gradient, different per seed: enough to see where images land."""
+    a = [(seed * 53) % 200 + 40, (seed * 97) % 200 + 40, (seed * 31) % 200 + 40]
+    b = [255 - a[1] // 2, 255 - a[2] // 2, 255 - a[0] // 2]
+    rows = []
+    for y in range(height):
+        row = bytearray([0])
+        for x in range(width):
+            t = (x / width + y / height) / 2
+            row += bytes(int(a[i] + (b[i] - a[i]) * t) for i in range(3))
+        rows.append(bytes(row))
+    chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"".join(rows), 6)) + chunk(b"IEND", b""))
+
+
+class MediaHandler(http.server.BaseHTTPRequestHandler):
+    images = {}
+    requests = []
+
+    def do_GET(self):
+        MediaHandler.requests.append(self.path)
+        if self.path.endswith((".png", ".jpg")):
+            body = MediaHandler.images.setdefault(self.path, png(240, 160, sum(self.path.encode())))
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        else:
+            self.send_error(404)
+
+    def log_message(self, *args):
+        pass
+
+
 @pytest.fixture(scope="module")
-def browser():
+def media_server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("media-tls")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=cdn.example.com",
+                    "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")], check=True, capture_output=True, timeout=60)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), MediaHandler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(media_server):
     chromium = shutil.which("chromium")
     driver_path = shutil.which("chromedriver")
     assert chromium and driver_path, "chromium and chromium-driver must be installed (make deps)"
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--hide-scrollbars",
-                "--autoplay-policy=no-user-gesture-required", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
+                "--autoplay-policy=no-user-gesture-required", "--ignore-certificate-errors",
+                f"--host-resolver-rules=MAP cdn.example.com 127.0.0.1:{media_server}, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
