@@ -92,13 +92,14 @@ class RenderedPages:
     def add_document(self, name, document):
         (self.folder / f"{name}.json").write_text(json.dumps(document))
 
-    def url(self, name, scheme="light"):
-        page = self.folder / f"{name}-{scheme}.html"
+    def url(self, name, scheme="light", *render_args):
+        variant = "-".join(a.strip("-").replace("/", "_").replace(":", "") for a in render_args)
+        page = self.folder / f"{name}-{scheme}{'-' + variant if variant else ''}.html"
         if not page.exists():
             source = self.folder / f"{name}.json"
             if not source.exists():
                 source.write_text(run_cli("templates", name).stdout)
-            page.write_bytes(run_cli("render", str(source), "--color-scheme", scheme).stdout.encode())
+            page.write_bytes(run_cli("render", str(source), "--color-scheme", scheme, *render_args).stdout.encode())
         return f"http://127.0.0.1:{self.server.server_address[1]}/{page.name}"
 
     def close(self):
@@ -135,13 +136,36 @@ def png(width, height, seed):
             + chunk(b"IDAT", zlib.compress(b"".join(rows), 6)) + chunk(b"IEND", b""))
 
 
+# Stands in for lottie-web: the same loadAnimation API, draws a circle, records how it was called.
+LOTTIE_STUB_PLAYER = """
+window.__lottieCalls = [];
+window.lottie = { loadAnimation: function (o) {
+  var listeners = {}, anim = { speed: 1,
+    setSpeed: function (s) { anim.speed = s; },
+    addEventListener: function (n, f) { listeners[n] = f; },
+    destroy: function () { o.container.textContent = ""; } };
+  window.__lottieCalls.push({ path: o.path, loop: o.loop, autoplay: o.autoplay, renderer: o.renderer, anim: anim });
+  o.container.innerHTML = '<svg viewBox="0 0 10 10" width="100%" height="100%"><circle cx="5" cy="5" r="4" fill="#7C3AED"/></svg>';
+  setTimeout(function () { listeners.DOMLoaded && listeners.DOMLoaded(); }, 10);
+  return anim;
+} };
+"""
+
+
 class MediaHandler(http.server.BaseHTTPRequestHandler):
     images = {}
     requests = []
 
     def do_GET(self):
         MediaHandler.requests.append(self.path)
-        if self.path.endswith((".png", ".jpg")):
+        if self.path == "/players/lottie-stub.js":
+            body = LOTTIE_STUB_PLAYER.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/javascript")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif self.path.endswith((".png", ".jpg")):
             body = MediaHandler.images.setdefault(self.path, png(240, 160, sum(self.path.encode())))
             self.send_response(200)
             self.send_header("Content-Type", "image/png")
@@ -409,3 +433,24 @@ def test_preview_frame_posts_to_the_parent(browser, page_source):
     finally:
         browser.switch_to.default_content()
     assert {"type": "purchase", "slot": "yearly", "storeProductId": "com.example.streaming.pro.yearly"} in frame_messages()
+
+
+def test_lottie_plays_through_the_configured_player(browser, page_source):
+    player = "https://cdn.example.com/players/lottie-stub.js"
+    open_page(browser, page_source.url("lottie_delight", "light", "--lottie-player", player))
+    lottie = browser.find_element(By.CSS_SELECTOR, ".xz-lottie[data-id=mascot]")
+    wait_for(lambda: "xz-ready" in lottie.get_attribute("class"), what="the player to draw")
+    calls = browser.execute_script("return window.__lottieCalls.map(c => ({path: c.path, loop: c.loop, autoplay: c.autoplay, speed: c.anim.speed}))")
+    assert calls == [{"path": "https://cdn.example.com/paywalls/lottie-delight/mascot-wave.json", "loop": True, "autoplay": True, "speed": 1}]
+    assert lottie.find_elements(By.CSS_SELECTOR, ".xz-lottie-stage svg")
+    assert not lottie.find_element(By.CSS_SELECTOR, ".xz-lottie-fb").is_displayed()
+    assert console_problems(browser) == []
+    browser.save_screenshot(str(OUT / "lottie_delight-390x844-light-player.png"))
+    # Reduced motion: the animation plays once instead of looping.
+    open_page(browser, page_source.url("lottie_delight", "light", "--lottie-player", player), reduced_motion=True)
+    wait_for(lambda: browser.execute_script("return (window.__lottieCalls || []).length"), what="the player")
+    assert browser.execute_script("return window.__lottieCalls[0].loop") is False
+    # No player configured: the fallback image shows, nothing else is fetched.
+    open_page(browser, page_source.url("lottie_delight", "light"))
+    assert browser.find_element(By.CSS_SELECTOR, ".xz-lottie-none img").is_displayed()
+    assert browser.execute_script("return window.lottie === undefined")
