@@ -145,3 +145,30 @@ import Testing
         #expect(set2 && !set3 && !set4)
     }
 }
+
+@Suite struct JSONMergePatchTests {
+    /// The examples of RFC 7396, appendix A.
+    @Test func rfc7396Examples() throws {
+        let cases: [(String, String, String)] = [
+            (#"{"a":"b"}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":"b"}"#, #"{"b":"c"}"#, #"{"a":"b","b":"c"}"#),
+            (#"{"a":"b"}"#, #"{"a":null}"#, #"{}"#),
+            (#"{"a":"b","b":"c"}"#, #"{"a":null}"#, #"{"b":"c"}"#),
+            (#"{"a":["b"]}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":"c"}"#, #"{"a":["b"]}"#, #"{"a":["b"]}"#),
+            (#"{"a":{"b":"c"}}"#, #"{"a":{"b":"d","c":null}}"#, #"{"a":{"b":"d"}}"#),
+            (#"{"a":[{"b":"c"}]}"#, #"{"a":[1]}"#, #"{"a":[1]}"#),
+            (#"["a","b"]"#, #"["c","d"]"#, #"["c","d"]"#),
+            (#"{"a":"b"}"#, #"["c"]"#, #"["c"]"#),
+            (#"{"a":"foo"}"#, "null", "null"),
+            (#"{"a":"foo"}"#, #""bar""#, #""bar""#),
+            (#"{"e":null}"#, #"{"a":1}"#, #"{"a":1,"e":null}"#),
+            (#"[1,2]"#, #"{"a":"b","c":null}"#, #"{"a":"b"}"#),
+            (#"{}"#, #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#),
+        ]
+        for (target, patch, expected) in cases {
+            let result = try JSONValue(parsing: target).applyingMergePatch(try JSONValue(parsing: patch))
+            #expect(result == (try JSONValue(parsing: expected)), "\(target) + \(patch)")
+        }
+    }
+}

@@ -71,6 +71,12 @@ import Testing
         }
     }
 
+    @Test func reportsUnsupportedVersions() throws {
+        #expect(PaywallReader.read(try Support.base).isSupportedVersion)
+        #expect(!PaywallReader.read(try Support.base(setting: "$.schemaVersion", to: 3)).isSupportedVersion)
+        #expect(!PaywallReader.read(try Support.base(setting: "$.schemaVersion", to: nil)).isSupportedVersion)
+    }
+
     @Test func templatesReadWithoutUnknownNodes() {
         for (_, doc) in PaywallTemplates.all {
             let result = PaywallReader.read(doc)

@@ -241,7 +241,7 @@ private struct Reader {
             let b = bytes[scan]
             if b == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[position..<scan])
-                guard let s = String(validating: slice, as: UTF8.self) else {
+                guard let s = decodeUTF8(slice) else {
                     throw error(.invalidUTF8, "string is not valid UTF-8", at: start)
                 }
                 position = scan + 1
@@ -294,10 +294,19 @@ private struct Reader {
                 throw error(.invalidEscape, "invalid escape sequence", at: position - 2)
             }
         }
-        guard let s = String(validating: buffer, as: UTF8.self) else {
+        let decoded = buffer.withUnsafeBufferPointer { decodeUTF8($0) }
+        guard let s = decoded else {
             throw error(.invalidUTF8, "string is not valid UTF-8", at: start)
         }
         return s
+    }
+
+    /// ASCII (the common case) decodes without validation; anything else is validated strictly.
+    func decodeUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var ascii = true
+        for b in bytes where b >= 0x80 { ascii = false; break }
+        if ascii { return String(decoding: bytes, as: UTF8.self) }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     mutating func readHex4() throws(JSONParseError) -> UInt32 {

@@ -19,6 +19,8 @@ public enum PaywallReader {
     public struct Result: Sendable {
         public var document: PaywallDocument
         public var unknownNodes: [UnknownNode]
+        /// False when `schemaVersion` is missing or not supported: such a document must not be rendered.
+        public var isSupportedVersion: Bool
     }
 
     /// Reads any JSON value as a document. Check `schemaVersion` against `SchemaVersions.supported`
@@ -26,7 +28,9 @@ public enum PaywallReader {
     public static func read(_ json: JSONValue) -> Result {
         var context = ReadContext()
         let document = context.document(json)
-        return Result(document: document, unknownNodes: context.unknownNodes)
+        let version = json["schemaVersion"]?.intValue
+        return Result(document: document, unknownNodes: context.unknownNodes,
+                      isSupportedVersion: version.map(SchemaVersions.supported.contains) ?? false)
     }
 }
 
