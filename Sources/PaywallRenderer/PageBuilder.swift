@@ -85,7 +85,7 @@ struct PageBuilder {
         page += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(HTML.attribute(contentSecurityPolicy))\">"
         page += "<title>\(HTML.text(document.name))</title>"
         for url in preloads { page += "<link rel=\"preload\" as=\"image\" href=\"\(HTML.attribute(url))\" fetchpriority=\"high\">" }
-        page += "<style>" + themeCSS + BaseStylesheet.css + motion.keyframesCSS + "</style></head><body>"
+        page += "<style>" + themeCSS + BaseStylesheet.css + canvasCSS + motion.keyframesCSS + "</style></head><body>"
         page += background
         page += "<main class=\"xz-page xz-safe-\(document.settings.safeArea.rawValue)\">" + body + "</main>"
         page += "<script type=\"application/json\" id=\"xz-config\">" + HTML.scriptJSON(config) + "</script>"
@@ -126,6 +126,22 @@ struct PageBuilder {
             d.append("--r-\(token):\(CSSValue.px(max(0, r)))")
         }
         return ":root{" + d.joined(separator: ";") + "}"
+    }
+
+    /// Comes after the base stylesheet so it overrides the scheme's default canvas.
+    var canvasCSS: String {
+        canvasColor.map { "html.xz-\(options.colorScheme.rawValue){background:\($0)}" } ?? ""
+    }
+
+    /// What shows where the page overscrolls (iOS rubber-banding): the background's own colour, a
+    /// gradient's first stop, a blurhash's average colour, black behind a video.
+    var canvasColor: String? {
+        switch document.settings.background {
+        case .color(let c): return CSSValue.color(c)
+        case .gradient(let g): return g.stops.first.flatMap { CSSValue.color($0.color) }
+        case .image(_, let blurhash): return blurhash.flatMap(Blurhash.averageColor)
+        case .video: return "#000"
+        }
     }
 
     /// The page background: colour and gradient on the layer itself; an image shows at once; a video

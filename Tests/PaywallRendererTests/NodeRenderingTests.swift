@@ -109,6 +109,7 @@ import Testing
         #expect(page.contains("data-video=\"https://cdn.example.com/bg.mp4\" data-loop=\"1\" data-muted=\"1\""))
         #expect(!page.contains("<video"))                          // created after first paint
         #expect(page.contains("linear-gradient(180deg,#00000000 0%,#000000 100%)"))
+        #expect(page.contains("html.xz-light{background:#000}"))      // overscroll shows black, not white
     }
 
     @Test func themeTokensFollowTheRequestedAppearance() throws {
