@@ -432,7 +432,9 @@ def test_preview_frame_posts_to_the_parent(browser, page_source):
         browser.find_element(By.CSS_SELECTOR, "[data-id=cta]").click()
     finally:
         browser.switch_to.default_content()
-    assert {"type": "purchase", "slot": "yearly", "storeProductId": "com.example.streaming.pro.yearly"} in frame_messages()
+    # postMessage is asynchronous: the parent sees the message a task later.
+    wait_for(lambda: {"type": "purchase", "slot": "yearly", "storeProductId": "com.example.streaming.pro.yearly"} in frame_messages(),
+             what="the purchase message in the parent")
 
 
 def test_lottie_plays_through_the_configured_player(browser, page_source):
