@@ -324,9 +324,13 @@ def test_close_posts_close_after_the_dismiss_delay(browser, page_source):
     open_page(browser, page_source.url("cinematic", "dark"))
     close = browser.find_element(By.CSS_SELECTOR, "[data-a=close]")
     assert not close.is_displayed()     # dismissDelayMs = 1500
+    # The background video's player exists once the page has painted (its poster showed before)...
+    assert browser.find_element(By.CSS_SELECTOR, ".xz-bg>video").get_attribute("src").endswith("hero-loop-1080p.mp4")
+    assert browser.find_element(By.CSS_SELECTOR, ".xz-bg>img").get_attribute("src").endswith("hero-poster.jpg")
     wait_for(close.is_displayed, timeout=4, what="close button after dismissDelayMs")
     close.click()
     assert sent(browser, "close") == [{"type": "close"}]
+    assert browser.find_elements(By.CSS_SELECTOR, ".xz-bg>video") == []      # ...and is released on dismiss
     assert [m["name"] for m in sent(browser, "event")].count("paywall_close") == 1
     assert [m["name"] for m in sent(browser, "event")].count("paywall_open") == 1
 
