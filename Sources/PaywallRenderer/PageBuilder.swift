@@ -200,6 +200,7 @@ struct PageBuilder {
             "dismissDelayMs": .number(document.settings.dismissDelayMs),
             "lottiePlayer": lottiePlayer.map(JSONValue.string) ?? .null,
             "timerStarts": .object(starts),
+            "delivery": .object(options.delivery),
             "unknownNodes": .array(unknownNodes.map { ["path": .string($0.path), "type": .string($0.type), "usedFallback": .bool($0.usedFallback)] }),
         ]
     }

@@ -24,15 +24,21 @@ public struct RenderOptions: Sendable, Hashable {
     /// Known starts of duration timers, node id → milliseconds since 1970 (e.g. from `POST /v1/sdk/timers`).
     /// Timers without one ask the app (`timer_start`) and count from the page's open until it answers.
     public var timerStarts: [String: Int64]
+    /// What the server decided for this presentation (placement, version, experiment, variant):
+    /// added to the bridge's `ready` message and to every funnel `event`, so the app can attribute
+    /// the events it forwards to `POST /v1/sdk/events`.
+    public var delivery: [String: JSONValue]
 
     public init(locale: String? = nil, colorScheme: ColorScheme = .light, mode: RenderMode = .production,
-                context: [String: JSONValue] = [:], lottiePlayerURL: String? = nil, timerStarts: [String: Int64] = [:]) {
+                context: [String: JSONValue] = [:], lottiePlayerURL: String? = nil, timerStarts: [String: Int64] = [:],
+                delivery: [String: JSONValue] = [:]) {
         self.locale = locale
         self.colorScheme = colorScheme
         self.mode = mode
         self.context = context
         self.lottiePlayerURL = lottiePlayerURL
         self.timerStarts = timerStarts
+        self.delivery = delivery
     }
 
     /// Context given as strings (the simple case).

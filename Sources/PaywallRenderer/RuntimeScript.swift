@@ -172,7 +172,8 @@ enum RuntimeScript {
       else if (w.parent && w.parent !== w) w.parent.postMessage({ xizor: msg }, "*");
     } catch (e) { /* a host that went away must not break the page */ }
   }
-  function event(name, properties) { post({ type: "event", name: name, properties: properties || {} }); }
+  function withDelivery(msg) { var d = cfg.delivery || {}; for (var k in d) if (hasOwn(d, k) && !hasOwn(msg, k)) msg[k] = d[k]; return msg; }
+  function event(name, properties) { post(withDelivery({ type: "event", name: name, properties: properties || {} })); }
 
   // ---- texts ----
   var PRODUCT_FIELDS = ["title", "description", "price", "period", "pricePerWeek", "pricePerMonth", "introPrice", "introPeriod", "trialDays", "currency"];
@@ -487,7 +488,7 @@ enum RuntimeScript {
     opened();
   });
   doc.addEventListener("visibilitychange", opened);
-  post({ type: "ready", paywallId: cfg.paywallId, schemaVersion: cfg.schemaVersion, locale: cfg.locale });
+  post(withDelivery({ type: "ready", paywallId: cfg.paywallId, schemaVersion: cfg.schemaVersion, locale: cfg.locale }));
   $$("[data-timer=duration]").forEach(function (el) {
     var id = el.getAttribute("data-tid");
     if (!hasOwn(state.starts, id)) post({ type: "timer_start", paywallId: cfg.paywallId, nodeId: id, durationSeconds: +el.getAttribute("data-secs") });

@@ -24,7 +24,8 @@ struct CommandEnvironment {
     }
 
     var applicationOptions: XizorApplication.Options {
-        XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"))
+        XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"),
+                                 lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"))
     }
 
     var httpConfiguration: HTTPServer.Configuration {

@@ -1,8 +1,10 @@
 """The rendered paywall pages in a real browser (Debian's chromium + chromium-driver, driven by Selenium).
 
-Pages come from the `page_source` fixture: today every template is rendered with `xizor render` into a
-temp folder served by Python's http.server on loopback; when the SDK endpoint serves `Accept: text/html`,
-swap the fixture for one that answers that endpoint's URLs — the tests only need `url(name, scheme)`.
+Pages come from the `page_source` fixture: the templates are published on a live `xizor serve` (one
+placement per template) and the browser loads the SDK endpoint itself — `GET /v1/sdk/placements/NAME/paywall`
+with `Accept: text/html`, the public key sent through CDP's `Network.setExtraHTTPHeaders`. Documents the
+server would not publish (an unknown node type) or pages with render options (a Lottie player) are rendered
+with `xizor render` into a temp folder served by Python's http.server; the tests only need `url(name, scheme)`.
 
 Media hosts in the templates are fake. Chromium runs with `--host-resolver-rules` that send
 `cdn.example.com` to `media_server` (an HTTPS server on loopback with a throwaway self-signed certificate,
@@ -27,11 +29,13 @@ import time
 import zlib
 
 import pytest
+import requests
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 from conftest import ROOT, run_cli
+from xizor_server import App, XizorServer, create_app
 
 TEMPLATES = ["cinematic", "clean", "lottie_delight"]
 SIZES = [(390, 844), (1024, 1366)]
@@ -80,19 +84,35 @@ PRODUCTS = {
 }
 
 
+def with_query(url, query):
+    return url + ("&" if "?" in url else "?") + query
+
+
 class RenderedPages:
-    """Pages rendered by `xizor render`, served by http.server on 127.0.0.1 (port 0)."""
+    """The templates from a live server's SDK endpoint; other pages rendered by `xizor render` and
+    served by http.server on 127.0.0.1 (port 0)."""
 
     def __init__(self, folder: pathlib.Path):
         self.folder = folder
         handler = functools.partial(QuietHandler, directory=str(folder))
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.files = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.live = XizorServer(folder / "data")
+        self.app = App(self.live, create_app(self.live.base))
+        self.paywall_ids = {}
+        for name in TEMPLATES:
+            self.paywall_ids[name] = self.app.create_paywall(name)
+            self.app.publish(self.paywall_ids[name])
+            self.app.assign(name, self.paywall_ids[name])
+        self.headers = {"Authorization": f"Bearer {self.app.public_key}"}
 
     def add_document(self, name, document):
         (self.folder / f"{name}.json").write_text(json.dumps(document))
 
     def url(self, name, scheme="light", *render_args):
+        if name in self.paywall_ids and not render_args:
+            return f"{self.live.base}/v1/sdk/placements/{name}/paywall?colorScheme={scheme}"
         variant = "-".join(a.strip("-").replace("/", "_").replace(":", "") for a in render_args)
         page = self.folder / f"{name}-{scheme}{'-' + variant if variant else ''}.html"
         if not page.exists():
@@ -100,11 +120,12 @@ class RenderedPages:
             if not source.exists():
                 source.write_text(run_cli("templates", name).stdout)
             page.write_bytes(run_cli("render", str(source), "--color-scheme", scheme, *render_args).stdout.encode())
-        return f"http://127.0.0.1:{self.server.server_address[1]}/{page.name}"
+        return f"{self.files}/{page.name}"
 
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+        assert self.live.stop() == 0
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -195,7 +216,7 @@ def media_server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(media_server):
+def browser(media_server, page_source):
     chromium = shutil.which("chromium")
     driver_path = shutil.which("chromedriver")
     assert chromium and driver_path, "chromium and chromium-driver must be installed (make deps)"
@@ -208,6 +229,9 @@ def browser(media_server):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": BRIDGE_STUB})
+    # The app's web view sends its public key with the page request; so does this browser.
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": page_source.headers})
     OUT.mkdir(parents=True, exist_ok=True)
     yield driver
     driver.quit()
@@ -285,7 +309,9 @@ def test_template_renders_cleanly(browser, page_source, template, size, scheme):
     assert browser.execute_script("return document.documentElement.scrollWidth") <= size[0]
     kinds = [m["type"] for m in messages(browser)]
     assert kinds[0] == "ready"
-    assert [m for m in sent(browser, "event") if m["name"] == "paywall_open"] == [{"type": "event", "name": "paywall_open", "properties": {}}]
+    opened = [m for m in sent(browser, "event") if m["name"] == "paywall_open"]
+    assert opened == [{"type": "event", "name": "paywall_open", "properties": {}, "placement": template,
+                       "paywallId": page_source.paywall_ids[template], "version": 1}]
 
 
 def test_purchase_posts_the_selected_slot_and_product(browser, page_source):
@@ -294,7 +320,9 @@ def test_purchase_posts_the_selected_slot_and_product(browser, page_source):
     cta.click()
     assert sent(browser, "purchase") == [{"type": "purchase", "slot": "yearly", "storeProductId": "com.example.streaming.pro.yearly"}]
     started = [m for m in sent(browser, "event") if m["name"] == "purchase_started"]
-    assert started == [{"type": "event", "name": "purchase_started", "properties": {"slot": "yearly", "storeProductId": "com.example.streaming.pro.yearly"}}]
+    assert [{k: v for k, v in m.items() if k in ("type", "name", "properties")} for m in started] == [
+        {"type": "event", "name": "purchase_started", "properties": {"slot": "yearly", "storeProductId": "com.example.streaming.pro.yearly"}}]
+    assert started[0]["placement"] == "cinematic" and started[0]["version"] == 1
     # Choosing the other option changes what "$selected" buys.
     browser.find_element(By.CSS_SELECTOR, ".xz-option[data-slot=monthly]").click()
     assert browser.find_element(By.CSS_SELECTOR, ".xz-option[data-slot=monthly]").get_attribute("aria-checked") == "true"
@@ -402,7 +430,8 @@ def test_carousel_loads_only_the_active_page_media(browser, page_source):
 
 def test_timer_asks_the_app_for_its_start(browser, page_source):
     open_page(browser, page_source.url("cinematic", "dark"))
-    assert sent(browser, "timer_start") == [{"type": "timer_start", "paywallId": "pw_cinematic", "nodeId": "launch_offer", "durationSeconds": 86400}]
+    assert sent(browser, "timer_start") == [{"type": "timer_start", "paywallId": page_source.paywall_ids["cinematic"],
+                                             "nodeId": "launch_offer", "durationSeconds": 86400}]
     timer = browser.find_element(By.CSS_SELECTOR, "[data-tid=launch_offer]")
     started = int(time.time() * 1000) - 3_600_000   # an hour ago
     browser.execute_script("window.xizor.receive({type: 'timer_start', nodeId: 'launch_offer', startedAt: arguments[0]})", started)
@@ -410,7 +439,7 @@ def test_timer_asks_the_app_for_its_start(browser, page_source):
 
 
 def test_react_native_host_gets_json_strings(browser, page_source):
-    open_page(browser, page_source.url("clean") + "?host=rn")
+    open_page(browser, with_query(page_source.url("clean"), "host=rn"))
     raw = browser.execute_script("return window.__xzRaw")
     assert all(isinstance(r, str) for r in raw) and json.loads(raw[0])["type"] == "ready"
     browser.find_element(By.CSS_SELECTOR, ".xz-purchase-button").click()
@@ -418,9 +447,9 @@ def test_react_native_host_gets_json_strings(browser, page_source):
 
 
 def test_preview_frame_posts_to_the_parent(browser, page_source):
-    page = page_source.url("cinematic", "dark").rsplit("/", 1)[1]
-    (page_source.folder / "frame.html").write_text(FRAME_HARNESS.replace("PAGE", page))
-    harness = page_source.url("cinematic", "dark").rsplit("/", 1)[0] + "/frame.html"
+    page = with_query(page_source.url("cinematic", "dark"), "host=none")
+    (page_source.folder / "frame.html").write_text(FRAME_HARNESS.replace("PAGE?host=none", page))
+    harness = page_source.files + "/frame.html"
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1024, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
     browser.get(harness)
     frame_messages = lambda: browser.execute_script("return window.__frame")
@@ -460,3 +489,20 @@ def test_lottie_plays_through_the_configured_player(browser, page_source):
     open_page(browser, page_source.url("lottie_delight", "light"))
     assert browser.find_element(By.CSS_SELECTOR, ".xz-lottie-none img").is_displayed()
     assert browser.execute_script("return window.lottie === undefined")
+
+
+def test_sdk_page_names_the_presentation_and_revalidates(browser, page_source):
+    open_page(browser, page_source.url("clean", "dark"))
+    ready = sent(browser, "ready")[0]
+    assert ready["placement"] == "clean" and ready["paywallId"] == page_source.paywall_ids["clean"] and ready["version"] == 1
+    opened = [m for m in sent(browser, "event") if m["name"] == "paywall_open"]
+    assert opened[0]["placement"] == "clean" and opened[0]["version"] == 1
+    # The page has its own validators: revalidating answers 304, a publish changes it.
+    url = page_source.url("clean", "dark")
+    headers = dict(page_source.headers, Accept="text/html", **{"Accept-Encoding": "gzip"})
+    first = requests.get(url, headers=headers, timeout=30)
+    assert first.status_code == 200 and first.headers["Content-Type"].startswith("text/html")
+    assert first.headers["Content-Encoding"] == "gzip" and "Accept" in first.headers["Vary"]
+    assert requests.get(url, headers=dict(headers, **{"If-None-Match": first.headers["ETag"]}), timeout=30).status_code == 304
+    json_answer = requests.get(url, headers=dict(page_source.headers, Accept="application/json"), timeout=30)
+    assert json_answer.headers["Content-Type"] == "application/json" and json_answer.headers["ETag"] != first.headers["ETag"]

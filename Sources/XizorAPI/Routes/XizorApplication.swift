@@ -7,7 +7,12 @@ public enum XizorApplication {
     public struct Options: Sendable {
         /// Browser origins (the dashboard) allowed by CORS.
         public var corsAllowedOrigins: [String] = []
-        public init(corsAllowedOrigins: [String] = []) { self.corsAllowedOrigins = corsAllowedOrigins }
+        /// The Lottie player script pages load (`renderer.lottiePlayerURL`); nil shows fallbacks.
+        public var lottiePlayerURL: String?
+        public init(corsAllowedOrigins: [String] = [], lottiePlayerURL: String? = nil) {
+            self.corsAllowedOrigins = corsAllowedOrigins
+            self.lottiePlayerURL = lottiePlayerURL
+        }
     }
 
     /// `isDraining` lets `/readyz` answer 503 while the server drains.
@@ -33,7 +38,10 @@ public enum XizorApplication {
         PaywallRoutes(services: services, auth: auth).register(in: &router)
         PlacementRoutes(services: services, auth: auth).register(in: &router)
         ExperimentRoutes(services: services, auth: auth).register(in: &router)
-        SDKRoutes(services: services, delivery: PaywallDelivery(serving: services.serving), auth: auth).register(in: &router)
+        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL)
+        SDKRoutes(services: services, delivery: PaywallDelivery(serving: services.serving, renderPage: pages.production), auth: auth)
+            .register(in: &router)
+        PreviewRoutes(services: services, pages: pages, auth: auth).register(in: &router)
         MCPRoutes(services: services, auth: auth, allowedOrigins: options.corsAllowedOrigins).register(in: &router)
         return router.build()
     }
