@@ -33,6 +33,7 @@ public enum CommandLineInterface {
             Commands.backup,
             Commands.version,
             Commands.validate, Commands.templates, Commands.schema,
+            Commands.render,
         ]
     }
 

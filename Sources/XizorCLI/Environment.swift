@@ -25,7 +25,8 @@ struct CommandEnvironment {
 
     var applicationOptions: XizorApplication.Options {
         XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"),
-                                 version: CommandLineInterface.version)
+                                 version: CommandLineInterface.version,
+                                 lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"))
     }
 
     var httpConfiguration: HTTPServer.Configuration {
@@ -90,17 +91,7 @@ struct CommandEnvironment {
 /// One JSON object on one line of standard output (the machine-readable result of a command).
 func printJSONLine(_ pairs: [(String, LogValue)]) {
     var line = "{"
-    for (index, (key, value)) in pairs.enumerated() {
-        if index > 0 { line += "," }
-        Logger.appendJSONString(key, to: &line)
-        line += ":"
-        switch value {
-        case .string(let s): Logger.appendJSONString(s, to: &line)
-        case .int(let i): line += String(i)
-        case .double(let d): line += String(d)
-        case .bool(let b): line += b ? "true" : "false"
-        }
-    }
+    JSONText.appendMembers(pairs, to: &line, leadingComma: false)
     line += "}\n"
     Logger.standardOutput(line)
 }

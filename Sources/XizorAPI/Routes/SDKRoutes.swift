@@ -36,20 +36,8 @@ struct SDKRoutes {
                     "Cache-Control": "no-cache", "X-Xizor-Holdout": assignment.experimentID,
                     "X-Xizor-Experiment": assignment.experimentID,
                 ])
-            case .paywall(let representation, let locale, let schemaVersion, let resolution):
-                var headers: HTTPHeaders = [
-                    "Content-Type": representation.contentType,
-                    "Cache-Control": "no-cache",
-                    "Vary": PaywallDelivery.vary,
-                    "Content-Language": locale,
-                    "X-Xizor-Schema-Version": String(schemaVersion),
-                    "Accept-CH": "Sec-CH-Prefers-Color-Scheme",
-                ]
-                if let experiment = resolution.experiment {
-                    headers["X-Xizor-Experiment"] = experiment.experimentID
-                    headers["X-Xizor-Variant"] = experiment.variant ?? ""
-                }
-                return HTTPResponse(status: .ok, headers: headers, body: representation.body,
+            case .paywall(let representation):
+                return HTTPResponse(status: .ok, headers: representation.headers, body: representation.body,
                                     etag: representation.etag, gzip: representation.gzip)
             }
         }

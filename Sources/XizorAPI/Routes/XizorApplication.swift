@@ -9,9 +9,12 @@ public enum XizorApplication {
         public var corsAllowedOrigins: [String] = []
         /// The server's version, shown in the OpenAPI document's `info`.
         public var version: String = "dev"
-        public init(corsAllowedOrigins: [String] = [], version: String = "dev") {
+        /// The Lottie player script pages load (`renderer.lottiePlayerURL`); nil shows fallbacks.
+        public var lottiePlayerURL: String?
+        public init(corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil) {
             self.corsAllowedOrigins = corsAllowedOrigins
             self.version = version
+            self.lottiePlayerURL = lottiePlayerURL
         }
     }
 
@@ -49,7 +52,10 @@ public enum XizorApplication {
         PaywallRoutes(services: services, auth: auth).register(in: &routes)
         PlacementRoutes(services: services, auth: auth).register(in: &routes)
         ExperimentRoutes(services: services, auth: auth).register(in: &routes)
-        SDKRoutes(services: services, delivery: PaywallDelivery(serving: services.serving), auth: auth).register(in: &routes)
+        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL)
+        SDKRoutes(services: services, delivery: PaywallDelivery(serving: services.serving, renderPage: pages.production), auth: auth)
+            .register(in: &routes)
+        PreviewRoutes(services: services, pages: pages, auth: auth).register(in: &routes)
         MCPRoutes(services: services, auth: auth, allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
         return routes.build(info: OpenAPIDocument.Info(version: options.version))
     }
