@@ -57,7 +57,8 @@ def test_served_document_is_valid_openapi_3_1_with_a_strong_etag(server):
                  "/v1/paywalls/{id}/draft", "/v1/paywalls/{id}/publish", "/v1/paywalls/{id}/versions",
                  "/v1/paywalls/{id}/versions/{n}", "/v1/paywalls/{id}/rollback", "/v1/placements",
                  "/v1/placements/{key}", "/v1/placements/{key}/rules", "/readyz", "/openapi.json",
-                 "/v1/sdk/placements/{key}/paywall", "/v1/sdk/events", "/v1/sdk/timers", "/v1/paywalls/{id}/analytics"]:
+                 "/v1/sdk/placements/{key}/paywall", "/v1/sdk/events", "/v1/sdk/timers", "/v1/paywalls/{id}/analytics",
+                 "/v1/paywalls/{id}/preview", "/mcp"]:
         assert path in paths, path
 
 
