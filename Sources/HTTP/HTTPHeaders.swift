@@ -30,9 +30,16 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence {
     public mutating func remove(_ name: String) { fields.removeAll { Self.same($0.name, name) } }
     public func contains(_ name: String) -> Bool { fields.contains { Self.same($0.name, name) } }
 
+    /// Case-insensitive field-name equality over contiguous UTF-8 (a `zip` of the two UTF8Views
+    /// cost ~100 instructions per byte in the response path's profile).
     static func same(_ a: String, _ b: String) -> Bool {
-        let au = a.utf8, bu = b.utf8
-        guard au.count == bu.count else { return false }
-        return zip(au, bu).allSatisfy { ByteClass.lower($0) == ByteClass.lower($1) }
+        guard a.utf8.count == b.utf8.count else { return false }
+        var x = a, y = b
+        return x.withUTF8 { p in
+            y.withUTF8 { q in
+                for i in 0..<p.count where ByteClass.lower(p[i]) != ByteClass.lower(q[i]) { return false }
+                return true
+            }
+        }
     }
 }

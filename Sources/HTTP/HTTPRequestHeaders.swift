@@ -72,12 +72,14 @@ public struct HTTPRequestHeaders: Sendable {
         let f = fields[i]
         let length = Int(f.nameEnd - f.nameStart)
         guard length == name.utf8.count else { return false }
-        var j = Int(f.nameStart)
-        for b in name.utf8 {
-            if ByteClass.lower(storage[j]) != ByteClass.lower(b) { return false }
-            j += 1
+        var name = name
+        return name.withUTF8 { wanted in
+            storage.withUnsafeBufferPointer { buffer in
+                let start = Int(f.nameStart)
+                for k in 0..<length where ByteClass.lower(buffer[start + k]) != ByteClass.lower(wanted[k]) { return false }
+                return true
+            }
         }
-        return true
     }
 
     /// Index of the first field whose name equals a lowercase literal; no allocation.

@@ -26,10 +26,18 @@ extension Array where Element == UInt8 {
         while shift >= 0 { append(hexDigits.utf8Start[(value >> shift) & 0xF]); shift -= 4 }
     }
 
-    /// Appends a String's UTF-8, dropping CR, LF and NUL so a handler cannot inject fields.
-    @inline(__always)
+    /// Appends a String's UTF-8, dropping CR, LF and NUL so a handler cannot inject fields. The
+    /// common clean value is copied in one piece (appending byte by byte re-checked the buffer's
+    /// capacity and uniqueness per byte and showed up first in the instruction profile).
     mutating func append(fieldText s: String) {
-        for b in s.utf8 where b != 0x0D && b != 0x0A && b != 0 { append(b) }
+        var text = s
+        text.withUTF8 { bytes in
+            if !bytes.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                append(contentsOf: bytes)
+            } else {
+                append(contentsOf: bytes.lazy.filter { $0 != 0x0D && $0 != 0x0A && $0 != 0 })
+            }
+        }
     }
 
     mutating func appendStatusLine(_ status: HTTPStatus) {

@@ -151,12 +151,15 @@ public final class RoutingTable: HTTPResponder {
 
     /// Non-empty segments of a path, as `compile` counts them for a pattern.
     static func segmentCount(_ path: String) -> Int {
-        var count = 0
-        var inSegment = false
-        for byte in path.utf8 {
-            if byte == UInt8(ascii: "/") { inSegment = false } else if !inSegment { inSegment = true; count += 1 }
+        var path = path
+        return path.withUTF8 { bytes in
+            var count = 0
+            var inSegment = false
+            for byte in bytes {
+                if byte == UInt8(ascii: "/") { inSegment = false } else if !inSegment { inSegment = true; count += 1 }
+            }
+            return count
         }
-        return count
     }
 
     /// Matches a decoded path against compiled segments without splitting it into Strings.
