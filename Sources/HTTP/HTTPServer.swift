@@ -33,11 +33,14 @@ public final class HTTPServer: Sendable {
         var signalSources: [DispatchSourceSignal] = []
     }
 
+    /// `observer` (optional) is told about every response and connection, for metrics.
     public init(configuration: Configuration = Configuration(), responder: any HTTPResponder,
-                logger: Logger = Logger(), drainState: DrainState = DrainState()) {
+                logger: Logger = Logger(), drainState: DrainState = DrainState(),
+                observer: (any HTTPRequestObserver)? = nil) {
         self.configuration = configuration
         self.drainState = drainState
-        core = ServerCore(configuration: configuration, responder: responder, logger: logger, drainState: drainState)
+        core = ServerCore(configuration: configuration, responder: responder, logger: logger, drainState: drainState,
+                          observer: observer)
     }
 
     /// Whether a graceful shutdown has begun (for readiness checks).
@@ -148,9 +151,11 @@ public final class HTTPServer: Sendable {
             if core.drainState.isDraining
                 || core.openConnections.load(ordering: .relaxed) >= core.configuration.maxConnections {
                 Glibc.close(fd)
+                core.observer?.connectionRefused()
                 continue
             }
             core.openConnections.add(1, ordering: .relaxed)
+            core.observer?.connectionOpened()
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let remote = SocketAddress.describe(&address)

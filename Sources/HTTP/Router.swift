@@ -60,6 +60,8 @@ public final class RoutingTable: HTTPResponder {
     }
 
     private let groups: [Group]
+    /// Every route template, in the order `HTTPRequest.routeIndex` refers to.
+    public let routeTemplates: [String]
     private let notFound: HTTPResolution
     private let serverOptions: HTTPResolution
 
@@ -110,6 +112,7 @@ public final class RoutingTable: HTTPResponder {
             }
             return a.offset < b.offset
         }.map(\.element)
+        routeTemplates = self.groups.map(\.pattern)
         let notFoundResponse = HTTPError(.notFound, code: "not_found", detail: "No resource at this path.").response
         notFound = HTTPResolution(execution: .inline, handler: wrap { _ in notFoundResponse })
         let star = HTTPResponse(status: .noContent, headers: ["Allow": "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"])
@@ -125,10 +128,11 @@ public final class RoutingTable: HTTPResponder {
     public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
         if request.path == "*" { return serverOptions }
         var parameters: [(name: String, value: String)] = []
-        for group in groups {
+        for (index, group) in groups.enumerated() {
             parameters.removeAll(keepingCapacity: true)
             guard Self.match(group.segments, request.path, &parameters) else { continue }
             request.routeTemplate = group.pattern
+            request.routeIndex = index
             request.pathParameters = parameters
             let method = request.method
             for (m, resolution) in group.methods where m == method { return resolution }
