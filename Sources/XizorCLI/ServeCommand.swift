@@ -18,10 +18,13 @@ extension Commands {
             demo = try DemoSetup.create(services)
         }
         let drain = DrainState()
+        let httpMetrics = HTTPMetrics()
+        var options = environment.applicationOptions
+        options.operations = environment.operationsOptions(httpMetrics: httpMetrics)
         let server = HTTPServer(configuration: environment.httpConfiguration,
-                                responder: XizorApplication.routes(services: services, options: environment.applicationOptions,
+                                responder: XizorApplication.routes(services: services, options: options,
                                                                    isDraining: { drain.isDraining }),
-                                logger: environment.logger, drainState: drain)
+                                logger: environment.logger, drainState: drain, observer: httpMetrics)
         let port: Int
         do { port = try server.start() } catch {
             throw CommandFailure("cannot listen on \(environment.configuration.host):\(environment.configuration.port): \(error)")

@@ -7,7 +7,12 @@ public enum XizorApplication {
     public struct Options: Sendable {
         /// Browser origins (the dashboard) allowed by CORS.
         public var corsAllowedOrigins: [String] = []
-        public init(corsAllowedOrigins: [String] = []) { self.corsAllowedOrigins = corsAllowedOrigins }
+        /// Metrics, rate limits and readiness settings.
+        public var operations = OperationsOptions()
+        public init(corsAllowedOrigins: [String] = [], operations: OperationsOptions = OperationsOptions()) {
+            self.corsAllowedOrigins = corsAllowedOrigins
+            self.operations = operations
+        }
     }
 
     /// `isDraining` lets `/readyz` answer 503 while the server drains.
@@ -17,23 +22,28 @@ public enum XizorApplication {
         if !options.corsAllowedOrigins.isEmpty { router.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
         router.use(ServiceErrorMiddleware())
         let auth = Authenticator(keys: services.keys)
-        router.get("/healthz", execution: .inline) { _ in
-            APIResponse.json(["status": "ok"], headers: ["Cache-Control": "no-store"])
-        }
-        router.get("/readyz") { _ in
-            if isDraining() {
-                throw ServiceError(.unavailable, "draining", "The server is shutting down.")
-            }
-            do { try services.pool.write { db in try db.execute("CREATE TEMP TABLE IF NOT EXISTS readyz_probe (x INTEGER)") } }
-            catch { throw ServiceError(.unavailable, "database_unwritable", "The database is not writable: \(error)") }
-            return APIResponse.json(["status": "ready"], headers: ["Cache-Control": "no-store"])
-        }
+        let delivery = PaywallDelivery(serving: services.serving)
+        let ops = options.operations
+        let rateLimits = RateLimitCounters()
+        router.use(RateLimitMiddleware(auth: auth, events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
+                                       writes: ops.writesLimit.isEnabled ? RateLimiter(limit: ops.writesLimit) : nil,
+                                       counters: rateLimits))
+        OperationsRoutes(
+            readiness: ReadinessCheck(pool: services.pool, clock: services.clock, isDraining: isDraining,
+                                      dataDirectory: ops.dataDirectory, minimumFreeBytes: ops.minimumFreeBytes,
+                                      expectedMigrations: ops.expectedMigrations),
+            exposition: MetricsExposition(services: services, cache: delivery.cache, httpMetrics: ops.httpMetrics,
+                                          rateLimits: rateLimits, isDraining: isDraining),
+            metricsToken: ops.metricsToken
+        ).register(in: &router)
         AppRoutes(services: services, auth: auth).register(in: &router)
         TemplateRoutes(auth: auth).register(in: &router)
         PaywallRoutes(services: services, auth: auth).register(in: &router)
         PlacementRoutes(services: services, auth: auth).register(in: &router)
         ExperimentRoutes(services: services, auth: auth).register(in: &router)
-        SDKRoutes(services: services, delivery: PaywallDelivery(serving: services.serving), auth: auth).register(in: &router)
-        return router.build()
+        SDKRoutes(services: services, delivery: delivery, auth: auth).register(in: &router)
+        let table = router.build()
+        ops.httpMetrics?.setRouteTemplates(table.routeTemplates)
+        return table
     }
 }
