@@ -31,6 +31,7 @@ public enum CommandLineInterface {
             Commands.apps,
             Commands.demo,
             Commands.backup,
+            Commands.config,
             Commands.version,
             Commands.validate, Commands.templates, Commands.schema,
         ]
