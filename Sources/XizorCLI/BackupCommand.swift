@@ -27,7 +27,7 @@ extension Commands {
         guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("no database at \(path)") }
         let problems: [String]
         do { problems = try Backup.integrityCheck(path: path) } catch { throw CommandFailure("integrity check failed: \(error)") }
-        if problems == ["ok"] {
+        if problems.isEmpty {
             printJSONLine([("database", .string(path)), ("integrity", "ok")])
             return 0
         }

@@ -34,6 +34,8 @@ extension Commands {
             environment.logger.info("created the demo app; its keys are shown only now", demo.logFields(host: environment.configuration.host, port: port))
         }
         server.runUntilTerminated()
+        // Checkpoints the WAL into the database file and removes it: a stopped server leaves one file.
+        services.pool.close()
         environment.logger.info("stopped")
         return 0
     }
