@@ -32,6 +32,7 @@ public enum CommandLineInterface {
             Commands.demo,
             Commands.backup,
             Commands.config,
+            Commands.healthcheck,
             Commands.version,
             Commands.validate, Commands.templates, Commands.schema,
         ]
