@@ -11,6 +11,14 @@ public struct HTTPExchange: Sendable {
     public let bytes: Int
     /// From the parsed request to the last byte handed to the socket.
     public let micros: Int64
+
+    public init(method: HTTPMethod, routeIndex: Int, status: Int, bytes: Int, micros: Int64) {
+        self.method = method
+        self.routeIndex = routeIndex
+        self.status = status
+        self.bytes = bytes
+        self.micros = micros
+    }
 }
 
 /// Told about every response and connection of a server, so an application can keep its own
