@@ -29,11 +29,14 @@ extension Commands {
         do { port = try server.start() } catch {
             throw CommandFailure("cannot listen on \(environment.configuration.host):\(environment.configuration.port): \(error)")
         }
+        // Before the `listening` line: whoever reads it may send SIGTERM at once.
+        server.handleTerminationSignals()
         printJSONLine([("event", "listening"), ("host", .string(environment.configuration.host)), ("port", .int(Int64(port)))])
         if let demo {
             environment.logger.info("created the demo app; its keys are shown only now", demo.logFields(host: environment.configuration.host, port: port))
         }
         server.runUntilTerminated()
+        environment.logger.debug("drained; closing the database")
         // Checkpoints the WAL into the database file and removes it: a stopped server leaves one file.
         services.pool.close()
         environment.logger.info("stopped")

@@ -188,3 +188,13 @@ def test_zero_rate_disables_the_limit(tmp_path):
             a.create_paywall()
     finally:
         assert s.stop() == 0
+
+
+# --- signals ---------------------------------------------------------------------------------
+
+def test_sigterm_right_after_the_listening_line_drains_and_exits_0(tmp_path):
+    """The signal handler is in place before `listening` is printed: an orchestrator may stop the
+    server the moment it is up, and a lost SIGTERM would mean a SIGKILL after the grace period."""
+    for i in range(15):
+        s = XizorServer(tmp_path / f"d{i}")
+        assert s.stop(timeout=10) == 0
