@@ -123,11 +123,7 @@ public final class HTTPServer: Sendable {
             return false
         }
         if installed { return }
-        var blocked = sigset_t()
-        sigemptyset(&blocked)
-        for sig in signals { sigaddset(&blocked, sig) }
-        pthread_sigmask(SIG_BLOCK, &blocked, nil)
-        let waitSet = blocked
+        let waitSet = Self.blockTerminationSignals(signals)
         let waiter = Thread { [self] in
             var set = waitSet
             var received: Int32 = 0
@@ -136,6 +132,18 @@ public final class HTTPServer: Sendable {
         }
         waiter.name = "xizor-signals"
         waiter.start()
+    }
+
+    /// Blocks `signals` in the calling thread and so in every thread started from it later. Call it
+    /// first thing in `main` (before anything starts threads): a thread that started earlier with
+    /// the signals unblocked could take one and die of its default action.
+    @discardableResult
+    public static func blockTerminationSignals(_ signals: [Int32] = [SIGTERM, SIGINT]) -> sigset_t {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for sig in signals { sigaddset(&blocked, sig) }
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        return blocked
     }
 
     /// Blocks the calling thread until SIGTERM or SIGINT, drains, and returns (so `main` can

@@ -10,6 +10,9 @@ extension Commands {
                               .init("demo-if-empty", help: "create the demo app when the database has no app yet"),
                           ])
     ) { arguments in
+        // Before any thread exists, so every thread inherits the mask and SIGTERM waits for the
+        // server's handler (see HTTPServer.handleTerminationSignals).
+        HTTPServer.blockTerminationSignals()
         let environment = try CommandEnvironment(arguments)
         let services = try environment.openServices()
         try ensureAdminToken(environment, services)
