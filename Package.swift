@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HTTP", targets: ["HTTP"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "PaywallFormat", targets: ["PaywallFormat"]),
+        .library(name: "PaywallRenderer", targets: ["PaywallRenderer"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -22,20 +23,23 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "Logging"], path: "Sources/HTTP"),
         .target(name: "Storage", dependencies: ["CSQLite"], path: "Sources/Storage"),
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
-        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PaywallFormat", "Logging"], path: "Sources/XizorAPI"),
-        .target(name: "XizorCLI", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat", "Logging"], path: "Sources/XizorCLI"),
+        .target(name: "PaywallRenderer", dependencies: ["PaywallFormat"], path: "Sources/PaywallRenderer"),
+        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI"),
+        .target(name: "XizorCLI", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
         .executableTarget(name: "xizor", dependencies: ["XizorCLI"], path: "Sources/xizor"),
         .executableTarget(name: "xizor-http-fixture", dependencies: ["HTTP", "Logging"], path: "Sources/xizor-http-fixture"),
         .executableTarget(name: "xizor-storage-fixture", dependencies: ["Storage"], path: "Sources/xizor-storage-fixture"),
         .executableTarget(name: "xizor-format-bench", dependencies: ["PaywallFormat"], path: "Sources/xizor-format-bench"),
+        .executableTarget(name: "xizor-render-bench", dependencies: ["PaywallRenderer", "PaywallFormat"], path: "Sources/xizor-render-bench"),
 
         // Tests (Swift Testing).
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CZlib"], path: "Tests/HTTPTests"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests"),
         .testTarget(name: "PaywallFormatTests", dependencies: ["PaywallFormat"], path: "Tests/PaywallFormatTests",
                     resources: [.copy("../Fixtures")]),
+        .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat"], path: "Tests/PaywallRendererTests"),
         .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
         .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "PaywallFormat"], path: "Tests/XizorAPITests"),
     ],

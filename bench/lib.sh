@@ -75,7 +75,8 @@ bench_run() {
   P99=$(echo "$out" | awk '$1=="99%"{print $2}')
   CPU_US=$(awk -v t=$((after - before)) -v us="$TICK_US" -v n="$REQUESTS" 'BEGIN{printf "%.2f", t*us/n}')
   printf "%-22s %12s %10s %10s %12s %10s\n" "$name" "$RPS" "$p50" "$P99" "$CPU_US" "$REQUESTS"
-  if echo "$out" | grep -q "Non-2xx or 3xx\|Socket errors"; then echo "$name: wrk saw errors:"; echo "$out" | grep "Non-2xx\|Socket errors"; return 1; fi
+  if echo "$out" | grep -q "Socket errors"; then echo "  ($name: $(echo "$out" | grep "Socket errors" | sed 's/^ *//'))"; fi
+  if echo "$out" | grep -q "Non-2xx or 3xx"; then echo "$name: unexpected statuses: $(echo "$out" | grep "Non-2xx")"; return 1; fi
 }
 
 ratio() { awk -v n="$1" -v o="$2" 'BEGIN{printf "%.2f", n/o}'; }

@@ -59,6 +59,23 @@ enum ByteClass {
 
     /// Case-insensitive ASCII comparison of `bytes` with a lowercase literal.
     @inline(__always)
+    /// Whether `haystack` contains `lowercase` ignoring ASCII case, by bytes (no Foundation:
+    /// `String.contains` goes through NSString on Linux and showed up in the hot path's profile).
+    static func containsLowercased(_ haystack: String, _ lowercase: StaticString) -> Bool {
+        var text = haystack
+        return text.withUTF8 { bytes in
+            let needle = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+            guard needle.count <= bytes.count else { return false }
+            if needle.isEmpty { return true }
+            for start in 0...(bytes.count - needle.count) {
+                var i = 0
+                while i < needle.count, lower(bytes[start + i]) == needle[i] { i += 1 }
+                if i == needle.count { return true }
+            }
+            return false
+        }
+    }
+
     static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         let p = lowercase.utf8Start

@@ -292,7 +292,7 @@ final class Connection: @unchecked Sendable {
         var vary: String? = response.headers["Vary"]
         if addVary {
             if let existing = vary {
-                if !existing.lowercased().contains("accept-encoding") { vary = existing + ", Accept-Encoding" }
+                if !ByteClass.containsLowercased(existing, "accept-encoding") { vary = existing + ", Accept-Encoding" }
             } else {
                 vary = "Accept-Encoding"
             }

@@ -107,7 +107,7 @@ enum ContentNegotiation {
     /// Media types worth compressing.
     static func isCompressible(contentType: String?) -> Bool {
         guard let type = contentType?.lowercased() else { return false }
-        return type.hasPrefix("text/") || type.hasPrefix("application/json") || type.contains("+json")
-            || type.hasPrefix("application/javascript") || type.contains("xml") || type.hasPrefix("image/svg")
+        return type.hasPrefix("text/") || type.hasPrefix("application/json") || ByteClass.containsLowercased(type, "+json")
+            || type.hasPrefix("application/javascript") || ByteClass.containsLowercased(type, "xml") || type.hasPrefix("image/svg")
     }
 }

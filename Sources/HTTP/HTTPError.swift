@@ -1,3 +1,5 @@
+import Logging
+
 /// An error a handler throws to answer with a client-facing problem instead of a 500; becomes
 /// an `application/problem+json` body `{type,title,status,detail,code}` (RFC 9457).
 public struct HTTPError: Error, Sendable {
@@ -42,35 +44,5 @@ public struct HTTPError: Error, Sendable {
         var h = headers
         h["Content-Type"] = "application/problem+json"
         return HTTPResponse(status: status, headers: h, body: Array(json.utf8), compressible: false)
-    }
-}
-
-/// Minimal JSON string escaping shared by problem bodies and fixtures.
-public enum JSONText {
-    public static func appendString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-    }
-
-    public static func string(_ s: String) -> String {
-        var out = ""
-        appendString(s, to: &out)
-        return out
     }
 }

@@ -128,9 +128,11 @@ public final class RoutingTable: HTTPResponder {
     public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
         if request.path == "*" { return serverOptions }
         var parameters: [(name: String, value: String)] = []
-        for (index, group) in groups.enumerated() {
+        // By index: iterating the array by value copies each group (retains of its arrays) per request.
+        for index in groups.indices {
             parameters.removeAll(keepingCapacity: true)
-            guard Self.match(group.segments, request.path, &parameters) else { continue }
+            guard Self.match(groups[index].segments, request.path, &parameters) else { continue }
+            let group = groups[index]
             request.routeTemplate = group.pattern
             request.routeIndex = index
             request.pathParameters = parameters

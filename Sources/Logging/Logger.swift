@@ -62,18 +62,8 @@ public final class Logger: Sendable {
     public func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)] = []) {
         guard isEnabled(level) else { return }
         var line = "{\"level\":\"\(level.name)\",\"time\":\"\(Logger.timestamp())\",\"message\":"
-        Logger.appendJSONString(message, to: &line)
-        for (key, value) in fields {
-            line += ","
-            Logger.appendJSONString(key, to: &line)
-            line += ":"
-            switch value {
-            case .string(let s): Logger.appendJSONString(s, to: &line)
-            case .int(let i): line += String(i)
-            case .double(let d): line += d.isFinite ? String(d) : "null"
-            case .bool(let b): line += b ? "true" : "false"
-            }
-        }
+        JSONText.appendString(message, to: &line)
+        JSONText.appendMembers(fields, to: &line, leadingComma: true)
         line += "}\n"
         sink(line)
     }
@@ -86,33 +76,26 @@ public final class Logger: Sendable {
     private static let writeLock = Mutex(())
 
     /// One `write(2)` per line under a lock, so concurrent lines never interleave.
-    public static let standardError: @Sendable (String) -> Void = { line in
-        writeLock.withLock { _ in
-            var copy = line
-            copy.withUTF8 { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n <= 0 { break }
-                    offset += n
+    private static func writer(_ fd: Int32) -> @Sendable (String) -> Void {
+        { line in
+            writeLock.withLock { _ in
+                var copy = line
+                copy.withUTF8 { buffer in
+                    guard var base = buffer.baseAddress else { return }
+                    var left = buffer.count
+                    while left > 0 {
+                        let n = write(fd, base, left)
+                        if n <= 0 { break }
+                        base += n
+                        left -= n
+                    }
                 }
             }
         }
     }
 
-    public static let standardOutput: @Sendable (String) -> Void = { line in
-        writeLock.withLock { _ in
-            var copy = line
-            copy.withUTF8 { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n <= 0 { break }
-                    offset += n
-                }
-            }
-        }
-    }
+    public static let standardError: @Sendable (String) -> Void = writer(2)
+    public static let standardOutput: @Sendable (String) -> Void = writer(1)
 
     /// RFC 3339 UTC time with milliseconds.
     public static func timestamp(_ date: Date = Date()) -> String {
@@ -127,9 +110,11 @@ public final class Logger: Sendable {
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
     }
+}
 
-    /// Appends `s` as a JSON string literal (RFC 8259 escaping).
-    public static func appendJSONString(_ s: String, to out: inout String) {
+/// JSON string escaping (RFC 8259) for the hand-built JSON of log lines and problem bodies.
+public enum JSONText {
+    public static func appendString(_ s: String, to out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -148,5 +133,26 @@ public final class Logger: Sendable {
             }
         }
         out += "\""
+    }
+
+    public static func string(_ s: String) -> String {
+        var out = ""
+        appendString(s, to: &out)
+        return out
+    }
+
+    /// Appends `"key":value` members, comma-separated (and after a comma when `leadingComma`).
+    public static func appendMembers(_ fields: [(String, LogValue)], to out: inout String, leadingComma: Bool) {
+        for (index, (key, value)) in fields.enumerated() {
+            if leadingComma || index > 0 { out += "," }
+            appendString(key, to: &out)
+            out += ":"
+            switch value {
+            case .string(let s): appendString(s, to: &out)
+            case .int(let i): out += String(i)
+            case .double(let d): out += d.isFinite ? String(d) : "null"
+            case .bool(let b): out += b ? "true" : "false"
+            }
+        }
     }
 }

@@ -35,6 +35,7 @@ public enum CommandLineInterface {
             Commands.healthcheck,
             Commands.version,
             Commands.validate, Commands.templates, Commands.schema,
+            Commands.render,
         ]
     }
 

@@ -88,6 +88,7 @@ public struct ConfigurationKey: Sendable {
         .init(path: "http.gzipMinBytes", kind: .int(min: 0, max: 1_073_741_824), help: "smallest body worth compressing"),
         .init(path: "http.gzipLevel", kind: .int(min: 1, max: 9), help: "zlib compression level"),
         .init(path: "cors.allowedOrigins", kind: .stringList, help: "browser origins (the dashboard) allowed by CORS; comma-separated in the environment"),
+        .init(path: "renderer.lottiePlayerURL", kind: .optionalString, help: "https URL of the Lottie player script pages load (lottie-web or compatible); unset shows each Lottie's fallback"),
         .init(path: "storage.synchronous", kind: .choice(["full", "normal", "extra"]), help: "SQLite synchronous mode; full makes every 2xx write survive power loss"),
         .init(path: "storage.busyTimeoutMs", kind: .int(min: 0, max: 600_000), help: "SQLite busy timeout"),
         .init(path: "storage.readConnections", kind: .int(min: 1, max: 64), help: "read-only connections in the pool"),

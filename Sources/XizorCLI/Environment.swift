@@ -24,7 +24,8 @@ struct CommandEnvironment {
     }
 
     var applicationOptions: XizorApplication.Options {
-        XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"))
+        XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"),
+                                 lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"))
     }
 
     /// Metrics, rate limits and readiness settings; `httpMetrics` is the server's observer.
@@ -112,17 +113,7 @@ struct CommandEnvironment {
 /// One JSON object on one line of standard output (the machine-readable result of a command).
 func printJSONLine(_ pairs: [(String, LogValue)]) {
     var line = "{"
-    for (index, (key, value)) in pairs.enumerated() {
-        if index > 0 { line += "," }
-        Logger.appendJSONString(key, to: &line)
-        line += ":"
-        switch value {
-        case .string(let s): Logger.appendJSONString(s, to: &line)
-        case .int(let i): line += String(i)
-        case .double(let d): line += String(d)
-        case .bool(let b): line += b ? "true" : "false"
-        }
-    }
+    JSONText.appendMembers(pairs, to: &line, leadingComma: false)
     line += "}\n"
     Logger.standardOutput(line)
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import HTTP
+import Logging
 
 /// The routes the live tests and the benchmark exercise.
 enum FixtureRoutes {

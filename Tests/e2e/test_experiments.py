@@ -202,3 +202,17 @@ def test_assignment_is_sticky_across_restarts_and_servers(tmp_path):
             assert got == expected
     finally:
         assert restarted.stop() == 0 and copy.stop() == 0
+
+
+def test_pages_name_the_experiment_and_variant_for_the_bridge(experiment):
+    import json
+    import re
+    app = experiment
+    app.dashboard.put("/v1/placements/onboarding", {"experimentId": app.exp})
+    app.dashboard.post(f"/v1/experiments/{app.exp}/start")
+    variant = paywall(app, subscriberId="page-1").json()["experiment"]["variant"]
+    page = app.sdk.get(PATH.format("onboarding"), params={"subscriberId": "page-1"}, headers={"Accept": "text/html"})
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    assert page.headers["X-Xizor-Variant"] == variant
+    config = json.loads(re.search(r'<script type="application/json" id="xz-config">(.*?)</script>', page.text, re.S).group(1))
+    assert config["delivery"]["experimentId"] == app.exp and config["delivery"]["variant"] == variant

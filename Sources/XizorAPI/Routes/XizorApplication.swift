@@ -7,10 +7,14 @@ public enum XizorApplication {
     public struct Options: Sendable {
         /// Browser origins (the dashboard) allowed by CORS.
         public var corsAllowedOrigins: [String] = []
+        /// The Lottie player script pages load (`renderer.lottiePlayerURL`); nil shows fallbacks.
+        public var lottiePlayerURL: String?
         /// Metrics, rate limits and readiness settings.
         public var operations = OperationsOptions()
-        public init(corsAllowedOrigins: [String] = [], operations: OperationsOptions = OperationsOptions()) {
+        public init(corsAllowedOrigins: [String] = [], lottiePlayerURL: String? = nil,
+                    operations: OperationsOptions = OperationsOptions()) {
             self.corsAllowedOrigins = corsAllowedOrigins
+            self.lottiePlayerURL = lottiePlayerURL
             self.operations = operations
         }
     }
@@ -22,7 +26,8 @@ public enum XizorApplication {
         if !options.corsAllowedOrigins.isEmpty { router.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
         router.use(ServiceErrorMiddleware())
         let auth = Authenticator(keys: services.keys)
-        let delivery = PaywallDelivery(serving: services.serving)
+        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL)
+        let delivery = PaywallDelivery(serving: services.serving, renderPage: pages.production)
         let ops = options.operations
         let rateLimits = RateLimitCounters()
         router.use(RateLimitMiddleware(auth: auth, events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
@@ -42,6 +47,8 @@ public enum XizorApplication {
         PlacementRoutes(services: services, auth: auth).register(in: &router)
         ExperimentRoutes(services: services, auth: auth).register(in: &router)
         SDKRoutes(services: services, delivery: delivery, auth: auth).register(in: &router)
+        PreviewRoutes(services: services, pages: pages, auth: auth).register(in: &router)
+        MCPRoutes(services: services, auth: auth, allowedOrigins: options.corsAllowedOrigins).register(in: &router)
         let table = router.build()
         ops.httpMetrics?.setRouteTemplates(table.routeTemplates)
         return table

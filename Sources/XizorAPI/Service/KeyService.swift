@@ -52,7 +52,7 @@ public final class KeyService: Sendable {
         var verified: [String: Principal] = [:]
     }
     private static let verifiedLimit = 10_000
-    private let keys = Mutex(Table())
+    private let keys = ReadWriteLock(Table())
 
     public init(pool: DatabasePool, clock: Clock) throws {
         self.pool = pool
@@ -83,7 +83,7 @@ public final class KeyService: Sendable {
             let prefix: String = try row.get(2)
             table[prefix, default: []].append(KnownKey(id: try row.get(0), hash: try row.get(3), principal: principal))
         }
-        keys.withLock { $0 = Table(byPrefix: table) }
+        keys.write { $0 = Table(byPrefix: table) }
     }
 
     /// The principal for a bearer token, or nil when the token is unknown or revoked.
@@ -91,7 +91,7 @@ public final class KeyService: Sendable {
 
     public func authenticate(_ token: String) -> Principal? {
         let prefix = Identifiers.displayPrefix(of: token)
-        let (memo, candidates) = keys.withLock { ($0.verified[token], $0.byPrefix[prefix]) }
+        let (memo, candidates) = keys.read { ($0.verified[token], $0.byPrefix[prefix]) }
         if let memo { return memo }
         guard let candidates, !candidates.isEmpty else { return nil }
         let hash = Identifiers.hash(token)
@@ -100,7 +100,7 @@ public final class KeyService: Sendable {
             found = candidate.principal
         }
         if let found {
-            keys.withLock { table in
+            keys.write { table in
                 // Only remember while the key is still live (a reload may have revoked it meanwhile).
                 guard table.byPrefix[prefix]?.contains(where: { $0.hash == hash }) == true else { return }
                 if table.verified.count >= KeyService.verifiedLimit { table.verified.removeAll(keepingCapacity: true) }
@@ -112,7 +112,7 @@ public final class KeyService: Sendable {
 
     /// Whether any admin key exists (when none does, `serve` generates one).
     public func hasAdminKey() -> Bool {
-        keys.withLock { table in table.byPrefix.values.contains { $0.contains { $0.principal == .admin } } }
+        keys.read { table in table.byPrefix.values.contains { $0.contains { $0.principal == .admin } } }
     }
 
     /// Stores an admin token's hash (from the config, or generated at first start).

@@ -43,20 +43,20 @@ public struct RepresentationKey: Hashable, Sendable {
 /// needs to invalidate anything: new versions get new keys and old ones age out.
 public final class RepresentationCache: Sendable {
     private let limit: Int
-    private let entries = Mutex<[RepresentationKey: Representation]>([:])
+    private let entries = ReadWriteLock<[RepresentationKey: Representation]>([:])
     private let hits = Atomic<Int>(0)
     private let misses = Atomic<Int>(0)
 
     public init(limit: Int = 4096) { self.limit = limit }
 
     public func representation(for key: RepresentationKey, build: () throws -> Representation) rethrows -> Representation {
-        if let found = entries.withLock({ $0[key] }) {
+        if let found = entries.read({ $0[key] }) {
             hits.add(1, ordering: .relaxed)
             return found
         }
         misses.add(1, ordering: .relaxed)
         let built = try build()
-        entries.withLock { cache in
+        entries.write { cache in
             if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
             cache[key] = built
         }

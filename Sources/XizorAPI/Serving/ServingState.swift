@@ -16,8 +16,9 @@ public struct ServingRule: Sendable {
 }
 
 /// What the SDK path needs of one app, as an immutable snapshot: placements with their rules, and
-/// the latest published version of every paywall. Swapped whole; never mutated in place.
-public struct AppServingSnapshot: Sendable {
+/// the latest published version of every paywall. Swapped whole; never mutated in place (a class,
+/// so taking it from the lock is one retain, not a copy of its dictionaries).
+public final class AppServingSnapshot: Sendable {
     public struct PlacementEntry: Sendable {
         public let key: String
         public let paywallID: String
@@ -37,6 +38,15 @@ public struct AppServingSnapshot: Sendable {
     public let experiments: [String: RunningExperiment]
     public let latestVersions: [String: ServedVersion]
     public let archivedPaywalls: Set<String>
+
+    init(appID: String, placements: [String: PlacementEntry], experiments: [String: RunningExperiment],
+         latestVersions: [String: ServedVersion], archivedPaywalls: Set<String>) {
+        self.appID = appID
+        self.placements = placements
+        self.experiments = experiments
+        self.latestVersions = latestVersions
+        self.archivedPaywalls = archivedPaywalls
+    }
 }
 
 /// A published version with the forms it is served in; immutable, so shared across snapshots.
@@ -104,7 +114,7 @@ public struct Resolution: Sendable {
 public final class ServingState: Sendable {
     private let pool: DatabasePool
     private let clock: Clock
-    private let snapshots = Mutex<[String: AppServingSnapshot]>([:])
+    private let snapshots = ReadWriteLock<[String: AppServingSnapshot]>([:])
     private let refreshLock = Mutex<Void>(())
     /// Published versions never change, so each is read and prepared once.
     private let versions = Mutex<[VersionKey: ServedVersion]>([:])
@@ -133,14 +143,14 @@ public final class ServingState: Sendable {
     }
 
     public func snapshot(appID: String) -> AppServingSnapshot? {
-        snapshots.withLock { $0[appID] }
+        snapshots.read { $0[appID] }
     }
 
     /// Re-reads one app's serving data and installs it.
     public func refresh(appID: String) throws {
         try refreshLock.withLock { _ in
             let snapshot = try pool.serviceRead { db in try load(appID: appID, db) }
-            snapshots.withLock { $0[appID] = snapshot }
+            snapshots.write { $0[appID] = snapshot }
         }
     }
 

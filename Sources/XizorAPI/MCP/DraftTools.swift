@@ -1,0 +1,104 @@
+import PaywallFormat
+
+/// Editing the draft: whole-document saves and merge patches, localization, validation.
+enum DraftTools {
+    static var tools: [MCPTool] { [update, localize, validate] }
+
+    static let update = MCPTool(
+        name: "update_paywall_draft", title: "Edit the draft",
+        description: """
+            Saves the paywall's draft, either replacing it with a whole 'document' or applying a JSON Merge Patch (RFC 7396) \
+            in 'mergePatch': members you give replace those of the draft, objects merge recursively, null deletes a member, \
+            arrays are replaced whole. 'revision' is required: the draft revision you read (get_paywall); when someone saved in \
+            between, the edit fails with draft_revision_mismatch and you read and apply it again. The draft may be invalid; \
+            the answer carries the new revision and the validation (every error with its JSON path). Nothing goes live until \
+            publish_paywall.
+            """,
+        inputSchema: ToolSchema.object([
+            "paywallId": ToolSchema.paywallID,
+            "revision": ToolSchema.revision,
+            "document": ToolSchema.anyObject("The whole new draft document."),
+            "mergePatch": ToolSchema.anyObject("An RFC 7396 merge patch applied to the current draft, e.g. {\"name\": \"Spring sale\", \"theme\": {\"colors\": {\"accent\": \"#FF5500\"}}}."),
+        ], required: ["paywallId", "revision"], extra: ["oneOf": [["required": ["document"]], ["required": ["mergePatch"]]]]),
+        outputSchema: ["type": "object",
+                       "properties": ["paywallId": ["type": "string"], "revision": ["type": "integer"], "document": ["type": "object"],
+                                      "validation": ToolSchema.validation],
+                       "required": ["paywallId", "revision", "document", "validation"]],
+        readOnly: false, idempotent: false
+    ) { call in
+        let paywalls = call.services.paywalls
+        let id = try call.string("paywallId")
+        let revision = Int64(try call.int("revision"))
+        if let document = call.arguments["document"] {
+            return try paywalls.saveDraft(appID: call.appID, id: id, document: document, expectedRevision: revision).json
+        }
+        return try paywalls.patchDraft(appID: call.appID, id: id, patch: try call.value("mergePatch"), expectedRevision: revision).json
+    }
+
+    static let localize = MCPTool(
+        name: "localize_paywall", title: "Localize a paywall",
+        description: """
+            Translates a paywall's draft into one locale, in two steps. (1) Call with 'paywallId' and 'locale' only: the \
+            answer lists every text path with its 'source' (the default locale's text), the 'variables' ({{…}} placeholders) \
+            and the **bold** / *italic* pair counts a translation must keep, the existing 'translation' if any, and the paths \
+            still 'missing'. (2) Call again with 'translations' ({path: translated text}, any subset of paths): each is checked \
+            to keep exactly the source's variables and marks; when all pass they are written into the draft (adding the locale \
+            to 'locales') and the answer lists what is still missing; when any fails nothing is written and the error lists \
+            each problem by path. Publish afterwards with publish_paywall.
+            """,
+        inputSchema: ToolSchema.object([
+            "paywallId": ToolSchema.paywallID,
+            "locale": ToolSchema.string("Target locale tag, e.g. de, fr, pt-BR, zh-Hant-TW (not the default locale).", maxLength: 35),
+            "translations": [
+                "type": "object", "minProperties": 1,
+                "description": "Text path (exactly as step 1 lists it, e.g. $.root.children[0].text) → translated template.",
+                "additionalProperties": ["type": "string"],
+            ],
+            "revision": ToolSchema.integer("Optional: write only if the draft is still at this revision (from step 1's answer). "
+                                           + "Omit to write by path into whatever the draft is now.", minimum: 0),
+        ], required: ["paywallId", "locale"]),
+        outputSchema: ["type": "object",
+                       "properties": ["paywallId": ["type": "string"], "revision": ["type": "integer"], "locale": ["type": "string"],
+                                      "missing": ["type": "array", "items": ["type": "string"]], "complete": ["type": "boolean"]],
+                       "required": ["paywallId", "revision", "locale", "missing", "complete"]],
+        readOnly: false, idempotent: true
+    ) { call in
+        let paywalls = call.services.paywalls
+        let id = try call.string("paywallId")
+        let locale = try call.string("locale")
+        guard let translations = call.arguments["translations"]?.objectValue else {
+            return try paywalls.localizationWorklist(appID: call.appID, id: id, locale: locale).json
+        }
+        let outcome = try paywalls.translate(appID: call.appID, id: id, locale: locale,
+                                             translations: translations.compactMapValues(\.stringValue),
+                                             expectedRevision: call.optionalInt64("revision"))
+        return [
+            "paywallId": .string(id), "revision": .number(Int(outcome.draft.revision)), "locale": .string(locale),
+            "written": .array(outcome.written.map { .string($0) }),
+            "missing": .array(outcome.worklist.missing.map { .string($0.path) }),
+            "missingTexts": .array(outcome.worklist.missing.map(\.json)),
+            "complete": .bool(outcome.worklist.missing.isEmpty),
+            "locales": .array(outcome.worklist.locales.map { .string($0) }),
+            "validation": outcome.draft.validation.json,
+        ]
+    }
+
+    static let validate = MCPTool(
+        name: "validate_paywall_document", title: "Validate a paywall document",
+        description: """
+            Validates a paywall document exactly as publishing does and answers {ok, errors, warnings}; each issue has a JSON \
+            path like $.root.children[3].productSlot, a message and a stable code. Give a 'document', or a 'paywallId' to \
+            validate that paywall's current draft. Never stores anything. An invalid document is a normal answer (ok: false), \
+            not a tool error.
+            """,
+        inputSchema: ToolSchema.object([
+            "document": ToolSchema.anyObject("The paywall document (schemaVersion 1) to validate."),
+            "paywallId": ToolSchema.paywallID,
+        ], extra: ["oneOf": [["required": ["document"]], ["required": ["paywallId"]]]]),
+        outputSchema: ToolSchema.validation,
+        readOnly: true, idempotent: true
+    ) { call in
+        if let document = call.arguments["document"] { return PaywallValidator.validate(document).json }
+        return try call.services.paywalls.draft(appID: call.appID, id: try call.string("paywallId")).validation.json
+    }
+}

@@ -1,0 +1,66 @@
+import PaywallFormat
+
+/// A/B experiments on placements: create, start, stop, results. Thin adapters over ExperimentService.
+enum ExperimentTools {
+    static var tools: [MCPTool] { [create, start, stop, results] }
+
+    static let experimentID = ToolSchema.string("The experiment's id (exp_…), as create_experiment answers it.", maxLength: 100)
+
+    static let create = MCPTool(
+        name: "create_experiment", title: "Create an A/B experiment",
+        description: """
+            Creates a draft experiment: 2 to 5 variants, each a paywall of this app with an integer weight (the first is the \
+            control), and an optional holdout weight (holdout subscribers are shown no paywall: the SDK gets 204). Target it \
+            with assign_placement or set_placement_rules ('experimentId'), then start_experiment. Assignment is sticky per \
+            subscriberId (a stable hash), needs every variant's paywall published before it starts, and requests without a \
+            subscriberId get the control.
+            """,
+        inputSchema: ToolSchema.object([
+            "name": ToolSchema.string("A name for the dashboard.", maxLength: 200),
+            "variants": ["type": "array", "minItems": 2, "maxItems": 5, "description": "Variants in order; the first is the control.",
+                         "items": ToolSchema.object([
+                            "paywallId": ToolSchema.paywallID,
+                            "weight": ToolSchema.integer("Relative share of subscribers.", minimum: 0, maximum: 1_000_000),
+                            "name": ToolSchema.string("Variant name ([A-Za-z0-9_-]); default control, variant_1, …", maxLength: 64),
+                         ], required: ["paywallId", "weight"])],
+            "holdoutWeight": ToolSchema.integer("Relative share of subscribers shown nothing (default 0).", minimum: 0, maximum: 1_000_000),
+        ], required: ["variants"]),
+        readOnly: false, idempotent: false
+    ) { call in
+        try call.services.experiments.create(appID: call.appID, body: call.arguments).json
+    }
+
+    static let start = MCPTool(
+        name: "start_experiment", title: "Start an experiment",
+        description: "Starts a draft experiment: from the next SDK request on, its placements and rules split subscribers among the variants.",
+        inputSchema: ToolSchema.object(["experimentId": experimentID], required: ["experimentId"]),
+        readOnly: false, idempotent: false
+    ) { call in
+        try call.services.experiments.start(appID: call.appID, id: try call.string("experimentId")).json
+    }
+
+    static let stop = MCPTool(
+        name: "stop_experiment", title: "Stop an experiment",
+        description: """
+            Stops a running experiment: its placements and rules serve their own paywall again at once. To keep a winner \
+            instead, use the dashboard API's promote (POST /v1/experiments/{id}/promote).
+            """,
+        inputSchema: ToolSchema.object(["experimentId": experimentID], required: ["experimentId"]),
+        readOnly: false, idempotent: false
+    ) { call in
+        try call.services.experiments.stop(appID: call.appID, id: try call.string("experimentId")).json
+    }
+
+    static let results = MCPTool(
+        name: "get_experiment_results", title: "Experiment results",
+        description: """
+            Per variant: impressions, unique subscribers, conversions (subscribers who completed a purchase), conversion rate \
+            with a 95 % Wilson interval, and the difference to the control with a 95 % interval. Counted from SDK events that \
+            carry the experimentId and variant.
+            """,
+        inputSchema: ToolSchema.object(["experimentId": experimentID], required: ["experimentId"]),
+        readOnly: true, idempotent: true
+    ) { call in
+        try call.services.experiments.results(appID: call.appID, id: try call.string("experimentId"))
+    }
+}

@@ -1,0 +1,100 @@
+import HTTP
+import PaywallFormat
+
+/// `POST /mcp`: the Model Context Protocol over Streamable HTTP, answered as plain
+/// `application/json` (no SSE streams; `GET`/`DELETE /mcp` answer 405 with `Allow` from the
+/// router). Authorised by the app's secret key like the dashboard API. Stateless: no
+/// `Mcp-Session-Id` is issued, and one sent is ignored.
+struct MCPRoutes {
+    let services: XizorServices
+    let auth: Authenticator
+    /// Browser origins allowed to call the endpoint (the configured CORS origins); a request with
+    /// any other `Origin` is refused with 403 (DNS-rebinding protection). Requests without
+    /// `Origin` (non-browser clients) pass.
+    var allowedOrigins: [String] = []
+    /// The release `initialize` reports in `serverInfo.version`.
+    var serverVersion: String = MCPSession.defaultServerVersion
+
+    /// The handler of `POST /mcp`, for whichever route registry registers it.
+    var handler: HTTPHandler {
+        let endpoint = MCPEndpoint(session: MCPSession(toolbox: MCPToolbox(services: services), serverVersion: serverVersion),
+                                   auth: auth, allowedOrigins: Set(allowedOrigins))
+        return { request in try endpoint.respond(to: request) }
+    }
+
+    func register(in router: inout Router) {
+        router.post("/mcp", handler)
+    }
+}
+
+/// The transport rules of one POST: origin, key, headers, body, batches, and the HTTP status of
+/// each kind of answer.
+struct MCPEndpoint: Sendable {
+    let session: MCPSession
+    let auth: Authenticator
+    let allowedOrigins: Set<String>
+
+    func respond(to request: HTTPRequest) throws -> HTTPResponse {
+        if let origin = request.header("Origin"), !allowedOrigins.contains(origin), !allowedOrigins.contains("*") {
+            throw ServiceError(.forbidden, "origin_not_allowed",
+                               "Browser origin '\(origin)' may not call /mcp; only the configured CORS origins (cors.allowedOrigins) may.")
+        }
+        let appID = try auth.secretApp(request)
+        if let accept = request.header("Accept"), !MCPEndpoint.acceptsJSON(accept) {
+            throw HTTPError(.notAcceptable, code: "not_acceptable", detail: "/mcp answers application/json; list it in Accept.")
+        }
+        if let type = request.header("Content-Type")?.lowercased(), !type.hasPrefix("application/json") {
+            throw ServiceError(.unsupportedMediaType, "unsupported_media_type", "Send JSON-RPC messages as application/json, not \(type).")
+        }
+        let body: JSONValue
+        do { body = try JSONParser().parse(request.body) } catch {
+            return MCPEndpoint.transportError(JSONRPCError(.parseError, "The body is not valid JSON: \(error)."))
+        }
+        let isInitialize = body["method"]?.stringValue == "initialize"
+        var version = MCPProtocolVersion.assumedWithoutHeader
+        if let header = request.header("MCP-Protocol-Version") {
+            if MCPProtocolVersion.isSupported(header) {
+                version = header
+            } else if !isInitialize {
+                return MCPEndpoint.transportError(JSONRPCError(.invalidRequest, "Unsupported MCP-Protocol-Version '\(header)'.",
+                                                               data: ["supported": .array(MCPProtocolVersion.supported.map { .string($0) })]))
+            }
+        }
+        if case .array(let elements) = body {
+            guard MCPProtocolVersion.allowsBatches(version) else {
+                return MCPEndpoint.transportError(JSONRPCError(.invalidRequest,
+                    "JSON-RPC batches are not part of MCP \(version) (only 2025-03-26 allows them); send one message per POST."))
+            }
+            guard !elements.isEmpty else {
+                return MCPEndpoint.transportError(JSONRPCError(.invalidRequest, "An empty JSON-RPC batch."))
+            }
+            let answers = elements.compactMap {
+                session.handle(JSONRPCMessage($0), appID: appID, protocolVersion: version, inBatch: true)
+            }
+            return answers.isEmpty ? HTTPResponse(status: .accepted) : MCPEndpoint.json(.array(answers), status: .ok)
+        }
+        let message = JSONRPCMessage(body)
+        guard let answer = session.handle(message, appID: appID, protocolVersion: version, inBatch: false) else {
+            return HTTPResponse(status: .accepted)
+        }
+        if case .invalid = message { return MCPEndpoint.json(answer, status: .badRequest) }
+        return MCPEndpoint.json(answer, status: .ok)
+    }
+
+    /// A message the transport cannot accept at all: HTTP 400 with a JSON-RPC error without id.
+    static func transportError(_ error: JSONRPCError) -> HTTPResponse {
+        json(JSONRPCMessage.failure(id: .null, error), status: .badRequest)
+    }
+
+    static func json(_ value: JSONValue, status: HTTPStatus) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: value.canonicalBytes)
+    }
+
+    /// Whether an `Accept` header admits `application/json`.
+    static func acceptsJSON(_ accept: String) -> Bool {
+        accept.split(separator: ",").contains { range in
+            let type = range.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            return type == "application/json" || type == "application/*" || type == "*/*"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import PaywallFormat
+
+/// Every tool of the endpoint, and the one place a `tools/call` is checked and run: unknown tool
+/// and arguments that fail the input schema are caught here; a `ServiceError` from the service
+/// becomes a tool result with `isError` (never a protocol error).
+struct MCPToolbox: Sendable {
+    let services: XizorServices
+    let tools: [MCPTool]
+    private let byName: [String: (tool: MCPTool, validator: ArgumentSchemaValidator)]
+
+    init(services: XizorServices) {
+        self.services = services
+        tools = PaywallTools.tools + DraftTools.tools + PlacementTools.tools + CatalogTools.tools + ExperimentTools.tools
+        byName = Dictionary(tools.map { ($0.name, ($0, ArgumentSchemaValidator(root: $0.inputSchema))) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The outcome of a call: a `CallToolResult`, or a protocol error for the caller to answer.
+    func call(name: String, arguments: JSONValue, appID: String, protocolVersion: String) -> Result<JSONValue, JSONRPCError> {
+        guard let entry = byName[name] else {
+            return .failure(JSONRPCError(.invalidParams, "Unknown tool '\(name)'.",
+                                         data: ["tools": .array(tools.map { .string($0.name) })]))
+        }
+        let issues = entry.validator.validate(arguments)
+        if !issues.isEmpty {
+            let detail = "The arguments of \(name) do not match its input schema (\(issues.count) problem(s))."
+            if MCPProtocolVersion.reportsArgumentErrorsAsToolResults(protocolVersion) {
+                return .success(MCPToolbox.errorResult(ServiceError(.unprocessable, "invalid_arguments", detail, errors: issues)))
+            }
+            return .failure(JSONRPCError(.invalidParams, detail, data: ["errors": .array(issues.map(\.json))]))
+        }
+        do {
+            let structured = try entry.tool.run(ToolCall(appID: appID, services: services, arguments: arguments))
+            return .success(["content": [["type": "text", "text": .string(structured.canonicalString)]],
+                             "structuredContent": structured, "isError": false])
+        } catch let error as ServiceError {
+            return .success(MCPToolbox.errorResult(error))
+        } catch {
+            return .success(MCPToolbox.errorResult(ServiceError(.unavailable, "internal_error", "The tool failed: \(error)")))
+        }
+    }
+
+    /// A failed call as a tool result: the same problem fields the REST API answers, with the
+    /// validator's paths in `errors`.
+    static func errorResult(_ error: ServiceError) -> JSONValue {
+        var problem: [String: JSONValue] = ["status": .number(error.status), "code": .string(error.code), "detail": .string(error.detail)]
+        if !error.errors.isEmpty || error.kind == .unprocessable { problem["errors"] = .array(error.errors.map(\.json)) }
+        let structured: JSONValue = ["error": .object(problem)]
+        return ["content": [["type": "text", "text": .string(structured.canonicalString)]], "structuredContent": structured, "isError": true]
+    }
+}

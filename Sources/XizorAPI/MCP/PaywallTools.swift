@@ -1,0 +1,116 @@
+import PaywallFormat
+
+/// Paywalls and their versions: create, list, read, publish.
+enum PaywallTools {
+    static var tools: [MCPTool] { [create, list, get, listVersions, publish] }
+
+    static let create = MCPTool(
+        name: "create_paywall", title: "Create a paywall",
+        description: """
+            Creates a paywall in this app and answers its summary (id, name, draftRevision). Start it blank (give neither \
+            'template' nor 'document'), from a template ('template': cinematic, clean or lottie_delight; see list_templates), \
+            or from a complete paywall document ('document'). The document becomes the draft as is, even if it is invalid; \
+            the draft's validation is in get_paywall. Nothing is live until publish_paywall and assign_placement.
+            """,
+        inputSchema: ToolSchema.object([
+            "name": ToolSchema.string("Display name in the dashboard (1 to 200 characters). Defaults to the template's or document's name.", maxLength: 200),
+            "template": ToolSchema.string("Start from this template.", oneOf: PaywallTemplates.names),
+            "document": ToolSchema.anyObject("A paywall document (schemaVersion 1) to start from; its id is replaced by the new paywall's id."),
+        ], extra: ["not": ["required": ["template", "document"]]]),
+        readOnly: false, idempotent: false
+    ) { call in
+        let name = call.optionalString("name")
+        let source: PaywallService.Source
+        if let template = call.optionalString("template") {
+            source = .template(template, name: name)
+        } else if let document = call.arguments["document"] {
+            source = .document(document, name: name)
+        } else {
+            source = .blank(name: name)
+        }
+        return try call.services.paywalls.create(appID: call.appID, from: source).json
+    }
+
+    static let list = MCPTool(
+        name: "list_paywalls", title: "List paywalls",
+        description: """
+            Lists the app's paywalls that are not archived, oldest first, with their id, name, draftRevision, latestVersion \
+            (null when never published) and the placements pointing at them. Pages: pass the answer's nextCursor as 'cursor' \
+            to get the next page; nextCursor is null on the last page.
+            """,
+        inputSchema: ToolSchema.object([
+            "cursor": ToolSchema.string("nextCursor from the previous page.", maxLength: 300),
+            "limit": ToolSchema.integer("Page size, 1 to \(PaywallRoutes.maxPageSize) (default \(PaywallRoutes.defaultPageSize)).",
+                                        minimum: 1, maximum: PaywallRoutes.maxPageSize),
+        ]),
+        outputSchema: ["type": "object", "properties": ["items": ["type": "array"], "nextCursor": ["type": ["string", "null"]]],
+                       "required": ["items", "nextCursor"]],
+        readOnly: true, idempotent: true
+    ) { call in
+        let page = try call.services.paywalls.list(appID: call.appID, cursor: call.optionalString("cursor"), limit: call.optionalInt("limit") ?? PaywallRoutes.defaultPageSize)
+        return ["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null]
+    }
+
+    static let get = MCPTool(
+        name: "get_paywall", title: "Read a paywall",
+        description: """
+            Reads one paywall: its summary, and either its draft (document, revision, and validation with every error's JSON \
+            path) or, with 'version', that published version's immutable document. Read the draft before update_paywall_draft: \
+            its revision is what the edit must name.
+            """,
+        inputSchema: ToolSchema.object([
+            "paywallId": ToolSchema.paywallID,
+            "version": ToolSchema.integer("A published version number (see list_versions); omit to read the draft.", minimum: 1),
+        ], required: ["paywallId"]),
+        outputSchema: ["type": "object", "properties": ["paywall": ["type": "object"], "draft": ["type": "object"], "version": ["type": "object"]],
+                       "required": ["paywall"]],
+        readOnly: true, idempotent: true
+    ) { call in
+        let id = try call.string("paywallId")
+        let paywalls = call.services.paywalls
+        let summary = try paywalls.summary(appID: call.appID, id: id).json
+        if let number = call.optionalInt("version") {
+            return ["paywall": summary, "version": try paywalls.version(appID: call.appID, id: id, version: number).json(includeDocument: true)]
+        }
+        return ["paywall": summary, "draft": try paywalls.draft(appID: call.appID, id: id).json]
+    }
+
+    static let listVersions = MCPTool(
+        name: "list_versions", title: "List published versions",
+        description: """
+            Lists a paywall's published versions, newest first: number, schemaVersion, contentHash, publishedAt (ms since \
+            1970) and rolledBackFrom. Versions are immutable; analytics are per version (get_paywall_analytics).
+            """,
+        inputSchema: ToolSchema.object(["paywallId": ToolSchema.paywallID], required: ["paywallId"]),
+        outputSchema: ["type": "object", "properties": ["items": ["type": "array"]], "required": ["items"]],
+        readOnly: true, idempotent: true
+    ) { call in
+        let versions = try call.services.paywalls.versions(appID: call.appID, id: try call.string("paywallId"))
+        return ["items": .array(versions.map { $0.json(includeDocument: false) })]
+    }
+
+    static let publish = MCPTool(
+        name: "publish_paywall", title: "Publish the draft",
+        description: """
+            Validates the draft strictly and, when valid, publishes it as the next immutable version; placements showing this \
+            paywall serve it on the SDK's very next request. When the draft is invalid nothing is published and the result is \
+            an error listing every problem with its JSON path (fix them with update_paywall_draft). Give an 'idempotencyKey' \
+            to make a retry answer the first publish instead of creating a second version.
+            """,
+        inputSchema: ToolSchema.object([
+            "paywallId": ToolSchema.paywallID,
+            "idempotencyKey": ToolSchema.string("Any unique string (1 to 255 characters) naming this publish attempt.", maxLength: 255),
+        ], required: ["paywallId"]),
+        outputSchema: ["type": "object",
+                       "properties": ["paywallId": ["type": "string"], "version": ["type": "integer"], "contentHash": ["type": "string"],
+                                      "replayed": ["type": "boolean"]],
+                       "required": ["paywallId", "version", "replayed"]],
+        readOnly: false, idempotent: false
+    ) { call in
+        let (version, replayed) = try call.services.paywalls.publish(appID: call.appID, id: try call.string("paywallId"),
+                                                                      idempotencyKey: call.optionalString("idempotencyKey"))
+        var json = version.json(includeDocument: false)
+        json["replayed"] = .bool(replayed)
+        return json
+    }
+}

@@ -1,0 +1,108 @@
+import PaywallFormat
+
+/// Placements: which paywall each placement shows, its ordered rules, and the resolution dry run.
+enum PlacementTools {
+    static var tools: [MCPTool] { [assign, list, setRules, resolve] }
+
+    static let assign = MCPTool(
+        name: "assign_placement", title: "Assign a paywall to a placement",
+        description: """
+            Points a placement (the key app code asks for, e.g. onboarding) at a paywall, or at an A/B experiment, creating \
+            the placement when new. Live on the SDK's next request, no publish needed; the placement serves the paywall's \
+            latest published version, so publish it first. The paywall must belong to this app and not be archived. With an \
+            'experimentId' (and optionally a 'paywallId' served while the experiment is not running; by default its control) \
+            subscribers are split among the experiment's variants. Answers the placement with its rules.
+            """,
+        inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "paywallId": ToolSchema.paywallID,
+                                        "experimentId": ToolSchema.experimentID],
+                                       required: ["placement"], extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]]),
+        outputSchema: placementShape,
+        readOnly: false, idempotent: true
+    ) { call in
+        try call.services.placements.assign(appID: call.appID, key: try call.string("placement"), paywallID: call.optionalString("paywallId"),
+                                            experimentID: call.optionalString("experimentId")).json
+    }
+
+    static let list = MCPTool(
+        name: "list_placements", title: "List placements",
+        description: "Lists the app's placements with the paywall each points at and its ordered rules.",
+        inputSchema: ToolSchema.object([:]),
+        outputSchema: ["type": "object", "properties": ["items": ["type": "array", "items": placementShape]], "required": ["items"]],
+        readOnly: true, idempotent: true
+    ) { call in
+        ["items": .array(try call.services.placements.list(appID: call.appID).map(\.json))]
+    }
+
+    static let setRules = MCPTool(
+        name: "set_placement_rules", title: "Set a placement's rules",
+        description: """
+            Replaces a placement's ordered rules. On each SDK request the first rule whose 'when' condition matches the \
+            presentation context, and whose paywall has a published version, wins; otherwise the placement's own paywall \
+            serves. A rule targets a 'paywallId' or an 'experimentId' (or both: the paywall serves while the experiment is \
+            not running). A condition is {"all": [C…]}, {"any": [C…]}, {"not": C} or {"key": K, "op": OP, "value": V} with OP one of \
+            eq ne in not_in exists gt gte lt lte ('in'/'not_in' take an array, 'exists' no value). Values compare within one \
+            type (string, number, boolean); a key missing from the context matches only under 'not'. Optional activeFrom / \
+            activeUntil (ms since 1970) schedule a rule. An empty list removes all rules. The placement must exist \
+            (assign_placement). Live at once; try it with resolve_placement.
+            """,
+        inputSchema: ToolSchema.object([
+            "placement": ToolSchema.placementKey,
+            "rules": ["type": "array", "description": "Ordered rules, first match wins.", "items": ToolSchema.object([
+                "when": ["$ref": "#/$defs/Condition"],
+                "paywallId": ToolSchema.paywallID,
+                "experimentId": ToolSchema.experimentID,
+                "activeFrom": ToolSchema.integer("Start of the rule's schedule, ms since 1970 (inclusive).", minimum: 0),
+                "activeUntil": ToolSchema.integer("End of the rule's schedule, ms since 1970 (exclusive).", minimum: 0),
+            ], required: ["when"], extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]])],
+        ], required: ["placement", "rules"], extra: ["$defs": ["Condition": condition]]),
+        outputSchema: placementShape,
+        readOnly: false, idempotent: true
+    ) { call in
+        try call.services.placements.setRules(appID: call.appID, key: try call.string("placement"), rules: try call.value("rules")).json
+    }
+
+    static let resolve = MCPTool(
+        name: "resolve_placement", title: "Dry-run a placement",
+        description: """
+            Answers which paywall and version a placement would serve for a presentation context, using the same resolution \
+            as the SDK endpoint: paywallId, version, matchedRule (index of the winning rule, null when the placement's own \
+            target serves), paywallArchived, and the experiment assignment when an experiment decides (give 'subscriberId' \
+            to see that subscriber's variant; paywallId and version are null for an experiment's holdout).
+            """,
+        inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "context": ToolSchema.context,
+                                        "subscriberId": ToolSchema.string("The subscriber whose experiment variant to show.", maxLength: 200)],
+                                       required: ["placement"]),
+        outputSchema: ["type": "object",
+                       "properties": ["placement": ["type": "string"], "paywallId": ["type": ["string", "null"]],
+                                      "version": ["type": ["integer", "null"]], "matchedRule": ["type": ["integer", "null"]],
+                                      "paywallArchived": ["type": "boolean"], "experiment": ["type": ["object", "null"]]],
+                       "required": ["placement", "paywallId", "version", "matchedRule"]],
+        readOnly: true, idempotent: true
+    ) { call in
+        try call.services.serving.resolve(appID: call.appID, placement: try call.string("placement"), context: call.presentationContext(),
+                                          subscriberID: call.optionalString("subscriberId")).json
+    }
+
+    static let placementShape: JSONValue = [
+        "type": "object",
+        "properties": ["key": ["type": "string"], "paywallId": ["type": "string"], "rules": ["type": "array"]],
+        "required": ["key", "paywallId", "rules"],
+    ]
+
+    /// The spec sheet's `Condition`, recursive through `$defs`.
+    static let condition: JSONValue = [
+        "description": "A rule condition: all / any / not, or a comparison of one context key.",
+        "anyOf": [
+            ToolSchema.object(["all": ["type": "array", "items": ["$ref": "#/$defs/Condition"]]], required: ["all"]),
+            ToolSchema.object(["any": ["type": "array", "items": ["$ref": "#/$defs/Condition"]]], required: ["any"]),
+            ToolSchema.object(["not": ["$ref": "#/$defs/Condition"]], required: ["not"]),
+            ToolSchema.object([
+                "key": ToolSchema.string("The context key, e.g. wasReferred.", maxLength: 100),
+                "op": ToolSchema.string("The comparison.", oneOf: Condition.Operator.allCases.map(\.rawValue)),
+                "value": ["description": "The value to compare with: string, number or boolean; an array of them for in / not_in; omitted for exists.",
+                          "type": ["string", "number", "boolean", "array"],
+                          "items": ["type": ["string", "number", "boolean"]]],
+            ], required: ["key", "op"]),
+        ],
+    ]
+}

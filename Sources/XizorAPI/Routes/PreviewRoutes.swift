@@ -1,0 +1,38 @@
+import HTTP
+import PaywallFormat
+import Storage
+
+/// `GET /v1/paywalls/{id}/preview?version=draft|n&locale=&colorScheme=` (secret key): the page
+/// for the dashboard's preview frame, placeholders kept.
+struct PreviewRoutes {
+    let services: XizorServices
+    let pages: PageRendering
+    let auth: Authenticator
+
+    func register(in router: inout Router) {
+        router.get("/v1/paywalls/:id/preview") { request in
+            let appID = try auth.secretApp(request)
+            let id = request.parameter("id")
+            let document: JSONValue
+            switch request.query("version") ?? "draft" {
+            case "draft":
+                document = try services.paywalls.draft(appID: appID, id: id).document
+            case let raw:
+                guard let n = Int(raw), n >= 1 else {
+                    throw ServiceError(.badRequest, "invalid_version", "'version' is 'draft' or a version number, not '\(raw)'.")
+                }
+                document = try services.paywalls.version(appID: appID, id: id, version: n).document
+            }
+            var scheme = ColorScheme.light
+            if let raw = request.query("colorScheme") {
+                guard let parsed = ColorScheme(rawValue: raw) else {
+                    throw ServiceError(.badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(raw)'.")
+                }
+                scheme = parsed
+            }
+            let page = try pages.preview(document, locale: request.query("locale"), colorScheme: scheme)
+            return HTTPResponse(status: .ok, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"],
+                                body: page, etag: "\"" + String(SHA256.hexDigest(page).prefix(32)) + "\"")
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import PaywallFormat
+import PaywallRenderer
+
+/// How the API layer turns documents into pages: the SDK endpoint's production pages (context
+/// resolved on the server, the presentation's placement/version/experiment passed to the bridge)
+/// and the dashboard's previews (placeholders kept).
+public struct PageRendering: Sendable {
+    /// The operator's Lottie player script URL (`renderer.lottiePlayerURL`); nil shows fallbacks.
+    public let lottiePlayerURL: String?
+
+    public init(lottiePlayerURL: String?) { self.lottiePlayerURL = lottiePlayerURL }
+
+    func production(_ input: PaywallDelivery.PageInput) -> [UInt8] {
+        var delivery: [String: JSONValue] = ["placement": .string(input.resolution.placement)]
+        if let version = input.resolution.version {
+            delivery["paywallId"] = .string(version.paywallID)
+            delivery["version"] = .number(version.version)
+        }
+        if let experiment = input.resolution.experiment {
+            delivery["experimentId"] = .string(experiment.experimentID)
+            delivery["variant"] = experiment.variant.map { .string($0) } ?? .null
+        }
+        let options = RenderOptions(locale: input.locale, colorScheme: input.colorScheme, mode: .production,
+                                    context: input.context.mapValues(\.json), lottiePlayerURL: lottiePlayerURL, delivery: delivery)
+        return (try? PaywallRenderer.render(input.document, options: options).html) ?? []
+    }
+
+    /// A preview of any document (a draft may be invalid: the tolerant reader renders what it can).
+    func preview(_ document: JSONValue, locale: String?, colorScheme: ColorScheme) throws -> [UInt8] {
+        let options = RenderOptions(locale: locale, colorScheme: colorScheme, mode: .preview, lottiePlayerURL: lottiePlayerURL)
+        do { return try PaywallRenderer.render(document, options: options).html } catch {
+            throw ServiceError(.unprocessable, "unsupported_schema_version", "This document cannot be rendered: \(error).")
+        }
+    }
+}
