@@ -34,6 +34,7 @@ def event(pw, version):
 
 
 def test_metrics_count_what_the_server_did(app, server):
+    started = time.time()
     pw = app.create_paywall()
     app.publish(pw)
     app.assign("onboarding", pw)
@@ -76,6 +77,7 @@ def test_metrics_count_what_the_server_did(app, server):
     assert value(m, "xizor_storage_busy_retries", "xizor_storage_busy_retries_total") == 0
     assert value(m, "process_resident_memory_bytes") > 1_000_000
     assert value(m, "process_virtual_memory_bytes") >= value(m, "process_resident_memory_bytes")
+    assert time.time() - 120 < value(m, "process_start_time_seconds") < started
 
     # Counters only grow: a second scrape sees the first one counted.
     again = scrape(server.base)

@@ -8,6 +8,8 @@ struct MetricsExposition: Sendable {
     let httpMetrics: HTTPMetrics?
     let rateLimits: RateLimitCounters
     let isDraining: @Sendable () -> Bool
+    /// When the routes were built, within moments of the process starting (before it listens).
+    let startedAt: Int64 = Clock.system.now()
 
     func render() -> String {
         var out = PrometheusText()
@@ -76,10 +78,7 @@ struct MetricsExposition: Sendable {
         out.family("process_cpu_seconds_total", .counter, "User and system CPU time spent, seconds.")
         out.sample("process_cpu_seconds_total", [], process.cpuSeconds)
         out.family("process_start_time_seconds", .gauge, "Start time of the process since the Unix epoch, seconds.")
-        out.sample("process_start_time_seconds", [], Double(Self.startedAt) / 1000)
+        out.sample("process_start_time_seconds", [], Double(startedAt) / 1000)
         return out.text
     }
-
-    /// When this process started serving (first use of this type: at route building).
-    static let startedAt: Int64 = Clock.system.now()
 }
