@@ -52,13 +52,19 @@ public struct ConfigurationKey: Sendable {
     public let kind: Kind
     public let help: String
 
-    /// `http.maxConnections` → `XIZOR_HTTP_MAX_CONNECTIONS`.
+    /// `http.maxConnections` → `XIZOR_HTTP_MAX_CONNECTIONS`; an acronym stays one word
+    /// (`renderer.lottiePlayerURL` → `XIZOR_RENDERER_LOTTIE_PLAYER_URL`).
     public var environmentName: String {
         var name = "XIZOR_"
-        for character in path {
-            if character == "." { name += "_" }
-            else if character.isUppercase { name += "_" + String(character) }
-            else { name += character.uppercased() }
+        let characters = Array(path)
+        for (i, character) in characters.enumerated() {
+            if character == "." { name += "_"; continue }
+            if character.isUppercase, i > 0 {
+                let previous = characters[i - 1]
+                let nextIsLowercase = i + 1 < characters.count && characters[i + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLowercase) { name += "_" }
+            }
+            name += character.uppercased()
         }
         return name
     }

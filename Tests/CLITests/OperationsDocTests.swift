@@ -21,6 +21,14 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         }
     }
 
+    @Test func environmentNamesKeepAcronymsWhole() {
+        #expect(ConfigurationKey.named("renderer.lottiePlayerURL")?.environmentName == "XIZOR_RENDERER_LOTTIE_PLAYER_URL")
+        #expect(ConfigurationKey.named("rateLimits.eventsPerSecond")?.environmentName == "XIZOR_RATE_LIMITS_EVENTS_PER_SECOND")
+        #expect(ConfigurationKey.named("http.ioQueues")?.environmentName == "XIZOR_HTTP_IO_QUEUES")
+        let names = ConfigurationKey.all.map(\.environmentName)
+        #expect(Set(names).count == names.count, "environment names are unique")
+    }
+
     @Test func everyKeyWithADefaultIsInTheDefaultsFile() throws {
         let data = try Data(contentsOf: repositoryRoot.appendingPathComponent("Config/xizor.json"))
         let text = String(decoding: data, as: UTF8.self)
