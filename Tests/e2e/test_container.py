@@ -7,6 +7,7 @@ The static release build is cached in .build/container (a separate scratch path,
 invalidate `make release`); from scratch it takes about two minutes on the 2-core machine."""
 import json
 import os
+import pathlib
 import re
 import shlex
 import shutil
@@ -23,6 +24,10 @@ from xizor_server import ADMIN_TOKEN, App, create_app
 
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
 SCRATCH = ROOT / ".build" / "container"
+# The build stage's context: only what its COPY lines bring in, so a file the build needs but the
+# Dockerfile forgets to copy fails here too. Synced file by file (unchanged files keep their inode
+# and mtime) so the cached build stays incremental.
+CONTEXT = ROOT / ".build" / "container-context"
 # What the binary may link dynamically: the two packages the image adds, plus what debian:bookworm-slim has.
 ALLOWED_LIBRARIES = {"libsqlite3.so.0", "libz.so.1", "libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
                      "libpthread.so.0", "libdl.so.2", "librt.so.1", "libutil.so.1"}
@@ -69,6 +74,44 @@ def ancestor_holds_build_lock():
     return False
 
 
+def sync_tree(source, destination):
+    """Makes `destination` a copy of `source` (a file or a folder), copying only what changed."""
+    if source.is_file():
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if not destination.exists() or destination.read_bytes() != source.read_bytes():
+            shutil.copy2(source, destination)
+        return
+    wanted = set()
+    for directory, _, files in os.walk(source):
+        for name in files:
+            relative = os.path.relpath(os.path.join(directory, name), source)
+            if "__pycache__" in relative or relative.startswith(".") or "/." in relative:
+                continue
+            wanted.add(relative)
+            sync_tree(source / relative, destination / relative)
+    for directory, _, files in os.walk(destination):
+        for name in files:
+            relative = os.path.relpath(os.path.join(directory, name), destination)
+            if relative not in wanted:
+                os.remove(destination / relative)
+
+
+def build_context(build_stage):
+    """Lays out the build stage's WORKDIR from its COPY lines (sources relative to the repository)."""
+    workdir = next(rest for ins, rest in build_stage if ins == "WORKDIR")
+    for ins, rest in build_stage:
+        if ins != "COPY":
+            continue
+        *sources, destination = rest.split()
+        assert not any(p.startswith("--") for p in sources), "the build stage copies from the build context only"
+        target = pathlib.PurePosixPath(destination if destination.startswith("/") else f"{workdir}/{destination}")
+        relative = target.relative_to(workdir)
+        for source in sources:
+            into = CONTEXT / relative / (pathlib.Path(source).name if destination.endswith("/") else "")
+            sync_tree(ROOT / source, into)
+    return CONTEXT
+
+
 def exec_form(value):
     return json.loads(value) if value.startswith("[") else shlex.split(value)
 
@@ -80,9 +123,10 @@ def image():
     command = re.search(r"(swift build [^&]*)", build_cmd).group(1).split()
     assert "--static-swift-stdlib" in command and "-c" in command
     started = time.monotonic()
+    context = build_context(build)
     lock = [] if ancestor_holds_build_lock() else ["flock", BUILD_LOCK]
     proc = subprocess.run([*lock, *command, "--scratch-path", str(SCRATCH)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=1800)
+                          cwd=context, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     print(f"static release build: {time.monotonic() - started:.1f} s")
     binary = SCRATCH / "release" / "xizor"
