@@ -41,7 +41,7 @@ let package = Package(
                     resources: [.copy("../Fixtures")]),
         .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat"], path: "Tests/PaywallRendererTests"),
         .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
-        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "PaywallFormat"], path: "Tests/XizorAPITests"),
+        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat"], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -53,6 +53,8 @@ public final class RoutingTable: HTTPResponder {
     struct Group: Sendable {
         let pattern: String
         let segments: [Segment]
+        /// Groups are only tried against paths with as many segments.
+        var segmentCount: Int { segments.count }
         var methods: [(HTTPMethod, HTTPResolution)]
         var allow: String = ""
         var options: HTTPResolution?
@@ -62,6 +64,8 @@ public final class RoutingTable: HTTPResponder {
     private let groups: [Group]
     /// Every route template, in the order `HTTPRequest.routeIndex` refers to.
     public let routeTemplates: [String]
+    /// Every route as registered (method and pattern), for checks that compare routes with their documentation.
+    public let registeredRoutes: [(method: HTTPMethod, pattern: String)]
     private let notFound: HTTPResolution
     private let serverOptions: HTTPResolution
 
@@ -74,6 +78,7 @@ public final class RoutingTable: HTTPResponder {
             }
             return h
         }
+        registeredRoutes = routes.map { (method: $0.method, pattern: $0.pattern) }
         var groups: [Group] = []
         for route in routes {
             let resolution = HTTPResolution(execution: route.execution, handler: wrap(route.handler))
@@ -129,7 +134,8 @@ public final class RoutingTable: HTTPResponder {
         if request.path == "*" { return serverOptions }
         var parameters: [(name: String, value: String)] = []
         // By index: iterating the array by value copies each group (retains of its arrays) per request.
-        for index in groups.indices {
+        let pathSegments = Self.segmentCount(request.path)
+        for index in groups.indices where groups[index].segmentCount == pathSegments {
             parameters.removeAll(keepingCapacity: true)
             guard Self.match(groups[index].segments, request.path, &parameters) else { continue }
             let group = groups[index]
@@ -145,6 +151,16 @@ public final class RoutingTable: HTTPResponder {
             return group.methodNotAllowed ?? notFound
         }
         return notFound
+    }
+
+    /// Non-empty segments of a path, as `compile` counts them for a pattern.
+    static func segmentCount(_ path: String) -> Int {
+        var count = 0
+        var inSegment = false
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") { inSegment = false } else if !inSegment { inSegment = true; count += 1 }
+        }
+        return count
     }
 
     /// Matches a decoded path against compiled segments without splitting it into Strings.

@@ -25,6 +25,7 @@ struct CommandEnvironment {
 
     var applicationOptions: XizorApplication.Options {
         XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"),
+                                 version: CommandLineInterface.version,
                                  lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"))
     }
 

@@ -15,3 +15,110 @@ def test_unknown_command_fails_with_usage():
     proc = run_cli("frobnicate", check=False)
     assert proc.returncode == 64
     assert "unknown command" in proc.stderr
+
+
+import json
+import shutil
+import sqlite3
+
+from conftest import BIN, ROOT
+from xizor_server import ADMIN_TOKEN, Client, XizorServer
+
+
+def test_every_command_has_help():
+    for command in ["serve", "migrate", "apps", "demo", "backup", "validate", "templates", "schema", "render", "version"]:
+        proc = run_cli(command, "--help")
+        assert "Usage: xizor " + command in proc.stdout, command
+
+
+def test_migrate_applies_once_and_reports(data_dir):
+    first = run_cli("migrate", "--data-dir", str(data_dir)).stdout
+    assert "applied 0001_initial.sql" in first and "applied 0002_experiments.sql" in first
+    again = run_cli("migrate", "--data-dir", str(data_dir)).stdout
+    assert "is up to date" in again
+    names = [r[0] for r in sqlite3.connect(data_dir / "xizor.sqlite").execute("SELECT name FROM schema_migrations ORDER BY name")]
+    assert names == ["0001_initial.sql", "0002_experiments.sql"]
+
+
+def test_a_changed_migration_stops_start_up(tmp_path, data_dir):
+    migrations = tmp_path / "Migrations"
+    shutil.copytree(ROOT / "Migrations", migrations)
+    env = {"XIZOR_MIGRATIONS_DIR": str(migrations)}
+    run_cli("migrate", "--data-dir", str(data_dir), env=env)
+    with open(migrations / "0001_initial.sql", "a") as f:
+        f.write("\n-- edited after it was applied\n")
+    proc = run_cli("serve", "--port", "0", "--data-dir", str(data_dir), env=env, check=False, timeout=30)
+    assert proc.returncode != 0
+    assert "0001_initial.sql was changed after it was applied" in proc.stderr
+    assert proc.stdout == ""  # never listened
+
+
+def test_serve_refuses_pending_migrations_when_not_migrating_on_start(tmp_path, data_dir):
+    proc = run_cli("serve", "--port", "0", "--data-dir", str(data_dir), env={"XIZOR_MIGRATE_ON_START": "false"}, check=False, timeout=30)
+    assert proc.returncode != 0 and "pending migration" in proc.stderr and "xizor migrate" in proc.stderr
+
+
+def test_apps_create_prints_the_keys_once(data_dir):
+    created = json.loads(run_cli("apps", "create", "Demo Co", "--data-dir", str(data_dir)).stdout)
+    assert set(created) == {"appId", "secretKey", "publicKey"}
+    assert created["secretKey"].startswith("sk_") and created["publicKey"].startswith("pk_")
+    # Only hashes are stored.
+    db = sqlite3.connect(data_dir / "xizor.sqlite")
+    stored = [r[0] for r in db.execute("SELECT hash FROM api_keys")]
+    assert all(isinstance(h, bytes) and len(h) == 32 for h in stored)
+    assert created["secretKey"].encode() not in b"".join(stored)
+    assert run_cli("apps", "list", "--data-dir", str(data_dir), check=False).returncode == 64
+
+
+def test_demo_publishes_the_three_templates_on_their_placements(tmp_path):
+    data = tmp_path / "demo"
+    created = json.loads(run_cli("demo", "--data-dir", str(data)).stdout)
+    assert "curl" in created["try"] and created["publicKey"] in created["try"]
+    server = XizorServer(data)
+    try:
+        sdk = Client(server.base, created["publicKey"])
+        served = {key: sdk.get(f"/v1/sdk/placements/{key}/paywall").json()["document"]["name"] for key in ["onboarding", "upsell", "settings"]}
+        assert served == {"onboarding": "Cinematic", "upsell": "Clean", "settings": "Lottie Delight"}
+    finally:
+        assert server.stop() == 0
+
+
+def test_serve_generates_an_admin_token_once_when_none_is_configured(tmp_path):
+    data = tmp_path / "fresh"
+    server = XizorServer(data, extra_env={"XIZOR_ADMIN_TOKEN": None, "XIZOR_LOG_LEVEL": "info"})
+    try:
+        import time
+        deadline = time.time() + 5
+        while time.time() < deadline and not any("adminToken" in l for l in server.stderr_lines):
+            time.sleep(0.05)
+        line = next(json.loads(l) for l in server.stderr_lines if "adminToken" in l)
+        token = line["adminToken"]
+        assert Client(server.base, token).post("/v1/apps", {"name": "via generated token"}).status_code == 201
+    finally:
+        assert server.stop() == 0
+    again = XizorServer(data, extra_env={"XIZOR_ADMIN_TOKEN": None, "XIZOR_LOG_LEVEL": "info"})
+    try:
+        import time
+        time.sleep(0.3)
+        assert not any("adminToken" in l for l in again.stderr_lines)
+        assert Client(again.base, token).post("/v1/apps", {"name": "still valid"}).status_code == 201
+    finally:
+        assert again.stop() == 0
+
+
+def test_backup_of_a_live_server_and_check(tmp_path):
+    server = XizorServer(tmp_path / "live")
+    try:
+        admin = Client(server.base, ADMIN_TOKEN)
+        assert admin.post("/v1/apps", {"name": "backed up"}).status_code == 201
+        out = tmp_path / "copy.sqlite"
+        result = json.loads(run_cli("backup", str(out), "--data-dir", str(tmp_path / "live")).stdout)
+        assert result == {"database": str(out), "integrity": "ok"}
+        assert json.loads(run_cli("backup", str(out), "--check").stdout)["integrity"] == "ok"
+        names = [r[0] for r in sqlite3.connect(out).execute("SELECT name FROM apps")]
+        assert names == ["backed up"]
+    finally:
+        assert server.stop() == 0
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    assert run_cli("backup", str(broken), "--check", check=False).returncode != 0

@@ -22,7 +22,11 @@ class XizorServer:
     def __init__(self, data_dir, extra_env=None, args=()):
         env = dict(os.environ)
         env.update({"XIZOR_ADMIN_TOKEN": ADMIN_TOKEN, "XIZOR_LOG_LEVEL": "warning", "XIZOR_ACCESS_LOG": "false"})
-        env.update(extra_env or {})
+        for name, value in (extra_env or {}).items():
+            if value is None:
+                env.pop(name, None)  # None removes a variable
+            else:
+                env[name] = value
         self.data_dir = data_dir
         self.process = subprocess.Popen(
             [BIN, "serve", "--port", "0", "--data-dir", str(data_dir), *args],

@@ -89,13 +89,14 @@ public final class ExperimentService: Sendable {
         }
         let id = "exp_" + Identifiers.random(16)
         let now = clock.now()
-        let allocation = Allocation.initial(weights: variants.map(\.weight), holdoutWeight: holdout)
         try pool.serviceWrite { db in
             for (index, variant) in variants.enumerated() {
                 do { try PlacementService.requireAssignablePaywall(db, appID: appID, paywallID: variant.paywallID, path: "$.variants[\(index)].paywallId") }
                 catch let error as ServiceError { issues.append(contentsOf: error.errors) }
             }
             guard issues.isEmpty else { throw ServiceError.invalid(issues, detail: "The experiment has \(issues.count) error(s).") }
+            // Only once the variant count is known to be 2 to 5: an allocation has a UInt8 slot per variant.
+            let allocation = Allocation.initial(weights: variants.map(\.weight), holdoutWeight: holdout)
             try db.execute("""
                 INSERT INTO experiments (id, app_id, name, holdout_weight, allocation, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, [id, appID, name, holdout, allocation, now, now])

@@ -22,8 +22,19 @@ struct MCPRoutes {
         return { request in try endpoint.respond(to: request) }
     }
 
-    func register(in router: inout Router) {
-        router.post("/mcp", handler)
+    func register(in routes: inout APIRoutes) {
+        routes.post("/mcp", OperationDoc(
+            "mcp", summary: "The Model Context Protocol (Streamable HTTP, JSON answers)",
+            description: "JSON-RPC 2.0 messages for the MCP tools (list, create, edit, localize, publish paywalls; placements; experiments). Stateless; no SSE. Browser origins outside `cors.allowedOrigins` get 403. See docs/mcp.md.",
+            tag: "mcp", auth: .secret,
+            parameters: [.header("MCP-Protocol-Version", "The negotiated protocol version (after initialize).")],
+            requestBody: ["type": ["object", "array"], "description": "A JSON-RPC message (or, in protocol 2025-03-26, a batch)."],
+            responses: [.json(200, "The JSON-RPC answer (or the batch's answers).", ["type": ["object", "array"]]),
+                        .empty(202, "Notifications and responses only: nothing to answer."),
+                        APIResponseSpec.json(400, "A message the transport cannot accept, as a JSON-RPC error.", ["type": "object"])
+                            .or("application/problem+json", APISchemas.ref("Problem")),
+                        .problem(406, "Accept does not admit application/json.")]),
+            handler)
     }
 }
 

@@ -6,8 +6,11 @@ struct AppRoutes {
     let services: XizorServices
     let auth: Authenticator
 
-    func register(in router: inout Router) {
-        router.post("/v1/apps") { request in
+    func register(in routes: inout APIRoutes) {
+        routes.post("/v1/apps", OperationDoc(
+            "createApp", summary: "Create an app and its two keys", tag: "apps", auth: .admin,
+            requestBody: APISchemas.ref("CreateAppRequest"),
+            responses: [.json(201, "The app with its secret and public key, shown this once.", APISchemas.ref("CreatedApp"))])) { request in
             try auth.requireAdmin(request)
             let body = try request.jsonBody()
             guard let name = try body.optionalString("name", path: "$") else {
@@ -16,16 +19,24 @@ struct AppRoutes {
             let created = try services.keys.createApp(name: name)
             return APIResponse.json(created.json, status: .created)
         }
-        router.delete("/v1/apps/:appId") { request in
+        routes.delete("/v1/apps/:appId", OperationDoc(
+            "archiveApp", summary: "Archive an app", description: "Its keys stop working before this answers; its data is kept.",
+            tag: "apps", auth: .admin, parameters: [.path("appId", "An app id.")],
+            responses: [.empty(204, "Archived.")])) { request in
             try auth.requireAdmin(request)
             try services.keys.archiveApp(appID: request.parameter("appId"))
             return HTTPResponse(status: .noContent)
         }
-        router.get("/v1/keys") { request in
+        routes.get("/v1/keys", OperationDoc(
+            "listKeys", summary: "List the app's keys (prefixes only)", tag: "apps", auth: .secret,
+            responses: [.json(200, "Every key of the app, revoked ones with `revokedAt`.", APISchemas.ref("APIKeyList"))])) { request in
             let appID = try auth.secretApp(request)
             return APIResponse.json(["keys": .array(try services.keys.listKeys(appID: appID).map(\.json))])
         }
-        router.post("/v1/keys") { request in
+        routes.post("/v1/keys", OperationDoc(
+            "createKey", summary: "Create a secret or public key", tag: "apps", auth: .secret,
+            requestBody: APISchemas.ref("CreateKeyRequest"),
+            responses: [.json(201, "The new key, shown this once.", APISchemas.ref("CreatedAPIKey"))])) { request in
             let appID = try auth.secretApp(request)
             let body = try request.jsonBody()
             let (info, key) = try services.keys.createKey(appID: appID, kind: try body.optionalString("kind", path: "$") ?? "")
@@ -33,7 +44,9 @@ struct AppRoutes {
             object["key"] = .string(key)
             return APIResponse.json(.object(object), status: .created)
         }
-        router.delete("/v1/keys/:keyId") { request in
+        routes.delete("/v1/keys/:keyId", OperationDoc(
+            "revokeKey", summary: "Revoke a key", description: "Effective on the next request.", tag: "apps", auth: .secret,
+            responses: [.empty(204, "Revoked.")])) { request in
             let appID = try auth.secretApp(request)
             try services.keys.revokeKey(appID: appID, keyID: request.parameter("keyId"))
             return HTTPResponse(status: .noContent)

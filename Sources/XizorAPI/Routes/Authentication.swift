@@ -12,7 +12,7 @@ struct Authenticator: Sendable {
         guard let token = Authenticator.bearerToken(header) else {
             throw ServiceError(.unauthorized, "invalid_authorization", "The Authorization header must be 'Bearer KEY'.")
         }
-        guard let principal = keys.authenticate(token) else {
+        guard let principal = keys.authenticate(token, memoKey: header) else {
             throw ServiceError(.unauthorized, "invalid_api_key", "The API key is unknown or revoked.")
         }
         return principal

@@ -9,9 +9,13 @@ struct PaywallRoutes {
     static let defaultPageSize = 50
     static let maxPageSize = 200
 
-    func register(in router: inout Router) {
+    func register(in routes: inout APIRoutes) {
         let paywalls = services.paywalls
-        router.post("/v1/paywalls") { request in
+        routes.post("/v1/paywalls", OperationDoc(
+            "createPaywall", summary: "Create a paywall: blank, from a template or from a document", tag: "paywalls", auth: .secret,
+            requestBody: APISchemas.ref("CreatePaywallRequest"), requestBodyRequired: false,
+            responses: [.json(201, "The new paywall; its draft holds the document.", APISchemas.ref("PaywallSummary"),
+                              headers: [("Location", "The paywall's URL.")])])) { request in
             let appID = try auth.secretApp(request)
             let body = try request.jsonBody(allowEmpty: true)
             guard body.objectValue != nil else { throw ServiceError.badField("$", "not_an_object", "The body is a JSON object.") }
@@ -30,7 +34,13 @@ struct PaywallRoutes {
             let created = try paywalls.create(appID: appID, from: source)
             return APIResponse.json(created.json, status: .created, headers: ["Location": "/v1/paywalls/\(created.id)"])
         }
-        router.get("/v1/paywalls") { request in
+        routes.get("/v1/paywalls", OperationDoc(
+            "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time", tag: "paywalls", auth: .secret,
+            parameters: [.query("limit", "Page size.", schema: ["type": "integer", "minimum": 1, "maximum": .number(PaywallRoutes.maxPageSize),
+                                                                 "default": .number(PaywallRoutes.defaultPageSize)]),
+                         .query("cursor", "`nextCursor` of the previous page.")],
+            responses: [.json(200, "A page of paywalls.", APISchemas.ref("PaywallPage")),
+                        .problem(400, "`limit` or `cursor` is malformed.")])) { request in
             let appID = try auth.secretApp(request)
             var limit = PaywallRoutes.defaultPageSize
             if let raw = request.query("limit") {
@@ -42,11 +52,17 @@ struct PaywallRoutes {
             let page = try paywalls.list(appID: appID, cursor: request.query("cursor"), limit: limit)
             return APIResponse.json(["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null])
         }
-        router.get("/v1/paywalls/:id") { request in
+        routes.get("/v1/paywalls/:id", OperationDoc(
+            "getPaywall", summary: "Read a paywall", tag: "paywalls", auth: .secret, parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The paywall.", APISchemas.ref("PaywallSummary"))])) { request in
             let appID = try auth.secretApp(request)
             return APIResponse.json(try paywalls.summary(appID: appID, id: request.parameter("id")).json)
         }
-        router.delete("/v1/paywalls/:id") { request in
+        routes.delete("/v1/paywalls/:id", OperationDoc(
+            "archivePaywall", summary: "Archive a paywall",
+            description: "Archived paywalls leave lists and cannot be published; placements pointing at one keep serving its last version until reassigned (the answer's `warning` says so).",
+            tag: "paywalls", auth: .secret, parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The archived paywall.", APISchemas.ref("ArchivedPaywall"))])) { request in
             let appID = try auth.secretApp(request)
             let archived = try paywalls.archive(appID: appID, id: request.parameter("id"))
             var body = archived.json
@@ -56,24 +72,44 @@ struct PaywallRoutes {
             }
             return APIResponse.json(body)
         }
-        router.get("/v1/paywalls/:id/draft") { request in
+        routes.get("/v1/paywalls/:id/draft", OperationDoc(
+            "getDraft", summary: "Read the draft with its validation", tag: "drafts", auth: .secret, parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")])])) { request in
             let appID = try auth.secretApp(request)
             let draft = try paywalls.draft(appID: appID, id: request.parameter("id"))
             return APIResponse.json(draft.json, headers: ["Cache-Control": "no-cache"], etag: draft.etag)
         }
-        router.put("/v1/paywalls/:id/draft") { request in
+        routes.put("/v1/paywalls/:id/draft", OperationDoc(
+            "saveDraft", summary: "Save the draft (any JSON object) under If-Match",
+            description: "428 without If-Match, 412 when it is stale: two editors never silently overwrite each other.",
+            tag: "drafts", auth: .secret, parameters: [.path("id", "A paywall id."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
+            requestBody: ["type": "object", "description": "The paywall document; it may be invalid while editing."],
+            responses: [.json(200, "The saved draft with its validation.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]),
+                        .problem(412, "If-Match does not match the draft's ETag."),
+                        .problem(428, "If-Match is missing.")])) { request in
             let appID = try auth.secretApp(request)
             let id = request.parameter("id")
             let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
             let draft = try paywalls.saveDraft(appID: appID, id: id, document: try request.jsonBody(), expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
-        router.get("/v1/paywalls/:id/draft/texts") { request in
+        routes.get("/v1/paywalls/:id/draft/texts", OperationDoc(
+            "getDraftTexts", summary: "Every text of the draft in every locale", tag: "drafts", auth: .secret, parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The texts, with missing locales per path.", APISchemas.ref("DraftTexts"),
+                              headers: [("ETag", "The draft's ETag.")])])) { request in
             let appID = try auth.secretApp(request)
             let texts = try paywalls.texts(appID: appID, id: request.parameter("id"))
             return APIResponse.json(texts.json, headers: ["Cache-Control": "no-cache"], etag: texts.etag)
         }
-        router.put("/v1/paywalls/:id/draft/texts/:locale") { request in
+        routes.put("/v1/paywalls/:id/draft/texts/:locale", OperationDoc(
+            "setDraftTexts", summary: "Set many translations of one locale by path",
+            description: "Adds the locale to `locales` when new. Same If-Match rule as saving the draft; unknown paths reject the whole request (422).",
+            tag: "drafts", auth: .secret,
+            parameters: [.path("id", "A paywall id."), .path("locale", "A locale tag like en, de-AT or pt-BR."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
+            requestBody: APISchemas.ref("SetTextsRequest"),
+            responses: [.json(200, "The saved draft.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]),
+                        .problem(412, "If-Match does not match the draft's ETag."),
+                        .problem(428, "If-Match is missing.")])) { request in
             let appID = try auth.secretApp(request)
             let id = request.parameter("id")
             let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
@@ -92,7 +128,16 @@ struct PaywallRoutes {
                                               translations: translations, expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
-        router.post("/v1/paywalls/:id/publish") { request in
+        routes.post("/v1/paywalls/:id/publish", OperationDoc(
+            "publishPaywall", summary: "Validate the draft strictly and publish it as a new version",
+            description: "422 with every error and its path when the draft is invalid; 409 when the paywall is archived.",
+            tag: "versions", auth: .secret,
+            parameters: [.path("id", "A paywall id."), .header("Idempotency-Key", "Retrying with the same key answers the first result instead of a second version.",
+                                       schema: ["type": "string", "minLength": 1, "maxLength": 255])],
+            responses: [.json(201, "The new version (or the first one for a repeated Idempotency-Key, with `Idempotent-Replayed: true`).",
+                              APISchemas.ref("Version"), headers: [("Location", "The version's URL.")]),
+                        .problem(409, "The paywall is archived."),
+                        .problem(422, "The draft is invalid; `errors` lists every error with its path.")])) { request in
             let appID = try auth.secretApp(request)
             let key = request.header("Idempotency-Key")
             if let key, key.isEmpty || key.count > 255 {
@@ -103,12 +148,17 @@ struct PaywallRoutes {
             if replayed { headers["Idempotent-Replayed"] = "true" }
             return APIResponse.json(version.json(includeDocument: false), status: .created, headers: headers)
         }
-        router.get("/v1/paywalls/:id/versions") { request in
+        routes.get("/v1/paywalls/:id/versions", OperationDoc(
+            "listVersions", summary: "List published versions", tag: "versions", auth: .secret, parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The versions, without documents.", APISchemas.ref("VersionList"))])) { request in
             let appID = try auth.secretApp(request)
             let versions = try paywalls.versions(appID: appID, id: request.parameter("id"))
             return APIResponse.json(["items": .array(versions.map { $0.json(includeDocument: false) })])
         }
-        router.get("/v1/paywalls/:id/versions/:n") { request in
+        routes.get("/v1/paywalls/:id/versions/:n", OperationDoc(
+            "getVersion", summary: "Read a published version with its document", tag: "versions", auth: .secret,
+            parameters: [.path("id", "A paywall id."), .path("n", "The version number.", schema: ["type": "integer", "minimum": 1])],
+            responses: [.json(200, "The version.", APISchemas.ref("VersionWithDocument"), headers: [("ETag", "The content hash.")])])) { request in
             let appID = try auth.secretApp(request)
             guard let n = Int(request.parameter("n")), n >= 1 else {
                 throw ServiceError(.notFound, "version_not_found", "Versions are numbered 1, 2, …")
@@ -116,7 +166,16 @@ struct PaywallRoutes {
             let version = try paywalls.version(appID: appID, id: request.parameter("id"), version: n)
             return APIResponse.json(version.json(includeDocument: true), etag: "\"\(version.contentHash)\"")
         }
-        router.get("/v1/paywalls/:id/analytics") { request in
+        routes.get("/v1/paywalls/:id/analytics", OperationDoc(
+            "getPaywallAnalytics", summary: "The funnel per published version",
+            description: "Counts of SDK events per version, optionally cut by time, placement and `context.KEY=VALUE` (typed like the SDK's context).",
+            tag: "analytics", auth: .secret,
+            parameters: [.path("id", "A paywall id."),
+                         .query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
+                         .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time."),
+                         .query("placement", "Only events from this placement.")],
+            responses: [.json(200, "One funnel per published version.", APISchemas.ref("PaywallAnalytics")),
+                        .problem(400, "`from` or `to` is not a time.")])) { request in
             let appID = try auth.secretApp(request)
             var filter = AnalyticsService.Filter()
             filter.from = try PaywallRoutes.time(request.query("from"), name: "from")
@@ -125,7 +184,10 @@ struct PaywallRoutes {
             filter.context = request.presentationContext
             return APIResponse.json(try services.analytics.funnel(appID: appID, paywallID: request.parameter("id"), filter: filter))
         }
-        router.post("/v1/paywalls/:id/rollback") { request in
+        routes.post("/v1/paywalls/:id/rollback", OperationDoc(
+            "rollbackPaywall", summary: "Publish an old version's document again as a new version", tag: "versions", auth: .secret,
+            parameters: [.path("id", "A paywall id.")], requestBody: APISchemas.ref("RollbackRequest"),
+            responses: [.json(201, "The new version.", APISchemas.ref("Version"), headers: [("Location", "The version's URL.")])])) { request in
             let appID = try auth.secretApp(request)
             let body = try request.jsonBody()
             guard let n = body["version"]?.intValue, n >= 1 else {

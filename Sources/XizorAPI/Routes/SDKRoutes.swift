@@ -9,10 +9,25 @@ struct SDKRoutes {
     let delivery: PaywallDelivery
     let auth: Authenticator
 
-    func register(in router: inout Router) {
+    func register(in routes: inout APIRoutes) {
         // Memory-only once a representation is cached (a revalidation never touches SQLite or
         // zlib), so it runs inline on the connection's queue.
-        router.get("/v1/sdk/placements/:key/paywall", execution: .inline) { request in
+        routes.get("/v1/sdk/placements/:key/paywall", OperationDoc(
+            "getPlacementPaywall", summary: "The paywall for a placement",
+            description: "`Accept: application/json` answers the document; `Accept: text/html` the self-contained page. Context as `context.KEY=VALUE` query parameters (`true`/`false` booleans, JSON numbers numbers, the rest strings). Strong ETag, `If-None-Match` → 304, gzip where accepted.",
+            tag: "sdk", auth: .publicKey,
+            parameters: [.path("key", "The placement key."),
+                         .query("locale", "Preferred locale (else Accept-Language, else the document's default)."),
+                         .query("colorScheme", "light or dark.", schema: ["enum": ["light", "dark"]]),
+                         .query("subscriberId", "Stable subscriber id (experiment bucketing)."),
+                         .header("X-Xizor-Schema-Version", "The newest document schema version the client reads (absent = 1; malformed = 400).", schema: ["type": "string", "pattern": "^[0-9]+$"])],
+            responses: [APIResponseSpec(status: 200, description: "The paywall (JSON form; `text/html` when asked).",
+                                        schema: APISchemas.ref("SDKPaywall"), contentType: "application/json",
+                                        headers: [("ETag", "Strong tag of this representation."), ("X-Xizor-Schema-Version", "The version served.")])
+                            .or("text/html", ["type": "string", "description": "The self-contained page."]),
+                        .empty(204, "The subscriber is in an experiment's holdout: show nothing."),
+                        .empty(304, "Not modified."),
+                        .problem(400, "A malformed query parameter or X-Xizor-Schema-Version.")]), execution: .inline) { request in
             let appID = try auth.publicApp(request)
             let asked = try DeliveryRequest(request, placement: request.parameter("key"))
             switch try delivery.deliver(appID: appID, asked) {
@@ -21,24 +36,17 @@ struct SDKRoutes {
                     "Cache-Control": "no-cache", "X-Xizor-Holdout": assignment.experimentID,
                     "X-Xizor-Experiment": assignment.experimentID,
                 ])
-            case .paywall(let representation, let locale, let schemaVersion, let resolution):
-                var headers: HTTPHeaders = [
-                    "Content-Type": representation.contentType,
-                    "Cache-Control": "no-cache",
-                    "Vary": PaywallDelivery.vary,
-                    "Content-Language": locale,
-                    "X-Xizor-Schema-Version": String(schemaVersion),
-                    "Accept-CH": "Sec-CH-Prefers-Color-Scheme",
-                ]
-                if let experiment = resolution.experiment {
-                    headers["X-Xizor-Experiment"] = experiment.experimentID
-                    headers["X-Xizor-Variant"] = experiment.variant ?? ""
-                }
-                return HTTPResponse(status: .ok, headers: headers, body: representation.body,
+            case .paywall(let representation):
+                return HTTPResponse(status: .ok, headers: representation.headers, body: representation.body,
                                     etag: representation.etag, gzip: representation.gzip)
             }
         }
-        router.get("/v1/sdk/fallback-bundle") { request in
+        routes.get("/v1/sdk/fallback-bundle", OperationDoc(
+            "getFallbackBundle", summary: "Every placement's current paywall, for offline use", tag: "sdk", auth: .publicKey,
+            parameters: [.query("colorScheme", "light or dark.", schema: ["enum": ["light", "dark"]]), .header("X-Xizor-Schema-Version", "The newest document schema version the client reads (absent = 1; malformed = 400).", schema: ["type": "string", "pattern": "^[0-9]+$"])],
+            responses: [.json(200, "The bundle.", APISchemas.ref("FallbackBundle"), headers: [("ETag", "Strong tag of the bundle.")]),
+                        .empty(304, "Not modified."),
+                        .problem(400, "A malformed query parameter or X-Xizor-Schema-Version.")])) { request in
             let appID = try auth.publicApp(request)
             let asked = try DeliveryRequest(request, placement: "")
             let bundle = services.serving.fallbackBundle(appID: appID, clientVersion: asked.schemaVersion, colorScheme: asked.colorScheme)
@@ -48,12 +56,19 @@ struct SDKRoutes {
                                           "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"],
                                 body: body, etag: "\"" + String(SHA256.hexDigest(body).prefix(32)) + "\"")
         }
-        router.post("/v1/sdk/events") { request in
+        routes.post("/v1/sdk/events", OperationDoc(
+            "ingestEvents", summary: "Record a batch of funnel events", description: "Idempotent by event `id`; 202 once durable.",
+            tag: "sdk", auth: .publicKey, requestBody: APISchemas.ref("EventBatch"),
+            responses: [.json(202, "What was accepted, duplicated and rejected.", APISchemas.ref("EventOutcome"))])) { request in
             let appID = try auth.publicApp(request)
             let outcome = try services.events.ingest(appID: appID, batch: try request.jsonBody())
             return APIResponse.json(outcome.json, status: .accepted)
         }
-        router.post("/v1/sdk/timers") { request in
+        routes.post("/v1/sdk/timers", OperationDoc(
+            "startTimer", summary: "The persisted start of a duration timer (first write wins)", tag: "sdk", auth: .publicKey,
+            requestBody: APISchemas.ref("TimerRequest"),
+            responses: [.json(201, "Started now.", APISchemas.ref("TimerStart")),
+                        .json(200, "Already started earlier: its start.", APISchemas.ref("TimerStart"))])) { request in
             let appID = try auth.publicApp(request)
             let (startedAt, created) = try services.timers.start(appID: appID, body: try request.jsonBody())
             return APIResponse.json(["startedAt": .number(Int(startedAt)), "created": .bool(created)], status: created ? .created : .ok)

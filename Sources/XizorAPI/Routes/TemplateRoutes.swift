@@ -5,8 +5,10 @@ import PaywallFormat
 struct TemplateRoutes {
     let auth: Authenticator
 
-    func register(in router: inout Router) {
-        router.get("/v1/templates") { request in
+    func register(in routes: inout APIRoutes) {
+        routes.get("/v1/templates", OperationDoc(
+            "listTemplates", summary: "List the built-in templates", tag: "templates", auth: .secret,
+            responses: [.json(200, "The templates.", APISchemas.ref("TemplateList"))])) { request in
             _ = try auth.secretApp(request)
             let items: [JSONValue] = PaywallTemplates.names.compactMap { name in
                 guard let document = PaywallTemplates.document(named: name) else { return nil }
@@ -14,7 +16,10 @@ struct TemplateRoutes {
             }
             return APIResponse.json(["templates": .array(items)])
         }
-        router.get("/v1/templates/:name") { request in
+        routes.get("/v1/templates/:name", OperationDoc(
+            "getTemplate", summary: "Read a template's document", tag: "templates", auth: .secret,
+            parameters: [.path("name", "A template name.", schema: ["enum": .array(PaywallTemplates.names.map(JSONValue.string))])],
+            responses: [.json(200, "The template.", APISchemas.ref("Template"))])) { request in
             _ = try auth.secretApp(request)
             let name = request.parameter("name")
             guard let document = PaywallTemplates.document(named: name) else {
@@ -22,7 +27,11 @@ struct TemplateRoutes {
             }
             return APIResponse.json(["name": .string(name), "document": document])
         }
-        router.post("/v1/validate") { request in
+        routes.post("/v1/validate", OperationDoc(
+            "validateDocument", summary: "Validate a document without storing it",
+            description: "The body is the document itself, or `{\"document\": {...}}`.", tag: "templates", auth: .secret,
+            requestBody: ["description": "A paywall document. Any JSON is accepted: what is not a valid document is reported in the answer."],
+            responses: [.json(200, "The validation: every error with its path, and warnings.", APISchemas.ref("ValidationResult"))])) { request in
             _ = try auth.secretApp(request)
             let body = try request.jsonBody()
             // Accept the document itself or {"document": {...}}.

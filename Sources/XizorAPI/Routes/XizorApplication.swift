@@ -7,13 +7,16 @@ public enum XizorApplication {
     public struct Options: Sendable {
         /// Browser origins (the dashboard) allowed by CORS.
         public var corsAllowedOrigins: [String] = []
+        /// The server's version, shown in the OpenAPI document's `info`.
+        public var version: String = "dev"
         /// The Lottie player script pages load (`renderer.lottiePlayerURL`); nil shows fallbacks.
         public var lottiePlayerURL: String?
         /// Metrics, rate limits and readiness settings.
         public var operations = OperationsOptions()
-        public init(corsAllowedOrigins: [String] = [], lottiePlayerURL: String? = nil,
+        public init(corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil,
                     operations: OperationsOptions = OperationsOptions()) {
             self.corsAllowedOrigins = corsAllowedOrigins
+            self.version = version
             self.lottiePlayerURL = lottiePlayerURL
             self.operations = operations
         }
@@ -22,15 +25,21 @@ public enum XizorApplication {
     /// `isDraining` lets `/readyz` answer 503 while the server drains.
     public static func routes(services: XizorServices, options: Options = Options(),
                               isDraining: @escaping @Sendable () -> Bool) -> RoutingTable {
-        var router = Router()
-        if !options.corsAllowedOrigins.isEmpty { router.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
-        router.use(ServiceErrorMiddleware())
+        build(services: services, options: options, isDraining: isDraining).table
+    }
+
+    /// The routing table and the OpenAPI document built from the same declarations.
+    public static func build(services: XizorServices, options: Options = Options(),
+                             isDraining: @escaping @Sendable () -> Bool) -> (table: RoutingTable, document: JSONValue) {
+        var routes = APIRoutes()
+        if !options.corsAllowedOrigins.isEmpty { routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
+        routes.use(ServiceErrorMiddleware())
         let auth = Authenticator(keys: services.keys)
         let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL)
         let delivery = PaywallDelivery(serving: services.serving, renderPage: pages.production)
         let ops = options.operations
         let rateLimits = RateLimitCounters()
-        router.use(RateLimitMiddleware(auth: auth, events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
+        routes.use(RateLimitMiddleware(auth: auth, events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
                                        writes: ops.writesLimit.isEnabled ? RateLimiter(limit: ops.writesLimit) : nil,
                                        counters: rateLimits))
         OperationsRoutes(
@@ -40,17 +49,17 @@ public enum XizorApplication {
             exposition: MetricsExposition(services: services, cache: delivery.cache, httpMetrics: ops.httpMetrics,
                                           rateLimits: rateLimits, isDraining: isDraining),
             metricsToken: ops.metricsToken
-        ).register(in: &router)
-        AppRoutes(services: services, auth: auth).register(in: &router)
-        TemplateRoutes(auth: auth).register(in: &router)
-        PaywallRoutes(services: services, auth: auth).register(in: &router)
-        PlacementRoutes(services: services, auth: auth).register(in: &router)
-        ExperimentRoutes(services: services, auth: auth).register(in: &router)
-        SDKRoutes(services: services, delivery: delivery, auth: auth).register(in: &router)
-        PreviewRoutes(services: services, pages: pages, auth: auth).register(in: &router)
-        MCPRoutes(services: services, auth: auth, allowedOrigins: options.corsAllowedOrigins).register(in: &router)
-        let table = router.build()
-        ops.httpMetrics?.setRouteTemplates(table.routeTemplates)
-        return table
+        ).register(in: &routes)
+        AppRoutes(services: services, auth: auth).register(in: &routes)
+        TemplateRoutes(auth: auth).register(in: &routes)
+        PaywallRoutes(services: services, auth: auth).register(in: &routes)
+        PlacementRoutes(services: services, auth: auth).register(in: &routes)
+        ExperimentRoutes(services: services, auth: auth).register(in: &routes)
+        SDKRoutes(services: services, delivery: delivery, auth: auth).register(in: &routes)
+        PreviewRoutes(services: services, pages: pages, auth: auth).register(in: &routes)
+        MCPRoutes(services: services, auth: auth, allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
+        let built = routes.build(info: OpenAPIDocument.Info(version: options.version))
+        ops.httpMetrics?.setRouteTemplates(built.table.routeTemplates)
+        return built
     }
 }

@@ -47,7 +47,7 @@ public final class KeyService: Sendable {
     private struct Table {
         /// Display prefix → live keys with that prefix (normally one).
         var byPrefix: [String: [KnownKey]] = [:]
-        /// Tokens already verified against their hash, so the hot path hashes each key once.
+        /// Credentials already verified against their hash, so the hot path hashes each key once.
         /// Emptied on every reload (revocation, archive), bounded in size.
         var verified: [String: Principal] = [:]
     }
@@ -87,14 +87,16 @@ public final class KeyService: Sendable {
     }
 
     /// The principal for a bearer token, or nil when the token is unknown or revoked.
-    public func authenticate(_ token: Substring) -> Principal? { authenticate(String(token)) }
-
-    public func authenticate(_ token: String) -> Principal? {
-        let prefix = Identifiers.displayPrefix(of: token)
-        let (memo, candidates) = keys.read { ($0.verified[token], $0.byPrefix[prefix]) }
-        if let memo { return memo }
-        guard let candidates, !candidates.isEmpty else { return nil }
-        let hash = Identifiers.hash(token)
+    /// The principal for a bearer token, or nil when the token is unknown or revoked. `memoKey`
+    /// (by default the token; the SDK path passes the whole `Authorization` value, which it already
+    /// holds as a String) remembers a verified answer until the next reload.
+    public func authenticate(_ token: Substring, memoKey: String? = nil) -> Principal? {
+        let key = memoKey ?? String(token)
+        if let memo = keys.read({ $0.verified[key] }) { return memo }
+        let tokenString = String(token)
+        let prefix = Identifiers.displayPrefix(of: tokenString)
+        guard let candidates = keys.read({ $0.byPrefix[prefix] }), !candidates.isEmpty else { return nil }
+        let hash = Identifiers.hash(tokenString)
         var found: Principal?
         for candidate in candidates where Identifiers.constantTimeEqual(candidate.hash, hash) {
             found = candidate.principal
@@ -104,11 +106,13 @@ public final class KeyService: Sendable {
                 // Only remember while the key is still live (a reload may have revoked it meanwhile).
                 guard table.byPrefix[prefix]?.contains(where: { $0.hash == hash }) == true else { return }
                 if table.verified.count >= KeyService.verifiedLimit { table.verified.removeAll(keepingCapacity: true) }
-                table.verified[token] = found
+                table.verified[key] = found
             }
         }
         return found
     }
+
+    public func authenticate(_ token: String) -> Principal? { authenticate(token[...]) }
 
     /// Whether any admin key exists (when none does, `serve` generates one).
     public func hasAdminKey() -> Bool {

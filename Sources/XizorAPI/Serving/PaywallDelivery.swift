@@ -96,7 +96,7 @@ public final class PaywallDelivery: Sendable {
     }
 
     public enum Delivery: Sendable {
-        case paywall(Representation, locale: String, schemaVersion: Int, resolution: Resolution)
+        case paywall(Representation)
         /// The subscriber is in an experiment's holdout: the app shows nothing.
         case holdout(ExperimentAssignment)
     }
@@ -120,6 +120,18 @@ public final class PaywallDelivery: Sendable {
                                     pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
                                     experiment: resolution.experiment)
         let representation = cache.representation(for: key) {
+            var headers: HTTPHeaders = [
+                "Content-Type": kind == .json ? "application/json" : "text/html; charset=utf-8",
+                "Cache-Control": "no-cache",
+                "Vary": PaywallDelivery.vary,
+                "Content-Language": locale,
+                "X-Xizor-Schema-Version": String(schemaVersion),
+                "Accept-CH": "Sec-CH-Prefers-Color-Scheme",
+            ]
+            if let experiment = resolution.experiment {
+                headers["X-Xizor-Experiment"] = experiment.experimentID
+                headers["X-Xizor-Variant"] = experiment.variant ?? ""
+            }
             switch kind {
             case .json:
                 var body: [String: JSONValue] = [
@@ -129,14 +141,14 @@ public final class PaywallDelivery: Sendable {
                 ]
                 if let experiment = resolution.experiment { body["experiment"] = experiment.json }
                 let bodyJSON = JSONValue.object(body)
-                return Representation(body: bodyJSON.canonicalBytes, contentType: "application/json")
+                return Representation(body: bodyJSON.canonicalBytes, headers: headers)
             case .html:
                 let page = renderPage?(PageInput(document: document, locale: locale, colorScheme: request.colorScheme,
                                                   context: request.context, resolution: resolution)) ?? []
-                return Representation(body: page, contentType: "text/html; charset=utf-8")
+                return Representation(body: page, headers: headers)
             }
         }
-        return .paywall(representation, locale: locale, schemaVersion: schemaVersion, resolution: resolution)
+        return .paywall(representation)
     }
 
     /// Pages resolve context variables on the server, so their cache key carries the context.

@@ -10,11 +10,12 @@ public struct Representation: Sendable {
     public let body: [UInt8]
     public let etag: String
     public let gzip: HTTPResponse.Representation?
-    public let contentType: String
+    /// The answer's header fields besides the validators, built once with the bytes.
+    public let headers: HTTPHeaders
 
-    public init(body: [UInt8], contentType: String, gzipLevel: Int32 = 6) {
+    public init(body: [UInt8], headers: HTTPHeaders, gzipLevel: Int32 = 6) {
         self.body = body
-        self.contentType = contentType
+        self.headers = headers
         let tag = "\"" + String(SHA256.hexDigest(body).prefix(32)) + "\""
         etag = tag
         gzip = Gzip.compress(body, level: gzipLevel).map { HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: tag)) }

@@ -1,0 +1,199 @@
+import PaywallFormat
+
+/// The component schemas of the OpenAPI document: the JSON shapes the routes answer and accept.
+/// They describe exactly what the `json` properties of the service models produce (nullable fields
+/// are `[type, "null"]`, closed objects say `additionalProperties: false`), so schemathesis can hold
+/// the server to them.
+public enum APISchemas {
+    public static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/\(name)")] }
+
+    static let string: JSONValue = ["type": "string"]
+    static let integer: JSONValue = ["type": "integer"]
+    static let boolean: JSONValue = ["type": "boolean"]
+    static let anyObject: JSONValue = ["type": "object"]
+    static let millis: JSONValue = ["type": "integer", "description": "Milliseconds since 1970."]
+    static func nullable(_ type: String, _ description: String? = nil) -> JSONValue {
+        var s: JSONValue = ["type": [.string(type), "null"]]
+        if let description { s["description"] = .string(description) }
+        return s
+    }
+    static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
+    static func nonEmptyArray(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items, "minItems": 1] }
+
+    /// An answer's object: closed, every `required` member always present, `optional` ones may be.
+    static func object(_ required: [String: JSONValue], optional: [String: JSONValue] = [:], description: String? = nil) -> JSONValue {
+        var s = request(required, optional: optional, description: description)
+        s["additionalProperties"] = false
+        return s
+    }
+
+    /// A request body's object: the routes ignore members they do not know, so it stays open.
+    static func request(_ required: [String: JSONValue], optional: [String: JSONValue] = [:], description: String? = nil) -> JSONValue {
+        var s: JSONValue = [
+            "type": "object",
+            "properties": .object(required.merging(optional) { a, _ in a }),
+            "required": .array(required.keys.sorted().map(JSONValue.string)),
+        ]
+        if let description { s["description"] = .string(description) }
+        return s
+    }
+
+    /// Every component schema, the paywall document schemas included.
+    public static var all: [String: JSONValue] {
+        var schemas = shapes
+        for (name, schema) in PaywallDocumentSchemas.components { schemas[name] = schema }
+        return schemas
+    }
+
+    static var shapes: [String: JSONValue] {
+        [
+            "Problem": object(
+                ["type": string, "title": string, "status": integer, "detail": string, "code": string],
+                optional: ["errors": array(ref("ValidationIssue"))],
+                description: "RFC 9457 problem details; `code` is stable, `errors` lists validation failures with JSON paths."),
+            "ValidationIssue": object(["path": string, "message": string, "code": string],
+                                      description: "One error or warning, e.g. path `$.root.children[3].productSlot`."),
+            "ValidationResult": object(["ok": boolean, "warnings": array(ref("ValidationIssue"))],
+                                       optional: ["errors": array(ref("ValidationIssue"))],
+                                       description: "`errors` is present only when `ok` is false. Warnings never block publishing."),
+            "Health": object(["status": string]),
+            "CreatedApp": object(["appId": string, "name": string, "secretKey": string, "publicKey": string],
+                                 description: "The keys are shown this once; only their hashes are stored."),
+            "CreateAppRequest": request(["name": ["type": "string", "minLength": 1, "maxLength": 200]]),
+            "APIKey": object(apiKeyFields, description: "A key as listed: its prefix, never the key."),
+            "CreatedAPIKey": object(apiKeyFields.merging(["key": string]) { a, _ in a },
+                                    description: "A new key; `key` is shown this once."),
+            "APIKeyList": object(["keys": array(ref("APIKey"))]),
+            "CreateKeyRequest": request(["kind": ["enum": ["secret", "public"]]]),
+            "TemplateSummary": object(["name": string, "title": string, "locales": array(string)]),
+            "TemplateList": object(["templates": array(ref("TemplateSummary"))]),
+            "Template": object(["name": string, "document": ref("PaywallDocument")]),
+            "CreatePaywallRequest": [
+                "type": "object",
+                "description": "Blank (`{}` or only `name`), from a template, or from a document (stored as the draft; it may be invalid). Not both `template` and `document`.",
+                "properties": ["name": string, "template": ["enum": .array(PaywallTemplates.names.map(JSONValue.string))],
+                               "document": anyObject],
+                "not": ["required": ["template", "document"]],
+            ],
+            "PaywallSummary": object(paywallSummaryFields),
+            "ArchivedPaywall": object(paywallSummaryFields, optional: [
+                "warning": ["type": "string", "description": "Present when placements still point at the paywall: they keep serving its last version until reassigned."],
+            ]),
+            "PaywallPage": object(["items": array(ref("PaywallSummary")),
+                                   "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last page.")]),
+            "Draft": object(["paywallId": string, "revision": integer,
+                             "document": ["type": "object", "description": "The draft as saved: any JSON object, possibly invalid."],
+                             "validation": ref("ValidationResult")]),
+            "DraftTexts": object(["paywallId": string, "revision": integer, "locales": array(string),
+                                  "defaultLocale": nullable("string"), "texts": array(ref("DraftText"))],
+                                 description: "The editor's locale column view of the draft."),
+            "DraftText": object(["path": string,
+                                 "values": ["type": "object", "additionalProperties": string, "description": "Locale → text."],
+                                 "missingLocales": array(string)]),
+            "SetTextsRequest": request(["texts": ["type": "object", "additionalProperties": string,
+                                                 "description": "Text path (from GET …/draft/texts) → translation."]]),
+            "Version": object(versionFields, description: "An immutable published version."),
+            "VersionWithDocument": object(versionFields.merging(["document": ref("PaywallDocument")]) { a, _ in a }),
+            "VersionList": object(["items": array(ref("Version"))]),
+            "RollbackRequest": request(["version": ["type": "integer", "minimum": 1]]),
+            "Placement": object(["key": string, "paywallId": string, "rules": array(ref("Rule")),
+                                 "experimentId": nullable("string", "The experiment the placement runs, if any; `paywallId` is then its control."),
+                                 "createdAt": millis, "updatedAt": millis]),
+            "PlacementList": object(["items": array(ref("Placement"))]),
+            "AssignPlacementRequest": [
+                "type": "object", "description": "A paywall, or an experiment (its control serves where no variant applies).",
+                "properties": ["paywallId": string, "experimentId": string],
+            ],
+            "Rule": object(["when": ref("Condition"), "paywallId": string],
+                           optional: ["experimentId": ["type": "string", "description": "Run this experiment for matching contexts instead of one paywall."],
+                                      "activeFrom": ["type": "integer", "minimum": 0, "description": "Milliseconds since 1970; the rule applies from then on."],
+                                      "activeUntil": ["type": "integer", "minimum": 0, "description": "Milliseconds since 1970; the rule stops applying then."]],
+                           description: "Rules are tried in order; the first whose condition matches and whose paywall has a published version wins."),
+            "RulesRequest": request(["rules": array(ref("Rule"))]),
+            "Condition": [
+                "description": "`all`/`any` of conditions, `not` one, or a comparison of a context key. A key missing from the context never matches a comparison (not even `ne`); only `exists` and `not` see absence.",
+                "oneOf": [
+                    object(["all": nonEmptyArray(ref("Condition"))]),
+                    object(["any": nonEmptyArray(ref("Condition"))]),
+                    object(["not": ref("Condition")]),
+                    ref("Comparison"),
+                ],
+            ],
+            "Comparison": object(["key": ["type": "string", "minLength": 1],
+                                  "op": ["enum": .array(Condition.Operator.allCases.map { .string($0.rawValue) })]],
+                                 optional: ["value": ["anyOf": [ref("ContextValue"), nonEmptyArray(ref("ContextValue"))],
+                                                      "description": "An array for `in`/`not_in`; absent for `exists`; a number or string for `gt`/`gte`/`lt`/`lte`."]]),
+            "ContextValue": ["type": ["string", "number", "boolean"]],
+            "Resolution": object(["placement": string,
+                                  "paywallId": nullable("string", "Null only for an experiment's holdout, which is shown nothing."),
+                                  "version": nullable("integer"),
+                                  "matchedRule": nullable("integer", "Index of the rule that won; null when the placement's own paywall serves."),
+                                  "paywallArchived": boolean,
+                                  "experiment": ["anyOf": [ref("ExperimentAssignment"), ["type": "null"]]]]),
+            "ExperimentAssignment": object(["id": string, "variant": nullable("string", "Null in the holdout."), "holdout": boolean,
+                                            "assignment": ["enum": ["bucket", "no_subscriber"]]],
+                                           description: "Where a subscriber landed in a running experiment."),
+            "Experiment": object(["id": string, "name": string, "status": ["enum": ["draft", "running", "stopped"]],
+                                  "variants": array(object(["name": string, "paywallId": string, "weight": integer])),
+                                  "holdoutWeight": integer, "createdAt": millis, "startedAt": nullable("integer"),
+                                  "stoppedAt": nullable("integer"), "winner": nullable("string", "The promoted variant's name."),
+                                  "placements": array(string)]),
+            "ExperimentList": object(["items": array(ref("Experiment"))]),
+            "CreateExperimentRequest": request(["variants": ["type": "array", "minItems": 2, "maxItems": 5,
+                                                             "items": ["type": "object", "required": ["paywallId", "weight"],
+                                                                       "properties": ["paywallId": string, "name": string,
+                                                                                      "weight": ["type": "integer", "minimum": 0, "maximum": 1_000_000]]]]],
+                                               optional: ["name": ["type": "string", "minLength": 1, "maxLength": 200],
+                                                          "holdoutWeight": ["type": "integer", "minimum": 0]],
+                                               description: "2 to 5 variants, the first is the control; weights are relative integers (at least one above 0). Variant names default to control, variant_1, …"),
+            "ExperimentWeightsRequest": request(["weights": array(["type": "integer", "minimum": 0])],
+                                                optional: ["holdoutWeight": ["type": "integer", "minimum": 0]],
+                                                description: "One weight per variant, in order."),
+            "PromoteRequest": request(["variant": string]),
+            "ExperimentResults": [
+                "type": "object", "required": ["experimentId", "status", "unit", "confidenceLevel", "variants"],
+                "properties": ["experimentId": string, "status": string, "unit": string, "confidenceLevel": ["type": "number"],
+                               "variants": array(["type": "object", "required": ["name", "paywallId", "control", "impressions", "conversions"],
+                                                  "properties": ["name": string, "paywallId": string, "control": boolean,
+                                                                 "impressions": integer, "conversions": integer, "uniqueSubscribers": integer]])],
+                "description": "Conversion per variant with 95% confidence intervals and the difference to the control.",
+            ],
+            "PaywallAnalytics": object(["paywallId": string, "versions": array(object(
+                ["version": integer, "impressions": integer, "closes": integer, "purchaseStarted": integer,
+                 "purchaseCompleted": integer, "purchaseFailed": integer, "purchaseCancelled": integer, "restores": integer,
+                 "uniqueSubscribers": integer,
+                 "conversion": ["type": ["number", "null"], "description": "purchaseCompleted / impressions; null without impressions."]]))]),
+            "SDKPaywall": object(["placement": string, "paywallId": string, "version": integer, "schemaVersion": integer,
+                                  "locale": string, "document": ref("PaywallDocument")],
+                                 optional: ["experiment": ref("ExperimentAssignment")],
+                                 description: "The paywall for a placement, in the form the client's schema version reads."),
+            "FallbackBundle": object(["placements": ["type": "object", "additionalProperties": object(
+                ["paywallId": string, "version": integer, "schemaVersion": integer, "document": ref("PaywallDocument")])]],
+                description: "Every placement's current paywall, for offline fallback in the app."),
+            "EventBatch": request(["events": array(ref("Event"))]),
+            "Event": request(["id": string, "name": string, "timestamp": ["type": ["integer", "string"], "description": "Milliseconds since 1970 or an RFC 3339 date-time."],
+                              "placement": string, "paywallId": string, "version": integer],
+                             optional: ["subscriberId": string, "context": ["type": "object", "additionalProperties": ref("ContextValue")],
+                                        "properties": ["type": "object"], "experimentId": string, "variant": string]),
+            "EventOutcome": object(["accepted": integer, "duplicates": integer,
+                                    "rejected": array(object(["index": integer, "id": nullable("string"), "errors": array(ref("ValidationIssue"))]))],
+                                   description: "Accepted events are durable; duplicates (same id) are ignored; rejected ones list their errors."),
+            "TimerRequest": request(["subscriberId": string, "paywallId": string, "nodeId": string]),
+            "TimerStart": object(["startedAt": millis, "created": boolean],
+                                 description: "The persisted start of the timer: the first write wins, later ones answer it."),
+        ]
+    }
+
+    static let apiKeyFields: [String: JSONValue] = [
+        "id": string, "kind": ["enum": ["secret", "public"]], "prefix": string, "createdAt": millis, "revokedAt": nullable("integer"),
+    ]
+    static let paywallSummaryFields: [String: JSONValue] = [
+        "id": string, "name": string, "createdAt": millis, "updatedAt": millis, "archived": boolean,
+        "archivedAt": nullable("integer"), "draftRevision": integer, "latestVersion": nullable("integer"),
+        "placements": array(string),
+    ]
+    static let versionFields: [String: JSONValue] = [
+        "paywallId": string, "version": integer, "schemaVersion": integer, "contentHash": string, "publishedAt": millis,
+        "rolledBackFrom": nullable("integer", "The version this one republished, if it is a rollback."),
+    ]
+}
