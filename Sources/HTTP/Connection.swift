@@ -58,6 +58,7 @@ final class Connection: @unchecked Sendable {
     private var logRequestId = ""
     private var logStatus = 0
     private var logBytes = 0
+    private var logRouteIndex = -1
 
     init(fd: Int32, remoteAddress: String, core: ServerCore, loop: IOLoop) {
         self.fd = fd
@@ -175,7 +176,7 @@ final class Connection: @unchecked Sendable {
         deadlineAction = .none
         request.remoteAddress = remoteAddress
         request.requestId = RequestID.fromClient(request.headers) ?? RequestID.generate()
-        if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
+        if core.timesResponses { startMicros = MonotonicClock.micros() }
 
         if case .other = request.method {
             let error = HTTPError(.notImplemented, code: "method_not_implemented",
@@ -204,7 +205,7 @@ final class Connection: @unchecked Sendable {
         let problem = HTTPError(error.status, code: error.code, detail: "The request was rejected: \(error.code).")
         var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)
         request.requestId = RequestID.generate()
-        if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
+        if core.timesResponses { startMicros = MonotonicClock.micros() }
         send(problem.response, for: request)
     }
 
@@ -217,7 +218,7 @@ final class Connection: @unchecked Sendable {
                                 detail: "The request was not received in time.")
         var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)
         request.requestId = RequestID.generate()
-        if core.configuration.accessLog { startMicros = MonotonicClock.micros() }
+        if core.timesResponses { startMicros = MonotonicClock.micros() }
         send(problem.response, for: request)
     }
 
@@ -355,6 +356,7 @@ final class Connection: @unchecked Sendable {
         logRequestId = request.requestId
         logStatus = status.code
         logBytes = body.count
+        logRouteIndex = request.routeIndex
 
         if let stream {
             writeOut(body: [], then: .nothing)
@@ -467,10 +469,14 @@ final class Connection: @unchecked Sendable {
 
     /// After a response is fully written: log it, then close or go back to reading.
     private func finishResponse() {
-        if core.configuration.accessLog {
-            core.logAccess(method: logMethod, path: logPath, status: logStatus, bytes: logBytes,
-                           micros: MonotonicClock.micros() - startMicros, requestId: logRequestId,
-                           remote: remoteAddress)
+        if core.timesResponses {
+            let micros = MonotonicClock.micros() - startMicros
+            if core.configuration.accessLog {
+                core.logAccess(method: logMethod, path: logPath, status: logStatus, bytes: logBytes,
+                               micros: micros, requestId: logRequestId, remote: remoteAddress)
+            }
+            core.observer?.responseCompleted(HTTPExchange(method: logMethod, routeIndex: logRouteIndex, status: logStatus,
+                                                          bytes: logBytes, micros: micros))
         }
         awaitingResponse = false
         if closeAfterResponse {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CSystem
+import Foundation
 @preconcurrency import Dispatch
 import Logging
 import Synchronization
@@ -30,14 +31,17 @@ public final class HTTPServer: Sendable {
         var listenFD: Int32 = -1
         var acceptSource: DispatchSourceRead?
         var started = false
-        var signalSources: [DispatchSourceSignal] = []
+        var terminated: DispatchSemaphore?
     }
 
+    /// `observer` (optional) is told about every response and connection, for metrics.
     public init(configuration: Configuration = Configuration(), responder: any HTTPResponder,
-                logger: Logger = Logger(), drainState: DrainState = DrainState()) {
+                logger: Logger = Logger(), drainState: DrainState = DrainState(),
+                observer: (any HTTPRequestObserver)? = nil) {
         self.configuration = configuration
         self.drainState = drainState
-        core = ServerCore(configuration: configuration, responder: responder, logger: logger, drainState: drainState)
+        core = ServerCore(configuration: configuration, responder: responder, logger: logger, drainState: drainState,
+                          observer: observer)
     }
 
     /// Whether a graceful shutdown has begun (for readiness checks).
@@ -104,26 +108,49 @@ public final class HTTPServer: Sendable {
         queue.async { poll() }
     }
 
-    /// Blocks the calling thread until SIGTERM or SIGINT, drains, and returns (so `main` can
-    /// exit 0). Call after `start()`.
-    public func runUntilTerminated(signals: [Int32] = [SIGTERM, SIGINT]) {
+    /// Starts handling SIGTERM and SIGINT (the first one begins a graceful shutdown) without
+    /// blocking. Call it right after `start()` and before announcing the server, so a signal sent
+    /// as soon as the server is known to be up is never lost; `runUntilTerminated()` then waits
+    /// for that drain. The signals are blocked in the calling thread (and so in every thread it
+    /// starts later) and received by one thread in `sigwait`: a signal that arrives early stays
+    /// pending instead of being discarded, which Dispatch signal sources (registered
+    /// asynchronously) cannot promise.
+    public func handleTerminationSignals(_ signals: [Int32] = [SIGTERM, SIGINT]) {
         let done = DispatchSemaphore(value: 0)
-        let triggered = Atomic<Bool>(false)
-        let queue = DispatchQueue(label: "xizor.http.signals")
-        var sources: [DispatchSourceSignal] = []
-        for sig in signals {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            source.setEventHandler { [self] in
-                guard !triggered.exchange(true, ordering: .relaxed) else { return }
-                self.shutdown { done.signal() }
-            }
-            source.resume()
-            sources.append(source)
+        let installed = state.withLock { s -> Bool in
+            if s.terminated != nil { return true }
+            s.terminated = done
+            return false
         }
-        state.withLock { $0.signalSources = sources }
-        done.wait()
-        for source in sources { source.cancel() }
+        if installed { return }
+        let waitSet = Self.blockTerminationSignals(signals)
+        let waiter = Thread { [self] in
+            var set = waitSet
+            var received: Int32 = 0
+            while sigwait(&set, &received) != 0 {}
+            self.shutdown { done.signal() }
+        }
+        waiter.name = "xizor-signals"
+        waiter.start()
+    }
+
+    /// Blocks `signals` in the calling thread and so in every thread started from it later. Call it
+    /// first thing in `main` (before anything starts threads): a thread that started earlier with
+    /// the signals unblocked could take one and die of its default action.
+    @discardableResult
+    public static func blockTerminationSignals(_ signals: [Int32] = [SIGTERM, SIGINT]) -> sigset_t {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for sig in signals { sigaddset(&blocked, sig) }
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        return blocked
+    }
+
+    /// Blocks the calling thread until SIGTERM or SIGINT, drains, and returns (so `main` can
+    /// exit 0). Call after `start()` (and after `handleTerminationSignals` if it was called).
+    public func runUntilTerminated(signals: [Int32] = [SIGTERM, SIGINT]) {
+        handleTerminationSignals(signals)
+        state.withLock { $0.terminated }?.wait()
     }
 
     // MARK: Sockets
@@ -148,9 +175,11 @@ public final class HTTPServer: Sendable {
             if core.drainState.isDraining
                 || core.openConnections.load(ordering: .relaxed) >= core.configuration.maxConnections {
                 Glibc.close(fd)
+                core.observer?.connectionRefused()
                 continue
             }
             core.openConnections.add(1, ordering: .relaxed)
+            core.observer?.connectionOpened()
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let remote = SocketAddress.describe(&address)

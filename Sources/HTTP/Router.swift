@@ -62,6 +62,8 @@ public final class RoutingTable: HTTPResponder {
     }
 
     private let groups: [Group]
+    /// Every route template, in the order `HTTPRequest.routeIndex` refers to.
+    public let routeTemplates: [String]
     /// Every route as registered (method and pattern), for checks that compare routes with their documentation.
     public let registeredRoutes: [(method: HTTPMethod, pattern: String)]
     private let notFound: HTTPResolution
@@ -115,6 +117,7 @@ public final class RoutingTable: HTTPResponder {
             }
             return a.offset < b.offset
         }.map(\.element)
+        routeTemplates = self.groups.map(\.pattern)
         let notFoundResponse = HTTPError(.notFound, code: "not_found", detail: "No resource at this path.").response
         notFound = HTTPResolution(execution: .inline, handler: wrap { _ in notFoundResponse })
         let star = HTTPResponse(status: .noContent, headers: ["Allow": "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"])
@@ -137,6 +140,7 @@ public final class RoutingTable: HTTPResponder {
             guard Self.match(groups[index].segments, request.path, &parameters) else { continue }
             let group = groups[index]
             request.routeTemplate = group.pattern
+            request.routeIndex = index
             request.pathParameters = parameters
             let method = request.method
             for (m, resolution) in group.methods where m == method { return resolution }

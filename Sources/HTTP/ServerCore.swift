@@ -9,6 +9,9 @@ final class ServerCore: @unchecked Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let drainState: DrainState
+    let observer: (any HTTPRequestObserver)?
+    /// Whether responses are timed (for the access log or the observer).
+    let timesResponses: Bool
     let loops: [IOLoop]
     /// Offloaded handlers run here, never on an I/O queue.
     let handlerPool: HandlerPool
@@ -17,8 +20,11 @@ final class ServerCore: @unchecked Sendable {
     let openConnections = Atomic<Int>(0)
     private let nextLoop = Atomic<Int>(0)
 
-    init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger, drainState: DrainState) {
+    init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger, drainState: DrainState,
+         observer: (any HTTPRequestObserver)? = nil) {
         self.configuration = configuration
+        self.observer = observer
+        timesResponses = configuration.accessLog || observer != nil
         self.responder = responder
         self.logger = logger
         self.drainState = drainState
@@ -34,6 +40,7 @@ final class ServerCore: @unchecked Sendable {
 
     func connectionClosed() {
         openConnections.subtract(1, ordering: .relaxed)
+        observer?.connectionClosed()
     }
 
     /// Runs a handler, turning thrown errors into problem responses.

@@ -31,6 +31,8 @@ public enum CommandLineInterface {
             Commands.apps,
             Commands.demo,
             Commands.backup,
+            Commands.config,
+            Commands.healthcheck,
             Commands.version,
             Commands.validate, Commands.templates, Commands.schema,
             Commands.render,

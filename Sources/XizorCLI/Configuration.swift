@@ -52,13 +52,19 @@ public struct ConfigurationKey: Sendable {
     public let kind: Kind
     public let help: String
 
-    /// `http.maxConnections` → `XIZOR_HTTP_MAX_CONNECTIONS`.
+    /// `http.maxConnections` → `XIZOR_HTTP_MAX_CONNECTIONS`; an acronym stays one word
+    /// (`renderer.lottiePlayerURL` → `XIZOR_RENDERER_LOTTIE_PLAYER_URL`).
     public var environmentName: String {
         var name = "XIZOR_"
-        for character in path {
-            if character == "." { name += "_" }
-            else if character.isUppercase { name += "_" + String(character) }
-            else { name += character.uppercased() }
+        let characters = Array(path)
+        for (i, character) in characters.enumerated() {
+            if character == "." { name += "_"; continue }
+            if character.isUppercase, i > 0 {
+                let previous = characters[i - 1]
+                let nextIsLowercase = i + 1 < characters.count && characters[i + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLowercase) { name += "_" }
+            }
+            name += character.uppercased()
         }
         return name
     }
@@ -92,6 +98,13 @@ public struct ConfigurationKey: Sendable {
         .init(path: "storage.synchronous", kind: .choice(["full", "normal", "extra"]), help: "SQLite synchronous mode; full makes every 2xx write survive power loss"),
         .init(path: "storage.busyTimeoutMs", kind: .int(min: 0, max: 600_000), help: "SQLite busy timeout"),
         .init(path: "storage.readConnections", kind: .int(min: 1, max: 64), help: "read-only connections in the pool"),
+        .init(path: "storage.startupCheck", kind: .choice(["quick", "full", "none"]), help: "check run on the database before serving: quick (PRAGMA quick_check), full (PRAGMA integrity_check) or none; a damaged database refuses to start"),
+        .init(path: "storage.minFreeBytes", kind: .int(min: 0, max: 1 << 50), help: "free bytes the data directory's file system must keep for /readyz to answer 200"),
+        .init(path: "metrics.token", kind: .optionalString, help: "when set, GET /metrics needs 'Authorization: Bearer TOKEN'; when unset /metrics is open (keep it off the public network)"),
+        .init(path: "rateLimits.eventsPerSecond", kind: .int(min: 0, max: 1_000_000), help: "per-key refill rate for POST /v1/sdk/events and /v1/sdk/timers (requests per second); 0 turns the limit off"),
+        .init(path: "rateLimits.eventsBurst", kind: .int(min: 1, max: 10_000_000), help: "per-key bucket size for SDK event and timer requests"),
+        .init(path: "rateLimits.writesPerSecond", kind: .int(min: 0, max: 1_000_000), help: "per-key refill rate for dashboard and /mcp requests other than GET/HEAD/OPTIONS; 0 turns the limit off"),
+        .init(path: "rateLimits.writesBurst", kind: .int(min: 1, max: 10_000_000), help: "per-key bucket size for dashboard and /mcp writes"),
     ]
 
     public static func named(_ path: String) -> ConfigurationKey? { all.first { $0.path == path } }

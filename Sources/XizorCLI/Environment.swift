@@ -29,6 +29,19 @@ struct CommandEnvironment {
                                  lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"))
     }
 
+    /// Metrics, rate limits and readiness settings; `httpMetrics` is the server's observer.
+    func operationsOptions(httpMetrics: HTTPMetrics) -> OperationsOptions {
+        var options = OperationsOptions(
+            httpMetrics: httpMetrics,
+            metricsToken: configuration.string("metrics.token"),
+            eventsLimit: RateLimit(perSecond: configuration.int("rateLimits.eventsPerSecond"), burst: configuration.int("rateLimits.eventsBurst")),
+            writesLimit: RateLimit(perSecond: configuration.int("rateLimits.writesPerSecond"), burst: configuration.int("rateLimits.writesBurst")),
+            dataDirectory: configuration.dataDirectory,
+            expectedMigrations: (try? Migrator(path: configuration.migrationsDirectory))?.migrations.count)
+        options.minimumFreeBytes = configuration.int("storage.minFreeBytes")
+        return options
+    }
+
     var httpConfiguration: HTTPServer.Configuration {
         var http = HTTPServer.Configuration()
         http.host = configuration.host
@@ -61,17 +74,27 @@ struct CommandEnvironment {
         } catch {
             throw CommandFailure("cannot create data directory \(directory): \(error.localizedDescription)")
         }
+        let guardian = DataDirectoryGuard(directory: directory, databasePath: configuration.databasePath)
+        try guardian.checkBeforeOpening()
+        let existed = FileManager.default.fileExists(atPath: configuration.databasePath)
         let pool: DatabasePool
         do { pool = try DatabasePool(path: configuration.databasePath, configuration: databaseConfiguration) } catch {
-            throw CommandFailure("cannot open database \(configuration.databasePath): \(error)")
+            throw CommandFailure("cannot open database \(configuration.databasePath): \(error)",
+                                 exitCode: existed ? DataDirectoryGuard.exitCode : 1)
         }
+        try guardian.checkOpened(pool, check: DataDirectoryGuard.Check(rawValue: configuration.string("storage.startupCheck") ?? "quick") ?? .quick)
         do {
             let migrator = try Migrator(path: configuration.migrationsDirectory)
-            if migrate { return (pool, try migrator.migrate(pool)) }
+            if migrate {
+                let applied = try migrator.migrate(pool)
+                try guardian.recordInitialised()
+                return (pool, applied)
+            }
             let pending = try migrator.pending(in: pool)
             guard pending.isEmpty else {
                 throw CommandFailure("database \(configuration.databasePath) has \(pending.count) pending migration(s) (\(pending.map(\.name).joined(separator: ", "))); run 'xizor migrate' first")
             }
+            try guardian.recordInitialised()
             return (pool, [])
         } catch let error as MigrationError {
             throw CommandFailure("migrations: \(error)")

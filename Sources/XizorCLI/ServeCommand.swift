@@ -10,6 +10,9 @@ extension Commands {
                               .init("demo-if-empty", help: "create the demo app when the database has no app yet"),
                           ])
     ) { arguments in
+        // Before any thread exists, so every thread inherits the mask and SIGTERM waits for the
+        // server's handler (see HTTPServer.handleTerminationSignals).
+        HTTPServer.blockTerminationSignals()
         let environment = try CommandEnvironment(arguments)
         let services = try environment.openServices()
         try ensureAdminToken(environment, services)
@@ -18,19 +21,27 @@ extension Commands {
             demo = try DemoSetup.create(services)
         }
         let drain = DrainState()
+        let httpMetrics = HTTPMetrics()
+        var options = environment.applicationOptions
+        options.operations = environment.operationsOptions(httpMetrics: httpMetrics)
         let server = HTTPServer(configuration: environment.httpConfiguration,
-                                responder: XizorApplication.routes(services: services, options: environment.applicationOptions,
+                                responder: XizorApplication.routes(services: services, options: options,
                                                                    isDraining: { drain.isDraining }),
-                                logger: environment.logger, drainState: drain)
+                                logger: environment.logger, drainState: drain, observer: httpMetrics)
         let port: Int
         do { port = try server.start() } catch {
             throw CommandFailure("cannot listen on \(environment.configuration.host):\(environment.configuration.port): \(error)")
         }
+        // Before the `listening` line: whoever reads it may send SIGTERM at once.
+        server.handleTerminationSignals()
         printJSONLine([("event", "listening"), ("host", .string(environment.configuration.host)), ("port", .int(Int64(port)))])
         if let demo {
             environment.logger.info("created the demo app; its keys are shown only now", demo.logFields(host: environment.configuration.host, port: port))
         }
         server.runUntilTerminated()
+        environment.logger.debug("drained; closing the database")
+        // Checkpoints the WAL into the database file and removes it: a stopped server leaves one file.
+        services.pool.close()
         environment.logger.info("stopped")
         return 0
     }

@@ -8,6 +8,7 @@ import Logging
 /// server with `FixtureRoutes`, prints the `listening` line, drains on SIGTERM/SIGINT, exits 0.
 enum FixtureMain {
     static func run(arguments: [String]) {
+        HTTPServer.blockTerminationSignals()
         var configuration = HTTPServer.Configuration()
         configuration.port = 0
         var i = 0
@@ -35,6 +36,7 @@ enum FixtureMain {
         } catch {
             fail("cannot start: \(error)")
         }
+        server.handleTerminationSignals()
         Logger.standardOutput("{\"event\":\"listening\",\"host\":\(JSONText.string(configuration.host)),\"port\":\(port)}\n")
         server.runUntilTerminated()
         Logger.standardOutput("{\"event\":\"stopped\"}\n")

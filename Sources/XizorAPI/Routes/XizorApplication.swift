@@ -11,10 +11,14 @@ public enum XizorApplication {
         public var version: String = "dev"
         /// The Lottie player script pages load (`renderer.lottiePlayerURL`); nil shows fallbacks.
         public var lottiePlayerURL: String?
-        public init(corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil) {
+        /// Metrics, rate limits and readiness settings.
+        public var operations = OperationsOptions()
+        public init(corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil,
+                    operations: OperationsOptions = OperationsOptions()) {
             self.corsAllowedOrigins = corsAllowedOrigins
             self.version = version
             self.lottiePlayerURL = lottiePlayerURL
+            self.operations = operations
         }
     }
 
@@ -31,32 +35,31 @@ public enum XizorApplication {
         if !options.corsAllowedOrigins.isEmpty { routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
         routes.use(ServiceErrorMiddleware())
         let auth = Authenticator(keys: services.keys)
-        routes.get("/healthz", OperationDoc(
-            "getHealth", summary: "Liveness: the process answers", tag: "meta", auth: .none,
-            responses: [.json(200, "Alive.", APISchemas.ref("Health"))]), execution: .inline) { _ in
-            APIResponse.json(["status": "ok"], headers: ["Cache-Control": "no-store"])
-        }
-        routes.get("/readyz", OperationDoc(
-            "getReadiness", summary: "Readiness: not draining and the database is writable", tag: "meta", auth: .none,
-            responses: [.json(200, "Ready.", APISchemas.ref("Health")),
-                        .problem(503, "Draining, or the database is not writable.")])) { _ in
-            if isDraining() {
-                throw ServiceError(.unavailable, "draining", "The server is shutting down.")
-            }
-            do { try services.pool.write { db in try db.execute("CREATE TEMP TABLE IF NOT EXISTS readyz_probe (x INTEGER)") } }
-            catch { throw ServiceError(.unavailable, "database_unwritable", "The database is not writable: \(error)") }
-            return APIResponse.json(["status": "ready"], headers: ["Cache-Control": "no-store"])
-        }
+        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL)
+        let delivery = PaywallDelivery(serving: services.serving, renderPage: pages.production)
+        let ops = options.operations
+        let rateLimits = RateLimitCounters()
+        routes.use(RateLimitMiddleware(auth: auth, events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
+                                       writes: ops.writesLimit.isEnabled ? RateLimiter(limit: ops.writesLimit) : nil,
+                                       counters: rateLimits))
+        OperationsRoutes(
+            readiness: ReadinessCheck(pool: services.pool, clock: services.clock, isDraining: isDraining,
+                                      dataDirectory: ops.dataDirectory, minimumFreeBytes: ops.minimumFreeBytes,
+                                      expectedMigrations: ops.expectedMigrations),
+            exposition: MetricsExposition(services: services, cache: delivery.cache, httpMetrics: ops.httpMetrics,
+                                          rateLimits: rateLimits, isDraining: isDraining),
+            metricsToken: ops.metricsToken
+        ).register(in: &routes)
         AppRoutes(services: services, auth: auth).register(in: &routes)
         TemplateRoutes(auth: auth).register(in: &routes)
         PaywallRoutes(services: services, auth: auth).register(in: &routes)
         PlacementRoutes(services: services, auth: auth).register(in: &routes)
         ExperimentRoutes(services: services, auth: auth).register(in: &routes)
-        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL)
-        SDKRoutes(services: services, delivery: PaywallDelivery(serving: services.serving, renderPage: pages.production), auth: auth)
-            .register(in: &routes)
+        SDKRoutes(services: services, delivery: delivery, auth: auth).register(in: &routes)
         PreviewRoutes(services: services, pages: pages, auth: auth).register(in: &routes)
         MCPRoutes(services: services, auth: auth, allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
-        return routes.build(info: OpenAPIDocument.Info(version: options.version))
+        let built = routes.build(info: OpenAPIDocument.Info(version: options.version))
+        ops.httpMetrics?.setRouteTemplates(built.table.routeTemplates)
+        return built
     }
 }

@@ -14,10 +14,12 @@ public final class EventService: Sendable {
 
     private let pool: DatabasePool
     private let clock: Clock
+    private let activity: ServiceActivity
 
-    public init(pool: DatabasePool, clock: Clock) {
+    public init(pool: DatabasePool, clock: Clock, activity: ServiceActivity = ServiceActivity()) {
         self.pool = pool
         self.clock = clock
+        self.activity = activity
     }
 
     public struct Rejection: Sendable {
@@ -100,6 +102,7 @@ public final class EventService: Sendable {
                 if db.changes == 1 { accepted += 1 } else { duplicates += 1 }
             }
         }
+        activity.recordEvents(accepted: accepted, duplicates: duplicates, rejected: rejected.count)
         return Outcome(accepted: accepted, duplicates: duplicates, rejected: rejected.sorted { $0.index < $1.index })
     }
 

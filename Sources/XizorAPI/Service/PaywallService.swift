@@ -13,11 +13,13 @@ public final class PaywallService: Sendable {
     private let pool: DatabasePool
     private let clock: Clock
     private let serving: ServingState
+    private let activity: ServiceActivity
 
-    public init(pool: DatabasePool, clock: Clock, serving: ServingState) {
+    public init(pool: DatabasePool, clock: Clock, serving: ServingState, activity: ServiceActivity = ServiceActivity()) {
         self.pool = pool
         self.clock = clock
         self.serving = serving
+        self.activity = activity
     }
 
     // MARK: Create, list, read, archive
@@ -208,7 +210,10 @@ public final class PaywallService: Sendable {
             return (next, false)
         }
         let published = try version(appID: appID, id: id, version: outcome.0)
-        if !outcome.1 { serving.remember(ServedVersion(published: published, forms: forms)) }
+        if !outcome.1 {
+            activity.recordPublish()
+            serving.remember(ServedVersion(published: published, forms: forms))
+        }
         try serving.refresh(appID: appID)
         return (published, outcome.1)
     }

@@ -12,6 +12,8 @@ public final class XizorServices: Sendable {
     public let analytics: AnalyticsService
     public let timers: TimerService
     public let experiments: ExperimentService
+    /// Counters of publishes and ingested events, for `/metrics`.
+    public let activity = ServiceActivity()
 
     /// Loads the in-memory state (keys, serving snapshots) from a migrated database.
     public init(pool: DatabasePool, clock: Clock = .system) throws {
@@ -19,9 +21,9 @@ public final class XizorServices: Sendable {
         self.clock = clock
         keys = try KeyService(pool: pool, clock: clock)
         serving = ServingState(pool: pool, clock: clock)
-        paywalls = PaywallService(pool: pool, clock: clock, serving: serving)
+        paywalls = PaywallService(pool: pool, clock: clock, serving: serving, activity: activity)
         placements = PlacementService(pool: pool, clock: clock, serving: serving)
-        events = EventService(pool: pool, clock: clock)
+        events = EventService(pool: pool, clock: clock, activity: activity)
         analytics = AnalyticsService(pool: pool)
         timers = TimerService(pool: pool, clock: clock)
         experiments = ExperimentService(pool: pool, clock: clock, serving: serving)

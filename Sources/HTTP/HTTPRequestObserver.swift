@@ -1,0 +1,45 @@
+/// One answered request, as the server saw it on the wire: what metrics need, and nothing that
+/// would have to be allocated to build it.
+public struct HTTPExchange: Sendable {
+    public let method: HTTPMethod
+    /// Position of the matched route's template in `RoutingTable.routeTemplates`; -1 when no route
+    /// matched (404, parse errors, timeouts, 501).
+    public let routeIndex: Int
+    /// The status written (304 when a conditional GET matched).
+    public let status: Int
+    /// Body bytes handed to the socket (after compression; 0 for HEAD, 304 and 204).
+    public let bytes: Int
+    /// From the parsed request to the last byte handed to the socket.
+    public let micros: Int64
+
+    public init(method: HTTPMethod, routeIndex: Int, status: Int, bytes: Int, micros: Int64) {
+        self.method = method
+        self.routeIndex = routeIndex
+        self.status = status
+        self.bytes = bytes
+        self.micros = micros
+    }
+}
+
+/// Told about every response and connection of a server, so an application can keep its own
+/// counters without the server knowing what they are for. The calls run on the connection's I/O
+/// queue and the accept queue: implementations must be quick, non-blocking and allocation-free
+/// (atomics in fixed arrays, no dictionaries keyed by strings).
+public protocol HTTPRequestObserver: Sendable {
+    /// Called once per response, after its last byte is handed to the socket (the same moment the
+    /// access log line is written).
+    func responseCompleted(_ exchange: HTTPExchange)
+    /// A connection was accepted and is now open.
+    func connectionOpened()
+    /// An open connection was closed (by either side, a timeout or a drain).
+    func connectionClosed()
+    /// A connection was accepted and closed at once because `maxConnections` were open or the
+    /// server was draining.
+    func connectionRefused()
+}
+
+extension HTTPRequestObserver {
+    public func connectionOpened() {}
+    public func connectionClosed() {}
+    public func connectionRefused() {}
+}

@@ -1,0 +1,84 @@
+import Storage
+
+/// Gathers every counter the server keeps into one Prometheus text page: HTTP (from the server's
+/// observer), the representation cache, the services, rate limits, SQLite and the process.
+struct MetricsExposition: Sendable {
+    let services: XizorServices
+    let cache: RepresentationCache
+    let httpMetrics: HTTPMetrics?
+    let rateLimits: RateLimitCounters
+    let isDraining: @Sendable () -> Bool
+    /// When the routes were built, within moments of the process starting (before it listens).
+    let startedAt: Int64 = Clock.system.now()
+
+    func render() -> String {
+        var out = PrometheusText()
+        httpMetrics?.write(to: &out)
+
+        out.family("xizor_representation_cache_hits_total", .counter,
+                   "SDK answers served from an already rendered and compressed representation.")
+        out.sample("xizor_representation_cache_hits_total", [], cache.hitCount)
+        out.family("xizor_representation_cache_misses_total", .counter,
+                   "SDK answers that had to render (and compress) a representation first.")
+        out.sample("xizor_representation_cache_misses_total", [], cache.missCount)
+
+        let activity = services.activity
+        out.family("xizor_publishes_total", .counter, "Paywall versions published (rollbacks included, idempotent replays not).")
+        out.sample("xizor_publishes_total", [], activity.publishes)
+        out.family("xizor_events_ingested_total", .counter, "Funnel events stored (duplicates and rejected events not included).")
+        out.sample("xizor_events_ingested_total", [], activity.eventsIngested)
+        out.family("xizor_events_duplicates_total", .counter, "Funnel events received again with an id already stored.")
+        out.sample("xizor_events_duplicates_total", [], activity.eventsDuplicates)
+        out.family("xizor_events_rejected_total", .counter, "Funnel events refused as invalid.")
+        out.sample("xizor_events_rejected_total", [], activity.eventsRejectedCount)
+
+        out.family("xizor_rate_limited_total", .counter, "Requests answered 429 by a per-key rate limit.")
+        for kind in RateLimitClass.allCases {
+            out.sample("xizor_rate_limited_total", [("limit", kind.label)], rateLimits.count(kind))
+        }
+
+        let storage = services.pool.metrics.snapshot()
+        out.family("xizor_storage_writes_total", .counter, "SQLite write transactions, by outcome.")
+        out.sample("xizor_storage_writes_total", [("outcome", "committed")], Int(storage.writesCommitted))
+        out.sample("xizor_storage_writes_total", [("outcome", "failed")], Int(storage.writesFailed))
+        out.family("xizor_storage_write_duration_seconds", .histogram, "SQLite write transactions, queue wait included.")
+        var counts: [Int] = []
+        var previous: UInt64 = 0
+        for cumulative in storage.writeLatencyBuckets {
+            counts.append(Int(cumulative - min(previous, cumulative)))
+            previous = cumulative
+        }
+        out.histogram("xizor_storage_write_duration_seconds", [], bounds: StorageMetrics.latencyBucketBounds,
+                      counts: counts, sum: storage.writeSecondsTotal)
+        out.family("xizor_storage_busy_retries_total", .counter, "Times BEGIN IMMEDIATE was retried after SQLITE_BUSY outlived the busy timeout.")
+        out.sample("xizor_storage_busy_retries_total", [], Int(storage.busyRetries))
+        out.family("xizor_storage_reads_total", .counter, "Read transactions run on the read connections.")
+        out.sample("xizor_storage_reads_total", [], Int(storage.reads))
+
+        out.family("xizor_draining", .gauge, "1 while the server drains for shutdown.")
+        out.sample("xizor_draining", [], isDraining() ? 1 : 0)
+
+        let process = ProcessStatistics.current()
+        if let rss = process.residentBytes {
+            out.family("process_resident_memory_bytes", .gauge, "Resident memory size in bytes.")
+            out.sample("process_resident_memory_bytes", [], rss)
+        }
+        if let virtual = process.virtualBytes {
+            out.family("process_virtual_memory_bytes", .gauge, "Virtual memory size in bytes.")
+            out.sample("process_virtual_memory_bytes", [], virtual)
+        }
+        if let fds = process.openFileDescriptors {
+            out.family("process_open_fds", .gauge, "Open file descriptors.")
+            out.sample("process_open_fds", [], fds)
+        }
+        if let maxFDs = process.maxFileDescriptors {
+            out.family("process_max_fds", .gauge, "Limit on open file descriptors.")
+            out.sample("process_max_fds", [], maxFDs)
+        }
+        out.family("process_cpu_seconds_total", .counter, "User and system CPU time spent, seconds.")
+        out.sample("process_cpu_seconds_total", [], process.cpuSeconds)
+        out.family("process_start_time_seconds", .gauge, "Start time of the process since the Unix epoch, seconds.")
+        out.sample("process_start_time_seconds", [], Double(startedAt) / 1000)
+        return out.text
+    }
+}

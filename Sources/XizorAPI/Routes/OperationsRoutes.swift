@@ -1,0 +1,50 @@
+import HTTP
+import PaywallFormat
+
+/// What operators and orchestrators call: `/healthz` (the process answers), `/readyz` (send it
+/// traffic) and `/metrics` (Prometheus text).
+struct OperationsRoutes {
+    let readiness: ReadinessCheck
+    let exposition: MetricsExposition
+    let metricsToken: String?
+
+    func register(in routes: inout APIRoutes) {
+        routes.get("/healthz", OperationDoc(
+            "getHealth", summary: "Liveness: the process answers", tag: "meta", auth: .none,
+            responses: [.json(200, "Alive.", APISchemas.ref("Health"))]), execution: .inline) { _ in
+            APIResponse.json(["status": "ok"], headers: ["Cache-Control": "no-store"])
+        }
+        routes.get("/readyz", OperationDoc(
+            "getReadiness", summary: "Readiness: not draining, the database open, migrated and writable, room on disk",
+            description: "The write probe upserts one row in a real write transaction. 503 codes: `draining`, `disk_full`, `database_unwritable`, `migrations_pending`.",
+            tag: "meta", auth: .none,
+            responses: [.json(200, "Ready.", APISchemas.ref("Health")),
+                        .problem(503, "Draining, the disk is full, the database is not writable, or migrations are pending.")])) { _ in
+            try readiness.check()
+            return APIResponse.json(["status": "ready"], headers: ["Cache-Control": "no-store"])
+        }
+        routes.get("/metrics", OperationDoc(
+            "getMetrics", summary: "Prometheus metrics (text format 0.0.4)",
+            description: "Open unless `metrics.token` is configured; then `Authorization: Bearer TOKEN` is required. Keep it off the public network either way.",
+            tag: "meta", auth: .none,
+            responses: [APIResponseSpec(status: 200, description: "Every metric in the Prometheus text format.",
+                                        schema: ["type": "string"], contentType: "text/plain", headers: []),
+                        .problem(401, "A metrics token is configured and the request did not send it.")])) { request in
+            if let metricsToken {
+                guard let header = request.header("Authorization"), let token = Authenticator.bearerToken(header),
+                      Self.constantTimeEqual(Array(token.utf8), Array(metricsToken.utf8)) else {
+                    throw ServiceError(.unauthorized, "metrics_token_required", "Send 'Authorization: Bearer TOKEN' with the configured metrics token.")
+                }
+            }
+            return HTTPResponse(status: .ok, headers: ["Content-Type": PrometheusText.contentType, "Cache-Control": "no-store"],
+                                body: Array(exposition.render().utf8), compressible: true)
+        }
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in 0..<a.count { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import HTTP
+import Storage
+import Testing
+@testable import XizorAPI
+
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+@Suite struct RateLimiterTests {
+    let key = BucketKey(.publicKey(appID: "app_1"))
+
+    @Test func aBurstThenTheRefillRate() {
+        let limiter = RateLimiter(limit: RateLimit(perSecond: 2, burst: 3))
+        for _ in 0..<3 { #expect(limiter.take(key, nowMicros: 0) == .allowed) }
+        #expect(limiter.take(key, nowMicros: 0) == .limited(retryAfterSeconds: 1))
+        // Half a second later one token (2/s) is back, and only one.
+        #expect(limiter.take(key, nowMicros: 500_000) == .allowed)
+        #expect(limiter.take(key, nowMicros: 500_000) == .limited(retryAfterSeconds: 1))
+        // Long idle: the bucket holds at most `burst`.
+        for _ in 0..<3 { #expect(limiter.take(key, nowMicros: 60_000_000) == .allowed) }
+        #expect(limiter.take(key, nowMicros: 60_000_000) != .allowed)
+    }
+
+    @Test func retryAfterRoundsTheWaitUp() {
+        let limiter = RateLimiter(limit: RateLimit(perSecond: 1, burst: 1))
+        #expect(limiter.take(key, nowMicros: 0) == .allowed)
+        #expect(limiter.take(key, nowMicros: 100_000) == .limited(retryAfterSeconds: 1))
+        let slow = RateLimiter(limit: RateLimit(perSecond: 1, burst: 1))
+        #expect(slow.take(key, nowMicros: 0) == .allowed)
+        #expect(slow.take(key, nowMicros: 0) == .limited(retryAfterSeconds: 1))
+        let slower = RateLimiter(limit: RateLimit(perSecond: 1, burst: 1))
+        _ = slower.take(key, nowMicros: 0)
+        // Refused attempts do not push the refill further away.
+        for _ in 0..<10 { _ = slower.take(key, nowMicros: 10) }
+        #expect(slower.take(key, nowMicros: 1_000_010) == .allowed)
+    }
+
+    @Test func keysHaveTheirOwnBuckets() {
+        let limiter = RateLimiter(limit: RateLimit(perSecond: 1, burst: 1))
+        #expect(limiter.take(key, nowMicros: 0) == .allowed)
+        #expect(limiter.take(BucketKey(.secret(appID: "app_1")), nowMicros: 0) == .allowed)
+        #expect(limiter.take(BucketKey(.publicKey(appID: "app_2")), nowMicros: 0) == .allowed)
+        #expect(limiter.take(key, nowMicros: 0) != .allowed)
+    }
+
+    @Test func whichRequestsAreLimited() {
+        func request(_ method: HTTPMethod, _ route: String?) -> HTTPRequest {
+            var r = HTTPRequest(method: method, target: "/", path: "/")
+            r.routeTemplate = route
+            return r
+        }
+        #expect(RateLimitClass.of(request(.POST, "/v1/sdk/events")) == .events)
+        #expect(RateLimitClass.of(request(.POST, "/v1/sdk/timers")) == .events)
+        #expect(RateLimitClass.of(request(.GET, "/v1/sdk/placements/:key/paywall")) == nil)
+        #expect(RateLimitClass.of(request(.PUT, "/v1/paywalls/:id/draft")) == .writes)
+        #expect(RateLimitClass.of(request(.DELETE, "/v1/placements/:key")) == .writes)
+        #expect(RateLimitClass.of(request(.GET, "/v1/paywalls")) == nil)
+        #expect(RateLimitClass.of(request(.POST, nil)) == nil, "unrouted requests answer 404 without a bucket")
+    }
+}
+
+@Suite struct PrometheusTextTests {
+    @Test func familiesSamplesAndEscaping() {
+        var out = PrometheusText()
+        out.family("x_total", .counter, "Help with \\ and\nnewline.")
+        out.sample("x_total", [("route", "/a\"b\\c\nd")], 3)
+        out.sample("x_ratio", [], 0.25)
+        #expect(out.text == """
+            # HELP x_total Help with \\\\ and\\nnewline.
+            # TYPE x_total counter
+            x_total{route="/a\\"b\\\\c\\nd"} 3
+            x_ratio 0.25
+
+            """)
+    }
+
+    @Test func histogramsAreCumulativeWithInfAndCount() {
+        var out = PrometheusText()
+        out.histogram("h", [("r", "x")], bounds: [0.1, 1], counts: [2, 1, 4], sum: 9.5)
+        #expect(out.text == """
+            h_bucket{r="x",le="0.1"} 2
+            h_bucket{r="x",le="1"} 3
+            h_bucket{r="x",le="+Inf"} 7
+            h_sum{r="x"} 9.5
+            h_count{r="x"} 7
+
+            """)
+    }
+}
+
+@Suite struct HTTPMetricsTests {
+    @Test func responsesAreCountedByRouteMethodAndStatus() {
+        let metrics = HTTPMetrics(routeCapacity: 4)
+        metrics.setRouteTemplates(["/a", "/b/:id"])
+        metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 1, status: 200, bytes: 10, micros: 50))
+        metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 1, status: 304, bytes: 0, micros: 2_000_000))
+        metrics.responseCompleted(HTTPExchange(method: .other("PURGE"), routeIndex: -1, status: 501, bytes: 5, micros: 1))
+        metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 99, status: 799, bytes: 0, micros: 1))
+        metrics.connectionOpened(); metrics.connectionOpened(); metrics.connectionClosed(); metrics.connectionRefused()
+        #expect(metrics.requestCount(route: "/b/:id") == 2)
+        #expect(metrics.requestCount(route: "/b/:id", status: 304) == 1)
+        #expect(metrics.requestCount(route: "/a") == 0)
+        #expect(metrics.requestCount(route: HTTPMetrics.unmatchedRoute) == 2)
+        #expect(metrics.connectionsOpen == 1 && metrics.connectionsOpened == 2 && metrics.connectionsRefused == 1)
+        var out = PrometheusText()
+        metrics.write(to: &out)
+        #expect(out.text.contains("xizor_http_requests_total{route=\"/b/:id\",method=\"GET\",status=\"304\"} 1\n"))
+        #expect(out.text.contains("xizor_http_requests_total{route=\"(unmatched)\",method=\"other\",status=\"501\"} 1\n"))
+        #expect(out.text.contains("xizor_http_requests_total{route=\"(unmatched)\",method=\"GET\",status=\"other\"} 1\n"))
+        #expect(out.text.contains("xizor_http_request_duration_seconds_bucket{route=\"/b/:id\",le=\"0.0001\"} 1\n"))
+        #expect(out.text.contains("xizor_http_request_duration_seconds_bucket{route=\"/b/:id\",le=\"1\"} 1\n"))
+        #expect(out.text.contains("xizor_http_request_duration_seconds_bucket{route=\"/b/:id\",le=\"2.5\"} 2\n"))
+        #expect(out.text.contains("xizor_http_request_duration_seconds_sum{route=\"/b/:id\"} 2.00005\n"))
+        #expect(!out.text.contains("route=\"/a\""), "routes never answered have no samples")
+    }
+}
+
+@Suite struct ReadinessTests {
+    func services() throws -> XizorServices {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-readyz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let pool = try DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path)
+        _ = try Migrator(path: repositoryRoot.appendingPathComponent("Migrations").path).migrate(pool)
+        return try XizorServices(pool: pool)
+    }
+
+    func readyz(_ services: XizorServices, draining: Bool, _ operations: OperationsOptions = OperationsOptions()) -> (Int, String) {
+        let table = XizorApplication.routes(services: services, options: .init(operations: operations), isDraining: { draining })
+        var request = HTTPRequest(method: .GET, target: "/readyz", path: "/readyz")
+        let resolution = table.resolve(&request)
+        let response: HTTPResponse
+        do { response = try resolution.handler(request) } catch let error as HTTPError { response = error.response } catch {
+            return (0, "\(error)")
+        }
+        guard case .bytes(let body) = response.body else { return (response.status.code, "") }
+        return (response.status.code, String(decoding: body, as: UTF8.self))
+    }
+
+    @Test func readyWhenOpenMigratedAndWritable() throws {
+        let services = try services()
+        let (status, body) = readyz(services, draining: false)
+        #expect(status == 200 && body == "{\"status\":\"ready\"}")
+        // The probe really wrote: one committed write per check.
+        let before = services.pool.metrics.snapshot().writesCommitted
+        _ = readyz(services, draining: false)
+        #expect(services.pool.metrics.snapshot().writesCommitted == before + 1)
+    }
+
+    @Test func notReadyWhileDraining() throws {
+        let (status, body) = readyz(try services(), draining: true)
+        #expect(status == 503 && body.contains("\"code\":\"draining\""))
+    }
+
+    @Test func notReadyWithMigrationsMissingOrNoRoomOrAClosedDatabase() throws {
+        let services = try services()
+        var options = OperationsOptions(expectedMigrations: 99)
+        #expect(readyz(services, draining: false, options).1.contains("\"code\":\"migrations_pending\""))
+        options = OperationsOptions(dataDirectory: FileManager.default.temporaryDirectory.path)
+        options.minimumFreeBytes = Int.max
+        #expect(readyz(services, draining: false, options).1.contains("\"code\":\"disk_full\""))
+        services.pool.close()
+        let (status, body) = readyz(services, draining: false)
+        #expect(status == 503 && body.contains("\"code\":\"database_unwritable\""))
+    }
+}

@@ -1,0 +1,183 @@
+"""Failure behaviour: a full disk turns writes into 503s while the SDK keeps serving from memory and
+nothing is half-written; a lost, emptied or damaged database refuses to start (exit 3) instead of
+serving an empty dataset."""
+import errno
+import os
+import random
+import subprocess
+
+import pytest
+import requests
+
+from conftest import BIN, ROOT
+from xizor_server import ADMIN_TOKEN, App, XizorServer, create_app
+
+SDK_PATH = "/v1/sdk/placements/onboarding/paywall"
+
+
+def problem(r, status, code):
+    assert r.status_code == status, r.text
+    assert r.headers["Content-Type"].startswith("application/problem+json")
+    assert r.json()["code"] == code, r.json()
+    return r.json()
+
+
+# --- disk full -------------------------------------------------------------------------------
+
+@pytest.fixture
+def small_filesystem(tmp_path):
+    """A 24 MiB tmpfs: a disk that can really fill up (chmod does not stop root)."""
+    mount_point = tmp_path / "small"
+    mount_point.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m,mode=0755", "tmpfs", str(mount_point)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a size-limited tmpfs here (needs root and CAP_SYS_ADMIN): {r.stderr.strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], capture_output=True)
+
+
+def fill(directory):
+    """Writes a filler file until the file system refuses (ENOSPC); returns its path."""
+    path = directory / "filler"
+    with open(path, "wb", buffering=0) as f:
+        for size in (1 << 20, 4096, 1):
+            chunk = b"\0" * size
+            while True:
+                try:
+                    f.write(chunk)
+                except OSError as e:
+                    assert e.errno == errno.ENOSPC, e
+                    break
+    return path
+
+
+def test_full_disk_refuses_writes_serves_reads_and_recovers(small_filesystem):
+    data = small_filesystem / "data"
+    s = XizorServer(data)
+    try:
+        a = App(s, create_app(s.base))
+        pw = a.create_paywall("cinematic")
+        a.publish(pw)
+        a.assign("onboarding", pw)
+        served = a.sdk.get(SDK_PATH, headers={"Accept": "application/json"})
+        assert served.status_code == 200
+        draft, etag = a.draft(pw)
+        assert requests.get(s.base + "/readyz", timeout=10).status_code == 200
+
+        filler = fill(small_filesystem)
+
+        # Writes: 503 storage_unavailable, whatever their size.
+        bigger = dict(draft["document"], notes="x" * 200_000)
+        problem(a.save_draft(pw, bigger, etag), 503, "storage_unavailable")
+        problem(a.dashboard.post(f"/v1/paywalls/{pw}/publish"), 503, "storage_unavailable")
+        event = {"id": "e1", "name": "paywall_open", "timestamp": 1_796_000_000_000, "placement": "onboarding",
+                 "paywallId": pw, "version": 1}
+        problem(a.sdk.post("/v1/sdk/events", {"events": [event]}), 503, "storage_unavailable")
+        problem(a.dashboard.post("/v1/paywalls", {"template": "clean"}), 503, "storage_unavailable")
+        ready = problem(requests.get(s.base + "/readyz", timeout=10), 503, "disk_full")
+        assert "free" in ready["detail"]
+
+        # Reads: the SDK answer comes from memory, unchanged; revalidation still 304.
+        again = a.sdk.get(SDK_PATH, headers={"Accept": "application/json"})
+        assert again.status_code == 200 and again.content == served.content
+        assert a.sdk.get(SDK_PATH, headers={"Accept": "application/json", "If-None-Match": served.headers["ETag"]}).status_code == 304
+        # Nothing half-written: the draft and the versions are as before.
+        assert a.draft(pw) == (draft, etag)
+        assert [v["version"] for v in a.dashboard.get(f"/v1/paywalls/{pw}/versions").json()["items"]] == [1]
+
+        # Space again: the same writes succeed, numbered as if the failures never happened.
+        os.remove(filler)
+        assert requests.get(s.base + "/readyz", timeout=10).status_code == 200
+        saved = a.save_draft(pw, draft["document"], etag)
+        assert saved.status_code == 200, saved.text
+        assert a.publish(pw)["version"] == 2
+        assert a.sdk.post("/v1/sdk/events", {"events": [event]}).json()["accepted"] == 1
+        assert a.sdk.get(SDK_PATH, headers={"Accept": "application/json"}).json()["version"] == 2
+    finally:
+        assert s.stop() == 0
+    # The file passes the integrity check and reopens with everything that was answered 2xx.
+    check = subprocess.run([BIN, "backup", "--check", str(data / "xizor.sqlite")], capture_output=True, text=True, cwd=ROOT)
+    assert check.returncode == 0, check.stderr
+    s = XizorServer(data)
+    try:
+        assert [v["version"] for v in App(s, {"appId": a.id, "secretKey": a.secret_key, "publicKey": a.public_key})
+                .dashboard.get(f"/v1/paywalls/{pw}/versions").json()["items"]] == [2, 1]
+    finally:
+        assert s.stop() == 0
+
+
+# --- refusing to start -----------------------------------------------------------------------
+
+def initialised(tmp_path):
+    """A data directory with an app and a published paywall, server stopped."""
+    data = tmp_path / "data"
+    s = XizorServer(data)
+    a = App(s, create_app(s.base))
+    pw = a.create_paywall()
+    a.publish(pw)
+    a.assign("onboarding", pw)
+    assert s.stop() == 0
+    assert (data / "xizor.initialized").exists()
+    return data
+
+
+def serve(data, *args):
+    """Runs `xizor serve` expecting it to refuse; a server that starts instead fails the test by timeout."""
+    env = dict(os.environ, XIZOR_ADMIN_TOKEN=ADMIN_TOKEN)
+    return subprocess.run([BIN, *(args or ("serve", "--port", "0")), "--data-dir", str(data)],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=30)
+
+
+def assert_refused(proc, words):
+    assert proc.returncode == 3, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == "", "nothing was served"
+    for word in words:
+        assert word in proc.stderr.lower(), proc.stderr
+
+
+def test_deleted_database_refuses_to_start(tmp_path):
+    data = initialised(tmp_path)
+    for name in ("xizor.sqlite", "xizor.sqlite-wal", "xizor.sqlite-shm"):
+        if (data / name).exists():
+            os.remove(data / name)
+    assert_refused(serve(data), ["missing", "restore", "xizor.initialized"])
+    assert not (data / "xizor.sqlite").exists(), "no empty database was created"
+    assert_refused(serve(data, "migrate"), ["missing"])
+
+
+def test_emptied_database_refuses_to_start(tmp_path):
+    data = initialised(tmp_path)
+    open(data / "xizor.sqlite", "wb").close()
+    assert_refused(serve(data), ["empty", "restore"])
+
+
+def test_corrupted_database_refuses_to_start(tmp_path):
+    data = initialised(tmp_path)
+    assert not (data / "xizor.sqlite-wal").exists() or os.path.getsize(data / "xizor.sqlite-wal") == 0
+    size = os.path.getsize(data / "xizor.sqlite")
+    assert size >= 8 * 4096
+    rng = random.Random(9)
+    with open(data / "xizor.sqlite", "r+b") as f:
+        f.seek(2 * 4096)  # page 3 onwards: tables and indexes, not the header
+        f.write(bytes(rng.randrange(256) for _ in range(4 * 4096)))
+    proc = serve(data)
+    assert_refused(proc, ["xizor.sqlite"])
+    assert "damaged" in proc.stderr or "cannot" in proc.stderr
+
+
+def test_a_file_that_is_not_a_database_refuses_to_start(tmp_path):
+    data = initialised(tmp_path)
+    with open(data / "xizor.sqlite", "wb") as f:
+        f.write(b"this is not a database\n" * 1000)
+    assert_refused(serve(data), ["xizor.sqlite"])
+
+
+def test_a_fresh_directory_starts_and_records_the_marker(tmp_path):
+    data = tmp_path / "fresh"
+    s = XizorServer(data)
+    assert requests.get(s.base + "/readyz", timeout=10).status_code == 200
+    assert s.stop() == 0
+    assert (data / "xizor.initialized").exists()
