@@ -117,13 +117,16 @@ import Testing
     @Test func writerWaitsOutAnotherProcessHoldingTheLock() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("p.sqlite")
-        let pool = try DatabasePool(path: path, configuration: DatabaseConfiguration(busyTimeoutMs: 20, writeBusyRetries: 5))
+        // Retries back off up to 250 ms each: 20 of them outlast any scheduling delay of a loaded machine.
+        let pool = try DatabasePool(path: path, configuration: DatabaseConfiguration(busyTimeoutMs: 20, writeBusyRetries: 20))
         try pool.write { db in try db.execute("CREATE TABLE t (v INTEGER) STRICT") }
         // Another connection (as another process would) holds the write lock for a while.
         let other = Handover(try Database(path: path))
         try other.value.execute("BEGIN IMMEDIATE")
         let released = DispatchSemaphore(value: 0)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(120)) {
+        // A thread of its own, not a global queue whose threads parallel tests may be blocking.
+        Thread.detachNewThread {
+            usleep(120_000)
             try? other.value.execute("COMMIT")
             released.signal()
         }
