@@ -138,17 +138,17 @@ public final class RoutingTable: HTTPResponder {
         for index in groups.indices where groups[index].segmentCount == pathSegments {
             parameters.removeAll(keepingCapacity: true)
             guard Self.match(groups[index].segments, request.path, &parameters) else { continue }
-            let group = groups[index]
-            request.routeTemplate = group.pattern
+            // Fields read in place: copying the group retained and released each of its arrays.
+            request.routeTemplate = groups[index].pattern
             request.routeIndex = index
             request.pathParameters = parameters
             let method = request.method
-            for (m, resolution) in group.methods where m == method { return resolution }
+            for j in groups[index].methods.indices where groups[index].methods[j].0 == method { return groups[index].methods[j].1 }
             if method == .HEAD {
-                for (m, resolution) in group.methods where m == .GET { return resolution }
+                for j in groups[index].methods.indices where groups[index].methods[j].0 == .GET { return groups[index].methods[j].1 }
             }
-            if method == .OPTIONS, let options = group.options { return options }
-            return group.methodNotAllowed ?? notFound
+            if method == .OPTIONS, let options = groups[index].options { return options }
+            return groups[index].methodNotAllowed ?? notFound
         }
         return notFound
     }

@@ -9,6 +9,8 @@ struct Authenticator: Sendable {
         guard let header = request.header("Authorization") else {
             throw ServiceError(.unauthorized, "missing_api_key", "Send 'Authorization: Bearer KEY'.")
         }
+        // A credential seen before is answered from memory without parsing it again.
+        if let known = keys.verified(credential: header) { return known }
         guard let token = Authenticator.bearerToken(header) else {
             throw ServiceError(.unauthorized, "invalid_authorization", "The Authorization header must be 'Bearer KEY'.")
         }

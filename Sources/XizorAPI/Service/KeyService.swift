@@ -114,6 +114,9 @@ public final class KeyService: Sendable {
 
     public func authenticate(_ token: String) -> Principal? { authenticate(token[...]) }
 
+    /// A credential (`memoKey`) verified before and still live, or nil.
+    public func verified(credential: String) -> Principal? { keys.read { $0.verified[credential] } }
+
     /// Whether any admin key exists (when none does, `serve` generates one).
     public func hasAdminKey() -> Bool {
         keys.read { table in table.byPrefix.values.contains { $0.contains { $0.principal == .admin } } }

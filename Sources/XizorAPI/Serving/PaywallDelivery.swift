@@ -115,8 +115,7 @@ public final class PaywallDelivery: Sendable {
                                               locales: served.locales, defaultLocale: served.defaultLocale)
         let kind: RepresentationKey.Kind = request.kind == .html && renderPage != nil ? .html : .json
         let pageContext = kind == .html ? PaywallDelivery.contextKey(request.context) : ""
-        let key = RepresentationKey(appID: appID, placement: request.placement, paywallID: served.published.paywallID,
-                                    version: served.published.version, locale: locale, form: formKey, kind: kind,
+        let key = RepresentationKey(served: served, placement: request.placement, locale: locale, form: formKey, kind: kind,
                                     pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
                                     experiment: resolution.experiment)
         let representation = cache.representation(for: key) {

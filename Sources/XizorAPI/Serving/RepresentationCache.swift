@@ -22,13 +22,13 @@ public struct Representation: Sendable {
     }
 }
 
-/// What distinguishes two representations of the SDK endpoint.
+/// What distinguishes two representations of the SDK endpoint. The served version is identified
+/// by its object (the key holds it, so its identity cannot be reused while the entry lives): no
+/// hashing of app, paywall and version strings per request.
 public struct RepresentationKey: Hashable, Sendable {
     public enum Kind: Hashable, Sendable { case json, html }
-    public let appID: String
+    public let served: ServedVersion
     public let placement: String
-    public let paywallID: String
-    public let version: Int
     public let locale: String
     public let form: ServedForms.Key
     public let kind: Kind
@@ -38,6 +38,22 @@ public struct RepresentationKey: Hashable, Sendable {
     public let context: String
     /// The answer names the experiment and variant, so they are part of the representation.
     public let experiment: ExperimentAssignment?
+
+    public static func == (a: RepresentationKey, b: RepresentationKey) -> Bool {
+        a.served === b.served && a.placement == b.placement && a.locale == b.locale && a.form == b.form
+            && a.kind == b.kind && a.pageColorScheme == b.pageColorScheme && a.context == b.context && a.experiment == b.experiment
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(served))
+        hasher.combine(placement)
+        hasher.combine(locale)
+        hasher.combine(form)
+        hasher.combine(kind)
+        hasher.combine(pageColorScheme)
+        hasher.combine(context)
+        hasher.combine(experiment)
+    }
 }
 
 /// A bounded cache of representations. Keys include the immutable version, so a publish never
