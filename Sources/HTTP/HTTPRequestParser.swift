@@ -72,13 +72,14 @@ public struct HTTPRequestParser: Sendable {
     /// True while a request's body is being read.
     public var isReadingBody: Bool { state.rawValue >= State.lengthBody.rawValue && state != .failed }
 
-    /// How many bytes from `start` satisfy `accepts`, at most `limit` (never negative): the runs the
-    /// hot states copy in one piece instead of byte by byte.
+    /// Appends the run of bytes from `start` that satisfy `accepts`, at most `limit` of them, to the
+    /// head in one piece (the hot states' bytes, instead of one append per byte); returns its length.
     @inline(__always)
-    private func run(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, _ accepts: (UInt8) -> Bool) -> Int {
+    private mutating func appendRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, _ accepts: (UInt8) -> Bool) -> Int {
         let end = min(bytes.count, start + max(0, limit))
         var j = start
         while j < end && accepts(bytes[j]) { j += 1 }
+        if j > start { head.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<j])) }
         return j - start
     }
 
@@ -128,13 +129,8 @@ public struct HTTPRequestParser: Sendable {
 
             case .target:
                 // Fast path: copy a run of target bytes at once (within the request-line limit).
-                let targetRun = run(bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, ByteClass.isTarget)
-                if targetRun > 0 {
-                    head.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<(i + targetRun)]))
-                    requestLineBytes += targetRun
-                    i += targetRun
-                    continue
-                }
+                let targetRun = appendRun(bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, ByteClass.isTarget)
+                if targetRun > 0 { requestLineBytes += targetRun; i += targetRun; continue }
                 requestLineBytes += 1
                 if requestLineBytes > limits.maxRequestLineBytes { return fail(.requestLineTooLong, i) }
                 if ByteClass.isTarget(b) {
@@ -189,13 +185,8 @@ public struct HTTPRequestParser: Sendable {
                 }
 
             case .fieldName:
-                let nameRun = run(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, ByteClass.isToken)
-                if nameRun > 0 {
-                    head.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<(i + nameRun)]))
-                    headerBytes += nameRun
-                    i += nameRun
-                    continue
-                }
+                let nameRun = appendRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, ByteClass.isToken)
+                if nameRun > 0 { headerBytes += nameRun; i += nameRun; continue }
                 headerBytes += 1
                 if headerBytes > limits.maxHeaderBytes { return fail(.headerSectionTooLarge, i) }
                 if ByteClass.isToken(b) {
@@ -213,11 +204,10 @@ public struct HTTPRequestParser: Sendable {
 
             case .fieldValueOWS, .fieldValue:
                 if state == .fieldValue {
-                    let valueRun = run(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes) {
+                    let valueRun = appendRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes) {
                         ByteClass.isWhitespace($0) || ByteClass.isFieldValue($0)
                     }
                     if valueRun > 0 {
-                        head.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<(i + valueRun)]))
                         var last = i + valueRun - 1
                         while last >= i && ByteClass.isWhitespace(bytes[last]) { last -= 1 }
                         if last >= i { valueEnd = head.count - (i + valueRun - 1 - last) }
