@@ -14,14 +14,25 @@ def test_publish_then_fetch_never_sees_a_stale_version(app, server):
     published = {"version": 1}
     lock = threading.Lock()
     stale, checks = [], [0]
+    seen_with_etag = {}
     stop = threading.Event()
 
     def reader():
-        client = Client(server.base, app.secret_key)
+        # The SDK endpoint itself, with revalidation as SDKs do it.
+        client = Client(server.base, app.public_key)
+        etag = None
         while not stop.is_set():
             with lock:
                 floor = published["version"]
-            got = client.get("/v1/placements/onboarding/resolve").json()["version"]
+            r = client.get("/v1/sdk/placements/onboarding/paywall", headers={"If-None-Match": etag} if etag else None)
+            if r.status_code == 200:
+                etag, got = r.headers["ETag"], r.json()["version"]
+                with lock:
+                    seen_with_etag[etag] = got
+            else:
+                assert r.status_code == 304
+                with lock:
+                    got = seen_with_etag[etag]
             with lock:
                 checks[0] += 1
             if got < floor:
@@ -31,13 +42,15 @@ def test_publish_then_fetch_never_sees_a_stale_version(app, server):
     for t in threads:
         t.start()
     try:
-        fetcher = Client(server.base, app.secret_key)
+        fetcher = Client(server.base, app.public_key)
         for _ in range(CYCLES):
             version = app.publish(pw)["version"]
-            with lock:
-                published["version"] = version
             # The very next request, on another connection, must see it.
-            assert fetcher.get("/v1/placements/onboarding/resolve").json()["version"] == version
+            r = fetcher.get("/v1/sdk/placements/onboarding/paywall")
+            assert r.json()["version"] == version
+            with lock:
+                seen_with_etag[r.headers["ETag"]] = version
+                published["version"] = version
     finally:
         stop.set()
         for t in threads:
