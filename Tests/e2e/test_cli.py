@@ -122,3 +122,15 @@ def test_backup_of_a_live_server_and_check(tmp_path):
     broken = tmp_path / "broken.sqlite"
     broken.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     assert run_cli("backup", str(broken), "--check", check=False).returncode != 0
+
+
+def test_a_configured_admin_token_replaces_earlier_ones(tmp_path):
+    data = tmp_path / "rotate"
+    first = XizorServer(data, extra_env={"XIZOR_ADMIN_TOKEN": "xa_old_token_000000000000000000000"})
+    first.stop()
+    second = XizorServer(data, extra_env={"XIZOR_ADMIN_TOKEN": "xa_new_token_111111111111111111111"})
+    try:
+        assert Client(second.base, "xa_old_token_000000000000000000000").post("/v1/apps", {"name": "x"}).status_code == 401
+        assert Client(second.base, "xa_new_token_111111111111111111111").post("/v1/apps", {"name": "y"}).status_code == 201
+    finally:
+        assert second.stop() == 0

@@ -141,3 +141,23 @@ def test_timer_start_first_write_wins_under_concurrency(published):
     paths = {e["path"] for e in bad.json()["errors"]}
     assert paths == {"$.subscriberId", "$.nodeId"}
     assert published.sdk.post("/v1/sdk/timers", dict(body, paywallId="pw_missing")).status_code == 422
+
+
+def test_lengths_are_counted_as_the_database_counts_them(published):
+    pw = published.paywall
+    combining = "e\u0301" * 120            # 120 characters, 240 Unicode scalars: over the 200 limit
+    events = [event("paywall_open", pw, 1, id="\u0000x"), event("paywall_open", pw, 1, id=combining),
+              event("paywall_open", pw, 1, id="fine-1")]
+    r = send(published, events)
+    assert r.status_code == 202, r.text
+    body = r.json()
+    assert body["accepted"] == 1
+    assert {x["index"] for x in body["rejected"]} == {0, 1}
+    assert all(x["errors"][0]["path"].endswith(".id") for x in body["rejected"])
+    timer = published.sdk.post("/v1/sdk/timers", {"subscriberId": combining, "paywallId": pw, "nodeId": "n"})
+    assert timer.status_code == 422 and timer.json()["errors"][0]["path"] == "$.subscriberId"
+
+
+def test_a_context_key_sqlite_cannot_address_is_a_clear_400(published):
+    r = published.dashboard.get(f"/v1/paywalls/{published.paywall}/analytics", params={'context.a"b': "1"})
+    assert r.status_code == 400 and r.json()["code"] == "invalid_context_key"

@@ -216,3 +216,20 @@ def test_pages_name_the_experiment_and_variant_for_the_bridge(experiment):
     assert page.headers["X-Xizor-Variant"] == variant
     config = json.loads(re.search(r'<script type="application/json" id="xz-config">(.*?)</script>', page.text, re.S).group(1))
     assert config["delivery"]["experimentId"] == app.exp and config["delivery"]["variant"] == variant
+
+
+def test_conversions_count_only_subscribers_who_saw_the_variant(experiment):
+    app = experiment
+    app.dashboard.put("/v1/placements/onboarding", {"experimentId": app.exp})
+    app.dashboard.post(f"/v1/experiments/{app.exp}/start")
+    base = {"timestamp": 1_796_000_000_000, "placement": "onboarding", "paywallId": app.control, "version": 1,
+            "experimentId": app.exp, "variant": "control"}
+    events = [dict(base, id="o1", name="paywall_open", subscriberId="a"),
+              dict(base, id="p1", name="purchase_completed", subscriberId="a"),
+              dict(base, id="p2", name="purchase_completed", subscriberId="b"),   # its open was lost
+              dict(base, id="p3", name="purchase_completed", subscriberId="c")]
+    assert app.sdk.post("/v1/sdk/events", {"events": events}).json()["accepted"] == 4
+    control = app.dashboard.get(f"/v1/experiments/{app.exp}/results").json()["variants"][0]
+    assert control["uniqueSubscribers"] == 1 and control["conversions"] == 1 and control["conversionRate"] == 1.0
+    low, high = control["confidenceInterval"]
+    assert 0 <= low <= high <= 1

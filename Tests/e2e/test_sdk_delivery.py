@@ -200,3 +200,12 @@ def test_fallback_bundle(placed):
     assert placed.sdk.get("/v1/sdk/fallback-bundle", headers=IDENTITY | {"If-None-Match": etag}).status_code == 304
     republish_with_new_name(placed, "changed")
     assert placed.sdk.get("/v1/sdk/fallback-bundle", headers=IDENTITY | {"If-None-Match": etag}).status_code == 200
+
+
+def test_pages_depend_only_on_the_context_their_texts_use(placed):
+    html = {"Accept": "text/html"} | IDENTITY
+    a = fetch(placed, headers=html, params={"context.unused": "1"})
+    b = fetch(placed, headers=html, params={"context.unused": "2", "context.other": "x"})
+    plain = fetch(placed, headers=html)
+    assert a.status_code == 200 and a.headers["Content-Type"].startswith("text/html")
+    assert a.headers["ETag"] == b.headers["ETag"] == plain.headers["ETag"]

@@ -13,11 +13,16 @@ extension ExperimentService {
         let experiment = try self.experiment(appID: appID, id: id)
         let counts: [String: (impressions: Int, subscribers: Int, converted: Int)] = try poolRead { db in
             var counts: [String: (Int, Int, Int)] = [:]
+            // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion
+            // even when an open event was lost).
             for row in try db.query("""
                 SELECT variant,
                        sum(name = 'paywall_open'),
                        count(DISTINCT CASE WHEN name = 'paywall_open' THEN subscriber_id END),
-                       count(DISTINCT CASE WHEN name = 'purchase_completed' THEN subscriber_id END)
+                       count(DISTINCT CASE WHEN name = 'purchase_completed' AND EXISTS (
+                           SELECT 1 FROM events o WHERE o.app_id = events.app_id AND o.experiment_id = events.experiment_id
+                             AND o.variant = events.variant AND o.subscriber_id = events.subscriber_id AND o.name = 'paywall_open')
+                           THEN subscriber_id END)
                 FROM events WHERE app_id = ? AND experiment_id = ? GROUP BY variant
                 """, [appID, id]) {
                 guard let variant: String = try row.get(0) else { continue }

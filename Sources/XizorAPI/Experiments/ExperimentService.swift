@@ -56,7 +56,7 @@ public final class ExperimentService: Sendable {
             }
         }
         let name = body["name"]?.stringValue ?? "Experiment"
-        if name.isEmpty || name.count > 200 {
+        if !TextLimits.fits(name, max: 200) {
             issues.append(ValidationIssue(path: "$.name", message: "A name is 1 to 200 characters.", code: "invalid_name"))
         }
         let holdout = ExperimentService.weight(body["holdoutWeight"], path: "$.holdoutWeight", default: 0, issues: &issues)

@@ -38,8 +38,12 @@ public final class AnalyticsService: Sendable {
             if let to = filter.to { sql += " AND occurred_at < ?"; bindings.append(to) }
             if let placement = filter.placement { sql += " AND placement = ?"; bindings.append(placement) }
             for (key, value) in filter.context.sorted(by: { $0.key < $1.key }) {
+                // SQLite's JSON paths cannot escape a double quote.
+                guard !key.contains("\"") else {
+                    throw ServiceError(.badRequest, "invalid_context_key", "A context key cannot contain '\"'.")
+                }
                 // Typed like the SDK's context: "1" never matches the number 1 or true.
-                let path = "$.\"\(key.replacingOccurrences(of: "\"", with: "\"\""))\""
+                let path = "$.\"\(key)\""
                 switch value {
                 case .string(let text):
                     sql += " AND json_type(context, ?) = 'text' AND json_extract(context, ?) = ?"

@@ -121,7 +121,7 @@ public final class EventService: Sendable {
                 if required { issues.append(ValidationIssue(path: "\(path).\(key)", message: "'\(key)' is required.", code: "missing_required_field")) }
                 return nil
             }
-            guard let s = value.stringValue, !s.isEmpty, s.count <= max else {
+            guard let s = value.stringValue, TextLimits.fits(s, max: max) else {
                 issues.append(ValidationIssue(path: "\(path).\(key)", message: "'\(key)' is a string of 1 to \(max) characters.", code: "type_mismatch"))
                 return nil
             }

@@ -53,6 +53,9 @@ public final class KeyService: Sendable {
     }
     private static let verifiedLimit = 10_000
     private let keys = ReadWriteLock(Table())
+    /// Serialises reload's read-then-install, so an older read never overwrites a newer one (a
+    /// revoked key must not come back because two key writes raced).
+    private let reloadLock = Mutex<Void>(())
 
     public init(pool: DatabasePool, clock: Clock) throws {
         self.pool = pool
@@ -62,6 +65,10 @@ public final class KeyService: Sendable {
 
     /// Reads every live key of every live app into memory.
     public func reload() throws {
+        try reloadLock.withLock { _ in try reloadLocked() }
+    }
+
+    private func reloadLocked() throws {
         let rows = try pool.serviceRead { db in
             try db.query("""
                 SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k
@@ -123,9 +130,19 @@ public final class KeyService: Sendable {
     }
 
     /// Stores an admin token's hash (from the config, or generated at first start).
+    /// The configured admin token is the only live admin key: setting a new one (rotation)
+    /// revokes the generated and every earlier token in the same transaction.
     public func ensureAdminToken(_ token: String) throws {
-        if authenticate(token) == .admin { return }
-        try insertKey(token, kind: "admin", appID: nil)
+        let hash = Identifiers.hash(token)
+        let now = clock.now()
+        try pool.serviceWrite { db in
+            try db.execute("UPDATE api_keys SET revoked_at = ? WHERE kind = 'admin' AND revoked_at IS NULL AND hash <> ?", [now, hash])
+            if try db.queryOne("SELECT 1 FROM api_keys WHERE kind = 'admin' AND hash = ? AND revoked_at IS NULL", [hash]) == nil {
+                try db.execute("DELETE FROM api_keys WHERE kind = 'admin' AND hash = ?", [hash])
+                try self.insertKeyRow(db, key: token, kind: "admin", appID: nil, now: now)
+            }
+        }
+        try reload()
     }
 
     /// A new admin token: `xa_` + 32 characters. Only its hash is stored.
@@ -149,7 +166,7 @@ public final class KeyService: Sendable {
     /// Creates an app with one secret and one public key; the keys are answered this once.
     public func createApp(name: String) throws -> CreatedApp {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.count <= 200 else {
+        guard TextLimits.fits(trimmed, max: 200) else {
             throw ServiceError.badField("$.name", "invalid_name", "An app name is 1 to 200 characters.")
         }
         let appID = Identifiers.appID()

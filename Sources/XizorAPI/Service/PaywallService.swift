@@ -52,7 +52,7 @@ public final class PaywallService: Sendable {
             document = .object(object)
         }
         let finalName = name ?? document["name"]?.stringValue ?? "Untitled paywall"
-        guard !finalName.isEmpty, finalName.count <= 200 else {
+        guard TextLimits.fits(finalName, max: 200) else {
             throw ServiceError.badField("$.name", "invalid_name", "A paywall name is 1 to 200 characters.")
         }
         let now = clock.now()

@@ -16,7 +16,7 @@ public final class TimerService: Sendable {
     public func start(appID: String, body: JSONValue) throws -> (startedAt: Int64, created: Bool) {
         var issues: [ValidationIssue] = []
         func field(_ key: String) -> String? {
-            guard let s = body[key]?.stringValue, !s.isEmpty, s.count <= 200 else {
+            guard let s = body[key]?.stringValue, TextLimits.fits(s, max: 200) else {
                 issues.append(ValidationIssue(path: "$.\(key)", message: "'\(key)' is a string of 1 to 200 characters.",
                                               code: body[key] == nil ? "missing_required_field" : "type_mismatch"))
                 return nil

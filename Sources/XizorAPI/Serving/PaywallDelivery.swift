@@ -114,7 +114,9 @@ public final class PaywallDelivery: Sendable {
         let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,
                                               locales: served.locales, defaultLocale: served.defaultLocale)
         let kind: RepresentationKey.Kind = request.kind == .html && renderPage != nil ? .html : .json
-        let pageContext = kind == .html ? PaywallDelivery.contextKey(request.context) : ""
+        // Pages resolve context variables on the server: only the keys the document uses matter.
+        let usedContext = kind == .html ? request.context.filter { served.contextKeys.contains($0.key) } : [:]
+        let pageContext = kind == .html ? PaywallDelivery.contextKey(usedContext) : ""
         let key = RepresentationKey(served: served, placement: request.placement, locale: locale, form: formKey, kind: kind,
                                     pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
                                     experiment: resolution.experiment)
@@ -143,7 +145,7 @@ public final class PaywallDelivery: Sendable {
                 return Representation(body: bodyJSON.canonicalBytes, headers: headers)
             case .html:
                 let page = renderPage?(PageInput(document: document, locale: locale, colorScheme: request.colorScheme,
-                                                  context: request.context, resolution: resolution)) ?? []
+                                                  context: usedContext, resolution: resolution)) ?? []
                 return Representation(body: page, headers: headers)
             }
         }

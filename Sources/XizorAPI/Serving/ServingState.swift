@@ -56,6 +56,9 @@ public final class ServedVersion: Sendable {
     /// Read once here so locale negotiation does not walk the document per request.
     public let locales: [String]
     public let defaultLocale: String
+    /// The `{{context.KEY}}` keys the document's texts use: all a page's bytes can depend on of a
+    /// request's context (so other context values neither split the page cache nor re-render).
+    public let contextKeys: Set<String>
 
     convenience init(published: PublishedVersion) throws {
         self.init(published: published, forms: try ServedForms(document: published.document))
@@ -66,6 +69,15 @@ public final class ServedVersion: Sendable {
         self.forms = forms
         locales = published.document["locales"]?.arrayValue?.compactMap(\.stringValue) ?? []
         defaultLocale = published.document["defaultLocale"]?.stringValue ?? locales.first ?? "en"
+        var keys = Set<String>()
+        for entry in PaywallLocalization.texts(in: published.document) {
+            for template in entry.values.values {
+                for variable in extractVariables(template) where variable.hasPrefix("context.") {
+                    keys.insert(String(variable.dropFirst("context.".count)))
+                }
+            }
+        }
+        contextKeys = keys
     }
 }
 
