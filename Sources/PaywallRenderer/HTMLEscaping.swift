@@ -5,24 +5,14 @@ import PaywallFormat
 /// from the document is ever written into CSS or JavaScript unvalidated (see `CSSValue`).
 enum HTML {
     /// Escapes text content: `&`, `<`, `>`.
-    static func text(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E }) else { return s }
-        var out = ""
-        out.reserveCapacity(s.utf8.count + 16)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func text(_ s: String) -> String { escape(s, quotes: false) }
 
     /// Escapes a double-quoted attribute value: `&`, `<`, `>`, `"`, `'`.
-    static func attribute(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return s }
+    static func attribute(_ s: String) -> String { escape(s, quotes: true) }
+
+    /// One escaper for both: text escapes `&`, `<`, `>`; attributes also both quotes.
+    private static func escape(_ s: String, quotes: Bool) -> String {
+        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || (quotes && ($0 == 0x22 || $0 == 0x27)) }) else { return s }
         var out = ""
         out.reserveCapacity(s.utf8.count + 16)
         for c in s.unicodeScalars {
@@ -30,8 +20,8 @@ enum HTML {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
+            case "\"" where quotes: out += "&quot;"
+            case "'" where quotes: out += "&#39;"
             default: out.unicodeScalars.append(c)
             }
         }
