@@ -1,6 +1,5 @@
 import HTTP
 import PaywallFormat
-import Storage
 
 /// The one place routes are declared: each call registers the handler in the `Router` and its
 /// `OperationDoc` in the OpenAPI document, so an endpoint cannot exist without documentation (or
@@ -40,12 +39,9 @@ public struct APIRoutes {
                                                  headers: [("ETag", "Strong tag of the document.")])])
         operations.append(APIOperation(method: .GET, pattern: "/openapi.json", doc: doc))
         let document = OpenAPIDocument.build(operations: operations, info: info)
-        let bytes = document.canonicalBytes
-        let etag = "\"\(SHA256.hexDigest(bytes).prefix(32))\""
-        // Compressed once here too, so serving it inline never compresses per request.
-        let gzip = Gzip.compress(bytes).map { HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: etag)) }
-        let response = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
-                                    body: bytes, etag: etag, gzip: gzip)
+        // Encoded, tagged and compressed once, so serving it inline never compresses per request.
+        let response = Representation(body: document.canonicalBytes,
+                                      headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"]).response
         router.add(.GET, "/openapi.json", execution: .inline) { _ in response }
         return (router.build(), document)
     }

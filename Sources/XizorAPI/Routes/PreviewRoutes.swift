@@ -1,6 +1,5 @@
 import HTTP
 import PaywallFormat
-import Storage
 
 /// `GET /v1/paywalls/{id}/preview?version=draft|n&locale=&colorScheme=` (secret key): the page
 /// for the dashboard's preview frame, placeholders kept.
@@ -40,7 +39,7 @@ struct PreviewRoutes {
             }
             let page = try pages.preview(document, locale: request.query("locale"), colorScheme: scheme)
             return HTTPResponse(status: .ok, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"],
-                                body: page, etag: "\"" + String(SHA256.hexDigest(page).prefix(32)) + "\"")
+                                body: page, etag: Representation.strongETag(page))
         }
     }
 }

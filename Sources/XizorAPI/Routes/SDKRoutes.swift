@@ -1,6 +1,5 @@
 import HTTP
 import PaywallFormat
-import Storage
 
 /// The SDK API (public key): the paywall for a placement, the offline fallback bundle, funnel
 /// events and duration-timer starts.
@@ -37,8 +36,7 @@ struct SDKRoutes {
                     "X-Xizor-Experiment": assignment.experimentID,
                 ])
             case .paywall(let representation):
-                return HTTPResponse(status: .ok, headers: representation.headers, body: representation.body,
-                                    etag: representation.etag, gzip: representation.gzip)
+                return representation.response
             }
         }
         routes.get("/v1/sdk/fallback-bundle", OperationDoc(
@@ -54,7 +52,7 @@ struct SDKRoutes {
             return HTTPResponse(status: .ok,
                                 headers: ["Content-Type": "application/json", "Cache-Control": "no-cache",
                                           "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"],
-                                body: body, etag: "\"" + String(SHA256.hexDigest(body).prefix(32)) + "\"")
+                                body: body, etag: Representation.strongETag(body))
         }
         routes.post("/v1/sdk/events", OperationDoc(
             "ingestEvents", summary: "Record a batch of funnel events", description: "Idempotent by event `id`; 202 once durable.",

@@ -16,9 +16,20 @@ public struct Representation: Sendable {
     public init(body: [UInt8], headers: HTTPHeaders, gzipLevel: Int32 = 6) {
         self.body = body
         self.headers = headers
-        let tag = "\"" + String(SHA256.hexDigest(body).prefix(32)) + "\""
+        let tag = Representation.strongETag(body)
         etag = tag
         gzip = Gzip.compress(body, level: gzipLevel).map { HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: tag)) }
+    }
+
+    /// The server's one strong validator: the first 128 bits of SHA-256 of the exact bytes, so it
+    /// changes exactly when they do.
+    public static func strongETag(_ bytes: [UInt8]) -> String {
+        "\"" + String(SHA256.hexDigest(bytes).prefix(32)) + "\""
+    }
+
+    /// The representation as an answer.
+    public var response: HTTPResponse {
+        HTTPResponse(status: .ok, headers: headers, body: body, etag: etag, gzip: gzip)
     }
 }
 
