@@ -1,6 +1,38 @@
 #define _GNU_SOURCE
 #include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sched.h>
 #include "CSystem.h"
+
 int xizor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
+}
+
+int xizor_poll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+static int control(int poller, int op, int fd, uint32_t events) {
+    struct epoll_event event = { .events = events, .data = { .fd = fd } };
+    return epoll_ctl(poller, op, fd, &event);
+}
+
+int xizor_poll_add(int poller, int fd, uint32_t events) { return control(poller, EPOLL_CTL_ADD, fd, events); }
+int xizor_poll_modify(int poller, int fd, uint32_t events) { return control(poller, EPOLL_CTL_MOD, fd, events); }
+int xizor_poll_remove(int poller, int fd) { return control(poller, EPOLL_CTL_DEL, fd, 0); }
+
+int xizor_poll_wait(int poller, int *fds, uint32_t *events, int max, int timeout_ms) {
+    struct epoll_event ready[256];
+    if (max > 256) max = 256;
+    int n = epoll_wait(poller, ready, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        fds[i] = ready[i].data.fd;
+        events[i] = ready[i].events;
+    }
+    return n;
+}
+
+int xizor_available_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+    int n = CPU_COUNT(&set);
+    return n > 0 ? n : 1;
 }

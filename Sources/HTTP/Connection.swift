@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 @preconcurrency import Dispatch
+import CSystem
 import Foundation
 
 /// One accepted socket: reads, parses, dispatches, writes, and enforces deadlines. All state is
@@ -24,11 +25,10 @@ final class Connection: @unchecked Sendable {
     private let core: ServerCore
     private let loop: IOLoop
     private let remoteAddress: String
-    private let readSource: DispatchSourceRead
-    private var writeSource: DispatchSourceWrite?
-    private var writeSourceActive = false
-    private var readPaused = false
-    private var pendingCancels = 0
+    /// What the connection waits for; `registered` is what the loop's epoll instance was told.
+    private var wantsRead = true
+    private var wantsWrite = false
+    private var registered: UInt32 = 0
 
     private var parser: HTTPRequestParser
     private var inbox: [UInt8] = []
@@ -67,7 +67,6 @@ final class Connection: @unchecked Sendable {
         self.loop = loop
         self.queue = DispatchQueue(label: "xizor.http.connection", target: loop.queue)
         self.parser = HTTPRequestParser(limits: core.configuration.parserLimits)
-        self.readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         out.reserveCapacity(512)
     }
 
@@ -75,12 +74,42 @@ final class Connection: @unchecked Sendable {
     func start() {
         loop.connections[fd] = self
         setDeadline(.idle, core.configuration.idleTimeoutMs)
-        readSource.setEventHandler { [unowned self] in self.onReadable() }
-        readSource.setCancelHandler { [self] in self.sourceCancelled() }
-        pendingCancels = 1
-        readSource.resume()
+        updateRegistration()
         // Accepted just as a drain began: nothing was read yet, so this is a clean refusal.
         if core.drainState.isDraining { close() }
+    }
+
+    // MARK: Readiness
+
+    private enum Poll {
+        static let readable = UInt32(XIZOR_POLL_IN)
+        static let writable = UInt32(XIZOR_POLL_OUT)
+        static let failure = UInt32(XIZOR_POLL_ERR | XIZOR_POLL_HUP)
+    }
+
+    /// Called by the loop with what epoll reported. Errors and hang-ups go to whichever side is
+    /// waiting: its read or write sees the condition and closes.
+    func handleReadiness(_ events: UInt32) {
+        let failed = events & Poll.failure != 0
+        if wantsWrite && (failed || events & Poll.writable != 0) { onWritable() }
+        if wantsRead && !closed && (failed || events & Poll.readable != 0) { onReadable() }
+    }
+
+    /// Tells the loop's epoll instance what this connection now waits for (nothing: not watched).
+    private func updateRegistration() {
+        guard !closed else { return }
+        let wanted = (wantsRead ? Poll.readable : 0) | (wantsWrite ? Poll.writable : 0)
+        guard wanted != registered else { return }
+        let rc: Int32
+        if wanted == 0 {
+            rc = xizor_poll_remove(loop.poller, fd)
+        } else if registered == 0 {
+            rc = xizor_poll_add(loop.poller, fd, wanted)
+        } else {
+            rc = xizor_poll_modify(loop.poller, fd, wanted)
+        }
+        registered = rc == 0 ? wanted : 0
+        if rc != 0 { close() }
     }
 
     // MARK: Reading
@@ -150,17 +179,13 @@ final class Connection: @unchecked Sendable {
     }
 
     private func pauseReading() {
-        if !readPaused && !closed {
-            readPaused = true
-            readSource.suspend()
-        }
+        wantsRead = false
+        updateRegistration()
     }
 
     private func resumeReading() {
-        if readPaused && !closed {
-            readPaused = false
-            readSource.resume()
-        }
+        wantsRead = true
+        updateRegistration()
     }
 
     private func sendInterimContinue() {
@@ -401,21 +426,12 @@ final class Connection: @unchecked Sendable {
         pendingHeadOffset = 0
         afterWrite = completion
         setDeadline(.write, core.configuration.writeTimeoutMs)
-        enableWriteSource()
+        waitUntilWritable()
     }
 
-    private func enableWriteSource() {
-        if writeSource == nil {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in self.onWritable() }
-            source.setCancelHandler { [self] in self.sourceCancelled() }
-            pendingCancels += 1
-            writeSource = source
-        }
-        if !writeSourceActive {
-            writeSourceActive = true
-            writeSource?.resume()
-        }
+    private func waitUntilWritable() {
+        wantsWrite = true
+        updateRegistration()
     }
 
     private func onWritable() {
@@ -445,8 +461,8 @@ final class Connection: @unchecked Sendable {
         if pendingHeadOffset == pendingHead.count && pendingBodyOffset == pendingBody.count {
             pendingHead = []
             pendingBody = []
-            writeSourceActive = false
-            writeSource?.suspend()
+            wantsWrite = false
+            updateRegistration()
             let completion = afterWrite
             afterWrite = .nothing
             complete(completion)
@@ -565,20 +581,10 @@ final class Connection: @unchecked Sendable {
         loop.connections[fd] = nil
         if case .streamChunk(let signal) = afterWrite { signal.finish(ok: false) }
         afterWrite = .nothing
-        if let source = writeSource {
-            if !writeSourceActive { source.resume() }
-            source.cancel()
-        }
-        if readPaused { readSource.resume(); readPaused = false }
-        readSource.cancel()
-    }
-
-    private func sourceCancelled() {
-        pendingCancels -= 1
-        if pendingCancels == 0 {
-            Glibc.close(fd)
-            core.connectionClosed()
-        }
+        if registered != 0 { _ = xizor_poll_remove(loop.poller, fd) }
+        registered = 0
+        Glibc.close(fd)
+        core.connectionClosed()
     }
 }
 

@@ -55,6 +55,12 @@ public final class HTTPServer: Sendable {
     public func start() throws -> Int {
         signal(SIGPIPE, SIG_IGN)
         let fd = try Self.bindListener(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+        do {
+            for loop in core.loops { try loop.startPolling() }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
         let port = Self.boundPort(fd)
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: acceptQueue)
         let core = self.core
@@ -96,7 +102,7 @@ public final class HTTPServer: Sendable {
         let queue = DispatchQueue(label: "xizor.http.drain")
         @Sendable func poll() {
             if core.openConnections.load(ordering: .relaxed) == 0 {
-                for loop in core.loops { loop.queue.async { loop.stopSweeping() } }
+                for loop in core.loops { loop.queue.async { loop.stopSweeping(); loop.stopPolling() } }
                 completion()
                 return
             }

@@ -1,3 +1,5 @@
+import CSystem
+
 extension HTTPServer {
     /// Everything the server is tuned by. Defaults equal `Config/xizor.json` (`host`, `port`,
     /// `accessLog` at the top level, the rest under `"http"` with the same key names, `…Ms` in
@@ -5,8 +7,10 @@ extension HTTPServer {
     public struct Configuration: Sendable {
         public var host: String = "127.0.0.1"
         public var port: Int = 8080
-        /// Number of serial I/O queues all connections are spread over.
-        public var ioQueues: Int = 4
+        /// Number of serial I/O queues all connections are spread over; 0: one per CPU the process
+        /// may run on (like nginx's `worker_processes auto`: more loops than cores only add
+        /// context switches).
+        public var ioQueues: Int = 0
         public var maxConnections: Int = 10000
         /// Upper bound on threads running offloaded handlers (and, separately, streamed bodies).
         public var handlerThreads: Int = 64
@@ -29,6 +33,9 @@ extension HTTPServer {
         public var backlog: Int32 = 1024
 
         public init() {}
+
+        /// `ioQueues` with 0 resolved against the CPUs available now.
+        var resolvedIOQueues: Int { ioQueues > 0 ? ioQueues : Int(xizor_available_cpus()) }
 
         var parserLimits: HTTPParserLimits {
             HTTPParserLimits(maxRequestLineBytes: maxRequestLineBytes, maxHeaderBytes: maxHeaderBytes,

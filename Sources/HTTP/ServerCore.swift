@@ -28,7 +28,7 @@ final class ServerCore: @unchecked Sendable {
         self.responder = responder
         self.logger = logger
         self.drainState = drainState
-        loops = (0..<max(1, configuration.ioQueues)).map { IOLoop(index: $0) }
+        loops = (0..<max(1, configuration.resolvedIOQueues)).map { IOLoop(index: $0) }
         handlerPool = HandlerPool(name: "xizor-handler", maxThreads: configuration.handlerThreads)
         streamPool = HandlerPool(name: "xizor-stream", maxThreads: configuration.handlerThreads)
     }

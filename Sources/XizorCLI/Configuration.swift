@@ -78,7 +78,7 @@ public struct ConfigurationKey: Sendable {
         .init(path: "adminToken", kind: .optionalString, help: "admin token; generated on first start when unset"),
         .init(path: "migrateOnStart", kind: .bool, help: "apply pending migrations when `serve` starts"),
         .init(path: "migrationsDir", kind: .string, help: "folder of the NNNN_description.sql migrations"),
-        .init(path: "http.ioQueues", kind: .int(min: 1, max: 64), help: "serial I/O queues connections are spread over"),
+        .init(path: "http.ioQueues", kind: .int(min: 0, max: 64), help: "serial I/O queues (event loops) connections are spread over; 0: one per CPU the process may use"),
         .init(path: "http.handlerThreads", kind: .int(min: 1, max: 4096), help: "threads that run offloaded handlers (started on demand)"),
         .init(path: "http.maxConnections", kind: .int(min: 1, max: 1_000_000), help: "open connections beyond which new ones are refused"),
         .init(path: "http.headerReadTimeoutMs", kind: .int(min: 1, max: 3_600_000), help: "time to receive a request's header section (408 after)"),
