@@ -117,7 +117,7 @@ final class Connection: @unchecked Sendable {
     private func onReadable() {
         guard !closed else { return }
         let buffer = loop.readBuffer
-        let n = read(fd, buffer.baseAddress, buffer.count)
+        let n = recv(fd, buffer.baseAddress, buffer.count, 0)
         if n > 0 {
             if lingering {
                 return
@@ -250,7 +250,7 @@ final class Connection: @unchecked Sendable {
     // MARK: Responding
 
     /// Serializes the response head into the reusable buffer, picks the representation, applies
-    /// conditional GET, and writes head and body with one `writev`.
+    /// conditional GET, and writes head and body with one `sendmsg`.
     private func send(_ original: HTTPResponse, for request: HTTPRequest) {
         guard !closed else { return }
         let config = core.configuration
@@ -272,10 +272,10 @@ final class Connection: @unchecked Sendable {
         var addVary = false
         if case .bytes(let identity) = response.body {
             body = identity
-            if !status.forbidsBody && response.headers["Content-Encoding"] == nil {
+            if !status.forbidsBody && response.headers["Content-Encoding"] == nil && response.prepared?.hasContentEncoding != true {
                 let eligible = response.gzip != nil
                     || (response.compressible && identity.count >= config.gzipMinBytes
-                        && ContentNegotiation.isCompressible(contentType: response.headers["Content-Type"]))
+                        && ContentNegotiation.isCompressible(contentType: response.headers["Content-Type"] ?? response.prepared?.contentType))
                 if eligible {
                     addVary = true
                     let preference = ContentNegotiation.encodingPreference(request.headers)
@@ -314,13 +314,11 @@ final class Connection: @unchecked Sendable {
             }
         }
 
-        var vary: String? = response.headers["Vary"]
+        let prepared = response.prepared
+        let ownVary = response.headers.contains("Vary")
+        var vary: String? = ownVary ? Vary.merged(response.headers, into: prepared?.vary) : prepared?.vary
         if addVary {
-            if let existing = vary {
-                if !ByteClass.containsLowercased(existing, "accept-encoding") { vary = existing + ", Accept-Encoding" }
-            } else {
-                vary = "Accept-Encoding"
-            }
+            vary = !ownVary && prepared != nil ? prepared?.varyWithAcceptEncoding : Vary.addingAcceptEncoding(vary)
         }
 
         loop.date.refresh()
@@ -329,12 +327,10 @@ final class Connection: @unchecked Sendable {
         out.append(literal: "Date: ")
         out.append(contentsOf: loop.date.bytes)
         out.append(literal: "\r\n")
+        if let prepared { out.append(contentsOf: notModified ? prepared.notModifiedLines : prepared.lines) }
         for field in response.headers.fields where !ReservedHeader.isReserved(field.name) {
             if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
-            out.append(fieldText: field.name)
-            out.append(literal: ": ")
-            out.append(fieldText: field.value)
-            out.append(literal: "\r\n")
+            out.append(field: field.name, field.value)
         }
         if let tag = etag {
             out.append(literal: "ETag: ")
@@ -400,7 +396,7 @@ final class Connection: @unchecked Sendable {
                 var iov = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
                            iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress), iov_len: b.count))
                 return withUnsafePointer(to: &iov) { p in
-                    p.withMemoryRebound(to: iovec.self, capacity: 2) { writev(fd, $0, b.count > 0 ? 2 : 1) }
+                    p.withMemoryRebound(to: iovec.self, capacity: 2) { transmit($0, b.count > 0 ? 2 : 1) }
                 }
             }
         }
@@ -429,6 +425,15 @@ final class Connection: @unchecked Sendable {
         waitUntilWritable()
     }
 
+    /// `sendmsg` rather than `writev`: the socket call skips the file layer (`recv` likewise for
+    /// reads), and MSG_NOSIGNAL keeps a closed peer from raising SIGPIPE.
+    private func transmit(_ iov: UnsafePointer<iovec>, _ count: Int) -> Int {
+        var message = msghdr()
+        message.msg_iov = UnsafeMutablePointer(mutating: iov)
+        message.msg_iovlen = count
+        return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+    }
+
     private func waitUntilWritable() {
         wantsWrite = true
         updateRegistration()
@@ -445,7 +450,7 @@ final class Connection: @unchecked Sendable {
                            iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress.map { $0 + pendingBodyOffset }),
                                  iov_len: bodyLeft))
                 return withUnsafePointer(to: &iov) { p in
-                    p.withMemoryRebound(to: iovec.self, capacity: 2) { writev(fd, $0, 2) }
+                    p.withMemoryRebound(to: iovec.self, capacity: 2) { transmit($0, 2) }
                 }
             }
         }

@@ -12,6 +12,8 @@ public struct HTTPResponse: Sendable {
     public var gzip: Representation?
     /// Whether the server may gzip `body` itself when no precomputed representation is given.
     public var compressible: Bool
+    /// Fields serialised in advance, written before `headers` (for answers sent many times).
+    public var prepared: PreparedHeaders?
 
     public enum Body: Sendable {
         case bytes([UInt8])
@@ -35,13 +37,15 @@ public struct HTTPResponse: Sendable {
     }
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
-                etag: String? = nil, gzip: Representation? = nil, compressible: Bool = true) {
+                etag: String? = nil, gzip: Representation? = nil, compressible: Bool = true,
+                prepared: PreparedHeaders? = nil) {
         self.status = status
         self.headers = headers
         self.body = .bytes(body)
         self.etag = etag
         self.gzip = gzip
         self.compressible = compressible
+        self.prepared = prepared
     }
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(),

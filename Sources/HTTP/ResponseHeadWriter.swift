@@ -40,6 +40,14 @@ extension Array where Element == UInt8 {
         }
     }
 
+    /// Appends one `Name: value` line.
+    mutating func append(field name: String, _ value: String) {
+        append(fieldText: name)
+        append(literal: ": ")
+        append(fieldText: value)
+        append(literal: "\r\n")
+    }
+
     mutating func appendStatusLine(_ status: HTTPStatus) {
         append(literal: "HTTP/1.1 ")
         let c = status.code

@@ -349,5 +349,12 @@ def test_cors_for_configured_dashboard_origins(tmp_path):
         denied = app.dashboard.request("OPTIONS", f"/v1/paywalls/{pw}/draft", key=None, headers={
             "Origin": "https://evil.example", "Access-Control-Request-Method": "PUT"})
         assert "Access-Control-Allow-Origin" not in denied.headers
+        # An answer with its own Vary (the SDK's cached representation) keeps it and gains Origin.
+        app.publish(pw)
+        app.assign("onboarding", pw)
+        sdk = app.sdk.get("/v1/sdk/placements/onboarding/paywall", headers={"Origin": "https://dash.example"})
+        assert sdk.status_code == 200
+        vary = [v.strip().lower() for v in sdk.headers["Vary"].split(",")]
+        assert {"accept", "accept-language", "origin", "accept-encoding"} <= set(vary) and len(vary) == len(set(vary))
     finally:
         assert s.stop() == 0

@@ -106,6 +106,12 @@ def test_vary_and_headers(placed):
     assert r.headers["X-Request-Id"]
     echo = fetch(placed, headers={"X-Request-Id": "req-123"})
     assert echo.headers["X-Request-Id"] == "req-123"
+    # A 304 repeats the validators, Vary and Cache-Control, not the representation's metadata.
+    again = fetch(placed, headers=GZIP | {"Accept-Language": "de-CH, en;q=0.5", "If-None-Match": r.headers["ETag"]})
+    assert again.status_code == 304 and again.headers["Vary"] == r.headers["Vary"]
+    assert again.headers["ETag"] == r.headers["ETag"] and again.headers["Cache-Control"] == "no-cache"
+    for absent in ["Content-Type", "Content-Language", "Content-Encoding", "X-Xizor-Schema-Version", "Content-Length"]:
+        assert absent not in again.headers, absent
     body = body_json(r)
     assert set(body) == {"placement", "paywallId", "version", "schemaVersion", "locale", "document"}
     assert body["placement"] == "onboarding" and body["paywallId"] == placed.paywall and body["locale"] == "de"

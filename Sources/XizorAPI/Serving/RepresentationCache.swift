@@ -10,12 +10,13 @@ public struct Representation: Sendable {
     public let body: [UInt8]
     public let etag: String
     public let gzip: HTTPResponse.Representation?
-    /// The answer's header fields besides the validators, built once with the bytes.
-    public let headers: HTTPHeaders
+    /// The answer's header fields besides the validators, serialised once with the bytes.
+    public let prepared: PreparedHeaders
+    public var headers: HTTPHeaders { prepared.headers }
 
     public init(body: [UInt8], headers: HTTPHeaders, gzipLevel: Int32 = 6) {
         self.body = body
-        self.headers = headers
+        prepared = PreparedHeaders(headers)
         let tag = Representation.strongETag(body)
         etag = tag
         gzip = Gzip.compress(body, level: gzipLevel).map { HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: tag)) }
@@ -29,7 +30,7 @@ public struct Representation: Sendable {
 
     /// The representation as an answer.
     public var response: HTTPResponse {
-        HTTPResponse(status: .ok, headers: headers, body: body, etag: etag, gzip: gzip)
+        HTTPResponse(status: .ok, body: body, etag: etag, gzip: gzip, prepared: prepared)
     }
 }
 

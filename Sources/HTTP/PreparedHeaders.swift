@@ -1,0 +1,48 @@
+/// Header fields serialised once, for an answer sent many times (a cached representation): the
+/// connection copies ready `Name: value` lines instead of checking and writing every field per
+/// response, and reads the few facts it needs (type, encoding, Vary) without searching. Fields
+/// the server writes itself (Date, ETag, Content-Length, …) are left out as for any response; a
+/// `Vary` here is merged with the response's own and with Accept-Encoding like any other.
+public final class PreparedHeaders: Sendable {
+    public let headers: HTTPHeaders
+    /// Every field line, and the lines a 304 repeats.
+    let lines: [UInt8]
+    let notModifiedLines: [UInt8]
+    let contentType: String?
+    let hasContentEncoding: Bool
+    /// Every `Vary` value joined (nil: none), and the same with Accept-Encoding added.
+    let vary: String?
+    let varyWithAcceptEncoding: String
+
+    public init(_ headers: HTTPHeaders) {
+        self.headers = headers
+        var lines: [UInt8] = [], kept: [UInt8] = []
+        for field in headers.fields where !ReservedHeader.isReserved(field.name) {
+            lines.append(field: field.name, field.value)
+            if ReservedHeader.keptOnNotModified(field.name) { kept.append(field: field.name, field.value) }
+        }
+        self.lines = lines
+        notModifiedLines = kept
+        contentType = headers["Content-Type"]
+        hasContentEncoding = headers.contains("Content-Encoding")
+        vary = Vary.merged(headers, into: nil)
+        varyWithAcceptEncoding = Vary.addingAcceptEncoding(vary)
+    }
+}
+
+/// The `Vary` field: a response's values are merged into one field (several `Vary` fields mean
+/// their union), and the server adds Accept-Encoding when it chose the encoding.
+enum Vary {
+    static func merged(_ headers: HTTPHeaders, into existing: String?) -> String? {
+        var vary = existing
+        for field in headers.fields where HTTPHeaders.same(field.name, "Vary") {
+            vary = vary.map { $0 + ", " + field.value } ?? field.value
+        }
+        return vary
+    }
+
+    static func addingAcceptEncoding(_ vary: String?) -> String {
+        guard let vary else { return "Accept-Encoding" }
+        return ByteClass.containsLowercased(vary, "accept-encoding") ? vary : vary + ", Accept-Encoding"
+    }
+}
