@@ -1,15 +1,44 @@
 /// One parsed request as a handler sees it. Built by the parser from the received bytes; the
 /// server fills in the request id and remote address, the router the path parameters.
 public struct HTTPRequest: Sendable {
-    public var method: HTTPMethod
+    /// What the parser read, fixed once the head is complete, in one immutable box: a request is
+    /// handed through parser, router, middleware and handler by value, and copying its Strings and
+    /// arrays field by field at every step was a sixth of a revalidation's instructions.
+    private final class Head: Sendable {
+        let method: HTTPMethod
+        let target: String
+        let path: String
+        let queryParameters: [(name: String, value: String)]
+        let version: HTTPVersion
+        let headers: HTTPRequestHeaders
+        let keepAlive: Bool
+
+        init(method: HTTPMethod, target: String, path: String, queryParameters: [(name: String, value: String)],
+             version: HTTPVersion, headers: HTTPRequestHeaders, keepAlive: Bool) {
+            self.method = method
+            self.target = target
+            self.path = path
+            self.queryParameters = queryParameters
+            self.version = version
+            self.headers = headers
+            self.keepAlive = keepAlive
+        }
+    }
+
+    private let head: Head
+
+    public var method: HTTPMethod { head.method }
     /// The request target exactly as received (origin-, absolute- or asterisk-form).
-    public var target: String
+    public var target: String { head.target }
     /// The percent-decoded path (`/` for an absolute-form target without one, `*` for `OPTIONS *`).
-    public var path: String
+    public var path: String { head.path }
     /// Query parameters in received order, percent-decoded, `+` read as a space.
-    public var queryParameters: [(name: String, value: String)]
-    public var version: HTTPVersion
-    public var headers: HTTPRequestHeaders
+    public var queryParameters: [(name: String, value: String)] { head.queryParameters }
+    public var version: HTTPVersion { head.version }
+    public var headers: HTTPRequestHeaders { head.headers }
+    /// Whether the client asked to keep the connection open after this exchange.
+    public var keepAlive: Bool { head.keepAlive }
+
     public var body: [UInt8]
     /// Values bound by the matched route's `:name` segments.
     public var pathParameters: [(name: String, value: String)] = []
@@ -22,21 +51,14 @@ public struct HTTPRequest: Sendable {
     public var requestId: String = ""
     /// The peer's address as `host:port` (`[v6]:port` for IPv6).
     public var remoteAddress: String = ""
-    /// Whether the client asked to keep the connection open after this exchange.
-    public var keepAlive: Bool
 
     public init(method: HTTPMethod, target: String, path: String,
                 queryParameters: [(name: String, value: String)] = [],
                 version: HTTPVersion = .http1_1, headers: HTTPRequestHeaders = HTTPRequestHeaders(),
                 body: [UInt8] = [], keepAlive: Bool = true) {
-        self.method = method
-        self.target = target
-        self.path = path
-        self.queryParameters = queryParameters
-        self.version = version
-        self.headers = headers
+        head = Head(method: method, target: target, path: path, queryParameters: queryParameters,
+                    version: version, headers: headers, keepAlive: keepAlive)
         self.body = body
-        self.keepAlive = keepAlive
     }
 
     /// The first value of query parameter `name`.
