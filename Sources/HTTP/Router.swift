@@ -53,15 +53,30 @@ public final class RoutingTable: HTTPResponder {
     struct Group: Sendable {
         let pattern: String
         let segments: [Segment]
-        /// Groups are only tried against paths with as many segments.
-        var segmentCount: Int { segments.count }
         var methods: [(HTTPMethod, HTTPResolution)]
         var allow: String = ""
         var options: HTTPResolution?
         var methodNotAllowed: HTTPResolution?
+        /// The names of the `:name` segments, in order (the values a match captures).
+        var parameterNames: [String] {
+            segments.compactMap { if case .parameter(let name) = $0 { return name } else { return nil } }
+        }
+    }
+
+    /// One segment deep in the tree of patterns: literal children, at most one parameter child
+    /// (names belong to the patterns, not the tree), and the group a pattern ending here names.
+    /// Matching walks the path once, trying the literal before the parameter at each segment and
+    /// backing up only when a literal branch dead-ends: the order the groups are sorted in, without
+    /// comparing the path against every pattern of its length.
+    private struct Node: Sendable {
+        var literals: [(segment: [UInt8], child: Int)] = []
+        var parameter: Int?
+        var group: Int?
     }
 
     private let groups: [Group]
+    private let nodes: [Node]
+    private let parameterNames: [[String]]
     /// Every route template, in the order `HTTPRequest.routeIndex` refers to.
     public let routeTemplates: [String]
     /// Every route as registered (method and pattern), for checks that compare routes with their documentation.
@@ -118,6 +133,33 @@ public final class RoutingTable: HTTPResponder {
             return a.offset < b.offset
         }.map(\.element)
         routeTemplates = self.groups.map(\.pattern)
+        parameterNames = self.groups.map(\.parameterNames)
+        var nodes = [Node()]
+        for (index, group) in self.groups.enumerated() {
+            var node = 0
+            for segment in group.segments {
+                switch segment {
+                case .literal(let bytes):
+                    if let existing = nodes[node].literals.first(where: { $0.segment == bytes }) {
+                        node = existing.child
+                    } else {
+                        nodes.append(Node())
+                        nodes[node].literals.append((segment: bytes, child: nodes.count - 1))
+                        node = nodes.count - 1
+                    }
+                case .parameter:
+                    if let existing = nodes[node].parameter {
+                        node = existing
+                    } else {
+                        nodes.append(Node())
+                        nodes[node].parameter = nodes.count - 1
+                        node = nodes.count - 1
+                    }
+                }
+            }
+            if nodes[node].group == nil { nodes[node].group = index }
+        }
+        self.nodes = nodes
         let notFoundResponse = HTTPError(.notFound, code: "not_found", detail: "No resource at this path.").response
         notFound = HTTPResolution(execution: .inline, handler: wrap { _ in notFoundResponse })
         let star = HTTPResponse(status: .noContent, headers: ["Allow": "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"])
@@ -132,64 +174,62 @@ public final class RoutingTable: HTTPResponder {
 
     public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
         if request.path == "*" { return serverOptions }
-        var parameters: [(name: String, value: String)] = []
-        // By index: iterating the array by value copies each group (retains of its arrays) per request.
-        let pathSegments = Self.segmentCount(request.path)
-        for index in groups.indices where groups[index].segmentCount == pathSegments {
-            parameters.removeAll(keepingCapacity: true)
-            guard Self.match(groups[index].segments, request.path, &parameters) else { continue }
-            // Fields read in place: copying the group retained and released each of its arrays.
-            request.routeTemplate = groups[index].pattern
-            request.routeIndex = index
-            request.pathParameters = parameters
-            let method = request.method
-            for j in groups[index].methods.indices where groups[index].methods[j].0 == method { return groups[index].methods[j].1 }
-            if method == .HEAD {
-                for j in groups[index].methods.indices where groups[index].methods[j].0 == .GET { return groups[index].methods[j].1 }
-            }
-            if method == .OPTIONS, let options = groups[index].options { return options }
-            return groups[index].methodNotAllowed ?? notFound
+        var values: [String] = []
+        guard let index = find(request.path, &values) else { return notFound }
+        // Fields read in place: copying the group retained and released each of its arrays.
+        request.routeTemplate = groups[index].pattern
+        request.routeIndex = index
+        if !values.isEmpty {
+            request.pathParameters = zip(parameterNames[index], values).map { (name: $0, value: $1) }
         }
-        return notFound
+        let method = request.method
+        for j in groups[index].methods.indices where groups[index].methods[j].0 == method { return groups[index].methods[j].1 }
+        if method == .HEAD {
+            for j in groups[index].methods.indices where groups[index].methods[j].0 == .GET { return groups[index].methods[j].1 }
+        }
+        if method == .OPTIONS, let options = groups[index].options { return options }
+        return groups[index].methodNotAllowed ?? notFound
     }
 
-    /// Non-empty segments of a path, as `compile` counts them for a pattern.
-    static func segmentCount(_ path: String) -> Int {
+    /// The group whose pattern matches a decoded path, with the values of its parameters. Every
+    /// segment must be non-empty (`//` and a trailing `/` match nothing but the root).
+    func find(_ path: String, _ values: inout [String]) -> Int? {
         var path = path
-        return path.withUTF8 { bytes in
-            var count = 0
-            var inSegment = false
-            for byte in bytes {
-                if byte == UInt8(ascii: "/") { inSegment = false } else if !inSegment { inSegment = true; count += 1 }
-            }
-            return count
+        return path.withUTF8 { p -> Int? in
+            guard p.first == UInt8(ascii: "/") else { return nil }
+            if p.count == 1 { return nodes[0].group }
+            return walk(0, p, 1, &values)
         }
     }
 
-    /// Matches a decoded path against compiled segments without splitting it into Strings.
-    static func match(_ segments: [Segment], _ path: String, _ parameters: inout [(name: String, value: String)]) -> Bool {
-        var path = path
-        return path.withUTF8 { p -> Bool in
-            guard p.first == UInt8(ascii: "/") else { return false }
-            var i = 1
-            if segments.isEmpty { return p.count == 1 }
-            for (index, segment) in segments.enumerated() {
-                var end = i
-                while end < p.count, p[end] != UInt8(ascii: "/") { end += 1 }
-                let part = UnsafeBufferPointer(rebasing: p[i..<end])
-                switch segment {
-                case .literal(let bytes):
-                    guard part.count == bytes.count, part.elementsEqual(bytes) else { return false }
-                case .parameter(let name):
-                    guard !part.isEmpty else { return false }
-                    parameters.append((name: name, value: String(decoding: part, as: UTF8.self)))
-                }
-                let isLast = index == segments.count - 1
-                if isLast { return end == p.count }
-                guard end < p.count else { return false }
-                i = end + 1
+    private func walk(_ node: Int, _ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ values: inout [String]) -> Int? {
+        var end = start
+        while end < p.count, p[end] != UInt8(ascii: "/") { end += 1 }
+        guard end > start else { return nil }
+        let isLast = end == p.count
+        let segment = UnsafeBufferPointer(rebasing: p[start..<end])
+        for literal in nodes[node].literals where literal.segment.count == segment.count {
+            let same = literal.segment.withUnsafeBufferPointer { bytes in
+                for k in 0..<bytes.count where bytes[k] != segment[k] { return false }
+                return true
             }
-            return false
+            guard same else { continue }
+            if isLast {
+                if let group = nodes[literal.child].group { return group }
+            } else if let group = walk(literal.child, p, end + 1, &values) {
+                return group
+            }
+            break
         }
+        if let child = nodes[node].parameter {
+            values.append(String(decoding: segment, as: UTF8.self))
+            if isLast {
+                if let group = nodes[child].group { return group }
+            } else if let group = walk(child, p, end + 1, &values) {
+                return group
+            }
+            values.removeLast()
+        }
+        return nil
     }
 }

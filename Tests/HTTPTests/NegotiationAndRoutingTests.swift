@@ -107,6 +107,32 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     #expect(try body(.OPTIONS, "*").0 == 204)
 }
 
+/// The route tree backs up when a literal branch dead-ends, names parameters per pattern, and
+/// picks the literal at the first segment where two matching patterns differ, whatever the
+/// registration order.
+@Test func routeTreeBacksUpAndKeepsEachPatternsParameterNames() throws {
+    var router = Router()
+    router.get("/a/:p/z") { r in .text("param \(r.pathParameter("p") ?? "")") }
+    router.get("/a/x/y") { _ in .text("literal") }
+    router.get("/b/:id/:rest") { r in .text("\(r.pathParameter("id") ?? "")+\(r.pathParameter("rest") ?? "")") }
+    router.get("/b/:name/fixed") { r in .text("fixed \(r.pathParameter("name") ?? "") \(r.pathParameter("id") ?? "-")") }
+    let table = router.build()
+    func answer(_ path: String) throws -> (Int, String) {
+        var r = request(.GET, path)
+        let response = try table.resolve(&r).handler(r)
+        guard case .bytes(let b) = response.body else { return (response.status.code, "") }
+        return (response.status.code, String(decoding: b, as: UTF8.self))
+    }
+    #expect(try answer("/a/x/y").1 == "literal")
+    #expect(try answer("/a/x/z").1 == "param x")      // the literal `x` dead-ends at `z`: back up
+    #expect(try answer("/a/q/z").1 == "param q")
+    #expect(try answer("/a/x/w").0 == 404)
+    #expect(try answer("/b/7/fixed").1 == "fixed 7 -")  // literal beats parameter at the last segment
+    #expect(try answer("/b/7/other").1 == "7+other")
+    #expect(try answer("/b/7").0 == 404)
+    #expect(try answer("/b/7/other/").0 == 404)
+}
+
 struct Tagging: HTTPMiddleware {
     let tag: String
     func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
