@@ -44,9 +44,12 @@ public struct HTTPRequestParser: Sendable {
     private var state: State = .start
     private var failure: HTTPParseError = .invalidMethod
 
+    /// The request line and header section exactly as received (from the method's first byte);
+    /// every offset below points into it. Bytes are copied in at most a few pieces per call (when
+    /// the request line ends, when the head ends, when the input runs out), not run by run.
     private var head: [UInt8] = []
     private var fields: [HTTPRequestHeaders.Field] = []
-    private var methodEnd = 0, targetStart = 0, targetEnd = 0, versionStart = 0
+    private var methodEnd = 0, targetStart = 0, targetEnd = 0, versionStart = 0, versionEnd = 0
     private var requestLineBytes = 0
     private var headerBytes = 0
     private var fieldStart = 0, nameEnd = 0, valueStart = 0, valueEnd = 0
@@ -72,16 +75,18 @@ public struct HTTPRequestParser: Sendable {
     /// True while a request's body is being read.
     public var isReadingBody: Bool { state.rawValue >= State.lengthBody.rawValue && state != .failed }
 
-    /// Appends the run of bytes from `start` that satisfy `accepts`, at most `limit` of them, to the
-    /// head in one piece (the hot states' bytes, instead of one append per byte); returns its length.
+    /// Length of the run of bytes from `start` that satisfy `accepts`, at most `limit` of them (the
+    /// hot states consume a run at once instead of one loop turn per byte).
     @inline(__always)
-    private mutating func appendRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, _ accepts: (UInt8) -> Bool) -> Int {
+    private func scanRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, _ accepts: (UInt8) -> Bool) -> Int {
         let end = min(bytes.count, start + max(0, limit))
         var j = start
         while j < end && accepts(bytes[j]) { j += 1 }
-        if j > start { head.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<j])) }
         return j - start
     }
+
+    /// Whether the parser is inside a request line or header section (its bytes belong to `head`).
+    private var isInHead: Bool { state.rawValue >= State.method.rawValue && state.rawValue <= State.headEndLF.rawValue }
 
     /// Parses from an array (convenience for tests and small inputs).
     public mutating func parse(_ bytes: [UInt8]) -> (consumed: Int, event: Event) {
@@ -94,6 +99,16 @@ public struct HTTPRequestParser: Sendable {
         let bytes = input.bindMemory(to: UInt8.self)
         var i = 0
         let n = bytes.count
+        // Head bytes of this call start at `from` (nil: none yet); input byte k sits at head offset
+        // `base + k` once copied.
+        var from: Int? = isInHead ? 0 : nil
+        var base = head.count
+        /// Copies this call's head bytes before `k` into `head` (before anything reads `head`).
+        func flush(upTo k: Int) {
+            if let start = from, k > start { head.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<k])) }
+            from = k
+            base = head.count - k
+        }
         while i < n {
             let b = bytes[i]
             switch state {
@@ -104,7 +119,8 @@ public struct HTTPRequestParser: Sendable {
                 if b == ByteClass.cr { state = .leadingLF; i += 1; continue }
                 if b == ByteClass.lf { return fail(.bareLineFeed, i) }
                 guard ByteClass.isToken(b) else { return fail(.invalidMethod, i) }
-                head.append(b)
+                from = i
+                base = head.count - i
                 requestLineBytes = 1
                 state = .method
 
@@ -118,27 +134,24 @@ public struct HTTPRequestParser: Sendable {
                 requestLineBytes += 1
                 if requestLineBytes > limits.maxRequestLineBytes { return fail(.requestLineTooLong, i) }
                 if b == ByteClass.space {
-                    methodEnd = head.count
-                    targetStart = methodEnd
+                    methodEnd = base + i
+                    targetStart = methodEnd + 1
                     state = .target
-                } else if ByteClass.isToken(b) {
-                    head.append(b)
-                } else {
+                } else if !ByteClass.isToken(b) {
                     return fail(.invalidMethod, i)
                 }
 
             case .target:
                 // Fast path: copy a run of target bytes at once (within the request-line limit).
-                let targetRun = appendRun(bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, ByteClass.isTarget)
+                let targetRun = scanRun(bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, ByteClass.isTarget)
                 if targetRun > 0 { requestLineBytes += targetRun; i += targetRun; continue }
                 requestLineBytes += 1
                 if requestLineBytes > limits.maxRequestLineBytes { return fail(.requestLineTooLong, i) }
                 if ByteClass.isTarget(b) {
-                    head.append(b)
                 } else if b == ByteClass.space {
-                    guard head.count > targetStart else { return fail(.invalidRequestTarget, i) }
-                    targetEnd = head.count
-                    versionStart = targetEnd
+                    guard base + i > targetStart else { return fail(.invalidRequestTarget, i) }
+                    targetEnd = base + i
+                    versionStart = targetEnd + 1
                     state = .version
                 } else if b == ByteClass.cr || b == ByteClass.lf {
                     return fail(.invalidVersion, i)
@@ -150,18 +163,19 @@ public struct HTTPRequestParser: Sendable {
                 requestLineBytes += 1
                 if requestLineBytes > limits.maxRequestLineBytes { return fail(.requestLineTooLong, i) }
                 if b == ByteClass.cr {
+                    versionEnd = base + i
                     state = .requestLineLF
                 } else if b == ByteClass.lf {
                     return fail(.bareLineFeed, i)
                 } else if b > 0x20 && b < 0x7F {
-                    head.append(b)
-                    if head.count - versionStart > 8 { return fail(.invalidVersion, i) }
+                    if base + i + 1 - versionStart > 8 { return fail(.invalidVersion, i) }
                 } else {
                     return fail(.invalidVersion, i)
                 }
 
             case .requestLineLF:
                 guard b == ByteClass.lf else { return fail(.bareCarriageReturn, i) }
+                flush(upTo: i + 1)
                 if let error = parseVersion() { return fail(error, i) }
                 headerBytes = 0
                 state = .fieldStart
@@ -173,8 +187,7 @@ public struct HTTPRequestParser: Sendable {
                     state = .headEndLF
                 } else if ByteClass.isToken(b) {
                     if fields.count >= limits.maxHeaderFields { return fail(.tooManyHeaderFields, i) }
-                    fieldStart = head.count
-                    head.append(b)
+                    fieldStart = base + i
                     state = .fieldName
                 } else if ByteClass.isWhitespace(b) {
                     return fail(.obsoleteLineFolding, i)
@@ -185,14 +198,13 @@ public struct HTTPRequestParser: Sendable {
                 }
 
             case .fieldName:
-                let nameRun = appendRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, ByteClass.isToken)
+                let nameRun = scanRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, ByteClass.isToken)
                 if nameRun > 0 { headerBytes += nameRun; i += nameRun; continue }
                 headerBytes += 1
                 if headerBytes > limits.maxHeaderBytes { return fail(.headerSectionTooLarge, i) }
                 if ByteClass.isToken(b) {
-                    head.append(b)
                 } else if b == ByteClass.colon {
-                    nameEnd = head.count
+                    nameEnd = base + i
                     valueStart = nameEnd
                     valueEnd = nameEnd
                     state = .fieldValueOWS
@@ -204,13 +216,13 @@ public struct HTTPRequestParser: Sendable {
 
             case .fieldValueOWS, .fieldValue:
                 if state == .fieldValue {
-                    let valueRun = appendRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes) {
+                    let valueRun = scanRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes) {
                         ByteClass.isWhitespace($0) || ByteClass.isFieldValue($0)
                     }
                     if valueRun > 0 {
                         var last = i + valueRun - 1
                         while last >= i && ByteClass.isWhitespace(bytes[last]) { last -= 1 }
-                        if last >= i { valueEnd = head.count - (i + valueRun - 1 - last) }
+                        if last >= i { valueEnd = base + last + 1 }
                         headerBytes += valueRun
                         i += valueRun
                         continue
@@ -223,11 +235,9 @@ public struct HTTPRequestParser: Sendable {
                 } else if b == ByteClass.lf {
                     return fail(.bareLineFeed, i)
                 } else if ByteClass.isWhitespace(b) {
-                    if state == .fieldValue { head.append(b) }
                 } else if ByteClass.isFieldValue(b) {
-                    if state == .fieldValueOWS { valueStart = head.count; state = .fieldValue }
-                    head.append(b)
-                    valueEnd = head.count
+                    if state == .fieldValueOWS { valueStart = base + i; state = .fieldValue }
+                    valueEnd = base + i + 1
                 } else {
                     return fail(.invalidHeaderValue, i)
                 }
@@ -245,6 +255,8 @@ public struct HTTPRequestParser: Sendable {
                 if headerBytes > limits.maxHeaderBytes { return fail(.headerSectionTooLarge, i) }
                 guard b == ByteClass.lf else { return fail(.bareCarriageReturn, i) }
                 i += 1
+                flush(upTo: i)
+                from = nil
                 switch finishHead() {
                 case .failure(let error): return fail(error, i - 1)
                 case .noBody:
@@ -361,6 +373,7 @@ public struct HTTPRequestParser: Sendable {
             }
             i += 1
         }
+        if from != nil && isInHead { flush(upTo: n) }
         return (n, .needMoreData)
     }
 
@@ -372,7 +385,7 @@ public struct HTTPRequestParser: Sendable {
 
     /// `HTTP/1.1`: exactly `HTTP/` DIGIT `.` DIGIT, case-sensitive; a major other than 1 is 505.
     private mutating func parseVersion() -> HTTPParseError? {
-        let count = head.count - versionStart
+        let count = versionEnd - versionStart
         guard count == 8 else { return .invalidVersion }
         let v = versionStart
         guard head[v] == 0x48, head[v + 1] == 0x54, head[v + 2] == 0x54, head[v + 3] == 0x50,
