@@ -265,7 +265,7 @@ final class Connection: @unchecked Sendable {
         // Representation selection.
         var body: [UInt8] = []
         var etag = response.etag ?? response.headers["ETag"]
-        if let tag = etag, !tag.hasPrefix("\"") && !tag.hasPrefix("W/\"") {
+        if let tag = etag, !EntityTag.isQuoted(tag) {
             etag = "\"" + tag + "\""  // a handler forgot the quotes
         }
         var gzipped = false
@@ -297,7 +297,7 @@ final class Connection: @unchecked Sendable {
 
         // Conditional GET (strong validators only; comparison itself is weak).
         var notModified = false
-        if let tag = etag, (200..<300).contains(status.code), !tag.hasPrefix("W/"),
+        if let tag = etag, (200..<300).contains(status.code), !EntityTag.isWeak(tag),
            let matched = ContentNegotiation.ifNoneMatch(request.headers, etag: tag), matched {
             if request.method.isSafeRead {
                 notModified = true
@@ -316,36 +316,35 @@ final class Connection: @unchecked Sendable {
 
         let prepared = response.prepared
         let ownVary = response.headers.contains("Vary")
-        var vary: String? = ownVary ? Vary.merged(response.headers, into: prepared?.vary) : prepared?.vary
-        if addVary {
-            vary = !ownVary && prepared != nil ? prepared?.varyWithAcceptEncoding : Vary.addingAcceptEncoding(vary)
-        }
 
         loop.date.refresh()
-        out.removeAll(keepingCapacity: true)
-        out.appendStatusLine(status)
-        out.append(literal: "Date: ")
-        out.append(contentsOf: loop.date.bytes)
-        out.append(literal: "\r\n")
-        if let prepared { out.append(contentsOf: notModified ? prepared.notModifiedLines : prepared.lines) }
+        // Written into a local buffer (taken from and handed back to `out`, keeping its capacity):
+        // appending to the property checked exclusive access at every piece.
+        var head: [UInt8] = []
+        swap(&head, &out)
+        head.removeAll(keepingCapacity: true)
+        head.appendStatusLine(status)
+        head.append(contentsOf: loop.date.line)
+        if let prepared { head.append(contentsOf: notModified ? prepared.notModifiedLines : prepared.lines) }
         for field in response.headers.fields where !ReservedHeader.isReserved(field.name) {
             if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
-            out.append(field: field.name, field.value)
+            head.append(field: field.name, field.value)
         }
         if let tag = etag {
-            out.append(literal: "ETag: ")
-            out.append(fieldText: tag)
-            out.append(literal: "\r\n")
+            head.append(literal: "ETag: ")
+            head.append(fieldText: tag)
+            head.append(literal: "\r\n")
         }
-        if let vary {
-            out.append(literal: "Vary: ")
-            out.append(fieldText: vary)
-            out.append(literal: "\r\n")
+        if let prepared, !ownVary {
+            head.append(contentsOf: addVary ? prepared.varyLineWithAcceptEncoding : prepared.varyLine)
+        } else {
+            let vary = Vary.merged(response.headers, into: prepared?.vary)
+            if let vary = addVary ? Vary.addingAcceptEncoding(vary) : vary { head.append(field: "Vary", vary) }
         }
-        if gzipped && !notModified { out.append(literal: "Content-Encoding: gzip\r\n") }
-        out.append(literal: "X-Request-Id: ")
-        out.append(fieldText: request.requestId)
-        out.append(literal: "\r\n")
+        if gzipped && !notModified { head.append(literal: "Content-Encoding: gzip\r\n") }
+        head.append(literal: "X-Request-Id: ")
+        head.append(fieldText: request.requestId)
+        head.append(literal: "\r\n")
 
         var stream: (@Sendable (HTTPBodyWriter) throws -> Void)?
         var chunked = false
@@ -354,22 +353,23 @@ final class Connection: @unchecked Sendable {
         } else if case .stream(let producer) = response.body {
             if request.version.minor >= 1 {
                 chunked = true
-                out.append(literal: "Transfer-Encoding: chunked\r\n")
+                head.append(literal: "Transfer-Encoding: chunked\r\n")
             } else {
                 closeAfterResponse = true
             }
             if !isHead { stream = producer }
         } else {
-            out.append(literal: "Content-Length: ")
-            out.append(decimal: body.count)
-            out.append(literal: "\r\n")
+            head.append(literal: "Content-Length: ")
+            head.append(decimal: body.count)
+            head.append(literal: "\r\n")
         }
         if closeAfterResponse {
-            out.append(literal: "Connection: close\r\n")
+            head.append(literal: "Connection: close\r\n")
         } else if request.version.minor == 0 {
-            out.append(literal: "Connection: keep-alive\r\n")
+            head.append(literal: "Connection: keep-alive\r\n")
         }
-        out.append(literal: "\r\n")
+        head.append(literal: "\r\n")
+        swap(&head, &out)
         if isHead { body = [] }
 
         logMethod = request.method

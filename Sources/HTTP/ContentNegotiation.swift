@@ -88,7 +88,7 @@ enum ContentNegotiation {
                     while end < value.count, value[end] != UInt8(ascii: "\"") { end += 1 }
                     guard end < value.count else { return }
                     let candidate = UnsafeBufferPointer(rebasing: value[start...end])
-                    if candidate.elementsEqual(tag) { matched = true; return }
+                    if ByteClass.equal(candidate, tag) { matched = true; return }
                     i = end + 1
                 }
             }

@@ -5,9 +5,10 @@ import Darwin
 #endif
 
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) formatting into a fixed 29-byte buffer,
-/// cached per I/O queue and refreshed when the second changes.
+/// cached per I/O queue as the whole `Date:` field line and refreshed when the second changes.
 struct HTTPDate {
-    private(set) var bytes: [UInt8] = Array(repeating: 0x20, count: 29)
+    /// `Date: <IMF-fixdate>\r\n`, ready to copy into a response head.
+    private(set) var line: [UInt8] = Array("Date: Thu, 01 Jan 1970 00:00:00 GMT\r\n".utf8)
     private var second: time_t = -1
 
     /// Refreshes if the wall-clock second moved on.
@@ -15,7 +16,7 @@ struct HTTPDate {
         let now = time(nil)
         if now != second {
             second = now
-            Self.format(now, into: &bytes)
+            Self.format(now, into: &line, at: 6)
         }
     }
 
@@ -25,7 +26,8 @@ struct HTTPDate {
         return String(decoding: b, as: UTF8.self)
     }
 
-    static func format(_ t: time_t, into out: inout [UInt8]) {
+    /// Writes the 29 bytes of `t`'s IMF-fixdate into `out` from `offset`.
+    static func format(_ t: time_t, into out: inout [UInt8], at offset: Int = 0) {
         var t = t
         var parts = tm()
         gmtime_r(&t, &parts)
@@ -33,22 +35,22 @@ struct HTTPDate {
         let months: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
         let d = Int(parts.tm_wday) * 3, m = Int(parts.tm_mon) * 3
         func two(_ v: Int32, _ at: Int) {
-            out[at] = UInt8(48 + v / 10)
-            out[at + 1] = UInt8(48 + v % 10)
+            out[offset + at] = UInt8(48 + v / 10)
+            out[offset + at + 1] = UInt8(48 + v % 10)
         }
-        out[0] = days.utf8Start[d]; out[1] = days.utf8Start[d + 1]; out[2] = days.utf8Start[d + 2]
-        out[3] = UInt8(ascii: ","); out[4] = 0x20
+        out[offset + 0] = days.utf8Start[d]; out[offset + 1] = days.utf8Start[d + 1]; out[offset + 2] = days.utf8Start[d + 2]
+        out[offset + 3] = UInt8(ascii: ","); out[offset + 4] = 0x20
         two(parts.tm_mday, 5)
-        out[7] = 0x20
-        out[8] = months.utf8Start[m]; out[9] = months.utf8Start[m + 1]; out[10] = months.utf8Start[m + 2]
-        out[11] = 0x20
+        out[offset + 7] = 0x20
+        out[offset + 8] = months.utf8Start[m]; out[offset + 9] = months.utf8Start[m + 1]; out[offset + 10] = months.utf8Start[m + 2]
+        out[offset + 11] = 0x20
         let year = parts.tm_year + 1900
         two(year / 100, 12)
         two(year % 100, 14)
-        out[16] = 0x20
-        two(parts.tm_hour, 17); out[19] = UInt8(ascii: ":")
-        two(parts.tm_min, 20); out[22] = UInt8(ascii: ":")
+        out[offset + 16] = 0x20
+        two(parts.tm_hour, 17); out[offset + 19] = UInt8(ascii: ":")
+        two(parts.tm_min, 20); out[offset + 22] = UInt8(ascii: ":")
         two(parts.tm_sec, 23)
-        out[25] = 0x20; out[26] = UInt8(ascii: "G"); out[27] = UInt8(ascii: "M"); out[28] = UInt8(ascii: "T")
+        out[offset + 25] = 0x20; out[offset + 26] = UInt8(ascii: "G"); out[offset + 27] = UInt8(ascii: "M"); out[offset + 28] = UInt8(ascii: "T")
     }
 }

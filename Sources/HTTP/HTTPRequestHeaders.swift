@@ -42,7 +42,7 @@ public struct HTTPRequestHeaders: Sendable {
     /// Every value of the named field, in order.
     public func values(for name: String) -> [String] {
         var out: [String] = []
-        for i in fields.indices where nameMatches(i, name) { out.append(value(at: i)) }
+        forEachIndex(named: name) { out.append(value(at: $0)); return true }
         return out
     }
 
@@ -64,20 +64,29 @@ public struct HTTPRequestHeaders: Sendable {
     }
 
     func index(of name: String) -> Int? {
-        for i in fields.indices where nameMatches(i, name) { return i }
-        return nil
+        var found: Int?
+        forEachIndex(named: name) { found = $0; return false }
+        return found
     }
 
-    private func nameMatches(_ i: Int, _ name: String) -> Bool {
-        let f = fields[i]
-        let length = Int(f.nameEnd - f.nameStart)
-        guard length == name.utf8.count else { return false }
+    /// Calls `body` with the index of every field named `name` (case-insensitive) until it returns
+    /// false. The name's bytes and the storage are opened once per lookup, not once per field: an
+    /// SDK request looks up five names that are mostly absent.
+    private func forEachIndex(named name: String, _ body: (Int) -> Bool) {
         var name = name
-        return name.withUTF8 { wanted in
+        name.withUTF8 { wanted in
             storage.withUnsafeBufferPointer { buffer in
-                let start = Int(f.nameStart)
-                for k in 0..<length where ByteClass.lower(buffer[start + k]) != ByteClass.lower(wanted[k]) { return false }
-                return true
+                for i in fields.indices {
+                    let f = fields[i]
+                    let start = Int(f.nameStart)
+                    guard Int(f.nameEnd) - start == wanted.count else { continue }
+                    var same = true
+                    for k in 0..<wanted.count where ByteClass.lower(buffer[start + k]) != ByteClass.lower(wanted[k]) {
+                        same = false
+                        break
+                    }
+                    if same && !body(i) { return }
+                }
             }
         }
     }

@@ -86,3 +86,23 @@ public protocol HTTPBodyWriter: Sendable {
 public enum HTTPBodyWriterError: Error, Sendable {
     case connectionClosed
 }
+
+/// Shape checks on an entity tag's text, by bytes (`hasPrefix` ran Unicode-aware comparison on
+/// every response).
+enum EntityTag {
+    /// `W/…`: a weak validator.
+    static func isWeak(_ tag: String) -> Bool {
+        var bytes = tag.utf8.makeIterator()
+        return bytes.next() == UInt8(ascii: "W") && bytes.next() == UInt8(ascii: "/")
+    }
+
+    /// `"…"` or `W/"…"`: already quoted.
+    static func isQuoted(_ tag: String) -> Bool {
+        var bytes = tag.utf8.makeIterator()
+        switch bytes.next() {
+        case UInt8(ascii: "\""): return true
+        case UInt8(ascii: "W"): return bytes.next() == UInt8(ascii: "/") && bytes.next() == UInt8(ascii: "\"")
+        default: return false
+        }
+    }
+}

@@ -10,9 +10,11 @@ public final class PreparedHeaders: Sendable {
     let notModifiedLines: [UInt8]
     let contentType: String?
     let hasContentEncoding: Bool
-    /// Every `Vary` value joined (nil: none), and the same with Accept-Encoding added.
+    /// Every `Vary` value joined (nil: none), and as ready field lines without and with the
+    /// Accept-Encoding the server adds when it chose the encoding.
     let vary: String?
-    let varyWithAcceptEncoding: String
+    let varyLine: [UInt8]
+    let varyLineWithAcceptEncoding: [UInt8]
 
     public init(_ headers: HTTPHeaders) {
         self.headers = headers
@@ -26,7 +28,12 @@ public final class PreparedHeaders: Sendable {
         contentType = headers["Content-Type"]
         hasContentEncoding = headers.contains("Content-Encoding")
         vary = Vary.merged(headers, into: nil)
-        varyWithAcceptEncoding = Vary.addingAcceptEncoding(vary)
+        var line: [UInt8] = []
+        if let vary { line.append(field: "Vary", vary) }
+        varyLine = line
+        line = []
+        line.append(field: "Vary", Vary.addingAcceptEncoding(vary))
+        varyLineWithAcceptEncoding = line
     }
 }
 

@@ -32,7 +32,9 @@ extension Array where Element == UInt8 {
     mutating func append(fieldText s: String) {
         var text = s
         text.withUTF8 { bytes in
-            if !bytes.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+            var clean = true
+            for b in bytes where b == 0x0D || b == 0x0A || b == 0 { clean = false; break }
+            if clean {
                 append(contentsOf: bytes)
             } else {
                 append(contentsOf: bytes.lazy.filter { $0 != 0x0D && $0 != 0x0A && $0 != 0 })
@@ -48,18 +50,20 @@ extension Array where Element == UInt8 {
         append(literal: "\r\n")
     }
 
+    /// `HTTP/1.1 <code> <reason>\r\n`, assembled on the stack and appended in one piece.
     mutating func appendStatusLine(_ status: HTTPStatus) {
-        append(literal: "HTTP/1.1 ")
-        let c = status.code
-        if c >= 100 && c <= 999 {
-            append(UInt8(48 + c / 100)); append(UInt8(48 + (c / 10) % 10)); append(UInt8(48 + c % 10))
-        } else {
-            append(literal: "500")
-        }
-        append(0x20)
         let reason = status.reasonPhraseStatic
-        append(contentsOf: UnsafeBufferPointer(start: reason.utf8Start, count: reason.utf8CodeUnitCount))
-        append(literal: "\r\n")
+        let c = (100...999).contains(status.code) ? status.code : 500
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15 + reason.utf8CodeUnitCount) { line in
+            let prefix: StaticString = "HTTP/1.1 "
+            for k in 0..<9 { line[k] = prefix.utf8Start[k] }
+            line[9] = UInt8(48 + c / 100); line[10] = UInt8(48 + (c / 10) % 10); line[11] = UInt8(48 + c % 10)
+            line[12] = 0x20
+            for k in 0..<reason.utf8CodeUnitCount { line[13 + k] = reason.utf8Start[k] }
+            line[13 + reason.utf8CodeUnitCount] = 0x0D
+            line[14 + reason.utf8CodeUnitCount] = 0x0A
+            append(contentsOf: UnsafeBufferPointer(line))
+        }
     }
 }
 

@@ -209,11 +209,7 @@ public final class RoutingTable: HTTPResponder {
         let isLast = end == p.count
         let segment = UnsafeBufferPointer(rebasing: p[start..<end])
         for literal in nodes[node].literals where literal.segment.count == segment.count {
-            let same = literal.segment.withUnsafeBufferPointer { bytes in
-                for k in 0..<bytes.count where bytes[k] != segment[k] { return false }
-                return true
-            }
-            guard same else { continue }
+            guard literal.segment.withUnsafeBufferPointer({ ByteClass.equal($0, segment) }) else { continue }
             if isLast {
                 if let group = nodes[literal.child].group { return group }
             } else if let group = walk(literal.child, p, end + 1, &values) {
