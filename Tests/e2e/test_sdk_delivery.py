@@ -206,6 +206,18 @@ def test_fallback_bundle(placed):
     assert placed.sdk.get("/v1/sdk/fallback-bundle", headers=IDENTITY | {"If-None-Match": etag}).status_code == 304
     republish_with_new_name(placed, "changed")
     assert placed.sdk.get("/v1/sdk/fallback-bundle", headers=IDENTITY | {"If-None-Match": etag}).status_code == 200
+    # The bundle is cached per app snapshot: a placement change replaces the snapshot, so it shows.
+    etag = placed.sdk.get("/v1/sdk/fallback-bundle", headers=IDENTITY).headers["ETag"]
+    placed.assign("settings", placed.paywall)
+    moved = placed.sdk.get("/v1/sdk/fallback-bundle", headers=IDENTITY | {"If-None-Match": etag})
+    assert moved.status_code == 200 and moved.json()["placements"]["settings"]["paywallId"] == placed.paywall
+    # One cached form per client: colour scheme and encoding each have their own bytes and tag.
+    dark = placed.sdk.get("/v1/sdk/fallback-bundle", headers=IDENTITY | {"Sec-CH-Prefers-Color-Scheme": '"dark"'})
+    assert dark.headers["ETag"] != moved.headers["ETag"] and dark.json() != moved.json()
+    zipped = placed.sdk.get("/v1/sdk/fallback-bundle", headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["Content-Encoding"] == "gzip" and zipped.json() == moved.json()
+    assert zipped.headers["ETag"] not in (moved.headers["ETag"], dark.headers["ETag"])
+    assert placed.sdk.get("/v1/sdk/fallback-bundle", headers={"Accept-Encoding": "gzip", "If-None-Match": zipped.headers["ETag"]}).status_code == 304
 
 
 def test_pages_depend_only_on_the_context_their_texts_use(placed):

@@ -47,12 +47,8 @@ struct SDKRoutes {
                         .problem(400, "A malformed query parameter or X-Xizor-Schema-Version.")])) { request in
             let appID = try auth.publicApp(request)
             let asked = try DeliveryRequest(request, placement: "")
-            let bundle = services.serving.fallbackBundle(appID: appID, clientVersion: asked.schemaVersion, colorScheme: asked.colorScheme)
-            let body = bundle.canonicalBytes
-            return HTTPResponse(status: .ok,
-                                headers: ["Content-Type": "application/json", "Cache-Control": "no-cache",
-                                          "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"],
-                                body: body, etag: Representation.strongETag(body))
+            return services.serving.fallbackBundleRepresentation(appID: appID, clientVersion: asked.schemaVersion,
+                                                                 colorScheme: asked.colorScheme).response
         }
         routes.post("/v1/sdk/events", OperationDoc(
             "ingestEvents", summary: "Record a batch of funnel events", description: "Idempotent by event `id`; 202 once durable.",

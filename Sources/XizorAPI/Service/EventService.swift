@@ -184,12 +184,5 @@ public final class EventService: Sendable {
     }
 
     /// RFC 3339 date-time with a zone (`2026-11-30T12:00:00Z`, fractional seconds allowed).
-    static func parseTimestamp(_ text: String) -> Int64? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-        return nil
-    }
+    static func parseTimestamp(_ text: String) -> Int64? { DateTime.millisecondsSince1970(text) }
 }

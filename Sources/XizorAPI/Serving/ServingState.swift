@@ -38,6 +38,14 @@ public final class AppServingSnapshot: Sendable {
     public let experiments: [String: RunningExperiment]
     public let latestVersions: [String: ServedVersion]
     public let archivedPaywalls: Set<String>
+    /// The fallback bundle per (client schema version, colour scheme), built on first request. It
+    /// depends only on this snapshot, which any change replaces, so it never goes stale.
+    let fallbackBundles = Mutex<[FallbackBundleKey: Representation]>([:])
+
+    struct FallbackBundleKey: Hashable {
+        let clientVersion: Int
+        let colorScheme: ColorScheme
+    }
 
     init(appID: String, placements: [String: PlacementEntry], experiments: [String: RunningExperiment],
          latestVersions: [String: ServedVersion], archivedPaywalls: Set<String>) {
@@ -272,6 +280,22 @@ public final class ServingState: Sendable {
 
     /// Every placement's own paywall (rules aside) in the client's form: what an app bundles as
     /// the last step of its offline fallback chain. Documents carry every locale.
+    /// The fallback bundle as an answer: built once per snapshot and client form, so fetching it
+    /// again (and its 304) is a lookup, like the paywall endpoint's.
+    public func fallbackBundleRepresentation(appID: String, clientVersion: Int, colorScheme: ColorScheme) -> Representation {
+        func build() -> Representation {
+            Representation(body: fallbackBundle(appID: appID, clientVersion: clientVersion, colorScheme: colorScheme).canonicalBytes,
+                           headers: ["Content-Type": "application/json", "Cache-Control": "no-cache",
+                                     "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"])
+        }
+        guard let snapshot = snapshot(appID: appID) else { return build() }
+        let key = AppServingSnapshot.FallbackBundleKey(clientVersion: clientVersion, colorScheme: colorScheme)
+        if let cached = snapshot.fallbackBundles.withLock({ $0[key] }) { return cached }
+        let built = build()
+        snapshot.fallbackBundles.withLock { $0[key] = built }
+        return built
+    }
+
     public func fallbackBundle(appID: String, clientVersion: Int, colorScheme: ColorScheme) -> JSONValue {
         var placements: [String: JSONValue] = [:]
         if let snapshot = snapshot(appID: appID) {
