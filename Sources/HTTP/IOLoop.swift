@@ -18,7 +18,7 @@ final class IOLoop: @unchecked Sendable {
     let queue: DispatchQueue
     /// Read buffer shared by every connection on this loop; connections copy out what they keep.
     let readBuffer: UnsafeMutableRawBufferPointer
-    var connections: [Int32: Connection] = [:]
+    var connections = ConnectionTable()
     var date = HTTPDate()
     /// The epoll instance, or -1 when it could not be created (`startPolling` reports that).
     let poller: Int32
@@ -82,7 +82,7 @@ final class IOLoop: @unchecked Sendable {
         timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250), leeway: .milliseconds(50))
         timer.setEventHandler { [unowned self] in
             let now = MonotonicClock.millis()
-            for connection in Array(connections.values) { connection.checkDeadline(now: now) }
+            for connection in connections.all { connection.checkDeadline(now: now) }
         }
         timer.resume()
         sweeper = timer
@@ -95,11 +95,33 @@ final class IOLoop: @unchecked Sendable {
 
     /// Closes connections waiting for a next request (called when a drain begins).
     func closeIdleConnections() {
-        for connection in Array(connections.values) { connection.closeIfIdle() }
+        for connection in connections.all { connection.closeIfIdle() }
     }
 
     /// Ends everything still open (drain deadline reached).
     func closeAllConnections() {
-        for connection in Array(connections.values) { connection.close() }
+        for connection in connections.all { connection.close() }
     }
+}
+
+/// A loop's connections by descriptor: an array indexed by the descriptor (they are small and
+/// dense), so finding the connection of a ready socket is an index rather than a hash per event.
+struct ConnectionTable {
+    private var slots: [Connection?] = []
+
+    subscript(fd: Int32) -> Connection? {
+        get { fd >= 0 && Int(fd) < slots.count ? slots[Int(fd)] : nil }
+        set {
+            guard fd >= 0 else { return }
+            let index = Int(fd)
+            if index >= slots.count {
+                guard newValue != nil else { return }
+                slots.append(contentsOf: repeatElement(nil, count: max(index + 1 - slots.count, slots.count)))
+            }
+            slots[index] = newValue
+        }
+    }
+
+    /// Every open connection (for the sweeper and the drain).
+    var all: [Connection] { slots.compactMap { $0 } }
 }
