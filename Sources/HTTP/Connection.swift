@@ -8,7 +8,8 @@ import CSystem
 import Foundation
 
 /// One accepted socket: reads, parses, dispatches, writes, and enforces deadlines. All state is
-/// touched only on `queue`, a serial queue targeting the connection's `IOLoop` queue.
+/// touched only on `queue`, a serial queue targeting the connection's `IOLoop` queue, or on that
+/// loop queue itself (readiness and sweeps run there), which excludes the connection's queue.
 final class Connection: @unchecked Sendable {
     private enum DeadlineAction { case none, idle, request, write, linger }
 
@@ -73,10 +74,11 @@ final class Connection: @unchecked Sendable {
     /// Registers with the loop and starts reading (on `queue`).
     func start() {
         loop.connections[fd] = self
+        // Accepted just as a drain began (or after the loop stopped): nothing was read yet, so
+        // this is a clean refusal.
+        if core.drainState.isDraining || loop.isStopped { close(); return }
         setDeadline(.idle, core.configuration.idleTimeoutMs)
         updateRegistration()
-        // Accepted just as a drain began: nothing was read yet, so this is a clean refusal.
-        if core.drainState.isDraining { close() }
     }
 
     // MARK: Readiness
@@ -201,7 +203,7 @@ final class Connection: @unchecked Sendable {
         deadlineAction = .none
         request.remoteAddress = remoteAddress
         request.requestId = RequestID.fromClient(request.headers) ?? RequestID.generate()
-        if core.timesResponses { startMicros = MonotonicClock.micros() }
+        if core.timesResponses { startMicros = loop.inRound ? loop.roundStartMicros : MonotonicClock.micros() }
 
         if case .other = request.method {
             let error = HTTPError(.notImplemented, code: "method_not_implemented",
@@ -325,7 +327,18 @@ final class Connection: @unchecked Sendable {
         head.removeAll(keepingCapacity: true)
         head.appendStatusLine(status)
         head.append(contentsOf: loop.date.line)
-        if let prepared { head.append(contentsOf: notModified ? prepared.notModifiedLines : prepared.lines) }
+        if let prepared {
+            if response.headers.isEmpty {
+                head.append(contentsOf: notModified ? prepared.notModifiedLines : prepared.lines)
+            } else {
+                // A field set on the response replaces the prepared one of the same name.
+                for field in prepared.headers.fields where !ReservedHeader.isReserved(field.name)
+                    && !response.headers.contains(field.name) {
+                    if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
+                    head.append(field: field.name, field.value)
+                }
+            }
+        }
         for field in response.headers.fields where !ReservedHeader.isReserved(field.name) {
             if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
             head.append(field: field.name, field.value)
@@ -586,7 +599,8 @@ final class Connection: @unchecked Sendable {
         loop.connections[fd] = nil
         if case .streamChunk(let signal) = afterWrite { signal.finish(ok: false) }
         afterWrite = .nothing
-        if registered != 0 { _ = xizor_poll_remove(loop.poller, fd) }
+        // Unconditionally: a failed modify leaves `registered` at 0 with the socket still watched.
+        if !loop.isStopped { _ = xizor_poll_remove(loop.poller, fd) }
         registered = 0
         Glibc.close(fd)
         core.connectionClosed()

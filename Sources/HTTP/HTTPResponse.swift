@@ -12,7 +12,8 @@ public struct HTTPResponse: Sendable {
     public var gzip: Representation?
     /// Whether the server may gzip `body` itself when no precomputed representation is given.
     public var compressible: Bool
-    /// Fields serialised in advance, written before `headers` (for answers sent many times).
+    /// Fields serialised in advance (for answers sent many times), written before `headers`; a
+    /// field in `headers` replaces a prepared one of the same name (`Vary` values are merged).
     public var prepared: PreparedHeaders?
 
     public enum Body: Sendable {

@@ -34,8 +34,9 @@ extension HTTPServer {
 
         public init() {}
 
-        /// `ioQueues` with 0 resolved against the CPUs available now.
-        var resolvedIOQueues: Int { ioQueues > 0 ? ioQueues : Int(xizor_available_cpus()) }
+        /// `ioQueues` with 0 resolved against the CPUs available now (at most 64, the configured
+        /// maximum). The affinity mask is what counts; a cgroup CPU quota is not seen.
+        var resolvedIOQueues: Int { ioQueues > 0 ? ioQueues : min(Int(xizor_available_cpus()), 64) }
 
         var parserLimits: HTTPParserLimits {
             HTTPParserLimits(maxRequestLineBytes: maxRequestLineBytes, maxHeaderBytes: maxHeaderBytes,

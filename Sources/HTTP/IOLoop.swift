@@ -26,6 +26,11 @@ final class IOLoop: @unchecked Sendable {
     private var readiness: DispatchSourceRead?
     private var sweeper: DispatchSourceTimer?
 
+    /// When the current round of ready connections was taken (valid while `inRound`): requests
+    /// read in the round are timed from it, one clock read per round instead of one per request.
+    private(set) var roundStartMicros: Int64 = 0
+    private(set) var inRound = false
+
     private static let batch: Int32 = 128
     private let readyFDs: UnsafeMutablePointer<Int32>
     private let readyEvents: UnsafeMutablePointer<UInt32>
@@ -49,7 +54,7 @@ final class IOLoop: @unchecked Sendable {
     /// Starts watching the epoll instance (from `HTTPServer.start`; once).
     func startPolling() throws {
         guard readiness == nil else { return }
-        guard poller >= 0 else { throw HTTPServerError.socket(errno: pollerErrno) }
+        guard poller >= 0 else { throw HTTPServerError.poller(errno: pollerErrno) }
         let source = DispatchSource.makeReadSource(fileDescriptor: poller, queue: queue)
         source.setEventHandler { [unowned self] in self.runReadyConnections() }
         source.setCancelHandler { [poller] in _ = Glibc.close(poller) }
@@ -57,17 +62,25 @@ final class IOLoop: @unchecked Sendable {
         source.resume()
     }
 
-    /// Stops watching (after the last connection is gone); the epoll instance closes with it.
+    /// Stops watching (after the last connection is gone); the epoll instance closes with it, and
+    /// a connection accepted in the meantime is refused instead of registered.
     func stopPolling() {
+        isStopped = true
         readiness?.cancel()
     }
+
+    /// Set on this queue by `stopPolling`; the epoll descriptor must not be used after it.
+    private(set) var isStopped = false
 
     /// Runs the ready connections, a bounded number of batches per wake-up so timers and queued
     /// work on this queue get their turn; whatever is still ready fires the source again.
     private func runReadyConnections() {
+        defer { inRound = false }
         for _ in 0..<4 {
             let n = xizor_poll_wait(poller, readyFDs, readyEvents, Self.batch, 0)
             if n <= 0 { return }
+            roundStartMicros = MonotonicClock.micros()
+            inRound = true
             for i in 0..<Int(n) {
                 connections[readyFDs[i]]?.handleReadiness(readyEvents[i])
             }

@@ -38,18 +38,31 @@ public final class PreparedHeaders: Sendable {
 }
 
 /// The `Vary` field: a response's values are merged into one field (several `Vary` fields mean
-/// their union), and the server adds Accept-Encoding when it chose the encoding.
+/// their union; each name once, case-insensitively; `*` absorbs the rest), and the server adds
+/// Accept-Encoding when it chose the encoding.
 enum Vary {
     static func merged(_ headers: HTTPHeaders, into existing: String?) -> String? {
-        var vary = existing
-        for field in headers.fields where HTTPHeaders.same(field.name, "Vary") {
-            vary = vary.map { $0 + ", " + field.value } ?? field.value
+        var names: [String] = []
+        func add(_ value: String) {
+            for part in value.split(separator: ",") {
+                var name = part[...]
+                while let first = name.first, first == " " || first == "\t" { name = name.dropFirst() }
+                while let last = name.last, last == " " || last == "\t" { name = name.dropLast() }
+                let text = String(name)
+                guard !text.isEmpty, !names.contains(where: { HTTPHeaders.same($0, text) }) else { continue }
+                names.append(text)
+            }
         }
-        return vary
+        if let existing { add(existing) }
+        for field in headers.fields where HTTPHeaders.same(field.name, "Vary") { add(field.value) }
+        if names.isEmpty { return nil }
+        if names.contains("*") { return "*" }
+        return names.joined(separator: ", ")
     }
 
     static func addingAcceptEncoding(_ vary: String?) -> String {
         guard let vary else { return "Accept-Encoding" }
+        if vary == "*" { return vary }
         return ByteClass.containsLowercased(vary, "accept-encoding") ? vary : vary + ", Accept-Encoding"
     }
 }

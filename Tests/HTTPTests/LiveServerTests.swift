@@ -104,3 +104,46 @@ private extension Substring {
     #expect(throws: RawClient.ClientError.self) { _ = try RawClient(port: port) }
     client.close()
 }
+
+/// Prepared fields go out as serialised once, the 304 keeps only its repeatable ones, a field set
+/// on the response replaces the prepared one of that name, and every `Vary` is merged once each.
+@Test func preparedHeadersAreWrittenOverriddenAndMergedOverASocket() throws {
+    let prepared = PreparedHeaders(["Content-Type": "application/json", "Cache-Control": "no-cache",
+                                    "Content-Language": "de", "Vary": "Accept, Accept-Language"])
+    let body = Array(String(repeating: "{\"k\":1}", count: 200).utf8)
+    var router = Router()
+    router.get("/plain", execution: .inline) { _ in HTTPResponse(body: body, etag: "\"t1\"", prepared: prepared) }
+    router.get("/override", execution: .inline) { _ in
+        HTTPResponse(headers: ["Cache-Control": "no-store", "Vary": "origin, Accept"], body: body, etag: "\"t1\"", prepared: prepared)
+    }
+    var configuration = HTTPServer.Configuration()
+    configuration.port = 0
+    configuration.accessLog = false
+    let server = HTTPServer(configuration: configuration, responder: router.build(), logger: Logger(minimumLevel: .error, sink: { _ in }))
+    let port = try server.start()
+    let client = try RawClient(port: port)
+    defer { client.close() }
+    func fields(_ head: String, _ name: String) -> [String] {
+        head.split(separator: "\r\n").filter { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+            .map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: " ") }
+    }
+    client.send("GET /plain HTTP/1.1\r\nHost: t\r\nAccept-Encoding: identity\r\n\r\n"
+        + "GET /plain HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"t1\"\r\n\r\n"
+        + "GET /override HTTP/1.1\r\nHost: t\r\n\r\n")
+    let r = try client.readResponses(3)
+    #expect(r[0].status == 200 && r[0].body.utf8.count == body.count)
+    #expect(fields(r[0].head, "Content-Type") == ["application/json"] && fields(r[0].head, "Content-Language") == ["de"])
+    #expect(fields(r[0].head, "Vary") == ["Accept, Accept-Language, Accept-Encoding"])
+    #expect(r[1].status == 304 && r[1].body.isEmpty)
+    #expect(fields(r[1].head, "Cache-Control") == ["no-cache"] && fields(r[1].head, "ETag") == ["\"t1\""])
+    #expect(fields(r[1].head, "Content-Type").isEmpty && fields(r[1].head, "Content-Language").isEmpty)
+    #expect(fields(r[2].head, "Cache-Control") == ["no-store"])
+    #expect(fields(r[2].head, "Content-Language") == ["de"])
+    #expect(fields(r[2].head, "Vary") == ["Accept, Accept-Language, origin, Accept-Encoding"])
+}
+
+private extension String {
+    func trimmingCharacters(in set: String) -> String {
+        String(self.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    }
+}

@@ -175,3 +175,13 @@ struct Tagging: HTTPMiddleware {
     #expect(conditional.ifNoneMatchMatches("W/\"a\"") == true)
     #expect(conditional.ifMatchMatches("\"a\"") == nil)
 }
+
+@Test func varyValuesMergeOnceEachAndStarAbsorbs() {
+    #expect(Vary.merged(["Vary": "Origin"], into: "Accept,  origin") == "Accept, origin")
+    #expect(Vary.merged(["Vary": "Origin", "X": "y", "vary": "Accept-Language"], into: nil) == "Origin, Accept-Language")
+    #expect(Vary.merged(["X": "y"], into: nil) == nil)
+    #expect(Vary.merged(["Vary": "*"], into: "Accept") == "*")
+    #expect(Vary.addingAcceptEncoding("*") == "*")
+    #expect(Vary.addingAcceptEncoding("Accept, accept-encoding") == "Accept, accept-encoding")
+    #expect(Vary.addingAcceptEncoding(nil) == "Accept-Encoding")
+}

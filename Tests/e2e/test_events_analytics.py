@@ -60,11 +60,14 @@ def test_per_event_errors_keep_the_valid_ones(published):
         event("my_custom.step", pw, 2),
         {"name": "paywall_close", "timestamp": "2026-11-30T10:00:00Z", "bogus": 1},
         event("paywall_close", pw, 2, context={"nested": {"no": 1}}, id="bad-6"),
+        dict(event("paywall_open", pw, 1, id="bad-8"), timestamp="1969-12-31T23:59:59Z"),
+        dict(event("paywall_open", pw, 1, id="bad-9"), timestamp="2026-02-29T12:00:00Z"),
+        dict(event("paywall_open", pw, 1, id="ok-10"), timestamp="2026-11-30T11:00:00.250+01:00"),
     ]
     r = send(published, events)
     assert r.status_code == 202, r.text
     body = r.json()
-    assert body["accepted"] == 2
+    assert body["accepted"] == 3
     rejected = {x["index"]: {e["path"]: e["code"] for e in x["errors"]} for x in body["rejected"]}
     assert rejected[1] == {"$.events[1].timestamp": "invalid_date_time"}
     assert rejected[2] == {"$.events[2].paywallId": "unknown_paywall"}
@@ -72,6 +75,9 @@ def test_per_event_errors_keep_the_valid_ones(published):
     assert rejected[4] == {"$.events[4].name": "invalid_event_name"}
     assert rejected[6] == {"$.events[6].bogus": "unknown_property", "$.events[6].id": "missing_required_field"}
     assert rejected[7] == {"$.events[7].context": "type_mismatch"}
+    assert rejected[8] == {"$.events[8].timestamp": "invalid_date_time"}  # before 1970
+    assert rejected[9] == {"$.events[9].timestamp": "invalid_date_time"}  # no 29 February in 2026
+    assert 10 not in rejected
 
 
 def test_batch_limits(published, server):

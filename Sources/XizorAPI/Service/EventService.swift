@@ -137,7 +137,7 @@ public final class EventService: Sendable {
         case .number(let n)?:
             if let ms = n.int64Value, ms >= 0 { occurredAt = ms }
         case .string(let s)?:
-            occurredAt = EventService.parseTimestamp(s)
+            if let ms = EventService.parseTimestamp(s), ms >= 0 { occurredAt = ms }
         default: break
         }
         if occurredAt == nil {

@@ -278,17 +278,17 @@ public final class ServingState: Sendable {
                           experiment: nil)
     }
 
-    /// Every placement's own paywall (rules aside) in the client's form: what an app bundles as
-    /// the last step of its offline fallback chain. Documents carry every locale.
     /// The fallback bundle as an answer: built once per snapshot and client form, so fetching it
-    /// again (and its 304) is a lookup, like the paywall endpoint's.
+    /// again (and its 304) is a lookup, like the paywall endpoint's. Two first requests racing may
+    /// both build it; the bytes are the same, so either copy serves.
     public func fallbackBundleRepresentation(appID: String, clientVersion: Int, colorScheme: ColorScheme) -> Representation {
+        let snapshot = snapshot(appID: appID)
         func build() -> Representation {
-            Representation(body: fallbackBundle(appID: appID, clientVersion: clientVersion, colorScheme: colorScheme).canonicalBytes,
+            Representation(body: Self.fallbackBundle(snapshot, clientVersion: clientVersion, colorScheme: colorScheme).canonicalBytes,
                            headers: ["Content-Type": "application/json", "Cache-Control": "no-cache",
                                      "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"])
         }
-        guard let snapshot = snapshot(appID: appID) else { return build() }
+        guard let snapshot else { return build() }
         let key = AppServingSnapshot.FallbackBundleKey(clientVersion: clientVersion, colorScheme: colorScheme)
         if let cached = snapshot.fallbackBundles.withLock({ $0[key] }) { return cached }
         let built = build()
@@ -296,9 +296,11 @@ public final class ServingState: Sendable {
         return built
     }
 
-    public func fallbackBundle(appID: String, clientVersion: Int, colorScheme: ColorScheme) -> JSONValue {
+    /// Every placement's own paywall (rules aside) in the client's form: what an app bundles as
+    /// the last step of its offline fallback chain. Documents carry every locale.
+    private static func fallbackBundle(_ snapshot: AppServingSnapshot?, clientVersion: Int, colorScheme: ColorScheme) -> JSONValue {
         var placements: [String: JSONValue] = [:]
-        if let snapshot = snapshot(appID: appID) {
+        if let snapshot {
             for (key, placement) in snapshot.placements {
                 guard let served = snapshot.latestVersions[placement.paywallID] else { continue }
                 let (document, schemaVersion, _) = served.forms.form(clientVersion: clientVersion, colorScheme: colorScheme)
