@@ -163,3 +163,15 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
         #expect(status == 503 && body.contains("\"code\":\"database_unwritable\""))
     }
 }
+
+/// A full representation cache drops an eighth of its entries, not all of them.
+@Test func aFullRepresentationCacheEvictsAnEighthNotEverything() {
+    var entries = Dictionary(uniqueKeysWithValues: (0..<4096).map { ($0, $0 * 2) })
+    RepresentationCache.evict(&entries, downTo: 4096 - 4096 / 8)
+    #expect(entries.count == 3584)
+    #expect(entries.allSatisfy { $0.value == $0.key * 2 && (0..<4096).contains($0.key) })
+    RepresentationCache.evict(&entries, downTo: 5000)
+    #expect(entries.count == 3584)
+    RepresentationCache.evict(&entries, downTo: -3)
+    #expect(entries.isEmpty)
+}

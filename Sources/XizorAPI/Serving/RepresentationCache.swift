@@ -69,7 +69,8 @@ public struct RepresentationKey: Hashable, Sendable {
 }
 
 /// A bounded cache of representations. Keys include the immutable version, so a publish never
-/// needs to invalidate anything: new versions get new keys and old ones age out.
+/// needs to invalidate anything: new versions get new keys and old ones are evicted when the
+/// cache fills (an eighth at a time).
 public final class RepresentationCache: Sendable {
     private let limit: Int
     private let entries = ReadWriteLock<[RepresentationKey: Representation]>([:])
@@ -86,10 +87,19 @@ public final class RepresentationCache: Sendable {
         misses.add(1, ordering: .relaxed)
         let built = try build()
         entries.write { cache in
-            if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
+            if cache.count >= limit { Self.evict(&cache, downTo: limit - max(1, limit / 8)) }
             cache[key] = built
         }
         return built
+    }
+
+    /// Makes room by dropping arbitrary entries (a dictionary's order follows its per-process hash
+    /// seed) until `count` is `target`: an eighth goes when the cache is full, not everything, so a
+    /// full cache never turns every client's next fetch into a rebuild at once.
+    static func evict<Key: Hashable, Value>(_ entries: inout [Key: Value], downTo target: Int) {
+        let excess = entries.count - max(0, target)
+        guard excess > 0 else { return }
+        for key in Array(entries.keys.prefix(excess)) { entries.removeValue(forKey: key) }
     }
 
     public var hitCount: Int { hits.load(ordering: .relaxed) }
