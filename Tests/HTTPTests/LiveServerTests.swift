@@ -63,7 +63,7 @@ struct RawClient {
     func close() { _ = Glibc.close(fd) }
 }
 
-private extension Substring {
+private extension StringProtocol {
     func trimmingCharacters(in set: String) -> String {
         String(self.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
     }
@@ -140,10 +140,4 @@ private extension Substring {
     #expect(fields(r[2].head, "Cache-Control") == ["no-store"])
     #expect(fields(r[2].head, "Content-Language") == ["de"])
     #expect(fields(r[2].head, "Vary") == ["Accept, Accept-Language, origin, Accept-Encoding"])
-}
-
-private extension String {
-    func trimmingCharacters(in set: String) -> String {
-        String(self.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
-    }
 }
