@@ -66,8 +66,9 @@ public final class RoutingTable: HTTPResponder {
     /// One segment deep in the tree of patterns: literal children, at most one parameter child
     /// (names belong to the patterns, not the tree), and the group a pattern ending here names.
     /// Matching walks the path once, trying the literal before the parameter at each segment and
-    /// backing up only when a literal branch dead-ends: the order the groups are sorted in, without
-    /// comparing the path against every pattern of its length.
+    /// backing up only when a literal branch dead-ends, so a literal wins at the first segment
+    /// where two matching patterns differ; of two patterns of the same shape the first registered
+    /// wins.
     private struct Node: Sendable {
         var literals: [(segment: [UInt8], child: Int)] = []
         var parameter: Int?
@@ -120,18 +121,8 @@ public final class RoutingTable: HTTPResponder {
                                        detail: "This resource supports: \(allow).", headers: ["Allow": allow]).response
             groups[i].methodNotAllowed = HTTPResolution(execution: .inline, handler: wrap { _ in notAllowed })
         }
-        // Literal segments win over parameters at the first position where two patterns differ.
-        self.groups = groups.enumerated().sorted { a, b in
-            let sa = a.element.segments, sb = b.element.segments
-            for (x, y) in zip(sa, sb) {
-                switch (x, y) {
-                case (.literal, .parameter): return true
-                case (.parameter, .literal): return false
-                default: continue
-                }
-            }
-            return a.offset < b.offset
-        }.map(\.element)
+        // Registration order; precedence (literal before parameter) is the tree's walk order.
+        self.groups = groups
         routeTemplates = self.groups.map(\.pattern)
         parameterNames = self.groups.map(\.parameterNames)
         var nodes = [Node()]
