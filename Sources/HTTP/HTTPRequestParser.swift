@@ -142,13 +142,13 @@ public struct HTTPRequestParser: Sendable {
                 }
 
             case .target:
-                // Fast path: copy a run of target bytes at once (within the request-line limit).
+                // A run of target bytes at once (within the request-line limit); past it, `b` ends the
+                // target or is refused.
                 let targetRun = scanRun(bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, ByteClass.isTarget)
                 if targetRun > 0 { requestLineBytes += targetRun; i += targetRun; continue }
                 requestLineBytes += 1
                 if requestLineBytes > limits.maxRequestLineBytes { return fail(.requestLineTooLong, i) }
-                if ByteClass.isTarget(b) {
-                } else if b == ByteClass.space {
+                if b == ByteClass.space {
                     guard base + i > targetStart else { return fail(.invalidRequestTarget, i) }
                     targetEnd = base + i
                     versionStart = targetEnd + 1
@@ -202,8 +202,7 @@ public struct HTTPRequestParser: Sendable {
                 if nameRun > 0 { headerBytes += nameRun; i += nameRun; continue }
                 headerBytes += 1
                 if headerBytes > limits.maxHeaderBytes { return fail(.headerSectionTooLarge, i) }
-                if ByteClass.isToken(b) {
-                } else if b == ByteClass.colon {
+                if b == ByteClass.colon {
                     nameEnd = base + i
                     valueStart = nameEnd
                     valueEnd = nameEnd
