@@ -105,9 +105,25 @@ struct CommandEnvironment {
     func openServices() throws -> XizorServices {
         let (pool, applied) = try openDatabase(migrate: configuration.bool("migrateOnStart"))
         for name in applied { logger.info("applied migration", [("migration", .string(name))]) }
+        try logEffectiveSettings(pool)
         do { return try XizorServices(pool: pool) } catch {
             throw CommandFailure("cannot load state from \(configuration.databasePath): \(error)")
         }
+    }
+}
+
+extension CommandEnvironment {
+    /// One line with the settings the writer connection really runs with (read back from SQLite),
+    /// so a weakened durability setting shows in the log of every start, not only in the config.
+    func logEffectiveSettings(_ pool: DatabasePool) throws {
+        let settings = try pool.effectiveSettings()
+        logger.info("storage opened", [
+            ("path", .string(pool.path)),
+            ("journalMode", .string(settings.journalMode)),
+            ("synchronous", .string(settings.synchronous?.rawValue ?? "unknown")),
+            ("foreignKeys", .bool(settings.foreignKeys)),
+            ("busyTimeoutMs", .int(Int64(settings.busyTimeoutMs))),
+        ])
     }
 }
 

@@ -7,7 +7,7 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from xizor_server import App, Client, XizorServer, create_app
+from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
 SDK_ROUTE = "/v1/sdk/placements/:key/paywall"
 
@@ -100,6 +100,44 @@ def test_readyz_and_healthz(server):
     assert r.status_code == 200 and r.json() == {"status": "ready"}
     assert r.headers["Cache-Control"] == "no-store"
     assert requests.get(server.base + "/healthz", timeout=10).json() == {"status": "ok"}
+
+
+# --- durability as applied -------------------------------------------------------------------
+
+def diagnostics(s):
+    r = requests.get(s.base + "/v1/diagnostics", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=10)
+    assert r.status_code == 200, r.text
+    assert r.headers["Cache-Control"] == "no-store"
+    return r.json()
+
+
+def test_the_running_server_applies_full_durability(tmp_path):
+    # Guards the server's storage wiring (XizorCLI/Environment.swift): a weakened `synchronous` there
+    # would break "every 2xx survives power loss" while the storage layer's own default stays FULL.
+    s = XizorServer(tmp_path / "a", extra_env={"XIZOR_LOG_LEVEL": "info"})
+    try:
+        body = diagnostics(s)
+        assert body["storage"] == {"driver": "sqlite", "journalMode": "wal", "synchronous": "full", "foreignKeys": True,
+                                   "busyTimeoutMs": 5000, "readConnections": 4}
+        assert body["version"]
+        secret = create_app(s.base)["secretKey"]
+        for key in (None, secret, "xa_forged_0123456789abcdef0123456789"):
+            headers = {"Authorization": f"Bearer {key}"} if key else {}
+            assert requests.get(s.base + "/v1/diagnostics", headers=headers, timeout=10).status_code in (401, 403)
+    finally:
+        assert s.stop() == 0
+    opened = [l for l in log_lines(s) if l["message"] == "storage opened"]
+    assert len(opened) == 1 and opened[0]["synchronous"] == "full" and opened[0]["journalMode"] == "wal", opened
+    assert opened[0]["path"].endswith("xizor.sqlite") and opened[0]["foreignKeys"] is True
+
+
+def test_diagnostics_show_what_the_connection_runs_with_not_a_constant(tmp_path):
+    s = XizorServer(tmp_path / "a", extra_env={"XIZOR_STORAGE_SYNCHRONOUS": "extra", "XIZOR_STORAGE_BUSY_TIMEOUT_MS": "750"})
+    try:
+        storage = diagnostics(s)["storage"]
+        assert (storage["synchronous"], storage["busyTimeoutMs"]) == ("extra", 750)
+    finally:
+        assert s.stop() == 0
 
 
 # --- logs ------------------------------------------------------------------------------------

@@ -57,6 +57,13 @@ public enum APISchemas {
                                        optional: ["errors": array(ref("ValidationIssue"))],
                                        description: "`errors` is present only when `ok` is false. Warnings never block publishing."),
             "Health": object(["status": string]),
+            "Diagnostics": object(["version": string, "storage": object([
+                "driver": ["type": "string", "enum": ["sqlite"]],
+                "journalMode": string,
+                "synchronous": ["type": ["string", "null"], "enum": ["off", "normal", "full", "extra", .null],
+                                "description": "What the writer connection runs with; `full` makes every 2xx write survive power loss."],
+                "foreignKeys": boolean, "busyTimeoutMs": integer, "readConnections": integer,
+            ], description: "Read back from the database connection, not from the configuration.")]),
             "CreatedApp": object(["appId": string, "name": string, "secretKey": string, "publicKey": string],
                                  description: "The keys are shown this once; only their hashes are stored."),
             "CreateAppRequest": request(["name": ["type": "string", "minLength": 1, "maxLength": 200]]),

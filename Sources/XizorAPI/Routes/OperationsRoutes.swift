@@ -1,12 +1,16 @@
 import HTTP
 import PaywallFormat
+import Storage
 
 /// What operators and orchestrators call: `/healthz` (the process answers), `/readyz` (send it
-/// traffic) and `/metrics` (Prometheus text).
+/// traffic), `/metrics` (Prometheus text) and `/v1/diagnostics` (what the process really runs with).
 struct OperationsRoutes {
     let readiness: ReadinessCheck
     let exposition: MetricsExposition
     let metricsToken: String?
+    let auth: Authenticator
+    let pool: DatabasePool
+    let version: String
 
     func register(in routes: inout APIRoutes) {
         routes.get("/healthz", OperationDoc(
@@ -38,6 +42,29 @@ struct OperationsRoutes {
             }
             return HTTPResponse(status: .ok, headers: ["Content-Type": PrometheusText.contentType, "Cache-Control": "no-store"],
                                 body: Array(exposition.render().utf8), compressible: true)
+        }
+        registerDiagnostics(in: &routes)
+    }
+
+    /// The storage settings the writer connection reports, so "every 2xx is durable" can be checked
+    /// on a running server instead of trusted from the configuration.
+    private func registerDiagnostics(in routes: inout APIRoutes) {
+        routes.get("/v1/diagnostics", OperationDoc(
+            "getDiagnostics", summary: "What the running process applies: the storage settings read back from the database",
+            description: "Admin token. `storage.synchronous` is what the writer connection reports (`PRAGMA synchronous`), not the configured value.",
+            tag: "meta", auth: .admin,
+            responses: [.json(200, "The effective settings.", APISchemas.ref("Diagnostics"))])) { request in
+            try auth.requireAdmin(request)
+            let settings = try pool.effectiveSettings()
+            let storage: JSONValue = [
+                "driver": "sqlite",
+                "journalMode": .string(settings.journalMode),
+                "synchronous": settings.synchronous.map { .string($0.rawValue) } ?? .null,
+                "foreignKeys": .bool(settings.foreignKeys),
+                "busyTimeoutMs": .number(settings.busyTimeoutMs),
+                "readConnections": .number(settings.readConnections),
+            ]
+            return APIResponse.json(["version": .string(version), "storage": storage], headers: ["Cache-Control": "no-store"])
         }
     }
 

@@ -48,7 +48,7 @@ public enum XizorApplication {
                                       expectedMigrations: ops.expectedMigrations),
             exposition: MetricsExposition(services: services, cache: delivery.cache, httpMetrics: ops.httpMetrics,
                                           rateLimits: rateLimits, isDraining: isDraining),
-            metricsToken: ops.metricsToken
+            metricsToken: ops.metricsToken, auth: auth, pool: services.pool, version: options.version
         ).register(in: &routes)
         AppRoutes(services: services, auth: auth).register(in: &routes)
         TemplateRoutes(auth: auth).register(in: &routes)

@@ -18,15 +18,7 @@ public struct DeliveryRequest: Sendable {
         self.placement = placement
         locale = request.query("locale")
         acceptLanguage = request.header("Accept-Language")
-        if let raw = request.header("X-Xizor-Schema-Version") {
-            // The HTTP parser already stripped the field value's surrounding whitespace.
-            guard let n = Int(raw), n >= 1 else {
-                throw ServiceError(.badRequest, "invalid_schema_version", "X-Xizor-Schema-Version must be a positive integer, not '\(raw)'.")
-            }
-            schemaVersion = min(n, SchemaVersions.latest)
-        } else {
-            schemaVersion = 1
-        }
+        schemaVersion = try DeliveryRequest.schemaVersion(header: request.header("X-Xizor-Schema-Version"))
         // The client hint is a structured-field string: `"dark"`.
         let schemeText = request.query("colorScheme")
             ?? request.header("Sec-CH-Prefers-Color-Scheme").map { $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0 }
@@ -41,6 +33,25 @@ public struct DeliveryRequest: Sendable {
         context = request.presentationContext
         subscriberID = request.query("subscriberId")
         kind = DeliveryRequest.prefersHTML(request.header("Accept")) ? .html : .json
+    }
+
+    /// The schema version to serve for an `X-Xizor-Schema-Version` value: absent means 1 (the SDKs
+    /// that predate the header), a version newer than the server's is served the newest it has.
+    /// Only ASCII digits are a version (the documented `^[0-9]+$`; `Int("+2")` would take a sign);
+    /// 0, empty or anything else is a 400 rather than a guess. The HTTP parser already stripped the
+    /// field value's surrounding whitespace.
+    static func schemaVersion(header raw: String?) throws -> Int {
+        guard let raw else { return 1 }
+        var value = 0
+        for byte in raw.utf8 {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { value = 0; break }
+            // Saturates instead of overflowing: any version past the newest is served the newest.
+            value = min(value * 10 + Int(byte - UInt8(ascii: "0")), SchemaVersions.latest + 1)
+        }
+        guard value >= 1 else {
+            throw ServiceError(.badRequest, "invalid_schema_version", "X-Xizor-Schema-Version must be a positive integer, not '\(raw)'.")
+        }
+        return min(value, SchemaVersions.latest)
     }
 
     /// `text/html` ranked above `application/json` in `Accept` asks for the page. Parsed only when
