@@ -4,8 +4,6 @@ import Storage
 import Testing
 @testable import XizorAPI
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
 @Suite struct RateLimiterTests {
     let key = BucketKey(.publicKey(appID: "app_1"))
 
@@ -116,13 +114,7 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
 }
 
 @Suite struct ReadinessTests {
-    func services() throws -> XizorServices {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-readyz-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let pool = try DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path)
-        _ = try Migrator(path: repositoryRoot.appendingPathComponent("Migrations").path).migrate(pool)
-        return try XizorServices(pool: pool)
-    }
+    func services() throws -> XizorServices { try TestServices("readyz").services }
 
     func readyz(_ services: XizorServices, draining: Bool, _ operations: OperationsOptions = OperationsOptions()) -> (Int, String) {
         let table = XizorApplication.routes(services: services, options: .init(operations: operations), isDraining: { draining })

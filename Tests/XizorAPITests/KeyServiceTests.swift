@@ -1,0 +1,58 @@
+import Testing
+@testable import XizorAPI
+
+/// Authentication compares the whole key against its stored hash: the 12-character prefix that
+/// `GET /v1/keys` lists only finds the candidates. Revocation and archiving take effect before they
+/// answer, also for a key the in-memory memo has already verified.
+@Suite struct KeyServiceTests {
+    /// `key` with everything after its listed prefix replaced: same prefix, same length, other secret.
+    func forged(_ key: String) -> String {
+        let prefix = Identifiers.displayPrefix(of: key)
+        let tail = String(key.dropFirst(prefix.count).map { $0 == "A" ? Character("B") : Character("A") })
+        return prefix + tail
+    }
+
+    @Test func onlyTheWholeKeyAuthenticates() throws {
+        let test = try TestServices("keys")
+        defer { test.remove() }
+        let keys = test.services.keys
+        let app = try keys.createApp(name: "A")
+        #expect(keys.authenticate(app.secretKey) == .secret(appID: app.appID))
+        #expect(keys.authenticate(app.publicKey) == .publicKey(appID: app.appID))
+        for key in [app.secretKey, app.publicKey] {
+            let fake = forged(key)
+            #expect(fake != key && Identifiers.displayPrefix(of: fake) == Identifiers.displayPrefix(of: key))
+            #expect(keys.authenticate(fake) == nil, "a real key's prefix plus anything is not the key")
+            #expect(keys.authenticate(String(key.dropLast())) == nil)
+            #expect(keys.authenticate(key + "x") == nil)
+        }
+        let admin = "xa_" + String(repeating: "k", count: 40)
+        try keys.ensureAdminToken(admin)
+        #expect(keys.authenticate(admin) == .admin)
+        #expect(keys.authenticate(forged(admin)) == nil)
+    }
+
+    @Test func revokingAndArchivingEndAKeyEvenAfterItWasVerified() throws {
+        let test = try TestServices("keys")
+        defer { test.remove() }
+        let keys = test.services.keys
+        let app = try keys.createApp(name: "A")
+        let (info, extra) = try keys.createKey(appID: app.appID, kind: "secret")
+        // Verified once, so the memo holds it; revocation must clear that too.
+        #expect(keys.authenticate(extra) == .secret(appID: app.appID))
+        try keys.revokeKey(appID: app.appID, keyID: info.id)
+        #expect(keys.authenticate(extra) == nil)
+        #expect(keys.verified(credential: extra) == nil)
+
+        let other = try keys.createApp(name: "B")
+        let (otherInfo, otherKey) = try keys.createKey(appID: other.appID, kind: "public")
+        #expect(failsWith("key_not_found") { try keys.revokeKey(appID: app.appID, keyID: otherInfo.id) },
+                "an app cannot revoke another app's key")
+        #expect(keys.authenticate(otherKey) == .publicKey(appID: other.appID))
+
+        #expect(keys.authenticate(app.publicKey) != nil)
+        try keys.archiveApp(appID: app.appID)
+        #expect(keys.authenticate(app.secretKey) == nil && keys.authenticate(app.publicKey) == nil)
+        #expect(keys.authenticate(other.secretKey) == .secret(appID: other.appID), "other apps' keys keep working")
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Storage
+@testable import XizorAPI
+
+/// The repository's root, from this file's location (ROOT/Tests/XizorAPITests/Support.swift).
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// Real services over a new, migrated SQLite file in a directory of its own (removed by `remove`).
+struct TestServices {
+    let directory: URL
+    let services: XizorServices
+
+    init(_ label: String = "services") throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let pool = try DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path)
+        _ = try Migrator(path: repositoryRoot.appendingPathComponent("Migrations").path).migrate(pool)
+        services = try XizorServices(pool: pool)
+    }
+
+    func remove() {
+        services.pool.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Whether `body` fails with a `ServiceError` of `code`.
+func failsWith(_ code: String, _ body: () throws -> Void) -> Bool {
+    do {
+        try body()
+        return false
+    } catch let error as ServiceError {
+        return error.code == code
+    } catch {
+        return false
+    }
+}
