@@ -40,6 +40,8 @@ final class Connection: @unchecked Sendable {
     private var pendingBody: [UInt8] = []
     private var pendingBodyOffset = 0
     private var afterWrite: AfterWrite = .nothing
+    /// The request whose head was admitted while its body is still being read, with its route.
+    private var admitted: (request: HTTPRequest, resolution: HTTPResolution)?
 
     /// A request is being handled or its response written; parsing waits.
     private var awaitingResponse = false
@@ -163,6 +165,8 @@ final class Connection: @unchecked Sendable {
                     setDeadline(.request, core.configuration.headerReadTimeoutMs)
                 }
             case .headComplete:
+                // Routed and admitted before a body byte is read or `100 Continue` is sent.
+                guard admitHead() else { break }
                 setDeadline(.request, core.configuration.bodyReadTimeoutMs)
                 if parser.expectsContinue && offset == bytes.count {
                     sendInterimContinue()
@@ -197,21 +201,85 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Dispatching
 
-    private func dispatch(_ parsed: HTTPRequest) {
-        var request = parsed
-        awaitingResponse = true
-        deadlineAction = .none
+    /// What routing a request decided: the resolution to run, or the answer to give at once.
+    private enum Routing {
+        case run(HTTPResolution)
+        case answer(HTTPResponse)
+    }
+
+    /// Fills in what the server knows of a request (peer, request id) and starts its clock.
+    private func prepare(_ request: inout HTTPRequest) {
         request.remoteAddress = remoteAddress
         request.requestId = RequestID.fromClient(request.headers) ?? RequestID.generate()
         if core.timesResponses { startMicros = loop.inRound ? loop.roundStartMicros : MonotonicClock.micros() }
+    }
 
+    /// Finds the route and applies its admission. With `bodyPending`, answers that never need the
+    /// body (404, 405, OPTIONS) are given now rather than after reading it.
+    private func route(_ request: inout HTTPRequest, bodyPending: Bool) -> Routing {
         if case .other = request.method {
-            let error = HTTPError(.notImplemented, code: "method_not_implemented",
-                                  detail: "The method \(request.method) is not implemented.")
-            send(error.response, for: request)
-            return
+            return .answer(HTTPError(.notImplemented, code: "method_not_implemented",
+                                     detail: "The method \(request.method) is not implemented.").response)
         }
         let resolution = core.responder.resolve(&request)
+        if bodyPending && !resolution.needsBody { return .answer(core.run(resolution.handler, request)) }
+        if let admission = resolution.admission {
+            do {
+                try admission(&request)
+            } catch {
+                let refusal = resolution.refusal
+                return .answer(core.run({ request in
+                    guard let refusal else { throw error }
+                    return try refusal(request, error)
+                }, request))
+            }
+        }
+        return .run(resolution)
+    }
+
+    /// For a head whose body is still to come: routes and admits it, keeping both for `dispatch`.
+    /// A refusal (or a 404/405/501) is answered with the body unread and the connection closed
+    /// after the answer, since the body's bytes would otherwise be read as the next request.
+    /// Returns whether to go on reading the body.
+    private func admitHead() -> Bool {
+        guard var request = parser.headOfPendingRequest else {
+            preconditionFailure("the parser reported a complete head without its request")
+        }
+        prepare(&request)
+        switch route(&request, bodyPending: true) {
+        case .run(let resolution):
+            admitted = (request, resolution)
+            return true
+        case .answer(let response):
+            awaitingResponse = true
+            closeAfterResponse = true
+            pauseReading()
+            send(response, for: request)
+            return false
+        }
+    }
+
+    private func dispatch(_ parsed: HTTPRequest) {
+        awaitingResponse = true
+        deadlineAction = .none
+        var request: HTTPRequest
+        let resolution: HTTPResolution
+        if let admitted {
+            self.admitted = nil
+            request = admitted.request
+            request.body = parsed.body
+            resolution = admitted.resolution
+        } else {
+            request = parsed
+            prepare(&request)
+            switch route(&request, bodyPending: false) {
+            case .run(let found):
+                resolution = found
+            case .answer(let response):
+                send(response, for: request)
+                return
+            }
+        }
         switch resolution.execution {
         case .inline:
             send(core.run(resolution.handler, request), for: request)

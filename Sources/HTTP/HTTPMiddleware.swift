@@ -21,12 +21,31 @@ public protocol HTTPResponder: Sendable {
     func resolve(_ request: inout HTTPRequest) -> HTTPResolution
 }
 
-/// A resolved handler plus its execution mode.
+/// Checks a request's head before its body is read: the route's authentication, typically. It may
+/// record what it verified in `request.context` for the handler; it throws to refuse.
+public typealias HTTPAdmission = @Sendable (inout HTTPRequest) throws -> Void
+
+/// A resolved handler plus its execution mode, and what must hold before its body is read.
 public struct HTTPResolution: Sendable {
     public let execution: HTTPExecution
     public let handler: HTTPHandler
-    public init(execution: HTTPExecution, handler: @escaping HTTPHandler) {
+    /// Run on the I/O queue as soon as the head is complete, before any body byte is read or
+    /// `100 Continue` is sent; a refusal is answered with the body unread (and the connection closed
+    /// when a body was announced), so an unauthenticated client never makes the server buffer one.
+    public let admission: HTTPAdmission?
+    /// Turns a refused admission into the answer, through the same middleware as the handler (so a
+    /// 401 carries CORS headers like any other answer).
+    public let refusal: (@Sendable (HTTPRequest, any Error) throws -> HTTPResponse)?
+    /// False for answers that never look at the body (404, 405, OPTIONS): they are given as soon as
+    /// the head is complete.
+    public let needsBody: Bool
+
+    public init(execution: HTTPExecution, handler: @escaping HTTPHandler, admission: HTTPAdmission? = nil,
+                refusal: (@Sendable (HTTPRequest, any Error) throws -> HTTPResponse)? = nil, needsBody: Bool = true) {
         self.execution = execution
         self.handler = handler
+        self.admission = admission
+        self.refusal = refusal
+        self.needsBody = needsBody
     }
 }

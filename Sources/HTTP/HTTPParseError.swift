@@ -28,6 +28,7 @@ public enum HTTPParseError: Error, Sendable, Hashable {
     case invalidChunkData
     case bodyTooLarge
     case unsupportedExpectation
+    case tooManyEmptyLines
 
     /// The response status for this rejection.
     public var status: HTTPStatus {
@@ -72,6 +73,7 @@ public enum HTTPParseError: Error, Sendable, Hashable {
         case .invalidChunkData: "invalid_chunk_data"
         case .bodyTooLarge: "body_too_large"
         case .unsupportedExpectation: "unsupported_expectation"
+        case .tooManyEmptyLines: "too_many_empty_lines"
         }
     }
 }

@@ -53,6 +53,10 @@ public struct HTTPRequest: Sendable {
     public var requestId: String = ""
     /// The peer's address as `host:port` (`[v6]:port` for IPv6).
     public var remoteAddress: String = ""
+    /// What the route's admission verified about the caller (the authenticated key), for the
+    /// handler. The HTTP layer only carries it; a reference, so handing a request on stays a copy
+    /// of a pointer.
+    public var context: (any AnyObject & Sendable)?
 
     public init(method: HTTPMethod, target: String, path: String,
                 queryParameters: [(name: String, value: String)] = [],

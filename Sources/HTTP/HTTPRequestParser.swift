@@ -51,6 +51,7 @@ public struct HTTPRequestParser: Sendable {
     private var fields: [HTTPRequestHeaders.Field] = []
     private var methodEnd = 0, targetStart = 0, targetEnd = 0, versionStart = 0, versionEnd = 0
     private var requestLineBytes = 0
+    private var emptyLines = 0
     private var headerBytes = 0
     private var fieldStart = 0, nameEnd = 0, valueStart = 0, valueEnd = 0
     private var version = HTTPVersion.http1_1
@@ -70,8 +71,16 @@ public struct HTTPRequestParser: Sendable {
         head.reserveCapacity(256)
     }
 
-    /// True between messages: no byte of the next request has arrived yet.
-    public var isIdle: Bool { state == .start }
+    /// The request whose head was just reported by `.headComplete`, without its body (which is
+    /// still to be read): what the server checks before it reads or buffers a body byte.
+    public var headOfPendingRequest: HTTPRequest? { pending }
+
+    /// Empty lines tolerated before a request line.
+    public static let maxEmptyLines = 4
+
+    /// True between messages: no byte of the next request has arrived yet (an empty line before
+    /// a request line is a byte of it: the header deadline runs from there).
+    public var isIdle: Bool { state == .start && emptyLines == 0 }
     /// True while a request's body is being read.
     public var isReadingBody: Bool { state.rawValue >= State.lengthBody.rawValue && state != .failed }
 
@@ -126,8 +135,10 @@ public struct HTTPRequestParser: Sendable {
 
             case .leadingLF:
                 guard b == ByteClass.lf else { return fail(.bareCarriageReturn, i) }
-                requestLineBytes += 2
-                if requestLineBytes > limits.maxRequestLineBytes { return fail(.requestLineTooLong, i) }
+                // RFC 9112 §2.2 asks servers to ignore at least one empty line before a request;
+                // a few are tolerated, an endless preamble is a client holding the connection.
+                emptyLines += 1
+                if emptyLines > HTTPRequestParser.maxEmptyLines { return fail(.tooManyEmptyLines, i) }
                 state = .start
 
             case .method:
@@ -263,7 +274,9 @@ public struct HTTPRequestParser: Sendable {
                 case .length(let length):
                     remaining = length
                     body = []
-                    body.reserveCapacity(length)
+                    // Grown as bytes arrive, not reserved from the declared length: a header alone
+                    // must not make the server allocate a megabyte.
+                    body.reserveCapacity(min(length, 16_384))
                     state = .lengthBody
                     return (i, .headComplete)
                 case .chunked:
@@ -516,6 +529,7 @@ public struct HTTPRequestParser: Sendable {
         head.removeAll(keepingCapacity: true)
         fields.removeAll(keepingCapacity: true)
         expectsContinue = false
+        emptyLines = 0
         state = .start
         return request
     }

@@ -6,6 +6,7 @@ public struct Router: Sendable {
         let method: HTTPMethod
         let pattern: String
         let execution: HTTPExecution
+        let admission: HTTPAdmission?
         let handler: HTTPHandler
     }
 
@@ -14,10 +15,11 @@ public struct Router: Sendable {
 
     public init() {}
 
-    /// Adds a route. `pattern` is a path like `/v1/paywalls/:id/versions/:n`.
+    /// Adds a route. `pattern` is a path like `/v1/paywalls/:id/versions/:n`. `admission` runs on
+    /// the head before the body is read (see `HTTPResolution.admission`).
     public mutating func add(_ method: HTTPMethod, _ pattern: String, execution: HTTPExecution = .offloaded,
-                             _ handler: @escaping HTTPHandler) {
-        routes.append(Route(method: method, pattern: pattern, execution: execution, handler: handler))
+                             admission: HTTPAdmission? = nil, _ handler: @escaping HTTPHandler) {
+        routes.append(Route(method: method, pattern: pattern, execution: execution, admission: admission, handler: handler))
     }
 
     public mutating func get(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
@@ -86,7 +88,7 @@ public final class RoutingTable: HTTPResponder {
     private let serverOptions: HTTPResolution
 
     init(routes: [Router.Route], middleware: [any HTTPMiddleware]) {
-        func wrap(_ handler: @escaping HTTPHandler) -> HTTPHandler {
+        @Sendable func wrap(_ handler: @escaping HTTPHandler) -> HTTPHandler {
             var h = handler
             for m in middleware.reversed() {
                 let next = h
@@ -97,7 +99,16 @@ public final class RoutingTable: HTTPResponder {
         registeredRoutes = routes.map { (method: $0.method, pattern: $0.pattern) }
         var groups: [Group] = []
         for route in routes {
-            let resolution = HTTPResolution(execution: route.execution, handler: wrap(route.handler))
+            var refusal: (@Sendable (HTTPRequest, any Error) throws -> HTTPResponse)?
+            if route.admission != nil {
+                // The refusal passes through the same middleware as the handler would have.
+                refusal = { request, error in
+                    let refuse: HTTPHandler = { _ in throw error }
+                    return try wrap(refuse)(request)
+                }
+            }
+            let resolution = HTTPResolution(execution: route.execution, handler: wrap(route.handler),
+                                            admission: route.admission, refusal: refusal)
             if let i = groups.firstIndex(where: { $0.pattern == route.pattern }) {
                 if let j = groups[i].methods.firstIndex(where: { $0.0 == route.method }) {
                     groups[i].methods[j] = (route.method, resolution)
@@ -116,10 +127,10 @@ public final class RoutingTable: HTTPResponder {
             let allow = names.joined(separator: ", ")
             groups[i].allow = allow
             let optionsResponse = HTTPResponse(status: .noContent, headers: ["Allow": allow])
-            groups[i].options = HTTPResolution(execution: .inline, handler: wrap { _ in optionsResponse })
+            groups[i].options = HTTPResolution(execution: .inline, handler: wrap { _ in optionsResponse }, needsBody: false)
             let notAllowed = HTTPError(.methodNotAllowed, code: "method_not_allowed",
                                        detail: "This resource supports: \(allow).", headers: ["Allow": allow]).response
-            groups[i].methodNotAllowed = HTTPResolution(execution: .inline, handler: wrap { _ in notAllowed })
+            groups[i].methodNotAllowed = HTTPResolution(execution: .inline, handler: wrap { _ in notAllowed }, needsBody: false)
         }
         // Registration order; precedence (literal before parameter) is the tree's walk order.
         self.groups = groups
@@ -152,9 +163,9 @@ public final class RoutingTable: HTTPResponder {
         }
         self.nodes = nodes
         let notFoundResponse = HTTPError(.notFound, code: "not_found", detail: "No resource at this path.").response
-        notFound = HTTPResolution(execution: .inline, handler: wrap { _ in notFoundResponse })
+        notFound = HTTPResolution(execution: .inline, handler: wrap { _ in notFoundResponse }, needsBody: false)
         let star = HTTPResponse(status: .noContent, headers: ["Allow": "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"])
-        serverOptions = HTTPResolution(execution: .inline, handler: wrap { _ in star })
+        serverOptions = HTTPResolution(execution: .inline, handler: wrap { _ in star }, needsBody: false)
     }
 
     static func compile(_ pattern: String) -> [Segment] {

@@ -7,7 +7,6 @@ import PaywallFormat
 /// `Mcp-Session-Id` is issued, and one sent is ignored.
 struct MCPRoutes {
     let services: XizorServices
-    let auth: Authenticator
     /// Browser origins allowed to call the endpoint (the configured CORS origins); a request with
     /// any other `Origin` is refused with 403 (DNS-rebinding protection). Requests without
     /// `Origin` (non-browser clients) pass.
@@ -16,17 +15,17 @@ struct MCPRoutes {
     var serverVersion: String = MCPSession.defaultServerVersion
 
     /// The handler of `POST /mcp`, for whichever route registry registers it.
-    var handler: HTTPHandler {
+    var handler: @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse {
         let endpoint = MCPEndpoint(session: MCPSession(toolbox: MCPToolbox(services: services), serverVersion: serverVersion),
-                                   auth: auth, allowedOrigins: Set(allowedOrigins))
-        return { request in try endpoint.respond(to: request) }
+                                   allowedOrigins: Set(allowedOrigins))
+        return { request, caller in try endpoint.respond(to: request, caller: caller) }
     }
 
     func register(in routes: inout APIRoutes) {
-        routes.post("/mcp", OperationDoc(
+        routes.secret(.POST, "/mcp", OperationDoc(
             "mcp", summary: "The Model Context Protocol (Streamable HTTP, JSON answers)",
             description: "JSON-RPC 2.0 messages for the MCP tools (list, create, edit, localize, publish paywalls; placements; experiments). Stateless; no SSE. Browser origins outside `cors.allowedOrigins` get 403. See docs/mcp.md.",
-            tag: "mcp", auth: .secret,
+            tag: "mcp",
             parameters: [.header("MCP-Protocol-Version", "The negotiated protocol version (after initialize).")],
             requestBody: ["type": ["object", "array"], "description": "A JSON-RPC message (or, in protocol 2025-03-26, a batch)."],
             responses: [.json(200, "The JSON-RPC answer (or the batch's answers).", ["type": ["object", "array"]]),
@@ -42,15 +41,14 @@ struct MCPRoutes {
 /// each kind of answer.
 struct MCPEndpoint: Sendable {
     let session: MCPSession
-    let auth: Authenticator
     let allowedOrigins: Set<String>
 
-    func respond(to request: HTTPRequest) throws -> HTTPResponse {
+    func respond(to request: HTTPRequest, caller: AppCaller) throws -> HTTPResponse {
         if let origin = request.header("Origin"), !allowedOrigins.contains(origin), !allowedOrigins.contains("*") {
             throw ServiceError(.forbidden, "origin_not_allowed",
                                "Browser origin '\(origin)' may not call /mcp; only the configured CORS origins (cors.allowedOrigins) may.")
         }
-        let appID = try auth.secretApp(request)
+        let appID = caller.appID
         if let accept = request.header("Accept"), !MCPEndpoint.acceptsJSON(accept) {
             throw HTTPError(.notAcceptable, code: "not_acceptable", detail: "/mcp answers application/json; list it in Accept.")
         }

@@ -1,8 +1,8 @@
 import HTTP
 import PaywallFormat
 
-/// Which bearer key an operation needs. Drives both the OpenAPI `security` of the operation and
-/// the auth failures (401/403) it documents; the handler still checks the key itself.
+/// Which bearer key an operation needs. Set by the function that registers the route (see
+/// `APIRoutes`); drives the OpenAPI `security`, the documented 401/403 answers and the admission.
 public enum APIAuth: Sendable {
     case admin
     case secret
@@ -81,21 +81,21 @@ public struct OperationDoc: Sendable {
     public var summary: String
     public var description: String?
     public var tag: String
-    public var auth: APIAuth
+    /// Set by `APIRoutes` from the registering function, never by the declaration itself.
+    public internal(set) var auth: APIAuth = .none
     public var parameters: [APIParameter]
     /// The JSON request body's schema, or nil when the operation takes no body.
     public var requestBody: JSONValue?
     public var requestBodyRequired: Bool
     public var responses: [APIResponseSpec]
 
-    public init(_ operationID: String, summary: String, description: String? = nil, tag: String, auth: APIAuth,
+    public init(_ operationID: String, summary: String, description: String? = nil, tag: String,
                 parameters: [APIParameter] = [], requestBody: JSONValue? = nil, requestBodyRequired: Bool = true,
                 responses: [APIResponseSpec]) {
         self.operationID = operationID
         self.summary = summary
         self.description = description
         self.tag = tag
-        self.auth = auth
         self.parameters = parameters
         self.requestBody = requestBody
         self.requestBodyRequired = requestBodyRequired

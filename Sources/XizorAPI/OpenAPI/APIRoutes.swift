@@ -3,38 +3,67 @@ import PaywallFormat
 
 /// The one place routes are declared: each call registers the handler in the `Router` and its
 /// `OperationDoc` in the OpenAPI document, so an endpoint cannot exist without documentation (or
-/// be documented without existing). `build` adds `GET /openapi.json` and freezes both.
+/// be documented without existing). The registering function names the route's authentication
+/// (`open`, `admin`, `secret`, `publicKey`): it becomes the OpenAPI `security`, the admission the
+/// server runs before reading the body, and the type of caller the handler receives, so the three
+/// cannot disagree. `build` adds `GET /openapi.json` and freezes both.
 public struct APIRoutes {
     private var router = Router()
     public private(set) var operations: [APIOperation] = []
+    /// Turns each route's declared authentication into its admission.
+    private let guardian: RouteGuard
 
-    public init() {}
+    init(guardian: RouteGuard) { self.guardian = guardian }
 
     public mutating func use(_ middleware: any HTTPMiddleware) { router.use(middleware) }
 
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc,
-                             execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
-        operations.append(APIOperation(method: method, pattern: pattern, doc: doc))
-        router.add(method, pattern, execution: execution, handler)
+    /// An open route (health, readiness, metrics): no key is asked for.
+    mutating func open(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc,
+                       execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+        add(method, pattern, doc, auth: .none, execution: execution, handler)
     }
 
-    public mutating func get(_ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
-        add(.GET, pattern, doc, execution: execution, handler)
+    /// A route for the admin token; the handler runs only for a request that presented it.
+    mutating func admin(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
+                        _ handler: @escaping @Sendable (HTTPRequest, AdminCaller) throws -> HTTPResponse) {
+        add(method, pattern, doc, auth: .admin, execution: execution) { request in
+            guard let key = request.verifiedKey, case .admin = key.principal else { throw RouteGuard.unadmitted(request) }
+            return try handler(request, AdminCaller(keyID: key.id))
+        }
     }
-    public mutating func post(_ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
-        add(.POST, pattern, doc, execution: execution, handler)
+
+    /// A dashboard route: the handler runs only for an app's secret key, and gets that app.
+    mutating func secret(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
+                         _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse) {
+        add(method, pattern, doc, auth: .secret, execution: execution) { request in
+            guard let key = request.verifiedKey, case .secret(let appID) = key.principal else { throw RouteGuard.unadmitted(request) }
+            return try handler(request, AppCaller(appID: appID, keyID: key.id))
+        }
     }
-    public mutating func put(_ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
-        add(.PUT, pattern, doc, execution: execution, handler)
+
+    /// An SDK route: the handler runs only for an app's public key, and gets that app.
+    mutating func publicKey(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
+                            _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse) {
+        add(method, pattern, doc, auth: .publicKey, execution: execution) { request in
+            guard let key = request.verifiedKey, case .publicKey(let appID) = key.principal else { throw RouteGuard.unadmitted(request) }
+            return try handler(request, AppCaller(appID: appID, keyID: key.id))
+        }
     }
-    public mutating func delete(_ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
-        add(.DELETE, pattern, doc, execution: execution, handler)
+
+    /// The one place a route is registered: its documentation (with the authentication the
+    /// registering function names) and its admission are derived from the same declaration.
+    private mutating func add(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, auth: APIAuth,
+                              execution: HTTPExecution, _ handler: @escaping HTTPHandler) {
+        var doc = doc
+        doc.auth = auth
+        operations.append(APIOperation(method: method, pattern: pattern, doc: doc))
+        router.add(method, pattern, execution: execution, admission: guardian.admission(for: auth), handler)
     }
 
     /// Adds `GET /openapi.json` (no auth; built once here, served with a strong ETag) and freezes the
     /// routes. The document covers every operation added before, including itself.
     public mutating func build(info: OpenAPIDocument.Info) -> (table: RoutingTable, document: JSONValue) {
-        let doc = OperationDoc("getOpenAPIDocument", summary: "This OpenAPI 3.1 document", tag: "meta", auth: .none,
+        let doc = OperationDoc("getOpenAPIDocument", summary: "This OpenAPI 3.1 document", tag: "meta",
                                responses: [.json(200, "The OpenAPI document of every endpoint.", ["type": "object"],
                                                  headers: [("ETag", "Strong tag of the document.")])])
         operations.append(APIOperation(method: .GET, pattern: "/openapi.json", doc: doc))

@@ -91,22 +91,20 @@ enum RateLimitClass: Int, CaseIterable, Sendable {
     }
 }
 
-/// Answers 429 with `Retry-After` when a key has used up its bucket. Runs before the handler and
-/// authenticates on its own: a request without a valid key is left for the handler to refuse
-/// (so unknown keys never create buckets).
-struct RateLimitMiddleware: HTTPMiddleware {
-    let auth: Authenticator
+/// The limits a request falls under, applied by the route's admission once its key is verified
+/// (so unknown keys never create buckets, and a refused request's body is never read).
+struct RateLimits: Sendable {
     let events: RateLimiter?
     let writes: RateLimiter?
     let counters: RateLimitCounters
 
-    func respond(to request: HTTPRequest, next: (HTTPRequest) throws -> HTTPResponse) throws -> HTTPResponse {
-        guard let kind = RateLimitClass.of(request) else { return try next(request) }
-        guard let limiter = kind == .events ? events : writes,
-              let principal = try? auth.principal(request) else { return try next(request) }
-        switch limiter.take(BucketKey(principal), nowMicros: Int64(DispatchTime.now().uptimeNanoseconds / 1000)) {
+    /// Takes one token from `key`'s bucket for the request's class; 429 with `Retry-After` when
+    /// the bucket is empty.
+    func take(for request: HTTPRequest, key: VerifiedKey) throws {
+        guard let kind = RateLimitClass.of(request), let limiter = kind == .events ? events : writes else { return }
+        switch limiter.take(BucketKey(key.principal), nowMicros: Int64(DispatchTime.now().uptimeNanoseconds / 1000)) {
         case .allowed:
-            return try next(request)
+            return
         case .limited(let seconds):
             counters.record(kind)
             throw HTTPError(.tooManyRequests, code: "rate_limited",

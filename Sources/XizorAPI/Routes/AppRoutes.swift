@@ -4,14 +4,12 @@ import PaywallFormat
 /// `POST /v1/apps` (admin token) and the app's keys (secret key).
 struct AppRoutes {
     let services: XizorServices
-    let auth: Authenticator
 
     func register(in routes: inout APIRoutes) {
-        routes.post("/v1/apps", OperationDoc(
-            "createApp", summary: "Create an app and its two keys", tag: "apps", auth: .admin,
+        routes.admin(.POST, "/v1/apps", OperationDoc(
+            "createApp", summary: "Create an app and its two keys", tag: "apps",
             requestBody: APISchemas.ref("CreateAppRequest"),
-            responses: [.json(201, "The app with its secret and public key, shown this once.", APISchemas.ref("CreatedApp"))])) { request in
-            try auth.requireAdmin(request)
+            responses: [.json(201, "The app with its secret and public key, shown this once.", APISchemas.ref("CreatedApp"))])) { request, _ in
             let body = try request.jsonBody()
             guard let name = try body.optionalString("name", path: "$") else {
                 throw ServiceError.badField("$.name", "missing_required_field", "An app needs a 'name'.")
@@ -19,35 +17,34 @@ struct AppRoutes {
             let created = try services.keys.createApp(name: name)
             return APIResponse.json(created.json, status: .created)
         }
-        routes.delete("/v1/apps/:appId", OperationDoc(
+        routes.admin(.DELETE, "/v1/apps/:appId", OperationDoc(
             "archiveApp", summary: "Archive an app", description: "Its keys stop working before this answers; its data is kept.",
-            tag: "apps", auth: .admin, parameters: [.path("appId", "An app id.")],
-            responses: [.empty(204, "Archived.")])) { request in
-            try auth.requireAdmin(request)
+            tag: "apps", parameters: [.path("appId", "An app id.")],
+            responses: [.empty(204, "Archived.")])) { request, _ in
             try services.keys.archiveApp(appID: request.parameter("appId"))
             return HTTPResponse(status: .noContent)
         }
-        routes.get("/v1/keys", OperationDoc(
-            "listKeys", summary: "List the app's keys (prefixes only)", tag: "apps", auth: .secret,
-            responses: [.json(200, "Every key of the app, revoked ones with `revokedAt`.", APISchemas.ref("APIKeyList"))])) { request in
-            let appID = try auth.secretApp(request)
+        routes.secret(.GET, "/v1/keys", OperationDoc(
+            "listKeys", summary: "List the app's keys (prefixes only)", tag: "apps",
+            responses: [.json(200, "Every key of the app, revoked ones with `revokedAt`.", APISchemas.ref("APIKeyList"))])) { request, caller in
+            let appID = caller.appID
             return APIResponse.json(["keys": .array(try services.keys.listKeys(appID: appID).map(\.json))])
         }
-        routes.post("/v1/keys", OperationDoc(
-            "createKey", summary: "Create a secret or public key", tag: "apps", auth: .secret,
+        routes.secret(.POST, "/v1/keys", OperationDoc(
+            "createKey", summary: "Create a secret or public key", tag: "apps",
             requestBody: APISchemas.ref("CreateKeyRequest"),
-            responses: [.json(201, "The new key, shown this once.", APISchemas.ref("CreatedAPIKey"))])) { request in
-            let appID = try auth.secretApp(request)
+            responses: [.json(201, "The new key, shown this once.", APISchemas.ref("CreatedAPIKey"))])) { request, caller in
+            let appID = caller.appID
             let body = try request.jsonBody()
             let (info, key) = try services.keys.createKey(appID: appID, kind: try body.optionalString("kind", path: "$") ?? "")
             guard case .object(var object) = info.json else { return APIResponse.json(info.json, status: .created) }
             object["key"] = .string(key)
             return APIResponse.json(.object(object), status: .created)
         }
-        routes.delete("/v1/keys/:keyId", OperationDoc(
-            "revokeKey", summary: "Revoke a key", description: "Effective on the next request.", tag: "apps", auth: .secret,
-            responses: [.empty(204, "Revoked.")])) { request in
-            let appID = try auth.secretApp(request)
+        routes.secret(.DELETE, "/v1/keys/:keyId", OperationDoc(
+            "revokeKey", summary: "Revoke a key", description: "Effective on the next request.", tag: "apps",
+            responses: [.empty(204, "Revoked.")])) { request, caller in
+            let appID = caller.appID
             try services.keys.revokeKey(appID: appID, keyID: request.parameter("keyId"))
             return HTTPResponse(status: .noContent)
         }

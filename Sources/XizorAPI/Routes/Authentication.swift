@@ -1,23 +1,75 @@
+import Dispatch
 import HTTP
 
-/// Reads `Authorization: Bearer KEY` and checks the key's kind for the route: 401 for a missing or
-/// unknown key, 403 for a key of the wrong kind.
-struct Authenticator: Sendable {
-    let keys: KeyService
+/// The caller of a dashboard or SDK route: the app its key belongs to, and which key it was.
+public struct AppCaller: Sendable, Equatable {
+    public let appID: String
+    public let keyID: String
+}
 
-    func principal(_ request: HTTPRequest) throws -> Principal {
+/// The caller of an admin route: which admin token it presented.
+public struct AdminCaller: Sendable, Equatable {
+    public let keyID: String
+}
+
+extension HTTPRequest {
+    /// The key the route's admission verified (nil on open routes).
+    var verifiedKey: VerifiedKey? { context as? VerifiedKey }
+}
+
+/// Turns a route's declared authentication into its admission: run by the server on the request's
+/// head, before any body byte is read or `100 Continue` is sent. It verifies the bearer key (401
+/// for a missing, malformed, unknown or revoked one; 403 for a key of another kind), takes a token
+/// from the key's rate-limit bucket (429), and leaves the verified key in `request.context`, where
+/// the handler wrapper of `APIRoutes` finds it. Nothing else in the API layer checks keys.
+struct RouteGuard: Sendable {
+    let keys: KeyService
+    let limits: RateLimits
+
+    func admission(for auth: APIAuth) -> HTTPAdmission? {
+        guard auth != .none else { return nil }
+        return { [keys, limits] request in
+            let key = try RouteGuard.verify(request, keys: keys)
+            try RouteGuard.require(auth, of: key)
+            try limits.take(for: request, key: key)
+            request.context = key
+        }
+    }
+
+    static func verify(_ request: HTTPRequest, keys: KeyService) throws -> VerifiedKey {
         guard let header = request.header("Authorization") else {
             throw ServiceError(.unauthorized, "missing_api_key", "Send 'Authorization: Bearer KEY'.")
         }
         // A credential seen before is answered from memory without parsing it again.
         if let known = keys.verified(credential: header) { return known }
-        guard let token = Authenticator.bearerToken(header) else {
+        guard let token = bearerToken(header) else {
             throw ServiceError(.unauthorized, "invalid_authorization", "The Authorization header must be 'Bearer KEY'.")
         }
-        guard let principal = keys.authenticate(token, memoKey: header) else {
+        guard let key = keys.verify(token, memoKey: header) else {
             throw ServiceError(.unauthorized, "invalid_api_key", "The API key is unknown or revoked.")
         }
-        return principal
+        return key
+    }
+
+    static func require(_ auth: APIAuth, of key: VerifiedKey) throws {
+        switch (auth, key.principal) {
+        case (.admin, .admin), (.secret, .secret), (.publicKey, .publicKey), (.none, _):
+            return
+        case (.admin, _):
+            throw ServiceError(.forbidden, "admin_token_required", "This endpoint needs the admin token.")
+        case (.secret, _):
+            throw ServiceError(.forbidden, "secret_key_required", "This endpoint needs the app's secret key (sk_…).")
+        case (.publicKey, _):
+            // A secret key of the same app is not accepted either: secret keys stay on servers.
+            throw ServiceError(.forbidden, "public_key_required", "This endpoint needs the app's public key (pk_…).")
+        }
+    }
+
+    /// A handler of an authenticated route reached without its admission having run: a wiring
+    /// bug, answered as a 500 rather than served unauthenticated.
+    static func unadmitted(_ request: HTTPRequest) -> HTTPError {
+        HTTPError(.internalServerError, code: "unadmitted_request",
+                  detail: "The request reached \(request.routeTemplate ?? request.path) without passing its authentication.")
     }
 
     /// The token of `Bearer TOKEN` (scheme case-insensitive, RFC 9110 §11.1), without Foundation
@@ -37,28 +89,5 @@ struct Authenticator: Sendable {
         while end > start, utf8[utf8.index(before: end)] == UInt8(ascii: " ") { end = utf8.index(before: end) }
         guard start < end else { return nil }
         return header[start..<end]
-    }
-
-    /// The app of a secret key (dashboard API and MCP).
-    func secretApp(_ request: HTTPRequest) throws -> String {
-        guard case .secret(let appID) = try principal(request) else {
-            throw ServiceError(.forbidden, "secret_key_required", "This endpoint needs the app's secret key (sk_…).")
-        }
-        return appID
-    }
-
-    /// The app of a public key (SDK API). A secret key of the same app is not accepted either:
-    /// secret keys stay on servers.
-    func publicApp(_ request: HTTPRequest) throws -> String {
-        guard case .publicKey(let appID) = try principal(request) else {
-            throw ServiceError(.forbidden, "public_key_required", "This endpoint needs the app's public key (pk_…).")
-        }
-        return appID
-    }
-
-    func requireAdmin(_ request: HTTPRequest) throws {
-        guard try principal(request) == .admin else {
-            throw ServiceError(.forbidden, "admin_token_required", "This endpoint needs the admin token.")
-        }
     }
 }

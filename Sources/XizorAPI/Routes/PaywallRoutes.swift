@@ -4,19 +4,18 @@ import PaywallFormat
 /// Paywalls, drafts, publishing and versions (secret key).
 struct PaywallRoutes {
     let services: XizorServices
-    let auth: Authenticator
 
     static let defaultPageSize = 50
     static let maxPageSize = 200
 
     func register(in routes: inout APIRoutes) {
         let paywalls = services.paywalls
-        routes.post("/v1/paywalls", OperationDoc(
-            "createPaywall", summary: "Create a paywall: blank, from a template or from a document", tag: "paywalls", auth: .secret,
+        routes.secret(.POST, "/v1/paywalls", OperationDoc(
+            "createPaywall", summary: "Create a paywall: blank, from a template or from a document", tag: "paywalls",
             requestBody: APISchemas.ref("CreatePaywallRequest"), requestBodyRequired: false,
             responses: [.json(201, "The new paywall; its draft holds the document.", APISchemas.ref("PaywallSummary"),
-                              headers: [("Location", "The paywall's URL.")])])) { request in
-            let appID = try auth.secretApp(request)
+                              headers: [("Location", "The paywall's URL.")])])) { request, caller in
+            let appID = caller.appID
             let body = try request.jsonBody(allowEmpty: true)
             guard body.objectValue != nil else { throw ServiceError.badField("$", "not_an_object", "The body is a JSON object.") }
             let name = try body.optionalString("name", path: "$")
@@ -34,14 +33,14 @@ struct PaywallRoutes {
             let created = try paywalls.create(appID: appID, from: source)
             return APIResponse.json(created.json, status: .created, headers: ["Location": "/v1/paywalls/\(created.id)"])
         }
-        routes.get("/v1/paywalls", OperationDoc(
-            "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time", tag: "paywalls", auth: .secret,
+        routes.secret(.GET, "/v1/paywalls", OperationDoc(
+            "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time", tag: "paywalls",
             parameters: [.query("limit", "Page size.", schema: ["type": "integer", "minimum": 1, "maximum": .number(PaywallRoutes.maxPageSize),
                                                                  "default": .number(PaywallRoutes.defaultPageSize)]),
                          .query("cursor", "`nextCursor` of the previous page.")],
             responses: [.json(200, "A page of paywalls.", APISchemas.ref("PaywallPage")),
-                        .problem(400, "`limit` or `cursor` is malformed.")])) { request in
-            let appID = try auth.secretApp(request)
+                        .problem(400, "`limit` or `cursor` is malformed.")])) { request, caller in
+            let appID = caller.appID
             var limit = PaywallRoutes.defaultPageSize
             if let raw = request.query("limit") {
                 guard let n = Int(raw), n >= 1, n <= PaywallRoutes.maxPageSize else {
@@ -52,18 +51,18 @@ struct PaywallRoutes {
             let page = try paywalls.list(appID: appID, cursor: request.query("cursor"), limit: limit)
             return APIResponse.json(["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null])
         }
-        routes.get("/v1/paywalls/:id", OperationDoc(
-            "getPaywall", summary: "Read a paywall", tag: "paywalls", auth: .secret, parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The paywall.", APISchemas.ref("PaywallSummary"))])) { request in
-            let appID = try auth.secretApp(request)
+        routes.secret(.GET, "/v1/paywalls/:id", OperationDoc(
+            "getPaywall", summary: "Read a paywall", tag: "paywalls", parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The paywall.", APISchemas.ref("PaywallSummary"))])) { request, caller in
+            let appID = caller.appID
             return APIResponse.json(try paywalls.summary(appID: appID, id: request.parameter("id")).json)
         }
-        routes.delete("/v1/paywalls/:id", OperationDoc(
+        routes.secret(.DELETE, "/v1/paywalls/:id", OperationDoc(
             "archivePaywall", summary: "Archive a paywall",
             description: "Archived paywalls leave lists and cannot be published; placements pointing at one keep serving its last version until reassigned (the answer's `warning` says so).",
-            tag: "paywalls", auth: .secret, parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The archived paywall.", APISchemas.ref("ArchivedPaywall"))])) { request in
-            let appID = try auth.secretApp(request)
+            tag: "paywalls", parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The archived paywall.", APISchemas.ref("ArchivedPaywall"))])) { request, caller in
+            let appID = caller.appID
             let archived = try paywalls.archive(appID: appID, id: request.parameter("id"))
             var body = archived.json
             if !archived.placements.isEmpty, case .object(var object) = body {
@@ -72,45 +71,45 @@ struct PaywallRoutes {
             }
             return APIResponse.json(body)
         }
-        routes.get("/v1/paywalls/:id/draft", OperationDoc(
-            "getDraft", summary: "Read the draft with its validation", tag: "drafts", auth: .secret, parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")])])) { request in
-            let appID = try auth.secretApp(request)
+        routes.secret(.GET, "/v1/paywalls/:id/draft", OperationDoc(
+            "getDraft", summary: "Read the draft with its validation", tag: "drafts", parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")])])) { request, caller in
+            let appID = caller.appID
             let draft = try paywalls.draft(appID: appID, id: request.parameter("id"))
             return APIResponse.json(draft.json, headers: ["Cache-Control": "no-cache"], etag: draft.etag)
         }
-        routes.put("/v1/paywalls/:id/draft", OperationDoc(
+        routes.secret(.PUT, "/v1/paywalls/:id/draft", OperationDoc(
             "saveDraft", summary: "Save the draft (any JSON object) under If-Match",
             description: "428 without If-Match, 412 when it is stale: two editors never silently overwrite each other.",
-            tag: "drafts", auth: .secret, parameters: [.path("id", "A paywall id."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
+            tag: "drafts", parameters: [.path("id", "A paywall id."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
             requestBody: ["type": "object", "description": "The paywall document; it may be invalid while editing."],
             responses: [.json(200, "The saved draft with its validation.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]),
                         .problem(412, "If-Match does not match the draft's ETag."),
-                        .problem(428, "If-Match is missing.")])) { request in
-            let appID = try auth.secretApp(request)
+                        .problem(428, "If-Match is missing.")])) { request, caller in
+            let appID = caller.appID
             let id = request.parameter("id")
             let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
             let draft = try paywalls.saveDraft(appID: appID, id: id, document: try request.jsonBody(), expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
-        routes.get("/v1/paywalls/:id/draft/texts", OperationDoc(
-            "getDraftTexts", summary: "Every text of the draft in every locale", tag: "drafts", auth: .secret, parameters: [.path("id", "A paywall id.")],
+        routes.secret(.GET, "/v1/paywalls/:id/draft/texts", OperationDoc(
+            "getDraftTexts", summary: "Every text of the draft in every locale", tag: "drafts", parameters: [.path("id", "A paywall id.")],
             responses: [.json(200, "The texts, with missing locales per path.", APISchemas.ref("DraftTexts"),
-                              headers: [("ETag", "The draft's ETag.")])])) { request in
-            let appID = try auth.secretApp(request)
+                              headers: [("ETag", "The draft's ETag.")])])) { request, caller in
+            let appID = caller.appID
             let texts = try paywalls.texts(appID: appID, id: request.parameter("id"))
             return APIResponse.json(texts.json, headers: ["Cache-Control": "no-cache"], etag: texts.etag)
         }
-        routes.put("/v1/paywalls/:id/draft/texts/:locale", OperationDoc(
+        routes.secret(.PUT, "/v1/paywalls/:id/draft/texts/:locale", OperationDoc(
             "setDraftTexts", summary: "Set many translations of one locale by path",
             description: "Adds the locale to `locales` when new. Same If-Match rule as saving the draft; unknown paths reject the whole request (422).",
-            tag: "drafts", auth: .secret,
+            tag: "drafts",
             parameters: [.path("id", "A paywall id."), .path("locale", "A locale tag like en, de-AT or pt-BR."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
             requestBody: APISchemas.ref("SetTextsRequest"),
             responses: [.json(200, "The saved draft.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]),
                         .problem(412, "If-Match does not match the draft's ETag."),
-                        .problem(428, "If-Match is missing.")])) { request in
-            let appID = try auth.secretApp(request)
+                        .problem(428, "If-Match is missing.")])) { request, caller in
+            let appID = caller.appID
             let id = request.parameter("id")
             let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
             let body = try request.jsonBody()
@@ -128,17 +127,17 @@ struct PaywallRoutes {
                                               translations: translations, expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
-        routes.post("/v1/paywalls/:id/publish", OperationDoc(
+        routes.secret(.POST, "/v1/paywalls/:id/publish", OperationDoc(
             "publishPaywall", summary: "Validate the draft strictly and publish it as a new version",
             description: "422 with every error and its path when the draft is invalid; 409 when the paywall is archived.",
-            tag: "versions", auth: .secret,
+            tag: "versions",
             parameters: [.path("id", "A paywall id."), .header("Idempotency-Key", "Retrying with the same key answers the first result instead of a second version.",
                                        schema: ["type": "string", "minLength": 1, "maxLength": 255])],
             responses: [.json(201, "The new version (or the first one for a repeated Idempotency-Key, with `Idempotent-Replayed: true`).",
                               APISchemas.ref("Version"), headers: [("Location", "The version's URL.")]),
                         .problem(409, "The paywall is archived."),
-                        .problem(422, "The draft is invalid; `errors` lists every error with its path.")])) { request in
-            let appID = try auth.secretApp(request)
+                        .problem(422, "The draft is invalid; `errors` lists every error with its path.")])) { request, caller in
+            let appID = caller.appID
             let key = request.header("Idempotency-Key")
             if let key, key.isEmpty || key.count > 255 {
                 throw ServiceError(.badRequest, "invalid_idempotency_key", "Idempotency-Key is 1 to 255 characters.")
@@ -148,35 +147,35 @@ struct PaywallRoutes {
             if replayed { headers["Idempotent-Replayed"] = "true" }
             return APIResponse.json(version.json(includeDocument: false), status: .created, headers: headers)
         }
-        routes.get("/v1/paywalls/:id/versions", OperationDoc(
-            "listVersions", summary: "List published versions", tag: "versions", auth: .secret, parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The versions, without documents.", APISchemas.ref("VersionList"))])) { request in
-            let appID = try auth.secretApp(request)
+        routes.secret(.GET, "/v1/paywalls/:id/versions", OperationDoc(
+            "listVersions", summary: "List published versions", tag: "versions", parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The versions, without documents.", APISchemas.ref("VersionList"))])) { request, caller in
+            let appID = caller.appID
             let versions = try paywalls.versions(appID: appID, id: request.parameter("id"))
             return APIResponse.json(["items": .array(versions.map { $0.json(includeDocument: false) })])
         }
-        routes.get("/v1/paywalls/:id/versions/:n", OperationDoc(
-            "getVersion", summary: "Read a published version with its document", tag: "versions", auth: .secret,
+        routes.secret(.GET, "/v1/paywalls/:id/versions/:n", OperationDoc(
+            "getVersion", summary: "Read a published version with its document", tag: "versions",
             parameters: [.path("id", "A paywall id."), .path("n", "The version number.", schema: ["type": "integer", "minimum": 1])],
-            responses: [.json(200, "The version.", APISchemas.ref("VersionWithDocument"), headers: [("ETag", "The content hash.")])])) { request in
-            let appID = try auth.secretApp(request)
+            responses: [.json(200, "The version.", APISchemas.ref("VersionWithDocument"), headers: [("ETag", "The content hash.")])])) { request, caller in
+            let appID = caller.appID
             guard let n = Int(request.parameter("n")), n >= 1 else {
                 throw ServiceError(.notFound, "version_not_found", "Versions are numbered 1, 2, …")
             }
             let version = try paywalls.version(appID: appID, id: request.parameter("id"), version: n)
             return APIResponse.json(version.json(includeDocument: true), etag: "\"\(version.contentHash)\"")
         }
-        routes.get("/v1/paywalls/:id/analytics", OperationDoc(
+        routes.secret(.GET, "/v1/paywalls/:id/analytics", OperationDoc(
             "getPaywallAnalytics", summary: "The funnel per published version",
             description: "Counts of SDK events per version, optionally cut by time, placement and `context.KEY=VALUE` (typed like the SDK's context).",
-            tag: "analytics", auth: .secret,
+            tag: "analytics",
             parameters: [.path("id", "A paywall id."),
                          .query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
                          .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time."),
                          .query("placement", "Only events from this placement.")],
             responses: [.json(200, "One funnel per published version.", APISchemas.ref("PaywallAnalytics")),
-                        .problem(400, "`from` or `to` is not a time.")])) { request in
-            let appID = try auth.secretApp(request)
+                        .problem(400, "`from` or `to` is not a time.")])) { request, caller in
+            let appID = caller.appID
             var filter = AnalyticsService.Filter()
             filter.from = try PaywallRoutes.time(request.query("from"), name: "from")
             filter.to = try PaywallRoutes.time(request.query("to"), name: "to")
@@ -184,11 +183,11 @@ struct PaywallRoutes {
             filter.context = request.presentationContext
             return APIResponse.json(try services.analytics.funnel(appID: appID, paywallID: request.parameter("id"), filter: filter))
         }
-        routes.post("/v1/paywalls/:id/rollback", OperationDoc(
-            "rollbackPaywall", summary: "Publish an old version's document again as a new version", tag: "versions", auth: .secret,
+        routes.secret(.POST, "/v1/paywalls/:id/rollback", OperationDoc(
+            "rollbackPaywall", summary: "Publish an old version's document again as a new version", tag: "versions",
             parameters: [.path("id", "A paywall id.")], requestBody: APISchemas.ref("RollbackRequest"),
-            responses: [.json(201, "The new version.", APISchemas.ref("Version"), headers: [("Location", "The version's URL.")])])) { request in
-            let appID = try auth.secretApp(request)
+            responses: [.json(201, "The new version.", APISchemas.ref("Version"), headers: [("Location", "The version's URL.")])])) { request, caller in
+            let appID = caller.appID
             let body = try request.jsonBody()
             guard let n = body["version"]?.intValue, n >= 1 else {
                 throw ServiceError.badField("$.version", "type_mismatch", "'version' is the number of the version to publish again.")

@@ -4,60 +4,59 @@ import PaywallFormat
 /// Placements, their rules and the resolution dry run (secret key).
 struct PlacementRoutes {
     let services: XizorServices
-    let auth: Authenticator
 
     func register(in routes: inout APIRoutes) {
         let placements = services.placements
-        routes.get("/v1/placements", OperationDoc(
-            "listPlacements", summary: "List placements with their rules", tag: "placements", auth: .secret,
-            responses: [.json(200, "Every placement of the app, by key.", APISchemas.ref("PlacementList"))])) { request in
-            let appID = try auth.secretApp(request)
+        routes.secret(.GET, "/v1/placements", OperationDoc(
+            "listPlacements", summary: "List placements with their rules", tag: "placements",
+            responses: [.json(200, "Every placement of the app, by key.", APISchemas.ref("PlacementList"))])) { request, caller in
+            let appID = caller.appID
             return APIResponse.json(["items": .array(try placements.list(appID: appID).map(\.json))])
         }
-        routes.put("/v1/placements/:key", OperationDoc(
+        routes.secret(.PUT, "/v1/placements/:key", OperationDoc(
             "assignPlacement", summary: "Point a placement at a paywall (creating it when new)",
-            description: "Live on the next SDK request; no publish needed.", tag: "placements", auth: .secret,
+            description: "Live on the next SDK request; no publish needed.", tag: "placements",
             parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")], requestBody: APISchemas.ref("AssignPlacementRequest"),
-            responses: [.json(200, "The placement.", APISchemas.ref("Placement"))])) { request in
-            let appID = try auth.secretApp(request)
+            responses: [.json(200, "The placement.", APISchemas.ref("Placement"))])) { request, caller in
+            let appID = caller.appID
             let body = try request.jsonBody()
             let paywallID = try body.optionalString("paywallId", path: "$")
             let experimentID = try body.optionalString("experimentId", path: "$")
             return APIResponse.json(try placements.assign(appID: appID, key: request.parameter("key"), paywallID: paywallID,
                                                           experimentID: experimentID).json)
         }
-        routes.get("/v1/placements/:key", OperationDoc(
-            "getPlacement", summary: "Read a placement", tag: "placements", auth: .secret, parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")],
-            responses: [.json(200, "The placement.", APISchemas.ref("Placement"))])) { request in
-            let appID = try auth.secretApp(request)
+        routes.secret(.GET, "/v1/placements/:key", OperationDoc(
+            "getPlacement", summary: "Read a placement", tag: "placements", parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")],
+            responses: [.json(200, "The placement.", APISchemas.ref("Placement"))])) { request, caller in
+            let appID = caller.appID
             return APIResponse.json(try placements.placement(appID: appID, key: request.parameter("key")).json)
         }
-        routes.delete("/v1/placements/:key", OperationDoc(
-            "deletePlacement", summary: "Delete a placement and its rules", tag: "placements", auth: .secret, parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")],
-            responses: [.empty(204, "Deleted.")])) { request in
-            let appID = try auth.secretApp(request)
+        routes.secret(.DELETE, "/v1/placements/:key", OperationDoc(
+            "deletePlacement", summary: "Delete a placement and its rules", tag: "placements", parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")],
+            responses: [.empty(204, "Deleted.")])) { request, caller in
+            let appID = caller.appID
             try placements.delete(appID: appID, key: request.parameter("key"))
             return HTTPResponse(status: .noContent)
         }
-        routes.put("/v1/placements/:key/rules", OperationDoc(
+        routes.secret(.PUT, "/v1/placements/:key/rules", OperationDoc(
             "setPlacementRules", summary: "Replace the placement's ordered rules",
             description: "Every rule is validated (unknown or archived paywalls, operators, value types); 422 lists each error with its path.",
-            tag: "placements", auth: .secret, parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")], requestBody: APISchemas.ref("RulesRequest"),
-            responses: [.json(200, "The placement with its new rules.", APISchemas.ref("Placement"))])) { request in
-            let appID = try auth.secretApp(request)
+            tag: "placements", parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")], requestBody: APISchemas.ref("RulesRequest"),
+            responses: [.json(200, "The placement with its new rules.", APISchemas.ref("Placement"))])) { request, caller in
+            let appID = caller.appID
             let body = try request.jsonBody()
             guard let rules = body["rules"] else {
                 throw ServiceError.badField("$.rules", "missing_required_field", "Send {\"rules\": [{\"when\": …, \"paywallId\": …}]}.")
             }
             return APIResponse.json(try placements.setRules(appID: appID, key: request.parameter("key"), rules: rules).json)
         }
-        routes.get("/v1/placements/:key/resolve", OperationDoc(
+        routes.secret(.GET, "/v1/placements/:key/resolve", OperationDoc(
             "resolvePlacement", summary: "Dry run: which paywall version a context gets",
             description: "Query parameters `context.KEY=VALUE` (e.g. `context.country=DE`) form the context: `true`/`false` are booleans, JSON numbers numbers, the rest strings. 404 `no_published_paywall` when nothing the placement could serve is published.",
-            tag: "placements", auth: .secret,
+            tag: "placements",
             parameters: [.path("key", "The placement key.")],
-            responses: [.json(200, "The resolution.", APISchemas.ref("Resolution"))])) { request in
-            let appID = try auth.secretApp(request)
+            responses: [.json(200, "The resolution.", APISchemas.ref("Resolution"))])) { request, caller in
+            let appID = caller.appID
             let resolution = try services.serving.resolve(appID: appID, placement: request.parameter("key"), context: request.presentationContext,
                                                           subscriberID: request.query("subscriberId"))
             return APIResponse.json(resolution.json)

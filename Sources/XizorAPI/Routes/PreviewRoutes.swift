@@ -6,19 +6,18 @@ import PaywallFormat
 struct PreviewRoutes {
     let services: XizorServices
     let pages: PageRendering
-    let auth: Authenticator
 
     func register(in routes: inout APIRoutes) {
-        routes.get("/v1/paywalls/:id/preview", OperationDoc(
-            "previewPaywall", summary: "The HTML page of the draft or a version, placeholders kept", tag: "paywalls", auth: .secret,
+        routes.secret(.GET, "/v1/paywalls/:id/preview", OperationDoc(
+            "previewPaywall", summary: "The HTML page of the draft or a version, placeholders kept", tag: "paywalls",
             parameters: [.path("id", "A paywall id."),
                          .query("version", "`draft` (default) or a version number.", schema: ["type": "string", "pattern": "^(draft|[1-9][0-9]*)$"]),
                          .query("locale", "The locale to show (else the document's default)."),
                          .query("colorScheme", "light (default) or dark.", schema: ["enum": ["light", "dark"]])],
             responses: [APIResponseSpec(status: 200, description: "The page.", schema: ["type": "string"],
                                         contentType: "text/html", headers: [("ETag", "Strong tag of the page.")]),
-                        .problem(400, "`version` or `colorScheme` is malformed.")])) { request in
-            let appID = try auth.secretApp(request)
+                        .problem(400, "`version` or `colorScheme` is malformed.")])) { request, caller in
+            let appID = caller.appID
             let id = request.parameter("id")
             let document: JSONValue
             switch request.query("version") ?? "draft" {

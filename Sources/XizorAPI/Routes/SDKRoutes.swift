@@ -6,15 +6,14 @@ import PaywallFormat
 struct SDKRoutes {
     let services: XizorServices
     let delivery: PaywallDelivery
-    let auth: Authenticator
 
     func register(in routes: inout APIRoutes) {
         // Memory-only once a representation is cached (a revalidation never touches SQLite or
         // zlib), so it runs inline on the connection's queue.
-        routes.get("/v1/sdk/placements/:key/paywall", OperationDoc(
+        routes.publicKey(.GET, "/v1/sdk/placements/:key/paywall", OperationDoc(
             "getPlacementPaywall", summary: "The paywall for a placement",
             description: "`Accept: application/json` answers the document; `Accept: text/html` the self-contained page. Context as `context.KEY=VALUE` query parameters (`true`/`false` booleans, JSON numbers numbers, the rest strings). Strong ETag, `If-None-Match` → 304, gzip where accepted.",
-            tag: "sdk", auth: .publicKey,
+            tag: "sdk",
             parameters: [.path("key", "The placement key."),
                          .query("locale", "Preferred locale (else Accept-Language, else the document's default)."),
                          .query("colorScheme", "light or dark.", schema: ["enum": ["light", "dark"]]),
@@ -26,8 +25,8 @@ struct SDKRoutes {
                             .or("text/html", ["type": "string", "description": "The self-contained page."]),
                         .empty(204, "The subscriber is in an experiment's holdout: show nothing."),
                         .empty(304, "Not modified."),
-                        .problem(400, "A malformed query parameter or X-Xizor-Schema-Version.")]), execution: .inline) { request in
-            let appID = try auth.publicApp(request)
+                        .problem(400, "A malformed query parameter or X-Xizor-Schema-Version.")]), execution: .inline) { request, caller in
+            let appID = caller.appID
             let asked = try DeliveryRequest(request, placement: request.parameter("key"))
             switch try delivery.deliver(appID: appID, asked) {
             case .holdout(let assignment):
@@ -39,31 +38,31 @@ struct SDKRoutes {
                 return representation.response
             }
         }
-        routes.get("/v1/sdk/fallback-bundle", OperationDoc(
-            "getFallbackBundle", summary: "Every placement's current paywall, for offline use", tag: "sdk", auth: .publicKey,
+        routes.publicKey(.GET, "/v1/sdk/fallback-bundle", OperationDoc(
+            "getFallbackBundle", summary: "Every placement's current paywall, for offline use", tag: "sdk",
             parameters: [.query("colorScheme", "light or dark.", schema: ["enum": ["light", "dark"]]), .header("X-Xizor-Schema-Version", "The newest document schema version the client reads (absent = 1; malformed = 400).", schema: ["type": "string", "pattern": "^[0-9]+$"])],
             responses: [.json(200, "The bundle.", APISchemas.ref("FallbackBundle"), headers: [("ETag", "Strong tag of the bundle.")]),
                         .empty(304, "Not modified."),
-                        .problem(400, "A malformed query parameter or X-Xizor-Schema-Version.")])) { request in
-            let appID = try auth.publicApp(request)
+                        .problem(400, "A malformed query parameter or X-Xizor-Schema-Version.")])) { request, caller in
+            let appID = caller.appID
             let asked = try DeliveryRequest(request, placement: "")
             return services.serving.fallbackBundleRepresentation(appID: appID, clientVersion: asked.schemaVersion,
                                                                  colorScheme: asked.colorScheme).response
         }
-        routes.post("/v1/sdk/events", OperationDoc(
+        routes.publicKey(.POST, "/v1/sdk/events", OperationDoc(
             "ingestEvents", summary: "Record a batch of funnel events", description: "Idempotent by event `id`; 202 once durable.",
-            tag: "sdk", auth: .publicKey, requestBody: APISchemas.ref("EventBatch"),
-            responses: [.json(202, "What was accepted, duplicated and rejected.", APISchemas.ref("EventOutcome"))])) { request in
-            let appID = try auth.publicApp(request)
+            tag: "sdk", requestBody: APISchemas.ref("EventBatch"),
+            responses: [.json(202, "What was accepted, duplicated and rejected.", APISchemas.ref("EventOutcome"))])) { request, caller in
+            let appID = caller.appID
             let outcome = try services.events.ingest(appID: appID, batch: try request.jsonBody())
             return APIResponse.json(outcome.json, status: .accepted)
         }
-        routes.post("/v1/sdk/timers", OperationDoc(
-            "startTimer", summary: "The persisted start of a duration timer (first write wins)", tag: "sdk", auth: .publicKey,
+        routes.publicKey(.POST, "/v1/sdk/timers", OperationDoc(
+            "startTimer", summary: "The persisted start of a duration timer (first write wins)", tag: "sdk",
             requestBody: APISchemas.ref("TimerRequest"),
             responses: [.json(201, "Started now.", APISchemas.ref("TimerStart")),
-                        .json(200, "Already started earlier: its start.", APISchemas.ref("TimerStart"))])) { request in
-            let appID = try auth.publicApp(request)
+                        .json(200, "Already started earlier: its start.", APISchemas.ref("TimerStart"))])) { request, caller in
+            let appID = caller.appID
             let (startedAt, created) = try services.timers.start(appID: appID, body: try request.jsonBody())
             return APIResponse.json(["startedAt": .number(Int(startedAt)), "created": .bool(created)], status: created ? .created : .ok)
         }

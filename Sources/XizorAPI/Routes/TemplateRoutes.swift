@@ -3,36 +3,32 @@ import PaywallFormat
 
 /// Templates and stateless validation (secret key).
 struct TemplateRoutes {
-    let auth: Authenticator
 
     func register(in routes: inout APIRoutes) {
-        routes.get("/v1/templates", OperationDoc(
-            "listTemplates", summary: "List the built-in templates", tag: "templates", auth: .secret,
-            responses: [.json(200, "The templates.", APISchemas.ref("TemplateList"))])) { request in
-            _ = try auth.secretApp(request)
+        routes.secret(.GET, "/v1/templates", OperationDoc(
+            "listTemplates", summary: "List the built-in templates", tag: "templates",
+            responses: [.json(200, "The templates.", APISchemas.ref("TemplateList"))])) { request, _ in
             let items: [JSONValue] = PaywallTemplates.names.compactMap { name in
                 guard let document = PaywallTemplates.document(named: name) else { return nil }
                 return ["name": .string(name), "title": document["name"] ?? .string(name), "locales": document["locales"] ?? []]
             }
             return APIResponse.json(["templates": .array(items)])
         }
-        routes.get("/v1/templates/:name", OperationDoc(
-            "getTemplate", summary: "Read a template's document", tag: "templates", auth: .secret,
+        routes.secret(.GET, "/v1/templates/:name", OperationDoc(
+            "getTemplate", summary: "Read a template's document", tag: "templates",
             parameters: [.path("name", "A template name.", schema: ["enum": .array(PaywallTemplates.names.map(JSONValue.string))])],
-            responses: [.json(200, "The template.", APISchemas.ref("Template"))])) { request in
-            _ = try auth.secretApp(request)
+            responses: [.json(200, "The template.", APISchemas.ref("Template"))])) { request, _ in
             let name = request.parameter("name")
             guard let document = PaywallTemplates.document(named: name) else {
                 throw ServiceError(.notFound, "template_not_found", "No template '\(name)'; use one of \(PaywallTemplates.names.joined(separator: ", ")).")
             }
             return APIResponse.json(["name": .string(name), "document": document])
         }
-        routes.post("/v1/validate", OperationDoc(
+        routes.secret(.POST, "/v1/validate", OperationDoc(
             "validateDocument", summary: "Validate a document without storing it",
-            description: "The body is the document itself, or `{\"document\": {...}}`.", tag: "templates", auth: .secret,
+            description: "The body is the document itself, or `{\"document\": {...}}`.", tag: "templates",
             requestBody: ["description": "A paywall document. Any JSON is accepted: what is not a valid document is reported in the answer."],
-            responses: [.json(200, "The validation: every error with its path, and warnings.", APISchemas.ref("ValidationResult"))])) { request in
-            _ = try auth.secretApp(request)
+            responses: [.json(200, "The validation: every error with its path, and warnings.", APISchemas.ref("ValidationResult"))])) { request, _ in
             let body = try request.jsonBody()
             // Accept the document itself or {"document": {...}}.
             let document = body.objectValue?.count == 1 ? (body["document"] ?? body) : body

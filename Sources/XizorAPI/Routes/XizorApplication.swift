@@ -31,33 +31,32 @@ public enum XizorApplication {
     /// The routing table and the OpenAPI document built from the same declarations.
     public static func build(services: XizorServices, options: Options = Options(),
                              isDraining: @escaping @Sendable () -> Bool) -> (table: RoutingTable, document: JSONValue) {
-        var routes = APIRoutes()
+        let rateLimits = RateLimitCounters()
+        let ops = options.operations
+        let limits = RateLimits(events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
+                                writes: ops.writesLimit.isEnabled ? RateLimiter(limit: ops.writesLimit) : nil,
+                                counters: rateLimits)
+        var routes = APIRoutes(guardian: RouteGuard(keys: services.keys, limits: limits))
         if !options.corsAllowedOrigins.isEmpty { routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
         routes.use(ServiceErrorMiddleware())
-        let auth = Authenticator(keys: services.keys)
         let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL)
         let delivery = PaywallDelivery(serving: services.serving, renderPage: pages.production)
-        let ops = options.operations
-        let rateLimits = RateLimitCounters()
-        routes.use(RateLimitMiddleware(auth: auth, events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
-                                       writes: ops.writesLimit.isEnabled ? RateLimiter(limit: ops.writesLimit) : nil,
-                                       counters: rateLimits))
         OperationsRoutes(
             readiness: ReadinessCheck(pool: services.pool, clock: services.clock, isDraining: isDraining,
                                       dataDirectory: ops.dataDirectory, minimumFreeBytes: ops.minimumFreeBytes,
                                       expectedMigrations: ops.expectedMigrations),
             exposition: MetricsExposition(services: services, cache: delivery.cache, httpMetrics: ops.httpMetrics,
                                           rateLimits: rateLimits, isDraining: isDraining),
-            metricsToken: ops.metricsToken, auth: auth, pool: services.pool, version: options.version
+            metricsToken: ops.metricsToken, pool: services.pool, version: options.version
         ).register(in: &routes)
-        AppRoutes(services: services, auth: auth).register(in: &routes)
-        TemplateRoutes(auth: auth).register(in: &routes)
-        PaywallRoutes(services: services, auth: auth).register(in: &routes)
-        PlacementRoutes(services: services, auth: auth).register(in: &routes)
-        ExperimentRoutes(services: services, auth: auth).register(in: &routes)
-        SDKRoutes(services: services, delivery: delivery, auth: auth).register(in: &routes)
-        PreviewRoutes(services: services, pages: pages, auth: auth).register(in: &routes)
-        MCPRoutes(services: services, auth: auth, allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
+        AppRoutes(services: services).register(in: &routes)
+        TemplateRoutes().register(in: &routes)
+        PaywallRoutes(services: services).register(in: &routes)
+        PlacementRoutes(services: services).register(in: &routes)
+        ExperimentRoutes(services: services).register(in: &routes)
+        SDKRoutes(services: services, delivery: delivery).register(in: &routes)
+        PreviewRoutes(services: services, pages: pages).register(in: &routes)
+        MCPRoutes(services: services, allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
         let built = routes.build(info: OpenAPIDocument.Info(version: options.version))
         ops.httpMetrics?.setRouteTemplates(built.table.routeTemplates)
         return built

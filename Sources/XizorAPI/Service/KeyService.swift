@@ -16,6 +16,19 @@ public enum Principal: Sendable, Equatable {
     }
 }
 
+/// A key that passed verification: who it speaks for and which key it is. A class, so the
+/// in-memory memo hands the same instance to every request presenting the credential (a request
+/// carries it by reference, without an allocation per request).
+public final class VerifiedKey: Sendable {
+    public let id: String
+    public let principal: Principal
+
+    init(id: String, principal: Principal) {
+        self.id = id
+        self.principal = principal
+    }
+}
+
 /// An app's key as listed: never the key itself, only its prefix.
 public struct APIKeyInfo: Sendable, Equatable {
     public let id: String
@@ -37,9 +50,8 @@ public struct APIKeyInfo: Sendable, Equatable {
 /// hot path never reads SQLite to authenticate.
 public final class KeyService: Sendable {
     private struct KnownKey: Sendable {
-        let id: String
         let hash: [UInt8]
-        let principal: Principal
+        let key: VerifiedKey
     }
 
     private let pool: DatabasePool
@@ -49,7 +61,7 @@ public final class KeyService: Sendable {
         var byPrefix: [String: [KnownKey]] = [:]
         /// Credentials already verified against their hash, so the hot path hashes each key once.
         /// Emptied on every reload (revocation, archive), bounded in size.
-        var verified: [String: Principal] = [:]
+        var verified: [String: VerifiedKey] = [:]
     }
     private static let verifiedLimit = 10_000
     private let keys = ReadWriteLock(Table())
@@ -88,25 +100,25 @@ public final class KeyService: Sendable {
             default: continue
             }
             let prefix: String = try row.get(2)
-            table[prefix, default: []].append(KnownKey(id: try row.get(0), hash: try row.get(3), principal: principal))
+            table[prefix, default: []].append(KnownKey(hash: try row.get(3), key: VerifiedKey(id: try row.get(0), principal: principal)))
         }
         keys.write { $0 = Table(byPrefix: table) }
     }
 
-    /// The principal for a bearer token, or nil when the token is unknown or revoked.
-    /// The principal for a bearer token, or nil when the token is unknown or revoked. `memoKey`
-    /// (by default the token; the SDK path passes the whole `Authorization` value, which it already
-    /// holds as a String) remembers a verified answer until the next reload.
-    public func authenticate(_ token: Substring, memoKey: String? = nil) -> Principal? {
+    /// The key a bearer token is, or nil when the token is unknown or revoked: the display prefix
+    /// only finds the candidates, the whole token's hash must match one (in constant time).
+    /// `memoKey` (by default the token; admission passes the whole `Authorization` value, which it
+    /// already holds as a String) remembers a verified answer until the next reload.
+    public func verify(_ token: Substring, memoKey: String? = nil) -> VerifiedKey? {
         let key = memoKey ?? String(token)
         if let memo = keys.read({ $0.verified[key] }) { return memo }
         let tokenString = String(token)
         let prefix = Identifiers.displayPrefix(of: tokenString)
         guard let candidates = keys.read({ $0.byPrefix[prefix] }), !candidates.isEmpty else { return nil }
         let hash = Identifiers.hash(tokenString)
-        var found: Principal?
+        var found: VerifiedKey?
         for candidate in candidates where Identifiers.constantTimeEqual(candidate.hash, hash) {
-            found = candidate.principal
+            found = candidate.key
         }
         if let found {
             keys.write { table in
@@ -119,14 +131,15 @@ public final class KeyService: Sendable {
         return found
     }
 
-    public func authenticate(_ token: String) -> Principal? { authenticate(token[...]) }
+    /// Who a bearer token speaks for, or nil when it is unknown or revoked.
+    public func authenticate(_ token: String) -> Principal? { verify(token[...])?.principal }
 
     /// A credential (`memoKey`) verified before and still live, or nil.
-    public func verified(credential: String) -> Principal? { keys.read { $0.verified[credential] } }
+    public func verified(credential: String) -> VerifiedKey? { keys.read { $0.verified[credential] } }
 
     /// Whether any admin key exists (when none does, `serve` generates one).
     public func hasAdminKey() -> Bool {
-        keys.read { table in table.byPrefix.values.contains { $0.contains { $0.principal == .admin } } }
+        keys.read { table in table.byPrefix.values.contains { $0.contains { $0.key.principal == .admin } } }
     }
 
     /// Stores an admin token's hash (from the config, or generated at first start).
