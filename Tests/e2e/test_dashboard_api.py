@@ -1,5 +1,6 @@
 """The dashboard API over real sockets: apps and keys, paywalls, drafts, publishing, placements."""
 import concurrent.futures
+import json
 import threading
 
 import pytest
@@ -166,6 +167,48 @@ def test_publish_validates_strictly_with_every_error(app):
     paths = {e["path"] for e in body["errors"]}
     assert "$.schemaVersion" in paths
     assert app.dashboard.get(f"/v1/paywalls/{pw}/versions").json()["items"] == []
+
+
+# Schema version 1, so publishing migrates nothing down: only the strict validator can object.
+STRICT_ONLY_INVALID = {
+    "schemaVersion": 1, "id": "pw_strict", "name": "Strict", "locales": ["en", "de"], "defaultLocale": "en",
+    "theme": {"colors": {"bg": "#FFFFFF"}},
+    "products": [{"slot": "monthly", "storeProductId": "com.example.strict.monthly"}],
+    "settings": {"dismissable": False, "safeArea": "all", "background": {"kind": "color", "color": "$bg"}},
+    "root": {"type": "stack", "direction": "vertical", "children": [
+        {"type": "text", "text": {"en": "Only {{products.weekly.price}} a week", "de": "Hallo {{user.name}}"}},
+        {"type": "purchase_button", "productSlot": "weekly", "label": {"en": "Buy", "de": "Kaufen"}},
+        {"type": "footer_links", "privacyUrl": "https://example.com/privacy", "termsUrl": "https://example.com/terms"},
+    ]},
+}
+
+
+def test_publish_refuses_a_draft_only_the_strict_validator_rejects(app):
+    # Guards the strict validation in PaywallService.publish (`guard draft.validation.isValid`): a
+    # v1 draft is not down-migrated, so without that guard the broken slot references would go live.
+    r = app.dashboard.post("/v1/paywalls", {"document": STRICT_ONLY_INVALID})
+    assert r.status_code == 201, r.text
+    pw = r.json()["id"]
+    expected = {("$.root.children[0].text.en", "broken_slot_reference"), ("$.root.children[0].text.de", "unknown_variable"),
+                ("$.root.children[1].productSlot", "broken_slot_reference")}
+    validation = app.draft(pw)[0]["validation"]
+    assert validation["ok"] is False
+    assert {(e["path"], e["code"]) for e in validation["errors"]} == expected
+    body = problem(app.dashboard.post(f"/v1/paywalls/{pw}/publish"), 422, "validation_failed")
+    assert {(e["path"], e["code"]) for e in body["errors"]} == expected
+    assert "draft has 3 validation error" in body["detail"]      # the draft's own errors, not a served form's
+    assert app.dashboard.get(f"/v1/paywalls/{pw}/versions").json()["items"] == []
+    assert app.dashboard.get(f"/v1/paywalls/{pw}").json()["latestVersion"] is None
+    app.assign("onboarding", pw)
+    problem(app.sdk.get("/v1/sdk/placements/onboarding/paywall"), 404, "no_published_paywall")
+    # The same draft, repaired, publishes (nothing else about it was in the way).
+    fixed = json.loads(json.dumps(STRICT_ONLY_INVALID))
+    fixed["products"].append({"slot": "weekly", "storeProductId": "com.example.strict.weekly"})
+    fixed["root"]["children"][0]["text"]["de"] = "Hallo {{context.name}}"
+    _, etag = app.draft(pw)
+    assert app.save_draft(pw, fixed, etag).status_code == 200
+    assert app.publish(pw)["version"] == 1
+    assert app.sdk.get("/v1/sdk/placements/onboarding/paywall").json()["paywallId"] == pw
 
 
 def test_versions_are_numbered_immutable_and_idempotent(app):

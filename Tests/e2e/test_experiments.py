@@ -142,6 +142,32 @@ def test_weight_changes_keep_most_subscribers(experiment):
     assert 30 <= len(moved) <= 90
 
 
+def test_two_experiments_split_subscribers_independently(experiment):
+    # Guards the bucket hash including the experiment id (Allocation.bucket): without it every
+    # experiment with the same weights would put each subscriber in the same variant (agreement 1.0).
+    app = experiment
+    second = app.dashboard.post("/v1/experiments", {"name": "Second test", "variants": [
+        {"paywallId": app.control, "weight": 50}, {"paywallId": app.challenger, "weight": 50, "name": "cinematic"}]}).json()
+    placements = {"onboarding": app.exp, "upsell": second["id"]}
+    for key, exp in placements.items():
+        assert app.dashboard.put(f"/v1/placements/{key}", {"experimentId": exp}).status_code == 200
+        assert app.dashboard.post(f"/v1/experiments/{exp}/start").json()["status"] == "running"
+    names = ["control", "cinematic"]
+    subscribers = [f"ind-{i}" for i in range(400)]
+    index = {}
+    for key, exp in placements.items():
+        for s in subscribers:
+            assigned = app.dashboard.get(f"/v1/placements/{key}/resolve", params={"subscriberId": s}).json()["experiment"]
+            assert assigned["id"] == exp and assigned["assignment"] == "bucket"
+            index[key, s] = names.index(assigned["variant"])
+    # Each experiment splits about half and half on its own...
+    for key in placements:
+        assert 0.35 <= sum(index[key, s] for s in subscribers) / len(subscribers) <= 0.65, key
+    # ...and knowing a subscriber's variant in one says nothing about the other.
+    agreeing = sum(index["onboarding", s] == index["upsell", s] for s in subscribers) / len(subscribers)
+    assert 0.35 <= agreeing <= 0.65, agreeing
+
+
 def test_results_against_a_known_event_set(experiment):
     app = experiment
     app.dashboard.put("/v1/placements/onboarding", {"experimentId": app.exp})

@@ -26,6 +26,7 @@ import struct
 import subprocess
 import threading
 import time
+import urllib.parse
 import zlib
 
 import pytest
@@ -506,3 +507,119 @@ def test_sdk_page_names_the_presentation_and_revalidates(browser, page_source):
     assert requests.get(url, headers=dict(headers, **{"If-None-Match": first.headers["ETag"]}), timeout=30).status_code == 304
     json_answer = requests.get(url, headers=dict(page_source.headers, Accept="application/json"), timeout=30)
     assert json_answer.headers["Content-Type"] == "application/json" and json_answer.headers["ETag"] != first.headers["ETag"]
+
+
+# --- hostile text ----------------------------------------------------------------------------
+
+SCRIPT = "</script><script>window.__pwned=1</script>"
+IMG = '"><img src=x onerror="window.__pwned=2">'
+STYLE = "</style><style>body{display:none}</style>"
+COMMENT = "<!--"
+QUOTE = "' autofocus onfocus='window.__pwned=4"
+SEPARATORS = "line\u2028para\u2029end"
+JS_URL = "javascript:window.__pwned=3"
+HOSTILE_HTTPS = 'https://cdn.example.com/x"><img/src=x/onerror=window.__pwned=5>'   # passes the schema, not the renderer
+PAYLOADS = [SCRIPT, IMG, STYLE, COMMENT, QUOTE]
+
+# Sent as context.KEY on the SDK request; "nested" must show as written, never resolved again.
+HOSTILE_CONTEXT = {"script": SCRIPT, "img": IMG, "style": STYLE, "nested": "{{context.script}}", "separators": SEPARATORS}
+
+HOSTILE_PRODUCTS = {"type": "products", "products": {
+    "monthly": {"title": IMG, "price": SCRIPT, "period": STYLE, "pricePerMonth": COMMENT, "description": QUOTE}}}
+
+
+def hostile_document(url):
+    """A publishable document with hostile strings in every kind of text; `url` in every URL field."""
+    both = lambda en, de: {"en": en, "de": de}
+    return {
+        "schemaVersion": 1, "id": "pw_hostile", "name": "Name " + SCRIPT + IMG, "locales": ["en", "de"], "defaultLocale": "en",
+        "theme": {"colors": {"bg": "#FFFFFF", "text": "#111111"}, "fonts": {"body": {"family": "Inter" + STYLE}}},
+        "products": [{"slot": "monthly", "storeProductId": "com.example." + SCRIPT + IMG}],
+        "settings": {"dismissable": True, "safeArea": "all", "background": {"kind": "color", "color": "$bg"}},
+        "root": {"type": "stack", "direction": "vertical", "gap": 8, "padding": 16, "accessibilityLabel": both(IMG, QUOTE), "children": [
+            {"type": "text", "id": "plain", "style": {"color": "$text", "font": {"family": "$body"}},
+             "text": both("Hi " + SCRIPT + " " + STYLE, "Hallo " + IMG + " " + COMMENT + " " + QUOTE)},
+            {"type": "text", "id": "ctx", "text": both("ctx {{context.script}} {{context.img}} {{context.style}} [{{context.nested}}] {{context.separators}}",
+                                                       "ctx {{context.img}} [{{context.nested}}]")},
+            {"type": "text", "id": "md", "accessibilityLabel": both(SCRIPT, IMG), "style": {"font": {"family": STYLE}},
+             "text": both("**" + IMG + "** *" + COMMENT + "*", "**" + STYLE + "**")},
+            {"type": "button", "id": "open", "label": both("Open " + IMG, "Öffnen " + SCRIPT), "action": {"type": "open_url", "url": url}},
+            {"type": "button", "id": "custom", "label": both("Custom " + STYLE, "Custom"),
+             "action": {"type": "custom", "name": IMG, "payload": {"html": SCRIPT}}},
+            {"type": "purchase_button", "id": "buy", "productSlot": "monthly",
+             "label": both("Buy {{product.title}} for {{product.price}} " + QUOTE, "Kaufen {{product.price}} " + SCRIPT),
+             "sublabel": both("per {{product.period}} {{context.img}} " + COMMENT, "{{product.period}}")},
+            {"type": "image", "id": "pic", "src": url, "alt": both(IMG, SCRIPT), "aspectRatio": 2},
+            {"type": "feature_list", "items": [{"icon": IMG, "text": both(SCRIPT, STYLE)}]},
+            {"type": "badge", "id": "badge", "text": both(COMMENT + " badge", QUOTE)},
+            {"type": "timer", "id": "t1", "kind": "duration", "durationSeconds": 600, "label": both("{{timer.remaining}} " + SCRIPT, IMG)},
+            {"type": "footer_links", "privacyUrl": url, "termsUrl": url,
+             "labels": {"privacy": both(IMG, IMG), "terms": both(SCRIPT, SCRIPT), "restore": both(STYLE, STYLE)}},
+        ]},
+    }
+
+
+UNSAFE_DOM = """return {
+  pwned: typeof window.__pwned,
+  handlers: [...document.querySelectorAll("*")].flatMap(e => [...e.attributes].filter(a => a.name.startsWith("on") || a.name === "autofocus")
+                                                                   .map(a => e.tagName + " " + a.name)),
+  urls: [...document.querySelectorAll("[href],[src],[data-src],[poster],[data-poster]")]
+          .flatMap(e => ["href", "src", "data-src", "poster", "data-poster"].map(n => e.getAttribute(n)).filter(v => v !== null)),
+  scripts: document.scripts.length, styles: document.querySelectorAll("style").length, imgs: document.querySelectorAll("img[onerror]").length,
+  body: getComputedStyle(document.body).display, main: getComputedStyle(document.querySelector("main")).display}"""
+
+
+def assert_nothing_injected(driver):
+    dom = driver.execute_script(UNSAFE_DOM)
+    assert dom["pwned"] == "undefined", dom
+    assert dom["handlers"] == [] and dom["imgs"] == 0, dom
+    assert all(u.startswith("https://") for u in dom["urls"]), dom
+    assert (dom["scripts"], dom["styles"]) == (2, 1), dom
+    assert dom["body"] != "none" and dom["main"] != "none", dom
+
+
+def test_hostile_text_stays_text(browser, page_source):
+    # Guards the page's escaping in a real browser: HTML.text / HTML.attribute / HTML.scriptJSON and
+    # URLPolicy on the server, and the runtime writing product values and templates as text nodes.
+    app = page_source.app
+    r = app.dashboard.post("/v1/paywalls", {"document": hostile_document(HOSTILE_HTTPS)})
+    assert r.status_code == 201, r.text
+    pw = r.json()["id"]
+    app.publish(pw)
+    app.assign("hostile", pw)
+    query = urllib.parse.urlencode({f"context.{k}": v for k, v in HOSTILE_CONTEXT.items()})
+    base = f"{page_source.live.base}/v1/sdk/placements/hostile/paywall?{query}"
+    for locale in ("en", "de"):
+        open_page(browser, f"{base}&locale={locale}")
+        browser.execute_script("window.xizor.receive(arguments[0])", HOSTILE_PRODUCTS)
+        for button in ["[data-id=buy]", "[data-id=custom]", "[data-id=open]"]:
+            browser.find_element(By.CSS_SELECTOR, button).click()
+        assert_nothing_injected(browser)
+        assert console_problems(browser) == []
+        assert browser.title == "Name " + SCRIPT + IMG
+        text = lambda node: browser.find_element(By.CSS_SELECTOR, f"[data-id={node}]").get_attribute("textContent")
+        if locale == "en":
+            assert text("plain") == "Hi " + SCRIPT + " " + STYLE
+            assert text("ctx") == "ctx " + SCRIPT + " " + IMG + " " + STYLE + " [{{context.script}}] " + SEPARATORS
+            assert text("md") == IMG + " " + COMMENT + SCRIPT      # the visible text, then the accessibility label
+            assert browser.find_element(By.CSS_SELECTOR, "[data-id=md] strong").get_attribute("textContent") == IMG
+            assert browser.find_element(By.CSS_SELECTOR, "[data-id=md] em").get_attribute("textContent") == COMMENT
+            assert text("buy") == "Buy " + IMG + " for " + SCRIPT + " " + QUOTE + "per " + STYLE + " " + IMG + " " + COMMENT
+            assert text("badge") == COMMENT + " badge"
+            visible = browser.find_element(By.TAG_NAME, "body").text
+            assert all(p in visible for p in PAYLOADS), visible
+        else:
+            assert text("plain") == "Hallo " + IMG + " " + COMMENT + " " + QUOTE
+            assert text("ctx") == "ctx " + IMG + " [{{context.script}}]"
+            assert text("buy") == "Kaufen " + SCRIPT + " " + SCRIPT + STYLE
+        # The hostile strings reach the app exactly as written, through the page config and the bridge.
+        assert sent(browser, "purchase") == [{"type": "purchase", "slot": "monthly", "storeProductId": "com.example." + SCRIPT + IMG}]
+        assert sent(browser, "custom") == [{"type": "custom", "name": IMG, "payload": {"html": SCRIPT}}]
+        assert sent(browser, "open_url") == []     # the hostile URL was dropped: the button is disabled
+    # A document the server would not publish (javascript: URLs), rendered by `xizor render`: no URL survives.
+    page_source.add_document("hostile_draft", hostile_document(JS_URL))
+    open_page(browser, page_source.url("hostile_draft"))
+    browser.find_element(By.CSS_SELECTOR, "[data-id=open]").click()
+    assert_nothing_injected(browser)
+    assert sent(browser, "open_url") == []
+    assert IMG in browser.find_element(By.TAG_NAME, "body").text
