@@ -1,9 +1,16 @@
 /// Splits a request target into a decoded path and query parameters (RFC 9112 §3.2).
+///
+/// The path is decoded except for `%2F` and `%25`, which stay encoded: a segment is what lies
+/// between real slashes, so `/v1%2Fsdk` is one segment (never `/v1/sdk`), and keeping `%25` encoded
+/// too means no decoded text can later be mistaken for an escape. The router decodes both in the
+/// path parameters it hands out (`Segment.decoded`). A fragment (`#`) is never part of a request
+/// target (RFC 9112 §3.2): 400.
 enum RequestTarget {
     static func decode(_ target: UnsafeBufferPointer<UInt8>, method: HTTPMethod)
         throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)])
     {
         guard let first = target.first else { throw .invalidRequestTarget }
+        for b in target where b == UInt8(ascii: "#") { throw .invalidRequestTarget }
         if first == UInt8(ascii: "*") {
             guard target.count == 1, method == .OPTIONS else { throw .invalidRequestTarget }
             return ("*", [])
@@ -19,7 +26,7 @@ enum RequestTarget {
         var queryStart = target.count
         for i in start..<target.count where target[i] == UInt8(ascii: "?") { queryStart = i; break }
         let pathBytes = UnsafeBufferPointer(rebasing: target[start..<queryStart])
-        let path = try percentDecode(pathBytes, plusIsSpace: false)
+        let path = try percentDecode(pathBytes, plusIsSpace: false, keepingSeparators: true)
         if queryStart == target.count { return (path, []) }
         return (path, try parseQuery(UnsafeBufferPointer(rebasing: target[(queryStart + 1)...])))
     }
@@ -67,8 +74,10 @@ enum RequestTarget {
         return out
     }
 
-    /// Percent-decodes into a String; malformed escapes, NUL and invalid UTF-8 are rejected.
-    static func percentDecode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) throws(HTTPParseError) -> String {
+    /// Percent-decodes into a String; malformed escapes, NUL and invalid UTF-8 are rejected. With
+    /// `keepingSeparators`, `%2F` and `%25` are checked but kept as they are (upper-cased).
+    static func percentDecode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool,
+                              keepingSeparators: Bool = false) throws(HTTPParseError) -> String {
         var needsWork = false
         for b in bytes where b == UInt8(ascii: "%") || (plusIsSpace && b == UInt8(ascii: "+")) { needsWork = true; break }
         if !needsWork { return String(decoding: bytes, as: UTF8.self) }
@@ -84,7 +93,12 @@ enum RequestTarget {
                 }
                 let v = UInt8(hi * 16 + lo)
                 guard v != 0 else { throw .invalidRequestTarget }
-                out.append(v)
+                if keepingSeparators && (v == UInt8(ascii: "/") || v == UInt8(ascii: "%")) {
+                    out.append(UInt8(ascii: "%"))
+                    out.append(contentsOf: v == UInt8(ascii: "/") ? [UInt8(ascii: "2"), UInt8(ascii: "F")] : [UInt8(ascii: "2"), UInt8(ascii: "5")])
+                } else {
+                    out.append(v)
+                }
                 i += 3
             } else {
                 out.append(plusIsSpace && b == UInt8(ascii: "+") ? UInt8(ascii: " ") : b)

@@ -168,6 +168,24 @@ public final class RoutingTable: HTTPResponder {
         serverOptions = HTTPResolution(execution: .inline, handler: wrap { _ in star }, needsBody: false)
     }
 
+    /// A path parameter's value: the segment with the `%2F` and `%25` the target decoder kept
+    /// encoded (see `RequestTarget`) decoded at last, so `/placements/a%2Fb` binds `a/b`.
+    static func decodedSegment(_ segment: UnsafeBufferPointer<UInt8>) -> String {
+        guard segment.contains(UInt8(ascii: "%")) else { return String(decoding: segment, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(segment.count)
+        var i = 0
+        while i < segment.count {
+            if segment[i] == UInt8(ascii: "%"), i + 2 < segment.count, segment[i + 1] == UInt8(ascii: "2") {
+                if segment[i + 2] == UInt8(ascii: "F") { out.append(UInt8(ascii: "/")); i += 3; continue }
+                if segment[i + 2] == UInt8(ascii: "5") { out.append(UInt8(ascii: "%")); i += 3; continue }
+            }
+            out.append(segment[i])
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     static func compile(_ pattern: String) -> [Segment] {
         pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
             part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : .literal(Array(part.utf8))
@@ -220,7 +238,7 @@ public final class RoutingTable: HTTPResponder {
             break
         }
         if let child = nodes[node].parameter {
-            values.append(String(decoding: segment, as: UTF8.self))
+            values.append(Self.decodedSegment(segment))
             if isLast {
                 if let group = nodes[child].group { return group }
             } else if let group = walk(child, p, end + 1, &values) {

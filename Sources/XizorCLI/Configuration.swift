@@ -101,6 +101,7 @@ public struct ConfigurationKey: Sendable {
         .init(path: "storage.startupCheck", kind: .choice(["quick", "full", "none"]), help: "check run on the database before serving: quick (PRAGMA quick_check), full (PRAGMA integrity_check) or none; a damaged database refuses to start"),
         .init(path: "storage.minFreeBytes", kind: .int(min: 0, max: 1 << 50), help: "free bytes the data directory's file system must keep for /readyz to answer 200"),
         .init(path: "metrics.token", kind: .optionalString, help: "when set, GET /metrics needs 'Authorization: Bearer TOKEN'; when unset /metrics is open (keep it off the public network)"),
+        .init(path: "mcp.maxBatchMessages", kind: .int(min: 1, max: 1000), help: "the most JSON-RPC messages one MCP batch (protocol 2025-03-26) may hold; each message beyond the first pays its own write token"),
         .init(path: "rateLimits.eventsPerSecond", kind: .int(min: 0, max: 1_000_000), help: "per-key refill rate for POST /v1/sdk/events and /v1/sdk/timers (requests per second); 0 turns the limit off"),
         .init(path: "rateLimits.eventsBurst", kind: .int(min: 1, max: 10_000_000), help: "per-key bucket size for SDK event and timer requests"),
         .init(path: "rateLimits.writesPerSecond", kind: .int(min: 0, max: 1_000_000), help: "per-key refill rate for dashboard and /mcp requests other than GET/HEAD/OPTIONS; 0 turns the limit off"),

@@ -26,7 +26,8 @@ struct CommandEnvironment {
     var applicationOptions: XizorApplication.Options {
         XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"),
                                  version: CommandLineInterface.version,
-                                 lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"))
+                                 lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"),
+                                 mcpMaxBatchMessages: configuration.int("mcp.maxBatchMessages"))
     }
 
     /// Metrics, rate limits and readiness settings; `httpMetrics` is the server's observer.

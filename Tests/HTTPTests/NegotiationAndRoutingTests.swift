@@ -105,6 +105,11 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     #expect(sOptions == 204)
     #expect(rOptions.headers["allow"] == "GET, PUT, HEAD, OPTIONS")
     #expect(try body(.OPTIONS, "*").0 == 204)
+    // An encoded slash is data: one segment, decoded only in the parameter it binds.
+    #expect(try body(.GET, "/v1/paywalls/a%2Fb").1 == "id a/b")
+    #expect(try body(.GET, "/v1/paywalls/a%2541").1 == "id a%41", "decoded once, never twice")
+    #expect(try body(.GET, "/v1%2Fpaywalls%2Fzz").0 == 404)
+    #expect(try body(.GET, "/v1/paywalls%2Fnew").0 == 404)
 }
 
 /// The route tree backs up when a literal branch dead-ends, names parameters per pattern, and

@@ -23,6 +23,7 @@ struct AcceptanceCase: CustomTestStringConvertible, Sendable {
 let acceptanceCases: [AcceptanceCase] = [
     .init("simple GET", "GET / HTTP/1.1\r\nHost: a\r\n\r\n"),
     .init("leading empty line is ignored", "\r\nGET /x HTTP/1.1\r\nHost: a\r\n\r\n", path: "/x"),
+    .init("four leading empty lines are ignored", "\r\n\r\n\r\n\r\nGET /x HTTP/1.1\r\nHost: a\r\n\r\n", path: "/x"),
     .init("Connection: close", "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", keepAlive: false),
     .init("Connection tokens are a list", "GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, CLOSE\r\n\r\n", keepAlive: false),
     .init("HTTP/1.0 closes by default", "GET / HTTP/1.0\r\n\r\n", keepAlive: false, version: .http1_0),
@@ -43,6 +44,8 @@ let acceptanceCases: [AcceptanceCase] = [
     .init("asterisk-form OPTIONS", "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", method: .OPTIONS, path: "*"),
     .init("percent-decoded path and query", "GET /a%20b/%C3%A9?q=a+b&n=%26&empty&=v HTTP/1.1\r\nHost: a\r\n\r\n",
           path: "/a b/é", query: ["q=a b", "n=&", "empty=", "=v"]),
+    .init("%2F and %25 stay encoded in the path (segments split on real slashes only)",
+          "GET /a%2fb/c%25d/%2541?x=%2F HTTP/1.1\r\nHost: a\r\n\r\n", path: "/a%2Fb/c%25d/%2541", query: ["x=/"]),
     .init("repeated query names keep order", "GET /?a=1&b=2&a=3 HTTP/1.1\r\nHost: a\r\n\r\n", query: ["a=1", "b=2", "a=3"]),
     .init("unknown method token", "PURGE / HTTP/1.1\r\nHost: a\r\n\r\n", method: .other("PURGE")),
     .init("empty Host on HTTP/1.1", "GET / HTTP/1.1\r\nHost:\r\n\r\n"),
@@ -99,6 +102,41 @@ func acceptsWholeAndByteByByte(_ c: AcceptanceCase) throws {
     }
     #expect(r.body == Array("abc".utf8))
     #expect(parser.isIdle)
+}
+
+/// An empty line is the start of a request: the connection's header deadline runs from it, so
+/// empty lines cannot keep a connection alive past that deadline.
+@Test func anEmptyLineLeavesTheIdleState() {
+    var parser = HTTPRequestParser()
+    #expect(parser.isIdle)
+    _ = parser.parse(Array("\r\n".utf8))
+    #expect(!parser.isIdle)
+    let (_, event) = parser.parse(Array("GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+    guard case .request = event else {
+        Issue.record("expected a request, got \(event)")
+        return
+    }
+    #expect(parser.isIdle)
+    _ = parser.parse(Array("\r\n\r\n\r\n\r\n".utf8))
+    let (_, next) = parser.parse(Array("\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+    guard case .failure(.tooManyEmptyLines) = next else {
+        Issue.record("the empty lines of one request are counted across reads, got \(next)")
+        return
+    }
+}
+
+/// The head of a request with a body is available when `.headComplete` is reported, before any
+/// body byte: what the server authenticates before it reads the body.
+@Test func theHeadIsAvailableBeforeTheBody() {
+    var parser = HTTPRequestParser()
+    #expect(parser.headOfPendingRequest == nil)
+    let (_, event) = parser.parse(Array("PUT /a/b?x=1 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer k\r\nContent-Length: 1048576\r\n\r\n".utf8))
+    guard case .headComplete = event, let head = parser.headOfPendingRequest else {
+        Issue.record("expected headComplete with its head, got \(event)")
+        return
+    }
+    #expect(head.method == .PUT && head.path == "/a/b" && head.query("x") == "1")
+    #expect(head.header("Authorization") == "Bearer k" && head.body.isEmpty)
 }
 
 @Test(arguments: [1, 2, 3, 7, 1000])

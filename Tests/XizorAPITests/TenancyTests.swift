@@ -52,3 +52,12 @@ import Testing
         #expect(try s.experiments.experiment(appID: a, id: experiment).status == "draft")
     }
 }
+
+@Suite struct PlacementKeyTests {
+    @Test(arguments: ["onboarding", "a.b", "_x", "-", ".hidden", "v1.2", String(repeating: "k", count: 100)])
+    func validKeys(key: String) { #expect(PlacementService.isValidKey(key)) }
+
+    /// `.` and `..` are dot-segments clients rewrite: no SDK could request them.
+    @Test(arguments: ["", ".", "..", "...", "a/b", "a b", "é", String(repeating: "k", count: 101)])
+    func invalidKeys(key: String) { #expect(!PlacementService.isValidKey(key)) }
+}

@@ -131,6 +131,11 @@ def test_path_parameters_percent_decoding_and_absolute_form(server):
     assert body["params"] == {"id": "a+b c", "n": "7"}
     assert body["query"] == [["q", "x y"], ["z", "é"]]
     assert body["route"] == "/items/:id/versions/:n"
+    # An encoded slash is data inside one segment, never a separator; a fragment is no target.
+    r = roundtrip(server, request("GET", "/items/a%2Fb%252F/versions/7"))
+    assert r.json()["params"] == {"id": "a/b%2F", "n": "7"}
+    assert roundtrip(server, request("GET", "/items%2Fa%2Fversions%2F7")).status == 404
+    assert roundtrip(server, request("GET", "/items/a/versions/7#frag")).status == 400
 
 
 def test_gzip_round_trip_with_zlib(server):
@@ -475,5 +480,35 @@ def test_write_timeout_closes_a_client_that_stops_reading():
             pass
         sock.close()
         assert 0 < received < count * 200_000
+    finally:
+        s.stop()
+
+
+def test_empty_lines_do_not_restart_the_header_deadline():
+    # Runs from the first byte of a request, empty lines included: a client trickling them (then a
+    # slow head) must not hold the connection past headerReadTimeoutMs.
+    s = FixtureServer("--headerReadTimeoutMs", "1000")
+    try:
+        with s.connect() as sock:
+            started = time.monotonic()
+            sock.sendall(b"\r\n")
+            time.sleep(0.9)
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            reader = Reader(sock)
+            sock.settimeout(0.2)
+            response = None
+            while response is None and time.monotonic() - started < 5:
+                try:
+                    response = reader.read_response()
+                except socket.timeout:
+                    sock.sendall(b"a")
+            elapsed = time.monotonic() - started
+            assert response is not None and response.status == 408
+            # 1 s from the first byte (plus the 250 ms sweep); restarting at the request line would be ≥ 1.9 s.
+            assert elapsed < 1.7, elapsed
+        with s.connect() as sock:
+            sock.sendall(b"\r\n" * 5 + request("GET", "/healthz"))
+            r = Reader(sock).read_response()
+            assert r.status == 400 and r.json()["code"] == "too_many_empty_lines"
     finally:
         s.stop()

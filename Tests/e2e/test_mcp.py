@@ -7,6 +7,7 @@ matching context and see the German text.
 import asyncio
 import copy
 import json
+import time
 import warnings
 from contextlib import asynccontextmanager
 
@@ -399,6 +400,43 @@ def test_batches_only_where_the_version_allows_them(app, server):
     for version in ("2025-06-18", "2025-11-25"):
         r = rpc(server, batch, key, {"MCP-Protocol-Version": version})
         assert r.status_code == 400 and r.json()["error"]["code"] == -32600
+
+
+def test_every_message_of_a_batch_pays_its_own_write_token(tmp_path):
+    # One POST used to pay one token however many tools/call it held: a 1/s, burst-2 limit let one
+    # batch create 300 paywalls.
+    s = XizorServer(tmp_path / "data", extra_env={"XIZOR_RATE_LIMITS_WRITES_PER_SECOND": "1",
+                                                 "XIZOR_RATE_LIMITS_WRITES_BURST": "4"})
+    try:
+        key = App(s, create_app(s.base, "batches")).secret_key
+        create = [{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                   "params": {"name": "create_paywall", "arguments": {"name": f"p{i}"}}} for i in range(5)]
+        old = {"MCP-Protocol-Version": "2025-03-26"}
+        paywalls = lambda: requests.get(f"{s.base}/v1/paywalls", headers={"Authorization": f"Bearer {key}"}, timeout=10).json()["items"]
+        # Five messages need five tokens; the bucket holds four: refused whole, nothing created.
+        refused = rpc(s, create, key, old)
+        assert refused.status_code == 429 and refused.json()["code"] == "rate_limited", refused.text
+        assert int(refused.headers["Retry-After"]) >= 1
+        time.sleep(1.2)  # the bucket is full again (four)
+        accepted = rpc(s, create[:4], key, old)
+        assert accepted.status_code == 200 and all(not a["result"]["isError"] for a in accepted.json()), accepted.text
+        assert rpc(s, create[:1], key, old).status_code == 429, "the four messages used the four tokens"
+        assert sorted(p["name"] for p in paywalls()) == ["p0", "p1", "p2", "p3"]
+    finally:
+        assert s.stop() == 0
+
+
+def test_a_batch_over_the_cap_is_refused_whole(tmp_path):
+    s = XizorServer(tmp_path / "data", extra_env={"XIZOR_MCP_MAX_BATCH_MESSAGES": "3"})
+    try:
+        key = App(s, create_app(s.base, "cap")).secret_key
+        pings = [{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(4)]
+        r = rpc(s, pings, key, {"MCP-Protocol-Version": "2025-03-26"})
+        assert r.status_code == 400 and r.json()["error"]["code"] == -32600
+        assert "at most 3 messages" in r.json()["error"]["message"]
+        assert rpc(s, pings[:3], key, {"MCP-Protocol-Version": "2025-03-26"}).status_code == 200
+    finally:
+        assert s.stop() == 0
 
 
 def test_protocol_version_header(app, server):

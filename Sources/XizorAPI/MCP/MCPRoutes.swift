@@ -7,6 +7,10 @@ import PaywallFormat
 /// `Mcp-Session-Id` is issued, and one sent is ignored.
 struct MCPRoutes {
     let services: XizorServices
+    /// The per-key limits: each message of a batch beyond the first pays its own token.
+    let limits: RateLimits
+    /// The most messages one batch may hold (`mcp.maxBatchMessages`).
+    var maxBatchMessages = XizorApplication.Options.defaultMCPMaxBatchMessages
     /// Browser origins allowed to call the endpoint (the configured CORS origins); a request with
     /// any other `Origin` is refused with 403 (DNS-rebinding protection). Requests without
     /// `Origin` (non-browser clients) pass.
@@ -17,7 +21,7 @@ struct MCPRoutes {
     /// The handler of `POST /mcp`, for whichever route registry registers it.
     var handler: @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse {
         let endpoint = MCPEndpoint(session: MCPSession(toolbox: MCPToolbox(services: services), serverVersion: serverVersion),
-                                   allowedOrigins: Set(allowedOrigins))
+                                   allowedOrigins: Set(allowedOrigins), limits: limits, maxBatchMessages: maxBatchMessages)
         return { request, caller in try endpoint.respond(to: request, caller: caller) }
     }
 
@@ -42,6 +46,8 @@ struct MCPRoutes {
 struct MCPEndpoint: Sendable {
     let session: MCPSession
     let allowedOrigins: Set<String>
+    let limits: RateLimits
+    let maxBatchMessages: Int
 
     func respond(to request: HTTPRequest, caller: AppCaller) throws -> HTTPResponse {
         if let origin = request.header("Origin"), !allowedOrigins.contains(origin), !allowedOrigins.contains("*") {
@@ -76,6 +82,15 @@ struct MCPEndpoint: Sendable {
             }
             guard !elements.isEmpty else {
                 return MCPEndpoint.transportError(JSONRPCError(.invalidRequest, "An empty JSON-RPC batch."))
+            }
+            guard elements.count <= maxBatchMessages else {
+                return MCPEndpoint.transportError(JSONRPCError(.invalidRequest,
+                    "A batch holds at most \(maxBatchMessages) messages (mcp.maxBatchMessages), not \(elements.count)."))
+            }
+            // The admission paid one write token for the request; every other message pays its
+            // own, all or none, so a batch costs what the same messages sent one by one would.
+            if elements.count > 1 {
+                try limits.take(.writes, key: BucketKey(.secret(appID: appID)), tokens: elements.count - 1)
             }
             let answers = elements.compactMap {
                 session.handle(JSONRPCMessage($0), appID: appID, protocolVersion: version, inBatch: true)

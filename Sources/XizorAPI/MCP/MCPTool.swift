@@ -110,7 +110,7 @@ enum ToolSchema {
 
     static let paywallID = string("The paywall's id (pw_…), as create_paywall or list_paywalls answer it.", maxLength: 100)
     static let experimentID = string("An A/B experiment's id, as the dashboard API's experiments answer it.", maxLength: 100)
-    static let placementKey = string("The placement key app code asks for, e.g. onboarding, upsell: 1 to 100 of A-Z a-z 0-9 _ - .", maxLength: 100)
+    static let placementKey = string("The placement key app code asks for, e.g. onboarding, upsell: \(PlacementService.keyRule).", maxLength: 100)
     static let revision = integer("The draft revision you last read (get_paywall's draft.revision, or the revision a previous edit answered). "
                                   + "The edit applies only if the draft is still at this revision; otherwise it fails with draft_revision_mismatch and you reload.",
                                   minimum: 0)

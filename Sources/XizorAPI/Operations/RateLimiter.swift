@@ -34,8 +34,10 @@ final class RateLimiter: Sendable {
 
     init(limit: RateLimit) { self.limit = limit }
 
-    /// Takes one token from `key`'s bucket at time `nowMicros` (monotonic).
-    func take(_ key: BucketKey, nowMicros: Int64) -> Decision {
+    /// Takes `tokens` tokens (all or none) from `key`'s bucket at time `nowMicros` (monotonic).
+    func take(_ key: BucketKey, nowMicros: Int64, tokens wanted: Int = 1) -> Decision {
+        precondition(wanted >= 1, "a request takes at least one token")
+        let need = Double(wanted)
         let rate = Double(limit.perSecond)
         let capacity = Double(max(1, limit.burst))
         return buckets.withLock { table in
@@ -43,13 +45,13 @@ final class RateLimiter: Sendable {
             let elapsed = Double(max(0, nowMicros - bucket.updatedMicros)) / 1_000_000
             bucket.tokens = min(capacity, bucket.tokens + elapsed * rate)
             bucket.updatedMicros = nowMicros
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
+            if bucket.tokens >= need {
+                bucket.tokens -= need
                 table[key] = bucket
                 return .allowed
             }
             table[key] = bucket
-            let wait = (1 - bucket.tokens) / rate
+            let wait = (min(need, capacity) - bucket.tokens) / rate
             return .limited(retryAfterSeconds: max(1, Int(wait.rounded(.up))))
         }
     }
@@ -101,8 +103,15 @@ struct RateLimits: Sendable {
     /// Takes one token from `key`'s bucket for the request's class; 429 with `Retry-After` when
     /// the bucket is empty.
     func take(for request: HTTPRequest, key: VerifiedKey) throws {
-        guard let kind = RateLimitClass.of(request), let limiter = kind == .events ? events : writes else { return }
-        switch limiter.take(BucketKey(key.principal), nowMicros: Int64(DispatchTime.now().uptimeNanoseconds / 1000)) {
+        guard let kind = RateLimitClass.of(request) else { return }
+        try take(kind, key: BucketKey(key.principal), tokens: 1)
+    }
+
+    /// Takes `tokens` more from a bucket for work one request carries several of (the messages
+    /// of an MCP batch beyond the first, which its admission paid for).
+    func take(_ kind: RateLimitClass, key: BucketKey, tokens: Int) throws {
+        guard let limiter = kind == .events ? events : writes else { return }
+        switch limiter.take(key, nowMicros: Int64(DispatchTime.now().uptimeNanoseconds / 1000), tokens: tokens) {
         case .allowed:
             return
         case .limited(let seconds):

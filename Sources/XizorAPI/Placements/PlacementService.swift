@@ -30,9 +30,13 @@ public final class PlacementService: Sendable {
         self.serving = serving
     }
 
-    /// Placement keys: what app code passes to `present(...)`.
+    /// Placement keys: what app code passes to `present(...)`. A key made only of dots (`.`, `..`)
+    /// is refused: in a URL it is a dot-segment that clients and proxies rewrite (RFC 3986 §5.2.4),
+    /// so the SDK could never ask for it.
+    static let keyRule = "1 to 100 of A-Z a-z 0-9 _ - ., not only dots"
+
     static func isValidKey(_ key: String) -> Bool {
-        !key.isEmpty && key.count <= 100 && key.utf8.allSatisfy { b in
+        !key.isEmpty && key.count <= 100 && key.utf8.contains { $0 != 0x2E } && key.utf8.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D || b == 0x2E
         }
     }
@@ -42,7 +46,7 @@ public final class PlacementService: Sendable {
     /// experiment's control is the paywall served whenever the experiment is not running.
     public func assign(appID: String, key: String, paywallID: String?, experimentID: String? = nil) throws -> PlacementInfo {
         guard PlacementService.isValidKey(key) else {
-            throw ServiceError.badField("$.key", "invalid_placement_key", "A placement key is 1 to 100 of A-Z a-z 0-9 _ - .")
+            throw ServiceError.badField("$.key", "invalid_placement_key", "A placement key is \(PlacementService.keyRule).")
         }
         let now = clock.now()
         try pool.serviceWrite { db in

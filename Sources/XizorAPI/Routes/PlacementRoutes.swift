@@ -16,7 +16,7 @@ struct PlacementRoutes {
         routes.secret(.PUT, "/v1/placements/:key", OperationDoc(
             "assignPlacement", summary: "Point a placement at a paywall (creating it when new)",
             description: "Live on the next SDK request; no publish needed.", tag: "placements",
-            parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")], requestBody: APISchemas.ref("AssignPlacementRequest"),
+            parameters: [.path("key", "The placement key: \(PlacementService.keyRule).")], requestBody: APISchemas.ref("AssignPlacementRequest"),
             responses: [.json(200, "The placement.", APISchemas.ref("Placement"))])) { request, caller in
             let appID = caller.appID
             let body = try request.jsonBody()
@@ -26,13 +26,13 @@ struct PlacementRoutes {
                                                           experimentID: experimentID).json)
         }
         routes.secret(.GET, "/v1/placements/:key", OperationDoc(
-            "getPlacement", summary: "Read a placement", tag: "placements", parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")],
+            "getPlacement", summary: "Read a placement", tag: "placements", parameters: [.path("key", "The placement key: \(PlacementService.keyRule).")],
             responses: [.json(200, "The placement.", APISchemas.ref("Placement"))])) { request, caller in
             let appID = caller.appID
             return APIResponse.json(try placements.placement(appID: appID, key: request.parameter("key")).json)
         }
         routes.secret(.DELETE, "/v1/placements/:key", OperationDoc(
-            "deletePlacement", summary: "Delete a placement and its rules", tag: "placements", parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")],
+            "deletePlacement", summary: "Delete a placement and its rules", tag: "placements", parameters: [.path("key", "The placement key: \(PlacementService.keyRule).")],
             responses: [.empty(204, "Deleted.")])) { request, caller in
             let appID = caller.appID
             try placements.delete(appID: appID, key: request.parameter("key"))
@@ -41,7 +41,7 @@ struct PlacementRoutes {
         routes.secret(.PUT, "/v1/placements/:key/rules", OperationDoc(
             "setPlacementRules", summary: "Replace the placement's ordered rules",
             description: "Every rule is validated (unknown or archived paywalls, operators, value types); 422 lists each error with its path.",
-            tag: "placements", parameters: [.path("key", "The placement key: 1 to 100 of A-Z a-z 0-9 _ - .")], requestBody: APISchemas.ref("RulesRequest"),
+            tag: "placements", parameters: [.path("key", "The placement key: \(PlacementService.keyRule).")], requestBody: APISchemas.ref("RulesRequest"),
             responses: [.json(200, "The placement with its new rules.", APISchemas.ref("Placement"))])) { request, caller in
             let appID = caller.appID
             let body = try request.jsonBody()

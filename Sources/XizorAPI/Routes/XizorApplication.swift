@@ -13,12 +13,16 @@ public enum XizorApplication {
         public var lottiePlayerURL: String?
         /// Metrics, rate limits and readiness settings.
         public var operations = OperationsOptions()
+        /// The most messages one MCP batch may hold (`mcp.maxBatchMessages`).
+        public var mcpMaxBatchMessages = Options.defaultMCPMaxBatchMessages
+        public static let defaultMCPMaxBatchMessages = 32
         public init(corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil,
-                    operations: OperationsOptions = OperationsOptions()) {
+                    operations: OperationsOptions = OperationsOptions(), mcpMaxBatchMessages: Int = Options.defaultMCPMaxBatchMessages) {
             self.corsAllowedOrigins = corsAllowedOrigins
             self.version = version
             self.lottiePlayerURL = lottiePlayerURL
             self.operations = operations
+            self.mcpMaxBatchMessages = mcpMaxBatchMessages
         }
     }
 
@@ -56,7 +60,8 @@ public enum XizorApplication {
         ExperimentRoutes(services: services).register(in: &routes)
         SDKRoutes(services: services, delivery: delivery).register(in: &routes)
         PreviewRoutes(services: services, pages: pages).register(in: &routes)
-        MCPRoutes(services: services, allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
+        MCPRoutes(services: services, limits: limits, maxBatchMessages: options.mcpMaxBatchMessages,
+                  allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
         let built = routes.build(info: OpenAPIDocument.Info(version: options.version))
         ops.httpMetrics?.setRouteTemplates(built.table.routeTemplates)
         return built

@@ -1,0 +1,68 @@
+import HTTP
+import Testing
+@testable import XizorAPI
+
+/// Authentication is the route table's: every route but the open ones carries an admission, the
+/// admission leaves the verified key on the request, and a handler reached without it refuses to
+/// run (a wiring bug is a 500, never an unauthenticated answer).
+@Suite struct RouteGuardTests {
+    func request(_ method: HTTPMethod, _ path: String, key: String?) -> HTTPRequest {
+        var headers: [(String, String)] = [("Host", "x")]
+        if let key { headers.append(("Authorization", "Bearer \(key)")) }
+        return HTTPRequest(method: method, target: path, path: path, headers: HTTPRequestHeaders(headers))
+    }
+
+    @Test func everyDeclaredRouteIsAdmittedAndHandlersRunOnlyAfterIt() throws {
+        let test = try TestServices("guard")
+        defer { test.remove() }
+        let app = try test.services.keys.createApp(name: "A")
+        let (table, document) = XizorApplication.build(services: test.services, isDraining: { false })
+        let open: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.json"]
+        for (method, pattern) in table.registeredRoutes {
+            let path = pattern.split(separator: "/").map { $0.hasPrefix(":") ? "x" : String($0) }.joined(separator: "/")
+            var plain = request(method, "/" + path, key: nil)
+            let resolution = table.resolve(&plain)
+            #expect((resolution.admission == nil) == open.contains(pattern), "\(method) \(pattern)")
+            guard resolution.admission != nil else { continue }
+            // Straight to the handler, as if the admission had been skipped.
+            #expect("\(method) \(pattern) ran without its admission") {
+                _ = try resolution.handler(plain)
+            } throws: { error in
+                (error as? HTTPError)?.code == "unadmitted_request"
+            }
+        }
+        // The secret key is admitted on a secret route and its app reaches the handler.
+        var listing = request(.GET, "/v1/paywalls", key: app.secretKey)
+        let resolution = table.resolve(&listing)
+        let admission = try #require(resolution.admission)
+        try admission(&listing)
+        #expect(listing.verifiedKey?.principal == .secret(appID: app.appID))
+        #expect(try resolution.handler(listing).status.code == 200)
+        // The document's security is what the table enforces.
+        #expect(document["paths"]?["/v1/apps"]?["post"]?["security"] == [["adminToken": []]])
+        #expect(document["paths"]?["/healthz"]?["get"]?["security"] == [])
+    }
+
+    @Test func theAdmissionRefusesBeforeAnyHandler() throws {
+        let test = try TestServices("guard")
+        defer { test.remove() }
+        let app = try test.services.keys.createApp(name: "A")
+        let table = XizorApplication.routes(services: test.services, isDraining: { false })
+        let cases: [(String?, String)] = [(nil, "missing_api_key"), ("sk_nothing", "invalid_api_key"),
+                                          (app.publicKey, "secret_key_required")]
+        for (key, code) in cases {
+            var r = request(.POST, "/v1/paywalls", key: key)
+            let resolution = table.resolve(&r)
+            #expect(throws: ServiceError.self) { try resolution.admission?(&r) }
+            do {
+                try resolution.admission?(&r)
+            } catch {
+                let refusal = try #require(resolution.refusal)
+                let answer = try refusal(r, error)
+                guard case .bytes(let body) = answer.body else { Issue.record("no body"); continue }
+                #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"\(code)\""))
+            }
+            #expect(r.verifiedKey == nil)
+        }
+    }
+}
