@@ -5,7 +5,7 @@ PY      := $(VENV)/bin/python
 APT_PKGS := libsqlite3-dev zlib1g-dev curl nodejs chromium chromium-driver fonts-noto-color-emoji
 CONFIG  ?= Config/xizor.json
 
-.PHONY: build release run test test-swift test-e2e bench deps venv docker clean
+.PHONY: build release run test test-swift test-e2e bench mutants deps venv docker clean
 
 build:
 	$(SWIFT) build
@@ -31,6 +31,11 @@ test-e2e:
 
 bench: deps venv
 	bash bench/run.sh
+
+# Plants each mutant of Tests/mutants in a scratch copy and fails naming any its tests do not catch
+# (docs/testing.md). MUTANTS="a b" runs only those.
+mutants: deps venv
+	$(PY) Tests/mutants/run.py $(MUTANTS)
 
 # Debian packages (installed only when missing, so a warm machine is not slowed down).
 deps:

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""The standing mutation check: `make mutants`.
+
+Each `Tests/mutants/*.patch` plants one small bug in a behaviour that must never break. Its header
+(the lines before the first `diff --git`) names the tests that must catch it:
+
+    Breaks: what a user would suffer if this shipped
+    Swift: a `swift test --filter` regular expression      (optional)
+    Live: a pytest node id under Tests/e2e                  (optional, repeatable)
+
+The check copies the working tree to a scratch directory (`.build/mutants/tree`, kept between runs
+so builds are incremental), builds it and runs every named test once unmutated (they must pass);
+then, for each mutant in turn, applies its patch, rebuilds and runs its tests, which must FAIL: the
+Swift filter (when given) and the live tests (when given) each have to catch it. The scratch file is
+restored from the working tree after each mutant. Exit 0 when every mutant is caught; otherwise
+exit 1, naming each survivor (or a patch that no longer applies or builds).
+
+    python3 Tests/mutants/run.py            # every mutant
+    python3 Tests/mutants/run.py NAME ...   # some of them
+    python3 Tests/mutants/run.py --list     # what each one breaks and who catches it
+"""
+import argparse
+import dataclasses
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MUTANTS = ROOT / "Tests" / "mutants"
+SCRATCH = pathlib.Path(os.environ.get("XIZOR_MUTANTS_DIR", ROOT / ".build" / "mutants"))
+TREE = SCRATCH / "tree"
+PYTHON = os.environ.get("XIZOR_MUTANTS_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
+TIMEOUT = int(os.environ.get("XIZOR_MUTANTS_TIMEOUT", "900"))
+
+
+@dataclasses.dataclass
+class Mutant:
+    name: str
+    path: pathlib.Path
+    breaks: str
+    swift: list
+    live: list
+
+    @property
+    def files(self):
+        """The files the patch changes (restored from the working tree afterwards)."""
+        names = []
+        for line in self.path.read_text().splitlines():
+            if line.startswith("+++ b/"):
+                names.append(line[len("+++ b/"):])
+        return names
+
+
+def load(path):
+    header = path.read_text().split("\ndiff --git", 1)[0]
+    fields = {"Breaks": [], "Swift": [], "Live": []}
+    for line in header.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in fields and value.strip():
+            fields[key.strip()].append(value.strip())
+    mutant = Mutant(path.stem, path, " ".join(fields["Breaks"]), fields["Swift"], fields["Live"])
+    if not mutant.breaks or not (mutant.swift or mutant.live) or not mutant.files:
+        raise SystemExit(f"{path.name}: a mutant needs 'Breaks:', at least one 'Swift:' or 'Live:' line, and a diff")
+    return mutant
+
+
+def tracked_files():
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         cwd=ROOT, check=True, capture_output=True).stdout
+    return [name for name in out.decode().split("\0") if name and (ROOT / name).is_file()]
+
+
+def sync():
+    """Makes TREE a copy of the working tree, touching only files that differ (incremental builds)."""
+    wanted = set(tracked_files())
+    TREE.mkdir(parents=True, exist_ok=True)
+    for name in wanted:
+        restore(name)
+    for path in TREE.rglob("*"):
+        relative = path.relative_to(TREE).as_posix()
+        if relative.startswith((".build/", ".venv/")) or relative in (".build", ".venv"):
+            continue
+        if path.is_file() and relative not in wanted:
+            path.unlink()
+
+
+def restore(name):
+    source, target = ROOT / name, TREE / name
+    if target.is_file() and target.read_bytes() == source.read_bytes():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, target)
+    os.utime(target)  # newer than anything built from the mutated copy
+
+
+def run(command, log, env=None):
+    """Runs `command` in TREE; its output goes to `log`. Returns the exit code (None on timeout)."""
+    with open(log, "ab") as out:
+        out.write(f"\n$ {' '.join(command)}\n".encode())
+        out.flush()
+        try:
+            return subprocess.run(command, cwd=TREE, stdout=out, stderr=subprocess.STDOUT, timeout=TIMEOUT,
+                                  env={**os.environ, **(env or {})}).returncode
+        except subprocess.TimeoutExpired:
+            return None
+
+
+def build(mutant_or_none, log):
+    wants_tests = mutant_or_none is None or mutant_or_none.swift
+    # Every product either way: the live HTTP tests run the HTTP fixture binary as well as `xizor`.
+    return run(["swift", "build", "--build-tests"] if wants_tests else ["swift", "build"], log) == 0
+
+
+def swift_tests(patterns, log):
+    return run(["swift", "test", "--skip-build", "--filter", "|".join(patterns)], log)
+
+
+def live_tests(nodes, log):
+    env = {"XIZOR_BIN": str(TREE / ".build" / "debug" / "xizor"), "XIZOR_ROOT": str(TREE),
+           "XIZOR_HTTP_FIXTURE": str(TREE / ".build" / "debug" / "xizor-http-fixture")}
+    return run([PYTHON, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *nodes], log, env)
+
+
+def caught(code, runner):
+    """A failing test run catches the mutant; pytest's 'no tests collected' (5) or usage errors do not."""
+    if code is None:
+        return True  # a hang is a failure too (the log says so)
+    return code == 1 if runner == "live" else code != 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Plants each named mutant and checks its tests catch it.")
+    parser.add_argument("names", nargs="*", help="mutants to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = parser.parse_args()
+    mutants = [load(p) for p in sorted(MUTANTS.glob("*.patch"))]
+    if args.names:
+        unknown = set(args.names) - {m.name for m in mutants}
+        if unknown:
+            raise SystemExit(f"unknown mutants: {', '.join(sorted(unknown))}")
+        mutants = [m for m in mutants if m.name in args.names]
+    if args.list:
+        for m in mutants:
+            print(f"{m.name}\n    breaks: {m.breaks}\n    swift:  {', '.join(m.swift) or '-'}\n    live:   {', '.join(m.live) or '-'}")
+        return 0
+
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    log = SCRATCH / "mutants.log"
+    log.write_text("")
+    started = time.monotonic()
+    print(f"mutants: {len(mutants)}; scratch copy {TREE}; log {log}", flush=True)
+    sync()
+    if not build(None, log):
+        raise SystemExit(f"the unmutated copy does not build; see {log}")
+    swift_all = sorted({p for m in mutants for p in m.swift})
+    live_all = sorted({n for m in mutants for n in m.live})
+    if swift_all and swift_tests(swift_all, log) != 0:
+        raise SystemExit(f"the mutants' Swift tests fail without any mutant; see {log}")
+    if live_all and live_tests(live_all, log) != 0:
+        raise SystemExit(f"the mutants' live tests fail without any mutant; see {log}")
+    print(f"baseline: built, {len(swift_all)} Swift filters and {len(live_all)} live tests pass "
+          f"({time.monotonic() - started:.0f} s)", flush=True)
+
+    failures = []
+    for mutant in mutants:
+        t0 = time.monotonic()
+        with open(log, "a") as out:
+            out.write(f"\n=== mutant {mutant.name}\n")
+        try:
+            # The ceiling keeps git from taking the scratch copy for a subdirectory of the project's
+            # own repository (where it would skip every path as "outside" and apply nothing).
+            applied = run(["git", "apply", "--whitespace=nowarn", str(mutant.path)], log,
+                          {"GIT_CEILING_DIRECTORIES": str(TREE.parent)}) == 0
+            if not applied:
+                verdict = "does not apply (update the patch)"
+            elif all((TREE / name).read_bytes() == (ROOT / name).read_bytes() for name in mutant.files):
+                verdict = "changed nothing (check the patch)"
+            elif not build(mutant, log):
+                verdict = "does not build (update the patch)"
+            else:
+                missed = []
+                if mutant.swift and not caught(swift_tests(mutant.swift, log), "swift"):
+                    missed.append("Swift")
+                if mutant.live and not caught(live_tests(mutant.live, log), "live"):
+                    missed.append("live")
+                verdict = "caught" if not missed else f"SURVIVED the {' and '.join(missed)} tests"
+        finally:
+            for name in mutant.files:
+                restore(name)
+        if verdict != "caught":
+            failures.append(mutant.name)
+        print(f"{verdict:<12} {mutant.name:<34} {time.monotonic() - t0:6.1f} s   {mutant.breaks}", flush=True)
+
+    total = time.monotonic() - started
+    print(f"\n{len(mutants)} mutants, {len(mutants) - len(failures)} caught, {len(failures)} not; {total:.0f} s in all")
+    if failures:
+        print("not caught: " + ", ".join(failures) + f" (details in {log})")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
