@@ -33,6 +33,8 @@ public final class HTTPServer: Sendable {
         var listenFD: Int32 = -1
         var acceptSource: DispatchSourceRead?
         var started = false
+        /// The listening socket is closed (by the accept source's cancel handler, asynchronously).
+        var listenerClosed = false
         var terminated: DispatchSemaphore?
     }
 
@@ -70,7 +72,10 @@ public final class HTTPServer: Sendable {
         source.setEventHandler { [source] in
             Self.acceptPending(listenFD: fd, core: core, source: source, queue: acceptQueue)
         }
-        source.setCancelHandler { Glibc.close(fd) }
+        source.setCancelHandler { [self] in
+            Glibc.close(fd)
+            state.withLock { $0.listenerClosed = true }
+        }
         let alreadyStarted = state.withLock { s -> Bool in
             if s.started { return true }
             s.started = true
@@ -102,8 +107,11 @@ public final class HTTPServer: Sendable {
         let deadline = MonotonicClock.millis() + Int64(configuration.drainTimeoutMs)
         let core = self.core
         let queue = DispatchQueue(label: "xizor.http.drain")
+        // Done once every connection is gone *and* the listening socket is closed: the cancel
+        // handler that closes it runs asynchronously, and a drained server must refuse connections.
         @Sendable func poll() {
-            if core.openConnections.load(ordering: .relaxed) == 0 {
+            let listening = self.state.withLock { $0.started && !$0.listenerClosed }
+            if core.openConnections.load(ordering: .relaxed) == 0 && !listening {
                 for loop in core.loops { loop.queue.async { loop.stopSweeping(); loop.stopPolling() } }
                 completion()
                 return

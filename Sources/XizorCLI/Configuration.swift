@@ -75,7 +75,7 @@ public struct ConfigurationKey: Sendable {
         .init(path: "dataDir", kind: .string, help: "data directory; the database is DATA_DIR/xizor.sqlite"),
         .init(path: "logLevel", kind: .choice(["debug", "info", "warning", "error"]), help: "minimum log level"),
         .init(path: "accessLog", kind: .bool, help: "one JSON line per request"),
-        .init(path: "adminToken", kind: .optionalString, help: "admin token; generated on first start when unset"),
+        .init(path: "adminToken", kind: .optionalString, help: "admin token (at least 32 characters); generated on first start when unset"),
         .init(path: "migrateOnStart", kind: .bool, help: "apply pending migrations when `serve` starts"),
         .init(path: "migrationsDir", kind: .string, help: "folder of the NNNN_description.sql migrations"),
         .init(path: "http.ioQueues", kind: .int(min: 0, max: 64), help: "serial I/O queues (event loops) connections are spread over; 0: one per CPU the process may use"),
@@ -101,11 +101,17 @@ public struct ConfigurationKey: Sendable {
         .init(path: "storage.startupCheck", kind: .choice(["quick", "full", "none"]), help: "check run on the database before serving: quick (PRAGMA quick_check), full (PRAGMA integrity_check) or none; a damaged database refuses to start"),
         .init(path: "storage.minFreeBytes", kind: .int(min: 0, max: 1 << 50), help: "free bytes the data directory's file system must keep for /readyz to answer 200"),
         .init(path: "metrics.token", kind: .optionalString, help: "when set, GET /metrics needs 'Authorization: Bearer TOKEN'; when unset /metrics is open (keep it off the public network)"),
+        .init(path: "keys.maxPerApp", kind: .int(min: 2, max: 10_000), help: "the most live (unrevoked) secret and public keys one app may have; creating another answers 409 key_limit_reached"),
+        .init(path: "events.maxAgeMs", kind: .int(min: 60_000, max: 3_153_600_000_000), help: "SDK events with a timestamp older than this (ms before the server's clock) are rejected (timestamp_too_old); SDKs queue events offline, so allow for that"),
+        .init(path: "events.maxFutureMs", kind: .int(min: 0, max: 31_536_000_000), help: "SDK events with a timestamp more than this many ms ahead of the server's clock are rejected (timestamp_in_future)"),
+        .init(path: "readiness.probeIntervalMs", kind: .int(min: 0, max: 60_000), help: "/readyz runs its durable write probe at most once per this many milliseconds, however many callers ask (they share its outcome)"),
         .init(path: "mcp.maxBatchMessages", kind: .int(min: 1, max: 1000), help: "the most JSON-RPC messages one MCP batch (protocol 2025-03-26) may hold; each message beyond the first pays its own write token"),
         .init(path: "rateLimits.eventsPerSecond", kind: .int(min: 0, max: 1_000_000), help: "per-key refill rate for POST /v1/sdk/events and /v1/sdk/timers (requests per second); 0 turns the limit off"),
         .init(path: "rateLimits.eventsBurst", kind: .int(min: 1, max: 10_000_000), help: "per-key bucket size for SDK event and timer requests"),
         .init(path: "rateLimits.writesPerSecond", kind: .int(min: 0, max: 1_000_000), help: "per-key refill rate for dashboard and /mcp requests other than GET/HEAD/OPTIONS; 0 turns the limit off"),
         .init(path: "rateLimits.writesBurst", kind: .int(min: 1, max: 10_000_000), help: "per-key bucket size for dashboard and /mcp writes"),
+        .init(path: "rateLimits.authFailuresPerSecond", kind: .int(min: 0, max: 1_000_000), help: "per-client-address refill rate for failed authentications (missing, malformed, unknown or revoked keys); once used up, unknown keys from that address answer 429 unchecked; 0 turns the limit off"),
+        .init(path: "rateLimits.authFailuresBurst", kind: .int(min: 1, max: 10_000_000), help: "per-client-address bucket size for failed authentications"),
     ]
 
     public static func named(_ path: String) -> ConfigurationKey? { all.first { $0.path == path } }

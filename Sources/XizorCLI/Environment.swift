@@ -40,6 +40,10 @@ struct CommandEnvironment {
             dataDirectory: configuration.dataDirectory,
             expectedMigrations: (try? Migrator(path: configuration.migrationsDirectory))?.migrations.count)
         options.minimumFreeBytes = configuration.int("storage.minFreeBytes")
+        options.authFailuresLimit = RateLimit(perSecond: configuration.int("rateLimits.authFailuresPerSecond"),
+                                              burst: configuration.int("rateLimits.authFailuresBurst"))
+        options.readinessProbeIntervalMs = configuration.int("readiness.probeIntervalMs")
+        options.logger = logger
         return options
     }
 
@@ -107,7 +111,11 @@ struct CommandEnvironment {
         let (pool, applied) = try openDatabase(migrate: configuration.bool("migrateOnStart"))
         for name in applied { logger.info("applied migration", [("migration", .string(name))]) }
         try logEffectiveSettings(pool)
-        do { return try XizorServices(pool: pool) } catch {
+        var limits = XizorServices.Limits()
+        limits.eventWindow = EventService.TimeWindow(maxAgeMs: Int64(configuration.int("events.maxAgeMs")),
+                                                     maxFutureMs: Int64(configuration.int("events.maxFutureMs")))
+        limits.maxKeysPerApp = configuration.int("keys.maxPerApp")
+        do { return try XizorServices(pool: pool, limits: limits) } catch {
             throw CommandFailure("cannot load state from \(configuration.databasePath): \(error)")
         }
     }

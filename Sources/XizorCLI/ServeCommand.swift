@@ -14,6 +14,7 @@ extension Commands {
         // server's handler (see HTTPServer.handleTerminationSignals).
         HTTPServer.blockTerminationSignals()
         let environment = try CommandEnvironment(arguments)
+        try checkAdminToken(environment)
         let services = try environment.openServices()
         try ensureAdminToken(environment, services)
         var demo: DemoSetup.Created?
@@ -44,6 +45,14 @@ extension Commands {
         services.pool.close()
         environment.logger.info("stopped")
         return 0
+    }
+
+    /// The configured admin token creates and archives apps: a guessable length is refused before
+    /// anything is opened, not warned about.
+    static func checkAdminToken(_ environment: CommandEnvironment) throws {
+        guard let token = environment.configuration.string("adminToken"), token.count < KeyService.minimumAdminTokenLength else { return }
+        throw CommandFailure("adminToken (XIZOR_ADMIN_TOKEN) is \(token.count) characters; it needs at least \(KeyService.minimumAdminTokenLength)",
+                             exitCode: 78)
     }
 
     /// The admin token: the configured one is stored (hashed); with none configured and none

@@ -56,3 +56,38 @@ import Testing
         #expect(keys.authenticate(other.secretKey) == .secret(appID: other.appID), "other apps' keys keep working")
     }
 }
+
+/// A key write reloads only its own app's keys, an app's live keys are capped, and the listing
+/// pages through every key (revoked ones too, which the cap does not count).
+@Suite struct KeyLimitsTests {
+    @Test func theCapCountsLiveKeysAndWritesTouchOnlyTheirApp() throws {
+        let test = try TestServices("keys")
+        defer { test.remove() }
+        let keys = try KeyService(pool: test.services.pool, clock: .system, maxKeysPerApp: 4)
+        let a = try keys.createApp(name: "A"), b = try keys.createApp(name: "B")
+        #expect(keys.authenticate(b.secretKey) == .secret(appID: b.appID))  // remembered
+        let third = try keys.createKey(appID: a.appID, kind: "public")
+        _ = try keys.createKey(appID: a.appID, kind: "secret")
+        #expect(failsWith("key_limit_reached") { _ = try keys.createKey(appID: a.appID, kind: "public") })
+        try keys.revokeKey(appID: a.appID, keyID: third.info.id)
+        let fifth = try keys.createKey(appID: a.appID, kind: "public")
+        #expect(keys.authenticate(fifth.key) == .publicKey(appID: a.appID))
+        #expect(keys.authenticate(third.key) == nil)
+        // B's remembered key survived A's reloads; archiving A leaves B alone.
+        #expect(keys.verified(credential: b.secretKey)?.principal == .secret(appID: b.appID))
+        try keys.archiveApp(appID: a.appID)
+        #expect(keys.authenticate(a.secretKey) == nil && keys.authenticate(fifth.key) == nil)
+        #expect(keys.authenticate(b.publicKey) == .publicKey(appID: b.appID))
+
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try keys.listKeys(appID: a.appID, cursor: cursor, limit: 2)
+            #expect(page.items.count <= 2)
+            seen += page.items.map(\.id)
+            cursor = page.nextCursor
+        } while cursor != nil
+        #expect(seen.count == 5 && Set(seen).count == 5, "every key once, revoked ones included")
+        #expect(failsWith("invalid_cursor") { _ = try keys.listKeys(appID: a.appID, cursor: "nope") })
+    }
+}

@@ -138,6 +138,33 @@ import Testing
         #expect(services.pool.metrics.snapshot().writesCommitted == before + 1)
     }
 
+    /// Anyone may call /readyz: however many do, the durable write probe runs at most once per
+    /// interval, and a failure names neither the data directory nor SQLite's error (the log does).
+    @Test func theWriteProbeRunsOncePerIntervalAndAnswersCarryNoInternals() throws {
+        let services = try services()
+        let table = XizorApplication.routes(services: services, options: .init(operations: OperationsOptions()), isDraining: { false })
+        func call() -> (Int, String) {
+            var request = HTTPRequest(method: .GET, target: "/readyz", path: "/readyz")
+            let response = (try? table.resolve(&request).handler(request)) ?? HTTPResponse(status: .internalServerError)
+            guard case .bytes(let body) = response.body else { return (response.status.code, "") }
+            return (response.status.code, String(decoding: body, as: UTF8.self))
+        }
+        let before = services.pool.metrics.snapshot().writesCommitted
+        for _ in 0..<200 { #expect(call().0 == 200) }
+        #expect(services.pool.metrics.snapshot().writesCommitted - before == 1, "one probe for 200 calls within the interval")
+
+        var options = OperationsOptions(dataDirectory: FileManager.default.temporaryDirectory.path)
+        options.readinessProbeIntervalMs = 0
+        let unwritable = XizorApplication.routes(services: services, options: .init(operations: options), isDraining: { false })
+        services.pool.close()
+        var request = HTTPRequest(method: .GET, target: "/readyz", path: "/readyz")
+        let response = try unwritable.resolve(&request).handler(request)
+        guard case .bytes(let body) = response.body else { Issue.record("no body"); return }
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(response.status.code == 503 && text.contains("database_unwritable"))
+        #expect(!text.contains(services.pool.path) && !text.contains("xizor.sqlite") && !text.lowercased().contains("sqlite"), "\(text)")
+    }
+
     @Test func notReadyWhileDraining() throws {
         let (status, body) = readyz(try services(), draining: true)
         #expect(status == 503 && body.contains("\"code\":\"draining\""))

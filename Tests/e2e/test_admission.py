@@ -34,10 +34,8 @@ def answer_to_head_alone(server, raw, timeout=5):
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    s = XizorServer(tmp_path_factory.mktemp("admission") / "data")
-    yield s
-    assert s.stop() == 0
+def live(module_server):
+    return module_server
 
 
 @pytest.fixture(scope="module")

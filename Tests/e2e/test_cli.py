@@ -134,3 +134,10 @@ def test_a_configured_admin_token_replaces_earlier_ones(tmp_path):
         assert Client(second.base, "xa_new_token_111111111111111111111").post("/v1/apps", {"name": "y"}).status_code == 201
     finally:
         assert second.stop() == 0
+
+
+def test_a_short_admin_token_is_refused_before_anything_is_created(tmp_path):
+    data = tmp_path / "short"
+    proc = run_cli("serve", "--port", "0", "--data-dir", str(data), env={"XIZOR_ADMIN_TOKEN": "x" * 31}, check=False, timeout=30)
+    assert proc.returncode == 78 and "at least 32" in proc.stderr, proc.stderr
+    assert not data.exists()

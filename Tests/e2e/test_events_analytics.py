@@ -1,11 +1,12 @@
 """Funnel events (idempotent, durable, per-event errors), analytics per version, timer starts."""
 import concurrent.futures
 import threading
+import time
 import uuid
 
 import pytest
 
-from xizor_server import Client
+from xizor_server import App, Client, XizorServer, create_app
 
 
 def event(name, pw, version, subscriber=None, placement="onboarding", context=None, ts=1_796_000_000_000, id=None):
@@ -167,3 +168,40 @@ def test_lengths_are_counted_as_the_database_counts_them(published):
 def test_a_context_key_sqlite_cannot_address_is_a_clear_400(published):
     r = published.dashboard.get(f"/v1/paywalls/{published.paywall}/analytics", params={'context.a"b': "1"})
     assert r.status_code == 400 and r.json()["code"] == "invalid_context_key"
+
+
+def test_timestamps_outside_the_window_and_unknown_attribution_are_rejected(tmp_path):
+    # The configured window, not the suites' wide one: a timestamp in 2100 or 40 days old is refused.
+    s = XizorServer(tmp_path / "data", extra_env={"XIZOR_EVENTS_MAX_AGE_MS": None})
+    try:
+        app = App(s, create_app(s.base))
+        pw = app.create_paywall("clean")
+        other = app.create_paywall("cinematic")
+        app.publish(pw)
+        app.publish(other)
+        exp = app.dashboard.post("/v1/experiments", {"variants": [{"paywallId": pw, "weight": 50},
+                                                                   {"paywallId": other, "weight": 50, "name": "bold"}]}).json()["id"]
+        now = int(time.time() * 1000)
+        day = 86_400_000
+        events = [
+            event("paywall_open", pw, 1, ts=now),
+            event("paywall_open", pw, 1, ts=4_102_444_800_000, id="in-2100"),
+            event("paywall_open", pw, 1, ts=now - 40 * day, id="forty-days-old"),
+            event("paywall_open", pw, 1, ts=now - 29 * day),
+            event("paywall_open", pw, 1, ts=now + 3_600_000),
+            dict(event("paywall_open", pw, 1, ts=now), experimentId=exp, variant="bold"),
+            dict(event("paywall_open", pw, 1, ts=now), experimentId=exp, variant="holdout"),
+            dict(event("paywall_open", pw, 1, ts=now, id="no-such-variant"), experimentId=exp, variant="loud"),
+            dict(event("paywall_open", pw, 1, ts=now, id="no-such-experiment"), experimentId="exp_nowhere", variant="bold"),
+        ]
+        body = send(app, events).json()
+        rejected = {x["id"]: {e["path"]: e["code"] for e in x["errors"]} for x in body["rejected"]}
+        assert rejected == {
+            "in-2100": {"$.events[1].timestamp": "timestamp_in_future"},
+            "forty-days-old": {"$.events[2].timestamp": "timestamp_too_old"},
+            "no-such-variant": {"$.events[7].variant": "unknown_variant"},
+            "no-such-experiment": {"$.events[8].experimentId": "unknown_experiment"},
+        }, body
+        assert body["accepted"] == 5
+    finally:
+        assert s.stop() == 0

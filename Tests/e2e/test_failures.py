@@ -4,13 +4,14 @@ serving an empty dataset."""
 import errno
 import os
 import random
+import sqlite3
 import subprocess
 
 import pytest
 import requests
 
 from conftest import BIN, ROOT
-from xizor_server import ADMIN_TOKEN, App, XizorServer, create_app
+from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
 SDK_PATH = "/v1/sdk/placements/onboarding/paywall"
 
@@ -181,3 +182,42 @@ def test_a_fresh_directory_starts_and_records_the_marker(tmp_path):
     assert requests.get(s.base + "/readyz", timeout=10).status_code == 200
     assert s.stop() == 0
     assert (data / "xizor.initialized").exists()
+
+
+# --- stored data that no longer reads ----------------------------------------------------------
+
+def test_unreadable_stored_data_answers_500_never_a_default(tmp_path):
+    # A rule that cannot be read is not skipped (that would silently retarget the placement) and a
+    # draft that is not JSON is not shown as {}: both answer a 500 problem and are counted.
+    data = tmp_path / "data"
+    s = XizorServer(data)
+    a = App(s, create_app(s.base))
+    pw = a.create_paywall("clean")
+    a.publish(pw)
+    a.assign("onboarding", pw)
+    a.assign("upsell", pw)
+    assert a.dashboard.put("/v1/placements/onboarding/rules", {"rules": [
+        {"when": {"key": "tier", "op": "eq", "value": "pro"}, "paywallId": pw}]}).status_code == 200
+    assert s.stop() == 0
+    db = sqlite3.connect(data / "xizor.sqlite")
+    db.execute("UPDATE placement_rules SET condition = ? WHERE placement_key = 'onboarding'",
+               ('{"key": "tier", "op": "resembles", "value": "pro"}',))
+    db.execute("PRAGMA ignore_check_constraints = ON")  # the schema keeps JSON valid; stands for a damaged restore
+    db.execute("UPDATE paywalls SET draft = '{not json' WHERE id = ?", (pw,))
+    db.commit()
+    db.close()
+    s = XizorServer(data)
+    try:
+        r = Client(s.base, a.public_key).get(SDK_PATH, headers={"Accept": "application/json"})
+        problem(r, 500, "internal_error")
+        # The other placement, without that rule, still serves.
+        upsell = Client(s.base, a.public_key).get("/v1/sdk/placements/upsell/paywall")
+        assert upsell.status_code == 200
+        problem(Client(s.base, a.secret_key).get(f"/v1/paywalls/{pw}/draft"), 500, "internal_error")
+        metrics = requests.get(s.base + "/metrics", timeout=10).text
+        assert 'xizor_data_failures_total{kind="stored_rule"}' in metrics
+        counts = {line.split("}")[0] + "}": float(line.split()[-1]) for line in metrics.splitlines() if line.startswith("xizor_data_failures_total{")}
+        assert counts['xizor_data_failures_total{kind="stored_rule"}'] >= 2  # at load, and the request that reached it
+        assert counts['xizor_data_failures_total{kind="stored_document"}'] >= 1
+    finally:
+        assert s.stop() == 0

@@ -238,3 +238,25 @@ def test_sigterm_right_after_the_listening_line_drains_and_exits_0(tmp_path):
     for i in range(15):
         s = XizorServer(tmp_path / f"d{i}")
         assert s.stop(timeout=10) == 0
+
+
+def test_failed_authentications_are_limited_per_client_address(tmp_path):
+    s = XizorServer(tmp_path / "data", extra_env={"XIZOR_RATE_LIMITS_AUTH_FAILURES_PER_SECOND": "1",
+                                                 "XIZOR_RATE_LIMITS_AUTH_FAILURES_BURST": "5"})
+    try:
+        app = App(s, create_app(s.base))
+        assert app.dashboard.get("/v1/paywalls").status_code == 200  # verified once: remembered
+        forged = Client(s.base, app.secret_key[:12] + "x" * (len(app.secret_key) - 12))
+        for _ in range(5):
+            assert forged.get("/v1/paywalls").json()["code"] == "invalid_api_key"
+        limited = forged.get("/v1/paywalls")
+        assert_limited(limited)
+        assert "failed authentications from this address" in limited.json()["detail"]
+        assert_limited(Client(s.base).get("/v1/paywalls"))  # no key at all: the same bucket
+        # A key this server has verified before still works from the same address.
+        assert app.dashboard.get("/v1/paywalls").status_code == 200
+        assert value(scrape(s.base), "xizor_rate_limited", "xizor_rate_limited_total", limit="auth_failures") >= 2
+        time.sleep(1.2)
+        assert forged.get("/v1/paywalls").json()["code"] == "invalid_api_key", "a token is back after a second"
+    finally:
+        assert s.stop() == 0

@@ -14,6 +14,7 @@ import requests
 from conftest import BIN, ROOT
 
 ADMIN_TOKEN = "xa_test_admin_token_0123456789abcdef"
+EVENTS_MAX_AGE_MS = 100 * 365 * 86_400_000
 
 
 class XizorServer:
@@ -21,7 +22,13 @@ class XizorServer:
 
     def __init__(self, data_dir, extra_env=None, args=()):
         env = dict(os.environ)
-        env.update({"XIZOR_ADMIN_TOKEN": ADMIN_TOKEN, "XIZOR_LOG_LEVEL": "warning", "XIZOR_ACCESS_LOG": "false"})
+        env.update({"XIZOR_ADMIN_TOKEN": ADMIN_TOKEN, "XIZOR_LOG_LEVEL": "warning", "XIZOR_ACCESS_LOG": "false",
+                    # The suites' events carry fixed timestamps (late 2026), which must stay inside the
+                    # window whenever the tests run; the window itself is tested with its defaults.
+                    "XIZOR_EVENTS_MAX_AGE_MS": str(EVENTS_MAX_AGE_MS),
+                    # Every test client is 127.0.0.1: the suites send hundreds of deliberately wrong
+                    # keys; the failure limit itself is tested with its defaults.
+                    "XIZOR_RATE_LIMITS_AUTH_FAILURES_PER_SECOND": "0"})
         for name, value in (extra_env or {}).items():
             if value is None:
                 env.pop(name, None)  # None removes a variable
@@ -93,6 +100,14 @@ class Client:
 @pytest.fixture
 def server(tmp_path):
     s = XizorServer(tmp_path / "data")
+    yield s
+    assert s.stop() == 0
+
+
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory):
+    """One server for every test of a module (for modules whose tests never disturb each other)."""
+    s = XizorServer(tmp_path_factory.mktemp("server") / "data")
     yield s
     assert s.stop() == 0
 

@@ -40,14 +40,14 @@ enum PaywallTools {
             """,
         inputSchema: ToolSchema.object([
             "cursor": ToolSchema.string("nextCursor from the previous page.", maxLength: 300),
-            "limit": ToolSchema.integer("Page size, 1 to \(PaywallRoutes.maxPageSize) (default \(PaywallRoutes.defaultPageSize)).",
-                                        minimum: 1, maximum: PaywallRoutes.maxPageSize),
+            "limit": ToolSchema.integer("Page size, 1 to \(PageSize.max) (default \(PageSize.fallback)).",
+                                        minimum: 1, maximum: PageSize.max),
         ]),
         outputSchema: ["type": "object", "properties": ["items": ["type": "array"], "nextCursor": ["type": ["string", "null"]]],
                        "required": ["items", "nextCursor"]],
         readOnly: true, idempotent: true
     ) { call in
-        let page = try call.services.paywalls.list(appID: call.appID, cursor: call.optionalString("cursor"), limit: call.optionalInt("limit") ?? PaywallRoutes.defaultPageSize)
+        let page = try call.services.paywalls.list(appID: call.appID, cursor: call.optionalString("cursor"), limit: call.optionalInt("limit") ?? PageSize.fallback)
         return ["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null]
     }
 

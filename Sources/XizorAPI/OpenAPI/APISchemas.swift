@@ -70,7 +70,7 @@ public enum APISchemas {
             "APIKey": object(apiKeyFields, description: "A key as listed: its prefix, never the key."),
             "CreatedAPIKey": object(apiKeyFields.merging(["key": string]) { a, _ in a },
                                     description: "A new key; `key` is shown this once."),
-            "APIKeyList": object(["keys": array(ref("APIKey"))]),
+            "APIKeyList": object(["keys": array(ref("APIKey")), "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last.")]),
             "CreateKeyRequest": request(["kind": ["enum": ["secret", "public"]]]),
             "TemplateSummary": object(["name": string, "title": string, "locales": array(string)]),
             "TemplateList": object(["templates": array(ref("TemplateSummary"))]),

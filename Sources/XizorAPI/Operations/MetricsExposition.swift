@@ -31,6 +31,10 @@ struct MetricsExposition: Sendable {
         out.sample("xizor_events_duplicates_total", [], activity.eventsDuplicates)
         out.family("xizor_events_rejected_total", .counter, "Funnel events refused as invalid.")
         out.sample("xizor_events_rejected_total", [], activity.eventsRejectedCount)
+        out.family("xizor_data_failures_total", .counter, "Stored or derived data the server could not use (answered 500, logged), by kind.")
+        for kind in DataFailure.Kind.allCases {
+            out.sample("xizor_data_failures_total", [("kind", kind.label)], activity.dataFailureCount(kind))
+        }
 
         out.family("xizor_rate_limited_total", .counter, "Requests answered 429 by a per-key rate limit.")
         for kind in RateLimitClass.allCases {

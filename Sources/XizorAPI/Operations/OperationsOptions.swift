@@ -1,3 +1,5 @@
+import Logging
+
 /// What the operations endpoints and protections take from the configuration.
 public struct OperationsOptions: Sendable {
     /// Fed by the HTTP server (pass the same object as the server's observer); exposed by `/metrics`.
@@ -8,12 +10,18 @@ public struct OperationsOptions: Sendable {
     public var eventsLimit: RateLimit = .disabled
     /// Per-key limit on every other non-GET/HEAD/OPTIONS request (dashboard API, `/mcp`).
     public var writesLimit: RateLimit = .disabled
+    /// Per-client-address limit on failed authentications.
+    public var authFailuresLimit: RateLimit = .disabled
     /// The data directory, whose free space `/readyz` checks.
     public var dataDirectory: String?
     /// `/readyz` fails below this many free bytes in the data directory.
     public var minimumFreeBytes: Int = ReadinessCheck.defaultMinimumFreeBytes
     /// Migrations the database must have applied (the files present at start).
     public var expectedMigrations: Int?
+    /// `/readyz` runs its write probe at most once per this many milliseconds.
+    public var readinessProbeIntervalMs: Int = ReadinessCheck.defaultProbeIntervalMs
+    /// Where operational failures (why `/readyz` says not ready) are logged.
+    public var logger: Logger?
 
     public init(httpMetrics: HTTPMetrics? = nil, metricsToken: String? = nil, eventsLimit: RateLimit = .disabled,
                 writesLimit: RateLimit = .disabled, dataDirectory: String? = nil, expectedMigrations: Int? = nil) {

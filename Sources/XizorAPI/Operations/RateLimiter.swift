@@ -30,9 +30,26 @@ final class RateLimiter: Sendable {
     }
 
     let limit: RateLimit
+    /// Past this many buckets, the idle ones (refilled to full, so forgetting them changes
+    /// nothing) are dropped; a table keyed by client addresses must not grow with an attacker.
+    let maxBuckets: Int
     private let buckets = Mutex<[BucketKey: Bucket]>([:])
 
-    init(limit: RateLimit) { self.limit = limit }
+    init(limit: RateLimit, maxBuckets: Int = 100_000) {
+        self.limit = limit
+        self.maxBuckets = maxBuckets
+    }
+
+    /// Whether `key`'s bucket holds a whole token now (nothing is taken).
+    func hasToken(_ key: BucketKey, nowMicros: Int64) -> Bool {
+        let rate = Double(limit.perSecond)
+        let capacity = Double(max(1, limit.burst))
+        return buckets.withLock { table in
+            guard let bucket = table[key] else { return true }
+            let elapsed = Double(max(0, nowMicros - bucket.updatedMicros)) / 1_000_000
+            return min(capacity, bucket.tokens + elapsed * rate) >= 1
+        }
+    }
 
     /// Takes `tokens` tokens (all or none) from `key`'s bucket at time `nowMicros` (monotonic).
     func take(_ key: BucketKey, nowMicros: Int64, tokens wanted: Int = 1) -> Decision {
@@ -41,6 +58,9 @@ final class RateLimiter: Sendable {
         let rate = Double(limit.perSecond)
         let capacity = Double(max(1, limit.burst))
         return buckets.withLock { table in
+            if table[key] == nil && table.count >= maxBuckets {
+                RateLimiter.forgetIdle(&table, nowMicros: nowMicros, rate: rate, capacity: capacity, maxBuckets: maxBuckets)
+            }
             var bucket = table[key] ?? Bucket(tokens: capacity, updatedMicros: nowMicros)
             let elapsed = Double(max(0, nowMicros - bucket.updatedMicros)) / 1_000_000
             bucket.tokens = min(capacity, bucket.tokens + elapsed * rate)
@@ -57,11 +77,32 @@ final class RateLimiter: Sendable {
     }
 }
 
-/// Whose bucket a request draws from: the kind of key and its app.
+extension RateLimiter {
+    /// Drops the buckets that have refilled (forgetting one is the same as keeping it full); when
+    /// too many are still draining, arbitrary ones down to half the cap, so the table stays
+    /// bounded either way.
+    fileprivate static func forgetIdle(_ table: inout [BucketKey: Bucket], nowMicros: Int64, rate: Double, capacity: Double,
+                                       maxBuckets: Int) {
+        table = table.filter { _, bucket in
+            bucket.tokens + Double(max(0, nowMicros - bucket.updatedMicros)) / 1_000_000 * rate < capacity
+        }
+        guard table.count >= maxBuckets else { return }
+        for key in Array(table.keys.prefix(table.count - maxBuckets / 2)) { table[key] = nil }
+    }
+}
+
+/// Whose bucket a request draws from: the kind of key and its app, or (for failed
+/// authentications) the client's address.
 struct BucketKey: Hashable, Sendable {
-    enum Kind: UInt8, Hashable, Sendable { case admin, secret, publicKey }
+    enum Kind: UInt8, Hashable, Sendable { case admin, secret, publicKey, client }
     let kind: Kind
     let appID: String
+
+    /// The bucket of a client address (`host` without the port).
+    init(client host: String) {
+        kind = .client
+        appID = host
+    }
 
     init(_ principal: Principal) {
         switch principal {
@@ -78,8 +119,16 @@ enum RateLimitClass: Int, CaseIterable, Sendable {
     case events
     /// Every other request with a method other than GET, HEAD or OPTIONS (dashboard and `/mcp`).
     case writes
+    /// Failed authentications (missing, malformed or unknown keys) per client address.
+    case authFailures
 
-    var label: String { self == .events ? "events" : "writes" }
+    var label: String {
+        switch self {
+        case .events: "events"
+        case .writes: "writes"
+        case .authFailures: "auth_failures"
+        }
+    }
 
     static func of(_ request: HTTPRequest) -> RateLimitClass? {
         switch request.method {
@@ -98,7 +147,51 @@ enum RateLimitClass: Int, CaseIterable, Sendable {
 struct RateLimits: Sendable {
     let events: RateLimiter?
     let writes: RateLimiter?
+    /// Failed authentications per client address (nil: unlimited).
+    var authFailures: RateLimiter?
     let counters: RateLimitCounters
+
+    private func limiter(_ kind: RateLimitClass) -> RateLimiter? {
+        switch kind {
+        case .events: events
+        case .writes: writes
+        case .authFailures: authFailures
+        }
+    }
+
+    private static var nowMicros: Int64 { Int64(DispatchTime.now().uptimeNanoseconds / 1000) }
+
+    /// Before an unknown credential is checked: 429 when the client's failures have used up its
+    /// bucket, without hashing (or revealing anything about) what it sent. Keys verified before are
+    /// answered from memory ahead of this, so a client sharing an address with a guesser keeps
+    /// working.
+    func admitUnverified(_ request: HTTPRequest) throws {
+        guard let limiter = authFailures else { return }
+        let client = BucketKey(client: RateLimits.host(of: request.remoteAddress))
+        if !limiter.hasToken(client, nowMicros: RateLimits.nowMicros) { try refuse(.authFailures, limiter, retryAfter: 1) }
+    }
+
+    /// A failed authentication: takes a token from the client's bucket; 429 (instead of the 401)
+    /// once it is empty.
+    func failedAuthentication(_ request: HTTPRequest) throws {
+        guard authFailures != nil else { return }
+        try take(.authFailures, key: BucketKey(client: RateLimits.host(of: request.remoteAddress)), tokens: 1)
+    }
+
+    /// `host` of `host:port` or `[v6]:port`.
+    static func host(of address: String) -> String {
+        if address.hasPrefix("["), let end = address.firstIndex(of: "]") { return String(address[address.index(after: address.startIndex)..<end]) }
+        guard let colon = address.lastIndex(of: ":") else { return address }
+        return String(address[..<colon])
+    }
+
+    private func refuse(_ kind: RateLimitClass, _ limiter: RateLimiter, retryAfter seconds: Int) throws -> Never {
+        counters.record(kind)
+        let what = kind == .authFailures ? "failed authentications from this address" : "\(kind.label) requests for this key"
+        throw HTTPError(.tooManyRequests, code: "rate_limited",
+                        detail: "Too many \(what): at most \(limiter.limit.perSecond) per second (bursts of \(limiter.limit.burst)). Retry after \(seconds) s.",
+                        headers: ["Retry-After": String(seconds)])
+    }
 
     /// Takes one token from `key`'s bucket for the request's class; 429 with `Retry-After` when
     /// the bucket is empty.
@@ -110,15 +203,12 @@ struct RateLimits: Sendable {
     /// Takes `tokens` more from a bucket for work one request carries several of (the messages
     /// of an MCP batch beyond the first, which its admission paid for).
     func take(_ kind: RateLimitClass, key: BucketKey, tokens: Int) throws {
-        guard let limiter = kind == .events ? events : writes else { return }
-        switch limiter.take(key, nowMicros: Int64(DispatchTime.now().uptimeNanoseconds / 1000), tokens: tokens) {
+        guard let limiter = limiter(kind) else { return }
+        switch limiter.take(key, nowMicros: RateLimits.nowMicros, tokens: tokens) {
         case .allowed:
             return
         case .limited(let seconds):
-            counters.record(kind)
-            throw HTTPError(.tooManyRequests, code: "rate_limited",
-                            detail: "Too many \(kind.label) requests for this key: at most \(limiter.limit.perSecond) per second (bursts of \(limiter.limit.burst)). Retry after \(seconds) s.",
-                            headers: ["Retry-After": String(seconds)])
+            try refuse(kind, limiter, retryAfter: seconds)
         }
     }
 }

@@ -1,13 +1,28 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
+import Logging
 import Storage
+import Synchronization
 
 /// Whether this instance should receive traffic: not draining, the database open, migrated and
 /// writable, and room left on its disk. The write probe upserts one row of `settings`, so it
 /// really goes through the WAL and the file system, yet costs one tiny transaction.
-struct ReadinessCheck: Sendable {
+///
+/// `/readyz` is open to anyone, so the durable write must not be theirs to multiply: the probe
+/// runs at most once per `probeIntervalMs`, whatever the number of callers (they share its
+/// outcome; one runs it while the others wait for it). Draining and free space are read live:
+/// both are cheap and should show at once. Answers carry no paths or SQLite internals; those go to
+/// the log.
+final class ReadinessCheck: Sendable {
     static let defaultMinimumFreeBytes = 1 << 20
+    static let defaultProbeIntervalMs = 1000
+
+    private enum Probe {
+        case writable(appliedMigrations: Int)
+        case unwritable
+    }
 
     let pool: DatabasePool
     let clock: Clock
@@ -15,6 +30,23 @@ struct ReadinessCheck: Sendable {
     let dataDirectory: String?
     let minimumFreeBytes: Int
     let expectedMigrations: Int?
+    let probeIntervalMs: Int
+    let logger: Logger?
+    /// The last probe's outcome and when (monotonic milliseconds) it ran.
+    private let lastProbe = Mutex<(atMillis: Int64, outcome: Probe)?>(nil)
+
+    init(pool: DatabasePool, clock: Clock, isDraining: @escaping @Sendable () -> Bool, dataDirectory: String?,
+         minimumFreeBytes: Int, expectedMigrations: Int?, probeIntervalMs: Int = ReadinessCheck.defaultProbeIntervalMs,
+         logger: Logger? = nil) {
+        self.pool = pool
+        self.clock = clock
+        self.isDraining = isDraining
+        self.dataDirectory = dataDirectory
+        self.minimumFreeBytes = minimumFreeBytes
+        self.expectedMigrations = expectedMigrations
+        self.probeIntervalMs = probeIntervalMs
+        self.logger = logger
+    }
 
     /// Throws the first failing check as a 503 `ServiceError`.
     func check() throws {
@@ -22,25 +54,46 @@ struct ReadinessCheck: Sendable {
             throw ServiceError(.unavailable, "draining", "The server is shutting down and takes no new traffic.")
         }
         if let dataDirectory, let free = Self.freeBytes(dataDirectory), free < minimumFreeBytes {
+            logger?.warning("not ready: disk nearly full", [("dataDirectory", .string(dataDirectory)), ("freeBytes", .int(Int64(free)))])
             throw ServiceError(.unavailable, "disk_full",
-                               "The data directory \(dataDirectory) has \(free) bytes free (needs at least \(minimumFreeBytes)).")
+                               "The data directory has \(free) bytes free (needs at least \(minimumFreeBytes)).")
         }
-        let applied: Int
+        switch probe() {
+        case .unwritable:
+            throw ServiceError(.unavailable, "database_unwritable", "The database is not writable; the server's log says why.")
+        case .writable(let applied):
+            if let expectedMigrations, applied < expectedMigrations {
+                throw ServiceError(.unavailable, "migrations_pending",
+                                   "The database has \(applied) of \(expectedMigrations) migrations applied.")
+            }
+        }
+    }
+
+    /// The write probe's outcome, run now only when the last one is older than the interval.
+    private func probe() -> Probe {
+        lastProbe.withLock { last in
+            let now = Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
+            if let last, now - last.atMillis < Int64(probeIntervalMs) { return last.outcome }
+            let outcome = runProbe()
+            last = (now, outcome)
+            return outcome
+        }
+    }
+
+    private func runProbe() -> Probe {
         do {
             let now = clock.now()
-            applied = try pool.write { db in
+            let applied: Int = try pool.write { db in
                 try db.execute("""
                     INSERT INTO settings (key, value, updated_at) VALUES ('readiness_probe', ?, ?)
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
                     """, [now, now])
                 return try db.queryOne("SELECT count(*) FROM schema_migrations")?.get(0) ?? 0
             }
+            return .writable(appliedMigrations: applied)
         } catch {
-            throw ServiceError(.unavailable, "database_unwritable", "The database is not writable: \(error)")
-        }
-        if let expectedMigrations, applied < expectedMigrations {
-            throw ServiceError(.unavailable, "migrations_pending",
-                               "The database has \(applied) of \(expectedMigrations) migrations applied.")
+            logger?.error("not ready: the database is not writable", [("path", .string(pool.path)), ("error", .string(String(describing: error)))])
+            return .unwritable
         }
     }
 

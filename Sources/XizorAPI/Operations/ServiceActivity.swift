@@ -1,5 +1,6 @@
 import Synchronization
 
+
 /// Counters of what the services did, whichever door the request came through (REST, MCP, CLI),
 /// for `/metrics`.
 public final class ServiceActivity: Sendable {
@@ -7,6 +8,7 @@ public final class ServiceActivity: Sendable {
     private let eventsAccepted = Atomic<Int>(0)
     private let eventsDuplicate = Atomic<Int>(0)
     private let eventsRejected = Atomic<Int>(0)
+    private let dataFailures = AtomicCounters(count: DataFailure.Kind.allCases.count)
 
     public init() {}
 
@@ -18,6 +20,9 @@ public final class ServiceActivity: Sendable {
         eventsDuplicate.add(duplicates, ordering: .relaxed)
         eventsRejected.add(rejected, ordering: .relaxed)
     }
+
+    func recordDataFailure(_ kind: DataFailure.Kind) { dataFailures.add(kind.rawValue) }
+    func dataFailureCount(_ kind: DataFailure.Kind) -> Int { dataFailures.load(kind.rawValue) }
 
     public var publishes: Int { published.load(ordering: .relaxed) }
     public var eventsIngested: Int { eventsAccepted.load(ordering: .relaxed) }

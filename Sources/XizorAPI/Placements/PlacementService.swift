@@ -24,7 +24,10 @@ public final class PlacementService: Sendable {
     private let clock: Clock
     private let serving: ServingState
 
-    public init(pool: DatabasePool, clock: Clock, serving: ServingState) {
+    private let activity: ServiceActivity
+
+    public init(pool: DatabasePool, clock: Clock, serving: ServingState, activity: ServiceActivity = ServiceActivity()) {
+        self.activity = activity
         self.pool = pool
         self.clock = clock
         self.serving = serving
@@ -114,7 +117,8 @@ public final class PlacementService: Sendable {
                 WHERE app_id = ? AND placement_key = ? ORDER BY position
                 """, [appID, key]).map { rule -> JSONValue in
                     let text: String = try rule.get(0)
-                    var o: [String: JSONValue] = ["when": (try? JSONValue(parsing: text)) ?? .null, "paywallId": .string(try rule.get(1))]
+                    var o: [String: JSONValue] = ["when": try DataFailure.storedJSON(Array(text.utf8), what: "a rule of placement '\(key)'", activity: self.activity),
+                                                  "paywallId": .string(try rule.get(1))]
                     if let from: Int64 = try rule.get(2) { o["activeFrom"] = .number(Int(from)) }
                     if let until: Int64 = try rule.get(3) { o["activeUntil"] = .number(Int(until)) }
                     if let experiment: String = try rule.get(4) { o["experimentId"] = .string(experiment) }

@@ -25,15 +25,18 @@ struct AppRoutes {
             return HTTPResponse(status: .noContent)
         }
         routes.secret(.GET, "/v1/keys", OperationDoc(
-            "listKeys", summary: "List the app's keys (prefixes only)", tag: "apps",
-            responses: [.json(200, "Every key of the app, revoked ones with `revokedAt`.", APISchemas.ref("APIKeyList"))])) { request, caller in
-            let appID = caller.appID
-            return APIResponse.json(["keys": .array(try services.keys.listKeys(appID: appID).map(\.json))])
+            "listKeys", summary: "List the app's keys (prefixes only), a page at a time in creation order", tag: "apps",
+            parameters: PageSize.parameters,
+            responses: [.json(200, "A page of the app's keys, revoked ones with `revokedAt`.", APISchemas.ref("APIKeyList")),
+                        .problem(400, "`limit` or `cursor` is malformed.")])) { request, caller in
+            let page = try services.keys.listKeys(appID: caller.appID, cursor: request.query("cursor"), limit: try PageSize.from(request))
+            return APIResponse.json(["keys": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null])
         }
         routes.secret(.POST, "/v1/keys", OperationDoc(
             "createKey", summary: "Create a secret or public key", tag: "apps",
             requestBody: APISchemas.ref("CreateKeyRequest"),
-            responses: [.json(201, "The new key, shown this once.", APISchemas.ref("CreatedAPIKey"))])) { request, caller in
+            responses: [.json(201, "The new key, shown this once.", APISchemas.ref("CreatedAPIKey")),
+                        .problem(409, "The app already has `keys.maxPerApp` live keys.")])) { request, caller in
             let appID = caller.appID
             let body = try request.jsonBody()
             let (info, key) = try services.keys.createKey(appID: appID, kind: try body.optionalString("kind", path: "$") ?? "")

@@ -29,23 +29,30 @@ struct RouteGuard: Sendable {
     func admission(for auth: APIAuth) -> HTTPAdmission? {
         guard auth != .none else { return nil }
         return { [keys, limits] request in
-            let key = try RouteGuard.verify(request, keys: keys)
+            let key = try RouteGuard.verify(request, keys: keys, limits: limits)
             try RouteGuard.require(auth, of: key)
             try limits.take(for: request, key: key)
             request.context = key
         }
     }
 
-    static func verify(_ request: HTTPRequest, keys: KeyService) throws -> VerifiedKey {
+    /// The key of `Authorization: Bearer KEY`. Every failure takes a token from the client
+    /// address's failure bucket (`rateLimits.authFailuresPerSecond`); once it is empty, unknown
+    /// credentials get 429 without being checked.
+    static func verify(_ request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
         guard let header = request.header("Authorization") else {
+            try limits.failedAuthentication(request)
             throw ServiceError(.unauthorized, "missing_api_key", "Send 'Authorization: Bearer KEY'.")
         }
         // A credential seen before is answered from memory without parsing it again.
         if let known = keys.verified(credential: header) { return known }
+        try limits.admitUnverified(request)
         guard let token = bearerToken(header) else {
+            try limits.failedAuthentication(request)
             throw ServiceError(.unauthorized, "invalid_authorization", "The Authorization header must be 'Bearer KEY'.")
         }
         guard let key = keys.verify(token, memoKey: header) else {
+            try limits.failedAuthentication(request)
             throw ServiceError(.unauthorized, "invalid_api_key", "The API key is unknown or revoked.")
         }
         return key

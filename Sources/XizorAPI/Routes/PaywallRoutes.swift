@@ -5,9 +5,6 @@ import PaywallFormat
 struct PaywallRoutes {
     let services: XizorServices
 
-    static let defaultPageSize = 50
-    static let maxPageSize = 200
-
     func register(in routes: inout APIRoutes) {
         let paywalls = services.paywalls
         routes.secret(.POST, "/v1/paywalls", OperationDoc(
@@ -35,20 +32,10 @@ struct PaywallRoutes {
         }
         routes.secret(.GET, "/v1/paywalls", OperationDoc(
             "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time", tag: "paywalls",
-            parameters: [.query("limit", "Page size.", schema: ["type": "integer", "minimum": 1, "maximum": .number(PaywallRoutes.maxPageSize),
-                                                                 "default": .number(PaywallRoutes.defaultPageSize)]),
-                         .query("cursor", "`nextCursor` of the previous page.")],
+            parameters: PageSize.parameters,
             responses: [.json(200, "A page of paywalls.", APISchemas.ref("PaywallPage")),
                         .problem(400, "`limit` or `cursor` is malformed.")])) { request, caller in
-            let appID = caller.appID
-            var limit = PaywallRoutes.defaultPageSize
-            if let raw = request.query("limit") {
-                guard let n = Int(raw), n >= 1, n <= PaywallRoutes.maxPageSize else {
-                    throw ServiceError(.badRequest, "invalid_limit", "'limit' is an integer from 1 to \(PaywallRoutes.maxPageSize).")
-                }
-                limit = n
-            }
-            let page = try paywalls.list(appID: appID, cursor: request.query("cursor"), limit: limit)
+            let page = try paywalls.list(appID: caller.appID, cursor: request.query("cursor"), limit: try PageSize.from(request))
             return APIResponse.json(["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null])
         }
         routes.secret(.GET, "/v1/paywalls/:id", OperationDoc(

@@ -39,16 +39,18 @@ public enum XizorApplication {
         let ops = options.operations
         let limits = RateLimits(events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
                                 writes: ops.writesLimit.isEnabled ? RateLimiter(limit: ops.writesLimit) : nil,
+                                authFailures: ops.authFailuresLimit.isEnabled ? RateLimiter(limit: ops.authFailuresLimit) : nil,
                                 counters: rateLimits)
         var routes = APIRoutes(guardian: RouteGuard(keys: services.keys, limits: limits))
         if !options.corsAllowedOrigins.isEmpty { routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
         routes.use(ServiceErrorMiddleware())
-        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL)
+        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL, activity: services.activity)
         let delivery = PaywallDelivery(serving: services.serving, renderPage: pages.production)
         OperationsRoutes(
             readiness: ReadinessCheck(pool: services.pool, clock: services.clock, isDraining: isDraining,
                                       dataDirectory: ops.dataDirectory, minimumFreeBytes: ops.minimumFreeBytes,
-                                      expectedMigrations: ops.expectedMigrations),
+                                      expectedMigrations: ops.expectedMigrations, probeIntervalMs: ops.readinessProbeIntervalMs,
+                                      logger: ops.logger),
             exposition: MetricsExposition(services: services, cache: delivery.cache, httpMetrics: ops.httpMetrics,
                                           rateLimits: rateLimits, isDraining: isDraining),
             metricsToken: ops.metricsToken, pool: services.pool, version: options.version

@@ -12,14 +12,28 @@ public final class EventService: Sendable {
         "purchase_cancelled", "restore_started", "restore_completed", "restore_failed", "paywall_unknown_node",
     ]
 
+    /// How far from the server's clock an event's `timestamp` may be. SDKs queue events while
+    /// offline, so old ones are normal up to a point; a timestamp far in the future is a broken
+    /// clock or a forged event and would skew every time-bounded funnel.
+    public struct TimeWindow: Sendable, Equatable {
+        public var maxAgeMs: Int64
+        public var maxFutureMs: Int64
+        public init(maxAgeMs: Int64 = 30 * 86_400_000, maxFutureMs: Int64 = 86_400_000) {
+            self.maxAgeMs = maxAgeMs
+            self.maxFutureMs = maxFutureMs
+        }
+    }
+
     private let pool: DatabasePool
     private let clock: Clock
     private let activity: ServiceActivity
+    private let window: TimeWindow
 
-    public init(pool: DatabasePool, clock: Clock, activity: ServiceActivity = ServiceActivity()) {
+    public init(pool: DatabasePool, clock: Clock, activity: ServiceActivity = ServiceActivity(), window: TimeWindow = TimeWindow()) {
         self.pool = pool
         self.clock = clock
         self.activity = activity
+        self.window = window
     }
 
     public struct Rejection: Sendable {
@@ -64,18 +78,38 @@ public final class EventService: Sendable {
         }
         var rejected: [Rejection] = []
         var parsed: [(index: Int, event: Event)] = []
+        let receivedAt = clock.now()
         for (index, json) in events.enumerated() {
             var issues: [ValidationIssue] = []
             if let event = EventService.parse(json, path: "$.events[\(index)]", issues: &issues), issues.isEmpty {
-                parsed.append((index, event))
+                if let issue = window.check(event.occurredAt, receivedAt: receivedAt, path: "$.events[\(index)].timestamp") {
+                    rejected.append(Rejection(index: index, id: event.id, errors: [issue]))
+                } else {
+                    parsed.append((index, event))
+                }
             } else {
                 rejected.append(Rejection(index: index, id: json["id"]?.stringValue, errors: issues))
             }
         }
-        let receivedAt = clock.now()
         var accepted = 0, duplicates = 0
         try pool.serviceWrite { db in
+            // Variant names per experiment of this app, read once per batch (nil: no such experiment).
+            var variants: [String: [String]?] = [:]
             for (index, event) in parsed {
+                if let experimentID = event.experimentID, let variant = event.variant {
+                    if variants[experimentID] == nil {
+                        let names: [String] = try db.query("""
+                            SELECT v.name FROM experiment_variants v JOIN experiments e ON e.id = v.experiment_id
+                            WHERE e.app_id = ? AND e.id = ? ORDER BY v.position
+                            """, [appID, experimentID]).map { try $0.get(0) }
+                        variants[experimentID] = .some(names.isEmpty ? nil : names)
+                    }
+                    if let issue = EventService.attributionIssue(experimentID: experimentID, variant: variant,
+                                                                 known: variants[experimentID] ?? nil, path: "$.events[\(index)]") {
+                        rejected.append(Rejection(index: index, id: event.id, errors: [issue]))
+                        continue
+                    }
+                }
                 if let paywallID = event.paywallID {
                     let known: Bool
                     if let version = event.version {
@@ -177,6 +211,20 @@ public final class EventService: Sendable {
                      experimentID: experimentID, variant: variant)
     }
 
+    /// An event's experiment must be one of the app's and its variant one of that experiment's
+    /// (or `holdout`): attribution to what never ran would corrupt its results.
+    static func attributionIssue(experimentID: String, variant: String, known: [String]?, path: String) -> ValidationIssue? {
+        guard let known else {
+            return ValidationIssue(path: "\(path).experimentId", message: "No experiment '\(experimentID)' in this app.", code: "unknown_experiment")
+        }
+        guard known.contains(variant) || variant == "holdout" else {
+            return ValidationIssue(path: "\(path).variant",
+                                   message: "Experiment '\(experimentID)' has no variant '\(variant)' (it has \(known.joined(separator: ", ")), or holdout).",
+                                   code: "unknown_variant")
+        }
+        return nil
+    }
+
     static func isCustomName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 100 && name.utf8.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2E || b == 0x3A || b == 0x2D
@@ -185,4 +233,18 @@ public final class EventService: Sendable {
 
     /// RFC 3339 date-time with a zone (`2026-11-30T12:00:00Z`, fractional seconds allowed).
     static func parseTimestamp(_ text: String) -> Int64? { DateTime.millisecondsSince1970(text) }
+}
+
+extension EventService.TimeWindow {
+    /// The issue with `timestamp` (ms) for an event received at `receivedAt`, or nil when inside.
+    func check(_ timestamp: Int64, receivedAt: Int64, path: String) -> ValidationIssue? {
+        if timestamp > receivedAt + maxFutureMs {
+            return ValidationIssue(path: path, message: "'timestamp' is more than \(maxFutureMs / 1000) s ahead of the server's clock.",
+                                   code: "timestamp_in_future")
+        }
+        if timestamp < receivedAt - maxAgeMs {
+            return ValidationIssue(path: path, message: "'timestamp' is more than \(maxAgeMs / 1000) s old.", code: "timestamp_too_old")
+        }
+        return nil
+    }
 }

@@ -64,29 +64,60 @@ public final class KeyService: Sendable {
         var verified: [String: VerifiedKey] = [:]
     }
     private static let verifiedLimit = 10_000
+    /// The shortest admin token `serve` accepts (generated ones are 35 characters).
+    public static let minimumAdminTokenLength = 32
     private let keys = ReadWriteLock(Table())
     /// Serialises reload's read-then-install, so an older read never overwrites a newer one (a
     /// revoked key must not come back because two key writes raced).
     private let reloadLock = Mutex<Void>(())
 
-    public init(pool: DatabasePool, clock: Clock) throws {
+    /// The most live keys one app may have (`keys.maxPerApp`): every key is a credential to
+    /// guard, and the table every request authenticates against must not grow at one app's will.
+    public let maxKeysPerApp: Int
+    public static let defaultMaxKeysPerApp = 50
+
+    public init(pool: DatabasePool, clock: Clock, maxKeysPerApp: Int = KeyService.defaultMaxKeysPerApp) throws {
         self.pool = pool
         self.clock = clock
+        self.maxKeysPerApp = maxKeysPerApp
         try reload()
     }
 
-    /// Reads every live key of every live app into memory.
-    public func reload() throws {
-        try reloadLock.withLock { _ in try reloadLocked() }
+    /// Which keys a reload reads again: all of them (start), one app's, or the admin tokens'.
+    enum ReloadScope: Equatable {
+        case all
+        case app(String)
+        case admin
+
+        func contains(_ principal: Principal) -> Bool {
+            switch self {
+            case .all: true
+            case .app(let id): principal.appID == id
+            case .admin: principal == .admin
+            }
+        }
     }
 
-    private func reloadLocked() throws {
+    /// Reads every live key of every live app into memory.
+    public func reload() throws { try reload(.all) }
+
+    /// Reads the live keys of `scope` again and replaces that part of the table (and of the memo),
+    /// so a key write costs a read of its own app's keys, not of every app's.
+    func reload(_ scope: ReloadScope) throws {
+        try reloadLock.withLock { _ in try reloadLocked(scope) }
+    }
+
+    private func reloadLocked(_ scope: ReloadScope) throws {
+        let live = "k.revoked_at IS NULL AND (k.app_id IS NULL OR a.archived_at IS NULL)"
         let rows = try pool.serviceRead { db in
-            try db.query("""
-                SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k
-                LEFT JOIN apps a ON a.id = k.app_id
-                WHERE k.revoked_at IS NULL AND (k.app_id IS NULL OR a.archived_at IS NULL)
-                """)
+            switch scope {
+            case .all:
+                try db.query("SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id WHERE \(live)")
+            case .app(let id):
+                try db.query("SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id WHERE \(live) AND k.app_id = ?", [id])
+            case .admin:
+                try db.query("SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id WHERE \(live) AND k.app_id IS NULL")
+            }
         }
         var table: [String: [KnownKey]] = [:]
         for row in rows {
@@ -102,7 +133,18 @@ public final class KeyService: Sendable {
             let prefix: String = try row.get(2)
             table[prefix, default: []].append(KnownKey(hash: try row.get(3), key: VerifiedKey(id: try row.get(0), principal: principal)))
         }
-        keys.write { $0 = Table(byPrefix: table) }
+        keys.write { current in
+            guard scope != .all else {
+                current = Table(byPrefix: table)
+                return
+            }
+            for (prefix, known) in current.byPrefix where known.contains(where: { scope.contains($0.key.principal) }) {
+                let kept = known.filter { !scope.contains($0.key.principal) }
+                current.byPrefix[prefix] = kept.isEmpty ? nil : kept
+            }
+            current.byPrefix.merge(table) { $0 + $1 }
+            current.verified = current.verified.filter { !scope.contains($0.value.principal) }
+        }
     }
 
     /// The key a bearer token is, or nil when the token is unknown or revoked: the display prefix
@@ -155,13 +197,15 @@ public final class KeyService: Sendable {
                 try self.insertKeyRow(db, key: token, kind: "admin", appID: nil, now: now)
             }
         }
-        try reload()
+        try reload(.admin)
     }
 
     /// A new admin token: `xa_` + 32 characters. Only its hash is stored.
     public func generateAdminToken() throws -> String {
         let token = Identifiers.apiKey(prefix: "xa_")
-        try insertKey(token, kind: "admin", appID: nil)
+        let now = clock.now()
+        try pool.serviceWrite { db in try self.insertKeyRow(db, key: token, kind: "admin", appID: nil, now: now) }
+        try reload(.admin)
         return token
     }
 
@@ -191,7 +235,7 @@ public final class KeyService: Sendable {
             try self.insertKeyRow(db, key: secret, kind: "secret", appID: appID, now: now)
             try self.insertKeyRow(db, key: publicKey, kind: "public", appID: appID, now: now)
         }
-        try reload()
+        try reload(.app(appID))
         return CreatedApp(appID: appID, name: trimmed, secretKey: secret, publicKey: publicKey)
     }
 
@@ -202,17 +246,23 @@ public final class KeyService: Sendable {
             try db.execute("UPDATE apps SET archived_at = coalesce(archived_at, ?) WHERE id = ?", [now, appID])
             guard db.changes == 1 else { throw ServiceError.notFound("app", appID) }
         }
-        try reload()
+        try reload(.app(appID))
     }
 
-    public func listKeys(appID: String) throws -> [APIKeyInfo] {
-        try pool.serviceRead { db in
-            try db.query("SELECT id, kind, prefix, created_at, revoked_at FROM api_keys WHERE app_id = ? ORDER BY created_at, id", [appID])
-                .map { row in
-                    APIKeyInfo(id: try row.get(0), kind: try row.get(1), prefix: try row.get(2),
-                               createdAt: try row.get(3), revokedAt: try row.get(4))
-                }
+    /// The app's keys, revoked ones included, a page at a time in creation order.
+    public func listKeys(appID: String, cursor: String? = nil, limit: Int = PageSize.max) throws -> Page<APIKeyInfo> {
+        let after = try PageCursor.parse(cursor)
+        let rows = try pool.serviceRead { db in
+            try db.query("""
+                SELECT id, kind, prefix, created_at, revoked_at FROM api_keys WHERE app_id = ? AND (created_at, id) > (?, ?)
+                ORDER BY created_at, id LIMIT ?
+                """, [appID, after.createdAt, after.id, limit + 1])
         }
+        let items = try rows.prefix(limit).map { row in
+            APIKeyInfo(id: try row.get(0), kind: try row.get(1), prefix: try row.get(2), createdAt: try row.get(3), revokedAt: try row.get(4))
+        }
+        let next = rows.count > limit ? items.last.map { PageCursor(createdAt: $0.createdAt, id: $0.id).text } : nil
+        return Page(items: items, nextCursor: next)
     }
 
     /// Creates another key of `kind` (`secret` or `public`) for the app; answered once.
@@ -221,8 +271,17 @@ public final class KeyService: Sendable {
             throw ServiceError.badField("$.kind", "invalid_enum_value", "A key's kind is 'secret' or 'public'.")
         }
         let key = Identifiers.apiKey(prefix: kind == "secret" ? "sk_" : "pk_")
-        let id = try insertKey(key, kind: kind, appID: appID)
-        let info = APIKeyInfo(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), createdAt: clock.now(), revokedAt: nil)
+        let now = clock.now()
+        let id = try pool.serviceWrite { db in
+            let live: Int = try db.queryOne("SELECT count(*) FROM api_keys WHERE app_id = ? AND revoked_at IS NULL", [appID])?.get(0) ?? 0
+            guard live < self.maxKeysPerApp else {
+                throw ServiceError(.conflict, "key_limit_reached",
+                                   "An app has at most \(self.maxKeysPerApp) live keys (keys.maxPerApp); revoke one it no longer uses first.")
+            }
+            return try self.insertKeyRow(db, key: key, kind: kind, appID: appID, now: now)
+        }
+        try reload(.app(appID))
+        let info = APIKeyInfo(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), createdAt: now, revokedAt: nil)
         return (info, key)
     }
 
@@ -234,15 +293,7 @@ public final class KeyService: Sendable {
             return db.changes
         }
         guard changed == 1 else { throw ServiceError.notFound("key", keyID) }
-        try reload()
-    }
-
-    @discardableResult
-    private func insertKey(_ key: String, kind: String, appID: String?) throws -> String {
-        let now = clock.now()
-        let id = try pool.serviceWrite { db in try self.insertKeyRow(db, key: key, kind: kind, appID: appID, now: now) }
-        try reload()
-        return id
+        try reload(.app(appID))
     }
 
     @discardableResult

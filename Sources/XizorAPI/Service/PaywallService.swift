@@ -76,23 +76,16 @@ public final class PaywallService: Sendable {
     }
 
     public func list(appID: String, cursor: String?, limit: Int) throws -> Page<PaywallSummary> {
-        var after: (Int64, String) = (Int64.min, "")
-        if let cursor {
-            let parts = cursor.split(separator: ".", maxSplits: 1)
-            guard parts.count == 2, let created = Int64(parts[0]) else {
-                throw ServiceError(.badRequest, "invalid_cursor", "The cursor is not one this server issued.")
-            }
-            after = (created, String(parts[1]))
-        }
+        let after = try PageCursor.parse(cursor)
         let rows = try pool.serviceRead { db in
             try db.query("""
                 SELECT id FROM paywalls WHERE app_id = ? AND archived_at IS NULL AND (created_at, id) > (?, ?)
                 ORDER BY created_at, id LIMIT ?
-                """, [appID, after.0, after.1, limit + 1])
+                """, [appID, after.createdAt, after.id, limit + 1])
         }
         let ids: [String] = try rows.prefix(limit).map { try $0.get(0) }
         let items = try ids.map { try summary(appID: appID, id: $0) }
-        let next = rows.count > limit ? items.last.map { "\($0.createdAt).\($0.id)" } : nil
+        let next = rows.count > limit ? items.last.map { PageCursor(createdAt: $0.createdAt, id: $0.id).text } : nil
         return Page(items: items, nextCursor: next)
     }
 
@@ -132,7 +125,7 @@ public final class PaywallService: Sendable {
                 throw ServiceError.notFound("paywall", id)
             }
             let text: String = try row.get(0)
-            let document = (try? JSONValue(parsing: text)) ?? .object([:])
+            let document = try DataFailure.storedJSON(Array(text.utf8), what: "the draft of paywall '\(id)'", activity: self.activity)
             return Draft(paywallID: id, document: document, revision: try row.get(1), validation: PaywallValidator.validate(document))
         }
     }
@@ -234,7 +227,7 @@ public final class PaywallService: Sendable {
             try db.query("""
                 SELECT version, document, schema_version, content_hash, published_at, rolled_back_from
                 FROM paywall_versions WHERE paywall_id = ? ORDER BY version DESC
-                """, [id]).map { try PaywallService.publishedVersion(paywallID: id, row: $0) }
+                """, [id]).map { try PaywallService.publishedVersion(paywallID: id, row: $0, activity: self.activity) }
         }
     }
 
@@ -247,14 +240,16 @@ public final class PaywallService: Sendable {
                 """, [id, appID, version]) else {
                 throw ServiceError(.notFound, "version_not_found", "Paywall '\(id)' has no published version \(version).")
             }
-            return try PaywallService.publishedVersion(paywallID: id, row: row)
+            return try PaywallService.publishedVersion(paywallID: id, row: row, activity: self.activity)
         }
     }
 
-    static func publishedVersion(paywallID: String, row: Row) throws -> PublishedVersion {
+    static func publishedVersion(paywallID: String, row: Row, activity: ServiceActivity) throws -> PublishedVersion {
         let text: String = try row.get(1)
         let bytes = Array(text.utf8)
-        return PublishedVersion(paywallID: paywallID, version: try row.get(0), document: (try? JSONValue(parsing: bytes)) ?? .null,
+        let number: Int = try row.get(0)
+        let document = try DataFailure.storedJSON(bytes, what: "version \(number) of paywall '\(paywallID)'", activity: activity)
+        return PublishedVersion(paywallID: paywallID, version: number, document: document,
                                 canonicalBytes: bytes, schemaVersion: try row.get(2), contentHash: try row.get(3),
                                 publishedAt: try row.get(4), rolledBackFrom: try row.get(5))
     }

@@ -16,14 +16,21 @@ public final class XizorServices: Sendable {
     public let activity = ServiceActivity()
 
     /// Loads the in-memory state (keys, serving snapshots) from a migrated database.
-    public init(pool: DatabasePool, clock: Clock = .system) throws {
+    /// The abuse limits the services enforce themselves (docs/operations.md, "Abuse limits").
+    public struct Limits: Sendable {
+        public var eventWindow = EventService.TimeWindow()
+        public var maxKeysPerApp = KeyService.defaultMaxKeysPerApp
+        public init() {}
+    }
+
+    public init(pool: DatabasePool, clock: Clock = .system, limits: Limits = Limits()) throws {
         self.pool = pool
         self.clock = clock
-        keys = try KeyService(pool: pool, clock: clock)
-        serving = ServingState(pool: pool, clock: clock)
+        keys = try KeyService(pool: pool, clock: clock, maxKeysPerApp: limits.maxKeysPerApp)
+        serving = ServingState(pool: pool, clock: clock, activity: activity)
         paywalls = PaywallService(pool: pool, clock: clock, serving: serving, activity: activity)
-        placements = PlacementService(pool: pool, clock: clock, serving: serving)
-        events = EventService(pool: pool, clock: clock, activity: activity)
+        placements = PlacementService(pool: pool, clock: clock, serving: serving, activity: activity)
+        events = EventService(pool: pool, clock: clock, activity: activity, window: limits.eventWindow)
         analytics = AnalyticsService(pool: pool)
         timers = TimerService(pool: pool, clock: clock)
         experiments = ExperimentService(pool: pool, clock: clock, serving: serving)

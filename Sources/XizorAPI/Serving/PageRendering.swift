@@ -7,10 +7,17 @@ import PaywallRenderer
 public struct PageRendering: Sendable {
     /// The operator's Lottie player script URL (`renderer.lottiePlayerURL`); nil shows fallbacks.
     public let lottiePlayerURL: String?
+    /// Where failed renders are counted.
+    let activity: ServiceActivity
 
-    public init(lottiePlayerURL: String?) { self.lottiePlayerURL = lottiePlayerURL }
+    public init(lottiePlayerURL: String?, activity: ServiceActivity = ServiceActivity()) {
+        self.lottiePlayerURL = lottiePlayerURL
+        self.activity = activity
+    }
 
-    func production(_ input: PaywallDelivery.PageInput) -> [UInt8] {
+    /// The production page; a render failure is thrown (and counted), never served as an empty
+    /// page with a strong ETag.
+    func production(_ input: PaywallDelivery.PageInput) throws -> [UInt8] {
         var delivery: [String: JSONValue] = ["placement": .string(input.resolution.placement)]
         if let version = input.resolution.version {
             delivery["paywallId"] = .string(version.paywallID)
@@ -22,7 +29,9 @@ public struct PageRendering: Sendable {
         }
         let options = RenderOptions(locale: input.locale, colorScheme: input.colorScheme, mode: .production,
                                     context: input.context.mapValues(\.json), lottiePlayerURL: lottiePlayerURL, delivery: delivery)
-        return (try? PaywallRenderer.render(input.document, options: options).html) ?? []
+        do { return try PaywallRenderer.render(input.document, options: options).html } catch {
+            throw DataFailure.recorded(.pageRender, "placement '\(input.resolution.placement)' (\(input.locale)): \(error)", in: activity)
+        }
     }
 
     /// A preview of any document (a draft may be invalid: the tolerant reader renders what it can).

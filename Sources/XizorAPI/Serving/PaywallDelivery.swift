@@ -88,7 +88,7 @@ public final class PaywallDelivery: Sendable {
 
     private let serving: ServingState
     public let cache: RepresentationCache
-    private let renderPage: (@Sendable (PageInput) -> [UInt8])?
+    private let renderPage: (@Sendable (PageInput) throws -> [UInt8])?
 
     /// What the page renderer needs (nil renderer: pages are not offered).
     public struct PageInput: Sendable {
@@ -100,7 +100,7 @@ public final class PaywallDelivery: Sendable {
     }
 
     public init(serving: ServingState, cache: RepresentationCache = RepresentationCache(),
-                renderPage: (@Sendable (PageInput) -> [UInt8])? = nil) {
+                renderPage: (@Sendable (PageInput) throws -> [UInt8])? = nil) {
         self.serving = serving
         self.cache = cache
         self.renderPage = renderPage
@@ -131,7 +131,7 @@ public final class PaywallDelivery: Sendable {
         let key = RepresentationKey(served: served, placement: request.placement, locale: locale, form: formKey, kind: kind,
                                     pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
                                     experiment: resolution.experiment)
-        let representation = cache.representation(for: key) {
+        let representation = try cache.representation(for: key) {
             var headers: HTTPHeaders = [
                 "Content-Type": kind == .json ? "application/json" : "text/html; charset=utf-8",
                 "Cache-Control": "no-cache",
@@ -155,7 +155,8 @@ public final class PaywallDelivery: Sendable {
                 let bodyJSON = JSONValue.object(body)
                 return Representation(body: bodyJSON.canonicalBytes, headers: headers)
             case .html:
-                let page = renderPage?(PageInput(document: document, locale: locale, colorScheme: request.colorScheme,
+                // A page that fails to render throws: nothing is cached, the request answers 500.
+                let page = try renderPage?(PageInput(document: document, locale: locale, colorScheme: request.colorScheme,
                                                   context: usedContext, resolution: resolution)) ?? []
                 return Representation(body: page, headers: headers)
             }

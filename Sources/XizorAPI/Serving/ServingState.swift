@@ -4,7 +4,11 @@ import Synchronization
 
 /// One placement rule as the resolver sees it.
 public struct ServingRule: Sendable {
-    public let condition: Condition
+    /// Nil when the stored condition no longer reads (`unreadable` says why): resolution then
+    /// answers a 500 for every request that reaches this rule rather than skip it, since skipping
+    /// would silently change who sees what.
+    public let condition: Condition?
+    public let unreadable: String?
     public let paywallID: String
     public let experimentID: String?
     public let activeFrom: Int64?
@@ -144,7 +148,11 @@ public final class ServingState: Sendable {
         let version: Int
     }
 
-    public init(pool: DatabasePool, clock: Clock) {
+    /// Where unreadable stored rules and versions are counted.
+    let activity: ServiceActivity
+
+    public init(pool: DatabasePool, clock: Clock, activity: ServiceActivity = ServiceActivity()) {
+        self.activity = activity
         self.pool = pool
         self.clock = clock
     }
@@ -182,9 +190,20 @@ public final class ServingState: Sendable {
             """, [appID]) {
             var issues: [ValidationIssue] = []
             let text: String = try row.get(1)
-            guard let json = try? JSONValue(parsing: text), let condition = Condition.parse(json, path: "$", issues: &issues) else { continue }
-            rulesByPlacement[try row.get(0), default: []].append(
-                ServingRule(condition: condition, paywallID: try row.get(2), experimentID: try row.get(5),
+            // Kept, marked unreadable, and counted: see `ServingRule.condition`.
+            let placementKey: String = try row.get(0)
+            var condition: Condition?
+            var unreadable: String?
+            do {
+                let json = try JSONValue(parsing: text)
+                condition = Condition.parse(json, path: "$", issues: &issues)
+                if condition == nil { unreadable = issues.map(\.message).joined(separator: "; ") }
+            } catch {
+                unreadable = "not valid JSON: \(error)"
+            }
+            if unreadable != nil { activity.recordDataFailure(.storedRule) }
+            rulesByPlacement[placementKey, default: []].append(
+                ServingRule(condition: condition, unreadable: unreadable, paywallID: try row.get(2), experimentID: try row.get(5),
                             activeFrom: try row.get(3), activeUntil: try row.get(4)))
         }
         var placements: [String: AppServingSnapshot.PlacementEntry] = [:]
@@ -213,7 +232,7 @@ public final class ServingState: Sendable {
                 SELECT version, document, schema_version, content_hash, published_at, rolled_back_from
                 FROM paywall_versions WHERE paywall_id = ? AND version = ?
                 """, [key.paywallID, key.version]) else { continue }
-            let served = try ServedVersion(published: try PaywallService.publishedVersion(paywallID: key.paywallID, row: versionRow))
+            let served = try ServedVersion(published: try PaywallService.publishedVersion(paywallID: key.paywallID, row: versionRow, activity: activity))
             versions.withLock { $0[key] = served }
             latest[key.paywallID] = served
         }
@@ -235,7 +254,12 @@ public final class ServingState: Sendable {
             throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
         }
         let now = clock.now()
-        for (index, rule) in placement.rules.enumerated() where rule.isActive(at: now) && rule.condition.matches(context) {
+        for (index, rule) in placement.rules.enumerated() where rule.isActive(at: now) {
+            guard let condition = rule.condition else {
+                throw DataFailure.recorded(.storedRule, "rule \(index) of placement '\(key)' cannot be read (\(rule.unreadable ?? "unknown")); "
+                                           + "set the placement's rules again", in: activity)
+            }
+            guard condition.matches(context) else { continue }
             if let resolution = target(snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID, subscriberID: subscriberID, rule: index) {
                 return resolution
             }

@@ -1,0 +1,44 @@
+import HTTP
+
+/// A position in a list ordered by `(created_at, id)`, handed to clients as `"<createdAt>.<id>"`:
+/// the next page starts after it, so inserts and deletes between pages never repeat or skip an
+/// item. One format for every paginated list (paywalls, keys).
+struct PageCursor: Sendable, Equatable {
+    let createdAt: Int64
+    let id: String
+
+    /// Before every item.
+    static let start = PageCursor(createdAt: Int64.min, id: "")
+
+    /// The cursor a client sent, or `start` without one; 400 for one this server did not issue.
+    static func parse(_ text: String?) throws -> PageCursor {
+        guard let text else { return .start }
+        let parts = text.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, let created = Int64(parts[0]) else {
+            throw ServiceError(.badRequest, "invalid_cursor", "The cursor is not one this server issued.")
+        }
+        return PageCursor(createdAt: created, id: String(parts[1]))
+    }
+
+    var text: String { "\(createdAt).\(id)" }
+}
+
+/// The `limit` query parameter of a paginated list: 1 to `max`, `fallback` when absent.
+public enum PageSize {
+    public static let fallback = 50
+    public static let max = 200
+
+    static func from(_ request: HTTPRequest) throws -> Int {
+        guard let raw = request.query("limit") else { return fallback }
+        guard let n = Int(raw), n >= 1, n <= max else {
+            throw ServiceError(.badRequest, "invalid_limit", "'limit' is an integer from 1 to \(max).")
+        }
+        return n
+    }
+
+    /// The OpenAPI parameters of a paginated list.
+    static let parameters: [APIParameter] = [
+        .query("limit", "Page size.", schema: ["type": "integer", "minimum": 1, "maximum": .number(max), "default": .number(fallback)]),
+        .query("cursor", "`nextCursor` of the previous page."),
+    ]
+}

@@ -1,0 +1,87 @@
+import HTTP
+import PaywallFormat
+import Storage
+import Synchronization
+import Testing
+@testable import XizorAPI
+
+/// No failure is served as success: a page that fails to render is not cached (the next request
+/// renders again), stored JSON that no longer parses is an error rather than `{}`, and a stored rule
+/// that cannot be read answers 500 for the requests that reach it rather than being skipped. Each
+/// is counted for `/metrics`.
+@Suite struct DataFailureTests {
+    struct RenderFailed: Error {}
+
+    func published(_ services: XizorServices) throws -> String {
+        let app = try services.keys.createApp(name: "A").appID
+        let pw = try services.paywalls.create(appID: app, from: .template("clean", name: nil)).id
+        _ = try services.paywalls.publish(appID: app, id: pw, idempotencyKey: nil)
+        _ = try services.placements.assign(appID: app, key: "onboarding", paywallID: pw)
+        return app
+    }
+
+    @Test func aPageThatFailsToRenderIsNeverCached() throws {
+        let test = try TestServices("data")
+        defer { test.remove() }
+        let app = try published(test.services)
+        let failures = Counter()
+        let delivery = PaywallDelivery(serving: test.services.serving) { _ in
+            if failures.next() == 0 { throw RenderFailed() }
+            return Array("<html>page</html>".utf8)
+        }
+        let request = HTTPRequest(method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders([("Accept", "text/html")]))
+        let ask = try DeliveryRequest(request, placement: "onboarding")
+        #expect(throws: RenderFailed.self) { _ = try delivery.deliver(appID: app, ask) }
+        guard case .paywall(let page) = try delivery.deliver(appID: app, ask) else {
+            Issue.record("expected a page")
+            return
+        }
+        #expect(page.body == Array("<html>page</html>".utf8), "rendered again, not an empty cached page")
+    }
+
+    @Test func theProductionRendererThrowsAndCountsWhatItCannotRender() throws {
+        let activity = ServiceActivity()
+        let pages = PageRendering(lottiePlayerURL: nil, activity: activity)
+        let test = try TestServices("data")
+        defer { test.remove() }
+        let app = try published(test.services)
+        let resolution = try test.services.serving.resolve(appID: app, placement: "onboarding", context: [:])
+        let input = PaywallDelivery.PageInput(document: ["schemaVersion": 99], locale: "en", colorScheme: .light,
+                                              context: [:], resolution: resolution)
+        #expect(throws: DataFailure.self) { _ = try pages.production(input) }
+        #expect(activity.dataFailureCount(.pageRender) == 1)
+    }
+
+    @Test func storedJSONThatNoLongerParsesIsAnErrorNotADefault() throws {
+        let test = try TestServices("data")
+        defer { test.remove() }
+        let s = test.services
+        let app = try published(s)
+        let pw = try s.paywalls.list(appID: app, cursor: nil, limit: 1).items[0].id
+        // The schema's CHECKs keep JSON valid; a damaged restore or a bug could still get past
+        // them, which is what switching them off for one statement stands for.
+        try s.pool.writeWithoutTransaction { db in
+            try db.execute("PRAGMA ignore_check_constraints = ON")
+            try db.execute("UPDATE paywalls SET draft = '{broken' WHERE id = ?", [pw])
+            try db.execute("PRAGMA ignore_check_constraints = OFF")
+        }
+        try s.pool.write { db in
+            try db.execute("""
+                INSERT INTO placement_rules (app_id, placement_key, position, condition, paywall_id) VALUES (?, 'onboarding', 0, ?, ?)
+                """, [app, "{\"key\":\"tier\",\"op\":\"resembles\",\"value\":1}", pw])
+        }
+        #expect(throws: DataFailure.self) { _ = try s.paywalls.draft(appID: app, id: pw) }
+        #expect(s.activity.dataFailureCount(.storedDocument) == 1)
+        // Serving reads the rule again: kept as unreadable, so a request reaching it fails loudly.
+        try s.serving.refresh(appID: app)
+        #expect(s.activity.dataFailureCount(.storedRule) == 1)
+        #expect(throws: DataFailure.self) { _ = try s.serving.resolve(appID: app, placement: "onboarding", context: [:]) }
+    }
+}
+
+/// A thread-safe counter for test doubles.
+final class Counter: Sendable {
+    private let value = Mutex<Int>(0)
+    /// The count before this call.
+    func next() -> Int { value.withLock { v in defer { v += 1 }; return v } }
+}
