@@ -33,6 +33,20 @@ import Testing
         #expect(slower.take(key, nowMicros: 1_000_010) == .allowed)
     }
 
+    /// Buckets keyed by client address must not grow with an attacker: past the cap, refilled
+    /// buckets are forgotten, and when none has refilled, arbitrary ones down to half the cap.
+    @Test func theTableOfBucketsStaysBounded() {
+        let limiter = RateLimiter(limit: RateLimit(perSecond: 1, burst: 2), maxBuckets: 8)
+        for i in 0..<100 { _ = limiter.take(BucketKey(client: "10.0.0.\(i)"), nowMicros: 0) }
+        #expect(limiter.bucketCount <= 8)
+        // Two seconds later every bucket has refilled: a new client makes room by forgetting them.
+        _ = limiter.take(BucketKey(client: "10.0.1.1"), nowMicros: 2_000_000)
+        #expect(limiter.bucketCount == 1)
+        // A drained client keeps its empty bucket while others are forgotten only when needed.
+        #expect(limiter.take(BucketKey(client: "10.0.1.1"), nowMicros: 2_000_000) == .allowed)
+        #expect(limiter.take(BucketKey(client: "10.0.1.1"), nowMicros: 2_000_000) != .allowed)
+    }
+
     @Test func keysHaveTheirOwnBuckets() {
         let limiter = RateLimiter(limit: RateLimit(perSecond: 1, burst: 1))
         #expect(limiter.take(key, nowMicros: 0) == .allowed)

@@ -40,6 +40,9 @@ final class RateLimiter: Sendable {
         self.maxBuckets = maxBuckets
     }
 
+    /// How many buckets the table holds now.
+    var bucketCount: Int { buckets.withLock { $0.count } }
+
     /// Whether `key`'s bucket holds a whole token now (nothing is taken).
     func hasToken(_ key: BucketKey, nowMicros: Int64) -> Bool {
         let rate = Double(limit.perSecond)
@@ -96,19 +99,20 @@ extension RateLimiter {
 struct BucketKey: Hashable, Sendable {
     enum Kind: UInt8, Hashable, Sendable { case admin, secret, publicKey, client }
     let kind: Kind
-    let appID: String
+    /// The app of a key (empty for the admin token), or the client's host.
+    let owner: String
 
     /// The bucket of a client address (`host` without the port).
     init(client host: String) {
         kind = .client
-        appID = host
+        owner = host
     }
 
     init(_ principal: Principal) {
         switch principal {
-        case .admin: kind = .admin; appID = ""
-        case .secret(let id): kind = .secret; appID = id
-        case .publicKey(let id): kind = .publicKey; appID = id
+        case .admin: kind = .admin; owner = ""
+        case .secret(let id): kind = .secret; owner = id
+        case .publicKey(let id): kind = .publicKey; owner = id
         }
     }
 }
@@ -148,7 +152,7 @@ struct RateLimits: Sendable {
     let events: RateLimiter?
     let writes: RateLimiter?
     /// Failed authentications per client address (nil: unlimited).
-    var authFailures: RateLimiter?
+    let authFailures: RateLimiter?
     let counters: RateLimitCounters
 
     private func limiter(_ kind: RateLimitClass) -> RateLimiter? {

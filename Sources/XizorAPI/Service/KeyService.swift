@@ -109,15 +109,14 @@ public final class KeyService: Sendable {
 
     private func reloadLocked(_ scope: ReloadScope) throws {
         let live = "k.revoked_at IS NULL AND (k.app_id IS NULL OR a.archived_at IS NULL)"
+        let (filter, bindings): (String, [any SQLBindable]) = switch scope {
+        case .all: ("", [])
+        case .app(let id): (" AND k.app_id = ?", [id])
+        case .admin: (" AND k.app_id IS NULL", [])
+        }
         let rows = try pool.serviceRead { db in
-            switch scope {
-            case .all:
-                try db.query("SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id WHERE \(live)")
-            case .app(let id):
-                try db.query("SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id WHERE \(live) AND k.app_id = ?", [id])
-            case .admin:
-                try db.query("SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id WHERE \(live) AND k.app_id IS NULL")
-            }
+            try db.query("SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id WHERE \(live)\(filter)",
+                         bindings)
         }
         var table: [String: [KnownKey]] = [:]
         for row in rows {
