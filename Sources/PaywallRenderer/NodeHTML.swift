@@ -58,6 +58,9 @@ extension PageBuilder {
     // MARK: Nodes
 
     mutating func node(_ node: PaywallNode, parent: Direction, scope: String?, extraClasses: [String] = []) {
+        var items = 0
+        if case .featureList(let list, _) = node.kind { items = list.count }
+        guard spend(nodes: 1 + items) else { return }
         let role: StyleCSS.Role = {
             switch node.kind {
             case .text, .badge, .timer, .featureList: return .text

@@ -23,6 +23,9 @@ struct PageBuilder {
     var out = ""
     var preloads: [String] = []
     var timerCount = 0
+    /// Nodes rendered so far, and the first budget the render ran out of (rendering stops there).
+    var nodesRendered = 0
+    var exhausted: RenderError?
 
     init(document: PaywallDocument, options: RenderOptions, unknownNodes: [PaywallReader.UnknownNode]) {
         self.document = document
@@ -69,13 +72,14 @@ struct PageBuilder {
 
     // MARK: The page
 
-    mutating func page() -> String {
+    mutating func page() throws(RenderError) -> String {
         out.reserveCapacity(16_384)
         let background = backgroundLayer()
         var body = ""
         swap(&body, &out)
         if let root = document.root { node(root, parent: .vertical, scope: defaultScope, extraClasses: ["xz-root"]) }
         swap(&body, &out)
+        if let exhausted { throw exhausted }
 
         var page = "<!DOCTYPE html><html lang=\"\(HTML.attribute(documentLocale))\""
         if PageBuilder.isRightToLeft(documentLocale) { page += " dir=\"rtl\"" }
@@ -90,7 +94,21 @@ struct PageBuilder {
         page += "<main class=\"xz-page xz-safe-\(document.settings.safeArea.rawValue)\">" + body + "</main>"
         page += "<script type=\"application/json\" id=\"xz-config\">" + HTML.scriptJSON(config) + "</script>"
         page += "<script>" + RuntimeScript.source + "</script></body></html>"
+        guard page.utf8.count <= options.budget.maxBytes else { throw .budgetExceeded(.bytes, limit: options.budget.maxBytes) }
         return page
+    }
+
+    /// Charges `nodes` rendered nodes; false (and the render winds down without output) once the node
+    /// or byte budget is spent. Checked before each node, so the work past the budget is one node's.
+    mutating func spend(nodes: Int) -> Bool {
+        guard exhausted == nil else { return false }
+        nodesRendered += nodes
+        if nodesRendered > options.budget.maxNodes {
+            exhausted = .budgetExceeded(.nodes, limit: options.budget.maxNodes)
+        } else if out.utf8.count > options.budget.maxBytes {
+            exhausted = .budgetExceeded(.bytes, limit: options.budget.maxBytes)
+        }
+        return exhausted == nil
     }
 
     var contentSecurityPolicy: String {

@@ -28,10 +28,12 @@ public struct RenderOptions: Sendable, Hashable {
     /// added to the bridge's `ready` message and to every funnel `event`, so the app can attribute
     /// the events it forwards to `POST /v1/sdk/events`.
     public var delivery: [String: JSONValue]
+    /// What one page may cost; past it the render stops and throws `RenderError.budgetExceeded`.
+    public var budget: RenderBudget
 
     public init(locale: String? = nil, colorScheme: ColorScheme = .light, mode: RenderMode = .production,
                 context: [String: JSONValue] = [:], lottiePlayerURL: String? = nil, timerStarts: [String: Int64] = [:],
-                delivery: [String: JSONValue] = [:]) {
+                delivery: [String: JSONValue] = [:], budget: RenderBudget = .standard) {
         self.locale = locale
         self.colorScheme = colorScheme
         self.mode = mode
@@ -39,6 +41,7 @@ public struct RenderOptions: Sendable, Hashable {
         self.lottiePlayerURL = lottiePlayerURL
         self.timerStarts = timerStarts
         self.delivery = delivery
+        self.budget = budget
     }
 
     /// Context given as strings (the simple case).
@@ -60,13 +63,41 @@ public struct RenderedPage: Sendable {
     public var locale: String
 }
 
+/// The most one page may cost. The validator's limits keep valid documents far below it; the budget is
+/// what protects the process from everything else: drafts (previews render invalid documents), versions
+/// stored before the limits existed, and context values. The render stops as soon as it is spent, so a
+/// hostile document costs at most the budget, not what it describes.
+public struct RenderBudget: Sendable, Hashable {
+    /// Nodes rendered, counted as `DocumentLimits.expandedNodes` counts them.
+    public var maxNodes: Int
+    /// UTF-8 bytes of the finished page.
+    public var maxBytes: Int
+
+    public init(maxNodes: Int, maxBytes: Int) {
+        self.maxNodes = maxNodes
+        self.maxBytes = maxBytes
+    }
+
+    /// `DocumentLimits.expandedNodes` nodes and 4 MiB: a page at every document limit stays under both.
+    public static let standard = RenderBudget(maxNodes: DocumentLimits.expandedNodes, maxBytes: 4 << 20)
+}
+
 public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The document's `schemaVersion` is not one this server reads; it must not be rendered.
     case unsupportedSchemaVersion(Int)
+    /// The page would exceed `RenderBudget` (which limit, and the limit).
+    case budgetExceeded(Budget, limit: Int)
+
+    public enum Budget: String, Sendable, Hashable {
+        case nodes
+        case bytes
+    }
 
     public var description: String {
         switch self {
         case .unsupportedSchemaVersion(let v): return "unsupported schemaVersion \(v) (supported: \(SchemaVersions.supported.map(String.init).joined(separator: ", ")))"
+        case .budgetExceeded(.nodes, let limit): return "the page would render more than \(limit) nodes"
+        case .budgetExceeded(.bytes, let limit): return "the page would be larger than \(limit) bytes"
         }
     }
 }
@@ -80,15 +111,30 @@ public enum PaywallRenderer {
         let version = document["schemaVersion"]?.intValue ?? 1
         guard SchemaVersions.supported.contains(version) else { throw .unsupportedSchemaVersion(version) }
         let read = PaywallReader.read(document)
-        return render(read.document, unknownNodes: read.unknownNodes, options: options)
+        return try render(read.document, unknownNodes: read.unknownNodes, options: options)
     }
 
     /// Renders an already-read document.
     public static func render(_ document: PaywallDocument, unknownNodes: [PaywallReader.UnknownNode] = [],
-                              options: RenderOptions = RenderOptions()) -> RenderedPage {
+                              options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderedPage {
         var builder = PageBuilder(document: document, options: options, unknownNodes: unknownNodes)
-        let html = builder.page()
+        let html = try builder.page()
         return RenderedPage(html: Array(html.utf8), unknownNodes: unknownNodes, locale: builder.documentLocale)
+    }
+
+    /// Renders every form the SDK endpoint serves a published version in — each locale, light and dark,
+    /// production mode, no context — and throws the first that fails. Publishing calls this, so a
+    /// version that is stored is a version that renders.
+    public static func checkEveryForm(_ document: JSONValue, lottiePlayerURL: String? = nil) throws(RenderError) {
+        let version = document["schemaVersion"]?.intValue ?? 1
+        guard SchemaVersions.supported.contains(version) else { throw .unsupportedSchemaVersion(version) }
+        let read = PaywallReader.read(document)
+        for locale in read.document.locales.isEmpty ? [read.document.defaultLocale] : read.document.locales {
+            for scheme in ColorScheme.allCases {
+                let options = RenderOptions(locale: locale, colorScheme: scheme, mode: .production, lottiePlayerURL: lottiePlayerURL)
+                _ = try render(read.document, unknownNodes: read.unknownNodes, options: options)
+            }
+        }
     }
 
     /// The page's JavaScript runtime, byte for byte as embedded (the Node tests load exactly this).

@@ -1,6 +1,9 @@
 // Renderer benchmark fixture, used by bench/render.bench.sh.
 //   xizor-render-bench run [SECONDS]     one JSON line per template: pages rendered per second (one thread)
 //   xizor-render-bench page NAME SCHEME  prints the production page of a template (for the size figures)
+//   xizor-render-bench limits            one JSON line: every page form of the document at every limit
+//                                        (time and page size per form, peak RSS growth), and how long the
+//                                        issue's 5,000 × 5,000 amplification takes to stop at the budget
 import Foundation
 import PaywallFormat
 import PaywallRenderer
@@ -35,7 +38,48 @@ case "run", nil:
         } while elapsed < seconds
         print("{\"template\":\"\(name)\",\"pagesPerSecond\":\(Int(Double(iterations) / elapsed)),\"iterations\":\(iterations),\"bytes\":\(bytes)}")
     }
+case "limits":
+    let example = DocumentLimits.exampleAtEveryLimit()
+    let read = PaywallReader.read(example)
+    let baseline = peakResidentKiB()
+    var milliseconds: [Double] = []
+    var largest = 0
+    for _ in 0..<3 {   // three rounds: the first warms up, the figures are the worst form of any round
+        for locale in read.document.locales {
+            for scheme in ColorScheme.allCases {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let options = RenderOptions(locale: locale, colorScheme: scheme, mode: .production)
+                let bytes = (try? PaywallRenderer.render(read.document, options: options))?.html.count ?? -1
+                milliseconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                largest = max(largest, bytes)
+            }
+        }
+    }
+    let peakGrowth = peakResidentKiB() - baseline
+    var amplification = example
+    let option: JSONValue = ["type": "stack", "direction": "vertical",
+                             "children": .array(Array(repeating: ["type": "text", "text": ["en": "{{product.price}}"]], count: 5_000))]
+    _ = amplification.set(.array((0..<5_000).map { ["slot": .string("s\($0)"), "storeProductId": .string("com.x.s\($0)")] }),
+                          at: JSONPath([.key("products")]))
+    _ = amplification.set(["type": "product_selector", "option": option], at: JSONPath([.key("root")]))
+    let start = DispatchTime.now().uptimeNanoseconds
+    let outcome: String
+    do { _ = try PaywallRenderer.render(amplification, options: RenderOptions(locale: "en", mode: .preview)); outcome = "rendered" } catch { outcome = "\(error)" }
+    let stopMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    let sorted = milliseconds.sorted()
+    print("{\"forms\":\(read.document.locales.count * 2),\"p50Ms\":\(sorted[sorted.count / 2]),\"maxMs\":\(sorted.last ?? 0),"
+        + "\"largestPageBytes\":\(largest),\"peakRSSGrowthKiB\":\(peakGrowth),\"amplificationStopMs\":\(stopMs),"
+        + "\"amplificationOutcome\":\"\(outcome)\"}")
 default:
-    FileHandle.standardError.write(Data("usage: xizor-render-bench run [SECONDS] | page NAME light|dark\n".utf8))
+    FileHandle.standardError.write(Data("usage: xizor-render-bench run [SECONDS] | page NAME light|dark | limits\n".utf8))
     exit(64)
+}
+
+/// The process's peak resident set (`VmHWM`), in KiB.
+func peakResidentKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+    }
+    return 0
 }

@@ -144,7 +144,8 @@ struct Rule: Sendable, CustomStringConvertible {
 
     @Test func everyErrorCodeIsCoveredByARuleOrDocumented() {
         let tested = Set(Self.rules.map(\.code))
-        let untestable: Set<String> = ["invalid_constant", "not_an_object"]  // not_an_object: see notAnObject()
+        let untestable = Set(["invalid_constant", "not_an_object"])  // not_an_object: see notAnObject()
+            .union(["text_too_long", "too_many_nodes", "nesting_too_deep", "expansion_too_large"])  // DocumentLimitsTests
         for code in ValidationCode.allCases where !code.isWarning {
             #expect(tested.contains(code.rawValue) || untestable.contains(code.rawValue), "no rule test for \(code.rawValue)")
         }

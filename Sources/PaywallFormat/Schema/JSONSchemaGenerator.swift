@@ -42,7 +42,7 @@ public enum JSONSchemaGenerator {
         "type": "object",
         "minProperties": 1,
         "propertyNames": ["pattern": .string(StringFormat.localeTag.pattern ?? "")],
-        "additionalProperties": ["type": "string"],
+        "additionalProperties": ["type": "string", "maxLength": .number(DocumentLimits.textLength)],
         "description": "Locale → template ({{variables}} and markdown-lite).",
     ]
 

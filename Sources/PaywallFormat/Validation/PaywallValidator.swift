@@ -37,6 +37,7 @@ public enum PaywallValidator {
             walker.walk(document, root, WalkPath.root, definition: SchemaDefinitions.rootName)
         }
         var errors = walker.errors
+        DocumentLimits.check(document, into: &errors)
         SemanticChecks.run(document, facts: walker.facts, into: &errors)
         let warnings = AppStoreReview.warnings(for: document)
         let typed = errors.isEmpty ? PaywallReader.read(document).document : nil

@@ -102,7 +102,11 @@ struct StructuralWalker {
                 if !StringFormat.localeTag.matches(key) {
                     fail(path.appending(key), .invalidLocaleTag, "\(JSONValue.string(key).canonicalString) is not a valid locale tag (en, de-AT, zh-Hans)")
                 }
-                if case .string(let s) = member { strings[key] = s } else { typeMismatch(member, "string", path.appending(key)) }
+                guard case .string(let s) = member else { typeMismatch(member, "string", path.appending(key)); continue }
+                strings[key] = s
+                if s.utf8.count > DocumentLimits.textLength, s.unicodeScalars.count > DocumentLimits.textLength {
+                    fail(path.appending(key), .textTooLong, "\(s.unicodeScalars.count) characters, more than the limit of \(DocumentLimits.textLength)")
+                }
             }
             facts.texts.append(LocalizedTextFact(path: path, entries: strings, allowsTimerVariable: timerLabel))
         case .alternatives(let shapes):

@@ -71,6 +71,11 @@ public enum ValidationCode: String, Sendable, CaseIterable {
     case timerMissingID = "timer_missing_id"
     case duplicateLocale = "duplicate_locale"
     case unsupportedSchemaVersion = "unsupported_schema_version"
+    case textTooLong = "text_too_long"
+    // Size (DocumentLimits; validator only)
+    case tooManyNodes = "too_many_nodes"
+    case nestingTooDeep = "nesting_too_deep"
+    case expansionTooLarge = "expansion_too_large"
     // Semantics (cross-checks)
     case unresolvedToken = "unresolved_token"
     case brokenSlotReference = "broken_slot_reference"

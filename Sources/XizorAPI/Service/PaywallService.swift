@@ -1,4 +1,5 @@
 import PaywallFormat
+import PaywallRenderer
 import Storage
 
 /// Paywalls, their drafts and their immutable published versions. Every write that changes what
@@ -180,8 +181,12 @@ public final class PaywallService: Sendable {
         let text = String(decoding: bytes, as: UTF8.self)
         let hash = SHA256.hexDigest(bytes)
         let schemaVersion = document["schemaVersion"]?.intValue ?? 1
-        // Every form older SDKs are served in must validate too, so serving never fails.
+        // Every form older SDKs are served in must validate too, and every page form must render within
+        // the budget, so serving never fails (a rollback to a version stored before the limits is refused too).
         let forms = try ServedForms(document: document)
+        do { try PaywallRenderer.checkEveryForm(document) } catch {
+            throw ServiceError(.unprocessable, "render_budget_exceeded", "This version cannot be published: \(error).")
+        }
         let now = clock.now()
         let outcome: (Int, Bool) = try pool.serviceWrite { db in
             guard let row = try db.queryOne("SELECT archived_at FROM paywalls WHERE id = ? AND app_id = ?", [id, appID]) else {

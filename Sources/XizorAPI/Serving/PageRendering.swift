@@ -38,7 +38,11 @@ public struct PageRendering: Sendable {
     func preview(_ document: JSONValue, locale: String?, colorScheme: ColorScheme) throws -> [UInt8] {
         let options = RenderOptions(locale: locale, colorScheme: colorScheme, mode: .preview, lottiePlayerURL: lottiePlayerURL)
         do { return try PaywallRenderer.render(document, options: options).html } catch {
-            throw ServiceError(.unprocessable, "unsupported_schema_version", "This document cannot be rendered: \(error).")
+            let code = switch error {
+            case .unsupportedSchemaVersion: "unsupported_schema_version"
+            case .budgetExceeded: "render_budget_exceeded"
+            }
+            throw ServiceError(.unprocessable, code, "This document cannot be rendered: \(error).")
         }
     }
 }
