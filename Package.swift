@@ -21,10 +21,12 @@ let package = Package(
         // Layers.
         .target(name: "Logging", path: "Sources/Logging"),
         .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "Logging"], path: "Sources/HTTP"),
-        .target(name: "Storage", dependencies: ["CSQLite"], path: "Sources/Storage"),
+        // SHA-256, shared by storage (migration checksums), the renderer (the page's script hash) and the API.
+        .target(name: "Digest", path: "Sources/Digest"),
+        .target(name: "Storage", dependencies: ["CSQLite", "Digest"], path: "Sources/Storage"),
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
-        .target(name: "PaywallRenderer", dependencies: ["PaywallFormat"], path: "Sources/PaywallRenderer"),
-        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI"),
+        .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
+        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "Digest", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI"),
         .target(name: "XizorCLI", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
@@ -36,10 +38,10 @@ let package = Package(
 
         // Tests (Swift Testing).
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CZlib"], path: "Tests/HTTPTests"),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests"),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Digest"], path: "Tests/StorageTests"),
         .testTarget(name: "PaywallFormatTests", dependencies: ["PaywallFormat"], path: "Tests/PaywallFormatTests",
                     resources: [.copy("../Fixtures")]),
-        .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat"], path: "Tests/PaywallRendererTests"),
+        .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat", "Digest"], path: "Tests/PaywallRendererTests"),
         .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
         .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat"], path: "Tests/XizorAPITests"),
     ],

@@ -36,10 +36,13 @@ public protocol HTTPRequestObserver: Sendable {
     /// A connection was accepted and closed at once because `maxConnections` were open or the
     /// server was draining.
     func connectionRefused()
+    /// A request body was refused (503) because the server's body budget was spent.
+    func bodyRefused()
 }
 
 extension HTTPRequestObserver {
     public func connectionOpened() {}
     public func connectionClosed() {}
     public func connectionRefused() {}
+    public func bodyRefused() {}
 }

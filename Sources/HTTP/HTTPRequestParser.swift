@@ -83,6 +83,10 @@ public struct HTTPRequestParser: Sendable {
     public var isIdle: Bool { state == .start && emptyLines == 0 }
     /// True while a request's body is being read.
     public var isReadingBody: Bool { state.rawValue >= State.lengthBody.rawValue && state != .failed }
+    /// Body bytes buffered so far for the request being read (what the server's body budget charges).
+    public var bufferedBodyBytes: Int { body.count }
+    /// The `Content-Length` of the request whose head was just reported; nil for a chunked body.
+    public private(set) var declaredBodyLength: Int?
 
     /// Length of the run of bytes from `start` that satisfy `accepts`, at most `limit` of them (the
     /// hot states consume a run at once instead of one loop turn per byte).
@@ -273,6 +277,7 @@ public struct HTTPRequestParser: Sendable {
                     return (i, .request(takeRequest()))
                 case .length(let length):
                     remaining = length
+                    declaredBodyLength = length
                     body = []
                     // Grown as bytes arrive, not reserved from the declared length: a header alone
                     // must not make the server allocate a megabyte.
@@ -280,6 +285,7 @@ public struct HTTPRequestParser: Sendable {
                     state = .lengthBody
                     return (i, .headComplete)
                 case .chunked:
+                    declaredBodyLength = nil
                     body = []
                     remaining = 0
                     chunkDigits = 0

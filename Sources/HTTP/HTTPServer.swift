@@ -57,7 +57,6 @@ public final class HTTPServer: Sendable {
     /// Binds, listens and starts accepting; returns the bound port (useful with port 0).
     @discardableResult
     public func start() throws -> Int {
-        signal(SIGPIPE, SIG_IGN)
         let fd = try Self.bindListener(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
         do {
             for loop in core.loops { try loop.startPolling() }

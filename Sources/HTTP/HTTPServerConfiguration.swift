@@ -16,6 +16,8 @@ extension HTTPServer {
         public var handlerThreads: Int = 64
         public var headerReadTimeoutMs: Int = 60000
         public var bodyReadTimeoutMs: Int = 60000
+        /// Time to receive a whole request body, from the end of its head (a minimum rate for slow senders).
+        public var bodyDeadlineMs: Int = 60000
         public var idleTimeoutMs: Int = 75000
         public var writeTimeoutMs: Int = 60000
         public var maxRequestsPerConnection: Int = 1000
@@ -23,6 +25,8 @@ extension HTTPServer {
         public var maxHeaderBytes: Int = 32768
         public var maxHeaderFields: Int = 100
         public var maxBodyBytes: Int = 1_048_576
+        /// Request-body bytes all connections together may hold in memory; past it, bodies get 503.
+        public var maxBufferedBodyBytes: Int = 16 * 1_048_576
         public var drainTimeoutMs: Int = 10000
         /// Bodies smaller than this are never compressed by the server.
         public var gzipMinBytes: Int = 860

@@ -18,6 +18,8 @@ final class ServerCore: @unchecked Sendable {
     /// Streamed-body producers (which block while the client reads) run here.
     let streamPool: HandlerPool
     let openConnections = Atomic<Int>(0)
+    /// Request bodies held in memory, all connections together.
+    let bodyBudget: BodyBudget
     private let nextLoop = Atomic<Int>(0)
 
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger, drainState: DrainState,
@@ -28,6 +30,7 @@ final class ServerCore: @unchecked Sendable {
         self.responder = responder
         self.logger = logger
         self.drainState = drainState
+        bodyBudget = BodyBudget(capacity: configuration.maxBufferedBodyBytes)
         loops = (0..<max(1, configuration.resolvedIOQueues)).map { IOLoop(index: $0) }
         handlerPool = HandlerPool(name: "xizor-handler", maxThreads: configuration.handlerThreads)
         streamPool = HandlerPool(name: "xizor-stream", maxThreads: configuration.handlerThreads)

@@ -130,6 +130,7 @@ extension PageBuilder {
         case .lottie(let src, let loop, let speed, let autoplay, let aspectRatio, let fallback):
             if let ratio = aspectRatio { style.insert("aspect-ratio:" + CSSValue.number(ratio), at: 0) }
             if lottiePlayer != nil, let url = URLPolicy.media(src) {
+                fetchesAnimations = true
                 attributes += [("data-lottie", url), ("data-speed", CSSValue.number(speed))]
                 if loop { attributes.append(("data-loop", "1")) }
                 if autoplay { attributes.append(("data-autoplay", "1")) }

@@ -1,3 +1,4 @@
+import Digest
 import PaywallFormat
 
 /// Builds one page: head (CSP, theme variables, stylesheet), the background layer, the node tree, the
@@ -25,6 +26,8 @@ struct PageBuilder {
     var timerCount = 0
     /// Nodes rendered so far, and the first budget the render ran out of (rendering stops there).
     var nodesRendered = 0
+    /// A Lottie node will be played: lottie-web fetches its animation JSON, which needs `connect-src`.
+    var fetchesAnimations = false
     var exhausted: RenderError?
 
     init(document: PaywallDocument, options: RenderOptions, unknownNodes: [PaywallReader.UnknownNode]) {
@@ -111,13 +114,21 @@ struct PageBuilder {
         return exhausted == nil
     }
 
+    /// Nothing runs but the runtime (by its hash, so an injected `<script>` cannot) and the operator's
+    /// Lottie player; media loads only from the configured origins; the page fetches nothing unless
+    /// it plays a Lottie animation (lottie-web loads the animation JSON from those origins); no
+    /// forms, no `<base>`.
     var contentSecurityPolicy: String {
-        // Only the document's media (https) and the operator's Lottie player; no other script, no forms.
-        var script = "'unsafe-inline'"
+        var script = "'\(PageBuilder.runtimeHash)'"
         if let player = lottiePlayer { script += " " + PageBuilder.origin(player) }
-        return "default-src 'none'; img-src https: data: blob:; media-src https: blob:; connect-src https:; "
-            + "style-src 'unsafe-inline'; script-src \(script); base-uri 'none'; form-action 'none'"
+        let media = options.mediaOrigins.joined(separator: " ")
+        var policy = "default-src 'none'; img-src \(media) data: blob:; media-src \(media) blob:; "
+        if fetchesAnimations { policy += "connect-src \(media); " }
+        return policy + "style-src 'unsafe-inline'; script-src \(script); base-uri 'none'; form-action 'none'"
     }
+
+    /// `sha256-…` of the runtime script exactly as embedded.
+    static let runtimeHash = "sha256-" + Base64.encode(SHA256.hash(Array(RuntimeScript.source.utf8)))
 
     static func origin(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }

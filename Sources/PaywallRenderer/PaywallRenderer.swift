@@ -30,10 +30,14 @@ public struct RenderOptions: Sendable, Hashable {
     public var delivery: [String: JSONValue]
     /// What one page may cost; past it the render stops and throws `RenderError.budgetExceeded`.
     public var budget: RenderBudget
+    /// Where the page may load images, video and Lottie animations from (CSP sources such as
+    /// `https:` or `https://cdn.example.com`); `renderer.mediaOrigins`.
+    public var mediaOrigins: [String]
 
     public init(locale: String? = nil, colorScheme: ColorScheme = .light, mode: RenderMode = .production,
                 context: [String: JSONValue] = [:], lottiePlayerURL: String? = nil, timerStarts: [String: Int64] = [:],
-                delivery: [String: JSONValue] = [:], budget: RenderBudget = .standard) {
+                delivery: [String: JSONValue] = [:], budget: RenderBudget = .standard,
+                mediaOrigins: [String] = RenderOptions.defaultMediaOrigins) {
         self.locale = locale
         self.colorScheme = colorScheme
         self.mode = mode
@@ -42,6 +46,18 @@ public struct RenderOptions: Sendable, Hashable {
         self.timerStarts = timerStarts
         self.delivery = delivery
         self.budget = budget
+        self.mediaOrigins = mediaOrigins.isEmpty ? RenderOptions.defaultMediaOrigins : mediaOrigins
+    }
+
+    public static let defaultMediaOrigins = ["https:"]
+
+    /// Whether `source` may be a media origin: `https:`, or `https://host[:port]` with nothing after
+    /// it (no path, no quote, no space or `;` that would end or extend the policy).
+    public static func isValidMediaOrigin(_ source: String) -> Bool {
+        if source == "https:" { return true }
+        guard source.hasPrefix("https://") else { return false }
+        let rest = source.dropFirst("https://".count)
+        return !rest.isEmpty && rest.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || "-.:*".contains($0) }
     }
 
     /// Context given as strings (the simple case).

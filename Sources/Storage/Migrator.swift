@@ -1,4 +1,5 @@
 import Foundation
+import Digest
 
 /// Why start-up must stop rather than run on a schema it cannot vouch for.
 public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {

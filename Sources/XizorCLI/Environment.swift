@@ -24,10 +24,14 @@ struct CommandEnvironment {
     }
 
     var applicationOptions: XizorApplication.Options {
-        XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"),
-                                 version: CommandLineInterface.version,
-                                 lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"),
-                                 mcpMaxBatchMessages: configuration.int("mcp.maxBatchMessages"))
+        var options = XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"),
+                                               version: CommandLineInterface.version,
+                                               lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"),
+                                               mcpMaxBatchMessages: configuration.int("mcp.maxBatchMessages"))
+        options.pageCacheMaxContextVariants = configuration.int("pageCache.maxContextVariants")
+        options.uncachedRendersPerApp = configuration.int("pageCache.uncachedRendersPerApp")
+        options.mediaOrigins = configuration.strings("renderer.mediaOrigins")
+        return options
     }
 
     /// Metrics, rate limits and readiness settings; `httpMetrics` is the server's observer.
@@ -56,6 +60,7 @@ struct CommandEnvironment {
         http.maxConnections = configuration.int("http.maxConnections")
         http.headerReadTimeoutMs = configuration.int("http.headerReadTimeoutMs")
         http.bodyReadTimeoutMs = configuration.int("http.bodyReadTimeoutMs")
+        http.bodyDeadlineMs = configuration.int("http.bodyDeadlineMs")
         http.idleTimeoutMs = configuration.int("http.idleTimeoutMs")
         http.writeTimeoutMs = configuration.int("http.writeTimeoutMs")
         http.maxRequestsPerConnection = configuration.int("http.maxRequestsPerConnection")
@@ -63,6 +68,7 @@ struct CommandEnvironment {
         http.maxHeaderBytes = configuration.int("http.maxHeaderBytes")
         http.maxHeaderFields = configuration.int("http.maxHeaderFields")
         http.maxBodyBytes = configuration.int("http.maxBodyBytes")
+        http.maxBufferedBodyBytes = configuration.int("http.maxBufferedBodyBytes")
         http.drainTimeoutMs = configuration.int("http.drainTimeoutMs")
         http.gzipMinBytes = configuration.int("http.gzipMinBytes")
         http.gzipLevel = configuration.int("http.gzipLevel")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Logging
+import PaywallRenderer
 import XizorAPI
 
 extension Commands {
@@ -13,8 +14,13 @@ extension Commands {
         // Before any thread exists, so every thread inherits the mask and SIGTERM waits for the
         // server's handler (see HTTPServer.handleTerminationSignals).
         HTTPServer.blockTerminationSignals()
+        // The executable's choice, not the HTTP library's (its sockets send with MSG_NOSIGNAL): a log
+        // pipe whose reader went away must not kill the server.
+        signal(SIGPIPE, SIG_IGN)
         let environment = try CommandEnvironment(arguments)
         try checkAdminToken(environment)
+        try checkBodyBudget(environment)
+        try checkMediaOrigins(environment)
         let services = try environment.openServices()
         try ensureAdminToken(environment, services)
         var demo: DemoSetup.Created?
@@ -53,6 +59,23 @@ extension Commands {
         guard let token = environment.configuration.string("adminToken"), token.count < KeyService.minimumAdminTokenLength else { return }
         throw CommandFailure("adminToken (XIZOR_ADMIN_TOKEN) is \(token.count) characters; it needs at least \(KeyService.minimumAdminTokenLength)",
                              exitCode: 78)
+    }
+
+    /// A body budget smaller than the largest body would refuse every such body: a configuration
+    /// mistake, refused at start rather than discovered as 503s.
+    static func checkBodyBudget(_ environment: CommandEnvironment) throws {
+        let http = environment.httpConfiguration
+        guard http.maxBufferedBodyBytes < http.maxBodyBytes else { return }
+        throw CommandFailure("http.maxBufferedBodyBytes (\(http.maxBufferedBodyBytes)) is smaller than http.maxBodyBytes (\(http.maxBodyBytes))",
+                             exitCode: 78)
+    }
+
+    /// Media origins go into every page's Content-Security-Policy: one that is not an https origin
+    /// (or carries a `;` or a quote) would loosen or break it, so it is refused at start.
+    static func checkMediaOrigins(_ environment: CommandEnvironment) throws {
+        for origin in environment.configuration.strings("renderer.mediaOrigins") where !RenderOptions.isValidMediaOrigin(origin) {
+            throw CommandFailure("renderer.mediaOrigins: \"\(origin)\" is not `https:` or an https://host[:port] origin", exitCode: 78)
+        }
     }
 
     /// The admin token: the configured one is stored (hashed); with none configured and none

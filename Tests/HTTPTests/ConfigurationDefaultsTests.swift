@@ -15,6 +15,7 @@ import Testing
     let expected: [String: Int] = [
         "ioQueues": c.ioQueues, "maxConnections": c.maxConnections, "handlerThreads": c.handlerThreads,
         "headerReadTimeoutMs": c.headerReadTimeoutMs, "bodyReadTimeoutMs": c.bodyReadTimeoutMs,
+        "bodyDeadlineMs": c.bodyDeadlineMs, "maxBufferedBodyBytes": c.maxBufferedBodyBytes,
         "idleTimeoutMs": c.idleTimeoutMs, "writeTimeoutMs": c.writeTimeoutMs,
         "maxRequestsPerConnection": c.maxRequestsPerConnection, "maxRequestLineBytes": c.maxRequestLineBytes,
         "maxHeaderBytes": c.maxHeaderBytes, "maxHeaderFields": c.maxHeaderFields, "maxBodyBytes": c.maxBodyBytes,

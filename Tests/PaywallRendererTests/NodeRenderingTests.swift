@@ -79,7 +79,8 @@ import Testing
         #expect(without.contains("\"lottiePlayer\":null"))
         let with = try html(doc, RenderOptions(lottiePlayerURL: "https://players.example.net/lottie/lottie_light.min.js"))
         #expect(with.contains("data-lottie=\"https://cdn.example.com/m.json\"") && with.contains("data-speed=\"1.5\""))
-        #expect(with.contains("script-src &#39;unsafe-inline&#39; https://players.example.net;"))
+        #expect(with.contains("script-src &#39;\(PageBuilder.runtimeHash)&#39; https://players.example.net;"))
+        #expect(with.contains("connect-src https:;"))             // lottie-web fetches the animation JSON
         #expect(with.contains("xz-lottie-fb"))                    // the fallback stays until the player has drawn
         let hostile = try html(doc, RenderOptions(lottiePlayerURL: "javascript:alert(1)"))
         #expect(!hostile.contains("data-lottie=") && !hostile.contains("javascript:"))

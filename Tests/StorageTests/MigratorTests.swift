@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Storage
+import Digest
 
 @Suite struct MigratorTests {
     let directory: TemporaryDirectory

@@ -1,5 +1,6 @@
 import Testing
 import Storage
+import Digest
 
 @Suite struct SHA256Tests {
     @Test(arguments: [

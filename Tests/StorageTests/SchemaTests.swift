@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Storage
+import Digest
 
 /// The 0001 schema enforces its invariants itself, whatever the service above does.
 @Suite struct SchemaTests {

@@ -21,8 +21,10 @@ import json
 import shutil
 import sqlite3
 
+import pytest
+
 from conftest import BIN, ROOT
-from xizor_server import ADMIN_TOKEN, Client, XizorServer
+from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
 
 def test_every_command_has_help():
@@ -141,3 +143,30 @@ def test_a_short_admin_token_is_refused_before_anything_is_created(tmp_path):
     proc = run_cli("serve", "--port", "0", "--data-dir", str(data), env={"XIZOR_ADMIN_TOKEN": "x" * 31}, check=False, timeout=30)
     assert proc.returncode == 78 and "at least 32" in proc.stderr, proc.stderr
     assert not data.exists()
+
+
+@pytest.mark.parametrize("env, words", [
+    ({"XIZOR_RENDERER_MEDIA_ORIGINS": "https://cdn.example.com; script-src *"}, "renderer.mediaOrigins"),
+    ({"XIZOR_RENDERER_MEDIA_ORIGINS": "http:"}, "renderer.mediaOrigins"),
+    ({"XIZOR_HTTP_MAX_BUFFERED_BODY_BYTES": "1000", "XIZOR_HTTP_MAX_BODY_BYTES": "2000"}, "maxBufferedBodyBytes"),
+])
+def test_settings_that_would_weaken_or_break_serving_are_refused_at_start(tmp_path, env, words):
+    data = tmp_path / "refused"
+    proc = run_cli("serve", "--port", "0", "--data-dir", str(data), env={"XIZOR_ADMIN_TOKEN": "x" * 40} | env, check=False, timeout=30)
+    assert proc.returncode == 78 and words in proc.stderr, proc.stderr
+    assert not data.exists()
+
+
+def test_media_origins_reach_every_page_policy(tmp_path):
+    s = XizorServer(tmp_path / "data", extra_env={"XIZOR_RENDERER_MEDIA_ORIGINS": "https://cdn.example.com,https://img.example.org"})
+    try:
+        a = App(s, create_app(s.base))
+        pw = a.create_paywall("clean")
+        a.publish(pw)
+        a.assign("onboarding", pw)
+        page = a.sdk.get("/v1/sdk/placements/onboarding/paywall", headers={"Accept": "text/html"}).text
+        assert "img-src https://cdn.example.com https://img.example.org data: blob:" in page
+        preview = a.dashboard.get(f"/v1/paywalls/{pw}/preview").text
+        assert "media-src https://cdn.example.com https://img.example.org blob:" in preview
+    finally:
+        assert s.stop() == 0

@@ -623,3 +623,21 @@ def test_hostile_text_stays_text(browser, page_source):
     assert_nothing_injected(browser)
     assert sent(browser, "open_url") == []
     assert IMG in browser.find_element(By.TAG_NAME, "body").text
+
+
+def test_only_the_runtime_runs_an_injected_script_is_blocked(browser, page_source):
+    # The CSP allows scripts by the runtime's hash, not 'unsafe-inline': a script that got into the
+    # page (as an XSS would) does not run, while the runtime and its bridge work as before.
+    url = page_source.url("clean", "light")
+    html = requests.get(url, headers=page_source.headers | {"Accept": "text/html"}, timeout=30).text
+    csp = html.split('http-equiv="Content-Security-Policy" content="')[1].split('"')[0].replace("&#39;", "'")
+    assert "'unsafe-inline'" not in csp.split("script-src")[1].split(";")[0] and "'sha256-" in csp
+    assert "connect-src" not in csp, "the page fetches nothing: no connect-src"
+    injected = html.replace("<main", '<script>window.__injected = 1;</script><main', 1)
+    (page_source.folder / "clean-injected.html").write_text(injected)
+    open_page(browser, f"{page_source.files}/clean-injected.html")
+    assert browser.execute_script("return window.__injected === undefined")
+    violations = [e for e in browser.get_log("browser") if "Content Security Policy" in e["message"]]
+    assert len(violations) == 1 and "script-src" in violations[0]["message"], violations
+    browser.find_element(By.CSS_SELECTOR, ".xz-purchase-button").click()
+    assert sent(browser, "purchase"), "the runtime's bridge still works"

@@ -1,4 +1,5 @@
 import Storage
+import Digest
 
 /// Sticky assignment without storage on the hot path. A subscriber's bucket is a stable hash of
 /// (experiment id, subscriber id) into 10,000 buckets; the experiment stores which slot (variant, or

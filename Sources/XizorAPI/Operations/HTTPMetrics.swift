@@ -33,7 +33,7 @@ public final class HTTPMetrics: HTTPRequestObserver {
     private let latencyBuckets: AtomicCounters
     private let latencyMicros: AtomicCounters
     private let responseBytes: AtomicCounters
-    private let connections = AtomicCounters(count: 3)  // opened, closed, refused
+    private let connections = AtomicCounters(count: 4)  // opened, closed, refused; bodies refused
 
     public init(routeCapacity: Int = 128) {
         self.routeCapacity = routeCapacity
@@ -67,6 +67,7 @@ public final class HTTPMetrics: HTTPRequestObserver {
     public func connectionOpened() { connections.add(0) }
     public func connectionClosed() { connections.add(1) }
     public func connectionRefused() { connections.add(2) }
+    public func bodyRefused() { connections.add(3) }
 
     @inline(__always)
     static func methodSlot(_ method: HTTPMethod) -> Int {
@@ -87,6 +88,7 @@ public final class HTTPMetrics: HTTPRequestObserver {
     public var connectionsOpened: Int { connections.load(0) }
     public var connectionsOpen: Int { connections.load(0) - connections.load(1) }
     public var connectionsRefused: Int { connections.load(2) }
+    public var bodiesRefused: Int { connections.load(3) }
 
     /// Requests answered so far for `route` (a template, or `unmatchedRoute`), optionally of one status.
     public func requestCount(route: String, status: Int? = nil) -> Int {
@@ -151,5 +153,8 @@ public final class HTTPMetrics: HTTPRequestObserver {
         out.family("xizor_http_connections_refused_total", .counter,
                    "Connections closed at once because http.maxConnections were open or the server was draining.")
         out.sample("xizor_http_connections_refused_total", [], connectionsRefused)
+        out.family("xizor_http_bodies_refused_total", .counter,
+                   "Request bodies answered 503 unread because http.maxBufferedBodyBytes were held in memory.")
+        out.sample("xizor_http_bodies_refused_total", [], bodiesRefused)
     }
 }

@@ -5,6 +5,7 @@ import Storage
 struct MetricsExposition: Sendable {
     let services: XizorServices
     let cache: RepresentationCache
+    let renderGate: RenderGate
     let httpMetrics: HTTPMetrics?
     let rateLimits: RateLimitCounters
     let isDraining: @Sendable () -> Bool
@@ -19,8 +20,13 @@ struct MetricsExposition: Sendable {
                    "SDK answers served from an already rendered and compressed representation.")
         out.sample("xizor_representation_cache_hits_total", [], cache.hitCount)
         out.family("xizor_representation_cache_misses_total", .counter,
-                   "SDK answers that had to render (and compress) a representation first.")
-        out.sample("xizor_representation_cache_misses_total", [], cache.missCount)
+                   "SDK answers that had to render (and compress) a representation first, by cause: absent (built and stored), context_variant_cap (a page for one more context value of a version past pageCache.maxContextVariants: rendered, not stored).")
+        for cause in RepresentationCache.MissCause.allCases {
+            out.sample("xizor_representation_cache_misses_total", [("cause", cause.rawValue)], cache.missCount(cause))
+        }
+        out.family("xizor_page_renders_refused_total", .counter,
+                   "Uncached page renders answered 503 render_busy because pageCache.uncachedRendersPerApp were running for the app.")
+        out.sample("xizor_page_renders_refused_total", [], renderGate.refusalCount)
 
         let activity = services.activity
         out.family("xizor_publishes_total", .counter, "Paywall versions published (rollbacks included, idempotent replays not).")

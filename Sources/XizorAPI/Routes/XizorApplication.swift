@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import PaywallRenderer
 
 /// The server's routes, built once into a fixed routing table.
 public enum XizorApplication {
@@ -11,10 +12,16 @@ public enum XizorApplication {
         public var version: String = "dev"
         /// The Lottie player script pages load (`renderer.lottiePlayerURL`); nil shows fallbacks.
         public var lottiePlayerURL: String?
+        /// Where pages may load media from (`renderer.mediaOrigins`).
+        public var mediaOrigins = RenderOptions.defaultMediaOrigins
         /// Metrics, rate limits and readiness settings.
         public var operations = OperationsOptions()
         /// The most messages one MCP batch may hold (`mcp.maxBatchMessages`).
         public var mcpMaxBatchMessages = Options.defaultMCPMaxBatchMessages
+        /// Context variants of one version's pages the cache keeps (`pageCache.maxContextVariants`).
+        public var pageCacheMaxContextVariants = RepresentationCache.defaultMaxContextVariants
+        /// Pages rendered past that cap at once per app (`pageCache.uncachedRendersPerApp`).
+        public var uncachedRendersPerApp = RenderGate.defaultLimit
         public static let defaultMCPMaxBatchMessages = 32
         public init(corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil,
                     operations: OperationsOptions = OperationsOptions(), mcpMaxBatchMessages: Int = Options.defaultMCPMaxBatchMessages) {
@@ -44,14 +51,16 @@ public enum XizorApplication {
         var routes = APIRoutes(guardian: RouteGuard(keys: services.keys, limits: limits))
         if !options.corsAllowedOrigins.isEmpty { routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
         routes.use(ServiceErrorMiddleware())
-        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL, activity: services.activity)
-        let delivery = PaywallDelivery(serving: services.serving, renderPage: pages.production)
+        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL, mediaOrigins: options.mediaOrigins, activity: services.activity)
+        let delivery = PaywallDelivery(serving: services.serving,
+                                       cache: RepresentationCache(maxContextVariants: options.pageCacheMaxContextVariants),
+                                       renderGate: RenderGate(limit: options.uncachedRendersPerApp), renderPage: pages.production)
         OperationsRoutes(
             readiness: ReadinessCheck(pool: services.pool, clock: services.clock, isDraining: isDraining,
                                       dataDirectory: ops.dataDirectory, minimumFreeBytes: ops.minimumFreeBytes,
                                       expectedMigrations: ops.expectedMigrations, probeIntervalMs: ops.readinessProbeIntervalMs,
                                       logger: ops.logger),
-            exposition: MetricsExposition(services: services, cache: delivery.cache, httpMetrics: ops.httpMetrics,
+            exposition: MetricsExposition(services: services, cache: delivery.cache, renderGate: delivery.renderGate, httpMetrics: ops.httpMetrics,
                                           rateLimits: rateLimits, isDraining: isDraining),
             metricsToken: ops.metricsToken, pool: services.pool, version: options.version
         ).register(in: &routes)

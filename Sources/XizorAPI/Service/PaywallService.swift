@@ -1,6 +1,7 @@
 import PaywallFormat
 import PaywallRenderer
 import Storage
+import Digest
 
 /// Paywalls, their drafts and their immutable published versions. Every write that changes what
 /// the SDK may serve refreshes the serving state before it answers.

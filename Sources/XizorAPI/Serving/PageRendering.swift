@@ -7,11 +7,14 @@ import PaywallRenderer
 public struct PageRendering: Sendable {
     /// The operator's Lottie player script URL (`renderer.lottiePlayerURL`); nil shows fallbacks.
     public let lottiePlayerURL: String?
+    /// Where pages may load media from (`renderer.mediaOrigins`, the CSP's media sources).
+    public let mediaOrigins: [String]
     /// Where failed renders are counted.
     let activity: ServiceActivity
 
-    public init(lottiePlayerURL: String?, activity: ServiceActivity = ServiceActivity()) {
+    public init(lottiePlayerURL: String?, mediaOrigins: [String] = RenderOptions.defaultMediaOrigins, activity: ServiceActivity = ServiceActivity()) {
         self.lottiePlayerURL = lottiePlayerURL
+        self.mediaOrigins = mediaOrigins
         self.activity = activity
     }
 
@@ -28,7 +31,8 @@ public struct PageRendering: Sendable {
             delivery["variant"] = experiment.variant.map { .string($0) } ?? .null
         }
         let options = RenderOptions(locale: input.locale, colorScheme: input.colorScheme, mode: .production,
-                                    context: input.context.mapValues(\.json), lottiePlayerURL: lottiePlayerURL, delivery: delivery)
+                                    context: input.context.mapValues(\.json), lottiePlayerURL: lottiePlayerURL, delivery: delivery,
+                                    mediaOrigins: mediaOrigins)
         do { return try PaywallRenderer.render(input.document, options: options).html } catch {
             throw DataFailure.recorded(.pageRender, "placement '\(input.resolution.placement)' (\(input.locale)): \(error)", in: activity)
         }
@@ -36,7 +40,8 @@ public struct PageRendering: Sendable {
 
     /// A preview of any document (a draft may be invalid: the tolerant reader renders what it can).
     func preview(_ document: JSONValue, locale: String?, colorScheme: ColorScheme) throws -> [UInt8] {
-        let options = RenderOptions(locale: locale, colorScheme: colorScheme, mode: .preview, lottiePlayerURL: lottiePlayerURL)
+        let options = RenderOptions(locale: locale, colorScheme: colorScheme, mode: .preview, lottiePlayerURL: lottiePlayerURL,
+                                    mediaOrigins: mediaOrigins)
         do { return try PaywallRenderer.render(document, options: options).html } catch {
             let code = switch error {
             case .unsupportedSchemaVersion: "unsupported_schema_version"

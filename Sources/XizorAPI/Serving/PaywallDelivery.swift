@@ -89,6 +89,8 @@ public final class PaywallDelivery: Sendable {
     private let serving: ServingState
     public let cache: RepresentationCache
     private let renderPage: (@Sendable (PageInput) throws -> [UInt8])?
+    /// Limits per app the pages rendered past the cache's context-variant cap.
+    public let renderGate: RenderGate
 
     /// What the page renderer needs (nil renderer: pages are not offered).
     public struct PageInput: Sendable {
@@ -99,10 +101,11 @@ public final class PaywallDelivery: Sendable {
         public let resolution: Resolution
     }
 
-    public init(serving: ServingState, cache: RepresentationCache = RepresentationCache(),
+    public init(serving: ServingState, cache: RepresentationCache = RepresentationCache(), renderGate: RenderGate = RenderGate(),
                 renderPage: (@Sendable (PageInput) throws -> [UInt8])? = nil) {
         self.serving = serving
         self.cache = cache
+        self.renderGate = renderGate
         self.renderPage = renderPage
     }
 
@@ -127,11 +130,13 @@ public final class PaywallDelivery: Sendable {
         let kind: RepresentationKey.Kind = request.kind == .html && renderPage != nil ? .html : .json
         // Pages resolve context variables on the server: only the keys the document uses matter.
         let usedContext = kind == .html ? request.context.filter { served.contextKeys.contains($0.key) } : [:]
-        let pageContext = kind == .html ? PaywallDelivery.contextKey(usedContext) : ""
+        // "" (no context value the page uses) is the one page every client without values shares.
+        let pageContext = usedContext.isEmpty ? "" : PaywallDelivery.contextKey(usedContext)
         let key = RepresentationKey(served: served, placement: request.placement, locale: locale, form: formKey, kind: kind,
                                     pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
                                     experiment: resolution.experiment)
-        let representation = try cache.representation(for: key) {
+        let gate = renderGate
+        let representation = try cache.representation(for: key, build: {
             var headers: HTTPHeaders = [
                 "Content-Type": kind == .json ? "application/json" : "text/html; charset=utf-8",
                 "Cache-Control": "no-cache",
@@ -160,7 +165,7 @@ public final class PaywallDelivery: Sendable {
                                                   context: usedContext, resolution: resolution)) ?? []
                 return Representation(body: page, headers: headers)
             }
-        }
+        }, uncached: { build in try gate.run(appID: appID, build) })
         return .paywall(representation)
     }
 

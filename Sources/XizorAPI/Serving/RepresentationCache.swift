@@ -2,6 +2,7 @@ import HTTP
 import PaywallFormat
 import Storage
 import Synchronization
+import Digest
 
 /// One encoded answer of the SDK endpoint with its validators: identity bytes and their strong
 /// ETag (a digest of the bytes, so it changes exactly when they do), and the gzip form with its own
@@ -71,37 +72,87 @@ public struct RepresentationKey: Hashable, Sendable {
 /// A bounded cache of representations. Keys include the immutable version, so a publish never
 /// needs to invalidate anything: new versions get new keys and old ones are evicted when the
 /// cache fills (an eighth at a time).
+///
+/// Pages that use `{{context.KEY}}` are cached per value, which a client chooses: without a bound,
+/// unique values turn every request into a render and every render into an entry that evicts a
+/// useful one. So each served version caches at most `maxContextVariants` context variants; past
+/// that, a page is rendered for the request and not stored, under the caller's `uncached` gate
+/// (the per-app render limit), and counted as a miss with that cause.
 public final class RepresentationCache: Sendable {
+    /// Why an answer was not served from the cache.
+    public enum MissCause: String, Sendable, CaseIterable {
+        /// Not in the cache (never built, or evicted): built and stored.
+        case absent
+        /// A page for one more context value of a version that has `maxContextVariants` cached:
+        /// rendered for this request only.
+        case contextVariantCap = "context_variant_cap"
+    }
+
     private let limit: Int
+    public let maxContextVariants: Int
     private let entries = ReadWriteLock<[RepresentationKey: Representation]>([:])
     private let hits = Atomic<Int>(0)
-    private let misses = Atomic<Int>(0)
+    private let misses = AtomicCounters(count: MissCause.allCases.count)
 
-    public init(limit: Int = 4096) { self.limit = limit }
+    public init(limit: Int = 4096, maxContextVariants: Int = RepresentationCache.defaultMaxContextVariants) {
+        precondition(limit > 0 && maxContextVariants >= 0, "cache bounds must be positive")
+        self.limit = limit
+        self.maxContextVariants = maxContextVariants
+    }
 
-    public func representation(for key: RepresentationKey, build: () throws -> Representation) rethrows -> Representation {
+    public static let defaultMaxContextVariants = 64
+
+    /// The cached representation for `key`, or `build`'s, stored. A context variant past the
+    /// version's cap is built through `uncached` (which may refuse) and not stored.
+    public func representation(for key: RepresentationKey, build: () throws -> Representation,
+                               uncached: (() throws -> Representation) throws -> Representation) throws -> Representation {
         if let found = entries.read({ $0[key] }) {
             hits.add(1, ordering: .relaxed)
             return found
         }
-        misses.add(1, ordering: .relaxed)
-        let built = try build()
-        entries.write { cache in
-            if cache.count >= limit { Self.evict(&cache, downTo: limit - max(1, limit / 8)) }
-            cache[key] = built
+        let isVariant = !key.context.isEmpty
+        guard !isVariant || key.served.reserveContextVariant(max: maxContextVariants) else {
+            misses.add(Self.slot(.contextVariantCap))
+            return try withoutActuallyEscaping(build) { try uncached($0) }
         }
+        misses.add(Self.slot(.absent))
+        let built: Representation
+        do { built = try build() } catch {
+            if isVariant { key.served.releaseContextVariant() }
+            throw error
+        }
+        let evicted: [RepresentationKey] = entries.write { cache in
+            var evicted: [RepresentationKey] = []
+            if cache[key] != nil {
+                evicted.append(key)   // built twice at once: the reservation of this one goes back
+            } else if cache.count >= limit {
+                evicted = Self.evict(&cache, downTo: limit - max(1, limit / 8))
+            }
+            cache[key] = built
+            return evicted
+        }
+        for old in evicted where !old.context.isEmpty { old.served.releaseContextVariant() }
         return built
     }
 
     /// Makes room by dropping arbitrary entries (a dictionary's order follows its per-process hash
     /// seed) until `count` is `target`: an eighth goes when the cache is full, not everything, so a
-    /// full cache never turns every client's next fetch into a rebuild at once.
-    static func evict<Key: Hashable, Value>(_ entries: inout [Key: Value], downTo target: Int) {
+    /// full cache never turns every client's next fetch into a rebuild at once. Answers the keys dropped.
+    @discardableResult
+    static func evict<Key: Hashable, Value>(_ entries: inout [Key: Value], downTo target: Int) -> [Key] {
         let excess = entries.count - max(0, target)
-        guard excess > 0 else { return }
-        for key in Array(entries.keys.prefix(excess)) { entries.removeValue(forKey: key) }
+        guard excess > 0 else { return [] }
+        let dropped = Array(entries.keys.prefix(excess))
+        for key in dropped { entries.removeValue(forKey: key) }
+        return dropped
+    }
+
+    private static func slot(_ cause: MissCause) -> Int {
+        guard let index = MissCause.allCases.firstIndex(of: cause) else { preconditionFailure("every cause has a slot") }
+        return index
     }
 
     public var hitCount: Int { hits.load(ordering: .relaxed) }
-    public var missCount: Int { misses.load(ordering: .relaxed) }
+    public var missCount: Int { MissCause.allCases.reduce(0) { $0 + missCount($1) } }
+    public func missCount(_ cause: MissCause) -> Int { misses.load(Self.slot(cause)) }
 }

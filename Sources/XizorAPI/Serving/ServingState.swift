@@ -71,6 +71,8 @@ public final class ServedVersion: Sendable {
     /// The `{{context.KEY}}` keys the document's texts use: all a page's bytes can depend on of a
     /// request's context (so other context values neither split the page cache nor re-render).
     public let contextKeys: Set<String>
+    /// Pages of this version cached for a context value (`RepresentationCache.maxContextVariants`).
+    private let contextVariants = Atomic<Int>(0)
 
     convenience init(published: PublishedVersion) throws {
         self.init(published: published, forms: try ServedForms(document: published.document))
@@ -90,6 +92,23 @@ public final class ServedVersion: Sendable {
             }
         }
         contextKeys = keys
+    }
+
+    /// Takes one of the version's `max` context-variant slots; false when all are taken.
+    func reserveContextVariant(max: Int) -> Bool {
+        var current = contextVariants.load(ordering: .relaxed)
+        while current < max {
+            let (exchanged, original) = contextVariants.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// Gives a slot back (its page was evicted, or never stored).
+    func releaseContextVariant() {
+        let before = contextVariants.subtract(1, ordering: .relaxed).oldValue
+        precondition(before > 0, "released a context variant that was not reserved")
     }
 }
 

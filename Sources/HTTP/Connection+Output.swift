@@ -1,0 +1,221 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@preconcurrency import Dispatch
+
+/// Writing: a response is assembled by the pure `ResponseAssembly`, written with one `sendmsg`,
+/// and what the socket did not take waits in `pending` until it is writable.
+extension Connection {
+    /// Sends `original` as the answer to `request`, then (once on the wire) finishes the exchange.
+    func send(_ original: HTTPResponse, for request: HTTPRequest) {
+        guard !isClosed else { return }
+        precondition(phase.isResponding, "a response is sent only while responding")
+        refundBody()
+        let config = core.configuration
+        requestsServed += 1
+        let keepAlive = request.keepAlive && !phase.closesAfterResponse && !core.drainState.isDraining
+            && requestsServed < config.maxRequestsPerConnection
+        loop.date.refresh()
+        // Written into a local buffer (taken from and handed back to `out`, keeping its capacity):
+        // appending to the property checked exclusive access at every piece.
+        var head: [UInt8] = []
+        swap(&head, &out)
+        let assembled = ResponseAssembly(original, for: ResponseAssembly.RequestFacts(method: request.method, version: request.version,
+                                                                                     headers: request.headers, requestId: request.requestId),
+                                         closeAfter: !keepAlive,
+                                         settings: ResponseAssembly.Settings(gzipMinBytes: config.gzipMinBytes, gzipLevel: Int32(config.gzipLevel)),
+                                         dateLine: loop.date.line, into: &head)
+        swap(&head, &out)
+        if assembled.closeAfter { phase.transition(to: .responding(thenClose: true)) }
+
+        exchange.method = request.method
+        exchange.path = request.path
+        exchange.requestId = request.requestId
+        exchange.status = assembled.status.code
+        exchange.routeIndex = request.routeIndex
+        switch assembled.payload {
+        case .bytes(let body):
+            exchange.bytes = body.count
+            writeOut(body: body, then: .finishResponse)
+        case .stream(let producer, let chunked):
+            exchange.bytes = 0
+            writeOut(body: [], then: .nothing)
+            startStream(producer, chunked: chunked)
+        }
+    }
+
+    /// Writes `out` + `body`; completes synchronously when the socket takes everything.
+    func writeOut(body: [UInt8], then completion: AfterWrite) {
+        let total = out.count + body.count
+        let written: Int = out.withUnsafeBytes { head in
+            body.withUnsafeBytes { b in transmit(head, b) }
+        }
+        if written == total {
+            complete(completion)
+            return
+        }
+        if written < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            if case .streamChunk(let signal) = completion { signal.finish(ok: false) }
+            close()
+            return
+        }
+        pending = PendingWrite(head: out, body: body, written: max(written, 0))
+        afterWrite = completion
+        setDeadline(.write, core.configuration.writeTimeoutMs)
+        wantsWrite = true
+        updateRegistration()
+    }
+
+    /// `sendmsg` rather than `writev`: the socket call skips the file layer (`recv` likewise for
+    /// reads), and MSG_NOSIGNAL keeps a closed peer from raising SIGPIPE — the library never changes
+    /// the process's signal dispositions.
+    func transmit(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Int {
+        var iov = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
+                   iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count))
+        return withUnsafeMutablePointer(to: &iov) { p in
+            p.withMemoryRebound(to: iovec.self, capacity: 2) { vectors in
+                var message = msghdr()
+                message.msg_iov = vectors
+                message.msg_iovlen = body.isEmpty ? 1 : 2
+                return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+            }
+        }
+    }
+
+    func onWritable() {
+        guard !isClosed else { return }
+        let written = pending.withRemaining { head, body in transmit(head, body) }
+        if written < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+            close()
+            return
+        }
+        pending.advance(by: written)
+        setDeadline(.write, core.configuration.writeTimeoutMs)
+        if pending.isDone {
+            pending = PendingWrite()
+            wantsWrite = false
+            updateRegistration()
+            let completion = afterWrite
+            afterWrite = .nothing
+            complete(completion)
+        }
+    }
+
+    func complete(_ completion: AfterWrite) {
+        switch completion {
+        case .nothing:
+            break
+        case .finishResponse:
+            finishResponse()
+        case .streamChunk(let signal):
+            deadlineAction = .none
+            signal.finish(ok: true)
+        }
+    }
+
+    /// After a response is fully written: log it, then close or go back to reading.
+    func finishResponse() {
+        if core.timesResponses {
+            let micros = MonotonicClock.micros() - exchange.startMicros
+            if core.configuration.accessLog {
+                core.logAccess(method: exchange.method, path: exchange.path, status: exchange.status, bytes: exchange.bytes,
+                               micros: micros, requestId: exchange.requestId, remote: remoteAddress)
+            }
+            core.observer?.responseCompleted(HTTPExchange(method: exchange.method, routeIndex: exchange.routeIndex,
+                                                          status: exchange.status, bytes: exchange.bytes, micros: micros))
+        }
+        if phase.closesAfterResponse {
+            if exchange.status >= 400 || !inbox.isEmpty || !parser.isIdle {
+                beginLingeringClose()
+            } else {
+                close()
+            }
+            return
+        }
+        phase.transition(to: .reading)
+        setDeadline(.idle, core.configuration.idleTimeoutMs)
+        processInbox()
+        if phase == .reading { resumeReading() }
+    }
+
+    /// Half-closes after an error answer and discards what the client still sends for a short
+    /// while, so the answer is not destroyed by a reset (unread data at close sends RST).
+    func beginLingeringClose() {
+        phase.transition(to: .lingering)
+        shutdown(fd, Int32(SHUT_WR))
+        inbox = []
+        setDeadline(.linger, 2000)
+        resumeReading()
+    }
+
+    // MARK: Streaming
+
+    func startStream(_ producer: @escaping @Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool) {
+        let writer = ConnectionBodyWriter(connection: self, chunked: chunked,
+                                          timeoutMs: core.configuration.writeTimeoutMs)
+        core.streamPool.submit { [self] in
+            do {
+                try producer(writer)
+                self.queue.async { self.finishStream(chunked: chunked) }
+            } catch {
+                self.queue.async { self.close() }
+            }
+        }
+    }
+
+    /// Called on `queue` by the writer: sends one chunk and signals when it is on the wire.
+    func writeStreamChunk(_ bytes: [UInt8], signal: StreamSignal) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !isClosed else { signal.finish(ok: false); return }
+        out.removeAll(keepingCapacity: true)
+        exchange.bytes += bytes.count
+        writeOut(body: bytes, then: .streamChunk(signal))
+    }
+
+    private func finishStream(chunked: Bool) {
+        guard !isClosed else { return }
+        out.removeAll(keepingCapacity: true)
+        if chunked { out.append(literal: "0\r\n\r\n") }
+        writeOut(body: [], then: .finishResponse)
+    }
+}
+
+/// The part of a response the socket has not taken yet: the head's and the body's remaining bytes.
+struct PendingWrite {
+    private var head: [UInt8] = []
+    private var body: [UInt8] = []
+    private var headOffset = 0
+    private var bodyOffset = 0
+
+    init() {}
+
+    /// `written` bytes of `head` + `body` are already on the wire.
+    init(head: [UInt8], body: [UInt8], written: Int) {
+        precondition(written >= 0 && written <= head.count + body.count, "wrote more than the response")
+        self.head = head
+        self.body = body
+        advance(by: written)
+    }
+
+    var isDone: Bool { headOffset == head.count && bodyOffset == body.count }
+
+    /// Calls `write` with what is left of the head and of the body.
+    func withRemaining<R>(_ write: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
+        head.withUnsafeBytes { h in
+            body.withUnsafeBytes { b in
+                write(UnsafeRawBufferPointer(rebasing: h[headOffset...]), UnsafeRawBufferPointer(rebasing: b[bodyOffset...]))
+            }
+        }
+    }
+
+    /// Records `count` more bytes as written (the head's first).
+    mutating func advance(by count: Int) {
+        let fromHead = min(count, head.count - headOffset)
+        headOffset += fromHead
+        bodyOffset += count - fromHead
+        precondition(bodyOffset <= body.count, "wrote past the end of the response")
+    }
+}
