@@ -13,6 +13,7 @@ for t in cinematic clean lottie_delight; do
   for s in light dark; do "$BIN" page "$t" "$s" > "bench/out/render-$t-$s.html"; done
 done
 "$BIN" run "$SECONDS_PER_TEMPLATE" > bench/out/render-speed.jsonl
+"$BIN" limits > bench/out/render-limits.json
 
 python3 - <<'PYEOF'
 import gzip, json
@@ -25,4 +26,13 @@ for t in ["cinematic", "clean", "lottie_delight"]:
     g9 = max(len(gzip.compress(b, 9, mtime=0)) for b in raw.values())
     ok = "ok" if g6 < 25 * 1024 else "OVER 25 KB"
     print(f"| {t} | {speed[t]['pagesPerSecond']:,} | {len(raw['light']):,} / {len(raw['dark']):,} B | {g6:,} B | {g9:,} B | {ok} |")
+limits = json.load(open("bench/out/render-limits.json"))
+print()
+print("| document at every limit (DocumentLimits.exampleAtEveryLimit) | figure | target |")
+print("| --- | ---: | --- |")
+print(f"| page forms rendered (each locale, light and dark; 3 rounds) | {limits['forms']} | |")
+print(f"| render time per form, p50 / worst | {limits['p50Ms']:.1f} / {limits['maxMs']:.1f} ms | < 50 ms |")
+print(f"| largest page | {limits['largestPageBytes']:,} B | < 4 MiB budget |")
+print(f"| peak RSS growth while rendering every form | {limits['peakRSSGrowthKiB'] / 1024:.1f} MiB | < 8 MiB |")
+print(f"| 5,000 slots × 5,000-node option: time to stop | {limits['amplificationStopMs']:.1f} ms ({limits['amplificationOutcome']}) | stops at the budget |")
 PYEOF
