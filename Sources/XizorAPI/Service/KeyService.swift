@@ -203,7 +203,7 @@ public final class KeyService: Sendable {
     public func generateAdminToken() throws -> String {
         let token = Identifiers.apiKey(prefix: "xa_")
         let now = clock.now()
-        try pool.serviceWrite { db in try self.insertKeyRow(db, key: token, kind: "admin", appID: nil, now: now) }
+        _ = try pool.serviceWrite { db in try self.insertKeyRow(db, key: token, kind: "admin", appID: nil, now: now) }
         try reload(.admin)
         return token
     }
