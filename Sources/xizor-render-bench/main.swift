@@ -49,7 +49,12 @@ case "limits":
             for scheme in ColorScheme.allCases {
                 let start = DispatchTime.now().uptimeNanoseconds
                 let options = RenderOptions(locale: locale, colorScheme: scheme, mode: .production)
-                let bytes = (try? PaywallRenderer.render(read.document, options: options))?.html.count ?? -1
+                let bytes: Int
+                do { bytes = try PaywallRenderer.render(read.document, options: options).html.count } catch {
+                    // A form of the largest valid document that does not render is the finding itself.
+                    FileHandle.standardError.write(Data("limits: \(locale) \(scheme) failed: \(error)\n".utf8))
+                    exit(1)
+                }
                 milliseconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 largest = max(largest, bytes)
             }
@@ -77,7 +82,10 @@ default:
 
 /// The process's peak resident set (`VmHWM`), in KiB.
 func peakResidentKiB() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+        FileHandle.standardError.write(Data("limits: /proc/self/status is unreadable; no memory figure\n".utf8))
+        exit(1)
+    }
     for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }
