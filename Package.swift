@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // What Glibc's Swift module does not export (accept4, ...).
         .target(name: "CSystem", path: "Sources/CSystem"),
+        // libFuzzer's driver entry point, for xizor-fuzz's fuzzing build (declaration only).
+        .target(name: "CFuzz", path: "Sources/CFuzz"),
 
         // Layers.
         .target(name: "Logging", path: "Sources/Logging"),
@@ -27,6 +29,8 @@ let package = Package(
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
         .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
         .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "Digest", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI"),
+        // The fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by xizor-fuzz and FuzzTests.
+        .target(name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"], path: "Sources/XizorFuzzing"),
         .target(name: "XizorCLI", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
@@ -34,6 +38,7 @@ let package = Package(
         .executableTarget(name: "xizor-http-fixture", dependencies: ["HTTP", "Logging"], path: "Sources/xizor-http-fixture"),
         .executableTarget(name: "xizor-storage-fixture", dependencies: ["Storage"], path: "Sources/xizor-storage-fixture"),
         .executableTarget(name: "xizor-format-bench", dependencies: ["PaywallFormat"], path: "Sources/xizor-format-bench"),
+        .executableTarget(name: "xizor-fuzz", dependencies: ["XizorFuzzing", "CFuzz"], path: "Sources/xizor-fuzz"),
         .executableTarget(name: "xizor-render-bench", dependencies: ["PaywallRenderer", "PaywallFormat"], path: "Sources/xizor-render-bench"),
 
         // Tests (Swift Testing).
@@ -43,6 +48,7 @@ let package = Package(
                     resources: [.copy("../Fixtures")]),
         .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat", "Digest"], path: "Tests/PaywallRendererTests"),
         .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
+        .testTarget(name: "FuzzTests", dependencies: ["XizorFuzzing"], path: "Tests/FuzzTests"),
         .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat"], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]

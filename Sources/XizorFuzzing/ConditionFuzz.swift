@@ -1,0 +1,32 @@
+import PaywallFormat
+import XizorAPI
+
+/// `{"condition": C, "context": {...}}` (or a bare condition with an empty context) through the
+/// rule parser and evaluator. What parses must survive its own JSON (what is stored and answered),
+/// and evaluation must obey logic: `not` negates, a one-element `all`/`any` is the element, and
+/// the answer is the same for the round-tripped condition.
+enum ConditionFuzz {
+    static func run(_ input: UnsafeRawBufferPointer) throws(FuzzFinding) {
+        guard let json = try? JSONParser(maxDepth: 64, maxBytes: 1 << 20).parse(bytes: input.bindMemory(to: UInt8.self)) else { return }
+        let conditionJSON = json["condition"] ?? json
+        var context: PresentationContext = [:]
+        for (key, value) in json["context"]?.objectValue ?? [:] {
+            if let typed = ContextValue(json: value) { context[key] = typed }
+        }
+        var issues: [ValidationIssue] = []
+        guard let condition = Condition.parse(conditionJSON, path: "$", issues: &issues) else {
+            guard !issues.isEmpty else { throw FuzzFinding(.condition, "refused without saying why") }
+            return
+        }
+        guard issues.isEmpty else { throw FuzzFinding(.condition, "parsed despite issues \(issues)") }
+        var reparsedIssues: [ValidationIssue] = []
+        guard let reparsed = Condition.parse(condition.json, path: "$", issues: &reparsedIssues), reparsed == condition else {
+            throw FuzzFinding(.condition, "its own JSON does not parse back: \(condition.json.canonicalString) \(reparsedIssues)")
+        }
+        let matches = condition.matches(context)
+        guard Condition.not(condition).matches(context) == !matches else { throw FuzzFinding(.condition, "not does not negate") }
+        guard Condition.all([condition]).matches(context) == matches, Condition.any([condition]).matches(context) == matches else {
+            throw FuzzFinding(.condition, "a one-element all/any differs from its element")
+        }
+    }
+}
