@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-export XIZOR_LOG_LEVEL=warning XIZOR_ACCESS_LOG=false XIZOR_ADMIN_TOKEN=xa_bench_admin_token_0123456789
+export XIZOR_LOG_LEVEL=warning XIZOR_ACCESS_LOG=false XIZOR_ADMIN_TOKEN=xa_bench_admin_token_0123456789abcdef
 "$BIN" demo --data-dir "$OUT/data" > "$OUT/demo.json"
 PK=$(sed -E 's/.*"publicKey":"([^"]+)".*/\1/' "$OUT/demo.json")
 taskset -c 0 "$BIN" serve --port 0 --data-dir "$OUT/data" > "$OUT/serve.out" 2> "$OUT/serve.err" &

@@ -295,6 +295,12 @@ public struct HTTPRequestParser: Sendable {
 
             case .lengthBody:
                 let take = min(remaining, n - i)
+                if body.count + take > body.capacity {
+                    // The body is arriving (not just announced): reserve exactly what is declared
+                    // (the server charged all of it to its body budget) rather than let doubling
+                    // allocate up to twice that.
+                    body.reserveCapacity(body.count + remaining)
+                }
                 body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<(i + take)]))
                 remaining -= take
                 i += take
