@@ -112,3 +112,23 @@ private struct BuiltApplication {
     #expect(try JSONParser().parse(body) == app.document)
     #expect(app.document["openapi"] == "3.1.0")
 }
+
+/// The answers the server gives before a handler runs are documented where they can happen: a body's
+/// deadline (408), size (413) and the process-wide body budget (503) on every operation with a body,
+/// and the page render gate (503) on the SDK paywall.
+@Test func hostileInputAnswersAreDocumented() throws {
+    let app = try BuiltApplication()
+    defer { app.remove() }
+    var withBody = 0
+    for (path, item) in app.document["paths"]?.objectValue ?? [:] {
+        for (method, operation) in item.objectValue ?? [:] where operation["requestBody"] != nil {
+            withBody += 1
+            for status in ["408", "413", "503"] {
+                #expect(operation["responses"]?[status] != nil, "\(method.uppercased()) \(path) lacks \(status)")
+            }
+        }
+    }
+    #expect(withBody > 10)
+    let page = app.document["paths"]?["/v1/sdk/placements/{key}/paywall"]?["get"]
+    #expect(page?["responses"]?["503"]?["description"]?.stringValue?.contains("render_busy") == true)
+}

@@ -87,6 +87,9 @@ public enum OpenAPIDocument {
             addDefault(400, "The body is missing or not JSON.")
             addDefault(415, "The body is not sent as application/json.")
             addDefault(422, "A field is invalid; `errors` lists each with its path.")
+            addDefault(408, "The body did not arrive within `http.bodyDeadlineMs` (or stalled past `http.bodyReadTimeoutMs`).")
+            addDefault(413, "The body is larger than `http.maxBodyBytes`.")
+            addDefault(503, "`body_budget_exhausted`: the server holds `http.maxBufferedBodyBytes` of request bodies already; retry after `Retry-After` seconds.")
         }
         responses["default"] = response(.anyProblem)
         o["responses"] = .object(responses)

@@ -25,7 +25,8 @@ struct SDKRoutes {
                             .or("text/html", ["type": "string", "description": "The self-contained page."]),
                         .empty(204, "The subscriber is in an experiment's holdout: show nothing."),
                         .empty(304, "Not modified."),
-                        .problem(400, "A malformed query parameter or X-Xizor-Schema-Version.")]), execution: .inline) { request, caller in
+                        .problem(400, "A malformed query parameter or X-Xizor-Schema-Version."),
+                        .problem(503, "`render_busy`: the page's context values are past the version's cached variants and the app's uncached renders are all running; retry after `Retry-After` seconds.")]), execution: .inline) { request, caller in
             let appID = caller.appID
             let asked = try DeliveryRequest(request, placement: request.parameter("key"))
             switch try delivery.deliver(appID: appID, asked) {
