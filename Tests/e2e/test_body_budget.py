@@ -88,3 +88,50 @@ def test_a_trickled_body_is_cut_off_by_the_body_deadline(budgeted):
         elapsed = time.monotonic() - started
         assert response is not None and response.status == 408 and response.json()["code"] == "request_timeout"
         assert 1.4 < elapsed < 4, elapsed
+
+
+def chunked_head(key):
+    return (f"POST /v1/sdk/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {key}\r\nTransfer-Encoding: chunked\r\n\r\n").encode()
+
+
+def chunk(data):
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+def test_a_chunked_body_is_charged_as_it_grows_and_refused_past_the_budget(budgeted):
+    """A chunked body declares no length: it is charged in steps as it arrives, so it is read until
+    the budget runs out mid-body, then refused with 503; once the charges are refunded a chunked
+    body fits again."""
+    server, app = budgeted
+    holders = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(2)]
+    try:  # BODY + 200,000 of the 2 × BODY budget charged: 200,000 left
+        holders[0].sendall(head("POST", "/v1/sdk/events", app.public_key, length=BODY))
+        holders[1].sendall(head("POST", "/v1/sdk/events", app.public_key, length=200_000))
+        time.sleep(0.3)
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(chunked_head(app.public_key) + chunk(b'{"events": ['))
+            reader, sent, response = Reader(sock), 0, None
+            sock.settimeout(0.02)  # 16 KiB per 20 ms: the 200,000 left go well inside the 1.5 s body deadline
+            while sent < BODY and response is None:
+                try:
+                    sock.sendall(chunk(b" " * 16_384))
+                    sent += 16_384
+                except OSError:
+                    pass
+                try:
+                    response = reader.read_response()
+                except (socket.timeout, TimeoutError):
+                    continue
+            assert response is not None and response.status == 503, (sent, response and response.status)
+            assert response.json()["code"] == "body_budget_exhausted" and response.header("Retry-After") == "1"
+            # Read well into the body (not refused at the head), refused before the rest of the budget.
+            assert 100_000 <= sent <= 300_000, sent
+    finally:
+        for sock in holders:
+            sock.close()
+    time.sleep(0.3)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        body = events_body(150_000)
+        sock.sendall(chunked_head(app.public_key) + b"".join(chunk(body[i:i + 50_000]) for i in range(0, len(body), 50_000)) + b"0\r\n\r\n")
+        assert Reader(sock).read_response().status == 202
