@@ -5,7 +5,7 @@ PY      := $(VENV)/bin/python
 APT_PKGS := libsqlite3-dev zlib1g-dev curl nodejs chromium chromium-driver fonts-noto-color-emoji
 CONFIG  ?= Config/xizor.json
 
-.PHONY: build release run test test-swift test-e2e bench mutants fuzz deps venv docker clean
+.PHONY: build release run test test-swift test-e2e bench mutants fuzz embed deps venv docker clean
 
 build:
 	$(SWIFT) build
@@ -36,6 +36,10 @@ bench: deps venv
 # (docs/testing.md). MUTANTS="a b" runs only those.
 mutants: deps venv
 	$(PY) Tests/mutants/run.py $(MUTANTS)
+
+# Regenerates the migrations embedded in the binary from Migrations/*.sql (a test fails until you do).
+embed:
+	python3 Migrations/embed.py
 
 # libFuzzer + AddressSanitizer over the parsers, validator, renderer and rules (docs/fuzzing.md):
 # FUZZ_SECONDS per target (default 60), FUZZ_TARGETS to pick, FUZZ_PARALLEL=1 to run them at once.

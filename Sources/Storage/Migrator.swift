@@ -49,11 +49,13 @@ public struct Migration: Sendable, Equatable {
     public let checksum: String
 }
 
-/// Applies `Migrations/NNNN_description.sql` in order, each in its own transaction, and records
+/// Applies `NNNN_description.sql` migrations in order, each in its own transaction, and records
 /// each with its checksum in `schema_migrations`; refuses to continue when history and files
 /// disagree, because a schema that silently differs between installs is worse than not starting.
+/// The files come from a directory or, in the product, from the copy embedded in the binary.
 public struct Migrator: Sendable {
-    public let directory: URL
+    /// Where the files came from (a directory, or "embedded"), for messages.
+    public let source: String
     public let migrations: [Migration]
 
     static let createTable = """
@@ -64,18 +66,32 @@ public struct Migrator: Sendable {
         ) STRICT
         """
 
+    /// Migrations given as file names and contents; every name must be `NNNN_description.sql` and
+    /// every number unique. The checksum is over the contents' UTF-8 bytes, as for files on disk.
+    public init(files: [(name: String, sql: String)], source: String) throws(MigrationError) {
+        self.source = source
+        var found: [Migration] = []
+        for (name, sql) in files.sorted(by: { $0.name < $1.name }) {
+            guard name.hasSuffix(".sql"), let number = Migrator.number(of: name) else { throw .badFileName(name) }
+            found.append(Migration(number: number, name: name, sql: sql, checksum: SHA256.hexDigest(Array(sql.utf8))))
+        }
+        found.sort { $0.number < $1.number }
+        for (a, b) in zip(found, found.dropFirst()) where a.number == b.number {
+            throw .duplicateNumber(a.number, [a.name, b.name])
+        }
+        migrations = found
+    }
+
     /// Reads every `*.sql` file of `directory` (other files, like README.md, are ignored).
     public init(directory: URL) throws(MigrationError) {
-        self.directory = directory
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
             throw .unreadable(path: directory.path, reason: error.localizedDescription)
         }
-        var found: [Migration] = []
+        var files: [(name: String, sql: String)] = []
         for name in names.sorted() where name.hasSuffix(".sql") {
-            guard let number = Migrator.number(of: name) else { throw .badFileName(name) }
             let data: Data
             do {
                 data = try Data(contentsOf: directory.appendingPathComponent(name))
@@ -85,13 +101,9 @@ public struct Migrator: Sendable {
             guard let sql = String(data: data, encoding: .utf8) else {
                 throw .unreadable(path: name, reason: "not UTF-8")
             }
-            found.append(Migration(number: number, name: name, sql: sql, checksum: SHA256.hexDigest(data)))
+            files.append((name, sql))
         }
-        found.sort { $0.number < $1.number }
-        for (a, b) in zip(found, found.dropFirst()) where a.number == b.number {
-            throw .duplicateNumber(a.number, [a.name, b.name])
-        }
-        migrations = found
+        try self.init(files: files, source: directory.path)
     }
 
     public init(path: String) throws(MigrationError) {

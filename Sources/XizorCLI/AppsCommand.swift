@@ -13,6 +13,6 @@ extension Commands {
         let services = try environment.openServices()
         let created = try services.keys.createApp(name: arguments.positionals[1])
         printJSONLine([("appId", .string(created.appID)), ("secretKey", .string(created.secretKey)), ("publicKey", .string(created.publicKey))])
-        return 0
+        return .success
     }
 }

@@ -23,15 +23,15 @@ extension Commands {
         return status
     }
 
-    static func integrityCheck(_ path: String) throws -> Int32 {
+    static func integrityCheck(_ path: String) throws -> ExitStatus {
         guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("no database at \(path)") }
         let problems: [String]
         do { problems = try Backup.integrityCheck(path: path) } catch { throw CommandFailure("integrity check failed: \(error)") }
         if problems.isEmpty {
             printJSONLine([("database", .string(path)), ("integrity", "ok")])
-            return 0
+            return .success
         }
         printJSONLine([("database", .string(path)), ("integrity", .string(problems.joined(separator: "; ")))])
-        return 1
+        return .failure
     }
 }

@@ -3,17 +3,35 @@ import Glibc
 #endif
 import Foundation
 
-/// A subcommand of `xizor`: its spec and what it does. Returns the process exit code.
-struct Subcommand: Sendable {
-    let spec: CommandSpec
-    let run: @Sendable (ParsedArguments) throws -> Int32
+/// Every exit status of `xizor` (docs/operations.md lists them; scripts and orchestrators branch on
+/// them). The BSD `sysexits.h` values where one fits.
+enum ExitStatus: Int32, CaseIterable, Sendable {
+    /// Done; for `healthcheck`, the server answered 200.
+    case success = 0
+    /// The command failed: invalid documents (`validate`), a server that does not answer 200
+    /// (`healthcheck`), a failed backup check, a port in use, a migration the database refuses.
+    case failure = 1
+    /// The data directory's database was deleted, emptied or damaged after it was initialised: the
+    /// server refuses to start rather than serve an empty or broken database (docs/operations.md).
+    case dataDirectoryRefused = 3
+    /// The command line is wrong: unknown command or option, missing value (EX_USAGE).
+    case usage = 64
+    /// The configuration is wrong: unknown key, bad value, contradicting settings (EX_CONFIG).
+    /// Nothing has been opened or created.
+    case configuration = 78
 }
 
-/// A failure a command reports on standard error with a non-zero exit code.
+/// A subcommand of `xizor`: its spec and what it does. Returns the process exit status.
+struct Subcommand: Sendable {
+    let spec: CommandSpec
+    let run: @Sendable (ParsedArguments) throws -> ExitStatus
+}
+
+/// A failure a command reports on standard error with a non-zero exit status.
 struct CommandFailure: Error, CustomStringConvertible {
     let message: String
-    let exitCode: Int32
-    init(_ message: String, exitCode: Int32 = 1) {
+    let exitCode: ExitStatus
+    init(_ message: String, exitCode: ExitStatus = .failure) {
         self.message = message
         self.exitCode = exitCode
     }
@@ -56,7 +74,7 @@ public enum CommandLineInterface {
     public static func run(_ arguments: [String]) -> Int32 {
         guard let name = arguments.first else {
             writeStandardError(overview)
-            return 64
+            return ExitStatus.usage.rawValue
         }
         if name == "--help" || name == "-h" || name == "help" {
             print(overview, terminator: "")
@@ -65,7 +83,7 @@ public enum CommandLineInterface {
         if name == "--version" { return run(["version"]) }
         guard let command = subcommands.first(where: { $0.spec.name == name }) else {
             writeStandardError("xizor: unknown command '\(name)'\n\n" + overview)
-            return 64
+            return ExitStatus.usage.rawValue
         }
         do {
             let parsed = try ArgumentParser.parse(Array(arguments.dropFirst()), spec: command.spec)
@@ -73,16 +91,16 @@ public enum CommandLineInterface {
                 print(command.spec.help, terminator: "")
                 return 0
             }
-            return try command.run(parsed)
+            return try command.run(parsed).rawValue
         } catch let error as UsageError {
             writeStandardError("xizor \(name): \(error.message)\nUsage: \(command.spec.usage)\n")
-            return 64
+            return ExitStatus.usage.rawValue
         } catch let failure as CommandFailure {
             writeStandardError("xizor \(name): \(failure.message)\n")
-            return failure.exitCode
+            return failure.exitCode.rawValue
         } catch {
             writeStandardError("xizor \(name): \(error)\n")
-            return 1
+            return ExitStatus.failure.rawValue
         }
     }
 

@@ -1,30 +1,35 @@
 import Foundation
 
 extension Commands {
-    /// `xizor config --reference`: the configuration reference generated from `ConfigurationKey.all`
-    /// and the defaults file, so docs/operations.md is produced from (and tested against) the one table.
+    /// `xizor config --reference`: the configuration reference generated from `Settings` (each
+    /// key's compiled-in default, or those of a `--config` file), so docs/operations.md is produced
+    /// from (and tested against) the one declaration.
     static let config = Subcommand(
         spec: CommandSpec(name: "config", summary: "Print the configuration reference (every key, environment variable, default).",
                           options: [
-                              .init("config", value: "FILE", help: "defaults file (default Config/xizor.json)"),
+                              .init("config", value: "FILE", help: "show the values of this file instead of the compiled-in defaults"),
                               .init("reference", help: "print the reference as a Markdown table (the default)"),
                           ])
     ) { arguments in
         let defaults: Configuration
-        do { defaults = try ConfigurationLoader.load(file: arguments.value("config"), environment: [:], overrides: [:]) } catch {
-            throw CommandFailure("\(error)")
+        if let file = arguments.value("config") {
+            do { defaults = try ConfigurationLoader.load(file: file, environment: [:], overrides: [:]) } catch {
+                throw CommandFailure("\(error)", exitCode: .configuration)
+            }
+        } else {
+            defaults = .defaults
         }
         print(ConfigurationReference.markdown(defaults: defaults), terminator: "")
-        return 0
+        return .success
     }
 }
 
-/// The configuration reference as Markdown: one row per key of `ConfigurationKey.all`.
+/// The configuration reference as Markdown: one row per key of `Settings`.
 enum ConfigurationReference {
     static func markdown(defaults: Configuration) -> String {
         var text = "| key | environment variable | default | values | meaning |\n| --- | --- | --- | --- | --- |\n"
-        for key in ConfigurationKey.all {
-            let value = defaults[key.path].map { "`\(display($0))`" } ?? "(unset)"
+        for key in Settings.keys {
+            let value = defaults[path: key.path].map { "`\(display($0))`" } ?? "(unset)"
             text += "| `\(key.path)` | `\(key.environmentName)` | \(value) | \(values(key.kind)) | \(escape(key.help)) |\n"
         }
         return text

@@ -3,7 +3,7 @@ import Foundation
 extension Commands {
     /// Flags every server-facing command accepts; each maps to a configuration key.
     static let configurationOptions: [CommandSpec.Option] = [
-        .init("config", value: "FILE", help: "configuration file (default Config/xizor.json)"),
+        .init("config", value: "FILE", help: "configuration file overriding the compiled-in defaults (Config/xizor.json is a copy of them)"),
         .init("host", value: "H", help: "address to bind (XIZOR_HOST)"),
         .init("port", value: "P", help: "port to bind; 0 takes a free one (XIZOR_PORT)"),
         .init("data-dir", value: "DIR", help: "data directory holding xizor.sqlite (XIZOR_DATA_DIR)"),
@@ -12,7 +12,7 @@ extension Commands {
 
     /// The data-directory flags of commands that only touch the database.
     static let dataDirectoryOptions: [CommandSpec.Option] = [
-        .init("config", value: "FILE", help: "configuration file (default Config/xizor.json)"),
+        .init("config", value: "FILE", help: "configuration file overriding the compiled-in defaults (Config/xizor.json is a copy of them)"),
         .init("data-dir", value: "DIR", help: "data directory holding xizor.sqlite (XIZOR_DATA_DIR)"),
     ]
 
@@ -30,7 +30,7 @@ extension Commands {
         do {
             return try ConfigurationLoader.load(file: arguments.value("config"), environment: environment, overrides: overrides)
         } catch {
-            throw CommandFailure(error.message, exitCode: 78) // EX_CONFIG
+            throw CommandFailure(error.message, exitCode: .configuration)
         }
     }
 }

@@ -8,10 +8,10 @@ import Storage
 struct DataDirectoryGuard {
     /// Exit code of every refusal, so supervisors can tell "the data is gone or damaged" from
     /// a configuration mistake (1) or bad usage (64).
-    static let exitCode: Int32 = 3
+    static let exitCode = ExitStatus.dataDirectoryRefused
     static let markerName = "xizor.initialized"
 
-    enum Check: String { case quick, full, none }
+    enum Check: String, Sendable { case quick, full, none }
 
     let directory: String
     let databasePath: String

@@ -46,6 +46,6 @@ extension Commands {
         let services = try environment.openServices()
         let demo = try DemoSetup.create(services)
         printJSONLine(demo.logFields(host: environment.configuration.host, port: environment.configuration.port))
-        return 0
+        return .success
     }
 }

@@ -12,25 +12,24 @@ struct CommandEnvironment {
 
     init(_ arguments: ParsedArguments) throws {
         configuration = try Commands.configuration(from: arguments)
-        let level = LogLevel(name: configuration.string("logLevel") ?? "info") ?? .info
-        logger = Logger(minimumLevel: level)
+        logger = Logger(minimumLevel: configuration[\.logLevel])
     }
 
     var databaseConfiguration: DatabaseConfiguration {
         DatabaseConfiguration(
-            synchronous: DatabaseConfiguration.Synchronous(rawValue: configuration.string("storage.synchronous") ?? "full") ?? .full,
-            busyTimeoutMs: configuration.int("storage.busyTimeoutMs"),
-            readConnections: configuration.int("storage.readConnections"))
+            synchronous: configuration[\.storage.synchronous],
+            busyTimeoutMs: configuration[\.storage.busyTimeoutMs],
+            readConnections: configuration[\.storage.readConnections])
     }
 
     var applicationOptions: XizorApplication.Options {
-        var options = XizorApplication.Options(corsAllowedOrigins: configuration.strings("cors.allowedOrigins"),
+        var options = XizorApplication.Options(corsAllowedOrigins: configuration[\.cors.allowedOrigins],
                                                version: CommandLineInterface.version,
-                                               lottiePlayerURL: configuration.string("renderer.lottiePlayerURL"),
-                                               mcpMaxBatchMessages: configuration.int("mcp.maxBatchMessages"))
-        options.pageCacheMaxContextVariants = configuration.int("pageCache.maxContextVariants")
-        options.uncachedRendersPerApp = configuration.int("pageCache.uncachedRendersPerApp")
-        options.mediaOrigins = configuration.strings("renderer.mediaOrigins")
+                                               lottiePlayerURL: configuration[\.renderer.lottiePlayerURL],
+                                               mcpMaxBatchMessages: configuration[\.mcp.maxBatchMessages])
+        options.pageCacheMaxContextVariants = configuration[\.pageCache.maxContextVariants]
+        options.uncachedRendersPerApp = configuration[\.pageCache.uncachedRendersPerApp]
+        options.mediaOrigins = configuration[\.renderer.mediaOrigins]
         return options
     }
 
@@ -38,15 +37,15 @@ struct CommandEnvironment {
     func operationsOptions(httpMetrics: HTTPMetrics) -> OperationsOptions {
         var options = OperationsOptions(
             httpMetrics: httpMetrics,
-            metricsToken: configuration.string("metrics.token"),
-            eventsLimit: RateLimit(perSecond: configuration.int("rateLimits.eventsPerSecond"), burst: configuration.int("rateLimits.eventsBurst")),
-            writesLimit: RateLimit(perSecond: configuration.int("rateLimits.writesPerSecond"), burst: configuration.int("rateLimits.writesBurst")),
+            metricsToken: configuration[\.metrics.token],
+            eventsLimit: RateLimit(perSecond: configuration[\.rateLimits.eventsPerSecond], burst: configuration[\.rateLimits.eventsBurst]),
+            writesLimit: RateLimit(perSecond: configuration[\.rateLimits.writesPerSecond], burst: configuration[\.rateLimits.writesBurst]),
             dataDirectory: configuration.dataDirectory,
-            expectedMigrations: (try? Migrator(path: configuration.migrationsDirectory))?.migrations.count)
-        options.minimumFreeBytes = configuration.int("storage.minFreeBytes")
-        options.authFailuresLimit = RateLimit(perSecond: configuration.int("rateLimits.authFailuresPerSecond"),
-                                              burst: configuration.int("rateLimits.authFailuresBurst"))
-        options.readinessProbeIntervalMs = configuration.int("readiness.probeIntervalMs")
+            expectedMigrations: (try? XizorSchema.migrator())?.migrations.count)
+        options.minimumFreeBytes = configuration[\.storage.minFreeBytes]
+        options.authFailuresLimit = RateLimit(perSecond: configuration[\.rateLimits.authFailuresPerSecond],
+                                              burst: configuration[\.rateLimits.authFailuresBurst])
+        options.readinessProbeIntervalMs = configuration[\.readiness.probeIntervalMs]
         options.logger = logger
         return options
     }
@@ -55,24 +54,24 @@ struct CommandEnvironment {
         var http = HTTPServer.Configuration()
         http.host = configuration.host
         http.port = configuration.port
-        http.ioQueues = configuration.int("http.ioQueues")
-        http.handlerThreads = configuration.int("http.handlerThreads")
-        http.maxConnections = configuration.int("http.maxConnections")
-        http.headerReadTimeoutMs = configuration.int("http.headerReadTimeoutMs")
-        http.bodyReadTimeoutMs = configuration.int("http.bodyReadTimeoutMs")
-        http.bodyDeadlineMs = configuration.int("http.bodyDeadlineMs")
-        http.idleTimeoutMs = configuration.int("http.idleTimeoutMs")
-        http.writeTimeoutMs = configuration.int("http.writeTimeoutMs")
-        http.maxRequestsPerConnection = configuration.int("http.maxRequestsPerConnection")
-        http.maxRequestLineBytes = configuration.int("http.maxRequestLineBytes")
-        http.maxHeaderBytes = configuration.int("http.maxHeaderBytes")
-        http.maxHeaderFields = configuration.int("http.maxHeaderFields")
-        http.maxBodyBytes = configuration.int("http.maxBodyBytes")
-        http.maxBufferedBodyBytes = configuration.int("http.maxBufferedBodyBytes")
-        http.drainTimeoutMs = configuration.int("http.drainTimeoutMs")
-        http.gzipMinBytes = configuration.int("http.gzipMinBytes")
-        http.gzipLevel = configuration.int("http.gzipLevel")
-        http.accessLog = configuration.bool("accessLog")
+        http.ioQueues = configuration[\.http.ioQueues]
+        http.handlerThreads = configuration[\.http.handlerThreads]
+        http.maxConnections = configuration[\.http.maxConnections]
+        http.headerReadTimeoutMs = configuration[\.http.headerReadTimeoutMs]
+        http.bodyReadTimeoutMs = configuration[\.http.bodyReadTimeoutMs]
+        http.bodyDeadlineMs = configuration[\.http.bodyDeadlineMs]
+        http.idleTimeoutMs = configuration[\.http.idleTimeoutMs]
+        http.writeTimeoutMs = configuration[\.http.writeTimeoutMs]
+        http.maxRequestsPerConnection = configuration[\.http.maxRequestsPerConnection]
+        http.maxRequestLineBytes = configuration[\.http.maxRequestLineBytes]
+        http.maxHeaderBytes = configuration[\.http.maxHeaderBytes]
+        http.maxHeaderFields = configuration[\.http.maxHeaderFields]
+        http.maxBodyBytes = configuration[\.http.maxBodyBytes]
+        http.maxBufferedBodyBytes = configuration[\.http.maxBufferedBodyBytes]
+        http.drainTimeoutMs = configuration[\.http.drainTimeoutMs]
+        http.gzipMinBytes = configuration[\.http.gzipMinBytes]
+        http.gzipLevel = configuration[\.http.gzipLevel]
+        http.accessLog = configuration[\.accessLog]
         return http
     }
 
@@ -91,11 +90,11 @@ struct CommandEnvironment {
         let pool: DatabasePool
         do { pool = try DatabasePool(path: configuration.databasePath, configuration: databaseConfiguration) } catch {
             throw CommandFailure("cannot open database \(configuration.databasePath): \(error)",
-                                 exitCode: existed ? DataDirectoryGuard.exitCode : 1)
+                                 exitCode: existed ? DataDirectoryGuard.exitCode : .failure)
         }
-        try guardian.checkOpened(pool, check: DataDirectoryGuard.Check(rawValue: configuration.string("storage.startupCheck") ?? "quick") ?? .quick)
+        try guardian.checkOpened(pool, check: configuration[\.storage.startupCheck])
         do {
-            let migrator = try Migrator(path: configuration.migrationsDirectory)
+            let migrator = try XizorSchema.migrator()
             if migrate {
                 let applied = try migrator.migrate(pool)
                 try guardian.recordInitialised()
@@ -114,13 +113,13 @@ struct CommandEnvironment {
 
     /// The services over a migrated database.
     func openServices() throws -> XizorServices {
-        let (pool, applied) = try openDatabase(migrate: configuration.bool("migrateOnStart"))
+        let (pool, applied) = try openDatabase(migrate: configuration[\.migrateOnStart])
         for name in applied { logger.info("applied migration", [("migration", .string(name))]) }
         try logEffectiveSettings(pool)
         var limits = XizorServices.Limits()
-        limits.eventWindow = EventService.TimeWindow(maxAgeMs: Int64(configuration.int("events.maxAgeMs")),
-                                                     maxFutureMs: Int64(configuration.int("events.maxFutureMs")))
-        limits.maxKeysPerApp = configuration.int("keys.maxPerApp")
+        limits.eventWindow = EventService.TimeWindow(maxAgeMs: Int64(configuration[\.events.maxAgeMs]),
+                                                     maxFutureMs: Int64(configuration[\.events.maxFutureMs]))
+        limits.maxKeysPerApp = configuration[\.keys.maxPerApp]
         do { return try XizorServices(pool: pool, limits: limits) } catch {
             throw CommandFailure("cannot load state from \(configuration.databasePath): \(error)")
         }

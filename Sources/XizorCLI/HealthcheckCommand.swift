@@ -9,7 +9,7 @@ extension Commands {
     static let healthcheck = Subcommand(
         spec: CommandSpec(name: "healthcheck", summary: "Exit 0 when the local server answers GET /healthz with 200 (for container health checks).",
                           options: [
-                              .init("config", value: "FILE", help: "configuration file (default Config/xizor.json)"),
+                              .init("config", value: "FILE", help: "configuration file overriding the compiled-in defaults (Config/xizor.json is a copy of them)"),
                               .init("host", value: "H", help: "address to ask (default: the configured host; 127.0.0.1 for 0.0.0.0, ::1 for ::)"),
                               .init("port", value: "P", help: "port to ask (default: the configured port, XIZOR_PORT)"),
                               .init("path", value: "PATH", help: "path to GET (default /healthz; /readyz for readiness)"),
@@ -24,13 +24,13 @@ extension Commands {
         let timeout = Int(arguments.value("timeout-ms") ?? "2000") ?? 2000
         switch HealthProbe.get(host: host, port: configuration.port, path: path, timeoutMs: timeout) {
         case .success(let status) where status == 200:
-            return 0
+            return .success
         case .success(let status):
             CommandLineInterface.writeStandardError("xizor healthcheck: \(path) answered \(status)\n")
-            return 1
+            return .failure
         case .failure(let reason):
             CommandLineInterface.writeStandardError("xizor healthcheck: \(reason.message)\n")
-            return 1
+            return .failure
         }
     }
 }

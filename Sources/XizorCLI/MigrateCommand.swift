@@ -11,6 +11,6 @@ extension Commands {
         } else {
             for name in applied { print("applied \(name)") }
         }
-        return 0
+        return .success
     }
 }

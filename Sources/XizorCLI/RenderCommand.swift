@@ -16,7 +16,7 @@ extension Commands {
     ) { arguments in
         if arguments.flag("runtime-js") {
             FileHandle.standardOutput.write(Data(PaywallRenderer.runtimeJavaScript.utf8))
-            return 0
+            return .success
         }
         guard let file = arguments.positionals.first else { throw UsageError("missing FILE") }
         var options = RenderOptions(locale: arguments.value("locale"), mode: arguments.flag("preview") ? .preview : .production,
@@ -53,6 +53,6 @@ extension Commands {
             }
         }
         FileHandle.standardOutput.write(Data(page.html))
-        return 0
+        return .success
     }
 }

@@ -18,12 +18,12 @@ extension Commands {
                 throw CommandFailure("unsupported schema version \(version) (supported: \(SchemaVersions.supported.map(String.init).joined(separator: ", ")))")
             }
             print(text, terminator: "")
-            return 0
+            return .success
         }
         guard let schema = JSONSchemaGenerator.schema(version: version) else {
             throw CommandFailure("unsupported schema version \(version) (supported: \(SchemaVersions.supported.map(String.init).joined(separator: ", ")))")
         }
         print(schema.prettyString, terminator: "")
-        return 0
+        return .success
     }
 }

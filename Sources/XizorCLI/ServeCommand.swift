@@ -18,9 +18,6 @@ extension Commands {
         // pipe whose reader went away must not kill the server.
         signal(SIGPIPE, SIG_IGN)
         let environment = try CommandEnvironment(arguments)
-        try checkAdminToken(environment)
-        try checkBodyBudget(environment)
-        try checkMediaOrigins(environment)
         let services = try environment.openServices()
         try ensureAdminToken(environment, services)
         var demo: DemoSetup.Created?
@@ -50,38 +47,13 @@ extension Commands {
         // Checkpoints the WAL into the database file and removes it: a stopped server leaves one file.
         services.pool.close()
         environment.logger.info("stopped")
-        return 0
-    }
-
-    /// The configured admin token creates and archives apps: a guessable length is refused before
-    /// anything is opened, not warned about.
-    static func checkAdminToken(_ environment: CommandEnvironment) throws {
-        guard let token = environment.configuration.string("adminToken"), token.count < KeyService.minimumAdminTokenLength else { return }
-        throw CommandFailure("adminToken (XIZOR_ADMIN_TOKEN) is \(token.count) characters; it needs at least \(KeyService.minimumAdminTokenLength)",
-                             exitCode: 78)
-    }
-
-    /// A body budget smaller than the largest body would refuse every such body: a configuration
-    /// mistake, refused at start rather than discovered as 503s.
-    static func checkBodyBudget(_ environment: CommandEnvironment) throws {
-        let http = environment.httpConfiguration
-        guard http.maxBufferedBodyBytes < http.maxBodyBytes else { return }
-        throw CommandFailure("http.maxBufferedBodyBytes (\(http.maxBufferedBodyBytes)) is smaller than http.maxBodyBytes (\(http.maxBodyBytes))",
-                             exitCode: 78)
-    }
-
-    /// Media origins go into every page's Content-Security-Policy: one that is not an https origin
-    /// (or carries a `;` or a quote) would loosen or break it, so it is refused at start.
-    static func checkMediaOrigins(_ environment: CommandEnvironment) throws {
-        for origin in environment.configuration.strings("renderer.mediaOrigins") where !RenderOptions.isValidMediaOrigin(origin) {
-            throw CommandFailure("renderer.mediaOrigins: \"\(origin)\" is not `https:` or an https://host[:port] origin", exitCode: 78)
-        }
+        return .success
     }
 
     /// The admin token: the configured one is stored (hashed); with none configured and none
     /// stored, one is generated and printed once.
     static func ensureAdminToken(_ environment: CommandEnvironment, _ services: XizorServices) throws {
-        if let token = environment.configuration.string("adminToken") {
+        if let token = environment.configuration[\.adminToken] {
             try services.keys.ensureAdminToken(token)
         } else if !services.keys.hasAdminKey() {
             let token = try services.keys.generateAdminToken()

@@ -9,12 +9,12 @@ extension Commands {
             for (name, document) in PaywallTemplates.all {
                 print(name + "\t" + (document["name"]?.stringValue ?? ""))
             }
-            return 0
+            return .success
         }
         guard let document = PaywallTemplates.document(named: name) else {
             throw CommandFailure("unknown template '\(name)' (known: \(PaywallTemplates.names.joined(separator: ", ")))")
         }
         print(document.prettyString, terminator: "")
-        return 0
+        return .success
     }
 }

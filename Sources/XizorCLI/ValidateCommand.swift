@@ -15,7 +15,7 @@ extension Commands {
             if arguments.flag("json") { results.append(outcome.json) } else { print(outcome.text, terminator: "") }
         }
         if arguments.flag("json") { print(JSONValue.array(results).prettyString, terminator: "") }
-        return anyInvalid ? 1 : 0
+        return anyInvalid ? .failure : .success
     }
 
     struct FileValidation {

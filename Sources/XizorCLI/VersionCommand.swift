@@ -3,6 +3,6 @@ extension Commands {
         spec: CommandSpec(name: "version", summary: "Print the version.")
     ) { _ in
         print("xizor \(CommandLineInterface.version)")
-        return 0
+        return .success
     }
 }

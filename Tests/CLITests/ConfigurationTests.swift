@@ -13,21 +13,57 @@ private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.js
         #expect(ConfigurationKey.named("adminToken")?.environmentName == "XIZOR_ADMIN_TOKEN")
     }
 
-    @Test func theDefaultFileSetsEveryRequiredKey() throws {
-        let configuration = try ConfigurationLoader.load(file: defaultFile, environment: [:], overrides: [:])
+    @Test func theCompiledInDefaultsNeedNoFile() throws {
+        let configuration = try ConfigurationLoader.load(file: nil, environment: [:], overrides: [:])
+        #expect(configuration == Configuration.defaults)
         #expect(configuration.port == 8080)
         #expect(configuration.host == "127.0.0.1")
-        #expect(configuration.int("http.maxBodyBytes") == 1_048_576)
-        #expect(configuration.string("adminToken") == nil)
+        #expect(configuration[\.http.maxBodyBytes] == 1_048_576)
+        #expect(configuration[\.adminToken] == nil)
+        #expect(configuration[\.storage.synchronous] == .full)
+        #expect(configuration[\.logLevel] == .info)
+    }
+
+    /// Config/xizor.json is the documented copy of the compiled-in defaults: loading it changes nothing,
+    /// and it names every setting that has a default (optional ones may be left out or null).
+    @Test func theConfigFileIsACopyOfTheCompiledInDefaults() throws {
+        let fromFile = try ConfigurationLoader.load(file: defaultFile, environment: [:], overrides: [:])
+        #expect(fromFile == Configuration.defaults)
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: defaultFile))) as? [String: Any])
+        for key in Settings.keys where key.defaultValue != nil {
+            var node: Any? = root
+            for part in key.path.split(separator: ".") { node = (node as? [String: Any])?[String(part)] }
+            #expect(node != nil, "\(key.path) is missing from Config/xizor.json")
+        }
+    }
+
+    @Test func everySettingIsListedOnceInDeclarationOrder() {
+        let paths = Settings.keys.map(\.path)
+        #expect(Set(paths).count == paths.count)
+        #expect(paths.first == "host" && paths.contains("rateLimits.authFailuresBurst") && paths.contains("http.gzipLevel"))
+        #expect(paths.count == 46, "a setting was added or removed: update this count and docs/operations.md")
     }
 
     @Test func environmentOverridesTheFileAndFlagsOverrideBoth() throws {
         let fromEnvironment = try ConfigurationLoader.load(
-            file: defaultFile, environment: ["XIZOR_PORT": "9090", "XIZOR_HTTP_GZIP_LEVEL": "3"], overrides: [:])
+            file: defaultFile, environment: ["XIZOR_PORT": "9090", "XIZOR_HTTP_GZIP_LEVEL": "3", "XIZOR_STORAGE_SYNCHRONOUS": "NORMAL"], overrides: [:])
         #expect(fromEnvironment.port == 9090)
-        #expect(fromEnvironment.int("http.gzipLevel") == 3)
+        #expect(fromEnvironment[\.http.gzipLevel] == 3)
+        #expect(fromEnvironment[\.storage.synchronous] == .normal)
         let fromFlag = try ConfigurationLoader.load(file: defaultFile, environment: ["XIZOR_PORT": "9090"], overrides: ["port": "0"])
         #expect(fromFlag.port == 0)
+    }
+
+    @Test func settingsThatContradictEachOtherAreRefused() {
+        #expect(throws: ConfigurationError("adminToken (XIZOR_ADMIN_TOKEN) is 5 characters; it needs at least 32")) {
+            try ConfigurationLoader.load(file: nil, environment: ["XIZOR_ADMIN_TOKEN": "short"], overrides: [:])
+        }
+        #expect(throws: ConfigurationError("http.maxBufferedBodyBytes (1000) is smaller than http.maxBodyBytes (1048576)")) {
+            try ConfigurationLoader.load(file: nil, environment: ["XIZOR_HTTP_MAX_BUFFERED_BODY_BYTES": "1000"], overrides: [:])
+        }
+        #expect(throws: ConfigurationError(#"renderer.mediaOrigins: "http://x" is not `https:` or an https://host[:port] origin"#)) {
+            try ConfigurationLoader.load(file: nil, environment: ["XIZOR_RENDERER_MEDIA_ORIGINS": "http://x"], overrides: [:])
+        }
     }
 
     @Test func badValuesNameTheKeyAndTheSource() {

@@ -14,9 +14,8 @@ private struct BuiltApplication {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-api-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let pool = try DatabasePool(path: directory + "/xizor.sqlite")
-        _ = try Migrator(path: root.appendingPathComponent("Migrations").path).migrate(pool)
+        _ = try XizorSchema.migrator().migrate(pool)
         let services = try XizorServices(pool: pool)
         (table, document) = XizorApplication.build(services: services, isDraining: { false })
     }

@@ -3,7 +3,6 @@ import Storage
 @testable import XizorAPI
 
 /// The repository's root, from this file's location (ROOT/Tests/XizorAPITests/Support.swift).
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Real services over a new, migrated SQLite file in a directory of its own (removed by `remove`).
 struct TestServices {
@@ -14,7 +13,7 @@ struct TestServices {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let pool = try DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path)
-        _ = try Migrator(path: repositoryRoot.appendingPathComponent("Migrations").path).migrate(pool)
+        _ = try XizorSchema.migrator().migrate(pool)
         services = try XizorServices(pool: pool)
     }
 

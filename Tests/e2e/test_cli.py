@@ -43,13 +43,14 @@ def test_migrate_applies_once_and_reports(data_dir):
 
 
 def test_a_changed_migration_stops_start_up(tmp_path, data_dir):
-    migrations = tmp_path / "Migrations"
-    shutil.copytree(ROOT / "Migrations", migrations)
-    env = {"XIZOR_MIGRATIONS_DIR": str(migrations)}
-    run_cli("migrate", "--data-dir", str(data_dir), env=env)
-    with open(migrations / "0001_initial.sql", "a") as f:
-        f.write("\n-- edited after it was applied\n")
-    proc = run_cli("serve", "--port", "0", "--data-dir", str(data_dir), env=env, check=False, timeout=30)
+    """A database whose history records a different checksum for a migration than the binary
+    carries (it was migrated by a binary built from another file) is refused before listening."""
+    run_cli("migrate", "--data-dir", str(data_dir))
+    db = sqlite3.connect(data_dir / "xizor.sqlite")
+    db.execute("UPDATE schema_migrations SET checksum = ? WHERE name = '0001_initial.sql'", ("0" * 64,))
+    db.commit()
+    db.close()
+    proc = run_cli("serve", "--port", "0", "--data-dir", str(data_dir), check=False, timeout=30)
     assert proc.returncode != 0
     assert "0001_initial.sql was changed after it was applied" in proc.stderr
     assert proc.stdout == ""  # never listened

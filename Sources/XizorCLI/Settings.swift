@@ -1,0 +1,103 @@
+import Logging
+import Storage
+
+/// Every setting of the server, declared once: its JSON path (from which the environment variable
+/// is derived), its type, its compiled-in default and its meaning. `Settings.keys` enumerates the
+/// properties below in order (by reflection, so a setting cannot be declared and forgotten), and
+/// `Configuration` is read only through them (`configuration[\.http.maxConnections]`): no key is
+/// spelled as a string at a use site, and none can be missing, because every value starts at its
+/// default. `Config/xizor.json` is the documented copy of these defaults, tested equal to them.
+struct Settings: Sendable {
+    let host = Setting.string("host", default: "127.0.0.1", help: "address to bind (IPv4 or IPv6)")
+    let port = Setting.int("port", default: 8080, 0...65535, help: "port to bind; 0 takes a free port")
+    let dataDir = Setting.string("dataDir", default: "./data", help: "data directory; the database is DATA_DIR/xizor.sqlite")
+    let logLevel = Setting.choice("logLevel", default: .info, ["debug": LogLevel.debug, "info": .info, "warning": .warning, "error": .error], help: "minimum log level")
+    let accessLog = Setting.bool("accessLog", default: true, help: "one JSON line per request")
+    let adminToken = Setting.optional("adminToken", help: "admin token (at least 32 characters); generated on first start when unset")
+    let migrateOnStart = Setting.bool("migrateOnStart", default: true, help: "apply pending migrations when `serve` starts")
+    let http = HTTPSettings()
+    let cors = CORSSettings()
+    let renderer = RendererSettings()
+    let storage = StorageSettings()
+    let metrics = MetricsSettings()
+    let keys = KeySettings()
+    let events = EventSettings()
+    let pageCache = PageCacheSettings()
+    let readiness = ReadinessSettings()
+    let mcp = MCPSettings()
+    let rateLimits = RateLimitSettings()
+
+    static let all = Settings()
+}
+
+struct HTTPSettings: Sendable {
+    let ioQueues = Setting.int("http.ioQueues", default: 0, 0...64, help: "serial I/O queues (event loops) connections are spread over; 0: one per CPU the process may use")
+    let handlerThreads = Setting.int("http.handlerThreads", default: 64, 1...4096, help: "threads that run offloaded handlers (started on demand)")
+    let maxConnections = Setting.int("http.maxConnections", default: 10_000, 1...1_000_000, help: "open connections beyond which new ones are refused")
+    let headerReadTimeoutMs = Setting.int("http.headerReadTimeoutMs", default: 60_000, 1...3_600_000, help: "time to receive a request's header section (408 after)")
+    let bodyReadTimeoutMs = Setting.int("http.bodyReadTimeoutMs", default: 60_000, 1...3_600_000, help: "time between two reads of a request body (408 after)")
+    let bodyDeadlineMs = Setting.int("http.bodyDeadlineMs", default: 60_000, 1...3_600_000, help: "time to receive a whole request body, from the end of its head (408 after)")
+    let idleTimeoutMs = Setting.int("http.idleTimeoutMs", default: 75_000, 1...3_600_000, help: "idle keep-alive connections are closed after this")
+    let writeTimeoutMs = Setting.int("http.writeTimeoutMs", default: 60_000, 1...3_600_000, help: "time a response write may make no progress")
+    let maxRequestsPerConnection = Setting.int("http.maxRequestsPerConnection", default: 1000, 1...10_000_000, help: "requests served on one keep-alive connection")
+    let maxRequestLineBytes = Setting.int("http.maxRequestLineBytes", default: 8192, 64...1_048_576, help: "longest request line (414 beyond)")
+    let maxHeaderBytes = Setting.int("http.maxHeaderBytes", default: 32_768, 256...16_777_216, help: "largest header section (431 beyond)")
+    let maxHeaderFields = Setting.int("http.maxHeaderFields", default: 100, 1...10_000, help: "most header fields (431 beyond)")
+    let maxBodyBytes = Setting.int("http.maxBodyBytes", default: 1_048_576, 0...1_073_741_824, help: "largest request body (413 beyond)")
+    let maxBufferedBodyBytes = Setting.int("http.maxBufferedBodyBytes", default: 16_777_216, 0...68_719_476_736, help: "request-body bytes all connections together may hold in memory (503 with Retry-After beyond)")
+    let drainTimeoutMs = Setting.int("http.drainTimeoutMs", default: 10_000, 0...3_600_000, help: "how long SIGTERM waits for in-flight requests")
+    let gzipMinBytes = Setting.int("http.gzipMinBytes", default: 860, 0...1_073_741_824, help: "smallest body worth compressing")
+    let gzipLevel = Setting.int("http.gzipLevel", default: 6, 1...9, help: "zlib compression level")
+}
+
+struct CORSSettings: Sendable {
+    let allowedOrigins = Setting.list("cors.allowedOrigins", default: [], help: "browser origins (the dashboard) allowed by CORS; comma-separated in the environment")
+}
+
+struct RendererSettings: Sendable {
+    let mediaOrigins = Setting.list("renderer.mediaOrigins", default: ["https:"], help: "where pages may load images, video and Lottie animations from: `https:` (any https origin) or `https://host[:port]` entries, comma-separated in the environment (the page's Content-Security-Policy)")
+    let lottiePlayerURL = Setting.optional("renderer.lottiePlayerURL", help: "https URL of the Lottie player script pages load (lottie-web or compatible); unset shows each Lottie's fallback")
+}
+
+struct StorageSettings: Sendable {
+    let synchronous = Setting.choice("storage.synchronous", default: .full, ["full": DatabaseConfiguration.Synchronous.full, "normal": .normal, "extra": .extra], help: "SQLite synchronous mode; full makes every 2xx write survive power loss")
+    let busyTimeoutMs = Setting.int("storage.busyTimeoutMs", default: 5000, 0...600_000, help: "SQLite busy timeout")
+    let readConnections = Setting.int("storage.readConnections", default: 4, 1...64, help: "read-only connections in the pool")
+    let startupCheck = Setting.choice("storage.startupCheck", default: .quick, ["quick": DataDirectoryGuard.Check.quick, "full": .full, "none": .none], help: "check run on the database before serving: quick (PRAGMA quick_check), full (PRAGMA integrity_check) or none; a damaged database refuses to start")
+    let minFreeBytes = Setting.int("storage.minFreeBytes", default: 1_048_576, 0...(1 << 50), help: "free bytes the data directory's file system must keep for /readyz to answer 200")
+}
+
+struct MetricsSettings: Sendable {
+    let token = Setting.optional("metrics.token", help: "when set, GET /metrics needs 'Authorization: Bearer TOKEN'; when unset /metrics is open (keep it off the public network)")
+}
+
+struct KeySettings: Sendable {
+    let maxPerApp = Setting.int("keys.maxPerApp", default: 50, 2...10_000, help: "the most live (unrevoked) secret and public keys one app may have; creating another answers 409 key_limit_reached")
+}
+
+struct EventSettings: Sendable {
+    let maxAgeMs = Setting.int("events.maxAgeMs", default: 2_592_000_000, 60_000...3_153_600_000_000, help: "SDK events with a timestamp older than this (ms before the server's clock) are rejected (timestamp_too_old); SDKs queue events offline, so allow for that")
+    let maxFutureMs = Setting.int("events.maxFutureMs", default: 86_400_000, 0...31_536_000_000, help: "SDK events with a timestamp more than this many ms ahead of the server's clock are rejected (timestamp_in_future)")
+}
+
+struct PageCacheSettings: Sendable {
+    let maxContextVariants = Setting.int("pageCache.maxContextVariants", default: 64, 0...1_000_000, help: "pages cached per published version for distinct {{context.KEY}} values; past it, pages render per request without being stored")
+    let uncachedRendersPerApp = Setting.int("pageCache.uncachedRendersPerApp", default: 2, 1...1_000, help: "pages rendered past the variant cap at once per app (503 render_busy with Retry-After beyond)")
+}
+
+struct ReadinessSettings: Sendable {
+    let probeIntervalMs = Setting.int("readiness.probeIntervalMs", default: 1000, 0...60_000, help: "/readyz runs its durable write probe at most once per this many milliseconds, however many callers ask (they share its outcome)")
+}
+
+struct MCPSettings: Sendable {
+    let maxBatchMessages = Setting.int("mcp.maxBatchMessages", default: 32, 1...1000, help: "the most JSON-RPC messages one MCP batch (protocol 2025-03-26) may hold; each message beyond the first pays its own write token")
+}
+
+struct RateLimitSettings: Sendable {
+    let eventsPerSecond = Setting.int("rateLimits.eventsPerSecond", default: 500, 0...1_000_000, help: "per-key refill rate for POST /v1/sdk/events and /v1/sdk/timers (requests per second); 0 turns the limit off")
+    let eventsBurst = Setting.int("rateLimits.eventsBurst", default: 5000, 1...10_000_000, help: "per-key bucket size for SDK event and timer requests")
+    let writesPerSecond = Setting.int("rateLimits.writesPerSecond", default: 100, 0...1_000_000, help: "per-key refill rate for dashboard and /mcp requests other than GET/HEAD/OPTIONS; 0 turns the limit off")
+    let writesBurst = Setting.int("rateLimits.writesBurst", default: 1000, 1...10_000_000, help: "per-key bucket size for dashboard and /mcp writes")
+    let authFailuresPerSecond = Setting.int("rateLimits.authFailuresPerSecond", default: 5, 0...1_000_000, help: "per-client-address refill rate for failed authentications (missing, malformed, unknown or revoked keys); once used up, unknown keys from that address answer 429 unchecked; 0 turns the limit off")
+    let authFailuresBurst = Setting.int("rateLimits.authFailuresBurst", default: 100, 1...10_000_000, help: "per-client-address bucket size for failed authentications")
+}
