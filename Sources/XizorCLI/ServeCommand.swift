@@ -24,6 +24,16 @@ extension Commands {
         if arguments.flag("demo-if-empty"), try DemoSetup.isEmpty(services) {
             demo = try DemoSetup.create(services)
         }
+        do {
+            try services.changes.startTailing(
+                intervalMs: environment.configuration[\.changes.pollIntervalMs],
+                retentionMs: Int64(environment.configuration[\.changes.retentionMs]),
+                maxRows: environment.configuration[\.changes.maxRows]) { [logger = environment.logger] error in
+                logger.error("change feed", [("error", .string(error))])
+            }
+        } catch {
+            throw CommandFailure("cannot open the change feed's connection to \(environment.configuration.databasePath): \(error)")
+        }
         let drain = DrainState()
         let httpMetrics = HTTPMetrics()
         var options = environment.applicationOptions
@@ -44,6 +54,7 @@ extension Commands {
         }
         server.runUntilTerminated()
         environment.logger.debug("drained; closing the database")
+        services.changes.stopTailing()
         // Checkpoints the WAL into the database file and removes it: a stopped server leaves one file.
         services.pool.close()
         environment.logger.info("stopped")

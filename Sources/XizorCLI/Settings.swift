@@ -26,6 +26,7 @@ struct Settings: Sendable {
     let readiness = ReadinessSettings()
     let mcp = MCPSettings()
     let rateLimits = RateLimitSettings()
+    let changes = ChangeSettings()
 
     static let all = Settings()
 }
@@ -100,4 +101,10 @@ struct RateLimitSettings: Sendable {
     let writesBurst = Setting.int("rateLimits.writesBurst", default: 1000, 1...10_000_000, help: "per-key bucket size for dashboard and /mcp writes")
     let authFailuresPerSecond = Setting.int("rateLimits.authFailuresPerSecond", default: 5, 0...1_000_000, help: "per-client-address refill rate for failed authentications (missing, malformed, unknown or revoked keys); once used up, unknown keys from that address answer 429 unchecked; 0 turns the limit off")
     let authFailuresBurst = Setting.int("rateLimits.authFailuresBurst", default: 100, 1...10_000_000, help: "per-client-address bucket size for failed authentications")
+}
+
+struct ChangeSettings: Sendable {
+    let pollIntervalMs = Setting.int("changes.pollIntervalMs", default: 50, 1...60_000, help: "how often `serve` checks the database for changes committed by other processes (a CLI command, a second server); they are live here within this many milliseconds")
+    let retentionMs = Setting.int("changes.retentionMs", default: 3_600_000, 60_000...31_536_000_000, help: "changes older than this are pruned from the change feed (a process that was paused longer reloads everything)")
+    let maxRows = Setting.int("changes.maxRows", default: 10_000, 100...10_000_000, help: "the change feed keeps at most this many newest changes")
 }

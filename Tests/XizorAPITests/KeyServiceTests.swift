@@ -63,7 +63,9 @@ import Testing
     @Test func theCapCountsLiveKeysAndWritesTouchOnlyTheirApp() throws {
         let test = try TestServices("keys")
         defer { test.remove() }
-        let keys = try KeyService(pool: test.services.pool, clock: .system, maxKeysPerApp: 4)
+        var limits = XizorServices.Limits()
+        limits.maxKeysPerApp = 4
+        let keys = try XizorServices(pool: test.services.pool, limits: limits).keys
         let a = try keys.createApp(name: "A"), b = try keys.createApp(name: "B")
         #expect(keys.authenticate(b.secretKey) == .secret(appID: b.appID))  // remembered
         let third = try keys.createKey(appID: a.appID, kind: "public")

@@ -2,8 +2,6 @@ import Foundation
 import Storage
 @testable import XizorAPI
 
-/// The repository's root, from this file's location (ROOT/Tests/XizorAPITests/Support.swift).
-
 /// Real services over a new, migrated SQLite file in a directory of its own (removed by `remove`).
 struct TestServices {
     let directory: URL

@@ -38,12 +38,13 @@ public struct Experiment: Sendable {
 public final class ExperimentService: Sendable {
     private let pool: DatabasePool
     private let clock: Clock
-    private let serving: ServingState
+    /// Every experiment change appends to it and catches up before answering.
+    private let changes: ChangeFeed
 
-    public init(pool: DatabasePool, clock: Clock, serving: ServingState) {
+    public init(pool: DatabasePool, clock: Clock, changes: ChangeFeed) {
         self.pool = pool
         self.clock = clock
-        self.serving = serving
+        self.changes = changes
     }
 
     // MARK: Create and read
@@ -232,8 +233,9 @@ public final class ExperimentService: Sendable {
         try pool.serviceWrite { db in
             let current = try ExperimentService.load(db, appID: appID, id: id)
             try body(db, current)
+            try ChangeStore.append(db, appID: appID, kind: .experiment, entityID: id, now: self.clock.now())
         }
-        try serving.refresh(appID: appID)
+        try changes.catchUp()
         return try experiment(appID: appID, id: id)
     }
 }

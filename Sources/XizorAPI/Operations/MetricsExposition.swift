@@ -42,6 +42,14 @@ struct MetricsExposition: Sendable {
             out.sample("xizor_data_failures_total", [("kind", kind.label)], activity.dataFailureCount(kind))
         }
 
+        let changes = services.changes
+        out.family("xizor_changes_applied_total", .counter, "Changes of the change feed applied by this process (its own writes and every other process's).")
+        out.sample("xizor_changes_applied_total", [], changes.appliedCount)
+        out.family("xizor_change_feed_sequence", .gauge, "The last change-feed sequence this process applied: equal across processes once they have caught up.")
+        out.sample("xizor_change_feed_sequence", [], Int(changes.appliedSequence))
+        out.family("xizor_change_feed_failures_total", .counter, "Change-feed polls that failed (logged; retried on the next poll).")
+        out.sample("xizor_change_feed_failures_total", [], changes.failureCount)
+
         out.family("xizor_rate_limited_total", .counter, "Requests answered 429 by a per-key rate limit.")
         for kind in RateLimitClass.allCases {
             out.sample("xizor_rate_limited_total", [("limit", kind.label)], rateLimits.count(kind))

@@ -17,20 +17,20 @@ public struct PlacementInfo: Sendable {
     }
 }
 
-/// Placements and their ordered rules. Reassignments and rule changes refresh the serving state
-/// before answering, so they are live on the next SDK request without a publish.
+/// Placements and their ordered rules. Reassignments and rule changes append to the change feed and
+/// catch up before answering, so they are live on the next SDK request without a publish (in every
+/// other process within the feed's poll interval).
 public final class PlacementService: Sendable {
     private let pool: DatabasePool
     private let clock: Clock
-    private let serving: ServingState
-
+    private let changes: ChangeFeed
     private let activity: ServiceActivity
 
-    public init(pool: DatabasePool, clock: Clock, serving: ServingState, activity: ServiceActivity = ServiceActivity()) {
+    public init(pool: DatabasePool, clock: Clock, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity()) {
         self.activity = activity
         self.pool = pool
         self.clock = clock
-        self.serving = serving
+        self.changes = changes
     }
 
     /// Placement keys: what app code passes to `present(...)`. A key made only of dots (`.`, `..`)
@@ -59,8 +59,9 @@ public final class PlacementService: Sendable {
                 ON CONFLICT (app_id, key) DO UPDATE SET paywall_id = excluded.paywall_id, experiment_id = excluded.experiment_id,
                     updated_at = max(placements.updated_at, excluded.updated_at)
                 """, [appID, key, target.paywallID, target.experimentID, now, now])
+            try ChangeStore.append(db, appID: appID, kind: .placement, entityID: key, now: now)
         }
-        try serving.refresh(appID: appID)
+        try changes.catchUp()
         return try placement(appID: appID, key: key)
     }
 
@@ -130,11 +131,13 @@ public final class PlacementService: Sendable {
     }
 
     public func delete(appID: String, key: String) throws {
+        let now = clock.now()
         try pool.serviceWrite { db in
             try db.execute("DELETE FROM placements WHERE app_id = ? AND key = ?", [appID, key])
             guard db.changes == 1 else { throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.") }
+            try ChangeStore.append(db, appID: appID, kind: .placement, entityID: key, now: now)
         }
-        try serving.refresh(appID: appID)
+        try changes.catchUp()
     }
 
     /// Replaces the placement's ordered rules after validating every one (422 with every path).
@@ -198,8 +201,9 @@ public final class PlacementService: Sendable {
                     """, [appID, key, position, rule.condition.canonicalString, target.paywallID, target.experimentID, rule.from, rule.until])
             }
             try db.execute("UPDATE placements SET updated_at = max(updated_at, ?) WHERE app_id = ? AND key = ?", [now, appID, key])
+            try ChangeStore.append(db, appID: appID, kind: .placement, entityID: key, now: now)
         }
-        try serving.refresh(appID: appID)
+        try changes.catchUp()
         return try placement(appID: appID, key: key)
     }
 }

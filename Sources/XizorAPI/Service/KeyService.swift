@@ -56,6 +56,9 @@ public final class KeyService: Sendable {
 
     private let pool: DatabasePool
     private let clock: Clock
+    /// Key writes append to it and catch up before answering (a revoked key stops working here at
+    /// once, and in every other process within the feed's poll interval).
+    private let changes: ChangeFeed
     private struct Table {
         /// Display prefix → live keys with that prefix (normally one).
         var byPrefix: [String: [KnownKey]] = [:]
@@ -76,9 +79,10 @@ public final class KeyService: Sendable {
     public let maxKeysPerApp: Int
     public static let defaultMaxKeysPerApp = 50
 
-    public init(pool: DatabasePool, clock: Clock, maxKeysPerApp: Int = KeyService.defaultMaxKeysPerApp) throws {
+    public init(pool: DatabasePool, clock: Clock, changes: ChangeFeed, maxKeysPerApp: Int = KeyService.defaultMaxKeysPerApp) throws {
         self.pool = pool
         self.clock = clock
+        self.changes = changes
         self.maxKeysPerApp = maxKeysPerApp
         try reload()
     }
@@ -191,12 +195,13 @@ public final class KeyService: Sendable {
         let now = clock.now()
         try pool.serviceWrite { db in
             try db.execute("UPDATE api_keys SET revoked_at = ? WHERE kind = 'admin' AND revoked_at IS NULL AND hash <> ?", [now, hash])
+            if db.changes > 0 { try ChangeStore.append(db, appID: nil, kind: .key, entityID: nil, now: now) }
             if try db.queryOne("SELECT 1 FROM api_keys WHERE kind = 'admin' AND hash = ? AND revoked_at IS NULL", [hash]) == nil {
                 try db.execute("DELETE FROM api_keys WHERE kind = 'admin' AND hash = ?", [hash])
                 try self.insertKeyRow(db, key: token, kind: "admin", appID: nil, now: now)
             }
         }
-        try reload(.admin)
+        try changes.catchUp()
     }
 
     /// A new admin token: `xa_` + 32 characters. Only its hash is stored.
@@ -204,7 +209,7 @@ public final class KeyService: Sendable {
         let token = Identifiers.apiKey(prefix: "xa_")
         let now = clock.now()
         _ = try pool.serviceWrite { db in try self.insertKeyRow(db, key: token, kind: "admin", appID: nil, now: now) }
-        try reload(.admin)
+        try changes.catchUp()
         return token
     }
 
@@ -231,10 +236,11 @@ public final class KeyService: Sendable {
         let now = clock.now()
         try pool.serviceWrite { db in
             try db.execute("INSERT INTO apps (id, name, created_at) VALUES (?, ?, ?)", [appID, trimmed, now])
+            try ChangeStore.append(db, appID: appID, kind: .app, entityID: appID, now: now)
             try self.insertKeyRow(db, key: secret, kind: "secret", appID: appID, now: now)
             try self.insertKeyRow(db, key: publicKey, kind: "public", appID: appID, now: now)
         }
-        try reload(.app(appID))
+        try changes.catchUp()
         return CreatedApp(appID: appID, name: trimmed, secretKey: secret, publicKey: publicKey)
     }
 
@@ -243,9 +249,10 @@ public final class KeyService: Sendable {
         let now = clock.now()
         try pool.serviceWrite { db in
             try db.execute("UPDATE apps SET archived_at = coalesce(archived_at, ?) WHERE id = ?", [now, appID])
+            try ChangeStore.append(db, appID: appID, kind: .app, entityID: appID, now: now)
             guard db.changes == 1 else { throw ServiceError.notFound("app", appID) }
         }
-        try reload(.app(appID))
+        try changes.catchUp()
     }
 
     /// The app's keys, revoked ones included, a page at a time in creation order.
@@ -279,7 +286,7 @@ public final class KeyService: Sendable {
             }
             return try self.insertKeyRow(db, key: key, kind: kind, appID: appID, now: now)
         }
-        try reload(.app(appID))
+        try changes.catchUp()
         let info = APIKeyInfo(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), createdAt: now, revokedAt: nil)
         return (info, key)
     }
@@ -289,10 +296,12 @@ public final class KeyService: Sendable {
         let now = clock.now()
         let changed = try pool.serviceWrite { db in
             try db.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND app_id = ? AND revoked_at IS NULL", [now, keyID, appID])
-            return db.changes
+            let revoked = db.changes
+            if revoked > 0 { try ChangeStore.append(db, appID: appID, kind: .key, entityID: keyID, now: now) }
+            return revoked
         }
         guard changed == 1 else { throw ServiceError.notFound("key", keyID) }
-        try reload(.app(appID))
+        try changes.catchUp()
     }
 
     @discardableResult
@@ -300,6 +309,7 @@ public final class KeyService: Sendable {
         let id = Identifiers.keyID()
         try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                        [id, appID, kind, Identifiers.displayPrefix(of: key), Identifiers.hash(key), now])
+        try ChangeStore.append(db, appID: appID, kind: .key, entityID: id, now: now)
         return id
     }
 

@@ -15,12 +15,15 @@ public final class PaywallService: Sendable {
     private let pool: DatabasePool
     private let clock: Clock
     private let serving: ServingState
+    /// Publishes append to it and catch up before answering: live here at once, elsewhere within a poll.
+    private let changes: ChangeFeed
     private let activity: ServiceActivity
 
-    public init(pool: DatabasePool, clock: Clock, serving: ServingState, activity: ServiceActivity = ServiceActivity()) {
+    public init(pool: DatabasePool, clock: Clock, serving: ServingState, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity()) {
         self.pool = pool
         self.clock = clock
         self.serving = serving
+        self.changes = changes
         self.activity = activity
     }
 
@@ -114,8 +117,9 @@ public final class PaywallService: Sendable {
             try db.execute("UPDATE paywalls SET archived_at = coalesce(archived_at, ?), updated_at = max(updated_at, ?) WHERE id = ? AND app_id = ?",
                            [now, now, id, appID])
             guard db.changes == 1 else { throw ServiceError.notFound("paywall", id) }
+            try ChangeStore.append(db, appID: appID, kind: .paywall, entityID: id, now: now)
         }
-        try serving.refresh(appID: appID)
+        try changes.catchUp()
         return try summary(appID: appID, id: id)
     }
 
@@ -206,6 +210,7 @@ public final class PaywallService: Sendable {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, [id, next, text, schemaVersion, hash, now, idempotencyKey, rolledBackFrom])
             try db.execute("UPDATE paywalls SET updated_at = max(updated_at, ?) WHERE id = ?", [now, id])
+            try ChangeStore.append(db, appID: appID, kind: .paywall, entityID: id, now: now)
             return (next, false)
         }
         let published = try version(appID: appID, id: id, version: outcome.0)
@@ -213,7 +218,7 @@ public final class PaywallService: Sendable {
             activity.recordPublish()
             serving.remember(ServedVersion(published: published, forms: forms))
         }
-        try serving.refresh(appID: appID)
+        try changes.catchUp()
         return (published, outcome.1)
     }
 

@@ -12,6 +12,8 @@ public final class XizorServices: Sendable {
     public let analytics: AnalyticsService
     public let timers: TimerService
     public let experiments: ExperimentService
+    /// Every committed change, in order, applied to the keys and serving state of this process.
+    public let changes: ChangeFeed
     /// Counters of publishes and ingested events, for `/metrics`.
     public let activity = ServiceActivity()
 
@@ -26,14 +28,27 @@ public final class XizorServices: Sendable {
     public init(pool: DatabasePool, clock: Clock = .system, limits: Limits = Limits()) throws {
         self.pool = pool
         self.clock = clock
-        keys = try KeyService(pool: pool, clock: clock, maxKeysPerApp: limits.maxKeysPerApp)
+        // The feed's position is read before anything is loaded, so nothing committed meanwhile is missed.
+        changes = try ChangeFeed(pool: pool, clock: clock)
+        keys = try KeyService(pool: pool, clock: clock, changes: changes, maxKeysPerApp: limits.maxKeysPerApp)
         serving = ServingState(pool: pool, clock: clock, activity: activity)
-        paywalls = PaywallService(pool: pool, clock: clock, serving: serving, activity: activity)
-        placements = PlacementService(pool: pool, clock: clock, serving: serving, activity: activity)
+        paywalls = PaywallService(pool: pool, clock: clock, serving: serving, changes: changes, activity: activity)
+        placements = PlacementService(pool: pool, clock: clock, changes: changes, activity: activity)
         events = EventService(pool: pool, clock: clock, activity: activity, window: limits.eventWindow)
         analytics = AnalyticsService(pool: pool)
         timers = TimerService(pool: pool, clock: clock)
-        experiments = ExperimentService(pool: pool, clock: clock, serving: serving)
+        experiments = ExperimentService(pool: pool, clock: clock, changes: changes)
         try serving.loadAll()
+        // Weak: the feed is owned by the services it feeds.
+        changes.setApplier { [weak keys, weak serving] effects in
+            if effects.reloadAll {
+                try keys?.reload()
+                try serving?.loadAll()
+                return
+            }
+            if effects.adminKeys { try keys?.reload(.admin) }
+            for app in effects.keyApps.sorted() { try keys?.reload(.app(app)) }
+            for app in effects.servingApps.sorted() { try serving?.refresh(appID: app) }
+        }
     }
 }

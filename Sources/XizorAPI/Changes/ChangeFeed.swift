@@ -1,0 +1,156 @@
+import Foundation
+import Storage
+import Synchronization
+
+/// A change this binary cannot apply (a newer binary wrote it).
+public enum ChangeFeedError: Error, Sendable, CustomStringConvertible {
+    case unknownKind(String)
+
+    public var description: String {
+        switch self {
+        case .unknownKind(let kind): "the change feed holds a change of unknown kind '\(kind)' (written by a newer binary?)"
+        }
+    }
+}
+
+/// Every process's view of every committed change (docs/scaling.md, "One source of truth").
+///
+/// Writers append a `Change` in the transaction of the write it describes (`ChangeStore.append`);
+/// then `catchUp()` applies, in sequence order, every change after the last one this process
+/// applied — its own and any other process's — before the write answers. A tailer (`startTailing`)
+/// calls `catchUp()` whenever `PRAGMA data_version` on its own connection says another connection
+/// committed, so a CLI command, a restore or a second server is seen within one poll interval.
+///
+/// Applying re-reads state from the database (an app's keys, an app's serving snapshot), so it is
+/// idempotent: applying a change twice costs time, never correctness. A process that finds changes
+/// pruned past its position (it was paused longer than the retention) reloads everything.
+public final class ChangeFeed: Sendable {
+    /// What a batch of changes asks a process to re-read.
+    public struct Effects: Sendable, Equatable {
+        /// Apps whose keys to re-read; `admin` for the admin tokens.
+        public var keyApps: Set<String> = []
+        public var adminKeys = false
+        /// Apps whose serving snapshot to rebuild.
+        public var servingApps: Set<String> = []
+        /// Changes were pruned before this process read them: reload everything.
+        public var reloadAll = false
+
+        public init() {}
+
+        /// Folds `changes` into what to re-read, each app once however many of its changes came.
+        public init(_ changes: [Change]) {
+            for change in changes {
+                switch change.kind {
+                case .app, .key:
+                    if let app = change.appID { keyApps.insert(app) } else { adminKeys = true }
+                case .paywall, .placement, .experiment:
+                    if let app = change.appID { servingApps.insert(app) }
+                }
+            }
+        }
+    }
+
+    public typealias Applier = @Sendable (Effects) throws -> Void
+
+    private let pool: DatabasePool
+    private let clock: Clock
+    /// The last sequence applied here; guarded by the lock so two catch-ups never interleave
+    /// (a later snapshot must not be overwritten by an earlier one).
+    private let position: Mutex<Int64>
+    private let applier = Mutex<Applier?>(nil)
+    private let tailing = Atomic<Bool>(false)
+    /// Signalled by the tailer thread when it has left its loop (and closed its connection).
+    private let tailerStopped = DispatchSemaphore(value: 0)
+    private let applied = Atomic<Int>(0)
+    private let failures = Atomic<Int>(0)
+    /// Changes read per query while catching up.
+    static let batch = 1000
+
+    /// Starts at the newest change already written: whatever the caller loads next (every key, every
+    /// app) includes it. Read before loading, so a change committed meanwhile is applied again (harmless).
+    public init(pool: DatabasePool, clock: Clock) throws {
+        self.pool = pool
+        self.clock = clock
+        position = Mutex(try pool.serviceRead { db in try ChangeStore.latestSequence(db) })
+    }
+
+    /// Sets what applying a batch does (the services' reloads); until then changes only advance the position.
+    public func setApplier(_ apply: @escaping Applier) {
+        applier.withLock { $0 = apply }
+    }
+
+    /// The last sequence this process applied.
+    public var appliedSequence: Int64 { position.withLock { $0 } }
+    /// Changes applied since start, and failed catch-ups (for /metrics).
+    public var appliedCount: Int { applied.load(ordering: .relaxed) }
+    public var failureCount: Int { failures.load(ordering: .relaxed) }
+
+    /// Applies every change committed after the last one applied here. Called after each write
+    /// (so a write is live in this process before it answers) and by the tailer.
+    public func catchUp() throws {
+        try position.withLock { last in
+            while true {
+                let (changes, oldest): ([Change], Int64?) = try pool.serviceRead { db in
+                    (try ChangeStore.after(db, sequence: last, limit: Self.batch), try ChangeStore.oldestSequence(db))
+                }
+                guard let newest = changes.last?.sequence else { return }
+                var effects = Effects(changes)
+                // Rows between our position and the oldest kept were pruned unseen.
+                if let oldest, oldest > last + 1, last > 0 { effects.reloadAll = true }
+                if let apply = applier.withLock({ $0 }) { try apply(effects) }
+                applied.add(changes.count, ordering: .relaxed)
+                last = newest
+                if changes.count < Self.batch { return }
+            }
+        }
+    }
+
+    /// Polls `PRAGMA data_version` every `intervalMs` on a connection of its own and catches up
+    /// when another connection committed; prunes the table every `pruneEveryMs`. Runs until
+    /// `stopTailing()`. Failures are counted and retried on the next poll, never fatal.
+    public func startTailing(intervalMs: Int, retentionMs: Int64, maxRows: Int, pruneEveryMs: Int64 = 10_000,
+                             onError: @escaping @Sendable (String) -> Void) throws {
+        precondition(intervalMs > 0 && maxRows > 0, "the change feed needs a positive interval and row cap")
+        guard !tailing.exchange(true, ordering: .acquiring) else { preconditionFailure("the change feed is already tailing") }
+        let watcher = WatcherConnection(try Database(path: pool.path, mode: .readOnly, configuration: pool.configuration))
+        let thread = Thread { [self] in
+            var version: Int64 = -1
+            var lastPrune: Int64 = 0
+            while tailing.load(ordering: .relaxed) {
+                do {
+                    let now: Int64 = try watcher.database.queryOne("PRAGMA data_version")?.get(0) ?? 0
+                    if now != version {
+                        version = now
+                        try catchUp()
+                    }
+                    let millis = clock.now()
+                    if millis - lastPrune >= pruneEveryMs {
+                        lastPrune = millis
+                        _ = try pool.serviceWrite { db in try ChangeStore.prune(db, olderThan: millis - retentionMs, keepingAtMost: maxRows) }
+                    }
+                } catch {
+                    failures.add(1, ordering: .relaxed)
+                    onError("\(error)")
+                }
+                usleep(useconds_t(intervalMs * 1000))
+            }
+            watcher.database.close()
+            tailerStopped.signal()
+        }
+        thread.name = "xizor-change-feed"
+        thread.start()
+    }
+
+    /// Stops the tailer and waits for it to leave its loop (before the pool is closed under it).
+    public func stopTailing() {
+        guard tailing.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        _ = tailerStopped.wait(timeout: .now() + 10)
+    }
+}
+
+/// The tailer's own read-only connection: `PRAGMA data_version` is per connection, and this one
+/// is touched only by the tailer thread (hence the unchecked Sendable).
+private final class WatcherConnection: @unchecked Sendable {
+    let database: Database
+    init(_ database: Database) { self.database = database }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Storage
+import Testing
+@testable import XizorAPI
+
+/// The change feed (issue 15): two sets of services on one database file stand for two processes.
+/// What one writes, the other applies when it catches up — keys, publishes, placements — and the
+/// table stays bounded however many changes pass.
+@Suite struct ChangeFeedTests {
+    /// A second "process": its own pool (writer and readers) and services over the same file.
+    static func second(_ test: TestServices) throws -> XizorServices {
+        try XizorServices(pool: DatabasePool(path: test.directory.appendingPathComponent("xizor.sqlite").path))
+    }
+
+    @Test func anotherProcesssKeysAndPublishesArriveWhenItCatchesUp() throws {
+        let test = try TestServices("feed")
+        defer { test.remove() }
+        let server = test.services, cli = try Self.second(test)
+        let created = try cli.keys.createApp(name: "From the CLI")
+        #expect(server.keys.authenticate(created.secretKey) == nil, "not applied before catching up")
+        try server.changes.catchUp()
+        #expect(server.keys.authenticate(created.secretKey) == .secret(appID: created.appID))
+
+        let pw = try cli.paywalls.create(appID: created.appID, from: .template("clean", name: nil)).id
+        _ = try cli.paywalls.publish(appID: created.appID, id: pw, idempotencyKey: nil)
+        _ = try cli.placements.assign(appID: created.appID, key: "onboarding", paywallID: pw)
+        try server.changes.catchUp()
+        let resolved = try server.serving.resolve(appID: created.appID, placement: "onboarding", context: [:])
+        #expect(resolved.version?.paywallID == pw)
+        #expect(server.changes.appliedSequence == cli.changes.appliedSequence)
+
+        let keyID = try cli.keys.listKeys(appID: created.appID).items.first { $0.kind == "secret" }?.id
+        try cli.keys.revokeKey(appID: created.appID, keyID: try #require(keyID))
+        try server.changes.catchUp()
+        #expect(server.keys.authenticate(created.secretKey) == nil, "a revocation elsewhere stops the key here")
+    }
+
+    @Test func aWriteIsLiveInItsOwnProcessBeforeItAnswers() throws {
+        let test = try TestServices("feed-own")
+        defer { test.remove() }
+        let s = test.services
+        let app = try s.keys.createApp(name: "A")
+        let before = s.changes.appliedSequence
+        let pw = try s.paywalls.create(appID: app.appID, from: .template("clean", name: nil)).id
+        _ = try s.paywalls.publish(appID: app.appID, id: pw, idempotencyKey: nil)
+        _ = try s.placements.assign(appID: app.appID, key: "home", paywallID: pw)
+        #expect(try s.serving.resolve(appID: app.appID, placement: "home", context: [:]).version?.version == 1)
+        #expect(s.changes.appliedSequence == before + 2, "publish and assignment are one change each; creating a draft is none")
+    }
+
+    @Test func theTableStaysBoundedAndSequencesAreNeverReused() throws {
+        let test = try TestServices("feed-prune")
+        defer { test.remove() }
+        let pool = test.services.pool
+        try pool.write { db in
+            for i in 0..<100_000 { try ChangeStore.append(db, appID: "app_x", kind: .placement, entityID: "k\(i % 7)", now: 1_000) }
+        }
+        let latest = try pool.read { db in try ChangeStore.latestSequence(db) }
+        let deleted = try pool.write { db in try ChangeStore.prune(db, olderThan: 0, keepingAtMost: 10_000) }
+        #expect(deleted == 90_000)
+        #expect(try pool.read { db in try ChangeStore.count(db) } == 10_000)
+        #expect(try pool.read { db in try ChangeStore.oldestSequence(db) } == latest - 9_999)
+        _ = try pool.write { db in try ChangeStore.prune(db, olderThan: 2_000, keepingAtMost: 10_000) }
+        #expect(try pool.read { db in try ChangeStore.count(db) } == 0, "pruned by age too")
+        let next = try pool.write { db in try ChangeStore.append(db, appID: nil, kind: .key, entityID: nil, now: 3_000) }
+        #expect(next == latest + 1, "AUTOINCREMENT: a pruned sequence is never handed out again")
+    }
+
+    @Test func aProcessThatFellBehindThePrunedChangesReloadsEverything() throws {
+        let test = try TestServices("feed-gap")
+        defer { test.remove() }
+        let server = test.services, other = try Self.second(test)
+        _ = try server.keys.createApp(name: "Seen")  // the server's position is past 0
+        let late = try other.keys.createApp(name: "Missed")
+        _ = try other.pool.write { db in try ChangeStore.prune(db, olderThan: Int64.max, keepingAtMost: 1_000) }
+        let after = try other.keys.createApp(name: "After the prune")
+        try server.changes.catchUp()
+        #expect(server.keys.authenticate(late.secretKey) == .secret(appID: late.appID), "the pruned change's app arrives by the full reload")
+        #expect(server.keys.authenticate(after.publicKey) == .publicKey(appID: after.appID))
+    }
+
+    @Test func effectsFoldEachAppOnce() {
+        let changes = [Change(sequence: 1, appID: "a", kind: .paywall, entityID: "p"), Change(sequence: 2, appID: "a", kind: .placement, entityID: "k"),
+                       Change(sequence: 3, appID: "b", kind: .key, entityID: "x"), Change(sequence: 4, appID: nil, kind: .key, entityID: nil),
+                       Change(sequence: 5, appID: "b", kind: .app, entityID: "b")]
+        let effects = ChangeFeed.Effects(changes)
+        #expect(effects.servingApps == ["a"] && effects.keyApps == ["b"] && effects.adminKeys && !effects.reloadAll)
+    }
+}
