@@ -79,11 +79,42 @@ import Testing
         #expect(server.keys.authenticate(after.publicKey) == .publicKey(appID: after.appID))
     }
 
+    /// A publish re-reads its own paywall only: the routing (whose rules a full reload would parse
+    /// again, counting an unreadable one) and every other version are kept as they are.
+    @Test func aPublishTouchesOnlyItsPaywall() throws {
+        let test = try TestServices("feed-incremental")
+        defer { test.remove() }
+        let s = test.services
+        let app = try s.keys.createApp(name: "A").appID
+        let ids = try (0..<3).map { _ in try s.paywalls.create(appID: app, from: .template("clean", name: nil)).id }
+        for id in ids { _ = try s.paywalls.publish(appID: app, id: id, idempotencyKey: nil) }
+        _ = try s.placements.assign(appID: app, key: "home", paywallID: ids[0])
+        _ = try s.placements.setRules(appID: app, key: "home", rules: [["when": ["key": "tier", "op": "eq", "value": "pro"], "paywallId": .string(ids[1])]])
+        try s.pool.write { db in try db.execute("UPDATE placement_rules SET condition = ? WHERE app_id = ?", [#"{"op": "near"}"#, app]) }
+        let failures = s.activity.dataFailureCount(.storedRule)
+        let before = try #require(s.serving.snapshot(appID: app))
+
+        _ = try s.paywalls.publish(appID: app, id: ids[2], idempotencyKey: nil)
+        let after = try #require(s.serving.snapshot(appID: app))
+        #expect(after.latestVersions[ids[2]]?.published.version == 2)
+        #expect(after.latestVersions[ids[0]] === before.latestVersions[ids[0]] && after.latestVersions[ids[1]] === before.latestVersions[ids[1]])
+        #expect(after.placements["home"]?.rules.first?.unreadable == nil, "the routing was not re-read")
+        #expect(s.activity.dataFailureCount(.storedRule) == failures)
+
+        _ = try s.paywalls.archive(appID: app, id: ids[1])
+        #expect(s.serving.snapshot(appID: app)?.archivedPaywalls == [ids[1]])
+        // A routing change re-reads the routing (and finds the rule that no longer reads).
+        _ = try s.placements.assign(appID: app, key: "other", paywallID: ids[0])
+        #expect(s.serving.snapshot(appID: app)?.placements["home"]?.rules.first?.unreadable != nil)
+        #expect(s.activity.dataFailureCount(.storedRule) == failures + 1)
+    }
+
     @Test func effectsFoldEachAppOnce() {
         let changes = [Change(sequence: 1, appID: "a", kind: .paywall, entityID: "p"), Change(sequence: 2, appID: "a", kind: .placement, entityID: "k"),
                        Change(sequence: 3, appID: "b", kind: .key, entityID: "x"), Change(sequence: 4, appID: nil, kind: .key, entityID: nil),
                        Change(sequence: 5, appID: "b", kind: .app, entityID: "b")]
         let effects = ChangeFeed.Effects(changes)
-        #expect(effects.servingApps == ["a"] && effects.keyApps == ["b"] && effects.adminKeys && !effects.reloadAll)
+        #expect(effects.serving == ["a": ServingState.Update(routing: true, paywalls: ["p"])])
+        #expect(effects.keyApps == ["b"] && effects.adminKeys && !effects.reloadAll)
     }
 }

@@ -30,8 +30,8 @@ public final class ChangeFeed: Sendable {
         /// Apps whose keys to re-read; `admin` for the admin tokens.
         public var keyApps: Set<String> = []
         public var adminKeys = false
-        /// Apps whose serving snapshot to rebuild.
-        public var servingApps: Set<String> = []
+        /// Per app, what of its serving snapshot to re-read.
+        public var serving: [String: ServingState.Update] = [:]
         /// Changes were pruned before this process read them: reload everything.
         public var reloadAll = false
 
@@ -43,8 +43,12 @@ public final class ChangeFeed: Sendable {
                 switch change.kind {
                 case .app, .key:
                     if let app = change.appID { keyApps.insert(app) } else { adminKeys = true }
-                case .paywall, .placement, .experiment:
-                    if let app = change.appID { servingApps.insert(app) }
+                case .paywall:
+                    guard let app = change.appID else { continue }
+                    if let paywall = change.entityID { serving[app, default: .init()].paywalls.insert(paywall) }
+                    else { serving[app, default: .init()].whole = true }
+                case .placement, .experiment:
+                    if let app = change.appID { serving[app, default: .init()].routing = true }
                 }
             }
         }

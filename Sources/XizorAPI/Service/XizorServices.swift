@@ -48,7 +48,7 @@ public final class XizorServices: Sendable {
             }
             if effects.adminKeys { try keys?.reload(.admin) }
             for app in effects.keyApps.sorted() { try keys?.reload(.app(app)) }
-            for app in effects.servingApps.sorted() { try serving?.refresh(appID: app) }
+            for (app, update) in effects.serving.sorted(by: { $0.key < $1.key }) { try serving?.apply(appID: app, update) }
         }
     }
 }

@@ -150,19 +150,20 @@ public struct Resolution: Sendable {
     }
 }
 
-/// The in-memory serving state of every app. A write that changes what the SDK may serve calls
-/// `refresh(appID:)` after it commits and before it answers; the refresh re-reads the app in one
-/// read transaction under the app's lock, so the snapshot installed last is always at least as new
-/// as every commit that preceded it, and the very next request sees the write.
+/// The in-memory serving state of every app. Changes reach it through the change feed
+/// (`apply(appID:_:)`, in ServingState+Loading.swift): a write catches up before it answers, and
+/// an update re-reads what changed in one read transaction under the refresh lock, so the snapshot
+/// installed last is always at least as new as every commit that preceded it, and the very next
+/// request sees the write.
 public final class ServingState: Sendable {
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let clock: Clock
-    private let snapshots = ReadWriteLock<[String: AppServingSnapshot]>([:])
-    private let refreshLock = Mutex<Void>(())
+    let snapshots = ReadWriteLock<[String: AppServingSnapshot]>([:])
+    let refreshLock = Mutex<Void>(())
     /// Published versions never change, so each is read and prepared once.
-    private let versions = Mutex<[VersionKey: ServedVersion]>([:])
+    let versions = Mutex<[VersionKey: ServedVersion]>([:])
 
-    private struct VersionKey: Hashable {
+    struct VersionKey: Hashable {
         let paywallID: String
         let version: Int
     }
@@ -181,87 +182,8 @@ public final class ServingState: Sendable {
         versions.withLock { $0[VersionKey(paywallID: served.published.paywallID, version: served.published.version)] = served }
     }
 
-    /// Loads every live app (at start-up).
-    public func loadAll() throws {
-        let appIDs: [String] = try pool.serviceRead { db in
-            try db.query("SELECT id FROM apps WHERE archived_at IS NULL").map { try $0.get(0) }
-        }
-        for appID in appIDs { try refresh(appID: appID) }
-    }
-
     public func snapshot(appID: String) -> AppServingSnapshot? {
         snapshots.read { $0[appID] }
-    }
-
-    /// Re-reads one app's serving data and installs it.
-    public func refresh(appID: String) throws {
-        try refreshLock.withLock { _ in
-            let snapshot = try pool.serviceRead { db in try load(appID: appID, db) }
-            snapshots.write { $0[appID] = snapshot }
-        }
-    }
-
-    private func load(appID: String, _ db: Database) throws -> AppServingSnapshot {
-        var rulesByPlacement: [String: [ServingRule]] = [:]
-        for row in try db.query("""
-            SELECT placement_key, condition, paywall_id, active_from, active_until, experiment_id FROM placement_rules
-            WHERE app_id = ? ORDER BY placement_key, position
-            """, [appID]) {
-            var issues: [ValidationIssue] = []
-            let text: String = try row.get(1)
-            // Kept, marked unreadable, and counted: see `ServingRule.condition`.
-            let placementKey: String = try row.get(0)
-            var condition: Condition?
-            var unreadable: String?
-            do {
-                let json = try JSONValue(parsing: text)
-                condition = Condition.parse(json, path: "$", issues: &issues)
-                if condition == nil { unreadable = issues.map(\.message).joined(separator: "; ") }
-            } catch {
-                unreadable = "not valid JSON: \(error)"
-            }
-            if unreadable != nil { activity.recordDataFailure(.storedRule) }
-            rulesByPlacement[placementKey, default: []].append(
-                ServingRule(condition: condition, unreadable: unreadable, paywallID: try row.get(2), experimentID: try row.get(5),
-                            activeFrom: try row.get(3), activeUntil: try row.get(4)))
-        }
-        var placements: [String: AppServingSnapshot.PlacementEntry] = [:]
-        for row in try db.query("SELECT key, paywall_id, experiment_id FROM placements WHERE app_id = ?", [appID]) {
-            let key: String = try row.get(0)
-            placements[key] = .init(key: key, paywallID: try row.get(1), experimentID: try row.get(2), rules: rulesByPlacement[key] ?? [])
-        }
-        var experiments: [String: AppServingSnapshot.RunningExperiment] = [:]
-        for row in try db.query("SELECT id, allocation FROM experiments WHERE app_id = ? AND status = 'running'", [appID]) {
-            let id: String = try row.get(0)
-            let variants = try db.query("SELECT name, paywall_id FROM experiment_variants WHERE experiment_id = ? ORDER BY position", [id])
-                .map { (name: try $0.get(0) as String, paywallID: try $0.get(1) as String) }
-            experiments[id] = .init(id: id, variants: variants, allocation: try row.get(1))
-        }
-        var latest: [String: ServedVersion] = [:]
-        for row in try db.query("""
-            SELECT v.paywall_id, max(v.version) FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
-            WHERE p.app_id = ? GROUP BY v.paywall_id
-            """, [appID]) {
-            let key = VersionKey(paywallID: try row.get(0), version: try row.get(1))
-            if let cached = versions.withLock({ $0[key] }) {
-                latest[key.paywallID] = cached
-                continue
-            }
-            guard let versionRow = try db.queryOne("""
-                SELECT version, document, schema_version, content_hash, published_at, rolled_back_from
-                FROM paywall_versions WHERE paywall_id = ? AND version = ?
-                """, [key.paywallID, key.version]) else { continue }
-            let served = try ServedVersion(published: try PaywallService.publishedVersion(paywallID: key.paywallID, row: versionRow, activity: activity))
-            versions.withLock { $0[key] = served }
-            latest[key.paywallID] = served
-        }
-        // Superseded versions of this app's paywalls are no longer served: forget them.
-        versions.withLock { cache in
-            cache = cache.filter { key, _ in latest[key.paywallID].map { $0.published.version == key.version } ?? true }
-        }
-        let archived: [String] = try db.query("SELECT id FROM paywalls WHERE app_id = ? AND archived_at IS NOT NULL", [appID]).map { try $0.get(0) }
-        return AppServingSnapshot(appID: appID, placements: placements, experiments: experiments, latestVersions: latest,
-                                  archivedPaywalls: Set(archived))
     }
 
     /// The one resolution function, used by the SDK endpoint and the dashboard's dry run: the first
