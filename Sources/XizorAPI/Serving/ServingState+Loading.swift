@@ -44,14 +44,14 @@ extension ServingState {
                 var archived = current.archivedPaywalls
                 for paywallID in update.paywalls {
                     guard let row = try db.queryOne("SELECT archived_at FROM paywalls WHERE id = ? AND app_id = ?", [paywallID, appID]) else {
-                        latest[paywallID] = nil
+                        latest = latest.setting(paywallID, to: nil)
                         archived.remove(paywallID)
                         continue
                     }
                     if (try row.get(0) as Int64?) != nil { archived.insert(paywallID) } else { archived.remove(paywallID) }
                     let newest: Int? = try db.queryOne("SELECT max(version) FROM paywall_versions WHERE paywall_id = ?", [paywallID])?.get(0)
                     let previous = latest[paywallID]
-                    latest[paywallID] = try newest.flatMap { try servedVersion(VersionKey(paywallID: paywallID, version: $0), db) }
+                    latest = latest.setting(paywallID, to: try newest.flatMap { try servedVersion(VersionKey(paywallID: paywallID, version: $0), db) })
                     if let previous, previous.published.version != newest {
                         // The superseded version is no longer served: forget it.
                         versions.withLock { _ = $0.removeValue(forKey: VersionKey(paywallID: paywallID, version: previous.published.version)) }
@@ -78,7 +78,7 @@ extension ServingState {
             cache = cache.filter { key, _ in latest[key.paywallID].map { $0.published.version == key.version } ?? true }
         }
         let archived: [String] = try db.query("SELECT id FROM paywalls WHERE app_id = ? AND archived_at IS NOT NULL", [appID]).map { try $0.get(0) }
-        return AppServingSnapshot(appID: appID, placements: placements, experiments: experiments, latestVersions: latest,
+        return AppServingSnapshot(appID: appID, placements: placements, experiments: experiments, latestVersions: VersionTable(latest),
                                   archivedPaywalls: Set(archived))
     }
 

@@ -40,7 +40,7 @@ public final class AppServingSnapshot: Sendable {
     public let appID: String
     public let placements: [String: PlacementEntry]
     public let experiments: [String: RunningExperiment]
-    public let latestVersions: [String: ServedVersion]
+    public let latestVersions: VersionTable
     public let archivedPaywalls: Set<String>
     /// The fallback bundle per (client schema version, colour scheme), built on first request. It
     /// depends only on this snapshot, which any change replaces, so it never goes stale.
@@ -52,7 +52,7 @@ public final class AppServingSnapshot: Sendable {
     }
 
     init(appID: String, placements: [String: PlacementEntry], experiments: [String: RunningExperiment],
-         latestVersions: [String: ServedVersion], archivedPaywalls: Set<String>) {
+         latestVersions: VersionTable, archivedPaywalls: Set<String>) {
         self.appID = appID
         self.placements = placements
         self.experiments = experiments
