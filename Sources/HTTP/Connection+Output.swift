@@ -142,14 +142,22 @@ extension Connection {
     }
 
     /// Half-closes after an error answer and discards what the client still sends for a short
-    /// while, so the answer is not destroyed by a reset (unread data at close sends RST).
+    /// while, so the answer is not destroyed by a reset (unread data at close sends RST) — at most
+    /// `lingerByteCap` bytes: a client that keeps sending a body nobody will read (an anonymous
+    /// client announcing megabytes, refused 401 before its first body byte) would otherwise make
+    /// the server copy all of it, and hundreds of them a core's worth (docs/benchmarks.md).
     func beginLingeringClose() {
         phase.transition(to: .lingering)
         shutdown(fd, Int32(SHUT_WR))
         inbox = []
+        lingered = 0
         setDeadline(.linger, 2000)
         resumeReading()
     }
+
+    /// The most a lingering close discards before it closes anyway: more than a typical refused
+    /// body still in flight (an events batch), far less than `http.maxBodyBytes`.
+    static let lingerByteCap = 256 * 1024
 
     // MARK: Streaming
 

@@ -37,6 +37,8 @@ final class Connection: @unchecked Sendable {
     var parser: HTTPRequestParser
     /// Bytes received but not parsed yet (they arrived while a response was pending).
     var inbox: [UInt8] = []
+    /// Bytes discarded since the lingering close began (`Connection.lingerByteCap`).
+    var lingered = 0
     /// The response head being written (its capacity is reused across responses).
     var out: [UInt8] = []
     var pending = PendingWrite()
@@ -118,7 +120,11 @@ final class Connection: @unchecked Sendable {
         let buffer = loop.readBuffer
         let n = recv(fd, buffer.baseAddress, buffer.count, 0)
         if n > 0 {
-            if phase == .lingering { return }
+            if phase == .lingering {
+                lingered += n
+                if lingered > Self.lingerByteCap { close() }
+                return
+            }
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             if inbox.isEmpty {
                 consume(bytes)

@@ -110,3 +110,26 @@ def test_an_encoded_slash_never_reaches_another_route(live, keys):
         assert Reader(sock).read_response().status == 404
         sock.sendall(f"GET /v1/sdk/fallback-bundle HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {keys.public_key}\r\n\r\n".encode())
         assert Reader(sock).read_response().status == 200
+
+
+def test_a_refused_client_that_keeps_sending_is_cut_off_after_a_little(live):
+    """After answering a refused request the server discards what the client still sends, so the
+    answer survives — but only 256 KiB of it: a client pouring megabytes after its 401 is closed at
+    once instead of being read for the whole 2 s linger (which would let hundreds of them keep a
+    core busy copying; docs/benchmarks.md, "Hostile clients")."""
+    with socket.create_connection(("127.0.0.1", live.port), timeout=5) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+        sock.sendall(head("POST", "/v1/sdk/events", None, length=MIB))
+        response = Reader(sock).read_response()
+        assert response.status == 401
+        chunk = b"x" * 65536
+        sent, started = 0, time.monotonic()
+        try:
+            while time.monotonic() - started < 3:
+                sock.sendall(chunk)
+                sent += len(chunk)
+        except OSError:  # reset or broken pipe: the server closed
+            pass
+        elapsed = time.monotonic() - started
+    assert elapsed < 1.5, f"still accepted data after {elapsed:.2f} s ({sent} bytes)"
+    assert sent < 16 * MIB, sent
