@@ -32,8 +32,16 @@ def events_body(length):
     return text + b" " * (length - len(text))
 
 
+def refused_bodies(server):
+    metrics = requests.get(server.base + "/metrics", timeout=10).text
+    refused = [line for line in metrics.splitlines() if line.startswith("xizor_http_bodies_refused_total ")]
+    assert refused, "no xizor_http_bodies_refused_total in /metrics"
+    return float(refused[0].split()[1])
+
+
 def test_bodies_past_the_budget_are_refused_unread_and_the_budget_is_refunded(budgeted):
     server, app = budgeted
+    refused_before = refused_bodies(server)
     holders = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(2)]
     try:
         for sock in holders:  # two heads announce BODY bytes each: the whole budget is charged
@@ -63,9 +71,7 @@ def test_bodies_past_the_budget_are_refused_unread_and_the_budget_is_refunded(bu
         r = requests.post(server.base + "/v1/sdk/events", data=events_body(BODY),
                           headers={"Authorization": f"Bearer {app.public_key}", "Content-Type": "application/json"}, timeout=10)
         assert r.status_code == 202, r.text
-    metrics = requests.get(server.base + "/metrics", timeout=10).text
-    refused = [line for line in metrics.splitlines() if line.startswith("xizor_http_bodies_refused_total ")]
-    assert refused and float(refused[0].split()[1]) == 2
+    assert refused_bodies(server) == refused_before + 2
 
 
 def test_a_trickled_body_is_cut_off_by_the_body_deadline(budgeted):

@@ -1,8 +1,14 @@
 import PaywallFormat
+import Synchronization
 
 /// The forms a published document is served in: itself, and every older schema version down to 1
-/// in each colour scheme (a colour pair collapses to one appearance). Produced and validated at
-/// publish time, so serving can never meet a form that fails.
+/// in each colour scheme (a colour pair collapses to one appearance).
+///
+/// Every form is built and validated when the version is published (`init(document:)` throws), so
+/// serving can never meet a form that fails. A version loaded later (start-up, another process's
+/// publish) was validated then: its older forms are built on the first request that needs one
+/// (`init(published:)`), so a process holding 10,000 versions keeps one document tree each rather
+/// than three, and starts without re-running the down-migrations and their validation.
 public struct ServedForms: Sendable {
     public struct Key: Hashable, Sendable {
         public let schemaVersion: Int
@@ -11,15 +17,20 @@ public struct ServedForms: Sendable {
     }
 
     public let sourceVersion: Int
-    public let forms: [Key: JSONValue]
+    private let source: JSONValue
+    private let built: FormCache
 
-    /// Builds every form; throws `ServiceError.invalid` with each problem of a down-migrated form.
+    /// Older forms built so far (shared by every copy of these forms).
+    private final class FormCache: Sendable {
+        let forms = Mutex<[Key: JSONValue]>([:])
+    }
+
+    /// Builds every form now; throws `ServiceError.invalid` with each problem of a down-migrated form.
     public init(document: JSONValue) throws {
-        let version = document["schemaVersion"]?.intValue ?? 1
-        sourceVersion = version
-        var forms: [Key: JSONValue] = [Key(schemaVersion: version, colorScheme: nil): document]
+        self.init(published: document)
+        var forms: [Key: JSONValue] = [:]
         var issues: [ValidationIssue] = []
-        for target in SchemaVersions.supported where target < version {
+        for target in SchemaVersions.supported where target < sourceVersion {
             for scheme in ColorScheme.allCases {
                 do {
                     let migrated = try SchemaMigrations.migrate(document, to: target, colorScheme: scheme)
@@ -37,16 +48,34 @@ public struct ServedForms: Sendable {
         guard issues.isEmpty else {
             throw ServiceError.invalid(issues, detail: "The document cannot be served to older SDKs: \(issues.count) error(s).")
         }
-        self.forms = forms
+        built.forms.withLock { $0 = forms }
     }
+
+    /// The forms of a version validated when it was published: older forms are built when first asked for.
+    public init(published document: JSONValue) {
+        sourceVersion = document["schemaVersion"]?.intValue ?? 1
+        source = document
+        built = FormCache()
+    }
+
+    /// Older forms built so far (the source form is always there).
+    public var builtCount: Int { built.forms.withLock { $0.count } }
 
     /// The form for a client that supports `clientVersion` and prefers `colorScheme`, and the
     /// schema version it is in.
     public func form(clientVersion: Int, colorScheme: ColorScheme) -> (document: JSONValue, schemaVersion: Int, key: Key) {
         let target = min(clientVersion, sourceVersion)
-        let key = target == sourceVersion ? Key(schemaVersion: target, colorScheme: nil) : Key(schemaVersion: target, colorScheme: colorScheme)
-        if let document = forms[key] { return (document, target, key) }
-        // Unreachable for a valid published document; serve the source rather than fail.
-        return (forms[Key(schemaVersion: sourceVersion, colorScheme: nil)] ?? .null, sourceVersion, Key(schemaVersion: sourceVersion, colorScheme: nil))
+        let sourceKey = Key(schemaVersion: sourceVersion, colorScheme: nil)
+        guard target != sourceVersion else { return (source, sourceVersion, sourceKey) }
+        let key = Key(schemaVersion: target, colorScheme: colorScheme)
+        if let document = built.forms.withLock({ $0[key] }) { return (document, target, key) }
+        // Validated at publish, so the migration cannot fail for a version published through this
+        // server; should a stored version predate a stricter migration, the source is served (as
+        // a client that reads only older versions would skip what it does not know) rather than nothing.
+        guard let migrated = try? SchemaMigrations.migrate(source, to: target, colorScheme: colorScheme) else {
+            return (source, sourceVersion, sourceKey)
+        }
+        built.forms.withLock { $0[key] = migrated }
+        return (migrated, target, key)
     }
 }

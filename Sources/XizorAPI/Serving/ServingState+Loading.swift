@@ -90,7 +90,7 @@ extension ServingState {
             SELECT version, document, schema_version, content_hash, published_at, rolled_back_from
             FROM paywall_versions WHERE paywall_id = ? AND version = ?
             """, [key.paywallID, key.version]) else { return nil }
-        let served = try ServedVersion(published: try PaywallService.publishedVersion(paywallID: key.paywallID, row: versionRow, activity: activity))
+        let served = ServedVersion(published: try PaywallService.publishedVersion(paywallID: key.paywallID, row: versionRow, activity: activity))
         versions.withLock { $0[key] = served }
         return served
     }

@@ -74,8 +74,9 @@ public final class ServedVersion: Sendable {
     /// Pages of this version cached for a context value (`RepresentationCache.maxContextVariants`).
     private let contextVariants = Atomic<Int>(0)
 
-    convenience init(published: PublishedVersion) throws {
-        self.init(published: published, forms: try ServedForms(document: published.document))
+    /// A version loaded from storage (validated when it was published): its older forms are built lazily.
+    convenience init(published: PublishedVersion) {
+        self.init(published: published, forms: ServedForms(published: published.document))
     }
 
     init(published: PublishedVersion, forms: ServedForms) {

@@ -1,0 +1,22 @@
+import PaywallFormat
+import Testing
+@testable import XizorAPI
+
+/// A version loaded from storage keeps its source form only and builds an older form the first
+/// time a client asks for it: the same bytes the publish-time (eager, validated) build produced.
+@Test func loadedVersionsBuildOlderFormsOnFirstRequest() throws {
+    let document = try #require(PaywallTemplates.document(named: "cinematic"))
+    let eager = try ServedForms(document: document)
+    let lazy = ServedForms(published: document)
+    #expect(eager.sourceVersion == 2 && eager.builtCount == 2, "schema 1 in light and dark, built at publish")
+    #expect(lazy.builtCount == 0)
+    #expect(lazy.form(clientVersion: 2, colorScheme: .dark).document == document)
+    #expect(lazy.builtCount == 0, "the source form needs no building")
+    for scheme in ColorScheme.allCases {
+        let built = lazy.form(clientVersion: 1, colorScheme: scheme)
+        let expected = eager.form(clientVersion: 1, colorScheme: scheme)
+        #expect(built.schemaVersion == 1 && built.key == expected.key)
+        #expect(built.document == expected.document)
+    }
+    #expect(lazy.builtCount == 2)
+}
