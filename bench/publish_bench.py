@@ -87,7 +87,8 @@ print(f"RSS per published version: {per_version:.1f} KiB (from {small_n} to {len
 # Cross-process visibility: a second server on the same data directory.
 s.put(base + "/v1/placements/bench", json={"paywallId": paywalls[0]})
 second, second_base, startup = start(1)
-print(f"start-up with {len(paywalls)} published versions: {startup * 1000:.0f} ms to the listening line")
+print(f"start-up with {len(paywalls)} published versions: {startup * 1000:.0f} ms to the listening line, "
+      f"RSS {rss_kib(second) / 1024:.1f} MiB after loading them (older forms built on first request)")
 sdk = requests.Session()
 sdk.headers["Authorization"] = f"Bearer {app['publicKey']}"
 delays = []
