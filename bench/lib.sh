@@ -82,3 +82,19 @@ bench_run() {
 }
 
 ratio() { awk -v n="$1" -v o="$2" 'BEGIN{printf "%.2f", n/o}'; }
+
+# start_demo_server BIN OUT : the demo app in OUT/data and `xizor serve` on it pinned to CPU 0 (logs
+# quiet, access log off). Sets OURS_PID, PORT, PK (the demo's public key), URL (the onboarding
+# placement's SDK paywall) and AUTH (its Authorization header).
+start_demo_server() {
+  local bin=$1 out=$2
+  export XIZOR_LOG_LEVEL=warning XIZOR_ACCESS_LOG=false XIZOR_ADMIN_TOKEN=xa_bench_admin_token_0123456789abcdef
+  "$bin" demo --data-dir "$out/data" > "$out/demo.json"
+  PK=$(sed -E 's/.*"publicKey":"([^"]+)".*/\1/' "$out/demo.json")
+  taskset -c 0 "$bin" serve --port 0 --data-dir "$out/data" > "$out/serve.out" 2> "$out/serve.err" &
+  OURS_PID=$!
+  wait_for_line "$out/serve.out"
+  PORT=$(listening_port "$out/serve.out")
+  URL="http://127.0.0.1:$PORT/v1/sdk/placements/onboarding/paywall"
+  AUTH="Authorization: Bearer $PK"
+}

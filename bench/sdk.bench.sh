@@ -20,15 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-export XIZOR_LOG_LEVEL=warning XIZOR_ACCESS_LOG=false XIZOR_ADMIN_TOKEN=xa_bench_admin_token_0123456789abcdef
-"$BIN" demo --data-dir "$OUT/data" > "$OUT/demo.json"
-PK=$(sed -E 's/.*"publicKey":"([^"]+)".*/\1/' "$OUT/demo.json")
-taskset -c 0 "$BIN" serve --port 0 --data-dir "$OUT/data" > "$OUT/serve.out" 2> "$OUT/serve.err" &
-OURS_PID=$!
-wait_for_line "$OUT/serve.out"
-PORT=$(listening_port "$OUT/serve.out")
-URL="http://127.0.0.1:$PORT/v1/sdk/placements/onboarding/paywall"
-AUTH="Authorization: Bearer $PK"
+start_demo_server "$BIN" "$OUT"
 
 curl -sf -H "$AUTH" -H "Accept-Encoding: identity" "$URL" -o "$OUT/www/paywall.json"
 curl -sf -H "$AUTH" -H "Accept-Encoding: gzip" "$URL" -o "$OUT/www/paywall.json.gz"

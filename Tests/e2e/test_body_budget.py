@@ -74,23 +74,31 @@ def test_bodies_past_the_budget_are_refused_unread_and_the_budget_is_refunded(bu
     assert refused_bodies(server) == refused_before + 2
 
 
+def send_until_answered(sock, piece, pause, give_up):
+    """Sends `piece` again and again, waiting up to `pause` for an answer after each, until the
+    server answers or `give_up(bytes sent)`; returns the answer (or None) and the bytes sent."""
+    reader, sent, response = Reader(sock), 0, None
+    sock.settimeout(pause)
+    while response is None and not give_up(sent):
+        try:
+            sock.sendall(piece)
+            sent += len(piece)
+        except OSError:
+            pass
+        try:
+            response = reader.read_response()
+        except (socket.timeout, TimeoutError):
+            continue
+    return response, sent
+
+
 def test_a_trickled_body_is_cut_off_by_the_body_deadline(budgeted):
     server, app = budgeted
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
         sock.sendall(head("POST", "/v1/sdk/events", app.public_key, length=1000))
         started = time.monotonic()
-        reader = Reader(sock)
-        sock.settimeout(0.2)
-        response = None
-        while time.monotonic() - started < 10 and response is None:
-            try:
-                sock.sendall(b" ")  # one byte every 200 ms: well inside the per-read timeout (60 s)
-            except OSError:
-                pass
-            try:
-                response = reader.read_response()
-            except (socket.timeout, TimeoutError):
-                continue
+        # One byte every 200 ms: well inside the per-read timeout (60 s).
+        response, _ = send_until_answered(sock, b" ", pause=0.2, give_up=lambda sent: time.monotonic() - started > 10)
         elapsed = time.monotonic() - started
         assert response is not None and response.status == 408 and response.json()["code"] == "request_timeout"
         assert 1.4 < elapsed < 4, elapsed
@@ -117,18 +125,8 @@ def test_a_chunked_body_is_charged_as_it_grows_and_refused_past_the_budget(budge
         time.sleep(0.3)
         with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
             sock.sendall(chunked_head(app.public_key) + chunk(b'{"events": ['))
-            reader, sent, response = Reader(sock), 0, None
-            sock.settimeout(0.02)  # 16 KiB per 20 ms: the 200,000 left go well inside the 1.5 s body deadline
-            while sent < BODY and response is None:
-                try:
-                    sock.sendall(chunk(b" " * 16_384))
-                    sent += 16_384
-                except OSError:
-                    pass
-                try:
-                    response = reader.read_response()
-                except (socket.timeout, TimeoutError):
-                    continue
+            # 16 KiB per 20 ms: the 200,000 left go well inside the 1.5 s body deadline.
+            response, sent = send_until_answered(sock, chunk(b" " * 16_384), pause=0.02, give_up=lambda sent: sent >= BODY)
             assert response is not None and response.status == 503, (sent, response and response.status)
             assert response.json()["code"] == "body_budget_exhausted" and response.header("Retry-After") == "1"
             # Read well into the body (not refused at the head), refused before the rest of the budget.
