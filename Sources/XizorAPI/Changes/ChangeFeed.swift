@@ -111,7 +111,7 @@ public final class ChangeFeed: Sendable {
 
     /// Polls `PRAGMA data_version` every `intervalMs` on a connection of its own and catches up
     /// when another connection committed; prunes the table every `pruneEveryMs`. Runs until
-    /// `stopTailing()`. Failures are counted and retried on the next poll, never fatal.
+    /// `stopTailing()`. Failures are counted, logged and retried a second later, never fatal.
     public func startTailing(intervalMs: Int, retentionMs: Int64, maxRows: Int, pruneEveryMs: Int64 = 10_000,
                              onError: @escaping @Sendable (String) -> Void) throws {
         precondition(intervalMs > 0 && maxRows > 0, "the change feed needs a positive interval and row cap")
@@ -121,11 +121,12 @@ public final class ChangeFeed: Sendable {
             var version: Int64 = -1
             var lastPrune: Int64 = 0
             while tailing.load(ordering: .relaxed) {
+                var failed = false
                 do {
                     let now: Int64 = try watcher.database.queryOne("PRAGMA data_version")?.get(0) ?? 0
                     if now != version {
-                        version = now
                         try catchUp()
+                        version = now  // only once applied: a failed catch-up is retried on the next poll
                     }
                     let millis = clock.now()
                     if millis - lastPrune >= pruneEveryMs {
@@ -135,8 +136,10 @@ public final class ChangeFeed: Sendable {
                 } catch {
                     failures.add(1, ordering: .relaxed)
                     onError("\(error)")
+                    failed = true
                 }
-                usleep(useconds_t(intervalMs * 1000))
+                // After a failure, wait a second: a broken database must not flood the log 20 times a second.
+                usleep(useconds_t(failed ? max(intervalMs, 1000) * 1000 : intervalMs * 1000))
             }
             watcher.database.close()
             tailerStopped.signal()

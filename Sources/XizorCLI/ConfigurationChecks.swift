@@ -1,0 +1,20 @@
+import PaywallRenderer
+import XizorAPI
+
+/// What no single value can show, checked for every command before anything is opened or created
+/// (exit 78): the admin token's length, a body budget that could not hold one largest body, and
+/// media origins that would loosen the pages' Content-Security-Policy.
+enum ConfigurationChecks {
+    static func check(_ configuration: Configuration) throws(ConfigurationError) {
+        if let token = configuration[\.adminToken], token.count < KeyService.minimumAdminTokenLength {
+            throw ConfigurationError("adminToken (XIZOR_ADMIN_TOKEN) is \(token.count) characters; it needs at least \(KeyService.minimumAdminTokenLength)")
+        }
+        let budget = configuration[\.http.maxBufferedBodyBytes], largest = configuration[\.http.maxBodyBytes]
+        if budget < largest {
+            throw ConfigurationError("http.maxBufferedBodyBytes (\(budget)) is smaller than http.maxBodyBytes (\(largest))")
+        }
+        for origin in configuration[\.renderer.mediaOrigins] where !RenderOptions.isValidMediaOrigin(origin) {
+            throw ConfigurationError("renderer.mediaOrigins: \"\(origin)\" is not `https:` or an https://host[:port] origin")
+        }
+    }
+}
