@@ -71,3 +71,60 @@ def test_two_servers_serve_each_others_publishes_and_revocations(pair):
     public = next(k for k in keys if k["kind"] == "public")
     assert app.dashboard.delete(f"/v1/keys/{public['id']}").status_code == 204
     assert eventually(lambda: on_second.get(PAYWALL).status_code == 401)
+
+
+def test_a_writer_killed_mid_change_leaves_every_process_consistent(tmp_path):
+    """A second server publishing in a loop is SIGKILLed at random moments, five times. A write
+    and its change commit together or not at all, so the first server ends at the database's last
+    sequence and serves what a process started afresh serves: nothing skipped, nothing half-applied."""
+    import random
+    import signal
+    import sqlite3
+    import threading
+
+    data = tmp_path / "data"
+    first = XizorServer(data)
+    try:
+        app = App(first, create_app(first.base, "Killed writer"))
+        pw = app.create_paywall()
+        app.publish(pw)
+        app.assign("onboarding", pw)
+        rng = random.Random(15)
+        for _ in range(5):
+            writer = XizorServer(data)
+            stop = threading.Event()
+
+            def publish_forever():
+                client = Client(writer.base, app.secret_key)
+                while not stop.is_set():
+                    try:
+                        client.post(f"/v1/paywalls/{pw}/publish")
+                    except Exception:  # the process is gone
+                        return
+
+            thread = threading.Thread(target=publish_forever)
+            thread.start()
+            try:
+                time.sleep(rng.uniform(0.2, 0.6))
+                writer.process.send_signal(signal.SIGKILL)
+                writer.process.wait(timeout=10)
+            finally:
+                stop.set()
+                thread.join(timeout=10)
+
+        db = sqlite3.connect(data / "xizor.sqlite")
+        last = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'changes'").fetchone()[0]
+        newest = db.execute("SELECT max(version) FROM paywall_versions WHERE paywall_id = ?", (pw,)).fetchone()[0]
+        db.close()
+        assert newest > 5, "the killed writers published"
+        assert eventually(lambda: sequence(first) == last), (sequence(first), last)
+        served = app.sdk.get(PAYWALL)
+        assert served.json()["version"] == newest
+        fresh = XizorServer(data)
+        try:
+            again = Client(fresh.base, app.public_key).get(PAYWALL)
+            assert again.json()["version"] == newest and again.headers["ETag"] == served.headers["ETag"]
+        finally:
+            assert fresh.stop() == 0
+    finally:
+        assert first.stop() == 0
