@@ -100,7 +100,7 @@ public final class ChangeFeed: Sendable {
                 guard let newest = changes.last?.sequence else { return }
                 var effects = Effects(changes)
                 // Rows between our position and the oldest kept were pruned unseen.
-                if let oldest, oldest > last + 1, last > 0 { effects.reloadAll = true }
+                if let oldest, oldest > last + 1 { effects.reloadAll = true }
                 if let apply = applier.withLock({ $0 }) { try apply(effects) }
                 applied.add(changes.count, ordering: .relaxed)
                 last = newest
