@@ -34,14 +34,14 @@ struct CommandEnvironment {
     }
 
     /// Metrics, rate limits and readiness settings; `httpMetrics` is the server's observer.
-    func operationsOptions(httpMetrics: HTTPMetrics) -> OperationsOptions {
+    func operationsOptions(httpMetrics: HTTPMetrics) throws -> OperationsOptions {
         var options = OperationsOptions(
             httpMetrics: httpMetrics,
             metricsToken: configuration[\.metrics.token],
             eventsLimit: RateLimit(perSecond: configuration[\.rateLimits.eventsPerSecond], burst: configuration[\.rateLimits.eventsBurst]),
             writesLimit: RateLimit(perSecond: configuration[\.rateLimits.writesPerSecond], burst: configuration[\.rateLimits.writesBurst]),
             dataDirectory: configuration.dataDirectory,
-            expectedMigrations: (try? XizorSchema.migrator())?.migrations.count)
+            expectedMigrations: try XizorSchema.migrator().migrations.count)
         options.minimumFreeBytes = configuration[\.storage.minFreeBytes]
         options.authFailuresLimit = RateLimit(perSecond: configuration[\.rateLimits.authFailuresPerSecond],
                                               burst: configuration[\.rateLimits.authFailuresBurst])

@@ -37,7 +37,7 @@ extension Commands {
         let drain = DrainState()
         let httpMetrics = HTTPMetrics()
         var options = environment.applicationOptions
-        options.operations = environment.operationsOptions(httpMetrics: httpMetrics)
+        options.operations = try environment.operationsOptions(httpMetrics: httpMetrics)
         let server = HTTPServer(configuration: environment.httpConfiguration,
                                 responder: XizorApplication.routes(services: services, options: options,
                                                                    isDraining: { drain.isDraining }),

@@ -7,7 +7,7 @@ import XizorAPI
 /// the answer is the same for the round-tripped condition.
 enum ConditionFuzz {
     static func run(_ input: UnsafeRawBufferPointer) throws(FuzzFinding) {
-        guard let json = try? JSONParser(maxDepth: 64, maxBytes: 1 << 20).parse(bytes: input.bindMemory(to: UInt8.self)) else { return }
+        guard let json = FuzzJSON.parse(input) else { return }
         let conditionJSON = json["condition"] ?? json
         var context: PresentationContext = [:]
         for (key, value) in json["context"]?.objectValue ?? [:] {

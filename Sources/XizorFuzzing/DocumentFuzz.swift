@@ -6,7 +6,7 @@ import PaywallFormat
 /// answers, and the content hashes beside them, must not depend on dictionary layout).
 enum DocumentFuzz {
     static func run(_ input: UnsafeRawBufferPointer) throws(FuzzFinding) {
-        guard let first = parse(input), let second = parse(input) else { return }
+        guard let first = FuzzJSON.parse(input), let second = FuzzJSON.parse(input) else { return }
         _ = PaywallReader.read(first)
         let result = PaywallValidator.validate(first)
         for issue in result.errors + result.warnings {
@@ -20,9 +20,5 @@ enum DocumentFuzz {
         guard result.isValid == (result.document != nil) else {
             throw FuzzFinding(.document, "valid=\(result.isValid) but document present=\(result.document != nil)")
         }
-    }
-
-    static func parse(_ input: UnsafeRawBufferPointer) -> JSONValue? {
-        try? JSONParser(maxDepth: 64, maxBytes: 1 << 20).parse(bytes: input.bindMemory(to: UInt8.self))
     }
 }

@@ -1,3 +1,5 @@
+import PaywallFormat
+
 /// The fuzz targets of `make fuzz` (docs/fuzzing.md): each takes arbitrary bytes, drives one pure
 /// layer with them, and checks properties that must hold for *every* input, not just "no crash".
 ///
@@ -45,4 +47,14 @@ public struct FuzzFinding: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(target.rawValue): \(property)" }
+}
+
+/// The JSON reading every JSON-fed target shares: the server's parser, with a depth that keeps
+/// libFuzzer's deepest nestings cheap. Input that is not JSON is simply not this target's concern.
+enum FuzzJSON {
+    static let parser = JSONParser(maxDepth: 64, maxBytes: 1 << 20)
+
+    static func parse(_ input: UnsafeRawBufferPointer) -> JSONValue? {
+        do { return try parser.parse(bytes: input.bindMemory(to: UInt8.self)) } catch { return nil }
+    }
 }

@@ -4,10 +4,10 @@ import PaywallFormat
 /// to the same value, and canonical serialization must be a fixed point: what the server stores
 /// and hashes (ETags, content hashes) may not drift from one round trip to the next.
 enum JSONFuzz {
-    static let parser = JSONParser(maxDepth: 64, maxBytes: 1 << 20)
+    static let parser = FuzzJSON.parser
 
     static func run(_ input: UnsafeRawBufferPointer) throws(FuzzFinding) {
-        guard let value = try? parser.parse(bytes: input.bindMemory(to: UInt8.self)) else { return }
+        guard let value = FuzzJSON.parse(input) else { return }
         let canonical = JSONSerializer.canonicalBytes(value)
         let again: JSONValue
         do { again = try parser.parse(canonical) } catch {

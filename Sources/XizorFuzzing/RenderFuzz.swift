@@ -9,7 +9,7 @@ enum RenderFuzz {
     static let budget = RenderBudget(maxNodes: RenderBudget.standard.maxNodes, maxBytes: 256 << 10)
 
     static func run(_ input: UnsafeRawBufferPointer) throws(FuzzFinding) {
-        guard let document = try? JSONParser(maxDepth: 64, maxBytes: 1 << 20).parse(bytes: input.bindMemory(to: UInt8.self)) else { return }
+        guard let document = FuzzJSON.parse(input) else { return }
         let options = RenderOptions(colorScheme: input.count % 2 == 0 ? .light : .dark, budget: budget)
         let page: RenderedPage
         do { page = try PaywallRenderer.render(document, options: options) } catch {

@@ -10,13 +10,23 @@ import Testing
     let lazy = ServedForms(published: document)
     #expect(eager.sourceVersion == 2 && eager.builtCount == 2, "schema 1 in light and dark, built at publish")
     #expect(lazy.builtCount == 0)
-    #expect(lazy.form(clientVersion: 2, colorScheme: .dark).document == document)
+    #expect(try lazy.form(clientVersion: 2, colorScheme: .dark).document == document)
     #expect(lazy.builtCount == 0, "the source form needs no building")
     for scheme in ColorScheme.allCases {
-        let built = lazy.form(clientVersion: 1, colorScheme: scheme)
-        let expected = eager.form(clientVersion: 1, colorScheme: scheme)
+        let built = try lazy.form(clientVersion: 1, colorScheme: scheme)
+        let expected = try eager.form(clientVersion: 1, colorScheme: scheme)
         #expect(built.schemaVersion == 1 && built.key == expected.key)
         #expect(built.document == expected.document)
     }
     #expect(lazy.builtCount == 2)
+}
+
+/// A stored version whose older form cannot be built is an error the caller records (a 500 on the
+/// SDK path, counted), never the newer form handed to a client that cannot read it.
+@Test func anOlderFormThatCannotBeBuiltIsAnErrorNotTheNewerForm() throws {
+    let stored: JSONValue = ["schemaVersion": 9, "id": "pw_future"]
+    let forms = ServedForms(published: stored)
+    #expect(try forms.form(clientVersion: 9, colorScheme: .light).document == stored)
+    #expect(throws: ServedForms.Unservable.self) { try forms.form(clientVersion: 1, colorScheme: .light) }
+    #expect(forms.builtCount == 0)
 }

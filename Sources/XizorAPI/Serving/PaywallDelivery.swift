@@ -124,7 +124,10 @@ public final class PaywallDelivery: Sendable {
             }
             return .holdout(assignment)
         }
-        let (document, schemaVersion, formKey) = served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme)
+        let (document, schemaVersion, formKey): (JSONValue, Int, ServedForms.Key)
+        do { (document, schemaVersion, formKey) = try served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme) } catch {
+            throw DataFailure.recorded(.storedDocument, "\(served.published.paywallID) v\(served.published.version): \(error)", in: serving.activity)
+        }
         let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,
                                               locales: served.locales, defaultLocale: served.defaultLocale)
         let kind: RepresentationKey.Kind = request.kind == .html && renderPage != nil ? .html : .json

@@ -61,19 +61,28 @@ public struct ServedForms: Sendable {
     /// Older forms built so far (the source form is always there).
     public var builtCount: Int { built.forms.withLock { $0.count } }
 
+    /// An older form that cannot be built from a stored version (one published before a stricter
+    /// migration): the caller records it as a data failure, never serves the newer form instead.
+    public struct Unservable: Error, Sendable, CustomStringConvertible {
+        public let schemaVersion: Int
+        public let reason: String
+        public var description: String { "cannot serve schema version \(schemaVersion): \(reason)" }
+    }
+
     /// The form for a client that supports `clientVersion` and prefers `colorScheme`, and the
     /// schema version it is in.
-    public func form(clientVersion: Int, colorScheme: ColorScheme) -> (document: JSONValue, schemaVersion: Int, key: Key) {
+    public func form(clientVersion: Int, colorScheme: ColorScheme) throws(Unservable) -> (document: JSONValue, schemaVersion: Int, key: Key) {
         let target = min(clientVersion, sourceVersion)
         let sourceKey = Key(schemaVersion: sourceVersion, colorScheme: nil)
         guard target != sourceVersion else { return (source, sourceVersion, sourceKey) }
         let key = Key(schemaVersion: target, colorScheme: colorScheme)
         if let document = built.forms.withLock({ $0[key] }) { return (document, target, key) }
-        // Validated at publish, so the migration cannot fail for a version published through this
-        // server; should a stored version predate a stricter migration, the source is served (as
-        // a client that reads only older versions would skip what it does not know) rather than nothing.
-        guard let migrated = try? SchemaMigrations.migrate(source, to: target, colorScheme: colorScheme) else {
-            return (source, sourceVersion, sourceKey)
+        // Validated at publish, so this cannot fail for a version published through this server;
+        // one stored before a stricter migration fails here, and is reported rather than answered
+        // with a form the client cannot read.
+        let migrated: JSONValue
+        do { migrated = try SchemaMigrations.migrate(source, to: target, colorScheme: colorScheme) } catch {
+            throw Unservable(schemaVersion: target, reason: "\(error)")
         }
         built.forms.withLock { $0[key] = migrated }
         return (migrated, target, key)

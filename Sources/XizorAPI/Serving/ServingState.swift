@@ -250,7 +250,7 @@ public final class ServingState: Sendable {
     public func fallbackBundleRepresentation(appID: String, clientVersion: Int, colorScheme: ColorScheme) -> Representation {
         let snapshot = snapshot(appID: appID)
         func build() -> Representation {
-            Representation(body: Self.fallbackBundle(snapshot, clientVersion: clientVersion, colorScheme: colorScheme).canonicalBytes,
+            Representation(body: Self.fallbackBundle(snapshot, clientVersion: clientVersion, colorScheme: colorScheme, activity: activity).canonicalBytes,
                            headers: ["Content-Type": "application/json", "Cache-Control": "no-cache",
                                      "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"])
         }
@@ -263,13 +263,20 @@ public final class ServingState: Sendable {
     }
 
     /// Every placement's own paywall (rules aside) in the client's form: what an app bundles as
-    /// the last step of its offline fallback chain. Documents carry every locale.
-    private static func fallbackBundle(_ snapshot: AppServingSnapshot?, clientVersion: Int, colorScheme: ColorScheme) -> JSONValue {
+    /// the last step of its offline fallback chain. Documents carry every locale. A paywall whose
+    /// form cannot be built is left out of the bundle and counted as a data failure (the bundle is
+    /// a fallback: the others are still worth shipping).
+    private static func fallbackBundle(_ snapshot: AppServingSnapshot?, clientVersion: Int, colorScheme: ColorScheme,
+                                       activity: ServiceActivity) -> JSONValue {
         var placements: [String: JSONValue] = [:]
         if let snapshot {
             for (key, placement) in snapshot.placements {
                 guard let served = snapshot.latestVersions[placement.paywallID] else { continue }
-                let (document, schemaVersion, _) = served.forms.form(clientVersion: clientVersion, colorScheme: colorScheme)
+                let document: JSONValue, schemaVersion: Int
+                do { (document, schemaVersion, _) = try served.forms.form(clientVersion: clientVersion, colorScheme: colorScheme) } catch {
+                    activity.recordDataFailure(.storedDocument)
+                    continue
+                }
                 placements[key] = [
                     "paywallId": .string(placement.paywallID), "version": .number(served.published.version),
                     "schemaVersion": .number(schemaVersion), "document": document,
