@@ -72,7 +72,7 @@ import Testing
 }
 
 @Suite struct ToolSchemaTests {
-    static let tools = PaywallTools.tools + DraftTools.tools + PlacementTools.tools + CatalogTools.tools
+    static let tools = PaywallTools.tools + DraftTools.tools + PlacementTools.tools + TemplateTools.tools + AnalyticsTools.tools
 
     static func issues(_ tool: MCPTool, _ arguments: JSONValue) -> [String] {
         ArgumentSchemaValidator(root: tool.inputSchema).validate(arguments).map { "\($0.path) \($0.code)" }.sorted()

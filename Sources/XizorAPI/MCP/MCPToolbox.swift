@@ -10,7 +10,7 @@ struct MCPToolbox: Sendable {
 
     init(services: XizorServices) {
         self.services = services
-        tools = PaywallTools.tools + DraftTools.tools + PlacementTools.tools + CatalogTools.tools + ExperimentTools.tools
+        tools = PaywallTools.tools + DraftTools.tools + PlacementTools.tools + TemplateTools.tools + AnalyticsTools.tools + ExperimentTools.tools
         byName = Dictionary(tools.map { ($0.name, ($0, ArgumentSchemaValidator(root: $0.inputSchema))) }, uniquingKeysWith: { a, _ in a })
     }
 

@@ -1,32 +1,8 @@
 import PaywallFormat
 
-/// Read-only helpers around the editor: the templates and the funnel per version.
-enum CatalogTools {
-    static var tools: [MCPTool] { [listTemplates, analytics] }
-
-    static let listTemplates = MCPTool(
-        name: "list_templates", title: "List templates",
-        description: """
-            Lists the built-in paywall templates (name, title, locales) to start create_paywall from. Give 'name' to also get \
-            that template's complete document, a good reference for the document format.
-            """,
-        inputSchema: ToolSchema.object(["name": ToolSchema.string("A template name, to include its document.", oneOf: PaywallTemplates.names)]),
-        outputSchema: ["type": "object", "properties": ["templates": ["type": "array"], "document": ["type": "object"]], "required": ["templates"]],
-        readOnly: true, idempotent: true
-    ) { call in
-        let items: [JSONValue] = PaywallTemplates.all.map { template in
-            ["name": .string(template.name), "title": template.document["name"] ?? .string(template.name),
-             "locales": template.document["locales"] ?? []]
-        }
-        var answer: JSONValue = ["templates": .array(items)]
-        if let name = call.optionalString("name") {
-            guard let document = PaywallTemplates.document(named: name) else {
-                throw ServiceError(.notFound, "template_not_found", "No template '\(name)'.")
-            }
-            answer["document"] = document
-        }
-        return answer
-    }
+/// The funnel per published version, for agents comparing versions after a publish.
+enum AnalyticsTools {
+    static var tools: [MCPTool] { [analytics] }
 
     static let analytics = MCPTool(
         name: "get_paywall_analytics", title: "Funnel per version",
@@ -45,8 +21,8 @@ enum CatalogTools {
         readOnly: true, idempotent: true
     ) { call in
         var filter = AnalyticsService.Filter()
-        filter.from = try PaywallRoutes.time(call.arguments["from"].map(timeText), name: "from")
-        filter.to = try PaywallRoutes.time(call.arguments["to"].map(timeText), name: "to")
+        filter.from = try EventRoutes.time(call.arguments["from"].map(timeText), name: "from")
+        filter.to = try EventRoutes.time(call.arguments["to"].map(timeText), name: "to")
         filter.placement = call.optionalString("placement")
         filter.context = call.presentationContext()
         return try call.services.analytics.funnel(appID: call.appID, paywallID: try call.string("paywallId"), filter: filter)

@@ -152,24 +152,6 @@ struct PaywallRoutes {
             let version = try paywalls.version(appID: appID, id: request.parameter("id"), version: n)
             return APIResponse.json(version.json(includeDocument: true), etag: "\"\(version.contentHash)\"")
         }
-        routes.secret(.GET, "/v1/paywalls/:id/analytics", OperationDoc(
-            "getPaywallAnalytics", summary: "The funnel per published version",
-            description: "Counts of SDK events per version, optionally cut by time, placement and `context.KEY=VALUE` (typed like the SDK's context).",
-            tag: "analytics",
-            parameters: [.path("id", "A paywall id."),
-                         .query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-                         .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-                         .query("placement", "Only events from this placement.")],
-            responses: [.json(200, "One funnel per published version.", APISchemas.ref("PaywallAnalytics")),
-                        .problem(400, "`from` or `to` is not a time.")])) { request, caller in
-            let appID = caller.appID
-            var filter = AnalyticsService.Filter()
-            filter.from = try PaywallRoutes.time(request.query("from"), name: "from")
-            filter.to = try PaywallRoutes.time(request.query("to"), name: "to")
-            filter.placement = request.query("placement")
-            filter.context = request.presentationContext
-            return APIResponse.json(try services.analytics.funnel(appID: appID, paywallID: request.parameter("id"), filter: filter))
-        }
         routes.secret(.POST, "/v1/paywalls/:id/rollback", OperationDoc(
             "rollbackPaywall", summary: "Publish an old version's document again as a new version", tag: "versions",
             parameters: [.path("id", "A paywall id.")], requestBody: APISchemas.ref("RollbackRequest"),
@@ -183,16 +165,6 @@ struct PaywallRoutes {
             return APIResponse.json(version.json(includeDocument: false), status: .created,
                                     headers: ["Location": "/v1/paywalls/\(version.paywallID)/versions/\(version.version)"])
         }
-    }
-}
-
-extension PaywallRoutes {
-    /// A time query parameter: integer milliseconds since 1970 or an RFC 3339 date-time.
-    static func time(_ raw: String?, name: String) throws -> Int64? {
-        guard let raw else { return nil }
-        if let ms = Int64(raw), ms >= 0 { return ms }
-        if let ms = EventService.parseTimestamp(raw) { return ms }
-        throw ServiceError(.badRequest, "invalid_time", "'\(name)' is milliseconds since 1970 or an RFC 3339 date-time, not '\(raw)'.")
     }
 }
 

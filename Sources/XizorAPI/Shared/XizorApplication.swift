@@ -70,6 +70,8 @@ public enum XizorApplication {
         PlacementRoutes(services: services).register(in: &routes)
         ExperimentRoutes(services: services).register(in: &routes)
         SDKRoutes(services: services, delivery: delivery).register(in: &routes)
+        EventRoutes(services: services).register(in: &routes)
+        TimerRoutes(services: services).register(in: &routes)
         PreviewRoutes(services: services, pages: pages).register(in: &routes)
         MCPRoutes(services: services, limits: limits, maxBatchMessages: options.mcpMaxBatchMessages,
                   allowedOrigins: options.corsAllowedOrigins).register(in: &routes)

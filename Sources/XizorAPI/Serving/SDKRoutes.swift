@@ -1,8 +1,8 @@
 import HTTP
 import PaywallFormat
 
-/// The SDK API (public key): the paywall for a placement, the offline fallback bundle, funnel
-/// events and duration-timer starts.
+/// The SDK API's delivery (public key): the paywall for a placement and the offline fallback
+/// bundle. Events and timers, the SDK's writes, sit with their aggregates.
 struct SDKRoutes {
     let services: XizorServices
     let delivery: PaywallDelivery
@@ -49,23 +49,6 @@ struct SDKRoutes {
             let asked = try DeliveryRequest(request, placement: "")
             return services.serving.fallbackBundleRepresentation(appID: appID, clientVersion: asked.schemaVersion,
                                                                  colorScheme: asked.colorScheme).response
-        }
-        routes.publicKey(.POST, "/v1/sdk/events", OperationDoc(
-            "ingestEvents", summary: "Record a batch of funnel events", description: "Idempotent by event `id`; 202 once durable.",
-            tag: "sdk", requestBody: APISchemas.ref("EventBatch"),
-            responses: [.json(202, "What was accepted, duplicated and rejected.", APISchemas.ref("EventOutcome"))])) { request, caller in
-            let appID = caller.appID
-            let outcome = try services.events.ingest(appID: appID, batch: try request.jsonBody())
-            return APIResponse.json(outcome.json, status: .accepted)
-        }
-        routes.publicKey(.POST, "/v1/sdk/timers", OperationDoc(
-            "startTimer", summary: "The persisted start of a duration timer (first write wins)", tag: "sdk",
-            requestBody: APISchemas.ref("TimerRequest"),
-            responses: [.json(201, "Started now.", APISchemas.ref("TimerStart")),
-                        .json(200, "Already started earlier: its start.", APISchemas.ref("TimerStart"))])) { request, caller in
-            let appID = caller.appID
-            let (startedAt, created) = try services.timers.start(appID: appID, body: try request.jsonBody())
-            return APIResponse.json(["startedAt": .number(Int(startedAt)), "created": .bool(created)], status: created ? .created : .ok)
         }
     }
 }

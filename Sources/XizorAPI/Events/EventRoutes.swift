@@ -1,0 +1,46 @@
+import HTTP
+import PaywallFormat
+
+/// Events: the SDK's batches in (public key), and the funnel per version out (secret key).
+struct EventRoutes {
+    let services: XizorServices
+
+    func register(in routes: inout APIRoutes) {
+        routes.publicKey(.POST, "/v1/sdk/events", OperationDoc(
+            "ingestEvents", summary: "Record a batch of funnel events", description: "Idempotent by event `id`; 202 once durable.",
+            tag: "sdk", requestBody: APISchemas.ref("EventBatch"),
+            responses: [.json(202, "What was accepted, duplicated and rejected.", APISchemas.ref("EventOutcome"))])) { request, caller in
+            let appID = caller.appID
+            let outcome = try services.events.ingest(appID: appID, batch: try request.jsonBody())
+            return APIResponse.json(outcome.json, status: .accepted)
+        }
+        routes.secret(.GET, "/v1/paywalls/:id/analytics", OperationDoc(
+            "getPaywallAnalytics", summary: "The funnel per published version",
+            description: "Counts of SDK events per version, optionally cut by time, placement and `context.KEY=VALUE` (typed like the SDK's context).",
+            tag: "analytics",
+            parameters: [.path("id", "A paywall id."),
+                         .query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
+                         .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time."),
+                         .query("placement", "Only events from this placement.")],
+            responses: [.json(200, "One funnel per published version.", APISchemas.ref("PaywallAnalytics")),
+                        .problem(400, "`from` or `to` is not a time.")])) { request, caller in
+            let appID = caller.appID
+            var filter = AnalyticsService.Filter()
+            filter.from = try EventRoutes.time(request.query("from"), name: "from")
+            filter.to = try EventRoutes.time(request.query("to"), name: "to")
+            filter.placement = request.query("placement")
+            filter.context = request.presentationContext
+            return APIResponse.json(try services.analytics.funnel(appID: appID, paywallID: request.parameter("id"), filter: filter))
+        }
+    }
+}
+
+extension EventRoutes {
+    /// A time query parameter: integer milliseconds since 1970 or an RFC 3339 date-time.
+    static func time(_ raw: String?, name: String) throws -> Int64? {
+        guard let raw else { return nil }
+        if let ms = Int64(raw), ms >= 0 { return ms }
+        if let ms = EventService.parseTimestamp(raw) { return ms }
+        throw ServiceError(.badRequest, "invalid_time", "'\(name)' is milliseconds since 1970 or an RFC 3339 date-time, not '\(raw)'.")
+    }
+}
