@@ -41,9 +41,7 @@ struct DataDirectoryGuard {
     func checkOpened(_ pool: DatabasePool, check: Check) throws {
         let markerExists = FileManager.default.fileExists(atPath: markerPath)
         do {
-            let hasSchema = try pool.read { db in
-                try db.queryOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") != nil
-            }
+            let hasSchema = try pool.hasTable(named: "schema_migrations")
             if markerExists && !hasSchema {
                 throw CommandFailure("""
                     database \(databasePath) holds no Xizor schema, but \(markerPath) records that this data directory \
@@ -52,11 +50,11 @@ struct DataDirectoryGuard {
                     """, exitCode: Self.exitCode)
             }
             guard check != .none else { return }
-            let pragma = check == .quick ? "PRAGMA quick_check" : "PRAGMA integrity_check"
-            let problems: [String] = try pool.read { db in try db.query(pragma).map { try $0.get(0) } }
-            guard problems == ["ok"] else {
+            let problems = try pool.integrityProblems(thorough: check == .full)
+            guard problems.isEmpty else {
+                let pragma = check == .full ? "integrity_check" : "quick_check"
                 throw CommandFailure("""
-                    database \(databasePath) is damaged (\(pragma): \(problems.prefix(5).joined(separator: "; "))); refusing \
+                    database \(databasePath) is damaged (PRAGMA \(pragma): \(problems.prefix(5).joined(separator: "; "))); refusing \
                     to serve it. Restore it from a backup (see docs/operations.md).
                     """, exitCode: Self.exitCode)
             }

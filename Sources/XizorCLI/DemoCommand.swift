@@ -23,7 +23,7 @@ enum DemoSetup {
     }
 
     static func isEmpty(_ services: XizorServices) throws -> Bool {
-        try services.pool.read { db in try db.queryOne("SELECT 1 FROM apps LIMIT 1") == nil }
+        try !services.keys.hasApps()
     }
 
     static func create(_ services: XizorServices) throws -> Created {

@@ -120,7 +120,7 @@ struct CommandEnvironment {
         limits.eventWindow = EventService.TimeWindow(maxAgeMs: Int64(configuration[\.events.maxAgeMs]),
                                                      maxFutureMs: Int64(configuration[\.events.maxFutureMs]))
         limits.maxKeysPerApp = configuration[\.keys.maxPerApp]
-        do { return try XizorServices(pool: pool, limits: limits) } catch {
+        do { return try XizorServices(store: SQLiteDataStore(pool: pool), limits: limits) } catch {
             throw CommandFailure("cannot load state from \(configuration.databasePath): \(error)")
         }
     }

@@ -56,7 +56,7 @@ extension Commands {
         environment.logger.debug("drained; closing the database")
         services.changes.stopTailing()
         // Checkpoints the WAL into the database file and removes it: a stopped server leaves one file.
-        services.pool.close()
+        services.store.close()
         environment.logger.info("stopped")
         return .success
     }

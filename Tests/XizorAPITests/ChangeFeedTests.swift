@@ -51,18 +51,18 @@ import Testing
     @Test func theTableStaysBoundedAndSequencesAreNeverReused() throws {
         let test = try TestServices("feed-prune")
         defer { test.remove() }
-        let pool = test.services.pool
-        try pool.write { db in
-            for i in 0..<100_000 { try ChangeStore.append(db, appID: "app_x", kind: .placement, entityID: "k\(i % 7)", now: 1_000) }
+        let store = test.services.store
+        try store.write { tx in
+            for i in 0..<100_000 { try tx.changes.append(appID: "app_x", kind: .placement, entityID: "k\(i % 7)", now: 1_000) }
         }
-        let latest = try pool.read { db in try ChangeStore.latestSequence(db) }
-        let deleted = try pool.write { db in try ChangeStore.prune(db, olderThan: 0, keepingAtMost: 10_000) }
+        let latest = try store.read { tx in try tx.changes.latestSequence() }
+        let deleted = try store.write { tx in try tx.changes.prune(olderThan: 0, keepingAtMost: 10_000) }
         #expect(deleted == 90_000)
-        #expect(try pool.read { db in try ChangeStore.count(db) } == 10_000)
-        #expect(try pool.read { db in try ChangeStore.oldestSequence(db) } == latest - 9_999)
-        _ = try pool.write { db in try ChangeStore.prune(db, olderThan: 2_000, keepingAtMost: 10_000) }
-        #expect(try pool.read { db in try ChangeStore.count(db) } == 0, "pruned by age too")
-        let next = try pool.write { db in try ChangeStore.append(db, appID: nil, kind: .key, entityID: nil, now: 3_000) }
+        #expect(try store.read { tx in try tx.changes.count() } == 10_000)
+        #expect(try store.read { tx in try tx.changes.oldestSequence() } == latest - 9_999)
+        _ = try store.write { tx in try tx.changes.prune(olderThan: 2_000, keepingAtMost: 10_000) }
+        #expect(try store.read { tx in try tx.changes.count() } == 0, "pruned by age too")
+        let next = try store.write { tx in try tx.changes.append(appID: nil, kind: .key, entityID: nil, now: 3_000) }
         #expect(next == latest + 1, "AUTOINCREMENT: a pruned sequence is never handed out again")
     }
 
@@ -72,7 +72,7 @@ import Testing
         let server = test.services, other = try Self.second(test)
         _ = try server.keys.createApp(name: "Seen")  // the server's position is past 0
         let late = try other.keys.createApp(name: "Missed")
-        _ = try other.pool.write { db in try ChangeStore.prune(db, olderThan: Int64.max, keepingAtMost: 1_000) }
+        _ = try other.store.write { tx in try tx.changes.prune(olderThan: Int64.max, keepingAtMost: 1_000) }
         let after = try other.keys.createApp(name: "After the prune")
         try server.changes.catchUp()
         #expect(server.keys.authenticate(late.secretKey) == .secret(appID: late.appID), "the pruned change's app arrives by the full reload")

@@ -16,7 +16,7 @@ struct TestServices {
     }
 
     func remove() {
-        services.pool.close()
+        services.store.close()
         try? FileManager.default.removeItem(at: directory)
     }
 }
@@ -30,5 +30,18 @@ func failsWith(_ code: String, _ body: () throws -> Void) -> Bool {
         return error.code == code
     } catch {
         return false
+    }
+}
+
+extension XizorServices {
+    /// Services over an SQLite pool, as `serve` builds them.
+    convenience init(pool: DatabasePool, limits: Limits = Limits()) throws {
+        try self.init(store: SQLiteDataStore(pool: pool), limits: limits)
+    }
+
+    /// The SQLite pool under the store, for tests that write what no service would (damaged rows).
+    var pool: DatabasePool {
+        guard let sqlite = store as? SQLiteDataStore else { preconditionFailure("these tests run on SQLite") }
+        return sqlite.pool
     }
 }

@@ -49,7 +49,7 @@ import Testing
         #expect(try s.paywalls.versions(appID: a, id: pw).count == 1)
         #expect(try s.paywalls.summary(appID: a, id: pw).archivedAt == nil)
         #expect(try s.placements.placement(appID: a, key: "onboarding").paywallID == pw)
-        #expect(try s.experiments.experiment(appID: a, id: experiment).status == "draft")
+        #expect(try s.experiments.experiment(appID: a, id: experiment).status == .draft)
     }
 }
 

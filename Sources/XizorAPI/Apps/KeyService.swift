@@ -1,5 +1,4 @@
 import PaywallFormat
-import Storage
 import Synchronization
 
 /// Who a request's bearer token says it is.
@@ -54,7 +53,7 @@ public final class KeyService: Sendable {
         let key: VerifiedKey
     }
 
-    private let pool: DatabasePool
+    private let store: any DataStore
     private let clock: Clock
     /// Key writes append to it and catch up before answering (a revoked key stops working here at
     /// once, and in every other process within the feed's poll interval).
@@ -79,8 +78,8 @@ public final class KeyService: Sendable {
     public let maxKeysPerApp: Int
     public static let defaultMaxKeysPerApp = 50
 
-    public init(pool: DatabasePool, clock: Clock, changes: ChangeFeed, maxKeysPerApp: Int = KeyService.defaultMaxKeysPerApp) throws {
-        self.pool = pool
+    public init(store: any DataStore, clock: Clock, changes: ChangeFeed, maxKeysPerApp: Int = KeyService.defaultMaxKeysPerApp) throws {
+        self.store = store
         self.clock = clock
         self.changes = changes
         self.maxKeysPerApp = maxKeysPerApp
@@ -92,6 +91,14 @@ public final class KeyService: Sendable {
         case all
         case app(String)
         case admin
+
+        var keyScope: KeyScope {
+            switch self {
+            case .all: .all
+            case .app(let id): .app(id)
+            case .admin: .admin
+            }
+        }
 
         func contains(_ principal: Principal) -> Bool {
             switch self {
@@ -112,29 +119,17 @@ public final class KeyService: Sendable {
     }
 
     private func reloadLocked(_ scope: ReloadScope) throws {
-        let live = "k.revoked_at IS NULL AND (k.app_id IS NULL OR a.archived_at IS NULL)"
-        let (filter, bindings): (String, [any SQLBindable]) = switch scope {
-        case .all: ("", [])
-        case .app(let id): (" AND k.app_id = ?", [id])
-        case .admin: (" AND k.app_id IS NULL", [])
-        }
-        let rows = try pool.serviceRead { db in
-            try db.query("SELECT k.id, k.kind, k.prefix, k.hash, k.app_id FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id WHERE \(live)\(filter)",
-                         bindings)
-        }
+        let stored = try store.read { tx in try tx.apps.liveKeys(scope.keyScope) }
         var table: [String: [KnownKey]] = [:]
-        for row in rows {
-            let kind: String = try row.get(1)
-            let appID: String? = try row.get(4)
+        for key in stored {
             let principal: Principal
-            switch (kind, appID) {
-            case ("admin", _): principal = .admin
-            case ("secret", let id?): principal = .secret(appID: id)
-            case ("public", let id?): principal = .publicKey(appID: id)
+            switch (key.kind, key.appID) {
+            case (.admin, _): principal = .admin
+            case (.secret, let id?): principal = .secret(appID: id)
+            case (.public, let id?): principal = .publicKey(appID: id)
             default: continue
             }
-            let prefix: String = try row.get(2)
-            table[prefix, default: []].append(KnownKey(hash: try row.get(3), key: VerifiedKey(id: try row.get(0), principal: principal)))
+            table[key.prefix, default: []].append(KnownKey(hash: key.hash, key: VerifiedKey(id: key.id, principal: principal)))
         }
         keys.write { current in
             guard scope != .all else {
@@ -193,12 +188,13 @@ public final class KeyService: Sendable {
     public func ensureAdminToken(_ token: String) throws {
         let hash = Identifiers.hash(token)
         let now = clock.now()
-        try pool.serviceWrite { db in
-            try db.execute("UPDATE api_keys SET revoked_at = ? WHERE kind = 'admin' AND revoked_at IS NULL AND hash <> ?", [now, hash])
-            if db.changes > 0 { try ChangeStore.append(db, appID: nil, kind: .key, entityID: nil, now: now) }
-            if try db.queryOne("SELECT 1 FROM api_keys WHERE kind = 'admin' AND hash = ? AND revoked_at IS NULL", [hash]) == nil {
-                try db.execute("DELETE FROM api_keys WHERE kind = 'admin' AND hash = ?", [hash])
-                try self.insertKeyRow(db, key: token, kind: "admin", appID: nil, now: now)
+        try store.write { tx in
+            if try tx.apps.revokeAdminTokens(except: hash, now: now) > 0 {
+                try tx.changes.append(appID: nil, kind: .key, entityID: nil, now: now)
+            }
+            if try !tx.apps.hasLiveAdminToken(hash: hash) {
+                try tx.apps.deleteAdminToken(hash: hash)
+                try KeyService.insertKey(tx, key: token, kind: .admin, appID: nil, now: now)
             }
         }
         try changes.catchUp()
@@ -208,7 +204,7 @@ public final class KeyService: Sendable {
     public func generateAdminToken() throws -> String {
         let token = Identifiers.apiKey(prefix: "xa_")
         let now = clock.now()
-        _ = try pool.serviceWrite { db in try self.insertKeyRow(db, key: token, kind: "admin", appID: nil, now: now) }
+        _ = try store.write { tx in try KeyService.insertKey(tx, key: token, kind: .admin, appID: nil, now: now) }
         try changes.catchUp()
         return token
     }
@@ -234,11 +230,11 @@ public final class KeyService: Sendable {
         let secret = Identifiers.apiKey(prefix: "sk_")
         let publicKey = Identifiers.apiKey(prefix: "pk_")
         let now = clock.now()
-        try pool.serviceWrite { db in
-            try db.execute("INSERT INTO apps (id, name, created_at) VALUES (?, ?, ?)", [appID, trimmed, now])
-            try ChangeStore.append(db, appID: appID, kind: .app, entityID: appID, now: now)
-            try self.insertKeyRow(db, key: secret, kind: "secret", appID: appID, now: now)
-            try self.insertKeyRow(db, key: publicKey, kind: "public", appID: appID, now: now)
+        try store.write { tx in
+            try tx.apps.insertApp(id: appID, name: trimmed, now: now)
+            try tx.changes.append(appID: appID, kind: .app, entityID: appID, now: now)
+            try KeyService.insertKey(tx, key: secret, kind: .secret, appID: appID, now: now)
+            try KeyService.insertKey(tx, key: publicKey, kind: .public, appID: appID, now: now)
         }
         try changes.catchUp()
         return CreatedApp(appID: appID, name: trimmed, secretKey: secret, publicKey: publicKey)
@@ -247,10 +243,9 @@ public final class KeyService: Sendable {
     /// Archives an app: its keys stop working before this answers; its data is kept.
     public func archiveApp(appID: String) throws {
         let now = clock.now()
-        try pool.serviceWrite { db in
-            try db.execute("UPDATE apps SET archived_at = coalesce(archived_at, ?) WHERE id = ?", [now, appID])
-            try ChangeStore.append(db, appID: appID, kind: .app, entityID: appID, now: now)
-            guard db.changes == 1 else { throw ServiceError.notFound("app", appID) }
+        try store.write { tx in
+            guard try tx.apps.archiveApp(id: appID, now: now) else { throw ServiceError.notFound("app", appID) }
+            try tx.changes.append(appID: appID, kind: .app, entityID: appID, now: now)
         }
         try changes.catchUp()
     }
@@ -258,14 +253,9 @@ public final class KeyService: Sendable {
     /// The app's keys, revoked ones included, a page at a time in creation order.
     public func listKeys(appID: String, cursor: String? = nil, limit: Int = PageSize.max) throws -> Page<APIKeyInfo> {
         let after = try PageCursor.parse(cursor)
-        let rows = try pool.serviceRead { db in
-            try db.query("""
-                SELECT id, kind, prefix, created_at, revoked_at FROM api_keys WHERE app_id = ? AND (created_at, id) > (?, ?)
-                ORDER BY created_at, id LIMIT ?
-                """, [appID, after.createdAt, after.id, limit + 1])
-        }
-        let items = try rows.prefix(limit).map { row in
-            APIKeyInfo(id: try row.get(0), kind: try row.get(1), prefix: try row.get(2), createdAt: try row.get(3), revokedAt: try row.get(4))
+        let rows = try store.read { tx in try tx.apps.keys(appID: appID, after: after, limit: limit + 1) }
+        let items = rows.prefix(limit).map { key in
+            APIKeyInfo(id: key.id, kind: key.kind.rawValue, prefix: key.prefix, createdAt: key.createdAt, revokedAt: key.revokedAt)
         }
         let next = rows.count > limit ? items.last.map { PageCursor(createdAt: $0.createdAt, id: $0.id).text } : nil
         return Page(items: items, nextCursor: next)
@@ -273,44 +263,43 @@ public final class KeyService: Sendable {
 
     /// Creates another key of `kind` (`secret` or `public`) for the app; answered once.
     public func createKey(appID: String, kind: String) throws -> (info: APIKeyInfo, key: String) {
-        guard kind == "secret" || kind == "public" else {
+        guard let kind = StoredKey.Kind(rawValue: kind), kind != .admin else {
             throw ServiceError.badField("$.kind", "invalid_enum_value", "A key's kind is 'secret' or 'public'.")
         }
-        let key = Identifiers.apiKey(prefix: kind == "secret" ? "sk_" : "pk_")
+        let key = Identifiers.apiKey(prefix: kind == .secret ? "sk_" : "pk_")
         let now = clock.now()
-        let id = try pool.serviceWrite { db in
-            let live: Int = try db.queryOne("SELECT count(*) FROM api_keys WHERE app_id = ? AND revoked_at IS NULL", [appID])?.get(0) ?? 0
-            guard live < self.maxKeysPerApp else {
+        let id = try store.write { tx in
+            guard try tx.apps.liveKeyCount(appID: appID) < self.maxKeysPerApp else {
                 throw ServiceError(.conflict, "key_limit_reached",
                                    "An app has at most \(self.maxKeysPerApp) live keys (keys.maxPerApp); revoke one it no longer uses first.")
             }
-            return try self.insertKeyRow(db, key: key, kind: kind, appID: appID, now: now)
+            return try KeyService.insertKey(tx, key: key, kind: kind, appID: appID, now: now)
         }
         try changes.catchUp()
-        let info = APIKeyInfo(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), createdAt: now, revokedAt: nil)
+        let info = APIKeyInfo(id: id, kind: kind.rawValue, prefix: Identifiers.displayPrefix(of: key), createdAt: now, revokedAt: nil)
         return (info, key)
     }
 
     /// Revokes one of the app's keys; it stops working before this answers.
     public func revokeKey(appID: String, keyID: String) throws {
         let now = clock.now()
-        let changed = try pool.serviceWrite { db in
-            try db.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND app_id = ? AND revoked_at IS NULL", [now, keyID, appID])
-            let revoked = db.changes
-            if revoked > 0 { try ChangeStore.append(db, appID: appID, kind: .key, entityID: keyID, now: now) }
-            return revoked
+        try store.write { tx in
+            guard try tx.apps.revokeKey(id: keyID, appID: appID, now: now) else { throw ServiceError.notFound("key", keyID) }
+            try tx.changes.append(appID: appID, kind: .key, entityID: keyID, now: now)
         }
-        guard changed == 1 else { throw ServiceError.notFound("key", keyID) }
         try changes.catchUp()
     }
 
+    /// Whether any app exists (the demo command seeds an empty database only).
+    public func hasApps() throws -> Bool { try store.read { tx in try tx.apps.hasApps() } }
+
+    /// Stores a new key's hash and records the change; returns its id.
     @discardableResult
-    private func insertKeyRow(_ db: Database, key: String, kind: String, appID: String?, now: Int64) throws -> String {
+    private static func insertKey(_ tx: any StoreTransaction, key: String, kind: StoredKey.Kind, appID: String?, now: Int64) throws -> String {
         let id = Identifiers.keyID()
-        try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                       [id, appID, kind, Identifiers.displayPrefix(of: key), Identifiers.hash(key), now])
-        try ChangeStore.append(db, appID: appID, kind: .key, entityID: id, now: now)
+        try tx.apps.insertKey(StoredKey(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), hash: Identifiers.hash(key),
+                                        appID: appID, createdAt: now, revokedAt: nil))
+        try tx.changes.append(appID: appID, kind: .key, entityID: id, now: now)
         return id
     }
-
 }

@@ -1,14 +1,16 @@
 import Foundation
-import Storage
 import Synchronization
 
 /// A change this binary cannot apply (a newer binary wrote it).
 public enum ChangeFeedError: Error, Sendable, CustomStringConvertible {
     case unknownKind(String)
+    /// The database did not answer its commit counter.
+    case noDataVersion
 
     public var description: String {
         switch self {
         case .unknownKind(let kind): "the change feed holds a change of unknown kind '\(kind)' (written by a newer binary?)"
+        case .noDataVersion: "the database answered no commit counter (PRAGMA data_version)"
         }
     }
 }
@@ -18,8 +20,8 @@ public enum ChangeFeedError: Error, Sendable, CustomStringConvertible {
 /// Writers append a `Change` in the transaction of the write it describes (`ChangeStore.append`);
 /// then `catchUp()` applies, in sequence order, every change after the last one this process
 /// applied — its own and any other process's — before the write answers. A tailer (`startTailing`)
-/// calls `catchUp()` whenever `PRAGMA data_version` on its own connection says another connection
-/// committed, so a CLI command, a restore or a second server is seen within one poll interval.
+/// calls `catchUp()` whenever the store's `CommitWatcher` (on SQLite, `PRAGMA data_version` on a
+/// connection of its own) says another connection committed, so a CLI command, a restore or a second server is seen within one poll interval.
 ///
 /// Applying re-reads state from the database (an app's keys, an app's serving snapshot), so it is
 /// idempotent: applying a change twice costs time, never correctness. A process that finds changes
@@ -56,7 +58,7 @@ public final class ChangeFeed: Sendable {
 
     public typealias Applier = @Sendable (Effects) throws -> Void
 
-    private let pool: DatabasePool
+    private let store: any DataStore
     private let clock: Clock
     /// The last sequence applied here; guarded by the lock so two catch-ups never interleave
     /// (a later snapshot must not be overwritten by an earlier one).
@@ -72,10 +74,10 @@ public final class ChangeFeed: Sendable {
 
     /// Starts at the newest change already written: whatever the caller loads next (every key, every
     /// app) includes it. Read before loading, so a change committed meanwhile is applied again (harmless).
-    public init(pool: DatabasePool, clock: Clock) throws {
-        self.pool = pool
+    public init(store: any DataStore, clock: Clock) throws {
+        self.store = store
         self.clock = clock
-        position = Mutex(try pool.serviceRead { db in try ChangeStore.latestSequence(db) })
+        position = Mutex(try store.read { tx in try tx.changes.latestSequence() })
     }
 
     /// Sets what applying a batch does (the services' reloads); until then changes only advance the position.
@@ -94,8 +96,8 @@ public final class ChangeFeed: Sendable {
     public func catchUp() throws {
         try position.withLock { last in
             while true {
-                let (changes, oldest): ([Change], Int64?) = try pool.serviceRead { db in
-                    (try ChangeStore.after(db, sequence: last, limit: Self.batch), try ChangeStore.oldestSequence(db))
+                let (changes, oldest): ([Change], Int64?) = try store.read { tx in
+                    (try tx.changes.after(sequence: last, limit: Self.batch), try tx.changes.oldestSequence())
                 }
                 guard let newest = changes.last?.sequence else { return }
                 var effects = Effects(changes)
@@ -109,21 +111,21 @@ public final class ChangeFeed: Sendable {
         }
     }
 
-    /// Polls `PRAGMA data_version` every `intervalMs` on a connection of its own and catches up
+    /// Polls the store's commit counter every `intervalMs` and catches up
     /// when another connection committed; prunes the table every `pruneEveryMs`. Runs until
     /// `stopTailing()`. Failures are counted, logged and retried a second later, never fatal.
     public func startTailing(intervalMs: Int, retentionMs: Int64, maxRows: Int, pruneEveryMs: Int64 = 10_000,
                              onError: @escaping @Sendable (String) -> Void) throws {
         precondition(intervalMs > 0 && maxRows > 0, "the change feed needs a positive interval and row cap")
         guard !tailing.exchange(true, ordering: .acquiring) else { preconditionFailure("the change feed is already tailing") }
-        let watcher = WatcherConnection(try Database(path: pool.path, mode: .readOnly, configuration: pool.configuration))
+        let watcher = WatcherBox(try store.makeCommitWatcher())
         let thread = Thread { [self] in
             var version: Int64 = -1
             var lastPrune: Int64 = 0
             while tailing.load(ordering: .relaxed) {
                 var failed = false
                 do {
-                    let now: Int64 = try watcher.database.queryOne("PRAGMA data_version")?.get(0) ?? 0
+                    let now = try watcher.watcher.commitCounter()
                     if now != version {
                         try catchUp()
                         version = now  // only once applied: a failed catch-up is retried on the next poll
@@ -131,7 +133,7 @@ public final class ChangeFeed: Sendable {
                     let millis = clock.now()
                     if millis - lastPrune >= pruneEveryMs {
                         lastPrune = millis
-                        _ = try pool.serviceWrite { db in try ChangeStore.prune(db, olderThan: millis - retentionMs, keepingAtMost: maxRows) }
+                        _ = try store.write { tx in try tx.changes.prune(olderThan: millis - retentionMs, keepingAtMost: maxRows) }
                     }
                 } catch {
                     failures.add(1, ordering: .relaxed)
@@ -141,23 +143,22 @@ public final class ChangeFeed: Sendable {
                 // After a failure, wait a second: a broken database must not flood the log 20 times a second.
                 usleep(useconds_t(failed ? max(intervalMs, 1000) * 1000 : intervalMs * 1000))
             }
-            watcher.database.close()
+            watcher.watcher.close()
             tailerStopped.signal()
         }
         thread.name = "xizor-change-feed"
         thread.start()
     }
 
-    /// Stops the tailer and waits for it to leave its loop (before the pool is closed under it).
+    /// Stops the tailer and waits for it to leave its loop (before the store is closed under it).
     public func stopTailing() {
         guard tailing.exchange(false, ordering: .acquiringAndReleasing) else { return }
         _ = tailerStopped.wait(timeout: .now() + 10)
     }
 }
 
-/// The tailer's own read-only connection: `PRAGMA data_version` is per connection, and this one
-/// is touched only by the tailer thread (hence the unchecked Sendable).
-private final class WatcherConnection: @unchecked Sendable {
-    let database: Database
-    init(_ database: Database) { self.database = database }
+/// The tailer's commit watcher: touched only by the tailer thread (hence the unchecked Sendable).
+private final class WatcherBox: @unchecked Sendable {
+    let watcher: any CommitWatcher
+    init(_ watcher: any CommitWatcher) { self.watcher = watcher }
 }

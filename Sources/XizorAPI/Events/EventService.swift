@@ -1,6 +1,5 @@
 import Foundation
 import PaywallFormat
-import Storage
 
 /// Funnel events from the SDK. A batch is validated event by event (the valid ones are kept, each
 /// invalid one is reported with its paths) and stored in one durable transaction; the key
@@ -24,13 +23,13 @@ public final class EventService: Sendable {
         }
     }
 
-    private let pool: DatabasePool
+    private let store: any DataStore
     private let clock: Clock
     private let activity: ServiceActivity
     private let window: TimeWindow
 
-    public init(pool: DatabasePool, clock: Clock, activity: ServiceActivity = ServiceActivity(), window: TimeWindow = TimeWindow()) {
-        self.pool = pool
+    public init(store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity(), window: TimeWindow = TimeWindow()) {
+        self.store = store
         self.clock = clock
         self.activity = activity
         self.window = window
@@ -54,20 +53,6 @@ public final class EventService: Sendable {
         }
     }
 
-    struct Event {
-        let id: String
-        let name: String
-        let occurredAt: Int64
-        let placement: String?
-        let paywallID: String?
-        let version: Int?
-        let subscriberID: String?
-        let context: String?
-        let properties: String?
-        let experimentID: String?
-        let variant: String?
-    }
-
     public func ingest(appID: String, batch: JSONValue) throws -> Outcome {
         guard let events = batch["events"]?.arrayValue else {
             throw ServiceError.badField("$.events", batch["events"] == nil ? "missing_required_field" : "type_mismatch",
@@ -77,7 +62,7 @@ public final class EventService: Sendable {
             throw ServiceError(.contentTooLarge, "batch_too_large", "A batch holds at most \(EventService.maxBatch) events, not \(events.count).")
         }
         var rejected: [Rejection] = []
-        var parsed: [(index: Int, event: Event)] = []
+        var parsed: [(index: Int, event: StoredEvent)] = []
         let receivedAt = clock.now()
         for (index, json) in events.enumerated() {
             var issues: [ValidationIssue] = []
@@ -92,17 +77,14 @@ public final class EventService: Sendable {
             }
         }
         var accepted = 0, duplicates = 0
-        try pool.serviceWrite { db in
+        try store.write { tx in
             // Variant names per experiment of this app, read once per batch (nil: no such experiment).
             var variants: [String: [String]?] = [:]
             for (index, event) in parsed {
                 if let experimentID = event.experimentID, let variant = event.variant {
                     if variants[experimentID] == nil {
-                        let names: [String] = try db.query("""
-                            SELECT v.name FROM experiment_variants v JOIN experiments e ON e.id = v.experiment_id
-                            WHERE e.app_id = ? AND e.id = ? ORDER BY v.position
-                            """, [appID, experimentID]).map { try $0.get(0) }
-                        variants[experimentID] = .some(names.isEmpty ? nil : names)
+                        let names = try tx.experiments.experiment(appID: appID, id: experimentID)?.variants.map(\.name)
+                        variants[experimentID] = .some(names)
                     }
                     if let issue = EventService.attributionIssue(experimentID: experimentID, variant: variant,
                                                                  known: variants[experimentID] ?? nil, path: "$.events[\(index)]") {
@@ -113,12 +95,9 @@ public final class EventService: Sendable {
                 if let paywallID = event.paywallID {
                     let known: Bool
                     if let version = event.version {
-                        known = try db.queryOne("""
-                            SELECT 1 FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
-                            WHERE p.app_id = ? AND v.paywall_id = ? AND v.version = ?
-                            """, [appID, paywallID, version]) != nil
+                        known = try tx.paywalls.hasVersion(appID: appID, paywallID: paywallID, version: version)
                     } else {
-                        known = try db.queryOne("SELECT 1 FROM paywalls WHERE app_id = ? AND id = ?", [appID, paywallID]) != nil
+                        known = try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil
                     }
                     guard known else {
                         rejected.append(Rejection(index: index, id: event.id, errors: [ValidationIssue(
@@ -127,20 +106,14 @@ public final class EventService: Sendable {
                         continue
                     }
                 }
-                try db.execute("""
-                    INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
-                                        context, properties, experiment_id, variant)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, id) DO NOTHING
-                    """, [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
-                          event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant])
-                if db.changes == 1 { accepted += 1 } else { duplicates += 1 }
+                if try tx.events.insert(appID: appID, event, receivedAt: receivedAt) { accepted += 1 } else { duplicates += 1 }
             }
         }
         activity.recordEvents(accepted: accepted, duplicates: duplicates, rejected: rejected.count)
         return Outcome(accepted: accepted, duplicates: duplicates, rejected: rejected.sorted { $0.index < $1.index })
     }
 
-    static func parse(_ json: JSONValue, path: String, issues: inout [ValidationIssue]) -> Event? {
+    static func parse(_ json: JSONValue, path: String, issues: inout [ValidationIssue]) -> StoredEvent? {
         guard let object = json.objectValue else {
             issues.append(ValidationIssue(path: path, message: "An event is an object.", code: "type_mismatch"))
             return nil
@@ -206,7 +179,7 @@ public final class EventService: Sendable {
             else { issues.append(ValidationIssue(path: "\(path).properties", message: "'properties' is an object.", code: "type_mismatch")) }
         }
         guard issues.isEmpty, let id, let name, let occurredAt else { return nil }
-        return Event(id: id, name: name, occurredAt: occurredAt, placement: placement, paywallID: paywallID, version: version,
+        return StoredEvent(id: id, name: name, occurredAt: occurredAt, placement: placement, paywallID: paywallID, version: version,
                      subscriberID: subscriberID, context: context, properties: properties.isEmpty ? nil : JSONValue.object(properties).canonicalString,
                      experimentID: experimentID, variant: variant)
     }

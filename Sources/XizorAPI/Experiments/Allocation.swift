@@ -1,4 +1,3 @@
-import Storage
 import Digest
 
 /// Sticky assignment without storage on the hot path. A subscriber's bucket is a stable hash of

@@ -1,6 +1,5 @@
 import Foundation
 import PaywallFormat
-import Storage
 
 /// Per-variant results of an experiment. The unit is the subscriber (what was randomised):
 /// conversion rate = subscribers who completed a purchase ÷ subscribers who saw the paywall, with a
@@ -11,29 +10,11 @@ extension ExperimentService {
 
     public func results(appID: String, id: String) throws -> JSONValue {
         let experiment = try self.experiment(appID: appID, id: id)
-        let counts: [String: (impressions: Int, subscribers: Int, converted: Int)] = try poolRead { db in
-            var counts: [String: (Int, Int, Int)] = [:]
-            // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion
-            // even when an open event was lost).
-            for row in try db.query("""
-                SELECT variant,
-                       sum(name = 'paywall_open'),
-                       count(DISTINCT CASE WHEN name = 'paywall_open' THEN subscriber_id END),
-                       count(DISTINCT CASE WHEN name = 'purchase_completed' AND EXISTS (
-                           SELECT 1 FROM events o WHERE o.app_id = events.app_id AND o.experiment_id = events.experiment_id
-                             AND o.variant = events.variant AND o.subscriber_id = events.subscriber_id AND o.name = 'paywall_open')
-                           THEN subscriber_id END)
-                FROM events WHERE app_id = ? AND experiment_id = ? GROUP BY variant
-                """, [appID, id]) {
-                guard let variant: String = try row.get(0) else { continue }
-                counts[variant] = (try row.get(1), try row.get(2), try row.get(3))
-            }
-            return counts
-        }
-        let control = counts[experiment.variants.first?.name ?? ""] ?? (0, 0, 0)
+        let counts = try read { tx in try tx.events.variantCounts(appID: appID, experimentID: id) }
+        let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
         let controlRate = control.subscribers > 0 ? Double(control.converted) / Double(control.subscribers) : nil
         let variants: [JSONValue] = experiment.variants.enumerated().map { index, variant in
-            let c = counts[variant.name] ?? (0, 0, 0)
+            let c = counts[variant.name] ?? VariantCounts()
             var object: [String: JSONValue] = [
                 "name": .string(variant.name), "paywallId": .string(variant.paywallID), "control": .bool(index == 0),
                 "impressions": .number(c.impressions), "uniqueSubscribers": .number(c.subscribers), "conversions": .number(c.converted),
@@ -62,7 +43,7 @@ extension ExperimentService {
             }
             return .object(object)
         }
-        return ["experimentId": .string(id), "status": .string(experiment.status), "unit": "subscriber",
+        return ["experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
                 "confidenceLevel": 0.95, "variants": .array(variants)]
     }
 

@@ -1,5 +1,4 @@
 import PaywallFormat
-import Storage
 
 /// An A/B test: 2–5 variants (paywalls with integer weights, the first is the control) and an
 /// optional holdout that is shown nothing. Lifecycle draft → running → stopped; a winner can be
@@ -11,9 +10,33 @@ public struct Experiment: Sendable {
         public let weight: Int
     }
 
+    /// The lifecycle. Transitions are explicit (`after(_:)`); nothing else moves an experiment.
+    public enum Status: String, Sendable {
+        case draft, running, stopped
+
+        public enum Event: Sendable {
+            /// Starts assigning subscribers.
+            case start
+            /// Stops assigning; targets answer their own paywall again.
+            case stop
+            /// Makes a variant the paywall of every target and stops (from running, or after a stop).
+            case promote
+        }
+
+        /// The status `event` leads to, or nil when it is not allowed from here.
+        public func after(_ event: Event) -> Status? {
+            switch (self, event) {
+            case (.draft, .start): .running
+            case (.running, .stop): .stopped
+            case (.running, .promote), (.stopped, .promote): .stopped
+            default: nil
+            }
+        }
+    }
+
     public let id: String
     public let name: String
-    public let status: String
+    public let status: Status
     public let variants: [Variant]
     public let holdoutWeight: Int
     public let allocation: [UInt8]
@@ -25,7 +48,7 @@ public struct Experiment: Sendable {
 
     public var json: JSONValue {
         [
-            "id": .string(id), "name": .string(name), "status": .string(status),
+            "id": .string(id), "name": .string(name), "status": .string(status.rawValue),
             "variants": .array(variants.map { ["name": .string($0.name), "paywallId": .string($0.paywallID), "weight": .number($0.weight)] }),
             "holdoutWeight": .number(holdoutWeight), "createdAt": .number(Int(createdAt)),
             "startedAt": startedAt.map { .number(Int($0)) } ?? .null, "stoppedAt": stoppedAt.map { .number(Int($0)) } ?? .null,
@@ -36,13 +59,13 @@ public struct Experiment: Sendable {
 }
 
 public final class ExperimentService: Sendable {
-    private let pool: DatabasePool
+    private let store: any DataStore
     private let clock: Clock
     /// Every experiment change appends to it and catches up before answering.
     private let changes: ChangeFeed
 
-    public init(pool: DatabasePool, clock: Clock, changes: ChangeFeed) {
-        self.pool = pool
+    public init(store: any DataStore, clock: Clock, changes: ChangeFeed) {
+        self.store = store
         self.clock = clock
         self.changes = changes
     }
@@ -90,22 +113,17 @@ public final class ExperimentService: Sendable {
         }
         let id = "exp_" + Identifiers.random(16)
         let now = clock.now()
-        try pool.serviceWrite { db in
+        try store.write { tx in
             for (index, variant) in variants.enumerated() {
-                do { try PlacementService.requireAssignablePaywall(db, appID: appID, paywallID: variant.paywallID, path: "$.variants[\(index)].paywallId") }
+                do { try PlacementService.requireAssignablePaywall(tx, appID: appID, paywallID: variant.paywallID, path: "$.variants[\(index)].paywallId") }
                 catch let error as ServiceError { issues.append(contentsOf: error.errors) }
             }
             guard issues.isEmpty else { throw ServiceError.invalid(issues, detail: "The experiment has \(issues.count) error(s).") }
             // Only once the variant count is known to be 2 to 5: an allocation has a UInt8 slot per variant.
             let allocation = Allocation.initial(weights: variants.map(\.weight), holdoutWeight: holdout)
-            try db.execute("""
-                INSERT INTO experiments (id, app_id, name, holdout_weight, allocation, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, [id, appID, name, holdout, allocation, now, now])
-            for (position, variant) in variants.enumerated() {
-                try db.execute("""
-                    INSERT INTO experiment_variants (experiment_id, position, app_id, name, paywall_id, weight) VALUES (?, ?, ?, ?, ?, ?)
-                    """, [id, position, appID, variant.name, variant.paywallID, variant.weight])
-            }
+            try tx.experiments.insert(StoredExperiment(id: id, name: name, status: .draft, variants: variants, holdoutWeight: holdout,
+                                                       allocation: allocation, createdAt: now, startedAt: nil, stoppedAt: nil, winner: nil),
+                                      appID: appID, now: now)
         }
         return try experiment(appID: appID, id: id)
     }
@@ -123,39 +141,35 @@ public final class ExperimentService: Sendable {
         return n
     }
 
+    /// The app's experiments, read from one snapshot.
     public func list(appID: String) throws -> [Experiment] {
-        let ids: [String] = try pool.serviceRead { db in
-            try db.query("SELECT id FROM experiments WHERE app_id = ? ORDER BY created_at, id", [appID]).map { try $0.get(0) }
+        try store.read { tx in
+            try tx.experiments.experiments(appID: appID).map { try ExperimentService.experiment($0, appID: appID, tx) }
         }
-        return try ids.map { try experiment(appID: appID, id: $0) }
     }
 
     public func experiment(appID: String, id: String) throws -> Experiment {
-        try pool.serviceRead { db in try ExperimentService.load(db, appID: appID, id: id) }
+        try store.read { tx in try ExperimentService.load(tx, appID: appID, id: id) }
     }
 
-    static func load(_ db: Database, appID: String, id: String) throws -> Experiment {
-        guard let row = try db.queryOne("""
-            SELECT name, status, holdout_weight, allocation, created_at, started_at, stopped_at, winner
-            FROM experiments WHERE id = ? AND app_id = ?
-            """, [id, appID]) else { throw ServiceError.notFound("experiment", id) }
-        let variants = try db.query("SELECT name, paywall_id, weight FROM experiment_variants WHERE experiment_id = ? ORDER BY position", [id])
-            .map { Experiment.Variant(name: try $0.get(0), paywallID: try $0.get(1), weight: try $0.get(2)) }
-        let placements: [String] = try db.query("""
-            SELECT key FROM placements WHERE app_id = ? AND experiment_id = ?
-            UNION SELECT placement_key FROM placement_rules WHERE app_id = ? AND experiment_id = ? ORDER BY 1
-            """, [appID, id, appID, id]).map { try $0.get(0) }
-        return Experiment(id: id, name: try row.get(0), status: try row.get(1), variants: variants, holdoutWeight: try row.get(2),
-                          allocation: try row.get(3), createdAt: try row.get(4), startedAt: try row.get(5), stoppedAt: try row.get(6),
-                          winner: try row.get(7), placements: placements)
+    static func load(_ tx: any StoreTransaction, appID: String, id: String) throws -> Experiment {
+        guard let stored = try tx.experiments.experiment(appID: appID, id: id) else { throw ServiceError.notFound("experiment", id) }
+        return try experiment(stored, appID: appID, tx)
+    }
+
+    /// A stored experiment with the placements that target it.
+    private static func experiment(_ stored: StoredExperiment, appID: String, _ tx: any StoreTransaction) throws -> Experiment {
+        Experiment(id: stored.id, name: stored.name, status: stored.status, variants: stored.variants, holdoutWeight: stored.holdoutWeight,
+                   allocation: stored.allocation, createdAt: stored.createdAt, startedAt: stored.startedAt, stoppedAt: stored.stoppedAt,
+                   winner: stored.winner, placements: try tx.placements.keys(appID: appID, experimentID: stored.id))
     }
 
     // MARK: Lifecycle
 
     /// New weights (one per variant, in order) and holdout weight; moves the fewest subscribers.
     public func setWeights(appID: String, id: String, body: JSONValue) throws -> Experiment {
-        try mutate(appID: appID, id: id) { db, current in
-            guard current.status != "stopped" else {
+        try mutate(appID: appID, id: id) { tx, current in
+            guard current.status != .stopped else {
                 throw ServiceError(.conflict, "experiment_stopped", "A stopped experiment's weights are final.")
             }
             var issues: [ValidationIssue] = []
@@ -169,48 +183,42 @@ public final class ExperimentService: Sendable {
             }
             guard issues.isEmpty else { throw ServiceError.invalid(issues) }
             let allocation = Allocation.rebalance(current.allocation, weights: weights, holdoutWeight: holdout)
-            try db.execute("UPDATE experiments SET holdout_weight = ?, allocation = ?, updated_at = ? WHERE id = ?",
-                           [holdout, allocation, self.clock.now(), id])
-            for (position, weight) in weights.enumerated() {
-                try db.execute("UPDATE experiment_variants SET weight = ? WHERE experiment_id = ? AND position = ?", [weight, id, position])
-            }
+            try tx.experiments.setWeights(id: id, weights: weights, holdoutWeight: holdout, allocation: allocation, now: self.clock.now())
         }
     }
 
     /// Starts assigning subscribers; every variant must have a published version.
     public func start(appID: String, id: String) throws -> Experiment {
-        try mutate(appID: appID, id: id) { db, current in
-            guard current.status == "draft" else {
-                throw ServiceError(.conflict, "experiment_not_draft", "Only a draft experiment can start; this one is \(current.status).")
+        try mutate(appID: appID, id: id) { tx, current in
+            guard let next = current.status.after(.start) else {
+                throw ServiceError(.conflict, "experiment_not_draft", "Only a draft experiment can start; this one is \(current.status.rawValue).")
             }
             var issues: [ValidationIssue] = []
             for (index, variant) in current.variants.enumerated()
-            where try db.queryOne("SELECT 1 FROM paywall_versions WHERE paywall_id = ?", [variant.paywallID]) == nil {
+            where try tx.paywalls.latestVersionNumber(paywallID: variant.paywallID) == nil {
                 issues.append(ValidationIssue(path: "$.variants[\(index)].paywallId",
                                               message: "Paywall '\(variant.paywallID)' has no published version.", code: "no_published_paywall"))
             }
             guard issues.isEmpty else { throw ServiceError.invalid(issues, detail: "Publish every variant's paywall before starting.") }
-            let now = self.clock.now()
-            try db.execute("UPDATE experiments SET status = 'running', started_at = ?, updated_at = ? WHERE id = ?", [now, now, id])
+            try tx.experiments.setStatus(id: id, next, winner: nil, now: self.clock.now())
         }
     }
 
     /// Stops assigning: targets answer their own paywall again.
     public func stop(appID: String, id: String) throws -> Experiment {
-        try mutate(appID: appID, id: id) { db, current in
-            guard current.status == "running" else {
-                throw ServiceError(.conflict, "experiment_not_running", "Only a running experiment can stop; this one is \(current.status).")
+        try mutate(appID: appID, id: id) { tx, current in
+            guard let next = current.status.after(.stop) else {
+                throw ServiceError(.conflict, "experiment_not_running", "Only a running experiment can stop; this one is \(current.status.rawValue).")
             }
-            let now = self.clock.now()
-            try db.execute("UPDATE experiments SET status = 'stopped', stopped_at = ?, updated_at = ? WHERE id = ?", [now, now, id])
+            try tx.experiments.setStatus(id: id, next, winner: nil, now: self.clock.now())
         }
     }
 
     /// Makes a variant's paywall the paywall of every placement and rule that targets the
     /// experiment, detaches the experiment from them and stops it: one call, live at once.
     public func promote(appID: String, id: String, variant name: String) throws -> Experiment {
-        try mutate(appID: appID, id: id) { db, current in
-            guard current.status != "draft" else {
+        try mutate(appID: appID, id: id) { tx, current in
+            guard let next = current.status.after(.promote) else {
                 throw ServiceError(.conflict, "experiment_not_started", "A draft experiment has no results to promote.")
             }
             guard let position = current.variants.firstIndex(where: { $0.name == name }) else {
@@ -218,22 +226,18 @@ public final class ExperimentService: Sendable {
             }
             let paywallID = current.variants[position].paywallID
             let now = self.clock.now()
-            try db.execute("UPDATE placements SET paywall_id = ?, experiment_id = NULL, updated_at = max(updated_at, ?) WHERE app_id = ? AND experiment_id = ?",
-                           [paywallID, now, appID, id])
-            try db.execute("UPDATE placement_rules SET paywall_id = ?, experiment_id = NULL WHERE app_id = ? AND experiment_id = ?", [paywallID, appID, id])
-            try db.execute("""
-                UPDATE experiments SET status = 'stopped', stopped_at = coalesce(stopped_at, ?), winner = ?, updated_at = ? WHERE id = ?
-                """, [now, position, now, id])
+            try tx.placements.retarget(appID: appID, experimentID: id, to: paywallID, now: now)
+            try tx.experiments.setStatus(id: id, next, winner: position, now: now)
         }
     }
 
-    func poolRead<T>(_ body: (Database) throws -> T) throws -> T { try pool.serviceRead(body) }
+    func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T { try store.read(body) }
 
-    private func mutate(appID: String, id: String, _ body: @escaping (Database, Experiment) throws -> Void) throws -> Experiment {
-        try pool.serviceWrite { db in
-            let current = try ExperimentService.load(db, appID: appID, id: id)
-            try body(db, current)
-            try ChangeStore.append(db, appID: appID, kind: .experiment, entityID: id, now: self.clock.now())
+    private func mutate(appID: String, id: String, _ body: @escaping (any StoreTransaction, Experiment) throws -> Void) throws -> Experiment {
+        try store.write { tx in
+            let current = try ExperimentService.load(tx, appID: appID, id: id)
+            try body(tx, current)
+            try tx.changes.append(appID: appID, kind: .experiment, entityID: id, now: self.clock.now())
         }
         try changes.catchUp()
         return try experiment(appID: appID, id: id)

@@ -55,7 +55,7 @@ struct MetricsExposition: Sendable {
             out.sample("xizor_rate_limited_total", [("limit", kind.label)], rateLimits.count(kind))
         }
 
-        let storage = services.pool.metrics.snapshot()
+        let storage = services.store.metrics.snapshot()
         out.family("xizor_storage_writes_total", .counter, "SQLite write transactions, by outcome.")
         out.sample("xizor_storage_writes_total", [("outcome", "committed")], Int(storage.writesCommitted))
         out.sample("xizor_storage_writes_total", [("outcome", "failed")], Int(storage.writesFailed))

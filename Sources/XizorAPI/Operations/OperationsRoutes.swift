@@ -1,6 +1,5 @@
 import HTTP
 import PaywallFormat
-import Storage
 
 /// What operators and orchestrators call: `/healthz` (the process answers), `/readyz` (send it
 /// traffic), `/metrics` (Prometheus text) and `/v1/diagnostics` (what the process really runs with).
@@ -8,7 +7,7 @@ struct OperationsRoutes {
     let readiness: ReadinessCheck
     let exposition: MetricsExposition
     let metricsToken: String?
-    let pool: DatabasePool
+    let store: any DataStore
     let version: String
 
     func register(in routes: inout APIRoutes) {
@@ -53,15 +52,7 @@ struct OperationsRoutes {
             description: "Admin token. `storage.synchronous` is what the writer connection reports (`PRAGMA synchronous`), not the configured value.",
             tag: "meta",
             responses: [.json(200, "The effective settings.", APISchemas.ref("Diagnostics"))])) { request, _ in
-            let settings = try pool.effectiveSettings()
-            let storage: JSONValue = [
-                "driver": "sqlite",
-                "journalMode": .string(settings.journalMode),
-                "synchronous": settings.synchronous.map { .string($0.rawValue) } ?? .null,
-                "foreignKeys": .bool(settings.foreignKeys),
-                "busyTimeoutMs": .number(settings.busyTimeoutMs),
-                "readConnections": .number(settings.readConnections),
-            ]
+            let storage = try store.diagnostics()
             return APIResponse.json(["version": .string(version), "storage": storage], headers: ["Cache-Control": "no-store"])
         }
     }

@@ -3,7 +3,6 @@ import Glibc
 #endif
 import Dispatch
 import Logging
-import Storage
 import Synchronization
 
 /// Whether this instance should receive traffic: not draining, the database open, migrated and
@@ -24,7 +23,7 @@ final class ReadinessCheck: Sendable {
         case unwritable
     }
 
-    let pool: DatabasePool
+    let store: any DataStore
     let clock: Clock
     let isDraining: @Sendable () -> Bool
     let dataDirectory: String?
@@ -35,10 +34,10 @@ final class ReadinessCheck: Sendable {
     /// The last probe's outcome and when (monotonic milliseconds) it ran.
     private let lastProbe = Mutex<(atMillis: Int64, outcome: Probe)?>(nil)
 
-    init(pool: DatabasePool, clock: Clock, isDraining: @escaping @Sendable () -> Bool, dataDirectory: String?,
+    init(store: any DataStore, clock: Clock, isDraining: @escaping @Sendable () -> Bool, dataDirectory: String?,
          minimumFreeBytes: Int, expectedMigrations: Int?, probeIntervalMs: Int = ReadinessCheck.defaultProbeIntervalMs,
          logger: Logger? = nil) {
-        self.pool = pool
+        self.store = store
         self.clock = clock
         self.isDraining = isDraining
         self.dataDirectory = dataDirectory
@@ -83,16 +82,13 @@ final class ReadinessCheck: Sendable {
     private func runProbe() -> Probe {
         do {
             let now = clock.now()
-            let applied: Int = try pool.write { db in
-                try db.execute("""
-                    INSERT INTO settings (key, value, updated_at) VALUES ('readiness_probe', ?, ?)
-                    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
-                    """, [now, now])
-                return try db.queryOne("SELECT count(*) FROM schema_migrations")?.get(0) ?? 0
+            let applied = try store.write { tx in
+                try tx.operations.recordReadinessProbe(now: now)
+                return try tx.operations.appliedMigrationCount()
             }
             return .writable(appliedMigrations: applied)
         } catch {
-            logger?.error("not ready: the database is not writable", [("path", .string(pool.path)), ("error", .string(String(describing: error)))])
+            logger?.error("not ready: the database is not writable", [("error", .string(String(describing: error)))])
             return .unwritable
         }
     }

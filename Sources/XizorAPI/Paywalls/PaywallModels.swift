@@ -11,6 +11,17 @@ public struct PaywallSummary: Sendable {
     public let latestVersion: Int?
     public let placements: [String]
 
+    init(_ stored: StoredPaywall, placements: [String]) {
+        id = stored.id
+        name = stored.name
+        createdAt = stored.createdAt
+        updatedAt = stored.updatedAt
+        archivedAt = stored.archivedAt
+        draftRevision = stored.draftRevision
+        latestVersion = stored.latestVersion
+        self.placements = placements
+    }
+
     public var json: JSONValue {
         [
             "id": .string(id), "name": .string(name),

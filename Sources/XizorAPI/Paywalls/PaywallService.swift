@@ -1,6 +1,5 @@
 import PaywallFormat
 import PaywallRenderer
-import Storage
 import Digest
 
 /// Paywalls, their drafts and their immutable published versions. Every write that changes what
@@ -12,15 +11,15 @@ public final class PaywallService: Sendable {
         case document(JSONValue, name: String?)
     }
 
-    private let pool: DatabasePool
+    private let store: any DataStore
     private let clock: Clock
     private let serving: ServingState
     /// Publishes append to it and catch up before answering: live here at once, elsewhere within a poll.
     private let changes: ChangeFeed
     private let activity: ServiceActivity
 
-    public init(pool: DatabasePool, clock: Clock, serving: ServingState, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity()) {
-        self.pool = pool
+    public init(store: any DataStore, clock: Clock, serving: ServingState, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity()) {
+        self.store = store
         self.clock = clock
         self.serving = serving
         self.changes = changes
@@ -61,10 +60,7 @@ public final class PaywallService: Sendable {
             throw ServiceError.badField("$.name", "invalid_name", "A paywall name is 1 to 200 characters.")
         }
         let now = clock.now()
-        try pool.serviceWrite { db in
-            try db.execute("INSERT INTO paywalls (id, app_id, name, draft, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           [id, appID, finalName, document.canonicalString, now, now])
-        }
+        try store.write { tx in try tx.paywalls.insert(id: id, appID: appID, name: finalName, draft: document.canonicalString, now: now) }
         return try summary(appID: appID, id: id)
     }
 
@@ -80,44 +76,34 @@ public final class PaywallService: Sendable {
         ]
     }
 
+    /// One page of the app's live paywalls, read from one snapshot.
     public func list(appID: String, cursor: String?, limit: Int) throws -> Page<PaywallSummary> {
         let after = try PageCursor.parse(cursor)
-        let rows = try pool.serviceRead { db in
-            try db.query("""
-                SELECT id FROM paywalls WHERE app_id = ? AND archived_at IS NULL AND (created_at, id) > (?, ?)
-                ORDER BY created_at, id LIMIT ?
-                """, [appID, after.createdAt, after.id, limit + 1])
+        let (rows, placements) = try store.read { tx in
+            let rows = try tx.paywalls.page(appID: appID, after: after, limit: limit + 1)
+            return (rows, try tx.placements.keys(appID: appID, targeting: rows.prefix(limit).map(\.id)))
         }
-        let ids: [String] = try rows.prefix(limit).map { try $0.get(0) }
-        let items = try ids.map { try summary(appID: appID, id: $0) }
+        let items = rows.prefix(limit).map { PaywallSummary($0, placements: placements[$0.id] ?? []) }
         let next = rows.count > limit ? items.last.map { PageCursor(createdAt: $0.createdAt, id: $0.id).text } : nil
         return Page(items: items, nextCursor: next)
     }
 
     public func summary(appID: String, id: String) throws -> PaywallSummary {
-        try pool.serviceRead { db in
-            guard let row = try db.queryOne("""
-                SELECT p.name, p.created_at, p.updated_at, p.archived_at, p.draft_revision,
-                       (SELECT max(version) FROM paywall_versions v WHERE v.paywall_id = p.id)
-                FROM paywalls p WHERE p.id = ? AND p.app_id = ?
-                """, [id, appID]) else { throw ServiceError.notFound("paywall", id) }
-            let placements: [String] = try db.query("SELECT key FROM placements WHERE app_id = ? AND paywall_id = ? ORDER BY key", [appID, id])
-                .map { try $0.get(0) }
-            return PaywallSummary(id: id, name: try row.get(0), createdAt: try row.get(1), updatedAt: try row.get(2),
-                                  archivedAt: try row.get(3), draftRevision: try row.get(4), latestVersion: try row.get(5),
-                                  placements: placements)
-        }
+        try store.read { tx in try PaywallService.summary(tx, appID: appID, id: id) }
+    }
+
+    static func summary(_ tx: any StoreTransaction, appID: String, id: String) throws -> PaywallSummary {
+        guard let row = try tx.paywalls.paywall(appID: appID, id: id) else { throw ServiceError.notFound("paywall", id) }
+        return PaywallSummary(row, placements: try tx.placements.keys(appID: appID, targeting: [id])[id] ?? [])
     }
 
     /// Archives a paywall: it leaves lists and cannot be published; placements that point at it
     /// keep serving its last version until reassigned (the answer names them).
     public func archive(appID: String, id: String) throws -> PaywallSummary {
         let now = clock.now()
-        try pool.serviceWrite { db in
-            try db.execute("UPDATE paywalls SET archived_at = coalesce(archived_at, ?), updated_at = max(updated_at, ?) WHERE id = ? AND app_id = ?",
-                           [now, now, id, appID])
-            guard db.changes == 1 else { throw ServiceError.notFound("paywall", id) }
-            try ChangeStore.append(db, appID: appID, kind: .paywall, entityID: id, now: now)
+        try store.write { tx in
+            guard try tx.paywalls.archive(appID: appID, id: id, now: now) else { throw ServiceError.notFound("paywall", id) }
+            try tx.changes.append(appID: appID, kind: .paywall, entityID: id, now: now)
         }
         try changes.catchUp()
         return try summary(appID: appID, id: id)
@@ -126,14 +112,11 @@ public final class PaywallService: Sendable {
     // MARK: Draft
 
     public func draft(appID: String, id: String) throws -> Draft {
-        try pool.serviceRead { db in
-            guard let row = try db.queryOne("SELECT draft, draft_revision FROM paywalls WHERE id = ? AND app_id = ?", [id, appID]) else {
-                throw ServiceError.notFound("paywall", id)
-            }
-            let text: String = try row.get(0)
-            let document = try DataFailure.storedJSON(Array(text.utf8), what: "the draft of paywall '\(id)'", activity: self.activity)
-            return Draft(paywallID: id, document: document, revision: try row.get(1), validation: PaywallValidator.validate(document))
+        guard let stored = try store.read({ tx in try tx.paywalls.draft(appID: appID, id: id) }) else {
+            throw ServiceError.notFound("paywall", id)
         }
+        let document = try DataFailure.storedJSON(Array(stored.document.utf8), what: "the draft of paywall '\(id)'", activity: activity)
+        return Draft(paywallID: id, document: document, revision: stored.revision, validation: PaywallValidator.validate(document))
     }
 
     /// Saves the draft when `expectedRevision` is still current (optimistic concurrency): exactly
@@ -143,16 +126,13 @@ public final class PaywallService: Sendable {
             throw ServiceError.badField("$", "not_an_object", "A draft is a JSON object.")
         }
         let now = clock.now()
-        let revision: Int64 = try pool.serviceWrite { db in
-            try db.execute("""
-                UPDATE paywalls SET draft = ?, draft_revision = draft_revision + 1, updated_at = max(updated_at, ?)
-                WHERE id = ? AND app_id = ? AND draft_revision = ?
-                """, [document.canonicalString, now, id, appID, expectedRevision])
-            if db.changes == 1 { return expectedRevision + 1 }
-            guard let row = try db.queryOne("SELECT draft_revision FROM paywalls WHERE id = ? AND app_id = ?", [id, appID]) else {
+        let revision: Int64 = try store.write { tx in
+            if try tx.paywalls.saveDraft(appID: appID, id: id, document: document.canonicalString, expectedRevision: expectedRevision, now: now) {
+                return expectedRevision + 1
+            }
+            guard let current = try tx.paywalls.draft(appID: appID, id: id)?.revision else {
                 throw ServiceError.notFound("paywall", id)
             }
-            let current: Int64 = try row.get(0)
             throw ServiceError(.preconditionFailed, "draft_revision_mismatch",
                                "The draft changed since revision \(expectedRevision); it is at revision \(current). Reload it and apply your edit again.")
         }
@@ -193,27 +173,24 @@ public final class PaywallService: Sendable {
             throw ServiceError(.unprocessable, "render_budget_exceeded", "This version cannot be published: \(error).")
         }
         let now = clock.now()
-        let outcome: (Int, Bool) = try pool.serviceWrite { db in
-            guard let row = try db.queryOne("SELECT archived_at FROM paywalls WHERE id = ? AND app_id = ?", [id, appID]) else {
-                throw ServiceError.notFound("paywall", id)
+        let outcome: (StoredVersion, Bool) = try store.write { tx in
+            switch try tx.paywalls.lifecycle(appID: appID, id: id) {
+            case nil: throw ServiceError.notFound("paywall", id)
+            case .archived?: throw ServiceError(.conflict, "paywall_archived", "Paywall '\(id)' is archived and cannot be published.")
+            case .live?: break
             }
-            let archivedAt: Int64? = try row.get(0)
-            if archivedAt != nil {
-                throw ServiceError(.conflict, "paywall_archived", "Paywall '\(id)' is archived and cannot be published.")
+            if let idempotencyKey, let replayed = try tx.paywalls.version(appID: appID, paywallID: id, idempotencyKey: idempotencyKey),
+               let stored = try tx.paywalls.version(paywallID: id, version: replayed) {
+                return (stored, true)
             }
-            if let idempotencyKey, let replay = try db.queryOne("SELECT version FROM paywall_versions WHERE paywall_id = ? AND idempotency_key = ?", [id, idempotencyKey]) {
-                return (try replay.get(0), true)
-            }
-            let next: Int = try db.queryOne("SELECT coalesce(max(version), 0) + 1 FROM paywall_versions WHERE paywall_id = ?", [id])?.get(0) ?? 1
-            try db.execute("""
-                INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at, idempotency_key, rolled_back_from)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, [id, next, text, schemaVersion, hash, now, idempotencyKey, rolledBackFrom])
-            try db.execute("UPDATE paywalls SET updated_at = max(updated_at, ?) WHERE id = ?", [now, id])
-            try ChangeStore.append(db, appID: appID, kind: .paywall, entityID: id, now: now)
-            return (next, false)
+            let next = (try tx.paywalls.latestVersionNumber(paywallID: id) ?? 0) + 1
+            let stored = StoredVersion(paywallID: id, version: next, document: text, schemaVersion: schemaVersion, contentHash: hash,
+                                       publishedAt: now, rolledBackFrom: rolledBackFrom)
+            try tx.paywalls.insertVersion(stored, idempotencyKey: idempotencyKey)
+            try tx.changes.append(appID: appID, kind: .paywall, entityID: id, now: now)
+            return (stored, false)
         }
-        let published = try version(appID: appID, id: id, version: outcome.0)
+        let published = try PaywallService.publishedVersion(outcome.0, activity: activity)
         if !outcome.1 {
             activity.recordPublish()
             serving.remember(ServedVersion(published: published, forms: forms))
@@ -223,46 +200,34 @@ public final class PaywallService: Sendable {
     }
 
     private func versionForIdempotencyKey(appID: String, id: String, key: String) throws -> PublishedVersion? {
-        let number: Int? = try pool.serviceRead { db in
-            try db.queryOne("""
-                SELECT v.version FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
-                WHERE v.paywall_id = ? AND p.app_id = ? AND v.idempotency_key = ?
-                """, [id, appID, key])?.get(0)
+        let stored = try store.read { tx -> StoredVersion? in
+            guard let number = try tx.paywalls.version(appID: appID, paywallID: id, idempotencyKey: key) else { return nil }
+            return try tx.paywalls.version(paywallID: id, version: number)
         }
-        return try number.map { try version(appID: appID, id: id, version: $0) }
+        return try stored.map { try PaywallService.publishedVersion($0, activity: activity) }
     }
 
     public func versions(appID: String, id: String) throws -> [PublishedVersion] {
-        _ = try summary(appID: appID, id: id)
-        return try pool.serviceRead { db in
-            try db.query("""
-                SELECT version, document, schema_version, content_hash, published_at, rolled_back_from
-                FROM paywall_versions WHERE paywall_id = ? ORDER BY version DESC
-                """, [id]).map { try PaywallService.publishedVersion(paywallID: id, row: $0, activity: self.activity) }
+        let stored = try store.read { tx in
+            guard try tx.paywalls.lifecycle(appID: appID, id: id) != nil else { throw ServiceError.notFound("paywall", id) }
+            return try tx.paywalls.versions(paywallID: id)
         }
+        return try stored.map { try PaywallService.publishedVersion($0, activity: activity) }
     }
 
     public func version(appID: String, id: String, version: Int) throws -> PublishedVersion {
-        try pool.serviceRead { db in
-            guard let row = try db.queryOne("""
-                SELECT v.version, v.document, v.schema_version, v.content_hash, v.published_at, v.rolled_back_from
-                FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
-                WHERE v.paywall_id = ? AND p.app_id = ? AND v.version = ?
-                """, [id, appID, version]) else {
-                throw ServiceError(.notFound, "version_not_found", "Paywall '\(id)' has no published version \(version).")
-            }
-            return try PaywallService.publishedVersion(paywallID: id, row: row, activity: self.activity)
+        guard let stored = try store.read({ tx in try tx.paywalls.version(appID: appID, paywallID: id, version: version) }) else {
+            throw ServiceError(.notFound, "version_not_found", "Paywall '\(id)' has no published version \(version).")
         }
+        return try PaywallService.publishedVersion(stored, activity: activity)
     }
 
-    static func publishedVersion(paywallID: String, row: Row, activity: ServiceActivity) throws -> PublishedVersion {
-        let text: String = try row.get(1)
-        let bytes = Array(text.utf8)
-        let number: Int = try row.get(0)
-        let document = try DataFailure.storedJSON(bytes, what: "version \(number) of paywall '\(paywallID)'", activity: activity)
-        return PublishedVersion(paywallID: paywallID, version: number, document: document,
-                                canonicalBytes: bytes, schemaVersion: try row.get(2), contentHash: try row.get(3),
-                                publishedAt: try row.get(4), rolledBackFrom: try row.get(5))
+    /// A stored version with its document parsed; a document that no longer parses is a counted data failure.
+    static func publishedVersion(_ stored: StoredVersion, activity: ServiceActivity) throws -> PublishedVersion {
+        let bytes = Array(stored.document.utf8)
+        let document = try DataFailure.storedJSON(bytes, what: "version \(stored.version) of paywall '\(stored.paywallID)'", activity: activity)
+        return PublishedVersion(paywallID: stored.paywallID, version: stored.version, document: document,
+                                canonicalBytes: bytes, schemaVersion: stored.schemaVersion, contentHash: stored.contentHash,
+                                publishedAt: stored.publishedAt, rolledBackFrom: stored.rolledBackFrom)
     }
-
 }

@@ -1,5 +1,4 @@
 import PaywallFormat
-import Storage
 
 /// A placement as the dashboard reads it.
 public struct PlacementInfo: Sendable {
@@ -21,14 +20,14 @@ public struct PlacementInfo: Sendable {
 /// catch up before answering, so they are live on the next SDK request without a publish (in every
 /// other process within the feed's poll interval).
 public final class PlacementService: Sendable {
-    private let pool: DatabasePool
+    private let store: any DataStore
     private let clock: Clock
     private let changes: ChangeFeed
     private let activity: ServiceActivity
 
-    public init(pool: DatabasePool, clock: Clock, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity()) {
+    public init(store: any DataStore, clock: Clock, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity()) {
         self.activity = activity
-        self.pool = pool
+        self.store = store
         self.clock = clock
         self.changes = changes
     }
@@ -52,14 +51,10 @@ public final class PlacementService: Sendable {
             throw ServiceError.badField("$.key", "invalid_placement_key", "A placement key is \(PlacementService.keyRule).")
         }
         let now = clock.now()
-        try pool.serviceWrite { db in
-            let target = try PlacementService.target(db, appID: appID, paywallID: paywallID, experimentID: experimentID, path: "$")
-            try db.execute("""
-                INSERT INTO placements (app_id, key, paywall_id, experiment_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (app_id, key) DO UPDATE SET paywall_id = excluded.paywall_id, experiment_id = excluded.experiment_id,
-                    updated_at = max(placements.updated_at, excluded.updated_at)
-                """, [appID, key, target.paywallID, target.experimentID, now, now])
-            try ChangeStore.append(db, appID: appID, kind: .placement, entityID: key, now: now)
+        try store.write { tx in
+            let target = try PlacementService.target(tx, appID: appID, paywallID: paywallID, experimentID: experimentID, path: "$")
+            try tx.placements.upsert(appID: appID, key: key, paywallID: target.paywallID, experimentID: target.experimentID, now: now)
+            try tx.changes.append(appID: appID, kind: .placement, entityID: key, now: now)
         }
         try changes.catchUp()
         return try placement(appID: appID, key: key)
@@ -67,75 +62,67 @@ public final class PlacementService: Sendable {
 
     /// A placement's or rule's target: a live paywall, an experiment that has not stopped, or both
     /// (the paywall then serves while the experiment is not running).
-    static func target(_ db: Database, appID: String, paywallID: String?, experimentID: String?, path: String) throws -> (paywallID: String, experimentID: String?) {
+    static func target(_ tx: any StoreTransaction, appID: String, paywallID: String?, experimentID: String?, path: String) throws -> (paywallID: String, experimentID: String?) {
         guard let experimentID else {
             guard let paywallID else {
                 throw ServiceError.badField("\(path).paywallId", "missing_required_field", "Give a 'paywallId' (or an 'experimentId').")
             }
-            try requireAssignablePaywall(db, appID: appID, paywallID: paywallID, path: "\(path).paywallId")
+            try requireAssignablePaywall(tx, appID: appID, paywallID: paywallID, path: "\(path).paywallId")
             return (paywallID, nil)
         }
-        guard let row = try db.queryOne("""
-            SELECT e.status, v.paywall_id FROM experiments e JOIN experiment_variants v ON v.experiment_id = e.id AND v.position = 0
-            WHERE e.id = ? AND e.app_id = ?
-            """, [experimentID, appID]) else {
+        guard let experiment = try tx.experiments.experiment(appID: appID, id: experimentID), let control = experiment.variants.first?.paywallID else {
             throw ServiceError.badField("\(path).experimentId", "unknown_experiment", "No experiment '\(experimentID)' in this app.")
         }
-        let status: String = try row.get(0)
-        guard status != "stopped" else {
+        guard experiment.status != .stopped else {
             throw ServiceError.badField("\(path).experimentId", "experiment_stopped", "Experiment '\(experimentID)' has stopped; target a paywall.")
         }
-        let control: String = try row.get(1)
         let fallback = paywallID ?? control
-        try requireAssignablePaywall(db, appID: appID, paywallID: fallback, path: "\(path).paywallId")
+        try requireAssignablePaywall(tx, appID: appID, paywallID: fallback, path: "\(path).paywallId")
         return (fallback, experimentID)
     }
 
-    static func requireAssignablePaywall(_ db: Database, appID: String, paywallID: String, path: String) throws {
-        guard let row = try db.queryOne("SELECT archived_at FROM paywalls WHERE id = ? AND app_id = ?", [paywallID, appID]) else {
+    static func requireAssignablePaywall(_ tx: any StoreTransaction, appID: String, paywallID: String, path: String) throws {
+        guard let lifecycle = try tx.paywalls.lifecycle(appID: appID, id: paywallID) else {
             throw ServiceError.badField(path, "unknown_paywall", "No paywall '\(paywallID)' in this app.")
         }
-        let archived: Int64? = try row.get(0)
-        if archived != nil {
+        if lifecycle == .archived {
             throw ServiceError.badField(path, "paywall_archived", "Paywall '\(paywallID)' is archived; choose a live paywall.")
         }
     }
 
+    /// The app's placements with their rules, read from one snapshot.
     public func list(appID: String) throws -> [PlacementInfo] {
-        let keys: [String] = try pool.serviceRead { db in
-            try db.query("SELECT key FROM placements WHERE app_id = ? ORDER BY key", [appID]).map { try $0.get(0) }
-        }
-        return try keys.map { try placement(appID: appID, key: $0) }
+        try store.read { tx in try tx.placements.placements(appID: appID) }.map(info)
     }
 
     public func placement(appID: String, key: String) throws -> PlacementInfo {
-        try pool.serviceRead { db in
-            guard let row = try db.queryOne("SELECT paywall_id, created_at, updated_at, experiment_id FROM placements WHERE app_id = ? AND key = ?", [appID, key]) else {
-                throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
-            }
-            let rules = try db.query("""
-                SELECT condition, paywall_id, active_from, active_until, experiment_id FROM placement_rules
-                WHERE app_id = ? AND placement_key = ? ORDER BY position
-                """, [appID, key]).map { rule -> JSONValue in
-                    let text: String = try rule.get(0)
-                    var o: [String: JSONValue] = ["when": try DataFailure.storedJSON(Array(text.utf8), what: "a rule of placement '\(key)'", activity: self.activity),
-                                                  "paywallId": .string(try rule.get(1))]
-                    if let from: Int64 = try rule.get(2) { o["activeFrom"] = .number(Int(from)) }
-                    if let until: Int64 = try rule.get(3) { o["activeUntil"] = .number(Int(until)) }
-                    if let experiment: String = try rule.get(4) { o["experimentId"] = .string(experiment) }
-                    return .object(o)
-                }
-            return PlacementInfo(key: key, paywallID: try row.get(0), experimentID: try row.get(3), rules: rules,
-                                 createdAt: try row.get(1), updatedAt: try row.get(2))
+        guard let stored = try store.read({ tx in try tx.placements.placement(appID: appID, key: key) }) else {
+            throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
         }
+        return try info(stored)
+    }
+
+    /// A stored placement as the dashboard reads it; a stored condition that is not JSON is a counted data failure.
+    private func info(_ stored: StoredPlacement) throws -> PlacementInfo {
+        let rules = try stored.rules.map { rule -> JSONValue in
+            var o: [String: JSONValue] = ["when": try DataFailure.storedJSON(Array(rule.condition.utf8), what: "a rule of placement '\(stored.key)'", activity: activity),
+                                          "paywallId": .string(rule.paywallID)]
+            if let from = rule.activeFrom { o["activeFrom"] = .number(Int(from)) }
+            if let until = rule.activeUntil { o["activeUntil"] = .number(Int(until)) }
+            if let experiment = rule.experimentID { o["experimentId"] = .string(experiment) }
+            return .object(o)
+        }
+        return PlacementInfo(key: stored.key, paywallID: stored.paywallID, experimentID: stored.experimentID, rules: rules,
+                             createdAt: stored.createdAt, updatedAt: stored.updatedAt)
     }
 
     public func delete(appID: String, key: String) throws {
         let now = clock.now()
-        try pool.serviceWrite { db in
-            try db.execute("DELETE FROM placements WHERE app_id = ? AND key = ?", [appID, key])
-            guard db.changes == 1 else { throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.") }
-            try ChangeStore.append(db, appID: appID, kind: .placement, entityID: key, now: now)
+        try store.write { tx in
+            guard try tx.placements.delete(appID: appID, key: key) else {
+                throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
+            }
+            try tx.changes.append(appID: appID, kind: .placement, entityID: key, now: now)
         }
         try changes.catchUp()
     }
@@ -183,25 +170,22 @@ public final class PlacementService: Sendable {
             parsed.append((condition, paywallID, experimentID, from, until))
         }
         let now = clock.now()
-        try pool.serviceWrite { db in
-            guard try db.queryOne("SELECT 1 FROM placements WHERE app_id = ? AND key = ?", [appID, key]) != nil else {
+        try store.write { tx in
+            guard try tx.placements.placement(appID: appID, key: key) != nil else {
                 throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app; assign it a paywall first.")
             }
             var targets: [(paywallID: String, experimentID: String?)] = []
             for (index, rule) in parsed.enumerated() {
-                do { targets.append(try PlacementService.target(db, appID: appID, paywallID: rule.paywallID, experimentID: rule.experimentID, path: "$.rules[\(index)]")) }
+                do { targets.append(try PlacementService.target(tx, appID: appID, paywallID: rule.paywallID, experimentID: rule.experimentID, path: "$.rules[\(index)]")) }
                 catch let error as ServiceError { issues.append(contentsOf: error.errors) }
             }
             guard issues.isEmpty else { throw ServiceError.invalid(issues, detail: "The rules have \(issues.count) error(s).") }
-            try db.execute("DELETE FROM placement_rules WHERE app_id = ? AND placement_key = ?", [appID, key])
-            for (position, (rule, target)) in zip(parsed, targets).enumerated() {
-                try db.execute("""
-                    INSERT INTO placement_rules (app_id, placement_key, position, condition, paywall_id, experiment_id, active_from, active_until)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [appID, key, position, rule.condition.canonicalString, target.paywallID, target.experimentID, rule.from, rule.until])
+            let stored = zip(parsed, targets).map { rule, target in
+                StoredRule(condition: rule.condition.canonicalString, paywallID: target.paywallID, experimentID: target.experimentID,
+                           activeFrom: rule.from, activeUntil: rule.until)
             }
-            try db.execute("UPDATE placements SET updated_at = max(updated_at, ?) WHERE app_id = ? AND key = ?", [now, appID, key])
-            try ChangeStore.append(db, appID: appID, kind: .placement, entityID: key, now: now)
+            try tx.placements.replaceRules(appID: appID, key: key, rules: stored, now: now)
+            try tx.changes.append(appID: appID, kind: .placement, entityID: key, now: now)
         }
         try changes.catchUp()
         return try placement(appID: appID, key: key)

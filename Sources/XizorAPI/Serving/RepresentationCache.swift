@@ -1,6 +1,5 @@
 import HTTP
 import PaywallFormat
-import Storage
 import Synchronization
 import Digest
 

@@ -1,5 +1,4 @@
 import PaywallFormat
-import Storage
 import Synchronization
 
 /// One placement rule as the resolver sees it.
@@ -157,7 +156,7 @@ public struct Resolution: Sendable {
 /// installed last is always at least as new as every commit that preceded it, and the very next
 /// request sees the write.
 public final class ServingState: Sendable {
-    let pool: DatabasePool
+    let store: any DataStore
     private let clock: Clock
     let snapshots = ReadWriteLock<[String: AppServingSnapshot]>([:])
     let refreshLock = Mutex<Void>(())
@@ -172,9 +171,9 @@ public final class ServingState: Sendable {
     /// Where unreadable stored rules and versions are counted.
     let activity: ServiceActivity
 
-    public init(pool: DatabasePool, clock: Clock, activity: ServiceActivity = ServiceActivity()) {
+    public init(store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity()) {
         self.activity = activity
-        self.pool = pool
+        self.store = store
         self.clock = clock
     }
 

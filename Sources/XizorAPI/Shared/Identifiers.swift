@@ -1,4 +1,3 @@
-import Storage
 import Digest
 
 /// Random identifiers and keys. Keys carry ≥ 128 bits from the system's CSPRNG (getrandom).

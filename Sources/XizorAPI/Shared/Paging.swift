@@ -3,9 +3,9 @@ import HTTP
 /// A position in a list ordered by `(created_at, id)`, handed to clients as `"<createdAt>.<id>"`:
 /// the next page starts after it, so inserts and deletes between pages never repeat or skip an
 /// item. One format for every paginated list (paywalls, keys).
-struct PageCursor: Sendable, Equatable {
-    let createdAt: Int64
-    let id: String
+public struct PageCursor: Sendable, Equatable {
+    public let createdAt: Int64
+    public let id: String
 
     /// Before every item.
     static let start = PageCursor(createdAt: Int64.min, id: "")

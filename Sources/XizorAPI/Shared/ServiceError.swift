@@ -1,5 +1,4 @@
 import PaywallFormat
-import Storage
 
 /// A domain failure with the stable `code` the API answers in `application/problem+json`.
 /// The REST routes and the MCP tools both translate it; neither invents its own.

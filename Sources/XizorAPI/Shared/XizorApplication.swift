@@ -56,13 +56,13 @@ public enum XizorApplication {
                                        cache: RepresentationCache(maxContextVariants: options.pageCacheMaxContextVariants),
                                        renderGate: RenderGate(limit: options.uncachedRendersPerApp), renderPage: pages.production)
         OperationsRoutes(
-            readiness: ReadinessCheck(pool: services.pool, clock: services.clock, isDraining: isDraining,
+            readiness: ReadinessCheck(store: services.store, clock: services.clock, isDraining: isDraining,
                                       dataDirectory: ops.dataDirectory, minimumFreeBytes: ops.minimumFreeBytes,
                                       expectedMigrations: ops.expectedMigrations, probeIntervalMs: ops.readinessProbeIntervalMs,
                                       logger: ops.logger),
             exposition: MetricsExposition(services: services, cache: delivery.cache, renderGate: delivery.renderGate, httpMetrics: ops.httpMetrics,
                                           rateLimits: rateLimits, isDraining: isDraining),
-            metricsToken: ops.metricsToken, pool: services.pool, version: options.version
+            metricsToken: ops.metricsToken, store: services.store, version: options.version
         ).register(in: &routes)
         AppRoutes(services: services).register(in: &routes)
         TemplateRoutes().register(in: &routes)

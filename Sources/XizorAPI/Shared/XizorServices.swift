@@ -1,8 +1,6 @@
-import Storage
-
-/// The domain services over one database: what the REST routes, the MCP tools and the CLI share.
+/// The domain services over one data store: what the REST routes, the MCP tools and the CLI share.
 public final class XizorServices: Sendable {
-    public let pool: DatabasePool
+    public let store: any DataStore
     public let clock: Clock
     public let keys: KeyService
     public let serving: ServingState
@@ -25,19 +23,19 @@ public final class XizorServices: Sendable {
         public init() {}
     }
 
-    public init(pool: DatabasePool, clock: Clock = .system, limits: Limits = Limits()) throws {
-        self.pool = pool
+    public init(store: any DataStore, clock: Clock = .system, limits: Limits = Limits()) throws {
+        self.store = store
         self.clock = clock
         // The feed's position is read before anything is loaded, so nothing committed meanwhile is missed.
-        changes = try ChangeFeed(pool: pool, clock: clock)
-        keys = try KeyService(pool: pool, clock: clock, changes: changes, maxKeysPerApp: limits.maxKeysPerApp)
-        serving = ServingState(pool: pool, clock: clock, activity: activity)
-        paywalls = PaywallService(pool: pool, clock: clock, serving: serving, changes: changes, activity: activity)
-        placements = PlacementService(pool: pool, clock: clock, changes: changes, activity: activity)
-        events = EventService(pool: pool, clock: clock, activity: activity, window: limits.eventWindow)
-        analytics = AnalyticsService(pool: pool)
-        timers = TimerService(pool: pool, clock: clock)
-        experiments = ExperimentService(pool: pool, clock: clock, changes: changes)
+        changes = try ChangeFeed(store: store, clock: clock)
+        keys = try KeyService(store: store, clock: clock, changes: changes, maxKeysPerApp: limits.maxKeysPerApp)
+        serving = ServingState(store: store, clock: clock, activity: activity)
+        paywalls = PaywallService(store: store, clock: clock, serving: serving, changes: changes, activity: activity)
+        placements = PlacementService(store: store, clock: clock, changes: changes, activity: activity)
+        events = EventService(store: store, clock: clock, activity: activity, window: limits.eventWindow)
+        analytics = AnalyticsService(store: store)
+        timers = TimerService(store: store, clock: clock)
+        experiments = ExperimentService(store: store, clock: clock, changes: changes)
         try serving.loadAll()
         // Weak: the feed is owned by the services it feeds.
         changes.setApplier { [weak keys, weak serving] effects in

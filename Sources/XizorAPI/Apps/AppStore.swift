@@ -1,0 +1,46 @@
+/// A key as stored: only its display prefix and SHA-256 hash, never the key itself.
+public struct StoredKey: Sendable {
+    public enum Kind: String, Sendable {
+        case admin, secret, `public`
+    }
+
+    public let id: String
+    public let kind: Kind
+    public let prefix: String
+    public let hash: [UInt8]
+    /// Nil for admin tokens, which belong to no app.
+    public let appID: String?
+    public let createdAt: Int64
+    public let revokedAt: Int64?
+}
+
+/// Which keys a read returns: every live key, one app's, or the admin tokens.
+public enum KeyScope: Sendable, Equatable {
+    case all
+    case app(String)
+    case admin
+}
+
+/// All SQL of apps and their keys.
+public protocol AppStore {
+    func insertApp(id: String, name: String, now: Int64) throws
+    /// Marks the app archived (keeping the first time); false when there is no such app.
+    func archiveApp(id: String, now: Int64) throws -> Bool
+    /// Apps not archived, for loading the serving state.
+    func liveAppIDs() throws -> [String]
+    func hasApps() throws -> Bool
+
+    func insertKey(_ key: StoredKey) throws
+    /// Keys in `scope` that can authenticate: not revoked, and of an app that is not archived.
+    func liveKeys(_ scope: KeyScope) throws -> [StoredKey]
+    /// One app's keys, revoked ones included, after `cursor` in creation order.
+    func keys(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredKey]
+    func liveKeyCount(appID: String) throws -> Int
+    /// Revokes one live key of the app; false when it has no such live key.
+    func revokeKey(id: String, appID: String, now: Int64) throws -> Bool
+    /// Revokes every live admin token but the one with `hash`; answers how many.
+    func revokeAdminTokens(except hash: [UInt8], now: Int64) throws -> Int
+    func hasLiveAdminToken(hash: [UInt8]) throws -> Bool
+    /// Removes a revoked admin token with this hash (so the same token can be stored live again).
+    func deleteAdminToken(hash: [UInt8]) throws
+}

@@ -1,0 +1,68 @@
+import PaywallFormat
+import Storage
+
+struct SQLiteEventStore: EventStore {
+    let db: Database
+
+    func insert(appID: String, _ event: StoredEvent, receivedAt: Int64) throws -> Bool {
+        try db.execute("""
+            INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
+                                context, properties, experiment_id, variant)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, id) DO NOTHING
+            """, [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
+                  event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant])
+        return db.changes == 1
+    }
+
+    func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount] {
+        var sql = """
+            SELECT version, name, count(*), count(DISTINCT subscriber_id) FROM events
+            WHERE app_id = ? AND paywall_id = ? AND version IS NOT NULL
+            """
+        var bindings: [any SQLBindable] = [appID, paywallID]
+        if let from = filter.from { sql += " AND occurred_at >= ?"; bindings.append(from) }
+        if let to = filter.to { sql += " AND occurred_at < ?"; bindings.append(to) }
+        if let placement = filter.placement { sql += " AND placement = ?"; bindings.append(placement) }
+        for (key, value) in filter.context.sorted(by: { $0.key < $1.key }) {
+            // The service refuses keys with a double quote, which SQLite's JSON paths cannot escape.
+            precondition(!key.contains("\""), "context keys reach the store without double quotes")
+            // Typed like the SDK's context: "1" never matches the number 1 or true.
+            let path = "$.\"\(key)\""
+            switch value {
+            case .string(let text):
+                sql += " AND json_type(context, ?) = 'text' AND json_extract(context, ?) = ?"
+                bindings += [path, path, text]
+            case .number(let number):
+                sql += " AND json_type(context, ?) IN ('integer', 'real') AND json_extract(context, ?) = ?"
+                bindings += [path, path, number]
+            case .bool(let flag):
+                sql += " AND json_type(context, ?) = ?"
+                bindings += [path, flag ? "true" : "false"]
+            }
+        }
+        sql += " GROUP BY version, name"
+        return try db.query(sql, bindings).map { row in
+            FunnelCount(version: try row.get(0), name: try row.get(1), count: try row.get(2), subscribers: try row.get(3))
+        }
+    }
+
+    func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts] {
+        var counts: [String: VariantCounts] = [:]
+        // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion
+        // even when an open event was lost).
+        for row in try db.query("""
+            SELECT variant,
+                   sum(name = 'paywall_open'),
+                   count(DISTINCT CASE WHEN name = 'paywall_open' THEN subscriber_id END),
+                   count(DISTINCT CASE WHEN name = 'purchase_completed' AND EXISTS (
+                       SELECT 1 FROM events o WHERE o.app_id = events.app_id AND o.experiment_id = events.experiment_id
+                         AND o.variant = events.variant AND o.subscriber_id = events.subscriber_id AND o.name = 'paywall_open')
+                       THEN subscriber_id END)
+            FROM events WHERE app_id = ? AND experiment_id = ? GROUP BY variant
+            """, [appID, experimentID]) {
+            guard let variant: String = try row.get(0) else { continue }
+            counts[variant] = VariantCounts(impressions: try row.get(1), subscribers: try row.get(2), converted: try row.get(3))
+        }
+        return counts
+    }
+}

@@ -1,0 +1,65 @@
+/// A paywall's row with the number of its newest version.
+public struct StoredPaywall: Sendable {
+    public let id: String
+    public let name: String
+    public let createdAt: Int64
+    public let updatedAt: Int64
+    public let archivedAt: Int64?
+    public let draftRevision: Int64
+    public let latestVersion: Int?
+}
+
+/// A published version as stored: the canonical document text and what was derived from it.
+public struct StoredVersion: Sendable {
+    public let paywallID: String
+    public let version: Int
+    public let document: String
+    public let schemaVersion: Int
+    public let contentHash: String
+    public let publishedAt: Int64
+    public let rolledBackFrom: Int?
+}
+
+/// A draft as stored.
+public struct StoredDraft: Sendable {
+    public let document: String
+    public let revision: Int64
+}
+
+/// Whether a paywall takes new versions and targets.
+public enum PaywallLifecycle: Sendable, Equatable {
+    case live
+    case archived
+}
+
+/// All SQL of paywalls, their drafts and their versions.
+public protocol PaywallStore {
+    func insert(id: String, appID: String, name: String, draft: String, now: Int64) throws
+    func paywall(appID: String, id: String) throws -> StoredPaywall?
+    /// Nil when the app has no such paywall.
+    func lifecycle(appID: String, id: String) throws -> PaywallLifecycle?
+    /// Paywalls not archived, after `cursor` in creation order.
+    func page(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredPaywall]
+    /// Marks it archived (keeping the first time); false when the app has no such paywall.
+    func archive(appID: String, id: String, now: Int64) throws -> Bool
+
+    func draft(appID: String, id: String) throws -> StoredDraft?
+    /// Replaces the draft when it is still at `expectedRevision`; false when it is not (or missing).
+    func saveDraft(appID: String, id: String, document: String, expectedRevision: Int64, now: Int64) throws -> Bool
+
+    /// The version a publish with this idempotency key created, if any.
+    func version(appID: String, paywallID: String, idempotencyKey: String) throws -> Int?
+    func latestVersionNumber(paywallID: String) throws -> Int?
+    func hasVersion(appID: String, paywallID: String, version: Int) throws -> Bool
+    /// Stores a version and bumps the paywall's `updatedAt`.
+    func insertVersion(_ version: StoredVersion, idempotencyKey: String?) throws
+    /// Every version, newest first.
+    func versions(paywallID: String) throws -> [StoredVersion]
+    /// A version of one of the app's paywalls.
+    func version(appID: String, paywallID: String, version: Int) throws -> StoredVersion?
+    /// A version by its key alone (the serving state, which already knows the app).
+    func version(paywallID: String, version: Int) throws -> StoredVersion?
+    /// The newest version number of each of the app's paywalls that has one.
+    func latestVersionNumbers(appID: String) throws -> [String: Int]
+    func archivedPaywallIDs(appID: String) throws -> [String]
+}

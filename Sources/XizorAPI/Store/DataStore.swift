@@ -1,0 +1,53 @@
+import PaywallFormat
+import Storage
+
+/// The database behind the services, whichever it is. Services, the serving state and the change
+/// feed reach data only through it: all SQL lives in the stores a `StoreTransaction` hands out,
+/// one per aggregate, so a second database (PostgreSQL) is a second implementation of these
+/// protocols and nothing above them changes (docs/storage.md, "Stores").
+///
+/// Errors: driver failures come out as `ServiceError.storage` (503: the database is unwritable,
+/// full or gone), a write the schema refuses as 422 `constraint_violation`; a `ServiceError` or
+/// `DataFailure` thrown inside a body passes through unchanged and rolls the write back.
+public protocol DataStore: AnyObject, Sendable {
+    /// Runs `body` against one consistent snapshot: everything one request reads comes from a
+    /// single call, so a page of a list never mixes two states of the database.
+    func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+    /// Runs `body` in one write transaction, durable when this returns (a 2xx on a write means it
+    /// survives power loss), rolled back when `body` throws. Writes are serialized.
+    func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+    /// A watcher the change feed polls to learn that some other connection (another process)
+    /// committed, without reading the changes table on every poll.
+    func makeCommitWatcher() throws -> any CommitWatcher
+    /// Write counts and latencies, for `/metrics`.
+    var metrics: StorageMetrics { get }
+    /// The settings the database really runs with (read back, not configured), for `/v1/diagnostics`.
+    func diagnostics() throws -> JSONValue
+    /// Closes every connection; nothing may be called afterwards.
+    func close()
+}
+
+/// Says whether anything was committed since it last answered.
+public protocol CommitWatcher: AnyObject {
+    /// A number that changes whenever another connection commits (SQLite: `PRAGMA data_version`).
+    func commitCounter() throws -> Int64
+    func close()
+}
+
+/// One transaction's view of every aggregate's store.
+public protocol StoreTransaction {
+    var apps: any AppStore { get }
+    var paywalls: any PaywallStore { get }
+    var placements: any PlacementStore { get }
+    var experiments: any ExperimentStore { get }
+    var events: any EventStore { get }
+    var timers: any TimerStore { get }
+    var changes: any ChangeStore { get }
+    var operations: any OperationsStore { get }
+}
+
+/// The database is in a state the stores' own writes cannot produce (a row just written is gone).
+public struct StoreInconsistency: Error, CustomStringConvertible {
+    public let detail: String
+    public var description: String { "inconsistent database: \(detail)" }
+}

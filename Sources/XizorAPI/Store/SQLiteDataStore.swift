@@ -1,0 +1,77 @@
+import PaywallFormat
+import Storage
+
+/// The embedded default: one SQLite file in WAL mode, one writer and a few readers
+/// (`DatabasePool`). Every store is a thin struct over the connection of the current transaction.
+public final class SQLiteDataStore: DataStore {
+    /// The pool itself, for the SQLite-only tools around it (backup, migrations, tests).
+    public let pool: DatabasePool
+
+    public init(pool: DatabasePool) { self.pool = pool }
+
+    public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        do { return try pool.read { db in try body(SQLiteTransaction(db: db)) } }
+        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
+        catch { throw ServiceError.storage(error) }
+    }
+
+    public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        do { return try pool.write { db in try body(SQLiteTransaction(db: db)) } }
+        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
+        catch let error as SQLiteError where error.isConstraintViolation {
+            // Input the validation let through but the schema refuses is the caller's problem, not an outage.
+            throw ServiceError(.unprocessable, "constraint_violation", "The data breaks a rule of the database: \(error.message)")
+        } catch { throw ServiceError.storage(error) }
+    }
+
+    public func makeCommitWatcher() throws -> any CommitWatcher {
+        do { return SQLiteCommitWatcher(try Database(path: pool.path, mode: .readOnly, configuration: pool.configuration)) }
+        catch { throw ServiceError.storage(error) }
+    }
+
+    public var metrics: StorageMetrics { pool.metrics }
+
+    public func diagnostics() throws -> JSONValue {
+        let settings: EffectiveSettings
+        do { settings = try pool.effectiveSettings() } catch { throw ServiceError.storage(error) }
+        return [
+            "driver": "sqlite",
+            "journalMode": .string(settings.journalMode),
+            "synchronous": settings.synchronous.map { .string($0.rawValue) } ?? .null,
+            "foreignKeys": .bool(settings.foreignKeys),
+            "busyTimeoutMs": .number(settings.busyTimeoutMs),
+            "readConnections": .number(settings.readConnections),
+        ]
+    }
+
+    public func close() { pool.close() }
+}
+
+/// The stores of one SQLite transaction: each wraps the connection the pool handed out for it.
+struct SQLiteTransaction: StoreTransaction {
+    let db: Database
+    var apps: any AppStore { SQLiteAppStore(db: db) }
+    var paywalls: any PaywallStore { SQLitePaywallStore(db: db) }
+    var placements: any PlacementStore { SQLitePlacementStore(db: db) }
+    var experiments: any ExperimentStore { SQLiteExperimentStore(db: db) }
+    var events: any EventStore { SQLiteEventStore(db: db) }
+    var timers: any TimerStore { SQLiteTimerStore(db: db) }
+    var changes: any ChangeStore { SQLiteChangeStore(db: db) }
+    var operations: any OperationsStore { SQLiteOperationsStore(db: db) }
+}
+
+/// `PRAGMA data_version` is per connection: it changes when any *other* connection commits. This
+/// connection is touched only by the change feed's tailer thread.
+final class SQLiteCommitWatcher: CommitWatcher {
+    private let database: Database
+    init(_ database: Database) { self.database = database }
+
+    func commitCounter() throws -> Int64 {
+        guard let version: Int64 = try database.queryOne("PRAGMA data_version")?.get(0) else {
+            throw ServiceError.storage(ChangeFeedError.noDataVersion)
+        }
+        return version
+    }
+
+    func close() { database.close() }
+}
