@@ -9,8 +9,10 @@ extension ExperimentService {
     static let z95 = 1.959963984540054
 
     public func results(appID: String, id: String) throws -> JSONValue {
-        let experiment = try self.experiment(appID: appID, id: id)
-        let counts = try read { tx in try tx.events.variantCounts(appID: appID, experimentID: id) }
+        // One snapshot: the variants and their counts as of the same moment.
+        let (experiment, counts) = try read { tx in
+            (try ExperimentService.load(tx, appID: appID, id: id), try tx.events.variantCounts(appID: appID, experimentID: id))
+        }
         let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
         let controlRate = control.subscribers > 0 ? Double(control.converted) / Double(control.subscribers) : nil
         let variants: [JSONValue] = experiment.variants.enumerated().map { index, variant in
