@@ -14,7 +14,8 @@ public struct StoredKey: Sendable {
     public let revokedAt: Int64?
 }
 
-/// Which keys a read returns: every live key, one app's, or the admin tokens.
+/// Which keys a read returns, and which part of the in-memory table a reload replaces: every
+/// live key, one app's, or the admin tokens.
 public enum KeyScope: Sendable, Equatable {
     case all
     case app(String)

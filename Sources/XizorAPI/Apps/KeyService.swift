@@ -86,40 +86,17 @@ public final class KeyService: Sendable {
         try reload()
     }
 
-    /// Which keys a reload reads again: all of them (start), one app's, or the admin tokens'.
-    enum ReloadScope: Equatable {
-        case all
-        case app(String)
-        case admin
-
-        var keyScope: KeyScope {
-            switch self {
-            case .all: .all
-            case .app(let id): .app(id)
-            case .admin: .admin
-            }
-        }
-
-        func contains(_ principal: Principal) -> Bool {
-            switch self {
-            case .all: true
-            case .app(let id): principal.appID == id
-            case .admin: principal == .admin
-            }
-        }
-    }
-
     /// Reads every live key of every live app into memory.
     public func reload() throws { try reload(.all) }
 
     /// Reads the live keys of `scope` again and replaces that part of the table (and of the memo),
     /// so a key write costs a read of its own app's keys, not of every app's.
-    func reload(_ scope: ReloadScope) throws {
+    func reload(_ scope: KeyScope) throws {
         try reloadLock.withLock { _ in try reloadLocked(scope) }
     }
 
-    private func reloadLocked(_ scope: ReloadScope) throws {
-        let stored = try store.read { tx in try tx.apps.liveKeys(scope.keyScope) }
+    private func reloadLocked(_ scope: KeyScope) throws {
+        let stored = try store.read { tx in try tx.apps.liveKeys(scope) }
         var table: [String: [KnownKey]] = [:]
         for key in stored {
             let principal: Principal
@@ -301,5 +278,16 @@ public final class KeyService: Sendable {
                                         appID: appID, createdAt: now, revokedAt: nil))
         try tx.changes.append(appID: appID, kind: .key, entityID: id, now: now)
         return id
+    }
+}
+
+extension KeyScope {
+    /// Whether a key speaking for `principal` is in this scope (what a scoped reload replaces).
+    func contains(_ principal: Principal) -> Bool {
+        switch self {
+        case .all: true
+        case .app(let id): principal.appID == id
+        case .admin: principal == .admin
+        }
     }
 }
