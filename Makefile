@@ -2,7 +2,7 @@
 SWIFT   ?= swift
 VENV    := .venv
 PY      := $(VENV)/bin/python
-APT_PKGS := libsqlite3-dev zlib1g-dev curl nodejs chromium chromium-driver fonts-noto-color-emoji
+APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev postgresql curl nodejs chromium chromium-driver fonts-noto-color-emoji
 CONFIG  ?= Config/xizor.json
 
 .PHONY: build release run test test-swift test-e2e bench mutants fuzz embed deps venv docker clean
@@ -23,8 +23,9 @@ test: deps venv
 	$(MAKE) test-swift
 	$(MAKE) test-e2e
 
+# Beside a throwaway PostgreSQL cluster (Tests/postgres/with-cluster.sh) for the PostgreSQL layer's tests.
 test-swift:
-	$(SWIFT) test
+	Tests/postgres/with-cluster.sh $(SWIFT) test
 
 test-e2e:
 	XIZOR_BIN=$(CURDIR)/.build/debug/xizor XIZOR_ROOT=$(CURDIR) $(PY) -m pytest -q Tests/e2e

@@ -15,6 +15,7 @@ let package = Package(
         // C libraries from Debian's -dev packages.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL"),
         // What Glibc's Swift module does not export (accept4, ...).
         .target(name: "CSystem", path: "Sources/CSystem"),
         // libFuzzer's driver entry point, for xizor-fuzz's fuzzing build (declaration only).
@@ -26,6 +27,8 @@ let package = Package(
         // SHA-256, shared by storage (migration checksums), the renderer (the page's script hash) and the API.
         .target(name: "Digest", path: "Sources/Digest"),
         .target(name: "Storage", dependencies: ["CSQLite", "Digest"], path: "Sources/Storage"),
+        // The PostgreSQL layer over libpq: connections, a pool, migrations; rows as the SQLite layer's.
+        .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage", "Digest"], path: "Sources/PostgresStorage"),
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
         .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
         .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "Digest", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI"),
@@ -44,6 +47,7 @@ let package = Package(
         // Tests (Swift Testing).
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CZlib"], path: "Tests/HTTPTests"),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Digest"], path: "Tests/StorageTests"),
+        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage"], path: "Tests/PostgresStorageTests"),
         .testTarget(name: "PaywallFormatTests", dependencies: ["PaywallFormat"], path: "Tests/PaywallFormatTests",
                     resources: [.copy("../Fixtures")]),
         .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat", "Digest"], path: "Tests/PaywallRendererTests"),

@@ -174,6 +174,12 @@ public struct Migrator: Sendable {
         for row in try db.query("SELECT name, checksum FROM schema_migrations ORDER BY name") {
             recorded.append((try row.get(0), try row.get(1)))
         }
+        return try plan(recorded: recorded)
+    }
+
+    /// The migrations still to apply given what a database recorded as applied (name and checksum),
+    /// after checking that history and files agree; the same rules for every database.
+    public func plan(recorded: [(name: String, checksum: String)]) throws(MigrationError) -> [Migration] {
         let byName = Dictionary(uniqueKeysWithValues: migrations.map { ($0.name, $0) })
         let highestFile = migrations.last?.number ?? -1
         var unknown: [String] = []

@@ -16,6 +16,8 @@ public enum SQLValue: Sendable, Hashable {
 /// once here, so no caller formats values into SQL strings.
 public protocol SQLBindable {
     func bind(to statement: Statement, at index: Int32) throws(SQLiteError)
+    /// The value as one of the five storage classes (what the PostgreSQL layer sends as text).
+    var sqlValue: SQLValue { get }
 }
 
 /// A Swift value that can be read from a result column, with a typed error when the stored value
@@ -26,6 +28,7 @@ public protocol SQLColumnValue {
 
 extension SQLValue: SQLBindable, SQLColumnValue {
     public init(sqlValue: SQLValue) { self = sqlValue }
+    public var sqlValue: SQLValue { self }
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         switch self {
         case .null: try statement.bindNull(at: index)
@@ -38,6 +41,7 @@ extension SQLValue: SQLBindable, SQLColumnValue {
 }
 
 extension Int64: SQLBindable, SQLColumnValue {
+    public var sqlValue: SQLValue { .integer(self) }
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         try statement.bindInt64(self, at: index)
     }
@@ -48,6 +52,7 @@ extension Int64: SQLBindable, SQLColumnValue {
 }
 
 extension Int: SQLBindable, SQLColumnValue {
+    public var sqlValue: SQLValue { .integer(Int64(self)) }
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         try statement.bindInt64(Int64(self), at: index)
     }
@@ -60,6 +65,7 @@ extension Int: SQLBindable, SQLColumnValue {
 }
 
 extension Double: SQLBindable, SQLColumnValue {
+    public var sqlValue: SQLValue { .real(self) }
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         try statement.bindDouble(self, at: index)
     }
@@ -73,6 +79,7 @@ extension Double: SQLBindable, SQLColumnValue {
 }
 
 extension String: SQLBindable, SQLColumnValue {
+    public var sqlValue: SQLValue { .text(self) }
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         try statement.bindText(self, at: index)
     }
@@ -83,6 +90,7 @@ extension String: SQLBindable, SQLColumnValue {
 }
 
 extension Array: SQLBindable, SQLColumnValue where Element == UInt8 {
+    public var sqlValue: SQLValue { .blob(self) }
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         try statement.bindBlob(self, at: index)
     }
@@ -93,6 +101,7 @@ extension Array: SQLBindable, SQLColumnValue where Element == UInt8 {
 }
 
 extension Data: SQLBindable, SQLColumnValue {
+    public var sqlValue: SQLValue { .blob(Array(self)) }
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         try statement.bindBlob(self, at: index)
     }
@@ -103,6 +112,7 @@ extension Data: SQLBindable, SQLColumnValue {
 }
 
 extension Bool: SQLBindable, SQLColumnValue {
+    public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         try statement.bindInt64(self ? 1 : 0, at: index)
     }
@@ -116,6 +126,7 @@ extension Bool: SQLBindable, SQLColumnValue {
 extension Date: SQLBindable, SQLColumnValue {
     public var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
     public init(millisecondsSince1970 ms: Int64) { self.init(timeIntervalSince1970: Double(ms) / 1000) }
+    public var sqlValue: SQLValue { .integer(millisecondsSince1970) }
 
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         try statement.bindInt64(millisecondsSince1970, at: index)
@@ -130,6 +141,7 @@ extension Date: SQLBindable, SQLColumnValue {
 
 /// `nil` binds NULL; a NULL column reads as `nil`.
 extension Optional: SQLBindable where Wrapped: SQLBindable {
+    public var sqlValue: SQLValue { map(\.sqlValue) ?? .null }
     public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
         switch self {
         case .none: try statement.bindNull(at: index)

@@ -1,5 +1,9 @@
 import CSQLite
 
+/// What went wrong in a database, whichever it is: SQLite's result codes and PostgreSQL's SQLSTATEs
+/// map to the same kinds, so the API answers a unique violation with the same status on both.
+public typealias DatabaseErrorKind = SQLiteError.Kind
+
 /// Every failure of the storage layer, carrying what is needed to answer a client (the `kind`, so
 /// a unique violation becomes 409 and a check violation 422) and to debug it (code, message, SQL).
 public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {

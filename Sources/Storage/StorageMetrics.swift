@@ -27,7 +27,7 @@ public final class StorageMetrics: Sendable {
 
     public func snapshot() -> Snapshot { state.withLock { $0 } }
 
-    func recordWrite(seconds: Double, committed: Bool) {
+    public func recordWrite(seconds: Double, committed: Bool) {
         state.withLock { s in
             if committed { s.writesCommitted += 1 } else { s.writesFailed += 1 }
             s.writeSecondsTotal += seconds
@@ -38,6 +38,6 @@ public final class StorageMetrics: Sendable {
         }
     }
 
-    func recordBusyRetry() { state.withLock { $0.busyRetries += 1 } }
-    func recordRead() { state.withLock { $0.reads += 1 } }
+    public func recordBusyRetry() { state.withLock { $0.busyRetries += 1 } }
+    public func recordRead() { state.withLock { $0.reads += 1 } }
 }
