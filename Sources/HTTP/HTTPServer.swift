@@ -13,11 +13,31 @@ import Synchronization
 public enum HTTPServerError: Error, Sendable, Equatable {
     case addressResolution(host: String, message: String)
     case socket(errno: Int32)
+    /// A socket option the configuration asks for (`SO_REUSEPORT`) could not be set.
+    case socketOption(name: String, errno: Int32)
     case bind(host: String, port: Int, errno: Int32)
     case listen(errno: Int32)
     /// An I/O queue's epoll instance could not be created.
     case poller(errno: Int32)
     case alreadyStarted
+}
+
+extension HTTPServerError: CustomStringConvertible {
+    /// What an operator reads when `start()` fails: the call and the system's words for the errno
+    /// (`bind failed: Address already in use (errno 98)`), not the enum's spelling. The caller
+    /// says which address it was listening on.
+    public var description: String {
+        func reason(_ e: Int32) -> String { "\(String(cString: strerror(e))) (errno \(e))" }
+        switch self {
+        case .addressResolution(let host, let message): return "cannot resolve \(host): \(message)"
+        case .socket(let e): return "socket failed: \(reason(e))"
+        case .socketOption(let name, let e): return "setting \(name) failed: \(reason(e))"
+        case .bind(_, _, let e): return "bind failed: \(reason(e))"
+        case .listen(let e): return "listen failed: \(reason(e))"
+        case .poller(let e): return "creating an epoll instance failed: \(reason(e))"
+        case .alreadyStarted: return "the server was already started"
+        }
+    }
 }
 
 /// An HTTP/1.1 server on POSIX sockets and Dispatch: one listening socket, connections spread
@@ -57,7 +77,8 @@ public final class HTTPServer: Sendable {
     /// Binds, listens and starts accepting; returns the bound port (useful with port 0).
     @discardableResult
     public func start() throws -> Int {
-        let fd = try Self.bindListener(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+        let fd = try Self.bindListener(host: configuration.host, port: configuration.port, backlog: configuration.backlog,
+                                       reusePort: configuration.reusePort)
         do {
             for loop in core.loops { try loop.startPolling() }
         } catch {
@@ -204,7 +225,7 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    static func bindListener(host: String, port: Int, backlog: Int32) throws -> Int32 {
+    static func bindListener(host: String, port: Int, backlog: Int32, reusePort: Bool = false) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         hints.ai_family = AF_UNSPEC
@@ -224,6 +245,14 @@ public final class HTTPServer: Sendable {
         if info.ai_family == AF_INET6 {
             // `::` also accepts IPv4 (dual stack).
             setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size))
+        }
+        // Before bind, which is where the kernel decides whether this socket may share the port.
+        // A failure is an error, not a warning: a restart counting on the option would otherwise
+        // find out only when the new process cannot bind beside the old one.
+        if reusePort && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            let e = errno
+            Glibc.close(fd)
+            throw HTTPServerError.socketOption(name: "SO_REUSEPORT", errno: e)
         }
         guard bind(fd, info.ai_addr, info.ai_addrlen) == 0 else {
             let e = errno
