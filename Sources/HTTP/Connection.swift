@@ -73,9 +73,9 @@ final class Connection: @unchecked Sendable {
     func start() {
         dispatchPrecondition(condition: .onQueue(queue))
         loop.connections[fd] = self
-        // Accepted just as a drain began (or after the loop stopped): nothing was read yet, so
-        // this is a clean refusal.
-        if core.drainState.isDraining || loop.isStopped { close(); return }
+        // After the loop stopped (it cannot while this connection is counted open; a safeguard).
+        // Accepted during a drain is served: see `HTTPServer.shutdown`.
+        if loop.isStopped { close(); return }
         setDeadline(.idle, core.configuration.idleTimeoutMs)
         updateRegistration()
     }
@@ -260,9 +260,16 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection if it is between requests (drain).
+    /// Closes the connection if it is between requests (drain). Not when the next request's first
+    /// bytes have arrived unread: closing would reset the connection under a request the client
+    /// has sent (and may not retry); it is read and answered with `Connection: close` instead.
+    /// A request sent after this look still races the close; RFC 9112 §9.3.1 lets the client
+    /// retry it, since no byte of a response came.
     func closeIfIdle() {
-        if phase == .reading && parser.isIdle && inbox.isEmpty { close() }
+        guard phase == .reading && parser.isIdle && inbox.isEmpty else { return }
+        var byte: UInt8 = 0
+        if recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0 { return }
+        close()
     }
 
     func close() {

@@ -93,6 +93,9 @@ public final class HTTPServer: Sendable {
             Self.acceptPending(listenFD: fd, core: core, source: source, queue: acceptQueue)
         }
         source.setCancelHandler { [self] in
+            // On the accept queue, after any running accept: what the kernel queued on the socket
+            // is taken before it closes, which would reset it (see `acceptBacklog`).
+            Self.acceptBacklog(listenFD: fd, core: core, limit: Int(configuration.backlog))
             Glibc.close(fd)
             state.withLock { $0.listenerClosed = true }
         }
@@ -112,9 +115,12 @@ public final class HTTPServer: Sendable {
         return port
     }
 
-    /// Graceful shutdown: stop accepting, close idle connections, let in-flight requests finish
-    /// (they are answered with `Connection: close`), and force-close whatever remains after
-    /// `drainTimeoutMs`. `completion` runs once every connection is gone.
+    /// Graceful shutdown: accept what is already queued on the listening socket and close it,
+    /// close idle connections, let in-flight requests finish (every response now carries
+    /// `Connection: close`), and force-close whatever remains after `drainTimeoutMs`.
+    /// `completion` runs once every connection is gone. Connections accepted during the drain are
+    /// served, not refused: the kernel completed their handshakes, so their clients may already
+    /// have sent a request, and with `reusePort` a successor serves whatever comes next.
     public func shutdown(completion: @escaping @Sendable () -> Void) {
         drainState.begin()
         let source = state.withLock { s -> DispatchSourceRead? in
@@ -191,38 +197,84 @@ public final class HTTPServer: Sendable {
 
     // MARK: Sockets
 
+    /// Accepts a batch of connections when the listening socket is readable; level-triggered,
+    /// so whatever is left fires the source again.
     private static func acceptPending(listenFD: Int32, core: ServerCore, source: DispatchSourceRead, queue: DispatchQueue) {
         for _ in 0..<256 {
-            var address = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    xizor_accept4(listenFD, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
-                }
-            }
-            if fd < 0 {
-                if errno == EMFILE || errno == ENFILE {
-                    // Out of descriptors: stop accepting briefly instead of spinning.
-                    source.suspend()
-                    queue.asyncAfter(deadline: .now() + .milliseconds(100)) { source.resume() }
-                }
+            switch acceptOne(listenFD: listenFD, core: core) {
+            case .opened, .refused, .aborted:
+                continue
+            case .outOfDescriptors:
+                // Stop accepting briefly instead of spinning.
+                source.suspend()
+                queue.asyncAfter(deadline: .now() + .milliseconds(100)) { source.resume() }
+                return
+            case .exhausted:
                 return
             }
-            if core.drainState.isDraining
-                || core.openConnections.load(ordering: .relaxed) >= core.configuration.maxConnections {
-                Glibc.close(fd)
-                core.observer?.connectionRefused()
-                continue
-            }
-            core.openConnections.add(1, ordering: .relaxed)
-            core.observer?.connectionOpened()
-            var one: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let remote = SocketAddress.describe(&address)
-            let loop = core.pickLoop()
-            let connection = Connection(fd: fd, remoteAddress: remote, core: core, loop: loop)
-            connection.queue.async { connection.start() }
         }
+    }
+
+    /// Accepts what is queued on the listening socket just before the drain closes it. Those
+    /// connections' handshakes are complete, so their clients may have sent a request already;
+    /// closing the socket would reset them. They are served instead (with `Connection: close`).
+    /// At most `limit` (the backlog): under load new ones keep arriving, and the socket must close.
+    ///
+    /// Whatever arrives between the last accept and the close (and any handshake still half
+    /// open) is the kernel's to handle: Linux resets it, unless `net.ipv4.tcp_migrate_req` is 1
+    /// and another socket shares the port (`reusePort`), to which it then moves it. So a restart
+    /// through `reusePort` drops nothing only with that sysctl on (docs/operations.md).
+    static func acceptBacklog(listenFD: Int32, core: ServerCore, limit: Int) {
+        var taken = 0
+        while taken < limit {
+            switch acceptOne(listenFD: listenFD, core: core) {
+            case .opened, .refused, .aborted: taken += 1
+            case .outOfDescriptors, .exhausted: return
+            }
+        }
+    }
+
+    private enum AcceptOutcome {
+        /// A connection was accepted and handed to a loop.
+        case opened
+        /// A connection was accepted and closed at once (`maxConnections` open).
+        case refused
+        /// The client gave up before it was accepted (`ECONNABORTED`, or a signal): try the next.
+        case aborted
+        case outOfDescriptors
+        /// Nothing is queued (`EAGAIN`), or accepting failed.
+        case exhausted
+    }
+
+    private static func acceptOne(listenFD: Int32, core: ServerCore) -> AcceptOutcome {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let fd = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                xizor_accept4(listenFD, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            }
+        }
+        if fd < 0 {
+            switch errno {
+            case EMFILE, ENFILE: return .outOfDescriptors
+            case ECONNABORTED, EINTR: return .aborted
+            default: return .exhausted
+            }
+        }
+        if core.openConnections.load(ordering: .relaxed) >= core.configuration.maxConnections {
+            Glibc.close(fd)
+            core.observer?.connectionRefused()
+            return .refused
+        }
+        core.openConnections.add(1, ordering: .relaxed)
+        core.observer?.connectionOpened()
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let remote = SocketAddress.describe(&address)
+        let loop = core.pickLoop()
+        let connection = Connection(fd: fd, remoteAddress: remote, core: core, loop: loop)
+        connection.queue.async { connection.start() }
+        return .opened
     }
 
     static func bindListener(host: String, port: Int, backlog: Int32, reusePort: Bool = false) throws -> Int32 {
