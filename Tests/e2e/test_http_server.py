@@ -397,6 +397,31 @@ def test_sigterm_finishes_in_flight_request_then_exits_zero():
         socket.create_connection((s.host, s.port), timeout=5)
 
 
+def test_sigterm_serves_the_connections_queued_on_the_listening_socket():
+    """Connections the kernel completed while the server was not accepting (stopped here with
+    SIGSTOP) wait in the listening socket's queue, their requests sent; closing the socket would
+    reset them. The drain accepts and answers them before it closes the socket."""
+    s = FixtureServer("--drainTimeoutMs", "20000")
+    queued = []
+    try:
+        s.proc.send_signal(signal.SIGSTOP)
+        queued = [s.connect() for _ in range(300)]
+        for sock in queued:
+            sock.sendall(request("GET", "/healthz"))
+        s.proc.send_signal(signal.SIGTERM)  # pending until the process runs again
+        s.proc.send_signal(signal.SIGCONT)
+        for sock in queued:
+            reader = Reader(sock)
+            assert reader.read_response().status == 200
+            assert reader.at_eof()
+        assert s.proc.wait(timeout=30) == 0
+    finally:
+        for sock in queued:
+            sock.close()
+        s.proc.send_signal(signal.SIGCONT)
+        s.stop()
+
+
 def test_ipv6_loopback():
     s = FixtureServer("--host", "::1")
     try:
