@@ -260,13 +260,16 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection if it is between requests (drain). Not when the next request's first
-    /// bytes have arrived unread: closing would reset the connection under a request the client
-    /// has sent (and may not retry); it is read and answered with `Connection: close` instead.
+    /// Closes the connection if it is between requests (drain). Not one that has had no request
+    /// yet: its client opened it to send one, which may be on its way (the connection was accepted
+    /// just before the drain, or from the backlog during it), and a client need not retry a
+    /// request that failed on a new connection. It is answered with `Connection: close`, or closed
+    /// at the drain's deadline if nothing comes. Not either when the next request's first bytes
+    /// have arrived unread: closing would reset the connection under it; it is answered instead.
     /// A request sent after this look still races the close; RFC 9112 §9.3.1 lets the client
-    /// retry it, since no byte of a response came.
+    /// retry it on a new connection, since the reused one closed before any response byte.
     func closeIfIdle() {
-        guard phase == .reading && parser.isIdle && inbox.isEmpty else { return }
+        guard requestsServed > 0, phase == .reading && parser.isIdle && inbox.isEmpty else { return }
         var byte: UInt8 = 0
         if recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0 { return }
         close()

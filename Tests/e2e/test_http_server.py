@@ -422,6 +422,26 @@ def test_sigterm_serves_the_connections_queued_on_the_listening_socket():
         s.stop()
 
 
+def test_a_connection_opened_before_sigterm_gets_its_first_request_answered():
+    """A drain closes connections that are between requests, not one that has had none yet: its
+    client opened it to send one (a client need not retry a request that failed on a new
+    connection). The request is answered with `Connection: close`."""
+    s = FixtureServer("--drainTimeoutMs", "20000")
+    try:
+        with s.connect() as sock:
+            time.sleep(0.3)  # accepted, nothing sent yet
+            s.proc.send_signal(signal.SIGTERM)
+            time.sleep(0.3)  # the drain has closed the idle connections
+            sock.sendall(request("GET", "/healthz"))
+            reader = Reader(sock)
+            r = reader.read_response()
+            assert r.status == 200 and r.header("Connection") == "close"
+            assert reader.at_eof()
+        assert s.proc.wait(timeout=30) == 0
+    finally:
+        s.stop()
+
+
 def test_ipv6_loopback():
     s = FixtureServer("--host", "::1")
     try:
