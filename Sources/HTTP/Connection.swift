@@ -73,9 +73,9 @@ final class Connection: @unchecked Sendable {
     func start() {
         dispatchPrecondition(condition: .onQueue(queue))
         loop.connections[fd] = self
-        // Accepted just as a drain began (or after the loop stopped): nothing was read yet, so
-        // this is a clean refusal.
-        if core.drainState.isDraining || loop.isStopped { close(); return }
+        // After the loop stopped (it cannot while this connection is counted open; a safeguard).
+        // Accepted during a drain is served: see `HTTPServer.shutdown`.
+        if loop.isStopped { close(); return }
         setDeadline(.idle, core.configuration.idleTimeoutMs)
         updateRegistration()
     }
@@ -260,9 +260,19 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection if it is between requests (drain).
+    /// Closes the connection if it is between requests (drain). Not one that has had no request
+    /// yet: its client opened it to send one, which may be on its way (the connection was accepted
+    /// just before the drain, or from the backlog during it), and a client need not retry a
+    /// request that failed on a new connection. It is answered with `Connection: close`, or closed
+    /// at the drain's deadline if nothing comes. Not either when the next request's first bytes
+    /// have arrived unread: closing would reset the connection under it; it is answered instead.
+    /// A request sent after this look still races the close; RFC 9112 §9.3.1 lets the client
+    /// retry it on a new connection, since the reused one closed before any response byte.
     func closeIfIdle() {
-        if phase == .reading && parser.isIdle && inbox.isEmpty { close() }
+        guard requestsServed > 0, phase == .reading && parser.isIdle && inbox.isEmpty else { return }
+        var byte: UInt8 = 0
+        if recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0 { return }
+        close()
     }
 
     func close() {

@@ -33,8 +33,8 @@ public protocol HTTPRequestObserver: Sendable {
     func connectionOpened()
     /// An open connection was closed (by either side, a timeout or a drain).
     func connectionClosed()
-    /// A connection was accepted and closed at once because `maxConnections` were open or the
-    /// server was draining.
+    /// A connection was accepted and closed at once because `maxConnections` were open.
+    /// (A draining server serves what it accepts: see `HTTPServer.shutdown`.)
     func connectionRefused()
     /// A request body was refused (503) because the server's body budget was spent.
     func bodyRefused()

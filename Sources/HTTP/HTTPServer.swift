@@ -13,11 +13,31 @@ import Synchronization
 public enum HTTPServerError: Error, Sendable, Equatable {
     case addressResolution(host: String, message: String)
     case socket(errno: Int32)
+    /// A socket option the configuration asks for (`SO_REUSEPORT`) could not be set.
+    case socketOption(name: String, errno: Int32)
     case bind(host: String, port: Int, errno: Int32)
     case listen(errno: Int32)
     /// An I/O queue's epoll instance could not be created.
     case poller(errno: Int32)
     case alreadyStarted
+}
+
+extension HTTPServerError: CustomStringConvertible {
+    /// What an operator reads when `start()` fails: the call and the system's words for the errno
+    /// (`bind failed: Address already in use (errno 98)`), not the enum's spelling. The caller
+    /// says which address it was listening on.
+    public var description: String {
+        func reason(_ e: Int32) -> String { "\(String(cString: strerror(e))) (errno \(e))" }
+        switch self {
+        case .addressResolution(let host, let message): return "cannot resolve \(host): \(message)"
+        case .socket(let e): return "socket failed: \(reason(e))"
+        case .socketOption(let name, let e): return "setting \(name) failed: \(reason(e))"
+        case .bind(_, _, let e): return "bind failed: \(reason(e))"
+        case .listen(let e): return "listen failed: \(reason(e))"
+        case .poller(let e): return "creating an epoll instance failed: \(reason(e))"
+        case .alreadyStarted: return "the server was already started"
+        }
+    }
 }
 
 /// An HTTP/1.1 server on POSIX sockets and Dispatch: one listening socket, connections spread
@@ -57,7 +77,8 @@ public final class HTTPServer: Sendable {
     /// Binds, listens and starts accepting; returns the bound port (useful with port 0).
     @discardableResult
     public func start() throws -> Int {
-        let fd = try Self.bindListener(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+        let fd = try Self.bindListener(host: configuration.host, port: configuration.port, backlog: configuration.backlog,
+                                       reusePort: configuration.reusePort)
         do {
             for loop in core.loops { try loop.startPolling() }
         } catch {
@@ -72,6 +93,9 @@ public final class HTTPServer: Sendable {
             Self.acceptPending(listenFD: fd, core: core, source: source, queue: acceptQueue)
         }
         source.setCancelHandler { [self] in
+            // On the accept queue, after any running accept: what the kernel queued on the socket
+            // is taken before it closes, which would reset it (see `acceptBacklog`).
+            Self.acceptBacklog(listenFD: fd, core: core, limit: Int(configuration.backlog))
             Glibc.close(fd)
             state.withLock { $0.listenerClosed = true }
         }
@@ -91,9 +115,12 @@ public final class HTTPServer: Sendable {
         return port
     }
 
-    /// Graceful shutdown: stop accepting, close idle connections, let in-flight requests finish
-    /// (they are answered with `Connection: close`), and force-close whatever remains after
-    /// `drainTimeoutMs`. `completion` runs once every connection is gone.
+    /// Graceful shutdown: accept what is already queued on the listening socket and close it,
+    /// close idle connections, let in-flight requests finish (every response now carries
+    /// `Connection: close`), and force-close whatever remains after `drainTimeoutMs`.
+    /// `completion` runs once every connection is gone. Connections accepted during the drain are
+    /// served, not refused: the kernel completed their handshakes, so their clients may already
+    /// have sent a request, and with `reusePort` a successor serves whatever comes next.
     public func shutdown(completion: @escaping @Sendable () -> Void) {
         drainState.begin()
         let source = state.withLock { s -> DispatchSourceRead? in
@@ -170,41 +197,87 @@ public final class HTTPServer: Sendable {
 
     // MARK: Sockets
 
+    /// Accepts a batch of connections when the listening socket is readable; level-triggered,
+    /// so whatever is left fires the source again.
     private static func acceptPending(listenFD: Int32, core: ServerCore, source: DispatchSourceRead, queue: DispatchQueue) {
         for _ in 0..<256 {
-            var address = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    xizor_accept4(listenFD, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
-                }
-            }
-            if fd < 0 {
-                if errno == EMFILE || errno == ENFILE {
-                    // Out of descriptors: stop accepting briefly instead of spinning.
-                    source.suspend()
-                    queue.asyncAfter(deadline: .now() + .milliseconds(100)) { source.resume() }
-                }
+            switch acceptOne(listenFD: listenFD, core: core) {
+            case .opened, .refused, .aborted:
+                continue
+            case .outOfDescriptors:
+                // Stop accepting briefly instead of spinning.
+                source.suspend()
+                queue.asyncAfter(deadline: .now() + .milliseconds(100)) { source.resume() }
+                return
+            case .exhausted:
                 return
             }
-            if core.drainState.isDraining
-                || core.openConnections.load(ordering: .relaxed) >= core.configuration.maxConnections {
-                Glibc.close(fd)
-                core.observer?.connectionRefused()
-                continue
-            }
-            core.openConnections.add(1, ordering: .relaxed)
-            core.observer?.connectionOpened()
-            var one: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let remote = SocketAddress.describe(&address)
-            let loop = core.pickLoop()
-            let connection = Connection(fd: fd, remoteAddress: remote, core: core, loop: loop)
-            connection.queue.async { connection.start() }
         }
     }
 
-    static func bindListener(host: String, port: Int, backlog: Int32) throws -> Int32 {
+    /// Accepts what is queued on the listening socket just before the drain closes it. Those
+    /// connections' handshakes are complete, so their clients may have sent a request already;
+    /// closing the socket would reset them. They are served instead (with `Connection: close`).
+    /// At most `limit` (the backlog): under load new ones keep arriving, and the socket must close.
+    ///
+    /// Whatever arrives between the last accept and the close (and any handshake still half
+    /// open) is the kernel's to handle: Linux resets it, unless `net.ipv4.tcp_migrate_req` is 1
+    /// and another socket shares the port (`reusePort`), to which it then moves it. So a restart
+    /// through `reusePort` drops nothing only with that sysctl on (docs/operations.md).
+    static func acceptBacklog(listenFD: Int32, core: ServerCore, limit: Int) {
+        var taken = 0
+        while taken < limit {
+            switch acceptOne(listenFD: listenFD, core: core) {
+            case .opened, .refused, .aborted: taken += 1
+            case .outOfDescriptors, .exhausted: return
+            }
+        }
+    }
+
+    private enum AcceptOutcome {
+        /// A connection was accepted and handed to a loop.
+        case opened
+        /// A connection was accepted and closed at once (`maxConnections` open).
+        case refused
+        /// The client gave up before it was accepted (`ECONNABORTED`, or a signal): try the next.
+        case aborted
+        case outOfDescriptors
+        /// Nothing is queued (`EAGAIN`), or accepting failed.
+        case exhausted
+    }
+
+    private static func acceptOne(listenFD: Int32, core: ServerCore) -> AcceptOutcome {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let fd = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                xizor_accept4(listenFD, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            }
+        }
+        if fd < 0 {
+            switch errno {
+            case EMFILE, ENFILE: return .outOfDescriptors
+            case ECONNABORTED, EINTR: return .aborted
+            default: return .exhausted
+            }
+        }
+        if core.openConnections.load(ordering: .relaxed) >= core.configuration.maxConnections {
+            Glibc.close(fd)
+            core.observer?.connectionRefused()
+            return .refused
+        }
+        core.openConnections.add(1, ordering: .relaxed)
+        core.observer?.connectionOpened()
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let remote = SocketAddress.describe(&address)
+        let loop = core.pickLoop()
+        let connection = Connection(fd: fd, remoteAddress: remote, core: core, loop: loop)
+        connection.queue.async { connection.start() }
+        return .opened
+    }
+
+    static func bindListener(host: String, port: Int, backlog: Int32, reusePort: Bool = false) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         hints.ai_family = AF_UNSPEC
@@ -224,6 +297,14 @@ public final class HTTPServer: Sendable {
         if info.ai_family == AF_INET6 {
             // `::` also accepts IPv4 (dual stack).
             setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size))
+        }
+        // Before bind, which is where the kernel decides whether this socket may share the port.
+        // A failure is an error, not a warning: a restart counting on the option would otherwise
+        // find out only when the new process cannot bind beside the old one.
+        if reusePort && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            let e = errno
+            Glibc.close(fd)
+            throw HTTPServerError.socketOption(name: "SO_REUSEPORT", errno: e)
         }
         guard bind(fd, info.ai_addr, info.ai_addrlen) == 0 else {
             let e = errno

@@ -28,6 +28,13 @@ extension HTTPServer {
         /// Request-body bytes all connections together may hold in memory; past it, bodies get 503.
         public var maxBufferedBodyBytes: Int = 16 * 1_048_576
         public var drainTimeoutMs: Int = 10000
+        /// Sets `SO_REUSEPORT` on the listening socket, so a second process can bind the same
+        /// address and port while this one still serves: a new server starts, then the old one
+        /// drains (a restart without a moment in which nobody listens). Off by default, as in
+        /// nginx (`listen … reuseport`): with it on, two unrelated servers started on one port
+        /// would silently split its connections instead of the second failing to bind. The kernel
+        /// lets the second socket join only when both set it and belong to the same user.
+        public var reusePort: Bool = false
         /// Bodies smaller than this are never compressed by the server.
         public var gzipMinBytes: Int = 860
         public var gzipLevel: Int = 6

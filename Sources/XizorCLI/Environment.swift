@@ -69,6 +69,7 @@ struct CommandEnvironment {
         http.maxBodyBytes = configuration[\.http.maxBodyBytes]
         http.maxBufferedBodyBytes = configuration[\.http.maxBufferedBodyBytes]
         http.drainTimeoutMs = configuration[\.http.drainTimeoutMs]
+        http.reusePort = configuration[\.http.reusePort]
         http.gzipMinBytes = configuration[\.http.gzipMinBytes]
         http.gzipLevel = configuration[\.http.gzipLevel]
         http.accessLog = configuration[\.accessLog]

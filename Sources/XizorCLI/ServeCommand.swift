@@ -44,7 +44,12 @@ extension Commands {
                                 logger: environment.logger, drainState: drain, observer: httpMetrics)
         let port: Int
         do { port = try server.start() } catch {
-            throw CommandFailure("cannot listen on \(environment.configuration.host):\(environment.configuration.port): \(error)")
+            var message = "cannot listen on \(environment.configuration.host):\(environment.configuration.port): \(error)"
+            if case HTTPServerError.bind(_, _, EADDRINUSE) = error {
+                message += "; another process listens there. A second server may bind beside it (a zero-downtime restart)"
+                    + " only when both run with http.reusePort (XIZOR_HTTP_REUSE_PORT=true); see docs/operations.md"
+            }
+            throw CommandFailure(message)
         }
         // Before the `listening` line: whoever reads it may send SIGTERM at once.
         server.handleTerminationSignals()

@@ -47,6 +47,7 @@ struct HTTPSettings: Sendable {
     let maxBodyBytes = Setting.int("http.maxBodyBytes", default: 1_048_576, 0...1_073_741_824, help: "largest request body (413 beyond)")
     let maxBufferedBodyBytes = Setting.int("http.maxBufferedBodyBytes", default: 16_777_216, 0...68_719_476_736, help: "request-body bytes all connections together may hold in memory (503 with Retry-After beyond)")
     let drainTimeoutMs = Setting.int("http.drainTimeoutMs", default: 10_000, 0...3_600_000, help: "how long SIGTERM waits for in-flight requests")
+    let reusePort = Setting.bool("http.reusePort", default: false, help: "set SO_REUSEPORT, so a new server can bind the same port while this one drains (zero-downtime restart: both need it); off, a second server on the port fails to start")
     let gzipMinBytes = Setting.int("http.gzipMinBytes", default: 860, 0...1_073_741_824, help: "smallest body worth compressing")
     let gzipLevel = Setting.int("http.gzipLevel", default: 6, 1...9, help: "zlib compression level")
 }

@@ -397,6 +397,51 @@ def test_sigterm_finishes_in_flight_request_then_exits_zero():
         socket.create_connection((s.host, s.port), timeout=5)
 
 
+def test_sigterm_serves_the_connections_queued_on_the_listening_socket():
+    """Connections the kernel completed while the server was not accepting (stopped here with
+    SIGSTOP) wait in the listening socket's queue, their requests sent; closing the socket would
+    reset them. The drain accepts and answers them before it closes the socket."""
+    s = FixtureServer("--drainTimeoutMs", "20000")
+    queued = []
+    try:
+        s.proc.send_signal(signal.SIGSTOP)
+        queued = [s.connect() for _ in range(300)]
+        for sock in queued:
+            sock.sendall(request("GET", "/healthz"))
+        s.proc.send_signal(signal.SIGTERM)  # pending until the process runs again
+        s.proc.send_signal(signal.SIGCONT)
+        for sock in queued:
+            reader = Reader(sock)
+            assert reader.read_response().status == 200
+            assert reader.at_eof()
+        assert s.proc.wait(timeout=30) == 0
+    finally:
+        for sock in queued:
+            sock.close()
+        s.proc.send_signal(signal.SIGCONT)
+        s.stop()
+
+
+def test_a_connection_opened_before_sigterm_gets_its_first_request_answered():
+    """A drain closes connections that are between requests, not one that has had none yet: its
+    client opened it to send one (a client need not retry a request that failed on a new
+    connection). The request is answered with `Connection: close`."""
+    s = FixtureServer("--drainTimeoutMs", "20000")
+    try:
+        with s.connect() as sock:
+            time.sleep(0.3)  # accepted, nothing sent yet
+            s.proc.send_signal(signal.SIGTERM)
+            time.sleep(0.3)  # the drain has closed the idle connections
+            sock.sendall(request("GET", "/healthz"))
+            reader = Reader(sock)
+            r = reader.read_response()
+            assert r.status == 200 and r.header("Connection") == "close"
+            assert reader.at_eof()
+        assert s.proc.wait(timeout=30) == 0
+    finally:
+        s.stop()
+
+
 def test_ipv6_loopback():
     s = FixtureServer("--host", "::1")
     try:
