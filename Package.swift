@@ -31,10 +31,10 @@ let package = Package(
         .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage", "Digest"], path: "Sources/PostgresStorage"),
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
         .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
-        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "Digest", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI"),
+        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PostgresStorage", "Digest", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI"),
         // The fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by xizor-fuzz and FuzzTests.
         .target(name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"], path: "Sources/XizorFuzzing"),
-        .target(name: "XizorCLI", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorCLI"),
+        .target(name: "XizorCLI", dependencies: ["XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
         .executableTarget(name: "xizor", dependencies: ["XizorCLI"], path: "Sources/xizor"),
@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat", "Digest"], path: "Tests/PaywallRendererTests"),
         .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
         .testTarget(name: "FuzzTests", dependencies: ["XizorFuzzing"], path: "Tests/FuzzTests"),
-        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PaywallFormat"], path: "Tests/XizorAPITests"),
+        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat"], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,6 +12,9 @@ extension Commands {
         let out = arguments.positionals[0]
         if arguments.flag("check") { return try integrityCheck(out) }
         let environment = try CommandEnvironment(arguments)
+        guard environment.configuration[\.storage.driver] == .sqlite else {
+            throw CommandFailure("xizor backup copies the SQLite file; back up PostgreSQL with pg_dump or a base backup (docs/operations.md, \"Backup and restore\")")
+        }
         let source = environment.configuration.databasePath
         guard FileManager.default.fileExists(atPath: source) else {
             throw CommandFailure("no database at \(source)")

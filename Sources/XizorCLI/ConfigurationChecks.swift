@@ -2,8 +2,8 @@ import PaywallRenderer
 import XizorAPI
 
 /// What no single value can show, checked for every command before anything is opened or created
-/// (exit 78): the admin token's length, a body budget that could not hold one largest body, and
-/// media origins that would loosen the pages' Content-Security-Policy.
+/// (exit 78): the admin token's length, a body budget that could not hold one largest body, media
+/// origins that would loosen the pages' Content-Security-Policy, and a PostgreSQL driver without a URL.
 enum ConfigurationChecks {
     static func check(_ configuration: Configuration) throws(ConfigurationError) {
         if let token = configuration[\.adminToken], token.count < KeyService.minimumAdminTokenLength {
@@ -12,6 +12,9 @@ enum ConfigurationChecks {
         let budget = configuration[\.http.maxBufferedBodyBytes], largest = configuration[\.http.maxBodyBytes]
         if budget < largest {
             throw ConfigurationError("http.maxBufferedBodyBytes (\(budget)) is smaller than http.maxBodyBytes (\(largest))")
+        }
+        if configuration[\.storage.driver] == .postgres, configuration[\.storage.postgresURL] == nil {
+            throw ConfigurationError("storage.driver is postgres but storage.postgresURL (XIZOR_STORAGE_POSTGRES_URL) is not set")
         }
         for origin in configuration[\.renderer.mediaOrigins] where !RenderOptions.isValidMediaOrigin(origin) {
             throw ConfigurationError("renderer.mediaOrigins: \"\(origin)\" is not `https:` or an https://host[:port] origin")

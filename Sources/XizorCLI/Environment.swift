@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Logging
+import PostgresStorage
 import Storage
 import XizorAPI
 
@@ -40,8 +41,8 @@ struct CommandEnvironment {
             metricsToken: configuration[\.metrics.token],
             eventsLimit: RateLimit(perSecond: configuration[\.rateLimits.eventsPerSecond], burst: configuration[\.rateLimits.eventsBurst]),
             writesLimit: RateLimit(perSecond: configuration[\.rateLimits.writesPerSecond], burst: configuration[\.rateLimits.writesBurst]),
-            dataDirectory: configuration.dataDirectory,
-            expectedMigrations: try XizorSchema.migrator().migrations.count)
+            dataDirectory: configuration[\.storage.driver] == .sqlite ? configuration.dataDirectory : nil,
+            expectedMigrations: try migrator.migrations.count)
         options.minimumFreeBytes = configuration[\.storage.minFreeBytes]
         options.authFailuresLimit = RateLimit(perSecond: configuration[\.rateLimits.authFailuresPerSecond],
                                               burst: configuration[\.rateLimits.authFailuresBurst])
@@ -76,7 +77,61 @@ struct CommandEnvironment {
         return http
     }
 
-    /// Opens the database, creating the data directory when missing. With `migrate`, applies
+    /// The embedded migrations of the configured driver.
+    var migrator: Migrator {
+        get throws {
+            do {
+                return try configuration[\.storage.driver] == .sqlite ? XizorSchema.migrator() : XizorSchema.postgresMigrator()
+            } catch { throw CommandFailure("migrations: \(error)") }
+        }
+    }
+
+    /// Where the data is, for messages: the SQLite file, or the PostgreSQL database.
+    var storageDescription: String {
+        switch configuration[\.storage.driver] {
+        case .sqlite: configuration.databasePath
+        case .postgres: "the PostgreSQL database (storage.postgresURL)"
+        }
+    }
+
+    /// Opens the configured store. With `migrate`, applies pending migrations (returning their
+    /// names); without, refuses a database that has any.
+    func openStore(migrate: Bool) throws -> (store: any DataStore, applied: [String]) {
+        switch configuration[\.storage.driver] {
+        case .sqlite:
+            let (pool, applied) = try openDatabase(migrate: migrate)
+            return (SQLiteDataStore(pool: pool), applied)
+        case .postgres:
+            return try openPostgres(migrate: migrate)
+        }
+    }
+
+    /// Connects to PostgreSQL and migrates it (every replica may: the migrator's advisory lock
+    /// applies each file once) or checks that nothing is pending. Nothing touches the data directory.
+    func openPostgres(migrate: Bool) throws -> (store: any DataStore, applied: [String]) {
+        let url = configuration[\.storage.postgresURL] ?? ""
+        let pool: PGPool
+        do { pool = try PGPool(url: url, size: configuration[\.storage.postgresPoolSize]) } catch {
+            throw CommandFailure("cannot connect to PostgreSQL (storage.postgresURL): \(error.message)")
+        }
+        do {
+            let migrator = PGMigrator(try self.migrator)
+            if migrate { return (PostgresDataStore(pool: pool), try migrator.migrate(pool)) }
+            let pending = try migrator.pending(in: pool)
+            guard pending.isEmpty else {
+                throw CommandFailure("the PostgreSQL database has \(pending.count) pending migration(s) (\(pending.map(\.name).joined(separator: ", "))); run 'xizor migrate' first")
+            }
+            return (PostgresDataStore(pool: pool), [])
+        } catch let failure as CommandFailure {
+            pool.close()
+            throw failure
+        } catch {
+            pool.close()
+            throw CommandFailure("migrations: \(error)")
+        }
+    }
+
+    /// Opens the SQLite database, creating the data directory when missing. With `migrate`, applies
     /// pending migrations (returning their names); without, refuses a database that has any.
     func openDatabase(migrate: Bool) throws -> (pool: DatabasePool, applied: [String]) {
         let directory = configuration.dataDirectory
@@ -112,33 +167,34 @@ struct CommandEnvironment {
         }
     }
 
-    /// The services over a migrated database.
+    /// The services over a migrated store.
     func openServices() throws -> XizorServices {
-        let (pool, applied) = try openDatabase(migrate: configuration[\.migrateOnStart])
+        let (store, applied) = try openStore(migrate: configuration[\.migrateOnStart])
         for name in applied { logger.info("applied migration", [("migration", .string(name))]) }
-        try logEffectiveSettings(pool)
+        try logEffectiveSettings(store)
         var limits = XizorServices.Limits()
         limits.eventWindow = EventService.TimeWindow(maxAgeMs: Int64(configuration[\.events.maxAgeMs]),
                                                      maxFutureMs: Int64(configuration[\.events.maxFutureMs]))
         limits.maxKeysPerApp = configuration[\.keys.maxPerApp]
-        do { return try XizorServices(store: SQLiteDataStore(pool: pool), limits: limits) } catch {
-            throw CommandFailure("cannot load state from \(configuration.databasePath): \(error)")
+        do { return try XizorServices(store: store, limits: limits) } catch {
+            throw CommandFailure("cannot load state from \(storageDescription): \(error)")
         }
     }
 }
 
 extension CommandEnvironment {
-    /// One line with the settings the writer connection really runs with (read back from SQLite),
-    /// so a weakened durability setting shows in the log of every start, not only in the config.
-    func logEffectiveSettings(_ pool: DatabasePool) throws {
-        let settings = try pool.effectiveSettings()
-        logger.info("storage opened", [
-            ("path", .string(pool.path)),
-            ("journalMode", .string(settings.journalMode)),
-            ("synchronous", .string(settings.synchronous?.rawValue ?? "unknown")),
-            ("foreignKeys", .bool(settings.foreignKeys)),
-            ("busyTimeoutMs", .int(Int64(settings.busyTimeoutMs))),
-        ])
+    /// One line with the settings the database really runs with (read back from it), so a
+    /// weakened durability setting shows in the log of every start, not only in the config.
+    func logEffectiveSettings(_ store: any DataStore) throws {
+        guard case .object(let settings) = try store.diagnostics() else { return }
+        logger.info("storage opened", settings.sorted { $0.key < $1.key }.map { key, value in
+            switch value {
+            case .string(let s): (key, .string(s))
+            case .bool(let b): (key, .bool(b))
+            case .number(let n): (key, .int(n.int64Value ?? 0))
+            default: (key, .string(value.canonicalString))
+            }
+        } + (configuration[\.storage.driver] == .sqlite ? [("path", .string(configuration.databasePath))] : []))
     }
 }
 

@@ -4,10 +4,10 @@ extension Commands {
                           options: Commands.dataDirectoryOptions)
     ) { arguments in
         let environment = try CommandEnvironment(arguments)
-        let (pool, applied) = try environment.openDatabase(migrate: true)
-        defer { pool.close() }
+        let (store, applied) = try environment.openStore(migrate: true)
+        defer { store.close() }
         if applied.isEmpty {
-            print("database \(environment.configuration.databasePath) is up to date")
+            print("database \(environment.storageDescription) is up to date")
         } else {
             for name in applied { print("applied \(name)") }
         }

@@ -32,7 +32,7 @@ extension Commands {
                 logger.error("change feed", [("error", .string(error))])
             }
         } catch {
-            throw CommandFailure("cannot open the change feed's connection to \(environment.configuration.databasePath): \(error)")
+            throw CommandFailure("cannot open the change feed's connection to \(environment.storageDescription): \(error)")
         }
         let drain = DrainState()
         let httpMetrics = HTTPMetrics()

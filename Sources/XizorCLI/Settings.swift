@@ -61,7 +61,18 @@ struct RendererSettings: Sendable {
     let lottiePlayerURL = Setting.optional("renderer.lottiePlayerURL", help: "https URL of the Lottie player script pages load (lottie-web or compatible); unset shows each Lottie's fallback")
 }
 
+/// Where the data lives.
+enum StorageDriver: String, Sendable {
+    /// One file in the data directory (the embedded default).
+    case sqlite
+    /// A PostgreSQL database shared by any number of `serve` replicas.
+    case postgres
+}
+
 struct StorageSettings: Sendable {
+    let driver = Setting.choice("storage.driver", default: .sqlite, ["sqlite": StorageDriver.sqlite, "postgres": .postgres], help: "where data lives: sqlite (xizor.sqlite in the data directory) or postgres (storage.postgresURL; many replicas on one database)")
+    let postgresURL = Setting.optional("storage.postgresURL", help: "libpq connection string or URI for storage.driver postgres, e.g. postgresql://xizor@db:5432/xizor (a password is better kept in PGPASSWORD or ~/.pgpass)")
+    let postgresPoolSize = Setting.int("storage.postgresPoolSize", default: 8, 1...256, help: "connections one process opens to PostgreSQL at most")
     let synchronous = Setting.choice("storage.synchronous", default: .full, ["full": DatabaseConfiguration.Synchronous.full, "normal": .normal, "extra": .extra], help: "SQLite synchronous mode; full makes every 2xx write survive power loss")
     let busyTimeoutMs = Setting.int("storage.busyTimeoutMs", default: 5000, 0...600_000, help: "SQLite busy timeout")
     let readConnections = Setting.int("storage.readConnections", default: 4, 1...64, help: "read-only connections in the pool")

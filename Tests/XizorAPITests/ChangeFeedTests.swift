@@ -3,19 +3,16 @@ import Storage
 import Testing
 @testable import XizorAPI
 
-/// The change feed (issue 15): two sets of services on one database file stand for two processes.
+/// The change feed (issue 15): two sets of services on one database (an SQLite file, or a PostgreSQL
+/// database) stand for two processes.
 /// What one writes, the other applies when it catches up — keys, publishes, placements — and the
 /// table stays bounded however many changes pass.
 @Suite struct ChangeFeedTests {
-    /// A second "process": its own pool (writer and readers) and services over the same file.
-    static func second(_ test: TestServices) throws -> XizorServices {
-        try XizorServices(pool: DatabasePool(path: test.directory.appendingPathComponent("xizor.sqlite").path))
-    }
-
-    @Test func anotherProcesssKeysAndPublishesArriveWhenItCatchesUp() throws {
-        let test = try TestServices("feed")
+    @Test(arguments: Driver.allCases)
+    func anotherProcesssKeysAndPublishesArriveWhenItCatchesUp(driver: Driver) throws {
+        let test = try TestServices("feed", driver: driver)
         defer { test.remove() }
-        let server = test.services, cli = try Self.second(test)
+        let server = test.services, cli = try test.second()
         let created = try cli.keys.createApp(name: "From the CLI")
         #expect(server.keys.authenticate(created.secretKey) == nil, "not applied before catching up")
         try server.changes.catchUp()
@@ -35,8 +32,9 @@ import Testing
         #expect(server.keys.authenticate(created.secretKey) == nil, "a revocation elsewhere stops the key here")
     }
 
-    @Test func aWriteIsLiveInItsOwnProcessBeforeItAnswers() throws {
-        let test = try TestServices("feed-own")
+    @Test(arguments: Driver.allCases)
+    func aWriteIsLiveInItsOwnProcessBeforeItAnswers(driver: Driver) throws {
+        let test = try TestServices("feed-own", driver: driver)
         defer { test.remove() }
         let s = test.services
         let app = try s.keys.createApp(name: "A")
@@ -48,8 +46,9 @@ import Testing
         #expect(s.changes.appliedSequence == before + 2, "publish and assignment are one change each; creating a draft is none")
     }
 
-    @Test func theTableStaysBoundedAndSequencesAreNeverReused() throws {
-        let test = try TestServices("feed-prune")
+    @Test(arguments: Driver.allCases)
+    func theTableStaysBoundedAndSequencesAreNeverReused(driver: Driver) throws {
+        let test = try TestServices("feed-prune", driver: driver)
         defer { test.remove() }
         let store = test.services.store
         try store.write { tx in
@@ -66,10 +65,11 @@ import Testing
         #expect(next == latest + 1, "AUTOINCREMENT: a pruned sequence is never handed out again")
     }
 
-    @Test func aProcessThatFellBehindThePrunedChangesReloadsEverything() throws {
-        let test = try TestServices("feed-gap")
+    @Test(arguments: Driver.allCases)
+    func aProcessThatFellBehindThePrunedChangesReloadsEverything(driver: Driver) throws {
+        let test = try TestServices("feed-gap", driver: driver)
         defer { test.remove() }
-        let server = test.services, other = try Self.second(test)
+        let server = test.services, other = try test.second()
         _ = try server.keys.createApp(name: "Seen")  // the server's position is past 0
         let late = try other.keys.createApp(name: "Missed")
         _ = try other.store.write { tx in try tx.changes.prune(olderThan: Int64.max, keepingAtMost: 1_000) }

@@ -5,10 +5,12 @@ import XizorAPI
 
 /// The binary's migrations are the Migrations/ files, byte for byte (names, contents, checksums):
 /// the files stay the source, the embedded copy is what runs.
-@Test func theEmbeddedMigrationsAreTheMigrationFiles() throws {
+@Test(arguments: ["sqlite", "postgres"])
+func theEmbeddedMigrationsAreTheMigrationFiles(driver: String) throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let files = try Migrator(path: root.appendingPathComponent("Migrations").path).migrations
-    let embedded = try XizorSchema.migrator().migrations
+    let folder = driver == "sqlite" ? "Migrations" : "Migrations/postgres"
+    let files = try Migrator(path: root.appendingPathComponent(folder).path).migrations
+    let embedded = try (driver == "sqlite" ? XizorSchema.migrator() : XizorSchema.postgresMigrator()).migrations
     #expect(!files.isEmpty)
     #expect(embedded.map(\.name) == files.map(\.name), "run `make embed` after changing Migrations/")
     for (mine, theirs) in zip(embedded, files) {

@@ -12,8 +12,9 @@ import Testing
         return prefix + tail
     }
 
-    @Test func onlyTheWholeKeyAuthenticates() throws {
-        let test = try TestServices("keys")
+    @Test(arguments: Driver.allCases)
+    func onlyTheWholeKeyAuthenticates(driver: Driver) throws {
+        let test = try TestServices("keys", driver: driver)
         defer { test.remove() }
         let keys = test.services.keys
         let app = try keys.createApp(name: "A")
@@ -32,8 +33,9 @@ import Testing
         #expect(keys.authenticate(forged(admin)) == nil)
     }
 
-    @Test func revokingAndArchivingEndAKeyEvenAfterItWasVerified() throws {
-        let test = try TestServices("keys")
+    @Test(arguments: Driver.allCases)
+    func revokingAndArchivingEndAKeyEvenAfterItWasVerified(driver: Driver) throws {
+        let test = try TestServices("keys", driver: driver)
         defer { test.remove() }
         let keys = test.services.keys
         let app = try keys.createApp(name: "A")
@@ -60,12 +62,13 @@ import Testing
 /// A key write reloads only its own app's keys, an app's live keys are capped, and the listing
 /// pages through every key (revoked ones too, which the cap does not count).
 @Suite struct KeyLimitsTests {
-    @Test func theCapCountsLiveKeysAndWritesTouchOnlyTheirApp() throws {
-        let test = try TestServices("keys")
+    @Test(arguments: Driver.allCases)
+    func theCapCountsLiveKeysAndWritesTouchOnlyTheirApp(driver: Driver) throws {
+        let test = try TestServices("keys", driver: driver)
         defer { test.remove() }
         var limits = XizorServices.Limits()
         limits.maxKeysPerApp = 4
-        let keys = try XizorServices(pool: test.services.pool, limits: limits).keys
+        let keys = try test.second(limits: limits).keys
         let a = try keys.createApp(name: "A"), b = try keys.createApp(name: "B")
         #expect(keys.authenticate(b.secretKey) == .secret(appID: b.appID))  // remembered
         let third = try keys.createKey(appID: a.appID, kind: "public")

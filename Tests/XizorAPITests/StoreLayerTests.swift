@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// The store layer's boundary, checked on the source tree: all SQL of the API layer lives in the
-/// SQLite stores (`SQLite*.swift`), so a PostgreSQL implementation of the same protocols replaces
-/// every query; nothing else in XizorAPI or the CLI talks to a connection.
+/// stores (`SQLite*.swift`, `Postgres*.swift`), two implementations of the same protocols; nothing
+/// else in XizorAPI or the CLI talks to a connection.
 @Suite struct StoreLayerTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -22,13 +22,16 @@ import Testing
         }
     }
 
-    static func isStore(_ path: String) -> Bool { (path as NSString).lastPathComponent.hasPrefix("SQLite") }
+    static func isStore(_ path: String) -> Bool {
+        let name = (path as NSString).lastPathComponent
+        return name.hasPrefix("SQLite") || name.hasPrefix("Postgres")
+    }
 
     @Test func onlyTheStoresImportTheSQLiteLayer() throws {
         let files = try Self.sources("XizorAPI")
         #expect(files.count > 50, "the source tree was found")
         let offenders = files.filter { file in
-            file.text.contains("import Storage") && !Self.isStore(file.path) && !Self.allowedImporters.contains(file.path)
+            (file.text.contains("import Storage") || file.text.contains("import PostgresStorage")) && !Self.isStore(file.path) && !Self.allowedImporters.contains(file.path)
         }.map(\.path)
         #expect(offenders.isEmpty, "outside the stores: \(offenders)")
     }
@@ -53,12 +56,12 @@ import Testing
     @Test func everyAggregateKeepsItsStoreServiceAndRoutesTogether() throws {
         let paths = Set(try Self.sources("XizorAPI").map(\.path))
         for (folder, files) in [
-            ("Apps", ["AppStore", "SQLiteAppStore", "KeyService", "AppRoutes"]),
-            ("Paywalls", ["PaywallStore", "SQLitePaywallStore", "PaywallService", "PaywallRoutes", "PaywallTools"]),
-            ("Placements", ["PlacementStore", "SQLitePlacementStore", "PlacementService", "PlacementRoutes", "PlacementTools"]),
-            ("Experiments", ["ExperimentStore", "SQLiteExperimentStore", "ExperimentService", "ExperimentRoutes", "ExperimentTools"]),
-            ("Events", ["EventStore", "SQLiteEventStore", "EventService", "EventRoutes", "AnalyticsTools"]),
-            ("Timers", ["TimerStore", "SQLiteTimerStore", "TimerService", "TimerRoutes"]),
+            ("Apps", ["AppStore", "SQLiteAppStore", "PostgresAppStore", "KeyService", "AppRoutes"]),
+            ("Paywalls", ["PaywallStore", "SQLitePaywallStore", "PostgresPaywallStore", "PaywallService", "PaywallRoutes", "PaywallTools"]),
+            ("Placements", ["PlacementStore", "SQLitePlacementStore", "PostgresPlacementStore", "PlacementService", "PlacementRoutes", "PlacementTools"]),
+            ("Experiments", ["ExperimentStore", "SQLiteExperimentStore", "PostgresExperimentStore", "ExperimentService", "ExperimentRoutes", "ExperimentTools"]),
+            ("Events", ["EventStore", "SQLiteEventStore", "PostgresEventStore", "EventService", "EventRoutes", "AnalyticsTools"]),
+            ("Timers", ["TimerStore", "SQLiteTimerStore", "PostgresTimerStore", "TimerService", "TimerRoutes"]),
         ] {
             for file in files { #expect(paths.contains("\(folder)/\(file).swift"), "\(folder)/\(file).swift") }
         }

@@ -1,24 +1,77 @@
 import Foundation
+import PostgresStorage
 import Storage
 @testable import XizorAPI
 
-/// Real services over a new, migrated SQLite file in a directory of its own (removed by `remove`).
+/// The databases the services run on; suites that hold for both take it as a test argument.
+enum Driver: String, CaseIterable, CustomStringConvertible {
+    case sqlite, postgres
+    var description: String { rawValue }
+}
+
+/// Real services over a new, migrated database of their own: an SQLite file in a directory of its
+/// own, or a database on the throwaway PostgreSQL cluster `make test` starts
+/// (`XIZOR_TEST_POSTGRES_URL`; without it a PostgreSQL test fails and says so). `remove` drops it.
 struct TestServices {
     let directory: URL
     let services: XizorServices
+    let driver: Driver
+    /// The PostgreSQL database's connection string (nil on SQLite), for a second set of services.
+    let postgresURL: String?
+    private let dropDatabase: @Sendable () -> Void
 
-    init(_ label: String = "services") throws {
+    init(_ label: String = "services", driver: Driver = .sqlite, limits: XizorServices.Limits = .init()) throws {
+        self.driver = driver
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let pool = try DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path)
-        _ = try XizorSchema.migrator().migrate(pool)
-        services = try XizorServices(pool: pool)
+        switch driver {
+        case .sqlite:
+            let pool = try DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path)
+            _ = try XizorSchema.migrator().migrate(pool)
+            services = try XizorServices(pool: pool, limits: limits)
+            postgresURL = nil
+            dropDatabase = {}
+        case .postgres:
+            guard let server = ProcessInfo.processInfo.environment["XIZOR_TEST_POSTGRES_URL"] else {
+                throw TestSetupError("XIZOR_TEST_POSTGRES_URL is not set: run `make test` or Tests/postgres/with-cluster.sh swift test")
+            }
+            let name = "xizor_\(label.lowercased().filter { $0.isLetter })_\(UUID().uuidString.lowercased().filter { $0.isHexDigit })"
+            let admin = try PGConnection(url: server)
+            try admin.executeScript("CREATE DATABASE \(name)")
+            admin.close()
+            let url = server + " dbname=\(name)"
+            let pool = try PGPool(url: url, size: 4)
+            _ = try PGMigrator(XizorSchema.postgresMigrator()).migrate(pool)
+            services = try XizorServices(store: PostgresDataStore(pool: pool), limits: limits)
+            postgresURL = url
+            dropDatabase = {
+                guard let admin = try? PGConnection(url: server) else { return }
+                try? admin.executeScript("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+                admin.close()
+            }
+        }
+    }
+
+    /// Another process's services on the same database (each with its own connections and state).
+    func second(limits: XizorServices.Limits = .init()) throws -> XizorServices {
+        switch driver {
+        case .sqlite:
+            return try XizorServices(pool: DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path), limits: limits)
+        case .postgres:
+            return try XizorServices(store: PostgresDataStore(pool: PGPool(url: postgresURL ?? "", size: 4)), limits: limits)
+        }
     }
 
     func remove() {
         services.store.close()
+        dropDatabase()
         try? FileManager.default.removeItem(at: directory)
     }
+}
+
+struct TestSetupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Whether `body` fails with a `ServiceError` of `code`.

@@ -6,8 +6,9 @@ import Testing
 /// exactly like ids that do not exist, and nothing of the other app changes. (The live
 /// authorization matrix checks the same through every route; this pins it where the SQL is.)
 @Suite struct TenancyTests {
-    @Test func anotherAppsPaywallsPlacementsAndExperimentsAreNotFound() throws {
-        let test = try TestServices("tenancy")
+    @Test(arguments: Driver.allCases)
+    func anotherAppsPaywallsPlacementsAndExperimentsAreNotFound(driver: Driver) throws {
+        let test = try TestServices("tenancy", driver: driver)
         defer { test.remove() }
         let s = test.services
         let a = try s.keys.createApp(name: "A").appID

@@ -141,7 +141,7 @@ public final class ChangeFeed: Sendable {
                     failed = true
                 }
                 // After a failure, wait a second: a broken database must not flood the log 20 times a second.
-                usleep(useconds_t(failed ? max(intervalMs, 1000) * 1000 : intervalMs * 1000))
+                if failed { usleep(useconds_t(max(intervalMs, 1000) * 1000)) } else { watcher.watcher.waitForCommit(upToMs: intervalMs) }
             }
             watcher.watcher.close()
             tailerStopped.signal()

@@ -174,6 +174,7 @@ public final class PaywallService: Sendable {
         }
         let now = clock.now()
         let outcome: (StoredVersion, Bool) = try store.write { tx in
+            try tx.paywalls.lockForPublish(paywallID: id)
             switch try tx.paywalls.lifecycle(appID: appID, id: id) {
             case nil: throw ServiceError.notFound("paywall", id)
             case .archived?: throw ServiceError(.conflict, "paywall_archived", "Paywall '\(id)' is archived and cannot be published.")

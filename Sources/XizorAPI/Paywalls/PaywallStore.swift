@@ -51,6 +51,9 @@ public protocol PaywallStore {
     func version(appID: String, paywallID: String, idempotencyKey: String) throws -> Int?
     func latestVersionNumber(paywallID: String) throws -> Int?
     func hasVersion(appID: String, paywallID: String, version: Int) throws -> Bool
+    /// Holds off other transactions publishing this paywall until this one ends, so two writers
+    /// (replicas on one PostgreSQL) never number a version alike.
+    func lockForPublish(paywallID: String) throws
     /// Stores a version and bumps the paywall's `updatedAt`.
     func insertVersion(_ version: StoredVersion, idempotencyKey: String?) throws
     /// Every version, newest first.

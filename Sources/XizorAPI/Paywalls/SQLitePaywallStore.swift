@@ -74,6 +74,9 @@ struct SQLitePaywallStore: PaywallStore {
             """, [appID, paywallID, version]) != nil
     }
 
+    /// Nothing to do: SQLite has one writer at a time, so a publish's transaction already runs alone.
+    func lockForPublish(paywallID: String) throws {}
+
     func insertVersion(_ version: StoredVersion, idempotencyKey: String?) throws {
         try db.execute("""
             INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at, idempotency_key, rolled_back_from)

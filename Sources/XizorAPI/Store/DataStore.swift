@@ -31,6 +31,9 @@ public protocol DataStore: AnyObject, Sendable {
 public protocol CommitWatcher: AnyObject {
     /// A number that changes whenever another connection commits (SQLite: `PRAGMA data_version`).
     func commitCounter() throws -> Int64
+    /// Returns after at most `timeout` ms, sooner when a commit may have happened (PostgreSQL wakes
+    /// on a notification; SQLite, which cannot tell, just waits).
+    func waitForCommit(upToMs timeout: Int)
     func close()
 }
 

@@ -1,3 +1,4 @@
+import Glibc
 import PaywallFormat
 import Storage
 
@@ -72,6 +73,8 @@ final class SQLiteCommitWatcher: CommitWatcher {
         }
         return version
     }
+
+    func waitForCommit(upToMs timeout: Int) { usleep(useconds_t(timeout * 1000)) }
 
     func close() { database.close() }
 }

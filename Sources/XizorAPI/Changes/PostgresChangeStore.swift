@@ -1,0 +1,61 @@
+import PostgresStorage
+import Storage
+
+/// The change feed on PostgreSQL. Unlike SQLite, PostgreSQL has many writers, and an identity
+/// column hands out numbers in the order transactions *ask*, not the order they commit: a replica
+/// that read up to 11 could later see 10 commit behind it and never apply it. So an append first
+/// takes a transaction-scoped advisory lock, held until commit: appending transactions commit one
+/// at a time, in sequence order. (Only writes that change served state append; drafts and events
+/// do not wait.) The same transaction notifies `xizor_changes`, delivered at commit to every
+/// replica's `LISTEN`.
+struct PostgresChangeStore: ChangeStore {
+    let db: PGConnection
+    /// The advisory lock's key ("changes" in ASCII), distinct from the migrator's.
+    static let lockKey: Int64 = 0x6368616E676573
+    static let channel = "xizor_changes"
+
+    @discardableResult
+    func append(appID: String?, kind: Change.Kind, entityID: String?, now: Int64) throws -> Int64 {
+        try db.execute("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
+        guard let sequence: Int64 = try db.queryOne("""
+            INSERT INTO changes (app_id, kind, entity_id, at) VALUES ($1, $2, $3, $4) RETURNING seq
+            """, [appID, kind.rawValue, entityID, now])?.get(0) else {
+            throw StoreInconsistency(detail: "an insert into changes returned no sequence")
+        }
+        try db.execute("SELECT pg_notify($1, '')", [Self.channel])
+        return sequence
+    }
+
+    func after(sequence: Int64, limit: Int) throws -> [Change] {
+        try db.query("SELECT seq, app_id, kind, entity_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", [sequence, limit]).map { row in
+            let name: String = try row.get(2)
+            guard let kind = Change.Kind(rawValue: name) else {
+                throw ChangeFeedError.unknownKind(name)
+            }
+            return Change(sequence: try row.get(0), appID: try row.get(1), kind: kind, entityID: try row.get(3))
+        }
+    }
+
+    /// The newest *committed* sequence this snapshot sees (the identity's own counter also counts
+    /// numbers handed to transactions not yet committed, which a new replica must not skip).
+    func latestSequence() throws -> Int64 {
+        try db.queryOne("SELECT coalesce(max(seq), 0) FROM changes")?.get(0) ?? 0
+    }
+
+    func oldestSequence() throws -> Int64? {
+        try db.queryOne("SELECT min(seq) FROM changes")?.get(0)
+    }
+
+    func count() throws -> Int {
+        try db.queryOne("SELECT count(*) FROM changes")?.get(0) ?? 0
+    }
+
+    @discardableResult
+    func prune(olderThan before: Int64, keepingAtMost keep: Int) throws -> Int {
+        try db.execute("DELETE FROM changes WHERE at < $1", [before])
+        var deleted = db.changes
+        try db.execute("DELETE FROM changes WHERE seq <= (SELECT seq FROM changes ORDER BY seq DESC LIMIT 1 OFFSET $1)", [keep])
+        deleted += db.changes
+        return deleted
+    }
+}

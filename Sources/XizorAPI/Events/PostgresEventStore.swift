@@ -1,0 +1,67 @@
+import PaywallFormat
+import PostgresStorage
+import Storage
+
+struct PostgresEventStore: EventStore {
+    let db: PGConnection
+
+    func insert(appID: String, _ event: StoredEvent, receivedAt: Int64) throws -> Bool {
+        try db.execute("""
+            INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
+                                context, properties, experiment_id, variant)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13) ON CONFLICT (app_id, id) DO NOTHING
+            """, [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
+                  event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant])
+        return db.changes == 1
+    }
+
+    func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount] {
+        var sql = """
+            SELECT version, name, count(*), count(DISTINCT subscriber_id) FROM events
+            WHERE app_id = $1 AND paywall_id = $2 AND version IS NOT NULL
+            """
+        var bindings: [any SQLBindable] = [appID, paywallID]
+        func parameter(_ value: any SQLBindable) -> String {
+            bindings.append(value)
+            return "$\(bindings.count)"
+        }
+        if let from = filter.from { sql += " AND occurred_at >= \(parameter(from))" }
+        if let to = filter.to { sql += " AND occurred_at < \(parameter(to))" }
+        if let placement = filter.placement { sql += " AND placement = \(parameter(placement))" }
+        for (key, value) in filter.context.sorted(by: { $0.key < $1.key }) {
+            // Typed like the SDK's context: "1" never matches the number 1 or true.
+            let field = parameter(key)
+            switch value {
+            case .string(let text):
+                sql += " AND jsonb_typeof(context -> \(field)::text) = 'string' AND context ->> \(field)::text = \(parameter(text))"
+            case .number(let number):
+                sql += " AND jsonb_typeof(context -> \(field)::text) = 'number' AND (context ->> \(field)::text)::double precision = \(parameter(number))::double precision"
+            case .bool(let flag):
+                sql += " AND context -> \(field)::text = \(parameter(flag ? "true" : "false"))::jsonb"
+            }
+        }
+        sql += " GROUP BY version, name"
+        return try db.query(sql, bindings).map { row in
+            FunnelCount(version: try row.get(0), name: try row.get(1), count: try row.get(2), subscribers: try row.get(3))
+        }
+    }
+
+    func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts] {
+        var counts: [String: VariantCounts] = [:]
+        // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion
+        // even when an open event was lost).
+        for row in try db.query("""
+            SELECT variant,
+                   count(*) FILTER (WHERE name = 'paywall_open'),
+                   count(DISTINCT subscriber_id) FILTER (WHERE name = 'paywall_open'),
+                   count(DISTINCT subscriber_id) FILTER (WHERE name = 'purchase_completed' AND EXISTS (
+                       SELECT 1 FROM events o WHERE o.app_id = e.app_id AND o.experiment_id = e.experiment_id
+                         AND o.variant = e.variant AND o.subscriber_id = e.subscriber_id AND o.name = 'paywall_open'))
+            FROM events e WHERE app_id = $1 AND experiment_id = $2 GROUP BY variant
+            """, [appID, experimentID]) {
+            guard let variant: String = try row.get(0) else { continue }
+            counts[variant] = VariantCounts(impressions: try row.get(1), subscribers: try row.get(2), converted: try row.get(3))
+        }
+        return counts
+    }
+}

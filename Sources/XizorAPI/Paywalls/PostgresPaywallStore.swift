@@ -1,0 +1,131 @@
+import PostgresStorage
+import Storage
+
+struct PostgresPaywallStore: PaywallStore {
+    let db: PGConnection
+
+    func insert(id: String, appID: String, name: String, draft: String, now: Int64) throws {
+        try db.execute("INSERT INTO paywalls (id, app_id, name, draft, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)",
+                       [id, appID, name, draft, now, now])
+    }
+
+    private static let summary = """
+        SELECT p.id, p.name, p.created_at, p.updated_at, p.archived_at, p.draft_revision,
+               (SELECT max(version) FROM paywall_versions v WHERE v.paywall_id = p.id)
+        FROM paywalls p
+        """
+
+    private static func paywall(_ row: Row) throws -> StoredPaywall {
+        StoredPaywall(id: try row.get(0), name: try row.get(1), createdAt: try row.get(2), updatedAt: try row.get(3),
+                      archivedAt: try row.get(4), draftRevision: try row.get(5), latestVersion: try row.get(6))
+    }
+
+    func paywall(appID: String, id: String) throws -> StoredPaywall? {
+        try db.queryOne("\(Self.summary) WHERE p.id = $1 AND p.app_id = $2", [id, appID]).map(Self.paywall)
+    }
+
+    func lifecycle(appID: String, id: String) throws -> PaywallLifecycle? {
+        guard let row = try db.queryOne("SELECT archived_at FROM paywalls WHERE id = $1 AND app_id = $2", [id, appID]) else { return nil }
+        let archivedAt: Int64? = try row.get(0)
+        return archivedAt == nil ? .live : .archived
+    }
+
+    func page(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredPaywall] {
+        try db.query("""
+            \(Self.summary) WHERE p.app_id = $1 AND p.archived_at IS NULL AND (p.created_at, p.id) > ($2, $3)
+            ORDER BY p.created_at, p.id LIMIT $4
+            """, [appID, cursor.createdAt, cursor.id, limit]).map(Self.paywall)
+    }
+
+    func archive(appID: String, id: String, now: Int64) throws -> Bool {
+        try db.execute("UPDATE paywalls SET archived_at = coalesce(archived_at, $1), updated_at = greatest(updated_at, $2) WHERE id = $3 AND app_id = $4",
+                       [now, now, id, appID])
+        return db.changes == 1
+    }
+
+    func draft(appID: String, id: String) throws -> StoredDraft? {
+        try db.queryOne("SELECT draft, draft_revision FROM paywalls WHERE id = $1 AND app_id = $2", [id, appID]).map { row in
+            StoredDraft(document: try row.get(0), revision: try row.get(1))
+        }
+    }
+
+    func saveDraft(appID: String, id: String, document: String, expectedRevision: Int64, now: Int64) throws -> Bool {
+        try db.execute("""
+            UPDATE paywalls SET draft = $1, draft_revision = draft_revision + 1, updated_at = greatest(updated_at, $2)
+            WHERE id = $3 AND app_id = $4 AND draft_revision = $5
+            """, [document, now, id, appID, expectedRevision])
+        return db.changes == 1
+    }
+
+    func version(appID: String, paywallID: String, idempotencyKey: String) throws -> Int? {
+        try db.queryOne("""
+            SELECT v.version FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
+            WHERE v.paywall_id = $1 AND p.app_id = $2 AND v.idempotency_key = $3
+            """, [paywallID, appID, idempotencyKey])?.get(0)
+    }
+
+    func latestVersionNumber(paywallID: String) throws -> Int? {
+        try db.queryOne("SELECT max(version) FROM paywall_versions WHERE paywall_id = $1", [paywallID])?.get(0)
+    }
+
+    func hasVersion(appID: String, paywallID: String, version: Int) throws -> Bool {
+        try db.queryOne("""
+            SELECT 1 FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
+            WHERE p.app_id = $1 AND v.paywall_id = $2 AND v.version = $3
+            """, [appID, paywallID, version]) != nil
+    }
+
+    /// Replicas publishing the same paywall at once take turns: the row lock lasts until commit,
+    /// so the second one numbers its version after the first's.
+    func lockForPublish(paywallID: String) throws {
+        try db.execute("SELECT 1 FROM paywalls WHERE id = $1 FOR UPDATE", [paywallID])
+    }
+
+    func insertVersion(_ version: StoredVersion, idempotencyKey: String?) throws {
+        try db.execute("""
+            INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at, idempotency_key, rolled_back_from)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            """, [version.paywallID, version.version, version.document, version.schemaVersion, version.contentHash,
+                  version.publishedAt, idempotencyKey, version.rolledBackFrom])
+        try db.execute("UPDATE paywalls SET updated_at = greatest(updated_at, $1) WHERE id = $2", [version.publishedAt, version.paywallID])
+    }
+
+    private static let versionColumns = "v.paywall_id, v.version, v.document, v.schema_version, v.content_hash, v.published_at, v.rolled_back_from"
+
+    private static func version(_ row: Row) throws -> StoredVersion {
+        StoredVersion(paywallID: try row.get(0), version: try row.get(1), document: try row.get(2), schemaVersion: try row.get(3),
+                      contentHash: try row.get(4), publishedAt: try row.get(5), rolledBackFrom: try row.get(6))
+    }
+
+    func versions(paywallID: String) throws -> [StoredVersion] {
+        try db.query("SELECT \(Self.versionColumns) FROM paywall_versions v WHERE v.paywall_id = $1 ORDER BY v.version DESC", [paywallID])
+            .map(Self.version)
+    }
+
+    func version(appID: String, paywallID: String, version: Int) throws -> StoredVersion? {
+        try db.queryOne("""
+            SELECT \(Self.versionColumns) FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
+            WHERE v.paywall_id = $1 AND p.app_id = $2 AND v.version = $3
+            """, [paywallID, appID, version]).map(Self.version)
+    }
+
+    func version(paywallID: String, version: Int) throws -> StoredVersion? {
+        try db.queryOne("SELECT \(Self.versionColumns) FROM paywall_versions v WHERE v.paywall_id = $1 AND v.version = $2",
+                        [paywallID, version]).map(Self.version)
+    }
+
+    func latestVersionNumbers(appID: String) throws -> [String: Int] {
+        var latest: [String: Int] = [:]
+        for row in try db.query("""
+            SELECT v.paywall_id, max(v.version) FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
+            WHERE p.app_id = $1 GROUP BY v.paywall_id
+            """, [appID]) {
+            latest[try row.get(0)] = try row.get(1)
+        }
+        return latest
+    }
+
+    func archivedPaywallIDs(appID: String) throws -> [String] {
+        try db.query("SELECT id FROM paywalls WHERE app_id = $1 AND archived_at IS NOT NULL", [appID]).map { try $0.get(0) }
+    }
+}

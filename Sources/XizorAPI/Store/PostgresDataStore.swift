@@ -1,0 +1,122 @@
+import Dispatch
+import Glibc
+import PaywallFormat
+import PostgresStorage
+import Storage
+
+/// Many stateless replicas on one PostgreSQL (`storage.driver` = `postgres`). Reads run in
+/// read-only REPEATABLE READ transactions (one snapshot each), writes in read-write transactions
+/// retried on serialization failures; every store is a thin struct over the transaction's connection.
+public final class PostgresDataStore: DataStore {
+    public let pool: PGPool
+
+    public init(pool: PGPool) { self.pool = pool }
+
+    public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        do { return try pool.read { c in try body(PostgresTransaction(db: c)) } }
+        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
+        catch { throw ServiceError.storage(error) }
+    }
+
+    public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        do { return try pool.write { c in try body(PostgresTransaction(db: c)) } }
+        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
+        catch let error as PGError where error.isConstraintViolation {
+            throw ServiceError(.unprocessable, "constraint_violation", "The data breaks a rule of the database: \(error.message)")
+        } catch { throw ServiceError.storage(error) }
+    }
+
+    public func makeCommitWatcher() throws -> any CommitWatcher {
+        do { return try PostgresCommitWatcher(url: pool.url) } catch { throw ServiceError.storage(error) }
+    }
+
+    public var metrics: StorageMetrics { pool.metrics }
+
+    public func diagnostics() throws -> JSONValue {
+        do {
+            return try pool.withConnection { c in
+                let version: String = try c.queryOne("SHOW server_version")?.get(0) ?? "unknown"
+                let synchronous: String = try c.queryOne("SHOW synchronous_commit")?.get(0) ?? "unknown"
+                let isolation: String = try c.queryOne("SHOW default_transaction_isolation")?.get(0) ?? "unknown"
+                return ["driver": "postgres", "serverVersion": .string(version), "synchronousCommit": .string(synchronous),
+                        "defaultIsolation": .string(isolation), "poolSize": .number(pool.size)]
+            }
+        } catch { throw ServiceError.storage(error) }
+    }
+
+    public func close() { pool.close() }
+}
+
+struct PostgresTransaction: StoreTransaction {
+    let db: PGConnection
+    var apps: any AppStore { PostgresAppStore(db: db) }
+    var paywalls: any PaywallStore { PostgresPaywallStore(db: db) }
+    var placements: any PlacementStore { PostgresPlacementStore(db: db) }
+    var experiments: any ExperimentStore { PostgresExperimentStore(db: db) }
+    var events: any EventStore { PostgresEventStore(db: db) }
+    var timers: any TimerStore { PostgresTimerStore(db: db) }
+    var changes: any ChangeStore { PostgresChangeStore(db: db) }
+    var operations: any OperationsStore { PostgresOperationsStore(db: db) }
+}
+
+/// `LISTEN xizor_changes` on a connection of its own: every transaction that appends a change
+/// notifies at commit, so `waitForCommit` wakes at once in every replica. Notifications sent while
+/// this connection was down are lost, so a reconnect counts as a commit (the feed then reads what
+/// it missed), and so does every `fallbackMs` without one (a last resort against a silent loss).
+final class PostgresCommitWatcher: CommitWatcher {
+    private let url: String
+    private var connection: PGConnection?
+    private var counter: Int64 = 0
+    private var lastBump = PostgresCommitWatcher.millis()
+    static let fallbackMs: Int64 = 1000
+
+    init(url: String) throws {
+        self.url = url
+        try connect()
+    }
+
+    private func connect() throws {
+        let c = try PGConnection(url: url)
+        try c.listen(PostgresChangeStore.channel)
+        connection = c
+        counter += 1
+    }
+
+    func commitCounter() throws -> Int64 {
+        guard let connection, connection.isHealthy else {
+            self.connection?.close()
+            self.connection = nil
+            try connect()
+            return counter
+        }
+        do {
+            counter += Int64(try connection.drainNotifications())
+        } catch {
+            connection.close()
+            self.connection = nil
+            throw error
+        }
+        let now = PostgresCommitWatcher.millis()
+        if now - lastBump >= Self.fallbackMs {
+            lastBump = now
+            counter += 1
+        }
+        return counter
+    }
+
+    func waitForCommit(upToMs timeout: Int) {
+        guard let connection, connection.socket >= 0 else {
+            usleep(useconds_t(timeout * 1000))
+            return
+        }
+        var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, Int32(timeout))
+    }
+
+    private static func millis() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000) }
+
+    func close() {
+        connection?.close()
+        connection = nil
+    }
+}
