@@ -27,8 +27,10 @@ test: deps venv
 test-swift:
 	Tests/postgres/with-cluster.sh $(SWIFT) test
 
+# Twice: every test on SQLite, then every database test on PostgreSQL (docs/testing.md, "Both databases").
 test-e2e:
-	XIZOR_BIN=$(CURDIR)/.build/debug/xizor XIZOR_ROOT=$(CURDIR) $(PY) -m pytest -q Tests/e2e
+	XIZOR_E2E_DRIVER=sqlite XIZOR_BIN=$(CURDIR)/.build/debug/xizor XIZOR_ROOT=$(CURDIR) $(PY) -m pytest -q Tests/e2e
+	XIZOR_E2E_DRIVER=postgres XIZOR_BIN=$(CURDIR)/.build/debug/xizor XIZOR_ROOT=$(CURDIR) Tests/postgres/with-cluster.sh $(PY) -m pytest -q Tests/e2e
 
 bench: deps venv
 	bash bench/run.sh

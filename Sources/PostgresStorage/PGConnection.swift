@@ -22,6 +22,9 @@ public final class PGConnection {
             if let connection { PQfinish(connection) }
             throw PGError(sqlState: nil, message: "cannot connect: \(message.trimmingTrailingNewlines)")
         }
+        // libpq prints the server's notices ("relation … already exists, skipping") to stderr, where
+        // the server's log is JSON lines only: drop them (errors still come back as errors).
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
     }
 

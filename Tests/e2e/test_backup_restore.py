@@ -10,6 +10,10 @@ import uuid
 from conftest import BIN, ROOT
 from xizor_server import App, XizorServer, create_app
 
+import pytest
+# The SQLite file's online backup and its restore (PostgreSQL's: test_postgres.py, pg_dump).
+pytestmark = pytest.mark.sqlite_only
+
 PLACEMENTS = {"onboarding": "clean", "upsell": "cinematic", "settings": "lottie_delight"}
 
 

@@ -73,6 +73,7 @@ def test_two_servers_serve_each_others_publishes_and_revocations(pair):
     assert eventually(lambda: on_second.get(PAYWALL).status_code == 401)
 
 
+@pytest.mark.sqlite_only  # reads the SQLite file's last sequence
 def test_a_writer_killed_mid_change_leaves_every_process_consistent(tmp_path):
     """A second server publishing in a loop is SIGKILLed at random moments, five times. A write
     and its change commit together or not at all, so the first server ends at the database's last

@@ -33,6 +33,7 @@ def test_every_command_has_help():
         assert "Usage: xizor " + command in proc.stdout, command
 
 
+@pytest.mark.sqlite_only  # inspects or backs up the SQLite file (PostgreSQL: test_postgres.py)
 def test_migrate_applies_once_and_reports(data_dir):
     first = run_cli("migrate", "--data-dir", str(data_dir)).stdout
     assert "applied 0001_initial.sql" in first and "applied 0002_experiments.sql" in first
@@ -42,6 +43,7 @@ def test_migrate_applies_once_and_reports(data_dir):
     assert names == ["0001_initial.sql", "0002_experiments.sql", "0003_changes.sql"]
 
 
+@pytest.mark.sqlite_only  # inspects or backs up the SQLite file (PostgreSQL: test_postgres.py)
 def test_a_changed_migration_stops_start_up(tmp_path, data_dir):
     """A database whose history records a different checksum for a migration than the binary
     carries (it was migrated by a binary built from another file) is refused before listening."""
@@ -61,6 +63,7 @@ def test_serve_refuses_pending_migrations_when_not_migrating_on_start(tmp_path, 
     assert proc.returncode != 0 and "pending migration" in proc.stderr and "xizor migrate" in proc.stderr
 
 
+@pytest.mark.sqlite_only  # inspects or backs up the SQLite file (PostgreSQL: test_postgres.py)
 def test_apps_create_prints_the_keys_once(data_dir):
     created = json.loads(run_cli("apps", "create", "Demo Co", "--data-dir", str(data_dir)).stdout)
     assert set(created) == {"appId", "secretKey", "publicKey"}
@@ -109,6 +112,7 @@ def test_serve_generates_an_admin_token_once_when_none_is_configured(tmp_path):
         assert again.stop() == 0
 
 
+@pytest.mark.sqlite_only  # inspects or backs up the SQLite file (PostgreSQL: test_postgres.py)
 def test_backup_of_a_live_server_and_check(tmp_path):
     server = XizorServer(tmp_path / "live")
     try:

@@ -205,6 +205,7 @@ def test_results_against_a_known_event_set(experiment):
     assert bad.json()["rejected"][0]["errors"][0]["path"] == "$.events[0].variant"
 
 
+@pytest.mark.sqlite_only  # copies the data directory, i.e. the SQLite file
 def test_assignment_is_sticky_across_restarts_and_servers(tmp_path):
     first = XizorServer(tmp_path / "a")
     try:

@@ -13,6 +13,9 @@ import requests
 from conftest import BIN, ROOT
 from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
+# A missing, emptied, damaged, full or rewritten SQLite file and the data directory's guard.
+pytestmark = pytest.mark.sqlite_only
+
 SDK_PATH = "/v1/sdk/placements/onboarding/paywall"
 
 

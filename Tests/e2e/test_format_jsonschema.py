@@ -11,6 +11,9 @@ import pytest
 
 from conftest import run_cli
 
+# No database: the HTTP core, the renderer and the format run the same whatever stores the data.
+pytestmark = pytest.mark.driver_independent
+
 TEMPLATES = ["cinematic", "clean", "lottie_delight"]
 
 BASE = {

@@ -12,6 +12,9 @@ import pytest
 
 from http_fixture import FixtureServer, Reader, request, wait_for
 
+# No database: the HTTP core, the renderer and the format run the same whatever stores the data.
+pytestmark = pytest.mark.driver_independent
+
 
 @pytest.fixture(scope="module")
 def server():

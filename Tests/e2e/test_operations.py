@@ -111,6 +111,7 @@ def diagnostics(s):
     return r.json()
 
 
+@pytest.mark.sqlite_only  # SQLite's pragmas as the writer applies them (PostgreSQL's diagnostics: test_postgres.py)
 def test_the_running_server_applies_full_durability(tmp_path):
     # Guards the server's storage wiring (XizorCLI/Environment.swift): a weakened `synchronous` there
     # would break "every 2xx survives power loss" while the storage layer's own default stays FULL.
@@ -131,6 +132,7 @@ def test_the_running_server_applies_full_durability(tmp_path):
     assert opened[0]["path"].endswith("xizor.sqlite") and opened[0]["foreignKeys"] is True
 
 
+@pytest.mark.sqlite_only  # SQLite's pragmas as the writer applies them (PostgreSQL's diagnostics: test_postgres.py)
 def test_diagnostics_show_what_the_connection_runs_with_not_a_constant(tmp_path):
     s = XizorServer(tmp_path / "a", extra_env={"XIZOR_STORAGE_SYNCHRONOUS": "extra", "XIZOR_STORAGE_BUSY_TIMEOUT_MS": "750"})
     try:

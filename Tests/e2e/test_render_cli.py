@@ -5,6 +5,10 @@ import subprocess
 
 from conftest import BIN, ROOT, run_cli
 
+import pytest
+# No database: the HTTP core, the renderer and the format run the same whatever stores the data.
+pytestmark = pytest.mark.driver_independent
+
 
 def template_file(tmp_path, name="clean"):
     path = tmp_path / f"{name}.json"

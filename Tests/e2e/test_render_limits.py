@@ -1,3 +1,4 @@
+import pytest
 """Render amplification (issue 14, item 1): a product_selector renders its option once per slot, so a
 small document can describe an enormous page. Validation refuses such documents, previews stop at the
 renderer's budget, and a version stored before the limits existed answers a 500 problem instead of
@@ -52,6 +53,7 @@ def test_the_amplified_draft_is_refused_by_validation_and_its_preview_stops_at_t
     assert requests.get(app.server.base + "/healthz", timeout=5).status_code == 200
 
 
+@pytest.mark.sqlite_only  # writes a version into the SQLite file as an older build would have
 def test_a_version_stored_before_the_limits_answers_a_problem_and_cannot_be_rolled_back_to(tmp_path):
     data = tmp_path / "data"
     s = XizorServer(data)

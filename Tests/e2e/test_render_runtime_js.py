@@ -6,6 +6,10 @@ import subprocess
 
 from conftest import BIN, ROOT, run_cli
 
+import pytest
+# No database: the HTTP core, the renderer and the format run the same whatever stores the data.
+pytestmark = pytest.mark.driver_independent
+
 
 def test_runtime_js_passes_the_shared_vectors(tmp_path):
     node = shutil.which("node")

@@ -12,6 +12,7 @@ import pytest
 import requests
 
 from conftest import BIN, ROOT
+from drivers import storage_env
 
 ADMIN_TOKEN = "xa_test_admin_token_0123456789abcdef"
 EVENTS_MAX_AGE_MS = 100 * 365 * 86_400_000
@@ -29,6 +30,7 @@ class XizorServer:
                     # Every test client is 127.0.0.1: the suites send hundreds of deliberately wrong
                     # keys; the failure limit itself is tested with its defaults.
                     "XIZOR_RATE_LIMITS_AUTH_FAILURES_PER_SECOND": "0"})
+        env.update(storage_env(data_dir))
         for name, value in (extra_env or {}).items():
             if value is None:
                 env.pop(name, None)  # None removes a variable

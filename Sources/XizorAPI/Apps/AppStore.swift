@@ -32,6 +32,9 @@ public protocol AppStore {
     func hasApps() throws -> Bool
 
     func insertKey(_ key: StoredKey) throws
+    /// Stores the key unless one with the same hash exists (then, or once a concurrent insert of it
+    /// commits, adds nothing and answers false).
+    func insertKeyIfAbsent(_ key: StoredKey) throws -> Bool
     /// Keys in `scope` that can authenticate: not revoked, and of an app that is not archived.
     func liveKeys(_ scope: KeyScope) throws -> [StoredKey]
     /// One app's keys, revoked ones included, after `cursor` in creation order.

@@ -171,7 +171,12 @@ public final class KeyService: Sendable {
             }
             if try !tx.apps.hasLiveAdminToken(hash: hash) {
                 try tx.apps.deleteAdminToken(hash: hash)
-                try KeyService.insertKey(tx, key: token, kind: .admin, appID: nil, now: now)
+                // Replicas starting together all get here: the first one's row wins, the others add nothing.
+                let key = StoredKey(id: Identifiers.keyID(), kind: .admin, prefix: Identifiers.displayPrefix(of: token), hash: hash,
+                                    appID: nil, createdAt: now, revokedAt: nil)
+                if try tx.apps.insertKeyIfAbsent(key) {
+                    try tx.changes.append(appID: nil, kind: .key, entityID: key.id, now: now)
+                }
             }
         }
         try changes.catchUp()

@@ -24,6 +24,14 @@ struct PostgresAppStore: AppStore {
                        [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt])
     }
 
+    func insertKeyIfAbsent(_ key: StoredKey) throws -> Bool {
+        try db.execute("""
+            INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (hash) DO NOTHING
+            """, [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt])
+        return db.changes == 1
+    }
+
     private static let columns = "k.id, k.kind, k.prefix, k.hash, k.app_id, k.created_at, k.revoked_at"
 
     func liveKeys(_ scope: KeyScope) throws -> [StoredKey] {

@@ -1,0 +1,145 @@
+"""PostgreSQL as the shared store of many stateless replicas (issue 16). These run in the PostgreSQL
+pass only (`XIZOR_E2E_DRIVER=postgres`; the rest of the suite runs there too): replicas with data
+directories of their own on one database serve each other's writes, start together and migrate once,
+number concurrent publishes of one paywall without a gap, and a pg_dump restored into a new database
+serves the same versions with the same ETags."""
+import concurrent.futures
+import json
+import os
+import statistics
+import subprocess
+import time
+
+import pytest
+import requests
+
+import drivers
+from conftest import run_cli
+from xizor_server import App, Client, XizorServer, create_app
+
+pytestmark = pytest.mark.skipif(drivers.DRIVER != "postgres", reason="the PostgreSQL pass runs these")
+PAYWALL = "/v1/sdk/placements/onboarding/paywall"
+
+
+def fresh_database(name):
+    server = drivers._server_url()
+    subprocess.run(["psql", server, "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=True, capture_output=True)
+    subprocess.run(["psql", server, "-qc", f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    return f"{server} dbname={name}"
+
+
+def replica(tmp_path, index, url, extra=None):
+    """A replica with a data directory of its own (it keeps nothing there) on the database at `url`."""
+    env = {"XIZOR_STORAGE_DRIVER": "postgres", "XIZOR_STORAGE_POSTGRES_URL": url, **(extra or {})}
+    return XizorServer(tmp_path / f"replica{index}", extra_env=env)
+
+
+def eventually(check, timeout=3.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.005)
+
+
+def test_replicas_serve_each_others_writes_at_once(tmp_path):
+    url = fresh_database("xizor_pg_replicas")
+    # A poll interval far above the wake-up: what a replica sees within it came from NOTIFY.
+    slow_poll = {"XIZOR_CHANGES_POLL_INTERVAL_MS": "2000"}
+    first, second = replica(tmp_path, 1, url, slow_poll), replica(tmp_path, 2, url, slow_poll)
+    try:
+        diagnostics = Client(first.base, "xa_test_admin_token_0123456789abcdef").get("/v1/diagnostics").json()["storage"]
+        assert diagnostics["driver"] == "postgres" and diagnostics["synchronousCommit"] == "on", diagnostics
+        app = App(first, create_app(first.base, "Replicated"))
+        on_second = Client(second.base, app.public_key)
+        assert eventually(lambda: on_second.get(PAYWALL).status_code == 404), "the app made on one replica is known on the other"
+        pw = app.create_paywall()
+        app.publish(pw)
+        app.assign("onboarding", pw)
+        delays = []
+        for _ in range(20):
+            version = app.publish(pw)["version"]
+            started = time.monotonic()
+            assert eventually(lambda: on_second.get(PAYWALL).json().get("version") == version, timeout=1.5), "a publish reached the other replica"
+            delays.append(time.monotonic() - started)
+        assert statistics.median(delays) < 0.5, f"woken by NOTIFY, not the 2 s poll: {delays}"
+        # A key revoked on one replica stops working on the other.
+        keys = app.dashboard.get("/v1/keys").json()["keys"]
+        public_id = next(k["id"] for k in keys if k["kind"] == "public")
+        assert app.dashboard.delete(f"/v1/keys/{public_id}").status_code == 204
+        assert eventually(lambda: on_second.get(PAYWALL).status_code == 401)
+    finally:
+        assert second.stop() == 0
+        assert first.stop() == 0
+
+
+def test_replicas_starting_together_migrate_once_and_publish_without_gaps(tmp_path):
+    url = fresh_database("xizor_pg_together")
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        replicas = list(pool.map(lambda i: replica(tmp_path, i, url), range(3)))
+    try:
+        applied = subprocess.run(["psql", url, "-Atc", "SELECT count(*) FROM schema_migrations"], check=True, capture_output=True, text=True).stdout
+        files = [n for n in os.listdir(os.path.join(drivers.pathlib.Path(__file__).resolve().parents[2], "Migrations", "postgres")) if n.endswith(".sql")]
+        assert int(applied) == len(files)
+        app = App(replicas[0], create_app(replicas[0].base, "Racing"))
+        pw = app.create_paywall()
+        clients = [Client(r.base, app.secret_key) for r in replicas]
+
+        def publish(i):
+            r = clients[i % 3].post(f"/v1/paywalls/{pw}/publish")
+            return r.status_code, r.json().get("version")
+
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            answers = list(pool.map(publish, range(30)))
+        assert all(status == 201 for status, _ in answers), answers
+        assert sorted(v for _, v in answers) == list(range(1, 31)), "every publish got its own number, none lost"
+    finally:
+        for r in replicas:
+            assert r.stop() == 0
+
+
+def test_a_dump_restored_into_a_new_database_serves_the_same_etags(tmp_path):
+    url = fresh_database("xizor_pg_dumped")
+    server = replica(tmp_path, 1, url)
+    try:
+        app = App(server, create_app(server.base, "Dumped"))
+        pw = app.create_paywall()
+        app.publish(pw)
+        app.assign("onboarding", pw)
+        before = app.sdk.get(PAYWALL)
+        assert before.status_code == 200
+        dump = tmp_path / "xizor.dump"
+        bin_dir = sorted(p for p in drivers.pathlib.Path("/usr/lib/postgresql").glob("*/bin"))[-1]
+        subprocess.run([str(bin_dir / "pg_dump"), "--format=custom", f"--file={dump}", url], check=True, capture_output=True)
+    finally:
+        assert server.stop() == 0
+    restored_url = fresh_database("xizor_pg_restored")
+    subprocess.run([str(bin_dir / "pg_restore"), "--no-owner", f"--dbname={restored_url}", str(dump)], check=True, capture_output=True)
+    restored = replica(tmp_path, 2, restored_url)
+    try:
+        after = Client(restored.base, app.public_key).get(PAYWALL)
+        assert after.status_code == 200
+        assert after.headers["ETag"] == before.headers["ETag"] and after.content == before.content
+        again = Client(restored.base, app.public_key).get(PAYWALL, headers={"If-None-Match": before.headers["ETag"]})
+        assert again.status_code == 304
+    finally:
+        assert restored.stop() == 0
+
+
+def test_backup_and_a_missing_url_say_what_to_do(tmp_path):
+    url = fresh_database("xizor_pg_cli")
+    env = {"XIZOR_STORAGE_DRIVER": "postgres", "XIZOR_STORAGE_POSTGRES_URL": url}
+    out = run_cli("migrate", "--data-dir", str(tmp_path / "d"), env=env)
+    assert "applied 0001_initial.sql" in out.stdout
+    assert "up to date" in run_cli("migrate", "--data-dir", str(tmp_path / "d"), env=env).stdout
+    created = json.loads(run_cli("apps", "create", "From the CLI", "--data-dir", str(tmp_path / "d"), env=env).stdout)
+    assert created["appId"].startswith("app_")
+    backup = run_cli("backup", str(tmp_path / "b.sqlite"), "--data-dir", str(tmp_path / "d"), env=env, check=False)
+    assert backup.returncode == 1 and "pg_dump" in backup.stderr
+    missing = run_cli("migrate", "--data-dir", str(tmp_path / "d"), env={"XIZOR_STORAGE_DRIVER": "postgres", "XIZOR_STORAGE_POSTGRES_URL": None}, check=False)
+    assert missing.returncode == 78 and "storage.postgresURL" in missing.stderr
+    unreachable = run_cli("migrate", "--data-dir", str(tmp_path / "d"),
+                          env={**env, "XIZOR_STORAGE_POSTGRES_URL": "host=127.0.0.1 port=1 user=x connect_timeout=2"}, check=False)
+    assert unreachable.returncode == 1 and "cannot connect to PostgreSQL" in unreachable.stderr
+    assert not (tmp_path / "d" / "xizor.sqlite").exists(), "nothing SQLite is created for a PostgreSQL store"
