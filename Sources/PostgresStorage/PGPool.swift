@@ -64,17 +64,29 @@ public final class PGPool: @unchecked Sendable {
     }
 
     private func transaction<T>(_ begin: String, _ body: (PGConnection) throws -> T) throws -> T {
-        try withConnection { connection in
-            try connection.executeScript(begin)
-            do {
-                let result = try body(connection)
-                try connection.executeScript("COMMIT")
-                return result
-            } catch {
-                // A failed ROLLBACK means the connection is gone; checkIn drops it.
-                try? connection.executeScript("ROLLBACK")
+        var connection = try checkOut()
+        do { try connection.executeScript(begin) } catch where !connection.isHealthy {
+            // An idle connection the server closed (a restart, a failover, pg_terminate_backend)
+            // fails on first use. Nothing of the transaction ran yet: drop it and take a new one.
+            checkIn(connection)
+            connection = try checkOut()
+            do { try connection.executeScript(begin) } catch {
+                checkIn(connection)
                 throw error
             }
+        } catch {
+            checkIn(connection)
+            throw error
+        }
+        defer { checkIn(connection) }
+        do {
+            let result = try body(connection)
+            try connection.executeScript("COMMIT")
+            return result
+        } catch {
+            // A failed ROLLBACK means the connection is gone; checkIn drops it.
+            try? connection.executeScript("ROLLBACK")
+            throw error
         }
     }
 

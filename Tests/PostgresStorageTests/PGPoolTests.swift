@@ -42,6 +42,20 @@ import Testing
         #expect(throws: PGError.self) { try pool.read { c in try c.execute("INSERT INTO t VALUES (3)") } }
     }
 
+    @Test func aConnectionTheServerClosedIsReplacedBeforeTheNextTransaction() throws {
+        let db = try TestDatabase()
+        defer { db.drop() }
+        let pool = try PGPool(url: db.url, size: 1)
+        defer { pool.close() }
+        let pid: Int = try pool.read { c in try c.queryOne("SELECT pg_backend_pid()")?.get(0) ?? 0 }
+        let admin = try PGConnection(url: db.url)
+        defer { admin.close() }
+        try admin.execute("SELECT pg_terminate_backend($1)", [pid])
+        usleep(100_000)
+        let again: Int = try pool.write { c in try c.queryOne("SELECT pg_backend_pid()")?.get(0) ?? 0 }
+        #expect(again != pid && again != 0, "a new connection served the write")
+    }
+
     @Test func manyThreadsShareAFewConnections() throws {
         let db = try TestDatabase()
         defer { db.drop() }

@@ -143,3 +143,25 @@ def test_backup_and_a_missing_url_say_what_to_do(tmp_path):
                           env={**env, "XIZOR_STORAGE_POSTGRES_URL": "host=127.0.0.1 port=1 user=x connect_timeout=2"}, check=False)
     assert unreachable.returncode == 1 and "cannot connect to PostgreSQL" in unreachable.stderr
     assert not (tmp_path / "d" / "xizor.sqlite").exists(), "nothing SQLite is created for a PostgreSQL store"
+
+
+def test_a_replica_whose_connections_are_cut_reconnects_and_keeps_serving(tmp_path):
+    url = fresh_database("xizor_pg_cut")
+    first, second = replica(tmp_path, 1, url), replica(tmp_path, 2, url)
+    try:
+        app = App(first, create_app(first.base, "Cut"))
+        pw = app.create_paywall()
+        app.publish(pw)
+        app.assign("onboarding", pw)
+        on_second = Client(second.base, app.public_key)
+        assert eventually(lambda: on_second.get(PAYWALL).status_code == 200)
+        # Every connection of both replicas (pool and LISTEN) is closed by the server, as in a failover.
+        subprocess.run(["psql", url, "-qAtc", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"], check=True, capture_output=True)
+        assert on_second.get(PAYWALL).status_code == 200, "the SDK is served from memory meanwhile"
+        version = app.publish(pw)["version"]  # the first write after the cut takes a new connection
+        assert eventually(lambda: on_second.get(PAYWALL).json().get("version") == version, timeout=5), \
+            "the other replica's feed reconnected and read the publish"
+    finally:
+        assert second.stop() == 0
+        assert first.stop() == 0
