@@ -67,8 +67,10 @@ public final class PGPool: @unchecked Sendable {
         var connection = try checkOut()
         do { try connection.executeScript(begin) } catch where !connection.isHealthy {
             // An idle connection the server closed (a restart, a failover, pg_terminate_backend)
-            // fails on first use. Nothing of the transaction ran yet: drop it and take a new one.
+            // fails on first use, and so will its idle siblings. Nothing of the transaction ran
+            // yet: drop them all and open a new one.
             checkIn(connection)
+            dropIdleConnections()
             connection = try checkOut()
             do { try connection.executeScript(begin) } catch {
                 checkIn(connection)
@@ -124,6 +126,16 @@ public final class PGPool: @unchecked Sendable {
         }
         lock.unlock()
         slots.signal()
+    }
+
+    /// Closes the idle connections (the next checkouts open new ones).
+    private func dropIdleConnections() {
+        lock.lock()
+        let dropped = idle
+        idle.removeAll()
+        opened -= dropped.count
+        lock.unlock()
+        for connection in dropped { connection.close() }
     }
 
     /// Closes every connection once the ones in use are returned.
