@@ -81,6 +81,42 @@ import Testing
 
     /// A publish re-reads its own paywall only: the routing (whose rules a full reload would parse
     /// again, counting an unreadable one) and every other version are kept as they are.
+    /// With many writers (PostgreSQL), a sequence handed out later must not commit first: a reader
+    /// that saw it would move past the earlier one for good. While one transaction holds an appended
+    /// change open, another's append waits, so what any reader sees is always a prefix.
+    @Test func onPostgreSQLChangesCommitInSequenceOrder() throws {
+        let test = try TestServices("feed-order", driver: .postgres)
+        defer { test.remove() }
+        let store = test.services.store
+        let start = try store.read { tx in try tx.changes.latestSequence() }
+        let appended = DispatchSemaphore(value: 0)
+        let firstCommitted = DispatchGroup(), done = DispatchGroup()
+        firstCommitted.enter()
+        DispatchQueue.global().async(group: done) {
+            _ = try? store.write { tx in
+                try tx.changes.append(appID: "app_a", kind: .placement, entityID: "first", now: 1)
+                appended.signal()
+                usleep(600_000)  // held open while the second appends and a reader looks
+            }
+            firstCommitted.leave()
+        }
+        appended.wait()
+        DispatchQueue.global().async(group: done) {
+            _ = try? store.write { tx in try tx.changes.append(appID: "app_a", kind: .placement, entityID: "second", now: 1) }
+        }
+        var seen: [[String?]] = []
+        while firstCommitted.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+            seen.append(try store.read { tx in try tx.changes.after(sequence: start, limit: 10).map(\.entityID) })
+        }
+        done.wait()
+        let final = try store.read { tx in try tx.changes.after(sequence: start, limit: 10).map(\.entityID) }
+        #expect(final == ["first", "second"])
+        #expect(seen.count > 5, "the reader looked while the first transaction was open")
+        for look in seen {
+            #expect(Array(final.prefix(look.count)) == look, "a reader saw \(look): a later change committed before an earlier one")
+        }
+    }
+
     @Test func aPublishTouchesOnlyItsPaywall() throws {
         let test = try TestServices("feed-incremental")
         defer { test.remove() }

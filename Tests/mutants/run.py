@@ -120,7 +120,9 @@ def swift_tests(patterns, log):
 
 def live_tests(nodes, log):
     env = {"XIZOR_BIN": str(TREE / ".build" / "debug" / "xizor"), "XIZOR_ROOT": str(TREE),
-           "XIZOR_HTTP_FIXTURE": str(TREE / ".build" / "debug" / "xizor-http-fixture")}
+           "XIZOR_HTTP_FIXTURE": str(TREE / ".build" / "debug" / "xizor-http-fixture"),
+           # test_postgres.py runs in the PostgreSQL pass only: its mutants' tests run there.
+           "XIZOR_E2E_DRIVER": "postgres" if any(n.startswith("Tests/e2e/test_postgres.py") for n in nodes) else "sqlite"}
     return run([PYTHON, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *nodes], log, env)
 
 
@@ -203,4 +205,8 @@ def main():
 
 
 if __name__ == "__main__":
+    # The PostgreSQL tests need the throwaway cluster, as in `make test`: run inside it.
+    if "XIZOR_TEST_POSTGRES_URL" not in os.environ:
+        os.execv(str(ROOT / "Tests" / "postgres" / "with-cluster.sh"),
+                 [str(ROOT / "Tests" / "postgres" / "with-cluster.sh"), sys.executable, *sys.argv])
     sys.exit(main())
