@@ -184,6 +184,17 @@ import Testing
         #expect(status == 503 && body.contains("\"code\":\"draining\""))
     }
 
+    /// A process whose change feed failed its last poll may be missing other processes' writes.
+    @Test func notReadyWhileTheChangeFeedIsBehind() throws {
+        let services = try services()
+        let readiness = { @Sendable (caughtUp: Bool) in
+            ReadinessCheck(store: services.store, clock: services.clock, isDraining: { false }, feedCaughtUp: { caughtUp },
+                           dataDirectory: nil, minimumFreeBytes: 0, expectedMigrations: nil, probeIntervalMs: 0)
+        }
+        #expect(failsWith("changes_behind") { try readiness(false).check() })
+        try readiness(true).check()
+    }
+
     @Test func notReadyWithMigrationsMissingOrNoRoomOrAClosedDatabase() throws {
         let services = try services()
         var options = OperationsOptions(expectedMigrations: 99)

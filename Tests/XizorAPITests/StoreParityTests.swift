@@ -110,3 +110,33 @@ import Testing
         #expect(failsWith("app_not_found") { try s.keys.archiveApp(appID: "app_missing") })
     }
 }
+
+@Suite struct EventBatchTests {
+    @Test func chunksCoverTheBatchInAFewShapes() {
+        for count in [0, 1, 63, 64, 65, 127, 130, 500] {
+            let ranges = EventInsertChunks.ranges(count: count)
+            #expect(ranges.flatMap { Array($0) } == Array(0..<count), "\(count)")
+            #expect(Set(ranges.map(\.count)).isSubset(of: [64, 32, 16, 8, 4, 2, 1]))
+        }
+        #expect(EventInsertChunks.ranges(count: 500).map(\.count) == [64, 64, 64, 64, 64, 64, 64, 32, 16, 4])
+    }
+
+    /// A full batch in multi-row inserts: every new event stored once, repeats (in the batch and
+    /// across retries) counted as duplicates, on both databases.
+    @Test(arguments: Driver.allCases)
+    func aLargeBatchIsStoredOnceAndRetriesAreDuplicates(driver: Driver) throws {
+        let test = try TestServices("batch", driver: driver)
+        defer { test.remove() }
+        let s = test.services
+        let app = try s.keys.createApp(name: "Batch").appID
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        let events: [JSONValue] = (0..<500).map { i in
+            ["id": .string("e\(i % 470)"), "name": "paywall_open", "timestamp": .number(now), "subscriberId": .string("s\(i)"),
+             "context": ["n": .number(i)]]
+        }
+        let first = try s.events.ingest(appID: app, batch: ["events": .array(events)])
+        #expect(first.accepted == 470 && first.duplicates == 30 && first.rejected.isEmpty)
+        let retry = try s.events.ingest(appID: app, batch: ["events": .array(events)])
+        #expect(retry.accepted == 0 && retry.duplicates == 500)
+    }
+}

@@ -165,3 +165,92 @@ def test_a_replica_whose_connections_are_cut_reconnects_and_keeps_serving(tmp_pa
     finally:
         assert second.stop() == 0
         assert first.stop() == 0
+
+
+def test_postgresql_restarted_under_load_keeps_sdk_reads_and_recovers_writes(tmp_path):
+    import threading
+    url = fresh_database("xizor_pg_restart")
+    first, second = replica(tmp_path, 1, url), replica(tmp_path, 2, url)
+    stop = threading.Event()
+    failures, reads = [], [0]
+
+    def sdk_loop(client):
+        while not stop.is_set():
+            r = client.get(PAYWALL)
+            reads[0] += 1
+            if r.status_code != 200:
+                failures.append(r.status_code)
+
+    try:
+        app = App(first, create_app(first.base, "Restarted"))
+        pw = app.create_paywall()
+        app.publish(pw)
+        app.assign("onboarding", pw)
+        on_second = Client(second.base, app.public_key)
+        assert eventually(lambda: on_second.get(PAYWALL).status_code == 200)
+        loop = threading.Thread(target=sdk_loop, args=(Client(second.base, app.public_key),), daemon=True)
+        loop.start()
+        subprocess.run([os.environ["XIZOR_TEST_POSTGRES_RESTART"]], check=True, timeout=60)
+        # Writes recover without restarting a replica; while the database is away they answer 503 + Retry-After.
+        statuses = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            r = app.dashboard.post(f"/v1/paywalls/{pw}/publish")
+            statuses.append(r.status_code)
+            if r.status_code == 201:
+                version = r.json()["version"]
+                break
+            assert r.status_code == 503 and r.headers.get("Retry-After") == "1", (r.status_code, r.text)
+            time.sleep(0.2)
+        else:
+            raise AssertionError(f"writes did not recover: {statuses}")
+        assert eventually(lambda: on_second.get(PAYWALL).json().get("version") == version, timeout=10), "the feed reconnected"
+        assert eventually(lambda: requests.get(second.base + "/readyz", timeout=5).status_code == 200, timeout=10)
+        stop.set()
+        loop.join(timeout=10)
+        assert reads[0] > 50 and failures == [], f"{len(failures)} of {reads[0]} SDK reads failed while PostgreSQL restarted"
+    finally:
+        stop.set()
+        assert second.stop() == 0
+        assert first.stop() == 0
+
+
+def test_a_replica_killed_mid_write_loses_nothing_it_acknowledged(tmp_path):
+    import signal
+    import threading
+    url = fresh_database("xizor_pg_killed")
+    writer = replica(tmp_path, 1, url)
+    app = App(writer, create_app(writer.base, "Killed"))
+    acknowledged, stop = [], threading.Event()
+
+    def write_loop():
+        while not stop.is_set():
+            try:
+                r = app.dashboard.post("/v1/paywalls", {"template": "clean"})
+            except requests.RequestException:
+                return  # the replica is gone
+            if r.status_code == 201:
+                acknowledged.append(r.json()["id"])
+
+    threads = [threading.Thread(target=write_loop, daemon=True) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)
+    writer.process.send_signal(signal.SIGKILL)
+    writer.process.wait(timeout=10)
+    stop.set()
+    for t in threads:
+        t.join(timeout=10)
+    assert len(acknowledged) > 20
+    survivor = replica(tmp_path, 2, url)
+    try:
+        listed, cursor = set(), None
+        while True:
+            page = Client(survivor.base, app.secret_key).get("/v1/paywalls", params={"limit": 200, **({"cursor": cursor} if cursor else {})}).json()
+            listed |= {p["id"] for p in page["items"]}
+            cursor = page.get("nextCursor")
+            if not cursor:
+                break
+        assert set(acknowledged) <= listed, f"{len(set(acknowledged) - listed)} acknowledged paywalls are gone"
+    finally:
+        assert survivor.stop() == 0

@@ -73,6 +73,7 @@ public final class ChangeFeed: Sendable {
     private let tailerStopped = DispatchSemaphore(value: 0)
     private let applied = Atomic<Int>(0)
     private let failures = Atomic<Int>(0)
+    private let behind = Atomic<Bool>(false)
     /// Changes read per query while catching up.
     static let batch = 1000
 
@@ -94,6 +95,10 @@ public final class ChangeFeed: Sendable {
     /// Changes applied since start, and failed catch-ups (for /metrics).
     public var appliedCount: Int { applied.load(ordering: .relaxed) }
     public var failureCount: Int { failures.load(ordering: .relaxed) }
+    /// False from a failed poll until a poll succeeds again: a process cut off from its database
+    /// (a PostgreSQL replica partitioned, a database restarting) may be serving stale state, so
+    /// `/readyz` answers 503 until the feed has caught up.
+    public var isCaughtUp: Bool { !behind.load(ordering: .relaxed) }
 
     /// Applies every change committed after the last one applied here. Called after each write
     /// (so a write is live in this process before it answers) and by the tailer.
@@ -139,7 +144,9 @@ public final class ChangeFeed: Sendable {
                         lastPrune = millis
                         _ = try store.write { tx in try tx.changes.prune(olderThan: millis - retentionMs, keepingAtMost: maxRows) }
                     }
+                    behind.store(false, ordering: .relaxed)
                 } catch {
+                    behind.store(true, ordering: .relaxed)
                     failures.add(1, ordering: .relaxed)
                     onError("\(error)")
                     failed = true

@@ -76,10 +76,15 @@ public final class EventService: Sendable {
                 rejected.append(Rejection(index: index, id: json["id"]?.stringValue, errors: issues))
             }
         }
-        var accepted = 0, duplicates = 0
-        try store.write { tx in
-            // Variant names per experiment of this app, read once per batch (nil: no such experiment).
+        // Everything the transaction decides is its return value: a write the database runs again
+        // (PostgreSQL's serialization retries) must not count twice.
+        let (accepted, duplicates, refused) = try store.write { tx -> (Int, Int, [Rejection]) in
+            var refused: [Rejection] = []
+            var valid: [StoredEvent] = []
+            // Read once per batch: variant names per experiment (nil: no such experiment), and whether
+            // each (paywall, version) the batch names exists.
             var variants: [String: [String]?] = [:]
+            var known: [String: Bool] = [:]
             for (index, event) in parsed {
                 if let experimentID = event.experimentID, let variant = event.variant {
                     if variants[experimentID] == nil {
@@ -88,27 +93,32 @@ public final class EventService: Sendable {
                     }
                     if let issue = EventService.attributionIssue(experimentID: experimentID, variant: variant,
                                                                  known: variants[experimentID] ?? nil, path: "$.events[\(index)]") {
-                        rejected.append(Rejection(index: index, id: event.id, errors: [issue]))
+                        refused.append(Rejection(index: index, id: event.id, errors: [issue]))
                         continue
                     }
                 }
                 if let paywallID = event.paywallID {
-                    let known: Bool
-                    if let version = event.version {
-                        known = try tx.paywalls.hasVersion(appID: appID, paywallID: paywallID, version: version)
-                    } else {
-                        known = try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil
+                    let key = "\(paywallID) \(event.version.map(String.init) ?? "-")"
+                    if known[key] == nil {
+                        if let version = event.version {
+                            known[key] = try tx.paywalls.hasVersion(appID: appID, paywallID: paywallID, version: version)
+                        } else {
+                            known[key] = try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil
+                        }
                     }
-                    guard known else {
-                        rejected.append(Rejection(index: index, id: event.id, errors: [ValidationIssue(
+                    guard known[key] == true else {
+                        refused.append(Rejection(index: index, id: event.id, errors: [ValidationIssue(
                             path: "$.events[\(index)].paywallId", message: "No published version \(event.version.map(String.init) ?? "") of paywall '\(paywallID)' in this app.",
                             code: "unknown_paywall")]))
                         continue
                     }
                 }
-                if try tx.events.insert(appID: appID, event, receivedAt: receivedAt) { accepted += 1 } else { duplicates += 1 }
+                valid.append(event)
             }
+            let inserted = try tx.events.insert(appID: appID, valid, receivedAt: receivedAt)
+            return (inserted, valid.count - inserted, refused)
         }
+        rejected += refused
         activity.recordEvents(accepted: accepted, duplicates: duplicates, rejected: rejected.count)
         return Outcome(accepted: accepted, duplicates: duplicates, rejected: rejected.sorted { $0.index < $1.index })
     }

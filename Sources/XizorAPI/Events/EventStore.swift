@@ -37,10 +37,38 @@ public struct VariantCounts: Sendable, Equatable {
 
 /// All SQL of events and what is counted from them.
 public protocol EventStore {
-    /// Stores the event; false when the app already has an event with this id (a retried batch).
-    func insert(appID: String, _ event: StoredEvent, receivedAt: Int64) throws -> Bool
+    /// Stores the events in one statement (a multi-row insert, however many there are up to the
+    /// batch limit) and answers how many were new: one the app already has by id (a retried batch,
+    /// or the same id twice in one batch) is skipped.
+    func insert(appID: String, _ events: [StoredEvent], receivedAt: Int64) throws -> Int
     /// Counts per (version, event name) of one paywall's events, cut by `filter`.
     func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount]
     /// Counts per variant name of one experiment's events.
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts]
+}
+
+/// How a batch is cut into multi-row inserts: chunks of 64 rows, then the remainder in powers of two,
+/// so a store prepares at most seven statement shapes (64, 32, …, 1 rows) whatever batch sizes
+/// clients send, instead of one cached statement per size.
+enum EventInsertChunks {
+    static let largest = 64
+
+    static func ranges(count: Int) -> [Range<Int>] {
+        precondition(count >= 0, "a batch has no negative size")
+        var ranges: [Range<Int>] = []
+        var start = 0
+        while count - start >= largest {
+            ranges.append(start..<(start + largest))
+            start += largest
+        }
+        var size = largest / 2
+        while start < count {
+            if count - start >= size {
+                ranges.append(start..<(start + size))
+                start += size
+            }
+            size /= 2
+        }
+        return ranges
+    }
 }

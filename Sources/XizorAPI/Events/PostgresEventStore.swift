@@ -5,14 +5,32 @@ import Storage
 struct PostgresEventStore: EventStore {
     let db: PGConnection
 
-    func insert(appID: String, _ event: StoredEvent, receivedAt: Int64) throws -> Bool {
+    func insert(appID: String, _ events: [StoredEvent], receivedAt: Int64) throws -> Int {
+        var inserted = 0
+        for range in EventInsertChunks.ranges(count: events.count) {
+            inserted += try insert(appID: appID, events[range], receivedAt: receivedAt)
+        }
+        return inserted
+    }
+
+    /// One multi-row INSERT of `chunk`; answers how many rows were new.
+    private func insert(appID: String, _ chunk: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {
+        let values = (0..<chunk.count).map { r in
+            let n = r * 13
+            return "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), $\(n + 5), $\(n + 6), $\(n + 7), $\(n + 8), $\(n + 9), $\(n + 10)::jsonb, $\(n + 11)::jsonb, $\(n + 12), $\(n + 13))"
+        }.joined(separator: ", ")
+        var bindings: [any SQLBindable] = []
+        bindings.reserveCapacity(chunk.count * 13)
+        for event in chunk {
+            bindings += [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
+                         event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant]
+        }
         try db.execute("""
             INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
                                 context, properties, experiment_id, variant)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12, $13) ON CONFLICT (app_id, id) DO NOTHING
-            """, [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
-                  event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant])
-        return db.changes == 1
+            VALUES \(values) ON CONFLICT (app_id, id) DO NOTHING
+            """, bindings)
+        return db.changes
     }
 
     func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount] {

@@ -18,7 +18,7 @@ struct OperationsRoutes {
         }
         routes.open(.GET, "/readyz", OperationDoc(
             "getReadiness", summary: "Readiness: not draining, the database open, migrated and writable, room on disk",
-            description: "The write probe upserts one row in a real write transaction. 503 codes: `draining`, `disk_full`, `database_unwritable`, `migrations_pending`.",
+            description: "The write probe upserts one row in a real write transaction. 503 codes: `draining`, `disk_full`, `changes_behind`, `database_unwritable`, `migrations_pending`.",
             tag: "meta",
             responses: [.json(200, "Ready.", APISchemas.ref("Health")),
                         .problem(503, "Draining, the disk is full, the database is not writable, or migrations are pending.")])) { _ in

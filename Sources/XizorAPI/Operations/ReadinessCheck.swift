@@ -26,6 +26,8 @@ final class ReadinessCheck: Sendable {
     let store: any DataStore
     let clock: Clock
     let isDraining: @Sendable () -> Bool
+    /// Whether the change feed's last poll succeeded (every other process's writes are applied).
+    let feedCaughtUp: @Sendable () -> Bool
     let dataDirectory: String?
     let minimumFreeBytes: Int
     let expectedMigrations: Int?
@@ -34,12 +36,14 @@ final class ReadinessCheck: Sendable {
     /// The last probe's outcome and when (monotonic milliseconds) it ran.
     private let lastProbe = Mutex<(atMillis: Int64, outcome: Probe)?>(nil)
 
-    init(store: any DataStore, clock: Clock, isDraining: @escaping @Sendable () -> Bool, dataDirectory: String?,
+    init(store: any DataStore, clock: Clock, isDraining: @escaping @Sendable () -> Bool,
+         feedCaughtUp: @escaping @Sendable () -> Bool = { true }, dataDirectory: String?,
          minimumFreeBytes: Int, expectedMigrations: Int?, probeIntervalMs: Int = ReadinessCheck.defaultProbeIntervalMs,
          logger: Logger? = nil) {
         self.store = store
         self.clock = clock
         self.isDraining = isDraining
+        self.feedCaughtUp = feedCaughtUp
         self.dataDirectory = dataDirectory
         self.minimumFreeBytes = minimumFreeBytes
         self.expectedMigrations = expectedMigrations
@@ -56,6 +60,10 @@ final class ReadinessCheck: Sendable {
             logger?.warning("not ready: disk nearly full", [("dataDirectory", .string(dataDirectory)), ("freeBytes", .int(Int64(free)))])
             throw ServiceError(.unavailable, "disk_full",
                                "The data directory has \(free) bytes free (needs at least \(minimumFreeBytes)).")
+        }
+        if !feedCaughtUp() {
+            throw ServiceError(.unavailable, "changes_behind",
+                               "The server lost its database and has not yet read the changes made meanwhile; it serves again once it has.")
         }
         switch probe() {
         case .unwritable:

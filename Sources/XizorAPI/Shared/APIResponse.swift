@@ -11,6 +11,8 @@ enum APIResponse {
 
     /// The `application/problem+json` form of a service error, with `errors` for validation.
     static func problem(_ error: ServiceError, headers: HTTPHeaders = HTTPHeaders()) -> HTTPError {
+        var headers = headers
+        if let seconds = error.retryAfterSeconds { headers.add("Retry-After", String(seconds)) }
         var extra: [(String, String)] = []
         if !error.errors.isEmpty || error.kind == .unprocessable {
             extra.append(("errors", JSONValue.array(error.errors.map(\.json)).canonicalString))

@@ -21,12 +21,15 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public let code: String
     public let detail: String
     public let errors: [ValidationIssue]
+    /// Sent as `Retry-After` (seconds): the failure is expected to pass (the database reconnecting).
+    public let retryAfterSeconds: Int?
 
-    public init(_ kind: Kind, _ code: String, _ detail: String, errors: [ValidationIssue] = []) {
+    public init(_ kind: Kind, _ code: String, _ detail: String, errors: [ValidationIssue] = [], retryAfterSeconds: Int? = nil) {
         self.kind = kind
         self.code = code
         self.detail = detail
         self.errors = errors
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { "\(code): \(detail)" }
@@ -61,6 +64,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// Storage failures that are not the caller's fault: the database is unwritable, full or gone.
     public static func storage(_ error: Error) -> ServiceError {
-        ServiceError(.unavailable, "storage_unavailable", "The database could not complete the operation: \(error)")
+        // Clients retry a second later: a database that restarts or fails over is back by then or soon.
+        ServiceError(.unavailable, "storage_unavailable", "The database could not complete the operation: \(error)", retryAfterSeconds: 1)
     }
 }

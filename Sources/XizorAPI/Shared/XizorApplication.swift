@@ -57,6 +57,7 @@ public enum XizorApplication {
                                        renderGate: RenderGate(limit: options.uncachedRendersPerApp), renderPage: pages.production)
         OperationsRoutes(
             readiness: ReadinessCheck(store: services.store, clock: services.clock, isDraining: isDraining,
+                                      feedCaughtUp: { [changes = services.changes] in changes.isCaughtUp },
                                       dataDirectory: ops.dataDirectory, minimumFreeBytes: ops.minimumFreeBytes,
                                       expectedMigrations: ops.expectedMigrations, probeIntervalMs: ops.readinessProbeIntervalMs,
                                       logger: ops.logger),
