@@ -8,13 +8,16 @@ import sqlite3
 import subprocess
 
 import pytest
+
+import drivers
 import requests
 
 from conftest import BIN, ROOT
 from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
-# A missing, emptied, damaged, full or rewritten SQLite file and the data directory's guard.
-pytestmark = pytest.mark.sqlite_only
+# Most of these are about the SQLite file (missing, emptied, damaged, full) and the data directory's
+# guard: marked sqlite_only one by one. Unreadable stored data runs on both databases.
+SQLITE_FILE = pytest.mark.sqlite_only
 
 SDK_PATH = "/v1/sdk/placements/onboarding/paywall"
 
@@ -58,6 +61,7 @@ def fill(directory):
     return path
 
 
+@SQLITE_FILE
 def test_full_disk_refuses_writes_serves_reads_and_recovers(small_filesystem):
     data = small_filesystem / "data"
     s = XizorServer(data)
@@ -142,6 +146,7 @@ def assert_refused(proc, words):
         assert word in proc.stderr.lower(), proc.stderr
 
 
+@SQLITE_FILE
 def test_deleted_database_refuses_to_start(tmp_path):
     data = initialised(tmp_path)
     for name in ("xizor.sqlite", "xizor.sqlite-wal", "xizor.sqlite-shm"):
@@ -152,12 +157,14 @@ def test_deleted_database_refuses_to_start(tmp_path):
     assert_refused(serve(data, "migrate"), ["missing"])
 
 
+@SQLITE_FILE
 def test_emptied_database_refuses_to_start(tmp_path):
     data = initialised(tmp_path)
     open(data / "xizor.sqlite", "wb").close()
     assert_refused(serve(data), ["empty", "restore"])
 
 
+@SQLITE_FILE
 def test_corrupted_database_refuses_to_start(tmp_path):
     data = initialised(tmp_path)
     assert not (data / "xizor.sqlite-wal").exists() or os.path.getsize(data / "xizor.sqlite-wal") == 0
@@ -172,6 +179,7 @@ def test_corrupted_database_refuses_to_start(tmp_path):
     assert "damaged" in proc.stderr or "cannot" in proc.stderr
 
 
+@SQLITE_FILE
 def test_a_file_that_is_not_a_database_refuses_to_start(tmp_path):
     data = initialised(tmp_path)
     with open(data / "xizor.sqlite", "wb") as f:
@@ -179,6 +187,7 @@ def test_a_file_that_is_not_a_database_refuses_to_start(tmp_path):
     assert_refused(serve(data), ["xizor.sqlite"])
 
 
+@SQLITE_FILE
 def test_a_fresh_directory_starts_and_records_the_marker(tmp_path):
     data = tmp_path / "fresh"
     s = XizorServer(data)
@@ -202,13 +211,20 @@ def test_unreadable_stored_data_answers_500_never_a_default(tmp_path):
     assert a.dashboard.put("/v1/placements/onboarding/rules", {"rules": [
         {"when": {"key": "tier", "op": "eq", "value": "pro"}, "paywallId": pw}]}).status_code == 200
     assert s.stop() == 0
-    db = sqlite3.connect(data / "xizor.sqlite")
-    db.execute("UPDATE placement_rules SET condition = ? WHERE placement_key = 'onboarding'",
-               ('{"key": "tier", "op": "resembles", "value": "pro"}',))
-    db.execute("PRAGMA ignore_check_constraints = ON")  # the schema keeps JSON valid; stands for a damaged restore
-    db.execute("UPDATE paywalls SET draft = '{not json' WHERE id = ?", (pw,))
-    db.commit()
-    db.close()
+    if drivers.DRIVER == "sqlite":
+        db = sqlite3.connect(data / "xizor.sqlite")
+        db.execute("UPDATE placement_rules SET condition = ? WHERE placement_key = 'onboarding'",
+                   ('{"key": "tier", "op": "resembles", "value": "pro"}',))
+        db.execute("PRAGMA ignore_check_constraints = ON")  # the schema keeps JSON valid; stands for a damaged restore
+        db.execute("UPDATE paywalls SET draft = '{not json' WHERE id = ?", (pw,))
+        db.commit()
+        db.close()
+    else:
+        # The same damage on PostgreSQL: the check that keeps drafts JSON dropped, as by a bad restore.
+        subprocess.run(["psql", drivers.database_url(data), "-v", "ON_ERROR_STOP=1", "-qc",
+                        "UPDATE placement_rules SET condition = '{\"key\": \"tier\", \"op\": \"resembles\", \"value\": \"pro\"}' "
+                        "WHERE placement_key = 'onboarding'; ALTER TABLE paywalls DROP CONSTRAINT paywalls_draft_check; "
+                        f"UPDATE paywalls SET draft = '{{not json' WHERE id = '{pw}'"], check=True, capture_output=True)
     s = XizorServer(data)
     try:
         r = Client(s.base, a.public_key).get(SDK_PATH, headers={"Accept": "application/json"})

@@ -181,6 +181,14 @@ def test_postgresql_restarted_under_load_keeps_sdk_reads_and_recovers_writes(tmp
             if r.status_code != 200:
                 failures.append(r.status_code)
 
+    readiness = []
+
+    def readiness_loop(base):
+        while not stop.is_set():
+            r = requests.get(base + "/readyz", timeout=5)
+            readiness.append(r.json().get("code", "ready") if r.status_code == 503 else r.status_code)
+            time.sleep(0.01)
+
     try:
         app = App(first, create_app(first.base, "Restarted"))
         pw = app.create_paywall()
@@ -190,6 +198,8 @@ def test_postgresql_restarted_under_load_keeps_sdk_reads_and_recovers_writes(tmp
         assert eventually(lambda: on_second.get(PAYWALL).status_code == 200)
         loop = threading.Thread(target=sdk_loop, args=(Client(second.base, app.public_key),), daemon=True)
         loop.start()
+        ready_loop = threading.Thread(target=readiness_loop, args=(second.base,), daemon=True)
+        ready_loop.start()
         subprocess.run([os.environ["XIZOR_TEST_POSTGRES_RESTART"]], check=True, timeout=60)
         # Writes recover without restarting a replica; while the database is away they answer 503 + Retry-After.
         statuses = []
@@ -208,7 +218,11 @@ def test_postgresql_restarted_under_load_keeps_sdk_reads_and_recovers_writes(tmp
         assert eventually(lambda: requests.get(second.base + "/readyz", timeout=5).status_code == 200, timeout=10)
         stop.set()
         loop.join(timeout=10)
+        ready_loop.join(timeout=10)
         assert reads[0] > 50 and failures == [], f"{len(failures)} of {reads[0]} SDK reads failed while PostgreSQL restarted"
+        # Not ready while cut off (the feed behind, or the write probe failing), ready again after.
+        assert set(readiness) & {"changes_behind", "database_unwritable"}, readiness
+        assert readiness[-1] == 200
     finally:
         stop.set()
         assert second.stop() == 0
