@@ -32,8 +32,6 @@ struct PostgresAppStore: AppStore {
         return db.changes == 1
     }
 
-    private static let columns = "k.id, k.kind, k.prefix, k.hash, k.app_id, k.created_at, k.revoked_at"
-
     func liveKeys(_ scope: KeyScope) throws -> [StoredKey] {
         let (filter, bindings): (String, [any SQLBindable]) = switch scope {
         case .all: ("", [])
@@ -41,23 +39,16 @@ struct PostgresAppStore: AppStore {
         case .admin: (" AND k.app_id IS NULL", [])
         }
         return try db.query("""
-            SELECT \(Self.columns) FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id
+            SELECT \(AppRows.keyColumns) FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id
             WHERE k.revoked_at IS NULL AND (k.app_id IS NULL OR a.archived_at IS NULL)\(filter)
-            """, bindings).compactMap(Self.key)
+            """, bindings).compactMap(AppRows.key)
     }
 
     func keys(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredKey] {
         try db.query("""
-            SELECT \(Self.columns) FROM api_keys k WHERE k.app_id = $1 AND (k.created_at, k.id) > ($2, $3)
+            SELECT \(AppRows.keyColumns) FROM api_keys k WHERE k.app_id = $1 AND (k.created_at, k.id) > ($2, $3)
             ORDER BY k.created_at, k.id LIMIT $4
-            """, [appID, cursor.createdAt, cursor.id, limit]).compactMap(Self.key)
-    }
-
-    /// A row as a key; a kind this binary does not know is left out (it can authenticate nothing).
-    private static func key(_ row: Row) throws -> StoredKey? {
-        guard let kind = StoredKey.Kind(rawValue: try row.get(1)) else { return nil }
-        return StoredKey(id: try row.get(0), kind: kind, prefix: try row.get(2), hash: try row.get(3), appID: try row.get(4),
-                         createdAt: try row.get(5), revokedAt: try row.get(6))
+            """, [appID, cursor.createdAt, cursor.id, limit]).compactMap(AppRows.key)
     }
 
     func liveKeyCount(appID: String) throws -> Int {

@@ -24,20 +24,10 @@ struct PostgresExperimentStore: ExperimentStore {
     func running(appID: String) throws -> [StoredExperiment] { try read("WHERE app_id = $1 AND status = 'running'", [appID]) }
 
     private func read(_ filter: String, _ bindings: [any SQLBindable]) throws -> [StoredExperiment] {
-        try db.query("""
-            SELECT id, name, status, holdout_weight, allocation, created_at, started_at, stopped_at, winner
-            FROM experiments \(filter) ORDER BY created_at, id
-            """, bindings).map { row in
-            let id: String = try row.get(0)
-            let statusName: String = try row.get(2)
-            guard let status = Experiment.Status(rawValue: statusName) else {
-                throw UnknownStoredValue(column: "experiments.status", value: statusName)
-            }
-            let variants = try db.query("SELECT name, paywall_id, weight FROM experiment_variants WHERE experiment_id = $1 ORDER BY position", [id])
-                .map { Experiment.Variant(name: try $0.get(0), paywallID: try $0.get(1), weight: try $0.get(2)) }
-            return StoredExperiment(id: id, name: try row.get(1), status: status, variants: variants, holdoutWeight: try row.get(3),
-                                    allocation: try row.get(4), createdAt: try row.get(5), startedAt: try row.get(6),
-                                    stoppedAt: try row.get(7), winner: try row.get(8))
+        try db.query("SELECT \(ExperimentRows.columns) FROM experiments \(filter) ORDER BY created_at, id", bindings).map { row in
+            let variants = try db.query("SELECT \(ExperimentRows.variantColumns) FROM experiment_variants WHERE experiment_id = $1 ORDER BY position",
+                                        [try row.get(0, as: String.self)]).map(ExperimentRows.variant)
+            return try ExperimentRows.experiment(row, variants: variants)
         }
     }
 

@@ -9,19 +9,8 @@ struct PostgresPaywallStore: PaywallStore {
                        [id, appID, name, draft, now, now])
     }
 
-    private static let summary = """
-        SELECT p.id, p.name, p.created_at, p.updated_at, p.archived_at, p.draft_revision,
-               (SELECT max(version) FROM paywall_versions v WHERE v.paywall_id = p.id)
-        FROM paywalls p
-        """
-
-    private static func paywall(_ row: Row) throws -> StoredPaywall {
-        StoredPaywall(id: try row.get(0), name: try row.get(1), createdAt: try row.get(2), updatedAt: try row.get(3),
-                      archivedAt: try row.get(4), draftRevision: try row.get(5), latestVersion: try row.get(6))
-    }
-
     func paywall(appID: String, id: String) throws -> StoredPaywall? {
-        try db.queryOne("\(Self.summary) WHERE p.id = $1 AND p.app_id = $2", [id, appID]).map(Self.paywall)
+        try db.queryOne("\(PaywallRows.summary) WHERE p.id = $1 AND p.app_id = $2", [id, appID]).map(PaywallRows.paywall)
     }
 
     func lifecycle(appID: String, id: String) throws -> PaywallLifecycle? {
@@ -32,9 +21,9 @@ struct PostgresPaywallStore: PaywallStore {
 
     func page(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredPaywall] {
         try db.query("""
-            \(Self.summary) WHERE p.app_id = $1 AND p.archived_at IS NULL AND (p.created_at, p.id) > ($2, $3)
+            \(PaywallRows.summary) WHERE p.app_id = $1 AND p.archived_at IS NULL AND (p.created_at, p.id) > ($2, $3)
             ORDER BY p.created_at, p.id LIMIT $4
-            """, [appID, cursor.createdAt, cursor.id, limit]).map(Self.paywall)
+            """, [appID, cursor.createdAt, cursor.id, limit]).map(PaywallRows.paywall)
     }
 
     func archive(appID: String, id: String, now: Int64) throws -> Bool {
@@ -90,28 +79,21 @@ struct PostgresPaywallStore: PaywallStore {
         try db.execute("UPDATE paywalls SET updated_at = greatest(updated_at, $1) WHERE id = $2", [version.publishedAt, version.paywallID])
     }
 
-    private static let versionColumns = "v.paywall_id, v.version, v.document, v.schema_version, v.content_hash, v.published_at, v.rolled_back_from"
-
-    private static func version(_ row: Row) throws -> StoredVersion {
-        StoredVersion(paywallID: try row.get(0), version: try row.get(1), document: try row.get(2), schemaVersion: try row.get(3),
-                      contentHash: try row.get(4), publishedAt: try row.get(5), rolledBackFrom: try row.get(6))
-    }
-
     func versions(paywallID: String) throws -> [StoredVersion] {
-        try db.query("SELECT \(Self.versionColumns) FROM paywall_versions v WHERE v.paywall_id = $1 ORDER BY v.version DESC", [paywallID])
-            .map(Self.version)
+        try db.query("SELECT \(PaywallRows.versionColumns) FROM paywall_versions v WHERE v.paywall_id = $1 ORDER BY v.version DESC", [paywallID])
+            .map(PaywallRows.version)
     }
 
     func version(appID: String, paywallID: String, version: Int) throws -> StoredVersion? {
         try db.queryOne("""
-            SELECT \(Self.versionColumns) FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
+            SELECT \(PaywallRows.versionColumns) FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
             WHERE v.paywall_id = $1 AND p.app_id = $2 AND v.version = $3
-            """, [paywallID, appID, version]).map(Self.version)
+            """, [paywallID, appID, version]).map(PaywallRows.version)
     }
 
     func version(paywallID: String, version: Int) throws -> StoredVersion? {
-        try db.queryOne("SELECT \(Self.versionColumns) FROM paywall_versions v WHERE v.paywall_id = $1 AND v.version = $2",
-                        [paywallID, version]).map(Self.version)
+        try db.queryOne("SELECT \(PaywallRows.versionColumns) FROM paywall_versions v WHERE v.paywall_id = $1 AND v.version = $2",
+                        [paywallID, version]).map(PaywallRows.version)
     }
 
     func latestVersionNumbers(appID: String) throws -> [String: Int] {
