@@ -82,7 +82,8 @@ import Testing
         #expect(pairs(try funnel { $0.context = ["age": .number(30)] }) == [[1, 0, 0, 0], [2, 1, 1, 1]])
         #expect(pairs(try funnel { $0.context = ["age": .number(30.5)] }) == [[1, 0, 0, 0], [2, 1, 0, 1]])
         #expect(pairs(try funnel { $0.context = ["pro": .bool(false)] }) == [[1, 0, 0, 0], [2, 1, 0, 1]])
-        #expect(pairs(try funnel { $0.context = ["country": .string("30")] }) == [[1, 0, 0, 0], [2, 0, 0, 0]], "typed like the SDK")
+        #expect(pairs(try funnel { $0.context = ["age": .string("30")] }) == [[1, 0, 0, 0], [2, 0, 0, 0]], "typed like the SDK: \"30\" is not 30")
+        #expect(pairs(try funnel { $0.context = ["pro": .string("true")] }) == [[1, 0, 0, 0], [2, 0, 0, 0]], "nor \"true\" true")
         #expect(pairs(try funnel { $0.from = Int64(clock) }) == [[1, 0, 0, 0], [2, 0, 0, 0]])
         #expect(pairs(try funnel { $0.to = Int64(clock) }) == [[1, 1, 0, 1], [2, 2, 1, 2]])
 
