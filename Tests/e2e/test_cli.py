@@ -1,3 +1,5 @@
+import subprocess
+
 from conftest import run_cli
 
 
@@ -23,6 +25,8 @@ import sqlite3
 
 import pytest
 
+import drivers
+
 from conftest import BIN, ROOT
 from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
@@ -43,15 +47,18 @@ def test_migrate_applies_once_and_reports(data_dir):
     assert names == ["0001_initial.sql", "0002_experiments.sql", "0003_changes.sql"]
 
 
-@pytest.mark.sqlite_only  # inspects or backs up the SQLite file (PostgreSQL: test_postgres.py)
 def test_a_changed_migration_stops_start_up(tmp_path, data_dir):
     """A database whose history records a different checksum for a migration than the binary
     carries (it was migrated by a binary built from another file) is refused before listening."""
     run_cli("migrate", "--data-dir", str(data_dir))
-    db = sqlite3.connect(data_dir / "xizor.sqlite")
-    db.execute("UPDATE schema_migrations SET checksum = ? WHERE name = '0001_initial.sql'", ("0" * 64,))
-    db.commit()
-    db.close()
+    changed = "UPDATE schema_migrations SET checksum = '" + "0" * 64 + "' WHERE name = '0001_initial.sql'"
+    if drivers.DRIVER == "sqlite":
+        db = sqlite3.connect(data_dir / "xizor.sqlite")
+        db.execute(changed)
+        db.commit()
+        db.close()
+    else:
+        subprocess.run(["psql", drivers.database_url(data_dir), "-qc", changed], check=True, capture_output=True)
     proc = run_cli("serve", "--port", "0", "--data-dir", str(data_dir), check=False, timeout=30)
     assert proc.returncode != 0
     assert "0001_initial.sql was changed after it was applied" in proc.stderr

@@ -4,6 +4,8 @@ import uuid
 
 import pytest
 
+import drivers
+
 from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
 PATH = "/v1/sdk/placements/{}/paywall"
@@ -205,7 +207,6 @@ def test_results_against_a_known_event_set(experiment):
     assert bad.json()["rejected"][0]["errors"][0]["path"] == "$.events[0].variant"
 
 
-@pytest.mark.sqlite_only  # copies the data directory, i.e. the SQLite file
 def test_assignment_is_sticky_across_restarts_and_servers(tmp_path):
     first = XizorServer(tmp_path / "a")
     try:
@@ -220,8 +221,12 @@ def test_assignment_is_sticky_across_restarts_and_servers(tmp_path):
         expected = {s: paywall(app, subscriberId=s).json()["paywallId"] for s in subscribers}
     finally:
         assert first.stop() == 0
-    shutil.copytree(tmp_path / "a", tmp_path / "b")
-    restarted, copy = XizorServer(tmp_path / "a"), XizorServer(tmp_path / "b")
+    if drivers.DRIVER == "sqlite":
+        shutil.copytree(tmp_path / "a", tmp_path / "b")  # another server on a copy of the data
+        copy_env = {}
+    else:
+        copy_env = drivers.storage_env(tmp_path / "a")  # another replica on the same database
+    restarted, copy = XizorServer(tmp_path / "a"), XizorServer(tmp_path / "b", extra_env=copy_env)
     try:
         for server in (restarted, copy):
             client = Client(server.base, app.public_key)
