@@ -119,6 +119,24 @@ def test_draft_needs_if_match_and_answers_validation(app):
     assert app.save_draft(pw, draft["document"], "*").status_code == 200
 
 
+def test_the_draft_round_trip_stores_the_document_not_its_envelope(app):
+    """Saving what GET …/draft answered (envelope and all) and sending it back stores its document;
+    /v1/validate reads the same envelope (issue 20, item 2)."""
+    pw = app.create_paywall()
+    r = app.dashboard.get(f"/v1/paywalls/{pw}/draft")
+    saved = r.json()
+    saved["document"]["name"] = "Round trip"
+    r = app.save_draft(pw, saved, r.headers["ETag"])
+    assert r.status_code == 200 and r.json()["validation"]["ok"] is True, r.text
+    stored = app.dashboard.get(f"/v1/paywalls/{pw}/draft").json()["document"]
+    assert stored["name"] == "Round trip" and "document" not in stored and stored["schemaVersion"] == saved["document"]["schemaVersion"]
+    assert app.dashboard.post("/v1/validate", saved).json()["ok"] is True
+    # A document that merely has a "document" key among its own is not an envelope.
+    odd = dict(saved["document"], document={"x": 1})
+    r = app.save_draft(pw, odd, "*")
+    assert r.status_code == 200 and r.json()["document"]["document"] == {"x": 1}
+
+
 def test_two_racing_editors_exactly_one_wins(app):
     pw = app.create_paywall()
     draft, etag = app.draft(pw)

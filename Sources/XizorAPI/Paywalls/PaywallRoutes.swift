@@ -69,7 +69,7 @@ struct PaywallRoutes {
             "saveDraft", summary: "Save the draft (any JSON object) under If-Match",
             description: "428 without If-Match, 412 when it is stale: two editors never silently overwrite each other.",
             tag: "drafts", parameters: [.path("id", "A paywall id."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
-            requestBody: ["type": "object", "description": "The paywall document; it may be invalid while editing."],
+            requestBody: ["type": "object", "description": "The paywall document (it may be invalid while editing), or the draft as GET …/draft answers it: its `document` is saved."],
             responses: [.json(200, "The saved draft with its validation.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]),
                         .problem(412, "If-Match does not match the draft's ETag."),
                         .problem(428, "If-Match is missing.")])) { request, caller in

@@ -121,7 +121,8 @@ public final class PaywallService: Sendable {
 
     /// Saves the draft when `expectedRevision` is still current (optimistic concurrency): exactly
     /// one of two racing editors wins; the other gets 412.
-    public func saveDraft(appID: String, id: String, document: JSONValue, expectedRevision: Int64) throws -> Draft {
+    public func saveDraft(appID: String, id: String, document body: JSONValue, expectedRevision: Int64) throws -> Draft {
+        let document = DraftEnvelope.document(in: body)
         guard document.objectValue != nil else {
             throw ServiceError.badField("$", "not_an_object", "A draft is a JSON object.")
         }

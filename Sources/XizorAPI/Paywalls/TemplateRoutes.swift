@@ -26,12 +26,11 @@ struct TemplateRoutes {
         }
         routes.secret(.POST, "/v1/validate", OperationDoc(
             "validateDocument", summary: "Validate a document without storing it",
-            description: "The body is the document itself, or `{\"document\": {...}}`.", tag: "templates",
+            description: "The body is the document itself, or `{\"document\": {...}}` (such as what GET …/draft answers).", tag: "templates",
             requestBody: ["description": "A paywall document. Any JSON is accepted: what is not a valid document is reported in the answer."],
             responses: [.json(200, "The validation: every error with its path, and warnings.", APISchemas.ref("ValidationResult"))])) { request, _ in
             let body = try request.jsonBody()
-            // Accept the document itself or {"document": {...}}.
-            let document = body.objectValue?.count == 1 ? (body["document"] ?? body) : body
+            let document = DraftEnvelope.document(in: body)
             return APIResponse.json(PaywallValidator.validate(document).json)
         }
     }

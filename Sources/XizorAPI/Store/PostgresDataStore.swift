@@ -35,11 +35,14 @@ public final class PostgresDataStore: DataStore {
     public func diagnostics() throws -> JSONValue {
         do {
             return try pool.withConnection { c in
-                let version: String = try c.queryOne("SHOW server_version")?.get(0) ?? "unknown"
-                let synchronous: String = try c.queryOne("SHOW synchronous_commit")?.get(0) ?? "unknown"
-                let isolation: String = try c.queryOne("SHOW default_transaction_isolation")?.get(0) ?? "unknown"
-                return ["driver": "postgres", "serverVersion": .string(version), "synchronousCommit": .string(synchronous),
-                        "defaultIsolation": .string(isolation), "poolSize": .number(pool.size)]
+                func show(_ setting: String) throws -> JSONValue {
+                    guard let value: String = try c.queryOne("SHOW \(setting)")?.get(0) else {
+                        throw StoreInconsistency(detail: "SHOW \(setting) answered no row")
+                    }
+                    return .string(value)
+                }
+                return ["driver": "postgres", "serverVersion": try show("server_version"), "synchronousCommit": try show("synchronous_commit"),
+                        "defaultIsolation": try show("default_transaction_isolation"), "poolSize": .number(pool.size)]
             }
         } catch { throw ServiceError.storage(error) }
     }
