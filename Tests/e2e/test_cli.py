@@ -80,7 +80,7 @@ def test_apps_create_prints_the_keys_once(data_dir):
     stored = [r[0] for r in db.execute("SELECT hash FROM api_keys")]
     assert all(isinstance(h, bytes) and len(h) == 32 for h in stored)
     assert created["secretKey"].encode() not in b"".join(stored)
-    assert run_cli("apps", "list", "--data-dir", str(data_dir), check=False).returncode == 64
+    assert run_cli("apps", "rename", "--data-dir", str(data_dir), check=False).returncode == 64
 
 
 def test_demo_publishes_the_three_templates_on_their_placements(tmp_path):
@@ -182,3 +182,13 @@ def test_media_origins_reach_every_page_policy(tmp_path):
         assert "media-src https://cdn.example.com https://img.example.org blob:" in preview
     finally:
         assert s.stop() == 0
+
+
+def test_apps_list_prints_one_app_per_line(data_dir):
+    first = json.loads(run_cli("apps", "create", "First", "--data-dir", str(data_dir)).stdout)
+    second = json.loads(run_cli("apps", "create", "Second", "--data-dir", str(data_dir)).stdout)
+    lines = [json.loads(line) for line in run_cli("apps", "list", "--data-dir", str(data_dir)).stdout.splitlines()]
+    assert [(a["id"], a["name"], a["archived"]) for a in lines] == [(first["appId"], "First", False), (second["appId"], "Second", False)]
+    assert "secretKey" not in str(lines)
+    wrong = run_cli("apps", "list", "extra", "--data-dir", str(data_dir), check=False)
+    assert wrong.returncode == 64 and "xizor apps list" in wrong.stderr

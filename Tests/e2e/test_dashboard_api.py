@@ -419,3 +419,32 @@ def test_cors_for_configured_dashboard_origins(tmp_path):
         assert {"accept", "accept-language", "origin", "accept-encoding"} <= set(vary) and len(vary) == len(set(vary))
     finally:
         assert s.stop() == 0
+
+
+def test_the_admin_lists_apps_a_page_at_a_time_and_the_cli_too(server):
+    """GET /v1/apps (admin token) and `xizor apps list` (issue 20, item 11): every app, archived ones
+    flagged, in creation order; never a key."""
+    admin = Client(server.base, ADMIN_TOKEN)
+    created = [create_app(server.base, f"Listed {i}") for i in range(5)]
+    assert admin.delete(f"/v1/apps/{created[1]['appId']}").status_code == 204
+    seen, cursor = [], None
+    while True:
+        page = admin.get("/v1/apps", params={"limit": 2, **({"cursor": cursor} if cursor else {})}).json()
+        assert len(page["apps"]) <= 2
+        seen += page["apps"]
+        cursor = page["nextCursor"]
+        if not cursor:
+            break
+    ours = [a for a in seen if a["id"] in {c["appId"] for c in created}]
+    assert [a["name"] for a in ours] == [f"Listed {i}" for i in range(5)]
+    assert [a["archived"] for a in ours] == [False, True, False, False, False]
+    assert "secretKey" not in str(seen) and "publicKey" not in str(seen)
+    assert Client(server.base, created[0]["secretKey"]).get("/v1/apps").status_code == 403
+
+
+def test_an_unquoted_if_match_says_how_to_quote_it(app):
+    pw = app.create_paywall()
+    draft, _ = app.draft(pw)
+    r = app.save_draft(pw, draft["document"], "r1")
+    problem(r, 412, "draft_revision_mismatch")
+    assert 'send If-Match: "r1"' in r.json()["detail"]

@@ -1,7 +1,7 @@
 import HTTP
 import PaywallFormat
 
-/// `POST /v1/apps` (admin token) and the app's keys (secret key).
+/// Apps (admin token: list, create, archive) and the app's keys (secret key).
 struct AppRoutes {
     let services: XizorServices
 
@@ -16,6 +16,14 @@ struct AppRoutes {
             }
             let created = try services.keys.createApp(name: name)
             return APIResponse.json(created.json, status: .created)
+        }
+        routes.admin(.GET, "/v1/apps", OperationDoc(
+            "listApps", summary: "List every app, archived ones included, a page at a time in creation order", tag: "apps",
+            parameters: PageSize.parameters,
+            responses: [.json(200, "A page of apps (never their keys).", APISchemas.ref("AppList")),
+                        .problem(400, "`limit` or `cursor` is malformed.")])) { request, _ in
+            let page = try services.keys.listApps(cursor: request.query("cursor"), limit: try PageSize.from(request))
+            return APIResponse.json(["apps": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null])
         }
         routes.admin(.DELETE, "/v1/apps/:appId", OperationDoc(
             "archiveApp", summary: "Archive an app", description: "Its keys stop working before this answers; its data is kept.",

@@ -1,8 +1,14 @@
 import Storage
 
-/// How both SQL stores read a key's row: the same columns, the same decoding (the dialects differ
+/// How both SQL stores read app and key rows: the same columns, the same decoding (the dialects differ
 /// in their statements, not in their rows).
 enum AppRows {
+    static let appColumns = "id, name, created_at, archived_at"
+
+    static func app(_ row: Row) throws -> StoredApp {
+        StoredApp(id: try row.get(0), name: try row.get(1), createdAt: try row.get(2), archivedAt: try row.get(3))
+    }
+
     static let keyColumns = "k.id, k.kind, k.prefix, k.hash, k.app_id, k.created_at, k.revoked_at"
 
     /// A row as a key; a kind this binary does not know is left out (it can authenticate nothing).

@@ -1,3 +1,5 @@
+import PaywallFormat
+
 /// A key as stored: only its display prefix and SHA-256 hash, never the key itself.
 public struct StoredKey: Sendable {
     public enum Kind: String, Sendable {
@@ -12,6 +14,19 @@ public struct StoredKey: Sendable {
     public let appID: String?
     public let createdAt: Int64
     public let revokedAt: Int64?
+}
+
+/// An app as stored.
+public struct StoredApp: Sendable {
+    public let id: String
+    public let name: String
+    public let createdAt: Int64
+    public let archivedAt: Int64?
+
+    public var json: JSONValue {
+        ["id": .string(id), "name": .string(name), "createdAt": .number(Int(createdAt)), "archived": .bool(archivedAt != nil),
+         "archivedAt": archivedAt.map { .number(Int($0)) } ?? .null]
+    }
 }
 
 /// Which keys a read returns, and which part of the in-memory table a reload replaces: every
@@ -30,6 +45,8 @@ public protocol AppStore {
     /// Apps not archived, for loading the serving state.
     func liveAppIDs() throws -> [String]
     func hasApps() throws -> Bool
+    /// Every app, archived ones included, after `cursor` in creation order.
+    func apps(after cursor: PageCursor, limit: Int) throws -> [StoredApp]
 
     func insertKey(_ key: StoredKey) throws
     /// Stores the key unless one with the same hash exists (then, or once a concurrent insert of it

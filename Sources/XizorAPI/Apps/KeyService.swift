@@ -272,6 +272,15 @@ public final class KeyService: Sendable {
         try changes.catchUp()
     }
 
+    /// Every app, archived ones included, a page at a time in creation order (the admin's list).
+    public func listApps(cursor: String? = nil, limit: Int = PageSize.max) throws -> Page<StoredApp> {
+        let after = try PageCursor.parse(cursor)
+        let rows = try store.read { tx in try tx.apps.apps(after: after, limit: limit + 1) }
+        let items = Array(rows.prefix(limit))
+        let next = rows.count > limit ? items.last.map { PageCursor(createdAt: $0.createdAt, id: $0.id).text } : nil
+        return Page(items: items, nextCursor: next)
+    }
+
     /// Whether any app exists (the demo command seeds an empty database only).
     public func hasApps() throws -> Bool { try store.read { tx in try tx.apps.hasApps() } }
 

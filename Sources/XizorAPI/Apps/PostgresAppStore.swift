@@ -19,6 +19,10 @@ struct PostgresAppStore: AppStore {
 
     func hasApps() throws -> Bool { try db.queryOne("SELECT 1 FROM apps LIMIT 1") != nil }
 
+    func apps(after cursor: PageCursor, limit: Int) throws -> [StoredApp] {
+        try db.query("SELECT \(AppRows.appColumns) FROM apps WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3", [cursor.createdAt, cursor.id, limit]).map(AppRows.app)
+    }
+
     func insertKey(_ key: StoredKey) throws {
         try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
                        [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt])

@@ -57,13 +57,26 @@ public enum APISchemas {
                                        optional: ["errors": array(ref("ValidationIssue"))],
                                        description: "`errors` is present only when `ok` is false. Warnings never block publishing."),
             "Health": object(["status": string]),
-            "Diagnostics": object(["version": string, "storage": object([
+            "Diagnostics": object(["version": string, "storage": [
+                "oneOf": [ref("SQLiteDiagnostics"), ref("PostgresDiagnostics")],
+                "description": "Read back from the database connection, not from the configuration.",
+            ]]),
+            "SQLiteDiagnostics": object([
                 "driver": ["type": "string", "enum": ["sqlite"]],
                 "journalMode": string,
                 "synchronous": ["type": ["string", "null"], "enum": ["off", "normal", "full", "extra", .null],
                                 "description": "What the writer connection runs with; `full` makes every 2xx write survive power loss."],
                 "foreignKeys": boolean, "busyTimeoutMs": integer, "readConnections": integer,
-            ], description: "Read back from the database connection, not from the configuration.")]),
+            ]),
+            "PostgresDiagnostics": object([
+                "driver": ["type": "string", "enum": ["postgres"]],
+                "serverVersion": string,
+                "synchronousCommit": ["type": "string", "description": "`on` (the default) makes every 2xx write durable."],
+                "defaultIsolation": string, "poolSize": integer,
+            ]),
+            "App": object(["id": string, "name": string, "createdAt": millis, "archived": boolean, "archivedAt": nullable("integer")],
+                          description: "An app as the admin lists it (never its keys)."),
+            "AppList": object(["apps": array(ref("App")), "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last.")]),
             "CreatedApp": object(["appId": string, "name": string, "secretKey": string, "publicKey": string],
                                  description: "The keys are shown this once; only their hashes are stored."),
             "CreateAppRequest": request(["name": ["type": "string", "minLength": 1, "maxLength": 200]]),

@@ -184,7 +184,12 @@ enum DraftPrecondition {
             let identity = "\"r\(n)\""
             if tag == identity || tag == HTTPResponse.gzipETag(for: identity) { return n }
         }
-        // Weak or foreign tags never match a strong comparison.
+        // Weak or foreign tags never match a strong comparison. An entity tag is quoted (RFC 9110
+        // §8.8.3): `r3` alone is a common slip, so say so rather than only "does not match".
+        if let bare = tags.first(where: { $0.hasPrefix("r") && $0.dropFirst().allSatisfy(\.isNumber) && $0.count > 1 }) {
+            throw ServiceError(.preconditionFailed, "draft_revision_mismatch",
+                               "If-Match '\(header)' is not an entity tag: tags are quoted, send If-Match: \"\(bare)\" (with the double quotes).")
+        }
         throw ServiceError(.preconditionFailed, "draft_revision_mismatch", "If-Match '\(header)' does not match the draft's ETag.")
     }
 }
