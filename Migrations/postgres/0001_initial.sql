@@ -1,5 +1,7 @@
 -- 0001 (PostgreSQL): the schema SQLite reaches with Migrations/0001–0003, in one file; from here on
--- both folders grow side by side. Times are BIGINT milliseconds since 1970 (UTC). Documents, drafts
+-- both folders grow side by side. Every integer is BIGINT, as SQLite's are 64-bit: a number the API
+-- accepts (a version, a weight) is then never out of range here, only absent. Times are BIGINT
+-- milliseconds since 1970 (UTC). Documents, drafts
 -- and rule conditions stay TEXT: their canonical bytes are what is hashed and served, and jsonb would
 -- reorder them. Event context and properties are jsonb: only ever filtered, never served.
 
@@ -62,13 +64,13 @@ CREATE INDEX paywalls_page ON paywalls (app_id, created_at, id);
 
 CREATE TABLE paywall_versions (
     paywall_id       TEXT NOT NULL REFERENCES paywalls (id),
-    version          INTEGER NOT NULL CHECK (version >= 1),
+    version          BIGINT NOT NULL CHECK (version >= 1),
     document         TEXT NOT NULL CHECK (xizor_is_json(document)),
-    schema_version   INTEGER NOT NULL CHECK (schema_version >= 1),
+    schema_version   BIGINT NOT NULL CHECK (schema_version >= 1),
     content_hash     TEXT NOT NULL CHECK (char_length(content_hash) >= 1),
     published_at     BIGINT NOT NULL,
     idempotency_key  TEXT CHECK (idempotency_key IS NULL OR char_length(idempotency_key) BETWEEN 1 AND 255),
-    rolled_back_from INTEGER,
+    rolled_back_from BIGINT,
     PRIMARY KEY (paywall_id, version),
     UNIQUE (paywall_id, idempotency_key),
     FOREIGN KEY (paywall_id, rolled_back_from) REFERENCES paywall_versions (paywall_id, version),
@@ -100,24 +102,24 @@ CREATE TABLE experiments (
     app_id         TEXT NOT NULL REFERENCES apps (id),
     name           TEXT NOT NULL CHECK (char_length(name) BETWEEN 1 AND 200),
     status         TEXT NOT NULL DEFAULT 'draft' CHECK (status IN ('draft', 'running', 'stopped')),
-    holdout_weight INTEGER NOT NULL DEFAULT 0 CHECK (holdout_weight >= 0),
+    holdout_weight BIGINT NOT NULL DEFAULT 0 CHECK (holdout_weight >= 0),
     allocation     BYTEA NOT NULL CHECK (octet_length(allocation) = 10000),
     created_at     BIGINT NOT NULL,
     updated_at     BIGINT NOT NULL,
     started_at     BIGINT,
     stopped_at     BIGINT,
-    winner         INTEGER,
+    winner         BIGINT,
     UNIQUE (app_id, id)
 );
 CREATE INDEX experiments_by_app ON experiments (app_id, created_at, id);
 
 CREATE TABLE experiment_variants (
     experiment_id TEXT NOT NULL REFERENCES experiments (id),
-    position      INTEGER NOT NULL CHECK (position BETWEEN 0 AND 4),
+    position      BIGINT NOT NULL CHECK (position BETWEEN 0 AND 4),
     app_id        TEXT NOT NULL,
     name          TEXT NOT NULL CHECK (char_length(name) BETWEEN 1 AND 64),
     paywall_id    TEXT NOT NULL,
-    weight        INTEGER NOT NULL CHECK (weight >= 0),
+    weight        BIGINT NOT NULL CHECK (weight >= 0),
     PRIMARY KEY (experiment_id, position),
     UNIQUE (experiment_id, name),
     FOREIGN KEY (app_id, paywall_id) REFERENCES paywalls (app_id, id)
@@ -140,7 +142,7 @@ CREATE INDEX placements_by_experiment ON placements (experiment_id) WHERE experi
 CREATE TABLE placement_rules (
     app_id        TEXT NOT NULL,
     placement_key TEXT NOT NULL,
-    position      INTEGER NOT NULL CHECK (position >= 0),
+    position      BIGINT NOT NULL CHECK (position >= 0),
     condition     TEXT NOT NULL CHECK (xizor_is_json_object(condition)),
     paywall_id    TEXT NOT NULL,
     active_from   BIGINT,
@@ -162,7 +164,7 @@ CREATE TABLE events (
     received_at   BIGINT NOT NULL,
     placement     TEXT,
     paywall_id    TEXT,
-    version       INTEGER CHECK (version IS NULL OR version >= 1),
+    version       BIGINT CHECK (version IS NULL OR version >= 1),
     subscriber_id TEXT,
     context       JSONB CHECK (context IS NULL OR jsonb_typeof(context) = 'object'),
     properties    JSONB CHECK (properties IS NULL OR jsonb_typeof(properties) = 'object'),

@@ -448,3 +448,16 @@ def test_an_unquoted_if_match_says_how_to_quote_it(app):
     r = app.save_draft(pw, draft["document"], "r1")
     problem(r, 412, "draft_revision_mismatch")
     assert 'send If-Match: "r1"' in r.json()["detail"]
+
+
+def test_a_version_number_past_32_bits_is_not_found_on_either_database(app):
+    """Schemathesis found a rollback to version 3,025,677,882 answering 503 on PostgreSQL (an INTEGER
+    column): every integer column is 64-bit there too, so it is simply a version that does not exist."""
+    pw = app.create_paywall()
+    app.publish(pw)
+    big = 3_025_677_882
+    problem(app.dashboard.post(f"/v1/paywalls/{pw}/rollback", {"version": big}), 404, "version_not_found")
+    problem(app.dashboard.get(f"/v1/paywalls/{pw}/versions/{big}"), 404, "version_not_found")
+    r = app.sdk.post("/v1/sdk/events", {"events": [{"id": "big", "name": "paywall_open", "timestamp": 1796000000000,
+                                                     "paywallId": pw, "version": big}]})
+    assert r.status_code == 202 and r.json()["rejected"][0]["errors"][0]["code"] == "unknown_paywall", r.text
