@@ -63,5 +63,5 @@ public protocol AppStore {
     func revokeAdminTokens(except hash: [UInt8], now: Int64) throws -> Int
     func hasLiveAdminToken(hash: [UInt8]) throws -> Bool
     /// Removes a revoked admin token with this hash (so the same token can be stored live again).
-    func deleteAdminToken(hash: [UInt8]) throws
+    func deleteRevokedAdminToken(hash: [UInt8]) throws
 }

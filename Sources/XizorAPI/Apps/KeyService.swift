@@ -170,7 +170,7 @@ public final class KeyService: Sendable {
                 try tx.changes.append(appID: nil, kind: .key, entityID: nil, now: now)
             }
             if try !tx.apps.hasLiveAdminToken(hash: hash) {
-                try tx.apps.deleteAdminToken(hash: hash)
+                try tx.apps.deleteRevokedAdminToken(hash: hash)
                 // Replicas starting together all get here: the first one's row wins, the others add nothing.
                 let key = StoredKey(id: Identifiers.keyID(), kind: .admin, prefix: Identifiers.displayPrefix(of: token), hash: hash,
                                     appID: nil, createdAt: now, revokedAt: nil)

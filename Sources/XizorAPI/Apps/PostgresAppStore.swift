@@ -73,7 +73,7 @@ struct PostgresAppStore: AppStore {
         try db.queryOne("SELECT 1 FROM api_keys WHERE kind = 'admin' AND hash = $1 AND revoked_at IS NULL", [hash]) != nil
     }
 
-    func deleteAdminToken(hash: [UInt8]) throws {
-        try db.execute("DELETE FROM api_keys WHERE kind = 'admin' AND hash = $1", [hash])
+    func deleteRevokedAdminToken(hash: [UInt8]) throws {
+        try db.execute("DELETE FROM api_keys WHERE kind = 'admin' AND hash = $1 AND revoked_at IS NOT NULL", [hash])
     }
 }

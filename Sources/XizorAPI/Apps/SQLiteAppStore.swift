@@ -72,7 +72,7 @@ struct SQLiteAppStore: AppStore {
         try db.queryOne("SELECT 1 FROM api_keys WHERE kind = 'admin' AND hash = ? AND revoked_at IS NULL", [hash]) != nil
     }
 
-    func deleteAdminToken(hash: [UInt8]) throws {
-        try db.execute("DELETE FROM api_keys WHERE kind = 'admin' AND hash = ?", [hash])
+    func deleteRevokedAdminToken(hash: [UInt8]) throws {
+        try db.execute("DELETE FROM api_keys WHERE kind = 'admin' AND hash = ? AND revoked_at IS NOT NULL", [hash])
     }
 }
