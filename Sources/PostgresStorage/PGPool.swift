@@ -86,8 +86,11 @@ public final class PGPool: @unchecked Sendable {
             try connection.executeScript("COMMIT")
             return result
         } catch {
-            // A failed ROLLBACK means the connection is gone; checkIn drops it.
-            try? connection.executeScript("ROLLBACK")
+            do { try connection.executeScript("ROLLBACK") } catch {
+                // A connection that cannot roll back holds an unknown transaction: close it, so
+                // checkIn drops it rather than hand it to the next caller. The body's error stands.
+                connection.close()
+            }
             throw error
         }
     }

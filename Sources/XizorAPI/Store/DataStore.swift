@@ -54,3 +54,19 @@ public struct StoreInconsistency: Error, CustomStringConvertible {
     public let detail: String
     public var description: String { "inconsistent database: \(detail)" }
 }
+
+/// The one error mapping of every `DataStore` (see its doc comment): what the body threw on purpose
+/// passes through; a constraint the validation let through is the caller's 422; any other driver
+/// failure is a 503 outage.
+enum StoreErrors {
+    static func mapped<T>(isConstraintViolation: (any Error) -> String?, _ body: () throws -> T) throws -> T {
+        do { return try body() }
+        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
+        catch {
+            if let message = isConstraintViolation(error) {
+                throw ServiceError(.unprocessable, "constraint_violation", "The data breaks a rule of the database: \(message)")
+            }
+            throw ServiceError.storage(error)
+        }
+    }
+}

@@ -13,17 +13,16 @@ public final class PostgresDataStore: DataStore {
     public init(pool: PGPool) { self.pool = pool }
 
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        do { return try pool.read { c in try body(PostgresTransaction(db: c)) } }
-        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
-        catch { throw ServiceError.storage(error) }
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) { try pool.read { c in try body(PostgresTransaction(db: c)) } }
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        do { return try pool.write { c in try body(PostgresTransaction(db: c)) } }
-        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
-        catch let error as PGError where error.isConstraintViolation {
-            throw ServiceError(.unprocessable, "constraint_violation", "The data breaks a rule of the database: \(error.message)")
-        } catch { throw ServiceError.storage(error) }
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) { try pool.write { c in try body(PostgresTransaction(db: c)) } }
+    }
+
+    private static func constraint(_ error: any Error) -> String? {
+        guard let error = error as? PGError, error.isConstraintViolation else { return nil }
+        return error.message
     }
 
     public func makeCommitWatcher() throws -> any CommitWatcher {

@@ -11,18 +11,16 @@ public final class SQLiteDataStore: DataStore {
     public init(pool: DatabasePool) { self.pool = pool }
 
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        do { return try pool.read { db in try body(SQLiteTransaction(db: db)) } }
-        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
-        catch { throw ServiceError.storage(error) }
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) { try pool.read { db in try body(SQLiteTransaction(db: db)) } }
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        do { return try pool.write { db in try body(SQLiteTransaction(db: db)) } }
-        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
-        catch let error as SQLiteError where error.isConstraintViolation {
-            // Input the validation let through but the schema refuses is the caller's problem, not an outage.
-            throw ServiceError(.unprocessable, "constraint_violation", "The data breaks a rule of the database: \(error.message)")
-        } catch { throw ServiceError.storage(error) }
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) { try pool.write { db in try body(SQLiteTransaction(db: db)) } }
+    }
+
+    private static func constraint(_ error: any Error) -> String? {
+        guard let error = error as? SQLiteError, error.isConstraintViolation else { return nil }
+        return error.message
     }
 
     public func makeCommitWatcher() throws -> any CommitWatcher {
