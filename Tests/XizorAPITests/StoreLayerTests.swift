@@ -43,7 +43,7 @@ import Testing
             options: [.anchorsMatchLines])
         var offenders: [String] = []
         for module in ["XizorAPI", "XizorCLI"] {
-            for file in try Self.sources(module) where !Self.isStore(file.path) && !file.path.hasPrefix("Schema/EmbeddedMigrations") {
+            for file in try Self.sources(module) where !Self.isStore(file.path) && !file.path.hasPrefix("Schema/Embedded") {
                 let range = NSRange(file.text.startIndex..., in: file.text)
                 for match in statement.matches(in: file.text, range: range) {
                     let line = file.text[..<(Range(match.range, in: file.text)?.lowerBound ?? file.text.startIndex)].split(separator: "\n", omittingEmptySubsequences: false).count

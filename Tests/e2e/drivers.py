@@ -16,7 +16,7 @@ assert DRIVER in ("sqlite", "postgres"), f"XIZOR_E2E_DRIVER is sqlite or postgre
 _created = set()
 
 
-def _server_url():
+def server_url():
     url = os.environ.get("XIZOR_TEST_POSTGRES_URL")
     if not url:
         raise AssertionError("XIZOR_E2E_DRIVER=postgres needs XIZOR_TEST_POSTGRES_URL: run Tests/postgres/with-cluster.sh")
@@ -27,7 +27,7 @@ def database_url(data_dir):
     """The PostgreSQL database standing for `data_dir` (created on first use)."""
     path = str(pathlib.Path(data_dir).resolve())
     name = "xizor_e2e_" + hashlib.sha1(path.encode()).hexdigest()[:20]
-    server = _server_url()
+    server = server_url()
     if name not in _created:
         exists = subprocess.run(["psql", server, "-Atc", f"SELECT 1 FROM pg_database WHERE datname = '{name}'"],
                                 capture_output=True, text=True, check=True).stdout.strip()

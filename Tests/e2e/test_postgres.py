@@ -22,7 +22,7 @@ PAYWALL = "/v1/sdk/placements/onboarding/paywall"
 
 
 def fresh_database(name):
-    server = drivers._server_url()
+    server = drivers.server_url()
     subprocess.run(["psql", server, "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=True, capture_output=True)
     subprocess.run(["psql", server, "-qc", f"CREATE DATABASE {name}"], check=True, capture_output=True)
     return f"{server} dbname={name}"

@@ -89,7 +89,7 @@ public enum OpenAPIDocument {
             addDefault(422, "A field is invalid; `errors` lists each with its path.")
             addDefault(408, "The body did not arrive within `http.bodyDeadlineMs` (or stalled past `http.bodyReadTimeoutMs`).")
             addDefault(413, "The body is larger than `http.maxBodyBytes`.")
-            addDefault(503, "`body_budget_exhausted`: the server holds `http.maxBufferedBodyBytes` of request bodies already; retry after `Retry-After` seconds.")
+            addDefault(503, "`body_budget_exhausted`: the server holds `http.maxBufferedBodyBytes` of request bodies already; `storage_unavailable`: the database could not complete the write (restarting, failing over, full). Retry after `Retry-After` seconds.")
         }
         responses["default"] = response(.anyProblem)
         o["responses"] = .object(responses)
