@@ -5,7 +5,7 @@ PY      := $(VENV)/bin/python
 APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev postgresql nginx curl nodejs chromium chromium-driver fonts-noto-color-emoji
 CONFIG  ?= Config/xizor.json
 
-.PHONY: build release run test test-swift test-e2e bench mutants fuzz embed deps venv docker clean
+.PHONY: build release run test test-swift test-client test-e2e bench mutants fuzz embed deps venv docker clean
 
 build:
 	$(SWIFT) build
@@ -21,11 +21,17 @@ run: deps release
 test: deps venv
 	$(SWIFT) build
 	$(MAKE) test-swift
+	$(MAKE) test-client
 	$(MAKE) test-e2e
 
 # Beside a throwaway PostgreSQL cluster (Tests/postgres/with-cluster.sh) for the PostgreSQL layer's tests.
 test-swift:
 	Tests/postgres/with-cluster.sh $(SWIFT) test
+
+# XizorKit, the Swift client library (its own package), against live servers of the debug build.
+test-client:
+	$(SWIFT) build --package-path clients/swift --build-tests
+	XIZOR_BIN=$(CURDIR)/.build/debug/xizor $(SWIFT) test --package-path clients/swift --skip-build
 
 # Twice: every test on SQLite, then every database test on PostgreSQL (docs/testing.md, "Both databases").
 test-e2e:

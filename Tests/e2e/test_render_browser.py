@@ -641,3 +641,22 @@ def test_only_the_runtime_runs_an_injected_script_is_blocked(browser, page_sourc
     assert len(violations) == 1 and "script-src" in violations[0]["message"], violations
     browser.find_element(By.CSS_SELECTOR, ".xz-purchase-button").click()
     assert sent(browser, "purchase"), "the runtime's bridge still works"
+
+
+BRIDGE_FIXTURE = pathlib.Path(ROOT) / "clients/swift/Tests/XizorKitTests/Fixtures/bridge-messages.json"
+
+
+def test_the_swift_clients_bridge_fixture_is_what_the_page_speaks(browser, page_source):
+    """XizorKit decodes and encodes exactly the messages of this fixture (its BridgeTests); here a real
+    page must understand every host message and post nothing the fixture does not describe."""
+    fixture = json.loads(BRIDGE_FIXTURE.read_text())
+    open_page(browser, page_source.url("cinematic", "dark"))
+    browser.find_element(By.CSS_SELECTOR, "[data-id=cta]").click()
+    for message in fixture["host"]:
+        assert browser.execute_script("return window.xizor.receive(arguments[0])", message) is True, message
+    assert browser.execute_script("return window.xizor.state().closed") is True    # the last one was dismiss
+    posted = messages(browser)
+    assert {m["type"] for m in posted} >= {"ready", "timer_start", "purchase", "event"}
+    for message in posted:
+        shapes = [set(f) for f in fixture["page"] if f["type"] == message["type"]]
+        assert any(set(message) <= shape for shape in shapes), f"{message} has no shape in {BRIDGE_FIXTURE.name}"

@@ -147,6 +147,9 @@ public final class PaywallDelivery: Sendable {
                 "Content-Language": locale,
                 "X-Xizor-Schema-Version": String(schemaVersion),
                 "Accept-CH": "Sec-CH-Prefers-Color-Scheme",
+                // A page's body is HTML: clients read what was served (for event attribution) here.
+                "X-Xizor-Paywall": served.published.paywallID,
+                "X-Xizor-Version": String(served.published.version),
             ]
             if let experiment = resolution.experiment {
                 headers["X-Xizor-Experiment"] = experiment.experimentID

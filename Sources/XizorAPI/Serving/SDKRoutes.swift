@@ -21,7 +21,9 @@ struct SDKRoutes {
                          .header("X-Xizor-Schema-Version", "The newest document schema version the client reads (absent = 1; malformed = 400).", schema: ["type": "string", "pattern": "^[0-9]+$"])],
             responses: [APIResponseSpec(status: 200, description: "The paywall (JSON form; `text/html` when asked).",
                                         schema: APISchemas.ref("SDKPaywall"), contentType: "application/json",
-                                        headers: [("ETag", "Strong tag of this representation."), ("X-Xizor-Schema-Version", "The version served.")])
+                                        headers: [("ETag", "Strong tag of this representation."), ("X-Xizor-Schema-Version", "The version served."),
+                                                  ("X-Xizor-Paywall", "The paywall served (also in the JSON body; the page's only source)."),
+                                                  ("X-Xizor-Version", "The published version served.")])
                             .or("text/html", ["type": "string", "description": "The self-contained page."]),
                         .empty(204, "The subscriber is in an experiment's holdout: show nothing."),
                         .empty(304, "Not modified."),
