@@ -7,6 +7,7 @@ Each `Tests/mutants/*.patch` plants one small bug in a behaviour that must never
     Breaks: what a user would suffer if this shipped
     Swift: a `swift test --filter` regular expression      (optional)
     Live: a pytest node id under Tests/e2e                  (optional, repeatable)
+    Client: a `swift test --filter` expression for the Swift client package (clients/swift, optional)
 
 The check copies the working tree to a scratch directory (`.build/mutants/tree`, kept between runs
 so builds are incremental), builds it and runs every named test once unmutated (they must pass);
@@ -43,6 +44,7 @@ class Mutant:
     breaks: str
     swift: list
     live: list
+    client: list
 
     @property
     def files(self):
@@ -56,14 +58,14 @@ class Mutant:
 
 def load(path):
     header = path.read_text().split("\ndiff --git", 1)[0]
-    fields = {"Breaks": [], "Swift": [], "Live": []}
+    fields = {"Breaks": [], "Swift": [], "Live": [], "Client": []}
     for line in header.splitlines():
         key, _, value = line.partition(":")
         if key.strip() in fields and value.strip():
             fields[key.strip()].append(value.strip())
-    mutant = Mutant(path.stem, path, " ".join(fields["Breaks"]), fields["Swift"], fields["Live"])
-    if not mutant.breaks or not (mutant.swift or mutant.live) or not mutant.files:
-        raise SystemExit(f"{path.name}: a mutant needs 'Breaks:', at least one 'Swift:' or 'Live:' line, and a diff")
+    mutant = Mutant(path.stem, path, " ".join(fields["Breaks"]), fields["Swift"], fields["Live"], fields["Client"])
+    if not mutant.breaks or not (mutant.swift or mutant.live or mutant.client) or not mutant.files:
+        raise SystemExit(f"{path.name}: a mutant needs 'Breaks:', at least one 'Swift:', 'Live:' or 'Client:' line, and a diff")
     return mutant
 
 
@@ -108,14 +110,23 @@ def run(command, log, env=None):
             return None
 
 
-def build(mutant_or_none, log):
+def build(mutant_or_none, log, with_client=False):
     wants_tests = mutant_or_none is None or mutant_or_none.swift
     # Every product either way: the live HTTP tests run the HTTP fixture binary as well as `xizor`.
-    return run(["swift", "build", "--build-tests"] if wants_tests else ["swift", "build"], log) == 0
+    if run(["swift", "build", "--build-tests"] if wants_tests else ["swift", "build"], log) != 0:
+        return False
+    # The client's tests run against the server just built.
+    wants_client = mutant_or_none.client if mutant_or_none else with_client
+    return not wants_client or run(["swift", "build", "--package-path", "clients/swift", "--build-tests"], log) == 0
 
 
 def swift_tests(patterns, log):
     return run(["swift", "test", "--skip-build", "--filter", "|".join(patterns)], log)
+
+
+def client_tests(patterns, log):
+    return run(["swift", "test", "--package-path", "clients/swift", "--skip-build", "--filter", "|".join(patterns)], log,
+               {"XIZOR_BIN": str(TREE / ".build" / "debug" / "xizor")})
 
 
 def live_tests(nodes, log):
@@ -146,7 +157,8 @@ def main():
         mutants = [m for m in mutants if m.name in args.names]
     if args.list:
         for m in mutants:
-            print(f"{m.name}\n    breaks: {m.breaks}\n    swift:  {', '.join(m.swift) or '-'}\n    live:   {', '.join(m.live) or '-'}")
+            print(f"{m.name}\n    breaks: {m.breaks}\n    swift:  {', '.join(m.swift) or '-'}\n    live:   {', '.join(m.live) or '-'}"
+                  f"\n    client: {', '.join(m.client) or '-'}")
         return 0
 
     SCRATCH.mkdir(parents=True, exist_ok=True)
@@ -155,15 +167,18 @@ def main():
     started = time.monotonic()
     print(f"mutants: {len(mutants)}; scratch copy {TREE}; log {log}", flush=True)
     sync()
-    if not build(None, log):
+    client_all = sorted({p for m in mutants for p in m.client})
+    if not build(None, log, with_client=bool(client_all)):
         raise SystemExit(f"the unmutated copy does not build; see {log}")
     swift_all = sorted({p for m in mutants for p in m.swift})
     live_all = sorted({n for m in mutants for n in m.live})
     if swift_all and swift_tests(swift_all, log) != 0:
         raise SystemExit(f"the mutants' Swift tests fail without any mutant; see {log}")
+    if client_all and client_tests(client_all, log) != 0:
+        raise SystemExit(f"the mutants' client tests fail without any mutant; see {log}")
     if live_all and live_tests(live_all, log) != 0:
         raise SystemExit(f"the mutants' live tests fail without any mutant; see {log}")
-    print(f"baseline: built, {len(swift_all)} Swift filters and {len(live_all)} live tests pass "
+    print(f"baseline: built, {len(swift_all)} Swift filters, {len(client_all)} client filters and {len(live_all)} live tests pass "
           f"({time.monotonic() - started:.0f} s)", flush=True)
 
     failures = []
@@ -188,6 +203,8 @@ def main():
                     missed.append("Swift")
                 if mutant.live and not caught(live_tests(mutant.live, log), "live"):
                     missed.append("live")
+                if mutant.client and not caught(client_tests(mutant.client, log), "swift"):
+                    missed.append("client")
                 verdict = "caught" if not missed else f"SURVIVED the {' and '.join(missed)} tests"
         finally:
             for name in mutant.files:

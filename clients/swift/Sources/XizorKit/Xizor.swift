@@ -95,10 +95,11 @@ public final class Xizor: Sendable {
 }
 
 /// Flushes the queue when the app goes to the background (iOS and tvOS), inside a background
-/// task so the send can finish; elsewhere the interval and `flush()` do.
-private final class BackgroundObserver: Sendable {
+/// task so the send can finish; elsewhere the interval and `flush()` do. (`@unchecked`: the
+/// observer token is an immutable NSObject, only handed back to NotificationCenter in `deinit`.)
+private final class BackgroundObserver: @unchecked Sendable {
     #if canImport(UIKit) && !os(watchOS)
-    private let token: NSObjectProtocol & Sendable
+    private let token: NSObjectProtocol
 
     init(events: EventQueue) {
         token = NotificationCenter.default.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil,

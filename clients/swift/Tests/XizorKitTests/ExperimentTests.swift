@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import XizorKit
 
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct ExperimentTests {
     @Test func assignmentIsStickyAndEventsAreAttributedToTheVariantShown() async throws {
         let server = try LiveServer()

@@ -3,7 +3,7 @@ import Testing
 @testable import XizorKit
 
 /// The fetch chain against a live server: network, 304 revalidation, disk cache, bundled fallback.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct PaywallTests {
     @Test func revalidatesWithIfNoneMatchAndSeesAPublishOnTheNextFetch() async throws {
         let server = try LiveServer()
