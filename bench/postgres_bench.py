@@ -55,7 +55,7 @@ sdk = requests.Session()
 sdk.headers["Authorization"] = f"Bearer {P_PUBLIC}"
 delays = []
 for _ in range(100):
-    version = a.post(P_BASE + f"/v1/paywalls/{pw}/publish").json()["version"]
+    version = a.post(P_BASE + f"/v1/paywalls/{pw}/publish", json={"force": True}).json()["version"]
     t = time.perf_counter()
     for _, base in replicas:
         while sdk.get(base + "/v1/sdk/placements/onboarding/paywall").json().get("version") != version:

@@ -58,7 +58,7 @@ def add_paywall(_):
     r = s.post(base + "/v1/paywalls", json={"template": "clean"})
     assert r.status_code == 201, r.text
     pw = r.json()["id"]
-    r = s.post(base + f"/v1/paywalls/{pw}/publish")
+    r = s.post(base + f"/v1/paywalls/{pw}/publish", json={"force": True})
     assert r.status_code == 201, r.text
     return pw
 
@@ -74,7 +74,7 @@ for size in SIZES:
     timings = []
     for _ in range(200):
         t = time.perf_counter()
-        r = s.post(base + f"/v1/paywalls/{target}/publish")
+        r = s.post(base + f"/v1/paywalls/{target}/publish", json={"force": True})
         timings.append((time.perf_counter() - t) * 1000)
         assert r.status_code == 201, r.text
     rss = rss_kib(server)
@@ -93,7 +93,7 @@ sdk = requests.Session()
 sdk.headers["Authorization"] = f"Bearer {app['publicKey']}"
 delays = []
 for _ in range(50):
-    version = s.post(base + f"/v1/paywalls/{paywalls[0]}/publish").json()["version"]
+    version = s.post(base + f"/v1/paywalls/{paywalls[0]}/publish", json={"force": True}).json()["version"]
     t = time.perf_counter()
     while sdk.get(second_base + "/v1/sdk/placements/bench/paywall").json().get("version") != version:
         time.sleep(0.001)

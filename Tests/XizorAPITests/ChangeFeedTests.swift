@@ -130,7 +130,7 @@ import Testing
         let failures = s.activity.dataFailureCount(.storedRule)
         let before = try #require(s.serving.snapshot(appID: app))
 
-        _ = try s.paywalls.publish(appID: app, id: ids[2], idempotencyKey: nil)
+        _ = try s.paywalls.publish(appID: app, id: ids[2], idempotencyKey: nil, options: PublishOptions(force: true))
         let after = try #require(s.serving.snapshot(appID: app))
         #expect(after.latestVersions[ids[2]]?.published.version == 2)
         #expect(after.latestVersions[ids[0]] === before.latestVersions[ids[0]] && after.latestVersions[ids[1]] === before.latestVersions[ids[1]])

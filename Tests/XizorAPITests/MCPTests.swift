@@ -72,7 +72,7 @@ import Testing
 }
 
 @Suite struct ToolSchemaTests {
-    static let tools = PaywallTools.tools + DraftTools.tools + PlacementTools.tools + TemplateTools.tools + AnalyticsTools.tools
+    static let tools = MCPToolbox.all
 
     static func issues(_ tool: MCPTool, _ arguments: JSONValue) -> [String] {
         ArgumentSchemaValidator(root: tool.inputSchema).validate(arguments).map { "\($0.path) \($0.code)" }.sorted()
@@ -81,7 +81,7 @@ import Testing
     static func tool(_ name: String) throws -> MCPTool { try #require(tools.first { $0.name == name }) }
 
     @Test func everySchemaIsClosedAndConsistent() throws {
-        #expect(Set(Self.tools.map(\.name)).count == 14)
+        #expect(Set(Self.tools.map(\.name)).count == Self.tools.count && Self.tools.count == 26)
         for tool in Self.tools {
             let schema = tool.inputSchema
             #expect(schema["type"] == "object", "\(tool.name)")

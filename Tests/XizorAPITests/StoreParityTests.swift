@@ -17,12 +17,20 @@ import Testing
         let app = try s.keys.createApp(name: "Parity").appID
         let pw = try s.paywalls.create(appID: app, from: .template("clean", name: "P")).id
         let other = try s.paywalls.create(appID: app, from: .template("clean", name: "Q")).id
-        let first = try s.paywalls.publish(appID: app, id: pw, idempotencyKey: "k1")
-        #expect(first.version.version == 1 && !first.replayed)
-        #expect(try s.paywalls.publish(appID: app, id: pw, idempotencyKey: "k1").replayed)
-        #expect(try s.paywalls.rollback(appID: app, id: pw, to: 1).rolledBackFrom == 1)
+        let first = try s.paywalls.publish(appID: app, id: pw, idempotencyKey: "k1",
+                                           options: PublishOptions(note: "launch", publishedBy: "key_parity"))
+        #expect(first.version.version == 1 && first.outcome == .created)
+        #expect(try s.paywalls.publish(appID: app, id: pw, idempotencyKey: "k1").outcome == .replayed)
+        // The same content again: nothing created, unless forced.
+        let same = try s.paywalls.publish(appID: app, id: pw, idempotencyKey: nil)
+        #expect(same.outcome == .unchanged && same.version.version == 1)
+        #expect(try s.paywalls.rollback(appID: app, id: pw, to: 1).outcome == .unchanged)
+        let forced = try s.paywalls.rollback(appID: app, id: pw, to: 1, options: PublishOptions(note: "again", force: true))
+        #expect(forced.outcome == .created && forced.version.rolledBackFrom == 1)
         _ = try s.paywalls.publish(appID: app, id: other, idempotencyKey: nil)
-        #expect(try s.paywalls.versions(appID: app, id: pw).map(\.version) == [2, 1])
+        let versions = try s.paywalls.versions(appID: app, id: pw)
+        #expect(versions.map(\.version) == [2, 1])
+        #expect(versions.map(\.note) == ["again", "launch"] && versions.map(\.publishedBy) == [nil, "key_parity"])
 
         // Paging: one item per page, in creation order, placements named.
         _ = try s.placements.assign(appID: app, key: "home", paywallID: pw)

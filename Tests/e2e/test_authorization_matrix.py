@@ -326,6 +326,8 @@ RECIPES = {
     "setDraftTexts": draft_write(lambda w: {"texts": {w.text_path: f"Bonjour {w.marker}"}}),
     "publishPaywall": lambda w: Recipe(headers={"Idempotency-Key": w.publish_key}),
     "rollbackPaywall": lambda w: Recipe({"version": 1}),
+    "patchDraft": lambda w: Recipe([{"op": "replace", "path": "/name", "value": f"{w.marker} patched"}],
+                                   {"If-Match": w.draft()[2], "Content-Type": "application/json-patch+json"}),
     "validateDocument": lambda w: Recipe({"document": w.draft()[0]}),
     "assignPlacement": lambda w: Recipe({"paywallId": w.paywalls[1]}),
     "setPlacementRules": lambda w: Recipe(rules_body(w.paywalls[1])),
@@ -436,6 +438,12 @@ TOOL_RECIPES = {
     "set_placement_rules": lambda w: Recipe(rules_body(w.paywalls[1])),
     "create_experiment": lambda w: Recipe(experiment_body(w)),
     "stop_experiment": lambda w: Recipe(prepare=World.start_experiment),
+    "rollback_paywall": lambda w: Recipe({"version": 1}),
+    "patch_paywall_draft": lambda w: Recipe({"revision": w.draft()[1],
+                                             "patch": [{"op": "replace", "path": "/name", "value": f"{w.marker} patched"}]}),
+    "set_paywall_texts": lambda w: Recipe({"revision": w.draft()[1], "locale": "fr", "texts": {w.text_path: f"Bonjour {w.marker}"}}),
+    "set_experiment_weights": lambda w: Recipe({"weights": [30, 70]}),
+    "promote_experiment": lambda w: Recipe({"variant": "control"}, prepare=World.start_experiment),
 }
 
 

@@ -62,7 +62,7 @@ def test_two_servers_serve_each_others_publishes_and_revocations(pair):
     assert served and served.json()["version"] == 1 and served.json()["paywallId"] == pw
 
     # A publish through the second server is served by the first.
-    Client(second.base, app.secret_key).post(f"/v1/paywalls/{pw}/publish")
+    Client(second.base, app.secret_key).post(f"/v1/paywalls/{pw}/publish", {"force": True})
     assert eventually(lambda: app.sdk.get(PAYWALL).json().get("version") == 2)
     assert eventually(lambda: sequence(first) == sequence(second)), "both applied the same changes"
 
@@ -99,7 +99,7 @@ def test_a_writer_killed_mid_change_leaves_every_process_consistent(tmp_path):
                 client = Client(writer.base, app.secret_key)
                 while not stop.is_set():
                     try:
-                        client.post(f"/v1/paywalls/{pw}/publish")
+                        client.post(f"/v1/paywalls/{pw}/publish", {"force": True})
                     except Exception:  # the process is gone
                         return
 

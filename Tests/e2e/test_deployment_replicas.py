@@ -93,11 +93,11 @@ def test_the_compose_deployment_balances_publishes_and_survives_a_replica_stoppi
     assert {r.json()["version"] for r in answers} == {1}, "whichever replica answered, it served the publish"
     time.sleep(0.2)
     assert all(served(s) > before[name] for name, s in servers.items()), "both replicas served"
-    version = dashboard.post(f"/v1/paywalls/{pw}/publish").json()["version"]
+    version = dashboard.post(f"/v1/paywalls/{pw}/publish", {"force": True}).json()["version"]
     time.sleep(0.1)
     assert {sdk.get(PAYWALL).json()["version"] for _ in range(20)} == {version}
     # One replica stops (a rolling restart's drain): nginx keeps answering from the other.
     first = sorted(servers)[0]
     assert servers[first].stop() == 0
-    answers = [sdk.get(PAYWALL) for _ in range(20)] + [dashboard.post(f"/v1/paywalls/{pw}/publish")]
+    answers = [sdk.get(PAYWALL) for _ in range(20)] + [dashboard.post(f"/v1/paywalls/{pw}/publish", {"force": True})]
     assert [r.status_code for r in answers] == [200] * 20 + [201]

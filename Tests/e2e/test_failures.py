@@ -80,7 +80,7 @@ def test_full_disk_refuses_writes_serves_reads_and_recovers(small_filesystem):
         # Writes: 503 storage_unavailable, whatever their size.
         bigger = dict(draft["document"], notes="x" * 200_000)
         problem(a.save_draft(pw, bigger, etag), 503, "storage_unavailable")
-        problem(a.dashboard.post(f"/v1/paywalls/{pw}/publish"), 503, "storage_unavailable")
+        problem(a.dashboard.post(f"/v1/paywalls/{pw}/publish", {"force": True}), 503, "storage_unavailable")
         event = {"id": "e1", "name": "paywall_open", "timestamp": 1_796_000_000_000, "placement": "onboarding",
                  "paywallId": pw, "version": 1}
         problem(a.sdk.post("/v1/sdk/events", {"events": [event]}), 503, "storage_unavailable")

@@ -25,6 +25,8 @@ TOOLS = {
     "set_placement_rules", "list_paywalls", "get_paywall", "list_versions", "assign_placement", "list_placements",
     "resolve_placement", "get_paywall_analytics", "list_templates",
     "create_experiment", "start_experiment", "stop_experiment", "get_experiment_results",
+    "rollback_paywall", "diff_versions", "patch_paywall_draft", "set_paywall_texts",
+    "list_experiments", "get_experiment", "set_experiment_weights", "promote_experiment",
 }
 HEADLINE_EN = "Think clearly with **Notes Pro**"
 HEADLINE_DE = "Klarer denken mit **Notes Pro**"

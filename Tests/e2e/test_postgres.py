@@ -87,7 +87,7 @@ def test_replicas_starting_together_migrate_once_and_publish_without_gaps(tmp_pa
         clients = [Client(r.base, app.secret_key) for r in replicas]
 
         def publish(i):
-            r = clients[i % 3].post(f"/v1/paywalls/{pw}/publish")
+            r = clients[i % 3].post(f"/v1/paywalls/{pw}/publish", {"force": True})
             return r.status_code, r.json().get("version")
 
         with concurrent.futures.ThreadPoolExecutor(6) as pool:
@@ -205,7 +205,7 @@ def test_postgresql_restarted_under_load_keeps_sdk_reads_and_recovers_writes(tmp
         statuses = []
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            r = app.dashboard.post(f"/v1/paywalls/{pw}/publish")
+            r = app.dashboard.post(f"/v1/paywalls/{pw}/publish", {"force": True})
             statuses.append(r.status_code)
             if r.status_code == 201:
                 version = r.json()["version"]

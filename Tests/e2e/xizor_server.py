@@ -134,7 +134,11 @@ class App:
         assert r.status_code == 201, r.text
         return r.json()["id"]
 
-    def publish(self, paywall_id, **kw):
+    def publish(self, paywall_id, force=True, **kw):
+        """A new version, whether or not the draft changed (`force`: the suites publish unchanged drafts to
+        make versions; test_versions.py covers the no-op publish itself)."""
+        if force and "json_body" not in kw and "data" not in kw:
+            kw["json_body"] = {"force": True}
         r = self.dashboard.post(f"/v1/paywalls/{paywall_id}/publish", **kw)
         assert r.status_code == 201, r.text
         return r.json()

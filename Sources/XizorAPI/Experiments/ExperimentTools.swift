@@ -1,8 +1,9 @@
 import PaywallFormat
 
-/// A/B experiments on placements: create, start, stop, results. Thin adapters over ExperimentService.
+/// A/B experiments on placements: create, list, read, start, stop, re-weight, promote, results.
+/// Thin adapters over ExperimentService (the same as the REST routes).
 enum ExperimentTools {
-    static var tools: [MCPTool] { [create, start, stop, results] }
+    static var tools: [MCPTool] { [create, list, get, start, stop, setWeights, promote, results] }
 
     static let experimentID = ToolSchema.string("The experiment's id (exp_…), as create_experiment answers it.", maxLength: 100)
 
@@ -43,12 +44,65 @@ enum ExperimentTools {
         name: "stop_experiment", title: "Stop an experiment",
         description: """
             Stops a running experiment: its placements and rules serve their own paywall again at once. To keep a winner \
-            instead, use the dashboard API's promote (POST /v1/experiments/{id}/promote).
+            instead, use promote_experiment.
             """,
         inputSchema: ToolSchema.object(["experimentId": experimentID], required: ["experimentId"]),
         readOnly: false, idempotent: false
     ) { call in
         try call.services.experiments.stop(appID: call.appID, id: try call.string("experimentId")).json
+    }
+
+    static let list = MCPTool(
+        name: "list_experiments", title: "List experiments",
+        description: "The app's experiments, oldest first: status (draft, running, stopped), variants with paywalls and weights, holdout.",
+        inputSchema: ToolSchema.object([:]),
+        readOnly: true, idempotent: true
+    ) { call in
+        ["items": .array(try call.services.experiments.list(appID: call.appID).map(\.json))]
+    }
+
+    static let get = MCPTool(
+        name: "get_experiment", title: "Read an experiment",
+        description: "One experiment: status, variants (paywall, weight, name), holdout weight, start and stop times.",
+        inputSchema: ToolSchema.object(["experimentId": experimentID], required: ["experimentId"]),
+        readOnly: true, idempotent: true
+    ) { call in
+        try call.services.experiments.experiment(appID: call.appID, id: try call.string("experimentId")).json
+    }
+
+    static let setWeights = MCPTool(
+        name: "set_experiment_weights", title: "Re-weight an experiment",
+        description: """
+            Changes the variants' weights (one per variant, in order) and optionally the holdout weight. Live on the next SDK \
+            request; only the share of subscribers the new weights require moves (everyone else keeps their variant).
+            """,
+        inputSchema: ToolSchema.object([
+            "experimentId": experimentID,
+            "weights": ["type": "array", "minItems": 2, "maxItems": 5, "description": "One weight per variant, in the variants' order.",
+                        "items": ToolSchema.integer("Relative share of subscribers.", minimum: 0, maximum: 1_000_000)],
+            "holdoutWeight": ToolSchema.integer("Relative share of subscribers shown nothing.", minimum: 0, maximum: 1_000_000),
+        ], required: ["experimentId", "weights"]),
+        readOnly: false, idempotent: true
+    ) { call in
+        var body: [String: JSONValue] = ["weights": try call.value("weights")]
+        if let holdout = call.arguments["holdoutWeight"] { body["holdoutWeight"] = holdout }
+        return try call.services.experiments.setWeights(appID: call.appID, id: try call.string("experimentId"), body: .object(body)).json
+    }
+
+    static let promote = MCPTool(
+        name: "promote_experiment", title: "Promote a variant",
+        description: """
+            Keeps a winner: the variant's paywall becomes the paywall of every placement and rule that targets the \
+            experiment, which is detached and stopped. Live on the next SDK request. Check get_experiment_results first.
+            """,
+        inputSchema: ToolSchema.object([
+            "experimentId": experimentID,
+            "variant": ToolSchema.string("The variant's name (control, or as list_experiments shows it).", maxLength: 64),
+        ], required: ["experimentId", "variant"]),
+        // It replaces what the experiment's placements serve and ends the experiment: destructive.
+        readOnly: false, destructive: true, idempotent: false
+    ) { call in
+        try call.services.experiments.promote(appID: call.appID, id: try call.string("experimentId"), variant: try call.string("variant")).json
     }
 
     static let results = MCPTool(

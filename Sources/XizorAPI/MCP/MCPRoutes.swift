@@ -93,12 +93,12 @@ struct MCPEndpoint: Sendable {
                 try limits.take(.writes, key: BucketKey(.secret(appID: appID)), tokens: elements.count - 1)
             }
             let answers = elements.compactMap {
-                session.handle(JSONRPCMessage($0), appID: appID, protocolVersion: version, inBatch: true)
+                session.handle(JSONRPCMessage($0), caller: caller, protocolVersion: version, inBatch: true)
             }
             return answers.isEmpty ? HTTPResponse(status: .accepted) : MCPEndpoint.json(.array(answers), status: .ok)
         }
         let message = JSONRPCMessage(body)
-        guard let answer = session.handle(message, appID: appID, protocolVersion: version, inBatch: false) else {
+        guard let answer = session.handle(message, caller: caller, protocolVersion: version, inBatch: false) else {
             return HTTPResponse(status: .accepted)
         }
         if case .invalid = message { return MCPEndpoint.json(answer, status: .badRequest) }

@@ -18,21 +18,21 @@ struct MCPSession: Sendable {
     let serverVersion: String
 
     /// Answers one message; nil for notifications and responses (nothing to send back).
-    func handle(_ message: JSONRPCMessage, appID: String, protocolVersion: String, inBatch: Bool) -> JSONValue? {
+    func handle(_ message: JSONRPCMessage, caller: AppCaller, protocolVersion: String, inBatch: Bool) -> JSONValue? {
         switch message {
         case .response, .notification:
             return nil
         case .invalid(let id, let error):
             return JSONRPCMessage.failure(id: id, error)
         case .request(let id, let method, let params):
-            switch answer(method: method, params: params, appID: appID, protocolVersion: protocolVersion, inBatch: inBatch) {
+            switch answer(method: method, params: params, caller: caller, protocolVersion: protocolVersion, inBatch: inBatch) {
             case .success(let result): return JSONRPCMessage.result(id: id, result)
             case .failure(let error): return JSONRPCMessage.failure(id: id, error)
             }
         }
     }
 
-    private func answer(method: String, params: JSONValue?, appID: String, protocolVersion: String, inBatch: Bool) -> Result<JSONValue, JSONRPCError> {
+    private func answer(method: String, params: JSONValue?, caller: AppCaller, protocolVersion: String, inBatch: Bool) -> Result<JSONValue, JSONRPCError> {
         if let params, params.objectValue == nil {
             return .failure(JSONRPCError(.invalidParams, "MCP params are a JSON object."))
         }
@@ -55,7 +55,7 @@ struct MCPSession: Sendable {
             guard arguments.objectValue != nil else {
                 return .failure(JSONRPCError(.invalidParams, "params.arguments is a JSON object."))
             }
-            return toolbox.call(name: name, arguments: arguments, appID: appID, protocolVersion: protocolVersion)
+            return toolbox.call(name: name, arguments: arguments, caller: caller, protocolVersion: protocolVersion)
         default:
             return .failure(JSONRPCError(.methodNotFound, "Method '\(method)' not found; this server offers initialize, ping, tools/list and tools/call."))
         }

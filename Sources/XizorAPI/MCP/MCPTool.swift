@@ -41,9 +41,12 @@ struct MCPTool: Sendable {
 /// The context of one tool call: the caller's app, the services, and the arguments (already
 /// checked against the tool's input schema, so the accessors only guard against drift).
 struct ToolCall: Sendable {
-    let appID: String
+    /// The app and the key that called (a publish records which key published).
+    let caller: AppCaller
     let services: XizorServices
     let arguments: JSONValue
+
+    var appID: String { caller.appID }
 
     func string(_ name: String) throws -> String {
         guard let value = arguments[name]?.stringValue else { throw ToolCall.missing(name, "a string") }

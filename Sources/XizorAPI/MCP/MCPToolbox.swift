@@ -8,14 +8,20 @@ struct MCPToolbox: Sendable {
     let tools: [MCPTool]
     private let byName: [String: (tool: MCPTool, validator: ArgumentSchemaValidator)]
 
+    /// Every tool, by aggregate.
+    static var all: [MCPTool] {
+        PaywallTools.tools + VersionTools.tools + DraftTools.tools + PlacementTools.tools + TemplateTools.tools + AnalyticsTools.tools
+            + ExperimentTools.tools
+    }
+
     init(services: XizorServices) {
         self.services = services
-        tools = PaywallTools.tools + DraftTools.tools + PlacementTools.tools + TemplateTools.tools + AnalyticsTools.tools + ExperimentTools.tools
+        tools = MCPToolbox.all
         byName = Dictionary(tools.map { ($0.name, ($0, ArgumentSchemaValidator(root: $0.inputSchema))) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The outcome of a call: a `CallToolResult`, or a protocol error for the caller to answer.
-    func call(name: String, arguments: JSONValue, appID: String, protocolVersion: String) -> Result<JSONValue, JSONRPCError> {
+    func call(name: String, arguments: JSONValue, caller: AppCaller, protocolVersion: String) -> Result<JSONValue, JSONRPCError> {
         guard let entry = byName[name] else {
             return .failure(JSONRPCError(.invalidParams, "Unknown tool '\(name)'.",
                                          data: ["tools": .array(tools.map { .string($0.name) })]))
@@ -29,7 +35,7 @@ struct MCPToolbox: Sendable {
             return .failure(JSONRPCError(.invalidParams, detail, data: ["errors": .array(issues.map(\.json))]))
         }
         do {
-            let structured = try entry.tool.run(ToolCall(appID: appID, services: services, arguments: arguments))
+            let structured = try entry.tool.run(ToolCall(caller: caller, services: services, arguments: arguments))
             return .success(["content": [["type": "text", "text": .string(structured.canonicalString)]],
                              "structuredContent": structured, "isError": false])
         } catch let error as ServiceError {

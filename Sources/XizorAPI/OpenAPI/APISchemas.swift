@@ -103,7 +103,8 @@ public enum APISchemas {
                                    "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last page.")]),
             "Draft": object(["paywallId": string, "revision": integer,
                              "document": ["type": "object", "description": "The draft as saved: any JSON object, possibly invalid."],
-                             "validation": ref("ValidationResult")]),
+                             "validation": ref("ValidationResult")],
+                            optional: ["editWarnings": array(ref("ValidationIssue"))]),
             "DraftTexts": object(["paywallId": string, "revision": integer, "locales": array(string),
                                   "defaultLocale": nullable("string"), "texts": array(ref("DraftText"))],
                                  description: "The editor's locale column view of the draft."),
@@ -112,10 +113,23 @@ public enum APISchemas {
                                  "missingLocales": array(string)]),
             "SetTextsRequest": request(["texts": ["type": "object", "additionalProperties": string,
                                                  "description": "Text path (from GET …/draft/texts) → translation."]]),
-            "Version": object(versionFields, description: "An immutable published version."),
+            "Version": object(versionFields, optional: ["unchanged": ["type": "boolean", "const": true,
+                "description": "Present on a publish or rollback that created nothing: the document was the latest version's already."]],
+                description: "An immutable published version."),
             "VersionWithDocument": object(versionFields.merging(["document": ref("PaywallDocument")]) { a, _ in a }),
             "VersionList": object(["items": array(ref("Version"))]),
-            "RollbackRequest": request(["version": ["type": "integer", "minimum": 1]]),
+            "RollbackRequest": request(["version": ["type": "integer", "minimum": 1]], optional: publishOptions),
+            "PublishRequest": request([:], optional: publishOptions),
+            "JSONPatchOperation": [
+                "type": "object", "description": "One RFC 6902 operation.",
+                "properties": ["op": ["enum": ["add", "remove", "replace", "move", "copy", "test"]],
+                               "path": ["type": "string", "description": "An RFC 6901 JSON Pointer."],
+                               "from": ["type": "string"], "value": [:]],
+                "required": ["op", "path"],
+            ],
+            "VersionDiff": object(["paywallId": string, "from": nullable("integer", "The version compared from (null: nothing published yet, so `{}`)."),
+                                   "to": ["oneOf": [["type": "integer"], ["const": "draft"]]],
+                                   "operations": array(ref("JSONPatchOperation"))]),
             "Placement": object(["key": string, "paywallId": string, "rules": array(ref("Rule")),
                                  "experimentId": nullable("string", "The experiment the placement runs, if any; `paywallId` is then its control."),
                                  "createdAt": millis, "updatedAt": millis]),
@@ -215,5 +229,11 @@ public enum APISchemas {
     static let versionFields: [String: JSONValue] = [
         "paywallId": string, "version": integer, "schemaVersion": integer, "contentHash": string, "publishedAt": millis,
         "rolledBackFrom": nullable("integer", "The version this one republished, if it is a rollback."),
+        "note": nullable("string", "Why it was published, as the publisher wrote it."),
+        "publishedBy": nullable("string", "The id of the key that published it (null for the command line and versions older than notes)."),
+    ]
+    static let publishOptions: [String: JSONValue] = [
+        "note": ["type": "string", "minLength": 1, "maxLength": 500, "description": "Why: kept with the version."],
+        "force": ["type": "boolean", "description": "Create a version even when the document is the latest version's already."],
     ]
 }

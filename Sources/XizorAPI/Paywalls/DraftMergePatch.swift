@@ -14,6 +14,48 @@ extension PaywallService {
                                "The draft changed since revision \(expectedRevision); it is at revision \(current.revision). Reload it and apply your edit again.")
         }
         let patched = current.document.applyingMergePatch(patch)
+        var saved = try saveDraft(appID: appID, id: id, document: patched, expectedRevision: expectedRevision)
+        saved.editWarnings = current.document.mergePatchLosses(patch).map {
+            ValidationIssue(path: $0.path.description, message: $0.message, code: "merge_patch_replaced")
+        }
+        return saved
+    }
+}
+
+extension PaywallService {
+    /// Applies an RFC 6902 JSON Patch to the draft and saves the result under the same optimistic
+    /// concurrency. Its `test` operations let an editor say what it expects to change ("replace
+    /// this text, if it still reads …"): a failed test answers 409 and changes nothing.
+    public func applyJSONPatch(appID: String, id: String, patch: JSONValue, expectedRevision: Int64, path: String = "$") throws -> Draft {
+        let operations: [JSONPatch.Operation]
+        do { operations = try JSONPatch.parse(patch) } catch {
+            throw ServiceError(.badRequest, "invalid_patch", error.message, errors: [Self.issue(error, path: path)])
+        }
+        let current = try draft(appID: appID, id: id)
+        guard current.revision == expectedRevision else {
+            throw ServiceError(.preconditionFailed, "draft_revision_mismatch",
+                               "The draft changed since revision \(expectedRevision); it is at revision \(current.revision). Reload it and apply your edit again.")
+        }
+        let patched: JSONValue
+        do { patched = try JSONPatch.apply(operations, to: current.document) } catch {
+            switch error.kind {
+            case .testFailed:
+                throw ServiceError(.conflict, "patch_test_failed", error.message, errors: [Self.issue(error, path: path)])
+            case .unresolvable, .malformed:
+                throw ServiceError(.unprocessable, "patch_unresolvable", error.message, errors: [Self.issue(error, path: path)])
+            }
+        }
         return try saveDraft(appID: appID, id: id, document: patched, expectedRevision: expectedRevision)
+    }
+
+    /// Where in the request the patch failed: `$[i].path` for a REST body, `$.patch[i].path` in MCP.
+    private static func issue(_ failure: JSONPatch.Failure, path: String) -> ValidationIssue {
+        let location = path + failure.jsonPath.dropFirst()
+        let code = switch failure.kind {
+        case .malformed: "invalid_patch"
+        case .unresolvable: "patch_unresolvable"
+        case .testFailed: "patch_test_failed"
+        }
+        return ValidationIssue(path: location, message: failure.message, code: code)
     }
 }

@@ -2,7 +2,7 @@ import PaywallFormat
 
 /// Editing the draft: whole-document saves and merge patches, localization, validation.
 enum DraftTools {
-    static var tools: [MCPTool] { [update, localize, validate] }
+    static var tools: [MCPTool] { [update, patch, setTexts, localize, validate] }
 
     static let update = MCPTool(
         name: "update_paywall_draft", title: "Edit the draft",
@@ -20,11 +20,9 @@ enum DraftTools {
             "document": ToolSchema.anyObject("The whole new draft document."),
             "mergePatch": ToolSchema.anyObject("An RFC 7396 merge patch applied to the current draft, e.g. {\"name\": \"Spring sale\", \"theme\": {\"colors\": {\"accent\": \"#FF5500\"}}}."),
         ], required: ["paywallId", "revision"], extra: ["oneOf": [["required": ["document"]], ["required": ["mergePatch"]]]]),
-        outputSchema: ["type": "object",
-                       "properties": ["paywallId": ["type": "string"], "revision": ["type": "integer"], "document": ["type": "object"],
-                                      "validation": ToolSchema.validation],
-                       "required": ["paywallId", "revision", "document", "validation"]],
-        readOnly: false, idempotent: false
+        outputSchema: draftOutput,
+        // It overwrites what it is given (a whole document, or whole arrays in a merge patch).
+        readOnly: false, destructive: true, idempotent: false
     ) { call in
         let paywalls = call.services.paywalls
         let id = try call.string("paywallId")
@@ -34,6 +32,58 @@ enum DraftTools {
         }
         return try paywalls.patchDraft(appID: call.appID, id: id, patch: try call.value("mergePatch"), expectedRevision: revision).json
     }
+
+    static let patch = MCPTool(
+        name: "patch_paywall_draft", title: "Edit the draft precisely (JSON Patch)",
+        description: """
+            Applies an RFC 6902 JSON Patch to the draft: operations on JSON Pointer paths, applied in order, all or none.             Use it to change one element of an array without resending the array, e.g. [{"op": "test", "path":             "/texts/en/title", "value": "Go Pro"}, {"op": "replace", "path": "/texts/en/title", "value": "Go Premium"}] or             {"op": "add", "path": "/root/children/1", "value": {…}} (insert before index 1; "/-" appends). 'test' operations             make the edit conditional on what you read: when one fails nothing is written and the error says where             (patch_test_failed). 'revision' is required as for update_paywall_draft. diff_versions answers patches in             this form.
+            """,
+        inputSchema: ToolSchema.object([
+            "paywallId": ToolSchema.paywallID,
+            "revision": ToolSchema.revision,
+            "patch": ["type": "array", "minItems": 1, "description": "RFC 6902 operations: {op, path, value?, from?}.",
+                      "items": ["type": "object", "required": ["op", "path"],
+                                "properties": ["op": ["enum": ["add", "remove", "replace", "move", "copy", "test"]],
+                                               "path": ["type": "string"], "from": ["type": "string"], "value": [:]]]],
+        ], required: ["paywallId", "revision", "patch"]),
+        outputSchema: draftOutput,
+        readOnly: false, destructive: true, idempotent: false
+    ) { call in
+        try call.services.paywalls.applyJSONPatch(appID: call.appID, id: try call.string("paywallId"), patch: try call.value("patch"),
+                                                  expectedRevision: Int64(try call.int("revision")), path: "$.patch").json
+    }
+
+    static let setTexts = MCPTool(
+        name: "set_paywall_texts", title: "Edit texts by path, in any locale",
+        description: """
+            Sets texts of one locale by text path ({path: text}, paths as localize_paywall or GET …/draft/texts list them, \
+            e.g. $.root.children[0].text), the default locale included: the safe way to change the source copy without \
+            resending arrays (update_paywall_draft's merge patch would replace them whole). Other members of each text and \
+            other locales are kept; a new locale is added to 'locales'. A path that names no text rejects the whole call \
+            (unknown_text_path). 'revision' as for update_paywall_draft.
+            """,
+        inputSchema: ToolSchema.object([
+            "paywallId": ToolSchema.paywallID,
+            "revision": ToolSchema.revision,
+            "locale": ToolSchema.string("A locale tag, e.g. en, de, pt-BR (the default locale too).", maxLength: 35),
+            "texts": ["type": "object", "minProperties": 1, "additionalProperties": ["type": "string"],
+                      "description": "Text path → new text (with its {{variables}} and **bold** / *italic* marks)."],
+        ], required: ["paywallId", "revision", "locale", "texts"]),
+        outputSchema: draftOutput,
+        readOnly: false, destructive: true, idempotent: true
+    ) { call in
+        var texts: [String: String] = [:]
+        for (path, value) in call.arguments["texts"]?.objectValue ?? [:] { texts[path] = value.stringValue }
+        return try call.services.paywalls.setTexts(appID: call.appID, id: try call.string("paywallId"), locale: try call.string("locale"),
+                                                    translations: texts, expectedRevision: Int64(try call.int("revision"))).json
+    }
+
+    static let draftOutput: JSONValue = [
+        "type": "object",
+        "properties": ["paywallId": ["type": "string"], "revision": ["type": "integer"], "document": ["type": "object"],
+                       "validation": ToolSchema.validation],
+        "required": ["paywallId", "revision", "document", "validation"],
+    ]
 
     static let localize = MCPTool(
         name: "localize_paywall", title: "Localize a paywall",

@@ -41,15 +41,20 @@ public struct Draft: Sendable {
     public let document: JSONValue
     public let revision: Int64
     public let validation: ValidationResult
+    /// What the edit itself did that the editor may not have meant (a merge patch replacing an
+    /// array whole), beside the document's own validation.
+    public var editWarnings: [ValidationIssue] = []
 
     /// `"r<revision>"` — strong, changes on every save.
     public var etag: String { "\"r\(revision)\"" }
 
     public var json: JSONValue {
-        [
+        var json: JSONValue = [
             "paywallId": .string(paywallID), "revision": .number(Int(revision)), "document": document,
             "validation": validation.json,
         ]
+        if !editWarnings.isEmpty { json["editWarnings"] = .array(editWarnings.map(\.json)) }
+        return json
     }
 }
 
@@ -63,12 +68,15 @@ public struct PublishedVersion: Sendable {
     public let contentHash: String
     public let publishedAt: Int64
     public let rolledBackFrom: Int?
+    public let note: String?
+    public let publishedBy: String?
 
     public func json(includeDocument: Bool) -> JSONValue {
         var o: [String: JSONValue] = [
             "paywallId": .string(paywallID), "version": .number(version), "schemaVersion": .number(schemaVersion),
             "contentHash": .string(contentHash), "publishedAt": .number(Int(publishedAt)),
             "rolledBackFrom": rolledBackFrom.map { .number($0) } ?? .null,
+            "note": note.map(JSONValue.string) ?? .null, "publishedBy": publishedBy.map(JSONValue.string) ?? .null,
         ]
         if includeDocument { o["document"] = document }
         return .object(o)

@@ -114,57 +114,6 @@ struct PaywallRoutes {
                                               translations: translations, expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
-        routes.secret(.POST, "/v1/paywalls/:id/publish", OperationDoc(
-            "publishPaywall", summary: "Validate the draft strictly and publish it as a new version",
-            description: "422 with every error and its path when the draft is invalid; 409 when the paywall is archived.",
-            tag: "versions",
-            parameters: [.path("id", "A paywall id."), .header("Idempotency-Key", "Retrying with the same key answers the first result instead of a second version.",
-                                       schema: ["type": "string", "minLength": 1, "maxLength": 255])],
-            responses: [.json(201, "The new version (or the first one for a repeated Idempotency-Key, with `Idempotent-Replayed: true`).",
-                              APISchemas.ref("Version"), headers: [("Location", "The version's URL.")]),
-                        .problem(409, "The paywall is archived."),
-                        .problem(422, "The draft is invalid; `errors` lists every error with its path.")])) { request, caller in
-            let appID = caller.appID
-            let key = request.header("Idempotency-Key")
-            if let key, key.isEmpty || key.count > 255 {
-                throw ServiceError(.badRequest, "invalid_idempotency_key", "Idempotency-Key is 1 to 255 characters.")
-            }
-            let (version, replayed) = try paywalls.publish(appID: appID, id: request.parameter("id"), idempotencyKey: key)
-            var headers: HTTPHeaders = ["Location": "/v1/paywalls/\(version.paywallID)/versions/\(version.version)"]
-            if replayed { headers["Idempotent-Replayed"] = "true" }
-            return APIResponse.json(version.json(includeDocument: false), status: .created, headers: headers)
-        }
-        routes.secret(.GET, "/v1/paywalls/:id/versions", OperationDoc(
-            "listVersions", summary: "List published versions", tag: "versions", parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The versions, without documents.", APISchemas.ref("VersionList"))])) { request, caller in
-            let appID = caller.appID
-            let versions = try paywalls.versions(appID: appID, id: request.parameter("id"))
-            return APIResponse.json(["items": .array(versions.map { $0.json(includeDocument: false) })])
-        }
-        routes.secret(.GET, "/v1/paywalls/:id/versions/:n", OperationDoc(
-            "getVersion", summary: "Read a published version with its document", tag: "versions",
-            parameters: [.path("id", "A paywall id."), .path("n", "The version number.", schema: ["type": "integer", "minimum": 1])],
-            responses: [.json(200, "The version.", APISchemas.ref("VersionWithDocument"), headers: [("ETag", "The content hash.")])])) { request, caller in
-            let appID = caller.appID
-            guard let n = Int(request.parameter("n")), n >= 1 else {
-                throw ServiceError(.notFound, "version_not_found", "Versions are numbered 1, 2, …")
-            }
-            let version = try paywalls.version(appID: appID, id: request.parameter("id"), version: n)
-            return APIResponse.json(version.json(includeDocument: true), etag: "\"\(version.contentHash)\"")
-        }
-        routes.secret(.POST, "/v1/paywalls/:id/rollback", OperationDoc(
-            "rollbackPaywall", summary: "Publish an old version's document again as a new version", tag: "versions",
-            parameters: [.path("id", "A paywall id.")], requestBody: APISchemas.ref("RollbackRequest"),
-            responses: [.json(201, "The new version.", APISchemas.ref("Version"), headers: [("Location", "The version's URL.")])])) { request, caller in
-            let appID = caller.appID
-            let body = try request.jsonBody()
-            guard let n = body["version"]?.intValue, n >= 1 else {
-                throw ServiceError.badField("$.version", "type_mismatch", "'version' is the number of the version to publish again.")
-            }
-            let version = try paywalls.rollback(appID: appID, id: request.parameter("id"), to: n)
-            return APIResponse.json(version.json(includeDocument: false), status: .created,
-                                    headers: ["Location": "/v1/paywalls/\(version.paywallID)/versions/\(version.version)"])
-        }
     }
 }
 

@@ -11,12 +11,12 @@ public final class PaywallService: Sendable {
         case document(JSONValue, name: String?)
     }
 
-    private let store: any DataStore
-    private let clock: Clock
-    private let serving: ServingState
+    let store: any DataStore
+    let clock: Clock
+    let serving: ServingState
     /// Publishes append to it and catch up before answering: live here at once, elsewhere within a poll.
-    private let changes: ChangeFeed
-    private let activity: ServiceActivity
+    let changes: ChangeFeed
+    let activity: ServiceActivity
 
     public init(store: any DataStore, clock: Clock, serving: ServingState, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity()) {
         self.store = store
@@ -138,98 +138,5 @@ public final class PaywallService: Sendable {
                                "The draft changed since revision \(expectedRevision); it is at revision \(current). Reload it and apply your edit again.")
         }
         return Draft(paywallID: id, document: document, revision: revision, validation: PaywallValidator.validate(document))
-    }
-
-    // MARK: Publish, versions, rollback
-
-    /// Validates the draft strictly and, when valid, stores it as the next immutable version.
-    /// A repeated `idempotencyKey` answers the version the first call created.
-    public func publish(appID: String, id: String, idempotencyKey: String?) throws -> (version: PublishedVersion, replayed: Bool) {
-        if let idempotencyKey, let existing = try versionForIdempotencyKey(appID: appID, id: id, key: idempotencyKey) {
-            return (existing, true)
-        }
-        let draft = try self.draft(appID: appID, id: id)
-        guard draft.validation.isValid else {
-            throw ServiceError.invalid(draft.validation.errors, detail: "The draft has \(draft.validation.errors.count) validation error(s); fix them and publish again.")
-        }
-        let result = try insertVersion(appID: appID, id: id, document: draft.document, idempotencyKey: idempotencyKey, rolledBackFrom: nil)
-        return result
-    }
-
-    /// Publishes version `n`'s document again as a new version.
-    public func rollback(appID: String, id: String, to version: Int) throws -> PublishedVersion {
-        let old = try self.version(appID: appID, id: id, version: version)
-        return try insertVersion(appID: appID, id: id, document: old.document, idempotencyKey: nil, rolledBackFrom: version).version
-    }
-
-    private func insertVersion(appID: String, id: String, document: JSONValue, idempotencyKey: String?, rolledBackFrom: Int?) throws -> (version: PublishedVersion, replayed: Bool) {
-        let bytes = document.canonicalBytes
-        let text = String(decoding: bytes, as: UTF8.self)
-        let hash = SHA256.hexDigest(bytes)
-        let schemaVersion = document["schemaVersion"]?.intValue ?? 1
-        // Every form older SDKs are served in must validate too, and every page form must render within
-        // the budget, so serving never fails (a rollback to a version stored before the limits is refused too).
-        let forms = try ServedForms(document: document)
-        do { try PaywallRenderer.checkEveryForm(document) } catch {
-            throw ServiceError(.unprocessable, "render_budget_exceeded", "This version cannot be published: \(error).")
-        }
-        let now = clock.now()
-        let outcome: (StoredVersion, Bool) = try store.write { tx in
-            try tx.paywalls.lockForPublish(paywallID: id)
-            switch try tx.paywalls.lifecycle(appID: appID, id: id) {
-            case nil: throw ServiceError.notFound("paywall", id)
-            case .archived?: throw ServiceError(.conflict, "paywall_archived", "Paywall '\(id)' is archived and cannot be published.")
-            case .live?: break
-            }
-            if let idempotencyKey, let replayed = try tx.paywalls.version(appID: appID, paywallID: id, idempotencyKey: idempotencyKey),
-               let stored = try tx.paywalls.version(paywallID: id, version: replayed) {
-                return (stored, true)
-            }
-            let next = (try tx.paywalls.latestVersionNumber(paywallID: id) ?? 0) + 1
-            let stored = StoredVersion(paywallID: id, version: next, document: text, schemaVersion: schemaVersion, contentHash: hash,
-                                       publishedAt: now, rolledBackFrom: rolledBackFrom)
-            try tx.paywalls.insertVersion(stored, idempotencyKey: idempotencyKey)
-            try tx.changes.append(appID: appID, kind: .paywall, entityID: id, now: now)
-            return (stored, false)
-        }
-        let published = try PaywallService.publishedVersion(outcome.0, activity: activity)
-        if !outcome.1 {
-            activity.recordPublish()
-            serving.remember(ServedVersion(published: published, forms: forms))
-        }
-        try changes.catchUp()
-        return (published, outcome.1)
-    }
-
-    private func versionForIdempotencyKey(appID: String, id: String, key: String) throws -> PublishedVersion? {
-        let stored = try store.read { tx -> StoredVersion? in
-            guard let number = try tx.paywalls.version(appID: appID, paywallID: id, idempotencyKey: key) else { return nil }
-            return try tx.paywalls.version(paywallID: id, version: number)
-        }
-        return try stored.map { try PaywallService.publishedVersion($0, activity: activity) }
-    }
-
-    public func versions(appID: String, id: String) throws -> [PublishedVersion] {
-        let stored = try store.read { tx in
-            guard try tx.paywalls.lifecycle(appID: appID, id: id) != nil else { throw ServiceError.notFound("paywall", id) }
-            return try tx.paywalls.versions(paywallID: id)
-        }
-        return try stored.map { try PaywallService.publishedVersion($0, activity: activity) }
-    }
-
-    public func version(appID: String, id: String, version: Int) throws -> PublishedVersion {
-        guard let stored = try store.read({ tx in try tx.paywalls.version(appID: appID, paywallID: id, version: version) }) else {
-            throw ServiceError(.notFound, "version_not_found", "Paywall '\(id)' has no published version \(version).")
-        }
-        return try PaywallService.publishedVersion(stored, activity: activity)
-    }
-
-    /// A stored version with its document parsed; a document that no longer parses is a counted data failure.
-    static func publishedVersion(_ stored: StoredVersion, activity: ServiceActivity) throws -> PublishedVersion {
-        let bytes = Array(stored.document.utf8)
-        let document = try DataFailure.storedJSON(bytes, what: "version \(stored.version) of paywall '\(stored.paywallID)'", activity: activity)
-        return PublishedVersion(paywallID: stored.paywallID, version: stored.version, document: document,
-                                canonicalBytes: bytes, schemaVersion: stored.schemaVersion, contentHash: stored.contentHash,
-                                publishedAt: stored.publishedAt, rolledBackFrom: stored.rolledBackFrom)
     }
 }

@@ -18,6 +18,10 @@ public struct StoredVersion: Sendable {
     public let contentHash: String
     public let publishedAt: Int64
     public let rolledBackFrom: Int?
+    /// Why it was published, as the publisher wrote it (1 to 500 characters).
+    public let note: String?
+    /// The id of the key that published it (nil for the CLI and for versions older than notes).
+    public let publishedBy: String?
 }
 
 /// A draft as stored.

@@ -1,8 +1,8 @@
 import PaywallFormat
 
-/// Paywalls and their versions: create, list, read, publish.
+/// Paywalls: create, list, read (versions and publishing are VersionTools).
 enum PaywallTools {
-    static var tools: [MCPTool] { [create, list, get, listVersions, publish] }
+    static var tools: [MCPTool] { [create, list, get] }
 
     static let create = MCPTool(
         name: "create_paywall", title: "Create a paywall",
@@ -73,44 +73,5 @@ enum PaywallTools {
             return ["paywall": summary, "version": try paywalls.version(appID: call.appID, id: id, version: number).json(includeDocument: true)]
         }
         return ["paywall": summary, "draft": try paywalls.draft(appID: call.appID, id: id).json]
-    }
-
-    static let listVersions = MCPTool(
-        name: "list_versions", title: "List published versions",
-        description: """
-            Lists a paywall's published versions, newest first: number, schemaVersion, contentHash, publishedAt (ms since \
-            1970) and rolledBackFrom. Versions are immutable; analytics are per version (get_paywall_analytics).
-            """,
-        inputSchema: ToolSchema.object(["paywallId": ToolSchema.paywallID], required: ["paywallId"]),
-        outputSchema: ["type": "object", "properties": ["items": ["type": "array"]], "required": ["items"]],
-        readOnly: true, idempotent: true
-    ) { call in
-        let versions = try call.services.paywalls.versions(appID: call.appID, id: try call.string("paywallId"))
-        return ["items": .array(versions.map { $0.json(includeDocument: false) })]
-    }
-
-    static let publish = MCPTool(
-        name: "publish_paywall", title: "Publish the draft",
-        description: """
-            Validates the draft strictly and, when valid, publishes it as the next immutable version; placements showing this \
-            paywall serve it on the SDK's very next request. When the draft is invalid nothing is published and the result is \
-            an error listing every problem with its JSON path (fix them with update_paywall_draft). Give an 'idempotencyKey' \
-            to make a retry answer the first publish instead of creating a second version.
-            """,
-        inputSchema: ToolSchema.object([
-            "paywallId": ToolSchema.paywallID,
-            "idempotencyKey": ToolSchema.string("Any unique string (1 to 255 characters) naming this publish attempt.", maxLength: 255),
-        ], required: ["paywallId"]),
-        outputSchema: ["type": "object",
-                       "properties": ["paywallId": ["type": "string"], "version": ["type": "integer"], "contentHash": ["type": "string"],
-                                      "replayed": ["type": "boolean"]],
-                       "required": ["paywallId", "version", "replayed"]],
-        readOnly: false, idempotent: false
-    ) { call in
-        let (version, replayed) = try call.services.paywalls.publish(appID: call.appID, id: try call.string("paywallId"),
-                                                                      idempotencyKey: call.optionalString("idempotencyKey"))
-        var json = version.json(includeDocument: false)
-        json["replayed"] = .bool(replayed)
-        return json
     }
 }

@@ -72,10 +72,11 @@ struct PostgresPaywallStore: PaywallStore {
 
     func insertVersion(_ version: StoredVersion, idempotencyKey: String?) throws {
         try db.execute("""
-            INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at, idempotency_key, rolled_back_from)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at, idempotency_key,
+                                          rolled_back_from, note, published_by)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
             """, [version.paywallID, version.version, version.document, version.schemaVersion, version.contentHash,
-                  version.publishedAt, idempotencyKey, version.rolledBackFrom])
+                  version.publishedAt, idempotencyKey, version.rolledBackFrom, version.note, version.publishedBy])
         try db.execute("UPDATE paywalls SET updated_at = greatest(updated_at, $1) WHERE id = $2", [version.publishedAt, version.paywallID])
     }
 

@@ -68,10 +68,11 @@ struct SQLitePaywallStore: PaywallStore {
 
     func insertVersion(_ version: StoredVersion, idempotencyKey: String?) throws {
         try db.execute("""
-            INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at, idempotency_key, rolled_back_from)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at, idempotency_key,
+                                          rolled_back_from, note, published_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [version.paywallID, version.version, version.document, version.schemaVersion, version.contentHash,
-                  version.publishedAt, idempotencyKey, version.rolledBackFrom])
+                  version.publishedAt, idempotencyKey, version.rolledBackFrom, version.note, version.publishedBy])
         try db.execute("UPDATE paywalls SET updated_at = max(updated_at, ?) WHERE id = ?", [version.publishedAt, version.paywallID])
     }
 

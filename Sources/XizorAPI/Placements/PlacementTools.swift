@@ -56,7 +56,8 @@ enum PlacementTools {
             ], required: ["when"], extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]])],
         ], required: ["placement", "rules"], extra: ["$defs": ["Condition": condition]]),
         outputSchema: placementShape,
-        readOnly: false, idempotent: true
+        // It replaces the placement's rules whole: destructive.
+        readOnly: false, destructive: true, idempotent: true
     ) { call in
         try call.services.placements.setRules(appID: call.appID, key: try call.string("placement"), rules: try call.value("rules")).json
     }

@@ -68,6 +68,7 @@ public enum XizorApplication {
         AppRoutes(services: services).register(in: &routes)
         TemplateRoutes().register(in: &routes)
         PaywallRoutes(services: services).register(in: &routes)
+        VersionRoutes(services: services).register(in: &routes)
         PlacementRoutes(services: services).register(in: &routes)
         ExperimentRoutes(services: services).register(in: &routes)
         SDKRoutes(services: services, delivery: delivery).register(in: &routes)

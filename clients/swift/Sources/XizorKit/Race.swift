@@ -13,10 +13,13 @@ func race<T: Sendable>(_ task: Task<T, Error>, timeout: TimeInterval) async -> R
     let once = ResumeOnce<RaceOutcome<T>>()
     return await withCheckedContinuation { continuation in
         once.arm(continuation)
-        Task { once.resume(.finished(await task.result)) }
-        Task {
+        let timer = Task {
             try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
             once.resume(.timedOut)
+        }
+        Task {
+            once.resume(.finished(await task.result))
+            timer.cancel()  // no sleeping task left behind per presentation
         }
     }
 }
