@@ -70,3 +70,24 @@ def test_texts_of_any_locale_by_path_and_merge_patch_warnings(server, app):
             assert [w["path"] for w in warnings] == ["$.root.children"] and warnings[0]["code"] == "merge_patch_replaced"
             assert f"had {len(children)} item(s) and now has 1" in warnings[0]["message"]
     asyncio.run(flow())
+
+
+def test_archive_warns_about_placements_still_serving(server, app):
+    pw = app.create_paywall("clean")
+    app.publish(pw)
+    app.assign("onboarding", pw)
+
+    async def flow():
+        async with mcp_session(server, app.secret_key) as s:
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            assert tools["archive_paywall"].annotations.destructiveHint is True
+            archived = await s.call_tool("archive_paywall", {"paywallId": pw})
+            assert archived.structuredContent["archived"] is True
+            assert "onboarding" in archived.structuredContent["warning"]
+            listed = await s.call_tool("list_paywalls", {})
+            assert pw not in [p["id"] for p in listed.structuredContent["items"]]
+            refused = await s.call_tool("publish_paywall", {"paywallId": pw, "force": True})
+            assert refused.isError and "paywall_archived" in refused.content[0].text
+    asyncio.run(flow())
+    # Still served until reassigned, as the warning says.
+    assert app.sdk.get(PAYWALL).json()["paywallId"] == pw

@@ -142,7 +142,7 @@ enum DraftTools {
             not a tool error.
             """,
         inputSchema: ToolSchema.object([
-            "document": ToolSchema.anyObject("The paywall document (schemaVersion 1) to validate."),
+            "document": ToolSchema.anyObject("The paywall document to validate (schemaVersion 2 as the templates are, or 1)."),
             "paywallId": ToolSchema.paywallID,
         ], extra: ["oneOf": [["required": ["document"]], ["required": ["paywallId"]]]]),
         outputSchema: ToolSchema.validation,

@@ -88,3 +88,15 @@ public struct Page<Item: Sendable>: Sendable {
     public let items: [Item]
     public let nextCursor: String?
 }
+
+extension PaywallSummary {
+    /// An archive's answer (REST and MCP): the summary, and a `warning` naming the placements that
+    /// keep serving the paywall's last version until they are reassigned.
+    public var archivedJSON: JSONValue {
+        var body = json
+        if !placements.isEmpty {
+            body["warning"] = .string("Placements \(placements.joined(separator: ", ")) keep serving this paywall's last version until reassigned.")
+        }
+        return body
+    }
+}

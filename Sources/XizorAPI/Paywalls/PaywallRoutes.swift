@@ -50,13 +50,7 @@ struct PaywallRoutes {
             tag: "paywalls", parameters: [.path("id", "A paywall id.")],
             responses: [.json(200, "The archived paywall.", APISchemas.ref("ArchivedPaywall"))])) { request, caller in
             let appID = caller.appID
-            let archived = try paywalls.archive(appID: appID, id: request.parameter("id"))
-            var body = archived.json
-            if !archived.placements.isEmpty, case .object(var object) = body {
-                object["warning"] = .string("Placements \(archived.placements.joined(separator: ", ")) keep serving this paywall's last version until reassigned.")
-                body = .object(object)
-            }
-            return APIResponse.json(body)
+            return APIResponse.json(try paywalls.archive(appID: appID, id: request.parameter("id")).archivedJSON)
         }
         routes.secret(.GET, "/v1/paywalls/:id/draft", OperationDoc(
             "getDraft", summary: "Read the draft with its validation", tag: "drafts", parameters: [.path("id", "A paywall id.")],

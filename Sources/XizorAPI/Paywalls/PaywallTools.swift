@@ -2,7 +2,7 @@ import PaywallFormat
 
 /// Paywalls: create, list, read (versions and publishing are VersionTools).
 enum PaywallTools {
-    static var tools: [MCPTool] { [create, list, get] }
+    static var tools: [MCPTool] { [create, list, get, archive] }
 
     static let create = MCPTool(
         name: "create_paywall", title: "Create a paywall",
@@ -15,7 +15,7 @@ enum PaywallTools {
         inputSchema: ToolSchema.object([
             "name": ToolSchema.string("Display name in the dashboard (1 to 200 characters). Defaults to the template's or document's name.", maxLength: 200),
             "template": ToolSchema.string("Start from this template.", oneOf: PaywallTemplates.names),
-            "document": ToolSchema.anyObject("A paywall document (schemaVersion 1) to start from; its id is replaced by the new paywall's id."),
+            "document": ToolSchema.anyObject("A paywall document to start from (schemaVersion 2 as the templates are; 1 is read too); its id is replaced by the new paywall's id."),
         ], extra: ["not": ["required": ["template", "document"]]]),
         readOnly: false, idempotent: false
     ) { call in
@@ -73,5 +73,18 @@ enum PaywallTools {
             return ["paywall": summary, "version": try paywalls.version(appID: call.appID, id: id, version: number).json(includeDocument: true)]
         }
         return ["paywall": summary, "draft": try paywalls.draft(appID: call.appID, id: id).json]
+    }
+
+    static let archive = MCPTool(
+        name: "archive_paywall", title: "Archive a paywall",
+        description: """
+            Archives a paywall: it leaves list_paywalls and cannot be published again. Placements and rules pointing at it \
+            keep serving its last version until reassigned (the answer's 'warning' names them): assign another paywall \
+            first if it should stop showing.
+            """,
+        inputSchema: ToolSchema.object(["paywallId": ToolSchema.paywallID], required: ["paywallId"]),
+        readOnly: false, destructive: true, idempotent: true
+    ) { call in
+        try call.services.paywalls.archive(appID: call.appID, id: try call.string("paywallId")).archivedJSON
     }
 }
