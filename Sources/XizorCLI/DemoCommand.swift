@@ -13,12 +13,11 @@ enum DemoSetup {
 
         func logFields(host: String, port: Int) -> [(String, LogValue)] {
             [("appId", .string(app.appID)), ("secretKey", .string(app.secretKey)), ("publicKey", .string(app.publicKey)),
-             ("try", .string(Created.curl(host: host, port: port, publicKey: app.publicKey)))]
+             ("try", .string(Created.curl(url: FirstRunSummary.url(host: host, port: port), publicKey: app.publicKey)))]
         }
 
-        static func curl(host: String, port: Int, publicKey: String) -> String {
-            let hostPart = host.contains(":") ? "[\(host)]" : host
-            return "curl -H 'Authorization: Bearer \(publicKey)' 'http://\(hostPart):\(port)/v1/sdk/placements/onboarding/paywall'"
+        static func curl(url: String, publicKey: String) -> String {
+            "curl -H 'Authorization: Bearer \(publicKey)' '\(url)/v1/sdk/placements/onboarding/paywall'"
         }
     }
 

@@ -19,7 +19,7 @@ extension Commands {
         signal(SIGPIPE, SIG_IGN)
         let environment = try CommandEnvironment(arguments)
         let services = try environment.openServices()
-        try ensureAdminToken(environment, services)
+        let generatedToken = try ensureAdminToken(environment, services)
         var demo: DemoSetup.Created?
         if arguments.flag("demo-if-empty"), try DemoSetup.isEmpty(services) {
             demo = try DemoSetup.create(services)
@@ -57,6 +57,9 @@ extension Commands {
         if let demo {
             environment.logger.info("created the demo app; its keys are shown only now", demo.logFields(host: environment.configuration.host, port: port))
         }
+        let summary = FirstRunSummary(url: FirstRunSummary.url(host: environment.configuration.host, port: port),
+                                      adminToken: generatedToken, demo: demo)
+        if !summary.isEmpty { FileHandle.standardError.write(Data(summary.text.utf8)) }
         server.runUntilTerminated()
         environment.logger.debug("drained; closing the database")
         services.changes.stopTailing()
@@ -67,14 +70,16 @@ extension Commands {
     }
 
     /// The admin token: the configured one is stored (hashed); with none configured and none
-    /// stored, one is generated and printed once.
-    static func ensureAdminToken(_ environment: CommandEnvironment, _ services: XizorServices) throws {
+    /// stored, one is generated, printed once, and returned (for the first-run summary).
+    static func ensureAdminToken(_ environment: CommandEnvironment, _ services: XizorServices) throws -> String? {
         if let token = environment.configuration[\.adminToken] {
             try services.keys.ensureAdminToken(token)
         } else if !services.keys.hasAdminKey() {
             let token = try services.keys.generateAdminToken()
             environment.logger.warning("generated an admin token; it is shown only this once, store it now",
                                        [("adminToken", .string(token))])
+            return token
         }
+        return nil
     }
 }

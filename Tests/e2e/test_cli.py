@@ -119,6 +119,38 @@ def test_serve_generates_an_admin_token_once_when_none_is_configured(tmp_path):
         assert again.stop() == 0
 
 
+def test_a_first_run_prints_a_short_summary_once(tmp_path):
+    """`make run`'s first start: URL, the credentials shown only now and a curl that works, as a few readable
+    lines beside the JSON logs (issue 20, item 12); a second start prints none of it."""
+    import shlex
+    import time
+    data = tmp_path / "first"
+    server = XizorServer(data, extra_env={"XIZOR_ADMIN_TOKEN": None, "XIZOR_LOG_LEVEL": "info"}, args=("--demo-if-empty",))
+    try:
+        deadline = time.time() + 5
+        while time.time() < deadline and not any(l.startswith("  docs") for l in server.stderr_lines):
+            time.sleep(0.05)
+        text = "".join(server.stderr_lines)
+        assert f"Xizor is serving http://127.0.0.1:{server.port}\n" in text
+        fields = {l.split()[0] + " " + l.split()[1]: l.split()[2] for l in server.stderr_lines
+                  if l.startswith("  ") and len(l.split()) > 2 and l.split()[1] in ("token", "key")}
+        logged = next(json.loads(l) for l in server.stderr_lines if "adminToken" in l)["adminToken"]
+        assert fields["admin token"] == logged
+        assert Client(server.base, fields["secret key"]).get("/v1/paywalls").status_code == 200
+        curl = next(l.split("try", 1)[1].strip() for l in server.stderr_lines if l.startswith("  try"))
+        assert fields["public key"] in curl
+        answer = subprocess.run(shlex.split(curl) + ["-s", "-o", "/dev/null", "-w", "%{http_code}"], capture_output=True, text=True)
+        assert answer.stdout == "200"
+    finally:
+        assert server.stop() == 0
+    again = XizorServer(data, extra_env={"XIZOR_ADMIN_TOKEN": None, "XIZOR_LOG_LEVEL": "info"}, args=("--demo-if-empty",))
+    try:
+        time.sleep(0.3)
+        assert not any("Xizor is serving" in l for l in again.stderr_lines)
+    finally:
+        assert again.stop() == 0
+
+
 @pytest.mark.sqlite_only  # inspects or backs up the SQLite file (PostgreSQL: test_postgres.py)
 def test_backup_of_a_live_server_and_check(tmp_path):
     server = XizorServer(tmp_path / "live")
