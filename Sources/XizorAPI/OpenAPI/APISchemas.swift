@@ -120,6 +120,7 @@ public enum APISchemas {
             "VersionList": object(["items": array(ref("Version"))]),
             "RollbackRequest": request(["version": ["type": "integer", "minimum": 1]], optional: publishOptions),
             "PublishRequest": request([:], optional: publishOptions),
+            "RenamePaywallRequest": request(["name": ["type": "string", "minLength": 1, "maxLength": 200]]),
             "JSONPatchOperation": [
                 "type": "object", "description": "One RFC 6902 operation.",
                 "properties": ["op": ["enum": ["add", "remove", "replace", "move", "copy", "test"]],

@@ -52,6 +52,24 @@ struct PaywallRoutes {
             let appID = caller.appID
             return APIResponse.json(try paywalls.archive(appID: appID, id: request.parameter("id")).archivedJSON)
         }
+        routes.secret(.PATCH, "/v1/paywalls/:id", OperationDoc(
+            "renamePaywall", summary: "Rename a paywall",
+            description: "`{name}` (1 to 200 characters) becomes the paywall's name and its draft document's `name` (a new draft revision; saving a draft whose document has another `name` renames it too). `If-Match` with the draft's ETag is optional: with it, a stale draft answers 412. Published versions keep their names.",
+            tag: "paywalls",
+            parameters: [.path("id", "A paywall id."), .header("If-Match", "Optional: the draft's ETag; the rename then applies only to that revision.")],
+            requestBody: APISchemas.ref("RenamePaywallRequest"),
+            responses: [.json(200, "The renamed paywall.", APISchemas.ref("PaywallSummary")),
+                        .problem(412, "If-Match does not match the draft's ETag.")])) { request, caller in
+            let appID = caller.appID
+            let id = request.parameter("id")
+            let body = try request.jsonBody()
+            guard let name = try body.optionalString("name", path: "$") else {
+                throw ServiceError.badField("$.name", "missing_required_field", "'name' is required.")
+            }
+            let expected = request.header("If-Match") == nil
+                ? nil : try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
+            return APIResponse.json(try paywalls.rename(appID: appID, id: id, name: name, expectedRevision: expected).json)
+        }
         routes.secret(.GET, "/v1/paywalls/:id/draft", OperationDoc(
             "getDraft", summary: "Read the draft with its validation", tag: "drafts", parameters: [.path("id", "A paywall id.")],
             responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")])])) { request, caller in

@@ -56,8 +56,8 @@ public final class PaywallService: Sendable {
             document = .object(object)
         }
         let finalName = name ?? document["name"]?.stringValue ?? "Untitled paywall"
-        guard TextLimits.fits(finalName, max: 200) else {
-            throw ServiceError.badField("$.name", "invalid_name", "A paywall name is 1 to 200 characters.")
+        guard TextLimits.fits(finalName, max: PaywallService.maxNameLength) else {
+            throw ServiceError.badField("$.name", "invalid_name", "A paywall name is 1 to \(PaywallService.maxNameLength) characters.")
         }
         let now = clock.now()
         try store.write { tx in try tx.paywalls.insert(id: id, appID: appID, name: finalName, draft: document.canonicalString, now: now) }
@@ -97,6 +97,24 @@ public final class PaywallService: Sendable {
         return PaywallSummary(row, placements: try tx.placements.keys(appID: appID, targeting: [id])[id] ?? [])
     }
 
+    static let maxNameLength = 200
+
+    /// Renames a paywall: the draft document's `name` is set (a new draft revision, at
+    /// `expectedRevision` when given, else at whatever the draft is now), and the summary follows it.
+    /// Published versions keep the name they were published with.
+    public func rename(appID: String, id: String, name: String, expectedRevision: Int64?) throws -> PaywallSummary {
+        guard TextLimits.fits(name, max: PaywallService.maxNameLength) else {
+            throw ServiceError.badField("$.name", "invalid_name", "A paywall name is 1 to \(PaywallService.maxNameLength) characters.")
+        }
+        let current = try draft(appID: appID, id: id)
+        guard case .object(var document) = current.document else {
+            throw ServiceError.badField("$", "not_an_object", "The draft is not a JSON object.")
+        }
+        document["name"] = .string(name)
+        _ = try saveDraft(appID: appID, id: id, document: .object(document), expectedRevision: expectedRevision ?? current.revision)
+        return try summary(appID: appID, id: id)
+    }
+
     /// Archives a paywall: it leaves lists and cannot be published; placements that point at it
     /// keep serving its last version until reassigned (the answer names them).
     public func archive(appID: String, id: String) throws -> PaywallSummary {
@@ -127,8 +145,12 @@ public final class PaywallService: Sendable {
             throw ServiceError.badField("$", "not_an_object", "A draft is a JSON object.")
         }
         let now = clock.now()
+        // The paywall's name is the draft document's: a saved name renames it (one too long or not a
+        // string is the validator's to report, and leaves the name as it was).
+        let name = document["name"]?.stringValue.flatMap { TextLimits.fits($0, max: PaywallService.maxNameLength) ? $0 : nil }
         let revision: Int64 = try store.write { tx in
-            if try tx.paywalls.saveDraft(appID: appID, id: id, document: document.canonicalString, expectedRevision: expectedRevision, now: now) {
+            if try tx.paywalls.saveDraft(appID: appID, id: id, document: document.canonicalString, name: name,
+                                         expectedRevision: expectedRevision, now: now) {
                 return expectedRevision + 1
             }
             guard let current = try tx.paywalls.draft(appID: appID, id: id)?.revision else {

@@ -49,7 +49,9 @@ public protocol PaywallStore {
 
     func draft(appID: String, id: String) throws -> StoredDraft?
     /// Replaces the draft when it is still at `expectedRevision`; false when it is not (or missing).
-    func saveDraft(appID: String, id: String, document: String, expectedRevision: Int64, now: Int64) throws -> Bool
+    /// Saves the draft at `expectedRevision`; a `name` renames the paywall in the same statement
+    /// (the summary's name follows the draft document's).
+    func saveDraft(appID: String, id: String, document: String, name: String?, expectedRevision: Int64, now: Int64) throws -> Bool
 
     /// The version a publish with this idempotency key created, if any.
     func version(appID: String, paywallID: String, idempotencyKey: String) throws -> Int?

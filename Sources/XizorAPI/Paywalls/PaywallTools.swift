@@ -2,7 +2,7 @@ import PaywallFormat
 
 /// Paywalls: create, list, read (versions and publishing are VersionTools).
 enum PaywallTools {
-    static var tools: [MCPTool] { [create, list, get, archive] }
+    static var tools: [MCPTool] { [create, list, get, rename, archive] }
 
     static let create = MCPTool(
         name: "create_paywall", title: "Create a paywall",
@@ -86,5 +86,22 @@ enum PaywallTools {
         readOnly: false, destructive: true, idempotent: true
     ) { call in
         try call.services.paywalls.archive(appID: call.appID, id: try call.string("paywallId")).archivedJSON
+    }
+
+    static let rename = MCPTool(
+        name: "rename_paywall", title: "Rename a paywall",
+        description: """
+            Sets the paywall's name, which is its draft document's 'name' (a new draft revision; published versions keep \
+            theirs until the next publish). Give 'revision' to rename only if the draft is still at that revision.
+            """,
+        inputSchema: ToolSchema.object([
+            "paywallId": ToolSchema.paywallID,
+            "name": ToolSchema.string("The new name (1 to 200 characters).", maxLength: 200),
+            "revision": ToolSchema.integer("Optional: the draft revision you read.", minimum: 0),
+        ], required: ["paywallId", "name"]),
+        readOnly: false, idempotent: true
+    ) { call in
+        try call.services.paywalls.rename(appID: call.appID, id: try call.string("paywallId"), name: try call.string("name"),
+                                          expectedRevision: call.optionalInt64("revision")).json
     }
 }

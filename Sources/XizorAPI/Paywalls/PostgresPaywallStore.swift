@@ -38,11 +38,11 @@ struct PostgresPaywallStore: PaywallStore {
         }
     }
 
-    func saveDraft(appID: String, id: String, document: String, expectedRevision: Int64, now: Int64) throws -> Bool {
+    func saveDraft(appID: String, id: String, document: String, name: String?, expectedRevision: Int64, now: Int64) throws -> Bool {
         try db.execute("""
-            UPDATE paywalls SET draft = $1, draft_revision = draft_revision + 1, updated_at = greatest(updated_at, $2)
-            WHERE id = $3 AND app_id = $4 AND draft_revision = $5
-            """, [document, now, id, appID, expectedRevision])
+            UPDATE paywalls SET draft = $1, name = coalesce($2, name), draft_revision = draft_revision + 1, updated_at = greatest(updated_at, $3)
+            WHERE id = $4 AND app_id = $5 AND draft_revision = $6
+            """, [document, name, now, id, appID, expectedRevision])
         return db.changes == 1
     }
 

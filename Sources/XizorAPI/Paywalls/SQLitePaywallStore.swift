@@ -37,11 +37,11 @@ struct SQLitePaywallStore: PaywallStore {
         }
     }
 
-    func saveDraft(appID: String, id: String, document: String, expectedRevision: Int64, now: Int64) throws -> Bool {
+    func saveDraft(appID: String, id: String, document: String, name: String?, expectedRevision: Int64, now: Int64) throws -> Bool {
         try db.execute("""
-            UPDATE paywalls SET draft = ?, draft_revision = draft_revision + 1, updated_at = max(updated_at, ?)
+            UPDATE paywalls SET draft = ?, name = coalesce(?, name), draft_revision = draft_revision + 1, updated_at = max(updated_at, ?)
             WHERE id = ? AND app_id = ? AND draft_revision = ?
-            """, [document, now, id, appID, expectedRevision])
+            """, [document, name, now, id, appID, expectedRevision])
         return db.changes == 1
     }
 
