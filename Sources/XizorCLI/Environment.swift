@@ -176,6 +176,7 @@ struct CommandEnvironment {
         limits.eventWindow = EventService.TimeWindow(maxAgeMs: Int64(configuration[\.events.maxAgeMs]),
                                                      maxFutureMs: Int64(configuration[\.events.maxFutureMs]))
         limits.maxKeysPerApp = configuration[\.keys.maxPerApp]
+        limits.requireCompleteLocales = configuration[\.publish.requireCompleteLocales]
         do { return try XizorServices(store: store, limits: limits) } catch {
             throw CommandFailure("cannot load state from \(storageDescription): \(error)")
         }

@@ -27,6 +27,7 @@ struct Settings: Sendable {
     let mcp = MCPSettings()
     let rateLimits = RateLimitSettings()
     let changes = ChangeSettings()
+    let publish = PublishSettings()
 
     static let all = Settings()
 }
@@ -82,6 +83,10 @@ struct StorageSettings: Sendable {
 
 struct MetricsSettings: Sendable {
     let token = Setting.optional("metrics.token", help: "when set, GET /metrics needs 'Authorization: Bearer TOKEN'; when unset /metrics is open (keep it off the public network)")
+}
+
+struct PublishSettings: Sendable {
+    let requireCompleteLocales = Setting.bool("publish.requireCompleteLocales", default: false, help: "refuse to publish (422 incomplete_locales) a draft with a locale that lacks texts or has stale translations, instead of publishing with `warnings`")
 }
 
 struct KeySettings: Sendable {

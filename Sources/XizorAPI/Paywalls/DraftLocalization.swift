@@ -7,10 +7,12 @@ public struct TranslationTask: Sendable {
     public let source: String
     public let requirements: TranslationRequirements
     public let translation: String?
+    /// The translation was made from another source text than today's.
+    public let stale: Bool
 
     public var json: JSONValue {
         var object: [String: JSONValue] = ["path": .string(path), "source": .string(source),
-                                           "translation": translation.map { .string($0) } ?? .null]
+                                           "translation": translation.map { .string($0) } ?? .null, "stale": .bool(stale)]
         if case .object(let keep) = requirements.json { object.merge(keep) { a, _ in a } }
         return .object(object)
     }
@@ -28,13 +30,15 @@ public struct LocalizationWorklist: Sendable {
 
     /// Paths with no text in `locale` yet, in document order.
     public var missing: [TranslationTask] { tasks.filter { $0.translation == nil } }
+    /// Paths whose translation was made from an older source: translate them again.
+    public var stale: [TranslationTask] { tasks.filter(\.stale) }
 
     public var json: JSONValue {
         [
             "paywallId": .string(paywallID), "revision": .number(Int(revision)), "locale": .string(locale),
             "sourceLocale": .string(sourceLocale), "locales": .array(locales.map { .string($0) }),
             "texts": .array(tasks.map(\.json)), "missing": .array(missing.map { .string($0.path) }),
-            "complete": .bool(missing.isEmpty),
+            "stale": .array(stale.map { .string($0.path) }), "complete": .bool(missing.isEmpty && stale.isEmpty),
         ]
     }
 }
@@ -92,7 +96,8 @@ extension PaywallService {
         let tasks = PaywallLocalization.texts(in: document).map { entry -> TranslationTask in
             let source = entry.values[sourceLocale] ?? entry.values.keys.sorted().first.flatMap { entry.values[$0] } ?? ""
             return TranslationTask(path: entry.path.description, source: source,
-                                   requirements: PaywallLocalization.requirements(for: source), translation: entry.values[locale])
+                                   requirements: PaywallLocalization.requirements(for: source), translation: entry.values[locale],
+                                   stale: draft.translations.staleLocales(of: entry, defaultLocale: sourceLocale).contains(locale))
         }
         return LocalizationWorklist(paywallID: draft.paywallID, revision: draft.revision, locale: locale,
                                     sourceLocale: sourceLocale, locales: locales, tasks: tasks)

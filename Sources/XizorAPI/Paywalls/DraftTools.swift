@@ -91,9 +91,9 @@ enum DraftTools {
             Translates a paywall's draft into one locale, in two steps. (1) Call with 'paywallId' and 'locale' only: the \
             answer lists every text path with its 'source' (the default locale's text), the 'variables' ({{…}} placeholders) \
             and the **bold** / *italic* pair counts a translation must keep, the existing 'translation' if any, and the paths \
-            still 'missing'. (2) Call again with 'translations' ({path: translated text}, any subset of paths): each is checked \
+            still 'missing' or 'stale' (translated from a source text that has changed since: translate those again). (2) Call again with 'translations' ({path: translated text}, any subset of paths): each is checked \
             to keep exactly the source's variables and marks; when all pass they are written into the draft (adding the locale \
-            to 'locales') and the answer lists what is still missing; when any fails nothing is written and the error lists \
+            to 'locales') and the answer lists what is still missing or stale; when any fails nothing is written and the error lists \
             each problem by path. Publish afterwards with publish_paywall.
             """,
         inputSchema: ToolSchema.object([
@@ -109,8 +109,9 @@ enum DraftTools {
         ], required: ["paywallId", "locale"]),
         outputSchema: ["type": "object",
                        "properties": ["paywallId": ["type": "string"], "revision": ["type": "integer"], "locale": ["type": "string"],
-                                      "missing": ["type": "array", "items": ["type": "string"]], "complete": ["type": "boolean"]],
-                       "required": ["paywallId", "revision", "locale", "missing", "complete"]],
+                                      "missing": ["type": "array", "items": ["type": "string"]],
+                                      "stale": ["type": "array", "items": ["type": "string"]], "complete": ["type": "boolean"]],
+                       "required": ["paywallId", "revision", "locale", "missing", "stale", "complete"]],
         readOnly: false, idempotent: true
     ) { call in
         let paywalls = call.services.paywalls
@@ -127,7 +128,8 @@ enum DraftTools {
             "written": .array(outcome.written.map { .string($0) }),
             "missing": .array(outcome.worklist.missing.map { .string($0.path) }),
             "missingTexts": .array(outcome.worklist.missing.map(\.json)),
-            "complete": .bool(outcome.worklist.missing.isEmpty),
+            "stale": .array(outcome.worklist.stale.map { .string($0.path) }),
+            "complete": .bool(outcome.worklist.missing.isEmpty && outcome.worklist.stale.isEmpty),
             "locales": .array(outcome.worklist.locales.map { .string($0) }),
             "validation": outcome.draft.validation.json,
         ]

@@ -44,6 +44,8 @@ public struct Draft: Sendable {
     /// What the edit itself did that the editor may not have meant (a merge patch replacing an
     /// array whole), beside the document's own validation.
     public var editWarnings: [ValidationIssue] = []
+    /// What each translation was made from (stale translations are derived from it).
+    public var translations = TranslationMemory()
 
     /// `"r<revision>"` — strong, changes on every save.
     public var etag: String { "\"r\(revision)\"" }

@@ -18,12 +18,18 @@ public final class PaywallService: Sendable {
     let changes: ChangeFeed
     let activity: ServiceActivity
 
-    public init(store: any DataStore, clock: Clock, serving: ServingState, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity()) {
+    /// Publishing refuses (422 `incomplete_locales`) instead of warning when a locale lacks texts
+    /// or has stale ones (`publish.requireCompleteLocales`).
+    let requireCompleteLocales: Bool
+
+    public init(store: any DataStore, clock: Clock, serving: ServingState, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity(),
+                requireCompleteLocales: Bool = false) {
         self.store = store
         self.clock = clock
         self.serving = serving
         self.changes = changes
         self.activity = activity
+        self.requireCompleteLocales = requireCompleteLocales
     }
 
     // MARK: Create, list, read, archive
@@ -60,7 +66,11 @@ public final class PaywallService: Sendable {
             throw ServiceError.badField("$.name", "invalid_name", "A paywall name is 1 to \(PaywallService.maxNameLength) characters.")
         }
         let now = clock.now()
-        try store.write { tx in try tx.paywalls.insert(id: id, appID: appID, name: finalName, draft: document.canonicalString, now: now) }
+        let memory = TranslationMemory().updated(from: nil, to: document)
+        try store.write { tx in
+            try tx.paywalls.insert(id: id, appID: appID, name: finalName, draft: document.canonicalString,
+                                   translationSources: memory.json.canonicalString, now: now)
+        }
         return try summary(appID: appID, id: id)
     }
 
@@ -134,7 +144,16 @@ public final class PaywallService: Sendable {
             throw ServiceError.notFound("paywall", id)
         }
         let document = try DataFailure.storedJSON(Array(stored.document.utf8), what: "the draft of paywall '\(id)'", activity: activity)
-        return Draft(paywallID: id, document: document, revision: stored.revision, validation: PaywallValidator.validate(document))
+        var draft = Draft(paywallID: id, document: document, revision: stored.revision, validation: PaywallValidator.validate(document))
+        draft.translations = try memory(stored, id: id)
+        return draft
+    }
+
+    /// The stored translation memory (none recorded yet reads as empty: the next save records it).
+    private func memory(_ stored: StoredDraft, id: String) throws -> TranslationMemory {
+        guard let text = stored.translationSources else { return TranslationMemory() }
+        return TranslationMemory(json: try DataFailure.storedJSON(Array(text.utf8), what: "the translation memory of paywall '\(id)'",
+                                                                 activity: activity))
     }
 
     /// Saves the draft when `expectedRevision` is still current (optimistic concurrency): exactly
@@ -148,10 +167,16 @@ public final class PaywallService: Sendable {
         // The paywall's name is the draft document's: a saved name renames it (one too long or not a
         // string is the validator's to report, and leaves the name as it was).
         let name = document["name"]?.stringValue.flatMap { TextLimits.fits($0, max: PaywallService.maxNameLength) ? $0 : nil }
-        let revision: Int64 = try store.write { tx in
+        let (revision, translations): (Int64, TranslationMemory) = try store.write { tx in
+            // The memory follows every save: translations written now were made from today's source.
+            guard let previous = try tx.paywalls.draft(appID: appID, id: id) else { throw ServiceError.notFound("paywall", id) }
+            // A previous draft that no longer parses has no translations to compare with (its own read
+            // reports it as a data failure); the memory then starts from this save.
+            let before = try? JSONParser().parse(previous.document)
+            let memory = try self.memory(previous, id: id).updated(from: before, to: document)
             if try tx.paywalls.saveDraft(appID: appID, id: id, document: document.canonicalString, name: name,
-                                         expectedRevision: expectedRevision, now: now) {
-                return expectedRevision + 1
+                                         translationSources: memory.json.canonicalString, expectedRevision: expectedRevision, now: now) {
+                return (expectedRevision + 1, memory)
             }
             guard let current = try tx.paywalls.draft(appID: appID, id: id)?.revision else {
                 throw ServiceError.notFound("paywall", id)
@@ -159,6 +184,8 @@ public final class PaywallService: Sendable {
             throw ServiceError(.preconditionFailed, "draft_revision_mismatch",
                                "The draft changed since revision \(expectedRevision); it is at revision \(current). Reload it and apply your edit again.")
         }
-        return Draft(paywallID: id, document: document, revision: revision, validation: PaywallValidator.validate(document))
+        var saved = Draft(paywallID: id, document: document, revision: revision, validation: PaywallValidator.validate(document))
+        saved.translations = translations
+        return saved
     }
 }

@@ -28,6 +28,8 @@ public struct StoredVersion: Sendable {
 public struct StoredDraft: Sendable {
     public let document: String
     public let revision: Int64
+    /// The translation memory's JSON (nil before the first save that records one).
+    public let translationSources: String?
 }
 
 /// Whether a paywall takes new versions and targets.
@@ -38,7 +40,7 @@ public enum PaywallLifecycle: Sendable, Equatable {
 
 /// All SQL of paywalls, their drafts and their versions.
 public protocol PaywallStore {
-    func insert(id: String, appID: String, name: String, draft: String, now: Int64) throws
+    func insert(id: String, appID: String, name: String, draft: String, translationSources: String, now: Int64) throws
     func paywall(appID: String, id: String) throws -> StoredPaywall?
     /// Nil when the app has no such paywall.
     func lifecycle(appID: String, id: String) throws -> PaywallLifecycle?
@@ -51,7 +53,8 @@ public protocol PaywallStore {
     /// Replaces the draft when it is still at `expectedRevision`; false when it is not (or missing).
     /// Saves the draft at `expectedRevision`; a `name` renames the paywall in the same statement
     /// (the summary's name follows the draft document's).
-    func saveDraft(appID: String, id: String, document: String, name: String?, expectedRevision: Int64, now: Int64) throws -> Bool
+    func saveDraft(appID: String, id: String, document: String, name: String?, translationSources: String,
+                   expectedRevision: Int64, now: Int64) throws -> Bool
 
     /// The version a publish with this idempotency key created, if any.
     func version(appID: String, paywallID: String, idempotencyKey: String) throws -> Int?

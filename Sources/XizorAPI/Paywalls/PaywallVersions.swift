@@ -12,6 +12,14 @@ public enum PublishOutcome: Sendable, Equatable {
     case unchanged
 }
 
+/// What a publish (or rollback) answers: the version, what happened, and what a person should
+/// know (locales that lack texts or have stale translations).
+public struct PublishResult: Sendable {
+    public let version: PublishedVersion
+    public let outcome: PublishOutcome
+    public var warnings: [ValidationIssue] = []
+}
+
 /// Who publishes and why: recorded with the version.
 public struct PublishOptions: Sendable {
     public var note: String?
@@ -47,23 +55,41 @@ extension PaywallService {
     /// Validates the draft strictly and, when valid, stores it as the next immutable version.
     /// A repeated `idempotencyKey` answers the version the first call created.
     public func publish(appID: String, id: String, idempotencyKey: String?,
-                        options: PublishOptions = PublishOptions()) throws -> (version: PublishedVersion, outcome: PublishOutcome) {
+                        options: PublishOptions = PublishOptions()) throws -> PublishResult {
         if let idempotencyKey, let existing = try versionForIdempotencyKey(appID: appID, id: id, key: idempotencyKey) {
-            return (existing, .replayed)
+            return PublishResult(version: existing, outcome: .replayed)
         }
         let draft = try self.draft(appID: appID, id: id)
         guard draft.validation.isValid else {
             throw ServiceError.invalid(draft.validation.errors, detail: "The draft has \(draft.validation.errors.count) validation error(s); fix them and publish again.")
         }
-        return try insertVersion(appID: appID, id: id, document: draft.document, idempotencyKey: idempotencyKey, rolledBackFrom: nil,
-                                 options: options)
+        // A locale with missing or stale texts would show a page in two languages: a warning with
+        // the publish, or a refusal when the operator asks for complete locales.
+        let warnings = draft.translations.coverage(of: draft.document).filter { !$0.isComplete }.map(Self.warning)
+        if requireCompleteLocales && !warnings.isEmpty {
+            throw ServiceError(.unprocessable, "incomplete_locales",
+                               "\(warnings.count) locale(s) lack texts or have stale translations (publish.requireCompleteLocales); translate them and publish again.",
+                               errors: warnings)
+        }
+        let (version, outcome) = try insertVersion(appID: appID, id: id, document: draft.document, idempotencyKey: idempotencyKey,
+                                                   rolledBackFrom: nil, options: options)
+        return PublishResult(version: version, outcome: outcome, warnings: warnings)
+    }
+
+    private static func warning(_ coverage: LocaleCoverage) -> ValidationIssue {
+        var parts: [String] = []
+        if !coverage.missing.isEmpty { parts.append("\(coverage.missing.count) of \(coverage.texts) texts missing (first: \(coverage.missing[0]))") }
+        if !coverage.stale.isEmpty { parts.append("\(coverage.stale.count) stale: made from an older source text (first: \(coverage.stale[0]))") }
+        return ValidationIssue(path: "$.locales[\"\(coverage.locale)\"]", message: "'\(coverage.locale)': " + parts.joined(separator: "; ") + ".",
+                               code: coverage.missing.isEmpty ? "locale_stale" : "locale_incomplete")
     }
 
     /// Publishes version `n`'s document again as a new version (`.unchanged` when it is the latest's already).
-    public func rollback(appID: String, id: String, to version: Int,
-                         options: PublishOptions = PublishOptions()) throws -> (version: PublishedVersion, outcome: PublishOutcome) {
+    public func rollback(appID: String, id: String, to version: Int, options: PublishOptions = PublishOptions()) throws -> PublishResult {
         let old = try self.version(appID: appID, id: id, version: version)
-        return try insertVersion(appID: appID, id: id, document: old.document, idempotencyKey: nil, rolledBackFrom: version, options: options)
+        let (published, outcome) = try insertVersion(appID: appID, id: id, document: old.document, idempotencyKey: nil,
+                                                     rolledBackFrom: version, options: options)
+        return PublishResult(version: published, outcome: outcome)
     }
 
     private func insertVersion(appID: String, id: String, document: JSONValue, idempotencyKey: String?, rolledBackFrom: Int?,

@@ -4,9 +4,10 @@ import Storage
 struct PostgresPaywallStore: PaywallStore {
     let db: PGConnection
 
-    func insert(id: String, appID: String, name: String, draft: String, now: Int64) throws {
-        try db.execute("INSERT INTO paywalls (id, app_id, name, draft, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)",
-                       [id, appID, name, draft, now, now])
+    func insert(id: String, appID: String, name: String, draft: String, translationSources: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO paywalls (id, app_id, name, draft, translation_sources, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            """, [id, appID, name, draft, translationSources, now, now])
     }
 
     func paywall(appID: String, id: String) throws -> StoredPaywall? {
@@ -33,16 +34,18 @@ struct PostgresPaywallStore: PaywallStore {
     }
 
     func draft(appID: String, id: String) throws -> StoredDraft? {
-        try db.queryOne("SELECT draft, draft_revision FROM paywalls WHERE id = $1 AND app_id = $2", [id, appID]).map { row in
-            StoredDraft(document: try row.get(0), revision: try row.get(1))
+        try db.queryOne("SELECT draft, draft_revision, translation_sources FROM paywalls WHERE id = $1 AND app_id = $2", [id, appID]).map { row in
+            StoredDraft(document: try row.get(0), revision: try row.get(1), translationSources: try row.get(2))
         }
     }
 
-    func saveDraft(appID: String, id: String, document: String, name: String?, expectedRevision: Int64, now: Int64) throws -> Bool {
+    func saveDraft(appID: String, id: String, document: String, name: String?, translationSources: String,
+                   expectedRevision: Int64, now: Int64) throws -> Bool {
         try db.execute("""
-            UPDATE paywalls SET draft = $1, name = coalesce($2, name), draft_revision = draft_revision + 1, updated_at = greatest(updated_at, $3)
-            WHERE id = $4 AND app_id = $5 AND draft_revision = $6
-            """, [document, name, now, id, appID, expectedRevision])
+            UPDATE paywalls SET draft = $1, name = coalesce($2, name), translation_sources = $3, draft_revision = draft_revision + 1,
+                                updated_at = greatest(updated_at, $4)
+            WHERE id = $5 AND app_id = $6 AND draft_revision = $7
+            """, [document, name, translationSources, now, id, appID, expectedRevision])
         return db.changes == 1
     }
 

@@ -3,9 +3,9 @@ import Storage
 struct SQLitePaywallStore: PaywallStore {
     let db: Database
 
-    func insert(id: String, appID: String, name: String, draft: String, now: Int64) throws {
-        try db.execute("INSERT INTO paywalls (id, app_id, name, draft, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                       [id, appID, name, draft, now, now])
+    func insert(id: String, appID: String, name: String, draft: String, translationSources: String, now: Int64) throws {
+        try db.execute("INSERT INTO paywalls (id, app_id, name, draft, translation_sources, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       [id, appID, name, draft, translationSources, now, now])
     }
 
     func paywall(appID: String, id: String) throws -> StoredPaywall? {
@@ -32,16 +32,18 @@ struct SQLitePaywallStore: PaywallStore {
     }
 
     func draft(appID: String, id: String) throws -> StoredDraft? {
-        try db.queryOne("SELECT draft, draft_revision FROM paywalls WHERE id = ? AND app_id = ?", [id, appID]).map { row in
-            StoredDraft(document: try row.get(0), revision: try row.get(1))
+        try db.queryOne("SELECT draft, draft_revision, translation_sources FROM paywalls WHERE id = ? AND app_id = ?", [id, appID]).map { row in
+            StoredDraft(document: try row.get(0), revision: try row.get(1), translationSources: try row.get(2))
         }
     }
 
-    func saveDraft(appID: String, id: String, document: String, name: String?, expectedRevision: Int64, now: Int64) throws -> Bool {
+    func saveDraft(appID: String, id: String, document: String, name: String?, translationSources: String,
+                   expectedRevision: Int64, now: Int64) throws -> Bool {
         try db.execute("""
-            UPDATE paywalls SET draft = ?, name = coalesce(?, name), draft_revision = draft_revision + 1, updated_at = max(updated_at, ?)
+            UPDATE paywalls SET draft = ?, name = coalesce(?, name), translation_sources = ?, draft_revision = draft_revision + 1,
+                                updated_at = max(updated_at, ?)
             WHERE id = ? AND app_id = ? AND draft_revision = ?
-            """, [document, name, now, id, appID, expectedRevision])
+            """, [document, name, translationSources, now, id, appID, expectedRevision])
         return db.changes == 1
     }
 

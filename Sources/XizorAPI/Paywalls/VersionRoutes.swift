@@ -24,9 +24,7 @@ struct VersionRoutes {
                 throw ServiceError(.badRequest, "invalid_idempotency_key", "Idempotency-Key is 1 to 255 characters.")
             }
             let options = try PublishOptions.parse(try Self.optionalObject(request), path: "$", publishedBy: caller.keyID)
-            let (version, outcome) = try paywalls.publish(appID: caller.appID, id: request.parameter("id"), idempotencyKey: key,
-                                                          options: options)
-            return Self.answer(version, outcome)
+            return Self.answer(try paywalls.publish(appID: caller.appID, id: request.parameter("id"), idempotencyKey: key, options: options))
         }
         routes.secret(.GET, "/v1/paywalls/:id/versions", OperationDoc(
             "listVersions", summary: "List published versions", tag: "versions", parameters: [.path("id", "A paywall id.")],
@@ -56,8 +54,7 @@ struct VersionRoutes {
                 throw ServiceError.badField("$.version", "type_mismatch", "'version' is the number of the version to publish again.")
             }
             let options = try PublishOptions.parse(body, path: "$", publishedBy: caller.keyID)
-            let (version, outcome) = try paywalls.rollback(appID: caller.appID, id: request.parameter("id"), to: n, options: options)
-            return Self.answer(version, outcome)
+            return Self.answer(try paywalls.rollback(appID: caller.appID, id: request.parameter("id"), to: n, options: options))
         }
         routes.secret(.GET, "/v1/paywalls/:id/diff", OperationDoc(
             "diffPaywall", summary: "What changed between two versions, or between a version and the draft (RFC 6902)",
@@ -114,10 +111,12 @@ struct VersionRoutes {
 
     /// 201 with `Location` for a new version; 200 (`unchanged: true`) when nothing was created;
     /// a replayed Idempotency-Key answers as the first call did, with `Idempotent-Replayed`.
-    static func answer(_ version: PublishedVersion, _ outcome: PublishOutcome) -> HTTPResponse {
+    static func answer(_ result: PublishResult) -> HTTPResponse {
+        let version = result.version
         var json = version.json(includeDocument: false)
+        if !result.warnings.isEmpty { json["warnings"] = .array(result.warnings.map(\.json)) }
         var headers: HTTPHeaders = ["Location": "/v1/paywalls/\(version.paywallID)/versions/\(version.version)"]
-        switch outcome {
+        switch result.outcome {
         case .created:
             return APIResponse.json(json, status: .created, headers: headers)
         case .replayed:

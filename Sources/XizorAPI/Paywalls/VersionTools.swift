@@ -40,10 +40,8 @@ enum VersionTools {
         readOnly: false, idempotent: false
     ) { call in
         let options = try PublishOptions.parse(call.arguments, path: "$", publishedBy: call.caller.keyID)
-        let (version, outcome) = try call.services.paywalls.publish(appID: call.appID, id: try call.string("paywallId"),
-                                                                     idempotencyKey: call.optionalString("idempotencyKey"),
-                                                                     options: options)
-        return answer(version, outcome)
+        return answer(try call.services.paywalls.publish(appID: call.appID, id: try call.string("paywallId"),
+                                                         idempotencyKey: call.optionalString("idempotencyKey"), options: options))
     }
 
     static let rollback = MCPTool(
@@ -65,9 +63,8 @@ enum VersionTools {
         readOnly: false, destructive: true, idempotent: false
     ) { call in
         let options = try PublishOptions.parse(call.arguments, path: "$", publishedBy: call.caller.keyID)
-        let (version, outcome) = try call.services.paywalls.rollback(appID: call.appID, id: try call.string("paywallId"),
-                                                                      to: try call.int("version"), options: options)
-        return answer(version, outcome)
+        return answer(try call.services.paywalls.rollback(appID: call.appID, id: try call.string("paywallId"),
+                                                          to: try call.int("version"), options: options))
     }
 
     static let diff = MCPTool(
@@ -105,10 +102,11 @@ enum VersionTools {
         "required": ["paywallId", "version", "replayed", "unchanged"],
     ]
 
-    static func answer(_ version: PublishedVersion, _ outcome: PublishOutcome) -> JSONValue {
-        var json = version.json(includeDocument: false)
-        json["replayed"] = .bool(outcome == .replayed)
-        json["unchanged"] = .bool(outcome == .unchanged)
+    static func answer(_ result: PublishResult) -> JSONValue {
+        var json = result.version.json(includeDocument: false)
+        json["replayed"] = .bool(result.outcome == .replayed)
+        json["unchanged"] = .bool(result.outcome == .unchanged)
+        json["warnings"] = .array(result.warnings.map(\.json))
         return json
     }
 }

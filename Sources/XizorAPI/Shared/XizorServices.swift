@@ -20,6 +20,8 @@ public final class XizorServices: Sendable {
     public struct Limits: Sendable {
         public var eventWindow = EventService.TimeWindow()
         public var maxKeysPerApp = KeyService.defaultMaxKeysPerApp
+        /// Refuse to publish a draft with a locale missing texts or with stale translations.
+        public var requireCompleteLocales = false
         public init() {}
     }
 
@@ -30,7 +32,8 @@ public final class XizorServices: Sendable {
         changes = try ChangeFeed(store: store, clock: clock)
         keys = try KeyService(store: store, clock: clock, changes: changes, maxKeysPerApp: limits.maxKeysPerApp)
         serving = ServingState(store: store, clock: clock, activity: activity)
-        paywalls = PaywallService(store: store, clock: clock, serving: serving, changes: changes, activity: activity)
+        paywalls = PaywallService(store: store, clock: clock, serving: serving, changes: changes, activity: activity,
+                                  requireCompleteLocales: limits.requireCompleteLocales)
         placements = PlacementService(store: store, clock: clock, changes: changes, activity: activity)
         events = EventService(store: store, clock: clock, activity: activity, window: limits.eventWindow)
         analytics = AnalyticsService(store: store)
