@@ -219,7 +219,9 @@ class World:
     def _mark_draft(self, paywall_id):
         """Puts the marker into a German text of the draft; answers that text's path."""
         r = self.app.dashboard.get(f"/v1/paywalls/{paywall_id}/draft/texts")
-        path = next(t["path"] for t in ok(r, 200)["texts"] if t["path"].endswith(".text"))
+        # A plain source (no {{variables}}, no **marks**), so the marker is a faithful translation of it.
+        path = next(t["path"] for t in ok(r, 200)["texts"]
+                    if t["path"].endswith(".text") and not any(c in t["values"].get("en", "") for c in "{*"))
         ok(self.app.dashboard.put(f"/v1/paywalls/{paywall_id}/draft/texts/de", {"texts": {path: f"Hallo {self.marker}"}},
                                   headers={"If-Match": r.headers["ETag"]}), 200)
         return path
@@ -696,6 +698,11 @@ def test_revoked_keys_and_an_archived_apps_keys(live, world_a, archived, covered
     failures = []
     check_credentials(live, world_a, covered, cases, failures)
     assert not failures, "\n".join(failures)
+    # The answer says why (issue 20, item 11): a revoked key is "unknown or revoked", an archived app's key says so.
+    revoked = SESSION.get(live.base + "/v1/paywalls", headers={"Authorization": bearer(world_a.revoked_secret)}, timeout=30).json()
+    archived_answer = SESSION.get(live.base + "/v1/paywalls", headers={"Authorization": bearer(archived.app.secret_key)}, timeout=30).json()
+    assert revoked["detail"] == "The API key is unknown or revoked."
+    assert "archived app" in archived_answer["detail"] and archived_answer["code"] == "invalid_api_key"
 
 
 def test_a_key_of_the_wrong_kind(live, world_a, covered):

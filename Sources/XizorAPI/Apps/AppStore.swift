@@ -62,6 +62,8 @@ public protocol AppStore {
     /// Revokes every live admin token but the one with `hash`; answers how many.
     func revokeAdminTokens(except hash: [UInt8], now: Int64) throws -> Int
     func hasLiveAdminToken(hash: [UInt8]) throws -> Bool
+    /// Whether the key with this hash is unrevoked but its app archived (why it no longer works).
+    func isKeyOfArchivedApp(hash: [UInt8]) throws -> Bool
     /// Removes a revoked admin token with this hash (so the same token can be stored live again).
     func deleteRevokedAdminToken(hash: [UInt8]) throws
 }

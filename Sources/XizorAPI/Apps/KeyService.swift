@@ -148,6 +148,14 @@ public final class KeyService: Sendable {
         return found
     }
 
+    /// Whether a token that did not verify is a live key of an archived app: the 401 then says why
+    /// instead of "unknown or revoked". Asked only on the (rate-limited) failure path; a store that
+    /// cannot answer leaves the generic message.
+    public func isKeyOfArchivedApp(_ token: Substring) -> Bool {
+        let hash = Identifiers.hash(String(token))
+        return (try? store.read { tx in try tx.apps.isKeyOfArchivedApp(hash: hash) }) ?? false
+    }
+
     /// Who a bearer token speaks for, or nil when it is unknown or revoked.
     public func authenticate(_ token: String) -> Principal? { verify(token[...])?.principal }
 

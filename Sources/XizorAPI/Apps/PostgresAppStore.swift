@@ -73,6 +73,13 @@ struct PostgresAppStore: AppStore {
         try db.queryOne("SELECT 1 FROM api_keys WHERE kind = 'admin' AND hash = $1 AND revoked_at IS NULL", [hash]) != nil
     }
 
+    func isKeyOfArchivedApp(hash: [UInt8]) throws -> Bool {
+        try db.queryOne("""
+            SELECT 1 FROM api_keys k JOIN apps a ON a.id = k.app_id
+            WHERE k.hash = $1 AND k.revoked_at IS NULL AND a.archived_at IS NOT NULL
+            """, [hash]) != nil
+    }
+
     func deleteRevokedAdminToken(hash: [UInt8]) throws {
         try db.execute("DELETE FROM api_keys WHERE kind = 'admin' AND hash = $1 AND revoked_at IS NOT NULL", [hash])
     }
