@@ -47,7 +47,8 @@ struct AppRoutes {
                         .problem(409, "The app already has `keys.maxPerApp` live keys.")])) { request, caller in
             let appID = caller.appID
             let body = try request.jsonBody()
-            let (info, key) = try services.keys.createKey(appID: appID, kind: try body.optionalString("kind", path: "$") ?? "")
+            let (info, key) = try services.keys.createKey(appID: appID, kind: try body.optionalString("kind", path: "$") ?? "",
+                                                          label: try body.optionalString("label", path: "$"))
             guard case .object(var object) = info.json else { return APIResponse.json(info.json, status: .created) }
             object["key"] = .string(key)
             return APIResponse.json(.object(object), status: .created)

@@ -14,6 +14,8 @@ public struct StoredKey: Sendable {
     public let appID: String?
     public let createdAt: Int64
     public let revokedAt: Int64?
+    /// What the key is for ("iOS app", "backend"), as its creator named it.
+    public var label: String? = nil
 }
 
 /// An app as stored.

@@ -35,11 +35,13 @@ public struct APIKeyInfo: Sendable, Equatable {
     public let prefix: String
     public let createdAt: Int64
     public let revokedAt: Int64?
+    public let label: String?
 
     public var json: JSONValue {
         var o: [String: JSONValue] = ["id": .string(id), "kind": .string(kind), "prefix": .string(prefix),
                                       "createdAt": .number(Int(createdAt))]
         o["revokedAt"] = revokedAt.map { .number(Int($0)) } ?? .null
+        o["label"] = label.map(JSONValue.string) ?? .null
         return .object(o)
     }
 }
@@ -245,16 +247,20 @@ public final class KeyService: Sendable {
         let after = try PageCursor.parse(cursor)
         let rows = try store.read { tx in try tx.apps.keys(appID: appID, after: after, limit: limit + 1) }
         let items = rows.prefix(limit).map { key in
-            APIKeyInfo(id: key.id, kind: key.kind.rawValue, prefix: key.prefix, createdAt: key.createdAt, revokedAt: key.revokedAt)
+            APIKeyInfo(id: key.id, kind: key.kind.rawValue, prefix: key.prefix, createdAt: key.createdAt, revokedAt: key.revokedAt,
+                       label: key.label)
         }
         let next = rows.count > limit ? items.last.map { PageCursor(createdAt: $0.createdAt, id: $0.id).text } : nil
         return Page(items: items, nextCursor: next)
     }
 
     /// Creates another key of `kind` (`secret` or `public`) for the app; answered once.
-    public func createKey(appID: String, kind: String) throws -> (info: APIKeyInfo, key: String) {
+    public func createKey(appID: String, kind: String, label: String? = nil) throws -> (info: APIKeyInfo, key: String) {
         guard let kind = StoredKey.Kind(rawValue: kind), kind != .admin else {
             throw ServiceError.badField("$.kind", "invalid_enum_value", "A key's kind is 'secret' or 'public'.")
+        }
+        if let label, !TextLimits.fits(label, max: 100) {
+            throw ServiceError.badField("$.label", "invalid_label", "A key's label is 1 to 100 characters.")
         }
         let key = Identifiers.apiKey(prefix: kind == .secret ? "sk_" : "pk_")
         let now = clock.now()
@@ -263,10 +269,11 @@ public final class KeyService: Sendable {
                 throw ServiceError(.conflict, "key_limit_reached",
                                    "An app has at most \(self.maxKeysPerApp) live keys (keys.maxPerApp); revoke one it no longer uses first.")
             }
-            return try KeyService.insertKey(tx, key: key, kind: kind, appID: appID, now: now)
+            return try KeyService.insertKey(tx, key: key, kind: kind, appID: appID, label: label, now: now)
         }
         try changes.catchUp()
-        let info = APIKeyInfo(id: id, kind: kind.rawValue, prefix: Identifiers.displayPrefix(of: key), createdAt: now, revokedAt: nil)
+        let info = APIKeyInfo(id: id, kind: kind.rawValue, prefix: Identifiers.displayPrefix(of: key), createdAt: now, revokedAt: nil,
+                              label: label)
         return (info, key)
     }
 
@@ -294,10 +301,11 @@ public final class KeyService: Sendable {
 
     /// Stores a new key's hash and records the change; returns its id.
     @discardableResult
-    private static func insertKey(_ tx: any StoreTransaction, key: String, kind: StoredKey.Kind, appID: String?, now: Int64) throws -> String {
+    private static func insertKey(_ tx: any StoreTransaction, key: String, kind: StoredKey.Kind, appID: String?, label: String? = nil,
+                                  now: Int64) throws -> String {
         let id = Identifiers.keyID()
         try tx.apps.insertKey(StoredKey(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), hash: Identifiers.hash(key),
-                                        appID: appID, createdAt: now, revokedAt: nil))
+                                        appID: appID, createdAt: now, revokedAt: nil, label: label))
         try tx.changes.append(appID: appID, kind: .key, entityID: id, now: now)
         return id
     }

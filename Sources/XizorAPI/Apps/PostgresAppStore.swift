@@ -24,15 +24,15 @@ struct PostgresAppStore: AppStore {
     }
 
     func insertKey(_ key: StoredKey) throws {
-        try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                       [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt])
+        try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                       [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label])
     }
 
     func insertKeyIfAbsent(_ key: StoredKey) throws -> Bool {
         try db.execute("""
-            INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
             ON CONFLICT (hash) DO NOTHING
-            """, [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt])
+            """, [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label])
         return db.changes == 1
     }
 

@@ -23,15 +23,15 @@ struct SQLiteAppStore: AppStore {
     }
 
     func insertKey(_ key: StoredKey) throws {
-        try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt])
+        try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label])
     }
 
     func insertKeyIfAbsent(_ key: StoredKey) throws -> Bool {
         try db.execute("""
-            INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (hash) DO NOTHING
-            """, [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt])
+            """, [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label])
         return db.changes == 1
     }
 

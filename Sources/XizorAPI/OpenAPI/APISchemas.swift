@@ -84,7 +84,9 @@ public enum APISchemas {
             "CreatedAPIKey": object(apiKeyFields.merging(["key": string]) { a, _ in a },
                                     description: "A new key; `key` is shown this once."),
             "APIKeyList": object(["keys": array(ref("APIKey")), "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last.")]),
-            "CreateKeyRequest": request(["kind": ["enum": ["secret", "public"]]]),
+            "CreateKeyRequest": request(["kind": ["enum": ["secret", "public"]]],
+                                        optional: ["label": ["type": "string", "minLength": 1, "maxLength": 100,
+                                                             "description": "What the key is for (\"iOS app\", \"backend\"); listed with it."]]),
             "TemplateSummary": object(["name": string, "title": string, "locales": array(string)]),
             "TemplateList": object(["templates": array(ref("TemplateSummary"))]),
             "Template": object(["name": string, "document": ref("PaywallDocument")]),
@@ -228,6 +230,7 @@ public enum APISchemas {
 
     static let apiKeyFields: [String: JSONValue] = [
         "id": string, "kind": ["enum": ["secret", "public"]], "prefix": string, "createdAt": millis, "revokedAt": nullable("integer"),
+        "label": nullable("string", "What the key is for, as its creator named it."),
     ]
     static let paywallSummaryFields: [String: JSONValue] = [
         "id": string, "name": string, "createdAt": millis, "updatedAt": millis, "archived": boolean,

@@ -236,5 +236,10 @@ ALTER TABLE paywall_versions ADD COLUMN published_by TEXT;
 ALTER TABLE paywalls ADD COLUMN translation_sources TEXT CHECK (translation_sources IS NULL OR json_valid(translation_sources));
 
 """###),
+        ("0006_key_labels.sql", ###"""
+-- What a key is for ("iOS app", "backend"), named when it is created and listed with it.
+ALTER TABLE api_keys ADD COLUMN label TEXT CHECK (label IS NULL OR length(label) BETWEEN 1 AND 100);
+
+"""###),
     ]
 }
