@@ -12,8 +12,19 @@ public final class AnalyticsService: Sendable {
         public var to: Int64?
         public var placement: String?
         public var context: PresentationContext = [:]
+        /// Adds a time series per version: counts per UTC hour or day.
+        public var interval: Interval?
         public init() {}
     }
+
+    public enum Interval: String, Sendable, CaseIterable {
+        case hour, day
+
+        public var milliseconds: Int64 { self == .hour ? 3_600_000 : 86_400_000 }
+    }
+
+    /// A series longer than this many buckets is refused (ask for days, or a shorter range).
+    static let maxBuckets: Int64 = 10_000
 
     /// Event names counted per version, as answered.
     static let counted: [(field: String, event: String)] = [
@@ -28,24 +39,62 @@ public final class AnalyticsService: Sendable {
         if filter.context.keys.contains(where: { $0.contains("\"") }) {
             throw ServiceError(.badRequest, "invalid_context_key", "A context key cannot contain '\"'.")
         }
-        let (counts, versions) = try store.read { tx in
+        let (counts, series, versions) = try store.read { tx in
             guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else { throw ServiceError.notFound("paywall", paywallID) }
             return (try tx.events.funnel(appID: appID, paywallID: paywallID, filter: filter),
+                    try filter.interval.map { try tx.events.funnelSeries(appID: appID, paywallID: paywallID, filter: filter, bucketMs: $0.milliseconds) },
                     try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted())
         }
         var perVersion: [Int: [String: FunnelCount]] = [:]
         for count in counts { perVersion[count.version, default: [:]][count.name] = count }
+        var bucketed: [Int: [Int64: [String: FunnelCount]]] = [:]
+        for count in series ?? [] {
+            guard let bucket = count.bucket else { continue }
+            bucketed[count.version, default: [:]][bucket, default: [:]][count.name] = count
+        }
+        let buckets = try filter.interval.map { try AnalyticsService.buckets($0, filter: filter, seen: (series ?? []).compactMap(\.bucket)) }
         var items: [JSONValue] = []
         for version in versions {
-            let counts = perVersion[version] ?? [:]
-            var object: [String: JSONValue] = ["version": .number(version)]
-            for (field, event) in AnalyticsService.counted { object[field] = .number(counts[event]?.count ?? 0) }
-            object["uniqueSubscribers"] = .number(counts["paywall_open"]?.subscribers ?? 0)
-            let impressions = counts["paywall_open"]?.count ?? 0
-            let completed = counts["purchase_completed"]?.count ?? 0
-            object["conversion"] = impressions > 0 ? .number(Double(completed) / Double(impressions)) : .null
+            guard case .object(var object) = AnalyticsService.counts(perVersion[version] ?? [:]) else { continue }
+            object["version"] = .number(version)
+            if let buckets {
+                object["series"] = .array(buckets.map { start in
+                    var point = AnalyticsService.counts(bucketed[version]?[start] ?? [:])
+                    point["start"] = .number(Int(start))
+                    return point
+                })
+            }
             items.append(.object(object))
         }
-        return ["paywallId": .string(paywallID), "versions": .array(items)]
+        var answer: JSONValue = ["paywallId": .string(paywallID), "versions": .array(items)]
+        if let interval = filter.interval { answer["interval"] = .string(interval.rawValue) }
+        return answer
+    }
+
+    /// The counted fields of one funnel (a version's, or one bucket of its series), with
+    /// `conversion` = purchases completed ÷ impressions (null without impressions).
+    static func counts(_ counts: [String: FunnelCount]) -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        for (field, event) in AnalyticsService.counted { object[field] = .number(counts[event]?.count ?? 0) }
+        object["uniqueSubscribers"] = .number(counts["paywall_open"]?.subscribers ?? 0)
+        let impressions = counts["paywall_open"]?.count ?? 0
+        let completed = counts["purchase_completed"]?.count ?? 0
+        object["conversion"] = impressions > 0 ? .number(Double(completed) / Double(impressions)) : .null
+        return .object(object)
+    }
+
+    /// Every bucket start from `from` (or the first bucket with events) to before `to` (or through
+    /// the last with events): a dense series, empty buckets included, so a chart needs no gap logic.
+    static func buckets(_ interval: Interval, filter: Filter, seen: [Int64]) throws -> [Int64] {
+        let size = interval.milliseconds
+        func floor(_ t: Int64) -> Int64 { t - ((t % size) + size) % size }
+        guard let first = filter.from.map(floor) ?? seen.min(), let last = filter.to.map({ floor($0 - 1) }) ?? seen.max(),
+              first <= last else { return [] }
+        let count = (last - first) / size + 1
+        guard count <= maxBuckets else {
+            throw ServiceError.badField("$.query.interval", "too_many_buckets",
+                                        "That is \(count) \(interval.rawValue)s; a series has at most \(maxBuckets) buckets. Ask for a shorter range or interval=day.")
+        }
+        return (0..<count).map { first + $0 * size }
     }
 }

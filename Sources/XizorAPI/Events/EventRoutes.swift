@@ -21,15 +21,24 @@ struct EventRoutes {
             parameters: [.path("id", "A paywall id."),
                          .query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
                          .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-                         .query("placement", "Only events from this placement.")],
+                         .query("placement", "Only events from this placement."),
+                         .query("interval", "Adds a time series per version: `hour` or `day` buckets (UTC), every bucket from `from` (else the first with events) to `to` (else the last).",
+                                schema: ["enum": ["hour", "day"]])],
             responses: [.json(200, "One funnel per published version.", APISchemas.ref("PaywallAnalytics")),
-                        .problem(400, "`from` or `to` is not a time.")])) { request, caller in
+                        .problem(400, "`from` or `to` is not a time."),
+                        .problem(422, "`interval` is not hour or day, or the series would exceed 10,000 buckets.")])) { request, caller in
             let appID = caller.appID
             var filter = AnalyticsService.Filter()
             filter.from = try EventRoutes.time(request.query("from"), name: "from")
             filter.to = try EventRoutes.time(request.query("to"), name: "to")
             filter.placement = request.query("placement")
             filter.context = request.presentationContext
+            if let raw = request.query("interval") {
+                guard let interval = AnalyticsService.Interval(rawValue: raw) else {
+                    throw ServiceError.badField("$.query.interval", "invalid_enum_value", "'interval' is hour or day, not '\(raw)'.")
+                }
+                filter.interval = interval
+            }
             return APIResponse.json(try services.analytics.funnel(appID: appID, paywallID: request.parameter("id"), filter: filter))
         }
     }

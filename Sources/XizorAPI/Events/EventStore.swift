@@ -19,6 +19,8 @@ public struct FunnelCount: Sendable {
     public let name: String
     public let count: Int
     public let subscribers: Int
+    /// The start of the time bucket (ms since 1970, UTC) in a series; nil in totals.
+    public let bucket: Int64?
 }
 
 /// One experiment variant's counts (the unit is the subscriber).
@@ -43,6 +45,8 @@ public protocol EventStore {
     func insert(appID: String, _ events: [StoredEvent], receivedAt: Int64) throws -> Int
     /// Counts per (version, event name) of one paywall's events, cut by `filter`.
     func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount]
+    /// The same counts per time bucket of `bucketMs` (UTC), for a time series.
+    func funnelSeries(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64) throws -> [FunnelCount]
     /// Counts per variant name of one experiment's events.
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts]
 }

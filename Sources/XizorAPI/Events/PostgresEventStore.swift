@@ -34,8 +34,19 @@ struct PostgresEventStore: EventStore {
     }
 
     func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount] {
+        try funnel(appID: appID, paywallID: paywallID, filter: filter, bucketMs: nil)
+    }
+
+    func funnelSeries(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64) throws -> [FunnelCount] {
+        try funnel(appID: appID, paywallID: paywallID, filter: filter, bucketMs: bucketMs)
+    }
+
+    /// With `bucketMs`, counted per UTC bucket too (its start, from a literal: one of the service's intervals).
+    private func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64?) throws -> [FunnelCount] {
+        precondition(bucketMs.map { $0 > 0 } ?? true, "buckets are positive")
+        let bucket = bucketMs.map { "(occurred_at / \($0)) * \($0)" } ?? "NULL"
         var sql = """
-            SELECT version, name, count(*), count(DISTINCT subscriber_id) FROM events
+            SELECT version, name, count(*), count(DISTINCT subscriber_id), \(bucket) FROM events
             WHERE app_id = $1 AND paywall_id = $2 AND version IS NOT NULL
             """
         var bindings: [any SQLBindable] = [appID, paywallID]
@@ -58,9 +69,10 @@ struct PostgresEventStore: EventStore {
                 sql += " AND context -> \(field)::text = \(parameter(flag ? "true" : "false"))::jsonb"
             }
         }
-        sql += " GROUP BY version, name"
+        sql += bucketMs == nil ? " GROUP BY version, name" : " GROUP BY version, name, \(bucket)"
         return try db.query(sql, bindings).map { row in
-            FunnelCount(version: try row.get(0), name: try row.get(1), count: try row.get(2), subscribers: try row.get(3))
+            FunnelCount(version: try row.get(0), name: try row.get(1), count: try row.get(2), subscribers: try row.get(3),
+                        bucket: try row.get(4))
         }
     }
 

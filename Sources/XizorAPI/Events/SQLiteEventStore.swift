@@ -31,8 +31,19 @@ struct SQLiteEventStore: EventStore {
     }
 
     func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount] {
+        try funnel(appID: appID, paywallID: paywallID, filter: filter, bucketMs: nil)
+    }
+
+    func funnelSeries(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64) throws -> [FunnelCount] {
+        try funnel(appID: appID, paywallID: paywallID, filter: filter, bucketMs: bucketMs)
+    }
+
+    /// With `bucketMs`, counted per UTC bucket too (its start, from a literal: one of the service's intervals).
+    private func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64?) throws -> [FunnelCount] {
+        precondition(bucketMs.map { $0 > 0 } ?? true, "buckets are positive")
+        let bucket = bucketMs.map { "(occurred_at / \($0)) * \($0)" } ?? "NULL"
         var sql = """
-            SELECT version, name, count(*), count(DISTINCT subscriber_id) FROM events
+            SELECT version, name, count(*), count(DISTINCT subscriber_id), \(bucket) FROM events
             WHERE app_id = ? AND paywall_id = ? AND version IS NOT NULL
             """
         var bindings: [any SQLBindable] = [appID, paywallID]
@@ -56,9 +67,10 @@ struct SQLiteEventStore: EventStore {
                 bindings += [path, flag ? "true" : "false"]
             }
         }
-        sql += " GROUP BY version, name"
+        sql += bucketMs == nil ? " GROUP BY version, name" : " GROUP BY version, name, \(bucket)"
         return try db.query(sql, bindings).map { row in
-            FunnelCount(version: try row.get(0), name: try row.get(1), count: try row.get(2), subscribers: try row.get(3))
+            FunnelCount(version: try row.get(0), name: try row.get(1), count: try row.get(2), subscribers: try row.get(3),
+                        bucket: try row.get(4))
         }
     }
 

@@ -203,10 +203,9 @@ public enum APISchemas {
                 "description": "Conversion per variant with 95% confidence intervals and the difference to the control.",
             ],
             "PaywallAnalytics": object(["paywallId": string, "versions": array(object(
-                ["version": integer, "impressions": integer, "closes": integer, "purchaseStarted": integer,
-                 "purchaseCompleted": integer, "purchaseFailed": integer, "purchaseCancelled": integer, "restores": integer,
-                 "uniqueSubscribers": integer,
-                 "conversion": ["type": ["number", "null"], "description": "purchaseCompleted / impressions; null without impressions."]]))]),
+                funnelFields.merging(["version": integer]) { a, _ in a },
+                optional: ["series": array(object(funnelFields.merging(["start": millis]) { a, _ in a }))]))],
+                optional: ["interval": ["enum": ["hour", "day"]]]),
             "SDKPaywall": object(["placement": string, "paywallId": string, "version": integer, "schemaVersion": integer,
                                   "locale": string, "document": ref("PaywallDocument")],
                                  optional: ["experiment": ref("ExperimentAssignment")],
@@ -243,7 +242,13 @@ public enum APISchemas {
         "note": nullable("string", "Why it was published, as the publisher wrote it."),
         "publishedBy": nullable("string", "The id of the key that published it (null for the command line and versions older than notes)."),
     ]
-    static let publishOptions: [String: JSONValue] = [
+    /// One funnel's counts: a version's, or one bucket of its series.
+    static let funnelFields: [String: JSONValue] = [
+        "impressions": integer, "closes": integer, "purchaseStarted": integer, "purchaseCompleted": integer,
+        "purchaseFailed": integer, "purchaseCancelled": integer, "restores": integer, "uniqueSubscribers": integer,
+        "conversion": ["type": ["number", "null"], "description": "purchaseCompleted / impressions; null without impressions."],
+    ]
+        static let publishOptions: [String: JSONValue] = [
         "note": ["type": "string", "minLength": 1, "maxLength": 500, "description": "Why: kept with the version."],
         "force": ["type": "boolean", "description": "Create a version even when the document is the latest version's already."],
     ]

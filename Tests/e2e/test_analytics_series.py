@@ -1,0 +1,48 @@
+"""Analytics over time (issue 20, item 9): `interval=hour|day` adds a dense UTC series per version beside
+the totals, which stay exact (distinct subscribers are counted over the whole range, not summed)."""
+import uuid
+
+H = 3_600_000
+H0 = 1_796_000_000_000 // H * H   # an hour boundary in late 2026
+
+
+def event(name, pw, at, subscriber):
+    return {"id": str(uuid.uuid4()), "name": name, "timestamp": at, "placement": "onboarding", "paywallId": pw,
+            "version": 1, "subscriberId": subscriber}
+
+
+def test_an_hourly_series_with_empty_hours_and_exact_totals(app):
+    pw = app.create_paywall("clean")
+    app.publish(pw)
+    events = [event("paywall_open", pw, H0 + 1_000, "a"), event("paywall_open", pw, H0 + 2_000, "b"),
+              event("paywall_open", pw, H0 + H - 1, "c"),
+              event("paywall_open", pw, H0 + 2 * H + 5, "a"), event("purchase_completed", pw, H0 + 2 * H + 9, "a")]
+    assert app.sdk.post("/v1/sdk/events", {"events": events}).json()["accepted"] == 5
+    r = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"interval": "hour", "from": H0, "to": H0 + 3 * H})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["interval"] == "hour"
+    version = body["versions"][0]
+    assert version["impressions"] == 4 and version["uniqueSubscribers"] == 3 and version["purchaseCompleted"] == 1
+    series = version["series"]
+    assert [p["start"] for p in series] == [H0, H0 + H, H0 + 2 * H]
+    assert [p["impressions"] for p in series] == [3, 0, 1]
+    assert [p["uniqueSubscribers"] for p in series] == [3, 0, 1]
+    assert [p["conversion"] for p in series] == [0.0, None, 1.0]
+    # Without from/to the series spans the buckets that have events; days work the same way.
+    daily = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"interval": "day"}).json()["versions"][0]["series"]
+    assert len(daily) == 1 and daily[0]["impressions"] == 4 and daily[0]["start"] % 86_400_000 == 0
+    # No interval, no series (the answer is as before).
+    assert "series" not in app.dashboard.get(f"/v1/paywalls/{pw}/analytics").json()["versions"][0]
+
+
+def test_a_bad_or_too_long_series_is_refused_with_where(app):
+    pw = app.create_paywall("clean")
+    app.publish(pw)
+    bad = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"interval": "minute"})
+    assert bad.status_code == 422 and bad.json()["errors"][0]["path"] == "$.query.interval"
+    long = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"interval": "hour", "from": 0, "to": H0})
+    assert long.status_code == 422 and long.json()["errors"][0]["code"] == "too_many_buckets"
+    assert app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"interval": "day", "from": 0, "to": H0}).status_code == 422
+    ok = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"interval": "day", "from": H0, "to": H0 + 30 * 86_400_000})
+    assert ok.status_code == 200 and len(ok.json()["versions"][0]["series"]) in (30, 31)
