@@ -46,3 +46,25 @@ def test_a_bad_or_too_long_series_is_refused_with_where(app):
     assert app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"interval": "day", "from": 0, "to": H0}).status_code == 422
     ok = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"interval": "day", "from": H0, "to": H0 + 30 * 86_400_000})
     assert ok.status_code == 200 and len(ok.json()["versions"][0]["series"]) in (30, 31)
+
+
+def test_revenue_per_currency_from_purchase_properties(app):
+    pw = app.create_paywall("clean")
+    app.publish(pw)
+
+    def purchase(subscriber, **properties):
+        e = event("purchase_completed", pw, H0 + 10, subscriber)
+        if properties:
+            e["properties"] = properties
+        return e
+    events = [purchase("a", price=49.99, currency="EUR"), purchase("b", price=49.99, currency="EUR"),
+              purchase("c", price=9.99, currency="USD"), purchase("d", price=5, currency="USD"),
+              purchase("e"), purchase("f", price="49.99", currency="EUR"), event("paywall_open", pw, H0, "a")]
+    assert app.sdk.post("/v1/sdk/events", {"events": events}).json()["accepted"] == 7
+    version = app.dashboard.get(f"/v1/paywalls/{pw}/analytics").json()["versions"][0]
+    assert version["purchaseCompleted"] == 6
+    revenue = {r["currency"]: (round(r["amount"], 2), r["purchases"]) for r in version["revenue"]}
+    assert revenue == {"EUR": (99.98, 2), "USD": (14.99, 2)}, version["revenue"]
+    # Filters cut revenue as they cut the funnel.
+    later = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"from": H0 + 11}).json()["versions"][0]
+    assert later["revenue"] == [] and later["purchaseCompleted"] == 0

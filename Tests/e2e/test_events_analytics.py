@@ -112,7 +112,8 @@ def test_analytics_against_a_known_event_set(published):
     funnel = published.dashboard.get(f"/v1/paywalls/{pw}/analytics").json()
     by = {v["version"]: v for v in funnel["versions"]}
     assert by[1] == {"version": 1, "impressions": 4, "uniqueSubscribers": 3, "closes": 2, "purchaseStarted": 2,
-                     "purchaseCompleted": 1, "purchaseFailed": 1, "purchaseCancelled": 0, "restores": 1, "conversion": 0.25}
+                     "purchaseCompleted": 1, "purchaseFailed": 1, "purchaseCancelled": 0, "restores": 1, "conversion": 0.25,
+                     "revenue": []}
     assert by[2]["impressions"] == 2 and by[2]["purchaseCompleted"] == 2 and by[2]["purchaseCancelled"] == 1
     assert by[2]["conversion"] == 1.0
     only_upsell = published.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"placement": "upsell"}).json()

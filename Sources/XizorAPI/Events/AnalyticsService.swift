@@ -39,10 +39,11 @@ public final class AnalyticsService: Sendable {
         if filter.context.keys.contains(where: { $0.contains("\"") }) {
             throw ServiceError(.badRequest, "invalid_context_key", "A context key cannot contain '\"'.")
         }
-        let (counts, series, versions) = try store.read { tx in
+        let (counts, series, revenue, versions) = try store.read { tx in
             guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else { throw ServiceError.notFound("paywall", paywallID) }
             return (try tx.events.funnel(appID: appID, paywallID: paywallID, filter: filter),
                     try filter.interval.map { try tx.events.funnelSeries(appID: appID, paywallID: paywallID, filter: filter, bucketMs: $0.milliseconds) },
+                    try tx.events.revenue(appID: appID, paywallID: paywallID, filter: filter),
                     try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted())
         }
         var perVersion: [Int: [String: FunnelCount]] = [:]
@@ -57,6 +58,11 @@ public final class AnalyticsService: Sendable {
         for version in versions {
             guard case .object(var object) = AnalyticsService.counts(perVersion[version] ?? [:]) else { continue }
             object["version"] = .number(version)
+            // Per currency, never summed across currencies; purchases that report no price count in
+            // purchaseCompleted but not here.
+            object["revenue"] = .array(revenue.filter { $0.version == version }.sorted { $0.currency < $1.currency }.map {
+                ["currency": .string($0.currency), "amount": .number($0.amount), "purchases": .number($0.purchases)]
+            })
             if let buckets {
                 object["series"] = .array(buckets.map { start in
                     var point = AnalyticsService.counts(bucketed[version]?[start] ?? [:])

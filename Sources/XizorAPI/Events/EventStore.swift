@@ -23,6 +23,15 @@ public struct FunnelCount: Sendable {
     public let bucket: Int64?
 }
 
+/// What one version's completed purchases brought in, in one currency (events that report a
+/// numeric `price` and a `currency` in their properties).
+public struct RevenueSum: Sendable {
+    public let version: Int
+    public let currency: String
+    public let amount: Double
+    public let purchases: Int
+}
+
 /// One experiment variant's counts (the unit is the subscriber).
 public struct VariantCounts: Sendable, Equatable {
     public var impressions = 0
@@ -47,6 +56,8 @@ public protocol EventStore {
     func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount]
     /// The same counts per time bucket of `bucketMs` (UTC), for a time series.
     func funnelSeries(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64) throws -> [FunnelCount]
+    /// Revenue per (version, currency) from `purchase_completed` events' `price` and `currency` properties.
+    func revenue(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [RevenueSum]
     /// Counts per variant name of one experiment's events.
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts]
 }

@@ -45,10 +45,30 @@ struct PostgresEventStore: EventStore {
     private func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64?) throws -> [FunnelCount] {
         precondition(bucketMs.map { $0 > 0 } ?? true, "buckets are positive")
         let bucket = bucketMs.map { "(occurred_at / \($0)) * \($0)" } ?? "NULL"
-        var sql = """
-            SELECT version, name, count(*), count(DISTINCT subscriber_id), \(bucket) FROM events
-            WHERE app_id = $1 AND paywall_id = $2 AND version IS NOT NULL
-            """
+        let (condition, bindings) = filtered(appID: appID, paywallID: paywallID, filter: filter)
+        var sql = "SELECT version, name, count(*), count(DISTINCT subscriber_id), \(bucket) FROM events WHERE \(condition)"
+        sql += bucketMs == nil ? " GROUP BY version, name" : " GROUP BY version, name, \(bucket)"
+        return try db.query(sql, bindings).map { row in
+            FunnelCount(version: try row.get(0), name: try row.get(1), count: try row.get(2), subscribers: try row.get(3),
+                        bucket: try row.get(4))
+        }
+    }
+
+    func revenue(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [RevenueSum] {
+        let (condition, bindings) = filtered(appID: appID, paywallID: paywallID, filter: filter)
+        return try db.query("""
+            SELECT version, properties ->> 'currency', sum((properties ->> 'price')::double precision), count(*) FROM events
+            WHERE \(condition) AND name = 'purchase_completed'
+              AND jsonb_typeof(properties -> 'price') = 'number' AND jsonb_typeof(properties -> 'currency') = 'string'
+            GROUP BY 1, 2
+            """, bindings).map { row in
+            RevenueSum(version: try row.get(0), currency: try row.get(1), amount: try row.get(2), purchases: try row.get(3))
+        }
+    }
+
+    /// The events of one paywall's versions that `filter` keeps (placeholders $1, $2, … in order).
+    private func filtered(appID: String, paywallID: String, filter: AnalyticsService.Filter) -> (String, [any SQLBindable]) {
+        var sql = "app_id = $1 AND paywall_id = $2 AND version IS NOT NULL"
         var bindings: [any SQLBindable] = [appID, paywallID]
         func parameter(_ value: any SQLBindable) -> String {
             bindings.append(value)
@@ -69,11 +89,7 @@ struct PostgresEventStore: EventStore {
                 sql += " AND context -> \(field)::text = \(parameter(flag ? "true" : "false"))::jsonb"
             }
         }
-        sql += bucketMs == nil ? " GROUP BY version, name" : " GROUP BY version, name, \(bucket)"
-        return try db.query(sql, bindings).map { row in
-            FunnelCount(version: try row.get(0), name: try row.get(1), count: try row.get(2), subscribers: try row.get(3),
-                        bucket: try row.get(4))
-        }
+        return (sql, bindings)
     }
 
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts] {

@@ -203,7 +203,9 @@ public enum APISchemas {
                 "description": "Conversion per variant with 95% confidence intervals and the difference to the control.",
             ],
             "PaywallAnalytics": object(["paywallId": string, "versions": array(object(
-                funnelFields.merging(["version": integer]) { a, _ in a },
+                funnelFields.merging(["version": integer,
+                                      "revenue": array(object(["currency": string, "amount": ["type": "number"], "purchases": integer],
+                                                              description: "purchase_completed events with a numeric `price` and a `currency` property, summed per currency."))]) { a, _ in a },
                 optional: ["series": array(object(funnelFields.merging(["start": millis]) { a, _ in a }))]))],
                 optional: ["interval": ["enum": ["hour", "day"]]]),
             "SDKPaywall": object(["placement": string, "paywallId": string, "version": integer, "schemaVersion": integer,
