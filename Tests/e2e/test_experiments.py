@@ -265,3 +265,35 @@ def test_conversions_count_only_subscribers_who_saw_the_variant(experiment):
     assert control["uniqueSubscribers"] == 1 and control["conversions"] == 1 and control["conversionRate"] == 1.0
     low, high = control["confidenceInterval"]
     assert 0 <= low <= high <= 1
+
+
+def test_results_have_a_holdout_row_counted_from_events_tagged_holdout(experiment):
+    app = experiment
+    held = app.dashboard.post("/v1/experiments", {"variants": [{"paywallId": app.control, "weight": 45},
+                                                               {"paywallId": app.challenger, "weight": 45}],
+                                                  "holdoutWeight": 10}).json()["id"]
+    app.dashboard.put("/v1/placements/onboarding", {"experimentId": held})
+    app.dashboard.post(f"/v1/experiments/{held}/start")
+
+    def ev(name, variant, subscriber, pw=None):
+        e = {"id": str(uuid.uuid4()), "name": name, "timestamp": 1_796_000_000_000, "placement": "onboarding",
+             "subscriberId": subscriber, "experimentId": held, "variant": variant}
+        if pw:
+            e.update(paywallId=pw, version=1)
+        return e
+    events = [ev("paywall_open", "control", f"c{i}", app.control) for i in range(10)]
+    events += [ev("purchase_completed", "control", f"c{i}", app.control) for i in range(2)]
+    # Holdout subscribers see no paywall: the app tags what they do (an exposure, a purchase elsewhere).
+    events += [ev("paywall_holdout", "holdout", f"h{i}") for i in range(8)]
+    events += [ev("purchase_completed", "holdout", "h0")]
+    r = app.sdk.post("/v1/sdk/events", {"events": events})
+    assert r.json()["accepted"] == len(events), r.text
+    results = app.dashboard.get(f"/v1/experiments/{held}/results").json()
+    holdout = results["holdout"]
+    assert holdout["uniqueSubscribers"] == 8 and holdout["conversions"] == 1
+    assert holdout["conversionRate"] == pytest.approx(0.125)
+    low, high = holdout["confidenceInterval"]
+    assert low < 0.125 < high
+    assert holdout["differenceToControl"]["absolute"] == pytest.approx(0.125 - 0.2)
+    # Without a holdout weight there is no holdout row.
+    assert app.dashboard.get(f"/v1/experiments/{app.exp}/results").json()["holdout"] is None

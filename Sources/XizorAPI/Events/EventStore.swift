@@ -39,7 +39,13 @@ public struct VariantCounts: Sendable, Equatable {
     public var subscribers = 0
     /// Of those, subscribers who completed a purchase.
     public var converted = 0
-    public init(impressions: Int = 0, subscribers: Int = 0, converted: Int = 0) {
+    /// Subscribers with any event of the variant, and those of them with a completed purchase: the
+    /// holdout's row (its subscribers see no paywall, so they have no `paywall_open`).
+    public var exposed = 0
+    public var exposedConverted = 0
+    public init(impressions: Int = 0, subscribers: Int = 0, converted: Int = 0, exposed: Int = 0, exposedConverted: Int = 0) {
+        self.exposed = exposed
+        self.exposedConverted = exposedConverted
         self.impressions = impressions
         self.subscribers = subscribers
         self.converted = converted

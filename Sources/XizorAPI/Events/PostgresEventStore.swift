@@ -102,11 +102,14 @@ struct PostgresEventStore: EventStore {
                    count(DISTINCT subscriber_id) FILTER (WHERE name = 'paywall_open'),
                    count(DISTINCT subscriber_id) FILTER (WHERE name = 'purchase_completed' AND EXISTS (
                        SELECT 1 FROM events o WHERE o.app_id = e.app_id AND o.experiment_id = e.experiment_id
-                         AND o.variant = e.variant AND o.subscriber_id = e.subscriber_id AND o.name = 'paywall_open'))
+                         AND o.variant = e.variant AND o.subscriber_id = e.subscriber_id AND o.name = 'paywall_open')),
+                   count(DISTINCT subscriber_id),
+                   count(DISTINCT subscriber_id) FILTER (WHERE name = 'purchase_completed')
             FROM events e WHERE app_id = $1 AND experiment_id = $2 GROUP BY variant
             """, [appID, experimentID]) {
             guard let variant: String = try row.get(0) else { continue }
-            counts[variant] = VariantCounts(impressions: try row.get(1), subscribers: try row.get(2), converted: try row.get(3))
+            counts[variant] = VariantCounts(impressions: try row.get(1), subscribers: try row.get(2), converted: try row.get(3),
+                                            exposed: try row.get(4), exposedConverted: try row.get(5))
         }
         return counts
     }

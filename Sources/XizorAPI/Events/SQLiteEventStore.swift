@@ -101,11 +101,14 @@ struct SQLiteEventStore: EventStore {
                    count(DISTINCT CASE WHEN name = 'purchase_completed' AND EXISTS (
                        SELECT 1 FROM events o WHERE o.app_id = events.app_id AND o.experiment_id = events.experiment_id
                          AND o.variant = events.variant AND o.subscriber_id = events.subscriber_id AND o.name = 'paywall_open')
-                       THEN subscriber_id END)
+                       THEN subscriber_id END),
+                   count(DISTINCT subscriber_id),
+                   count(DISTINCT CASE WHEN name = 'purchase_completed' THEN subscriber_id END)
             FROM events WHERE app_id = ? AND experiment_id = ? GROUP BY variant
             """, [appID, experimentID]) {
             guard let variant: String = try row.get(0) else { continue }
-            counts[variant] = VariantCounts(impressions: try row.get(1), subscribers: try row.get(2), converted: try row.get(3))
+            counts[variant] = VariantCounts(impressions: try row.get(1), subscribers: try row.get(2), converted: try row.get(3),
+                                            exposed: try row.get(4), exposedConverted: try row.get(5))
         }
         return counts
     }

@@ -31,22 +31,47 @@ extension ExperimentService {
             object["conversionRate"] = .number(rate)
             let (low, high) = ExperimentService.wilson(successes: c.converted, trials: c.subscribers)
             object["confidenceInterval"] = [.number(low), .number(high)]
-            if index > 0, let controlRate {
-                let m = Double(control.subscribers)
-                let difference = rate - controlRate
-                let se = (rate * (1 - rate) / n + controlRate * (1 - controlRate) / m).squareRoot()
-                object["differenceToControl"] = [
-                    "absolute": .number(difference),
-                    "confidenceInterval": [.number(difference - ExperimentService.z95 * se), .number(difference + ExperimentService.z95 * se)],
-                    "relative": controlRate > 0 ? .number(difference / controlRate) : .null,
-                ]
-            } else {
-                object["differenceToControl"] = .null
-            }
+            object["differenceToControl"] = index > 0
+                ? ExperimentService.differenceToControl(rate: rate, n: n, controlRate: controlRate, controlSubscribers: control.subscribers)
+                : .null
             return .object(object)
         }
         return ["experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
-                "confidenceLevel": 0.95, "variants": .array(variants)]
+                "confidenceLevel": 0.95, "variants": .array(variants),
+                "holdout": experiment.holdoutWeight > 0 ? ExperimentService.holdoutRow(counts["holdout"] ?? VariantCounts(), controlRate: controlRate,
+                                                                                         controlSubscribers: control.subscribers) : .null]
+    }
+
+    /// The holdout's row: its subscribers see no paywall, so they are counted from any event the app
+    /// tags with the experiment and `variant: "holdout"` (a `paywall_holdout` exposure when the SDK
+    /// answers 204, their purchases); the rate is theirs who bought, beside the control's.
+    static func holdoutRow(_ c: VariantCounts, controlRate: Double?, controlSubscribers: Int) -> JSONValue {
+        var object: [String: JSONValue] = ["uniqueSubscribers": .number(c.exposed), "conversions": .number(c.exposedConverted)]
+        guard c.exposed > 0 else {
+            object["conversionRate"] = .null
+            object["confidenceInterval"] = .null
+            object["differenceToControl"] = .null
+            return .object(object)
+        }
+        let n = Double(c.exposed), rate = Double(c.exposedConverted) / n
+        object["conversionRate"] = .number(rate)
+        let (low, high) = wilson(successes: c.exposedConverted, trials: c.exposed)
+        object["confidenceInterval"] = [.number(low), .number(high)]
+        object["differenceToControl"] = differenceToControl(rate: rate, n: n, controlRate: controlRate, controlSubscribers: controlSubscribers)
+        return .object(object)
+    }
+
+    /// A rate minus the control's, with a 95 % normal (Wald, unpooled) interval; null without a control rate.
+    static func differenceToControl(rate: Double, n: Double, controlRate: Double?, controlSubscribers: Int) -> JSONValue {
+        guard let controlRate, controlSubscribers > 0 else { return .null }
+        let m = Double(controlSubscribers)
+        let difference = rate - controlRate
+        let se = (rate * (1 - rate) / n + controlRate * (1 - controlRate) / m).squareRoot()
+        return [
+            "absolute": .number(difference),
+            "confidenceInterval": [.number(difference - z95 * se), .number(difference + z95 * se)],
+            "relative": controlRate > 0 ? .number(difference / controlRate) : .null,
+        ]
     }
 
     /// The Wilson score interval for a binomial proportion at 95 %.

@@ -199,7 +199,10 @@ public enum APISchemas {
                 "properties": ["experimentId": string, "status": string, "unit": string, "confidenceLevel": ["type": "number"],
                                "variants": array(["type": "object", "required": ["name", "paywallId", "control", "impressions", "conversions"],
                                                   "properties": ["name": string, "paywallId": string, "control": boolean,
-                                                                 "impressions": integer, "conversions": integer, "uniqueSubscribers": integer]])],
+                                                                 "impressions": integer, "conversions": integer, "uniqueSubscribers": integer]]),
+                               "holdout": ["type": ["object", "null"], "required": ["uniqueSubscribers", "conversions"],
+                                           "properties": ["uniqueSubscribers": integer, "conversions": integer],
+                                           "description": "Null without a holdout weight; else its subscribers counted from events tagged `variant: holdout`."]],
                 "description": "Conversion per variant with 95% confidence intervals and the difference to the control.",
             ],
             "PaywallAnalytics": object(["paywallId": string, "versions": array(object(
