@@ -50,7 +50,6 @@ struct Transport: Sendable {
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
         sessionConfiguration.timeoutIntervalForResource = configuration.requestTimeout
-        sessionConfiguration.httpMaximumConnectionsPerHost = 4
         session = URLSession(configuration: sessionConfiguration)
         baseURL = configuration.baseURL
         publicKey = configuration.publicKey
