@@ -90,7 +90,7 @@ import Testing
         }
     }
 
-    @Test func aTextEditIsOneReplace() throws {
+    @Test func aDiffIsExactAndInDocumentOrder() throws {
         let before = try json(#"{"texts":{"en":{"title":"Go Pro"},"de":{"title":"Pro werden"}},"list":[1,2,3,4]}"#)
         let after = try json(#"{"texts":{"en":{"title":"Go Premium"},"de":{"title":"Pro werden"}},"list":[1,3,4,5]}"#)
         let ops = JSONPatch.diff(from: before, to: after).map(\.json)

@@ -152,10 +152,10 @@ public final class KeyService: Sendable {
 
     /// Whether a token that did not verify is a live key of an archived app: the 401 then says why
     /// instead of "unknown or revoked". Asked only on the (rate-limited) failure path; a store that
-    /// cannot answer leaves the generic message.
-    public func isKeyOfArchivedApp(_ token: Substring) -> Bool {
+    /// cannot answer throws (503 `storage_unavailable`): the server cannot tell what the key is.
+    public func isKeyOfArchivedApp(_ token: Substring) throws -> Bool {
         let hash = Identifiers.hash(String(token))
-        return (try? store.read { tx in try tx.apps.isKeyOfArchivedApp(hash: hash) }) ?? false
+        return try store.read { tx in try tx.apps.isKeyOfArchivedApp(hash: hash) }
     }
 
     /// Who a bearer token speaks for, or nil when it is unknown or revoked.

@@ -170,9 +170,14 @@ public final class PaywallService: Sendable {
         let (revision, translations): (Int64, TranslationMemory) = try store.write { tx in
             // The memory follows every save: translations written now were made from today's source.
             guard let previous = try tx.paywalls.draft(appID: appID, id: id) else { throw ServiceError.notFound("paywall", id) }
-            // A previous draft that no longer parses has no translations to compare with (its own read
-            // reports it as a data failure); the memory then starts from this save.
-            let before = try? JSONParser().parse(previous.document)
+            // A previous draft that no longer parses is counted as a data failure and has no
+            // translations to compare with: the memory starts from this save, which replaces it.
+            let before: JSONValue?
+            do {
+                before = try DataFailure.storedJSON(Array(previous.document.utf8), what: "the draft of paywall '\(id)'", activity: self.activity)
+            } catch {
+                before = nil
+            }
             let memory = try self.memory(previous, id: id).updated(from: before, to: document)
             if try tx.paywalls.saveDraft(appID: appID, id: id, document: document.canonicalString, name: name,
                                          translationSources: memory.json.canonicalString, expectedRevision: expectedRevision, now: now) {

@@ -18,6 +18,14 @@ public struct PublishResult: Sendable {
     public let version: PublishedVersion
     public let outcome: PublishOutcome
     public var warnings: [ValidationIssue] = []
+
+    /// The version without its document, with the warnings when there are any (REST and MCP add
+    /// how they tell the outcome).
+    var json: JSONValue {
+        var json = version.json(includeDocument: false)
+        if !warnings.isEmpty { json["warnings"] = .array(warnings.map(\.json)) }
+        return json
+    }
 }
 
 /// Who publishes and why: recorded with the version.

@@ -113,8 +113,7 @@ struct VersionRoutes {
     /// a replayed Idempotency-Key answers as the first call did, with `Idempotent-Replayed`.
     static func answer(_ result: PublishResult) -> HTTPResponse {
         let version = result.version
-        var json = version.json(includeDocument: false)
-        if !result.warnings.isEmpty { json["warnings"] = .array(result.warnings.map(\.json)) }
+        var json = result.json
         var headers: HTTPHeaders = ["Location": "/v1/paywalls/\(version.paywallID)/versions/\(version.version)"]
         switch result.outcome {
         case .created:

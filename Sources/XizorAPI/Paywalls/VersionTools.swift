@@ -28,7 +28,8 @@ enum VersionTools {
             When the draft is the latest version already, nothing is created: the answer is that version with \
             'unchanged': true (pass 'force': true to publish it again anyway). Give a 'note' saying why (kept with the \
             version), and an 'idempotencyKey' to make a retry answer the first publish instead of creating a second version. \
-            diff_versions without arguments shows what publishing would change.
+            diff_versions without arguments shows what publishing would change. 'warnings' (when present) names locales \
+            that lack texts or have stale translations (see localize_paywall).
             """,
         inputSchema: ToolSchema.object([
             "paywallId": ToolSchema.paywallID,
@@ -103,10 +104,9 @@ enum VersionTools {
     ]
 
     static func answer(_ result: PublishResult) -> JSONValue {
-        var json = result.version.json(includeDocument: false)
+        var json = result.json
         json["replayed"] = .bool(result.outcome == .replayed)
         json["unchanged"] = .bool(result.outcome == .unchanged)
-        json["warnings"] = .array(result.warnings.map(\.json))
         return json
     }
 }

@@ -53,7 +53,7 @@ struct RouteGuard: Sendable {
         }
         guard let key = keys.verify(token, memoKey: header) else {
             try limits.failedAuthentication(request)
-            let detail = keys.isKeyOfArchivedApp(token)
+            let detail = try keys.isKeyOfArchivedApp(token)
                 ? "This key belongs to an archived app; an archived app's keys no longer work."
                 : "The API key is unknown or revoked."
             throw ServiceError(.unauthorized, "invalid_api_key", detail)
