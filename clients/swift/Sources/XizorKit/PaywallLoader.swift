@@ -13,7 +13,9 @@ actor PaywallLoader {
     private let fallback: FallbackBundle?
     private let cacheTimeout: TimeInterval
     /// One request per key at a time: a preload and a presentation of the same placement share it.
-    private var inFlight: [String: Task<PaywallAnswer, Error>] = [:]
+    /// Entries are numbered so that a finished request removes its own entry and no later one.
+    private var inFlight: [String: (number: UInt64, task: Task<PaywallAnswer, Error>)] = [:]
+    private var requestsStarted: UInt64 = 0
 
     init(transport: Transport, cache: PaywallCache, fallback: FallbackBundle?, cacheTimeout: TimeInterval) {
         self.transport = transport
@@ -58,19 +60,30 @@ actor PaywallLoader {
         }
     }
 
+    /// The task runs on this actor, so its entry is removed before its result can be seen: a caller
+    /// that has the answer and asks again starts a new request (a revalidation) instead of joining
+    /// the finished one (as it did when a separate task removed the entry later).
     private func fetchTask(_ request: PaywallRequest, cached: StoredResponse?) -> Task<PaywallAnswer, Error> {
         let key = request.cacheKey
-        if let running = inFlight[key] { return running }
+        if let running = inFlight[key] { return running.task }
+        requestsStarted += 1
+        let number = requestsStarted
         let task = Task { [transport, cache] in
-            try await Self.fetch(request, cached: cached, transport: transport, cache: cache)
+            do {
+                let answer = try await Self.fetch(request, cached: cached, transport: transport, cache: cache)
+                self.finished(key, number)
+                return answer
+            } catch {
+                self.finished(key, number)
+                throw error
+            }
         }
-        inFlight[key] = task
-        Task { _ = await task.result; self.finished(key, task) }
+        inFlight[key] = (number, task)
         return task
     }
 
-    private func finished(_ key: String, _ task: Task<PaywallAnswer, Error>) {
-        if inFlight[key] == task { inFlight[key] = nil }
+    private func finished(_ key: String, _ number: UInt64) {
+        if inFlight[key]?.number == number { inFlight[key] = nil }
     }
 
     /// One request, revalidating the cached copy with `If-None-Match`; every answer worth keeping
