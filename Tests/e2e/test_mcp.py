@@ -8,15 +8,16 @@ import asyncio
 import copy
 import json
 import time
-import warnings
 from contextlib import asynccontextmanager
 
 import pytest
 import requests
 
-import mcp.types
-from mcp import ClientSession
-from mcp.client.streamable_http import streamablehttp_client
+from mcp import Client, ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client  # the SDK's own client (its default timeouts)
+from mcp.shared.exceptions import MCPError
+from mcp.types.version import LATEST_HANDSHAKE_VERSION
 
 from xizor_server import App, XizorServer, create_app
 
@@ -32,27 +33,50 @@ HEADLINE_EN = "Think clearly with **Notes Pro**"
 HEADLINE_DE = "Klarer denken mit **Notes Pro**"
 
 
+def mcp_http(key, exchanges=None):
+    """The SDK's HTTP client with the key as bearer; `exchanges`, a list, collects (JSON-RPC method, HTTP
+    status) of every POST."""
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
+    if exchanges is not None:
+        async def record(response):
+            exchanges.append((json.loads(response.request.content).get("method"), response.status_code))
+        http.event_hooks = {"response": [record]}
+    return http
+
+
 @asynccontextmanager
-async def mcp_session(server, key):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        transport = streamablehttp_client(f"{server.base}/mcp", headers={"Authorization": f"Bearer {key}"})
-    async with transport as (read, write, _session_id):
+async def mcp_session(server, key, exchanges=None):
+    """A ClientSession (not initialized) over the SDK's Streamable HTTP transport."""
+    async with mcp_http(key, exchanges) as http, streamable_http_client(f"{server.base}/mcp", http_client=http) as (read, write):
         async with ClientSession(read, write) as session:
             yield session
+
+
+def supported_versions(server, key):
+    """The protocol versions the server speaks, newest first, as it lists them when refusing a header."""
+    r = rpc(server, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, key, {"MCP-Protocol-Version": "1999-01-01"})
+    assert r.status_code == 400, r.text
+    return r.json()["error"]["data"]["supported"]
 
 
 def run(coroutine):
     return asyncio.run(asyncio.wait_for(coroutine, timeout=60))
 
 
+def leaves(error):
+    """The exceptions inside (nested) exception groups, or the exception itself."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+    return [error]
+
+
 async def call(session, name, arguments, expect_error=False):
     """Calls a tool and checks the result's two forms agree; answers structuredContent."""
     result = await session.call_tool(name, arguments)
-    assert result.isError == expect_error, result
+    assert result.is_error == expect_error, result
     assert result.content and result.content[0].type == "text"
-    assert json.loads(result.content[0].text) == result.structuredContent
-    return result.structuredContent
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
 
 
 def rpc(server, body, key, headers=None):
@@ -106,15 +130,18 @@ def test_agent_creates_localizes_publishes_and_routes_a_paywall(app, server):
     async def flow():
         async with mcp_session(server, app.secret_key) as s:
             init = await s.initialize()
-            assert init.protocolVersion == mcp.types.LATEST_PROTOCOL_VERSION
-            assert init.serverInfo.name == "xizor" and init.serverInfo.version
+            # The SDK offers its newest handshake version (its LATEST_PROTOCOL_VERSION, 2026-07-28, is the
+            # initialize-less revision we do not speak); the server accepts it as offered.
+            assert init.protocol_version == LATEST_HANDSHAKE_VERSION
+            assert init.protocol_version in supported_versions(server, app.secret_key)
+            assert init.server_info.name == "xizor" and init.server_info.version
             assert init.capabilities.tools is not None
 
             listed = (await s.list_tools()).tools
             assert {t.name for t in listed} == TOOLS
             for tool in listed:
-                assert tool.inputSchema["type"] == "object" and tool.inputSchema["additionalProperties"] is False, tool.name
-                assert isinstance(tool.inputSchema.get("required"), list), tool.name
+                assert tool.input_schema["type"] == "object" and tool.input_schema["additionalProperties"] is False, tool.name
+                assert isinstance(tool.input_schema.get("required"), list), tool.name
                 assert len(tool.description) > 60, tool.name
 
             templates = await call(s, "list_templates", {})
@@ -233,6 +260,25 @@ def test_agent_creates_localizes_publishes_and_routes_a_paywall(app, server):
     assert other["paywallId"] == state["fallback"]
 
 
+def test_a_dual_era_client_falls_back_to_initialize(app, server):
+    """mcp.Client (the SDK's high-level client, as in docs/mcp.md) first probes the initialize-less
+    2026-07-28 revision with server/discover; the server refuses it with a plain 400 / -32600, and the
+    client negotiates 2025-11-25 with initialize and calls tools as usual."""
+    exchanges = []
+
+    async def flow():
+        async with mcp_http(app.secret_key, exchanges) as http, \
+                Client(streamable_http_client(f"{server.base}/mcp", http_client=http)) as client:
+            assert client.protocol_version == "2025-11-25"
+            assert client.server_info.name == "xizor"
+            created = await client.call_tool("create_paywall", {"template": "clean"})
+            assert not created.is_error and created.structured_content["id"].startswith("pw_")
+
+    run(flow())
+    assert exchanges[:3] == [("server/discover", 400), ("initialize", 200), ("notifications/initialized", 202)]
+    assert ("tools/call", 200) in exchanges[3:]  # (the SDK may also list the tools to check the output schema)
+
+
 # --- tool failures are tool results --------------------------------------------------------------
 
 def test_service_failures_come_back_as_tool_errors_with_paths(app, server):
@@ -293,7 +339,7 @@ def test_invalid_arguments_are_tool_errors_from_2025_11_25(app, server):
     async def flow():
         async with mcp_session(server, app.secret_key) as s:
             init = await s.initialize()
-            assert init.protocolVersion == "2025-11-25"
+            assert init.protocol_version == "2025-11-25"
             wrong = await call(s, "create_paywall", {"template": "fancy", "colour": "red"}, expect_error=True)
             assert wrong["error"]["code"] == "invalid_arguments"
             assert {(e["path"], e["code"]) for e in wrong["error"]["errors"]} == {
@@ -307,7 +353,7 @@ def test_invalid_arguments_are_tool_errors_from_2025_11_25(app, server):
             bad_rule = await call(s, "set_placement_rules", {"placement": "x", "rules": [{"when": {"key": "a", "op": "like"}, "paywallId": "p"}]},
                                   expect_error=True)
             assert ("$.rules[0].when.op", "not_in_enum") in {(e["path"], e["code"]) for e in bad_rule["error"]["errors"]}
-            with pytest.raises(mcp.shared.exceptions.McpError) as unknown:
+            with pytest.raises(MCPError) as unknown:
                 await s.call_tool("delete_everything", {})
             assert unknown.value.error.code == -32602
 
@@ -461,13 +507,18 @@ def test_keys_origins_and_methods(app, server):
     problem(rpc(server, INIT, app.public_key), 403, "secret_key_required")
     problem(rpc(server, INIT, app.secret_key, {"Origin": "https://evil.example"}), 403, "origin_not_allowed")
 
+    exchanges = []
+
     async def wrong_key():
-        async with mcp_session(server, "sk_wrong") as s:
+        async with mcp_session(server, "sk_wrong", exchanges) as s:
             await s.initialize()
 
+    # The SDK reports an HTTP error without a JSON-RPC body as MCPError -32603 (raised inside its task
+    # groups), so the status comes from the HTTP client: the one request, initialize, answered 401.
     with pytest.raises(BaseException) as failure:
         run(wrong_key())
-    assert "401 Unauthorized" in repr(failure.value)
+    assert [type(e) for e in leaves(failure.value)] == [MCPError], repr(failure.value)
+    assert exchanges == [("initialize", 401)]
 
     get = requests.get(f"{server.base}/mcp", headers={"Authorization": f"Bearer {app.secret_key}",
                                                       "Accept": "text/event-stream"}, timeout=10)

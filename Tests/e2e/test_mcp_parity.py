@@ -15,28 +15,28 @@ def test_experiments_are_run_end_to_end_by_an_agent(server, app):
     async def flow():
         async with mcp_session(server, app.secret_key) as s:
             tools = {t.name: t for t in (await s.list_tools()).tools}
-            assert tools["promote_experiment"].annotations.destructiveHint is True
-            assert tools["set_placement_rules"].annotations.destructiveHint is True
-            assert tools["list_experiments"].annotations.readOnlyHint is True
+            assert tools["promote_experiment"].annotations.destructive_hint is True
+            assert tools["set_placement_rules"].annotations.destructive_hint is True
+            assert tools["list_experiments"].annotations.read_only_hint is True
             created = await s.call_tool("create_experiment", {"variants": [
                 {"paywallId": control, "weight": 50}, {"paywallId": challenger, "weight": 50, "name": "cinematic"}]})
-            exp = created.structuredContent["id"]
+            exp = created.structured_content["id"]
             await s.call_tool("assign_placement", {"placement": "onboarding", "experimentId": exp})
             await s.call_tool("start_experiment", {"experimentId": exp})
             listed = await s.call_tool("list_experiments", {})
-            assert [e["id"] for e in listed.structuredContent["items"]] == [exp]
+            assert [e["id"] for e in listed.structured_content["items"]] == [exp]
             got = await s.call_tool("get_experiment", {"experimentId": exp})
-            assert got.structuredContent["status"] == "running"
+            assert got.structured_content["status"] == "running"
             weighted = await s.call_tool("set_experiment_weights", {"experimentId": exp, "weights": [0, 100]})
-            assert not weighted.isError and [v["weight"] for v in weighted.structuredContent["variants"]] == [0, 100]
+            assert not weighted.is_error and [v["weight"] for v in weighted.structured_content["variants"]] == [0, 100]
             bad = await s.call_tool("set_experiment_weights", {"experimentId": exp, "weights": [1, 2, 3]})
-            assert bad.isError
+            assert bad.is_error
             # With all the weight on the challenger, every subscriber sees it: live on the next request.
             assert app.sdk.get(PAYWALL, params={"subscriberId": "s-1"}).json()["paywallId"] == challenger
             promoted = await s.call_tool("promote_experiment", {"experimentId": exp, "variant": "cinematic"})
-            assert promoted.structuredContent["status"] == "stopped"
+            assert promoted.structured_content["status"] == "stopped"
             unknown = await s.call_tool("promote_experiment", {"experimentId": exp, "variant": "nope"})
-            assert unknown.isError
+            assert unknown.is_error
     asyncio.run(flow())
     served = app.sdk.get(PAYWALL, params={"subscriberId": "s-2"}).json()
     assert served["paywallId"] == challenger and "experiment" not in served
@@ -47,7 +47,7 @@ def test_texts_of_any_locale_by_path_and_merge_patch_warnings(server, app):
 
     async def flow():
         async with mcp_session(server, app.secret_key) as s:
-            got = (await s.call_tool("get_paywall", {"paywallId": pw})).structuredContent["draft"]
+            got = (await s.call_tool("get_paywall", {"paywallId": pw})).structured_content["draft"]
             document, revision = got["document"], got["revision"]
             children = document["root"]["children"]
             texts = app.dashboard.get(f"/v1/paywalls/{pw}/draft/texts").json()["texts"]
@@ -55,18 +55,18 @@ def test_texts_of_any_locale_by_path_and_merge_patch_warnings(server, app):
             # The default locale's text, by path: nothing else changes.
             edited = await s.call_tool("set_paywall_texts", {"paywallId": pw, "revision": revision, "locale": "en",
                                                              "texts": {path: "New **headline**"}})
-            assert not edited.isError, edited.content[0].text
-            after = edited.structuredContent["document"]
-            assert len(after["root"]["children"]) == len(children) and "editWarnings" not in edited.structuredContent
+            assert not edited.is_error, edited.content[0].text
+            after = edited.structured_content["document"]
+            assert len(after["root"]["children"]) == len(children) and "editWarnings" not in edited.structured_content
             values = {t["path"]: t["values"] for t in app.dashboard.get(f"/v1/paywalls/{pw}/draft/texts").json()["texts"]}
             assert values[path]["en"] == "New **headline**"
-            unknown = await s.call_tool("set_paywall_texts", {"paywallId": pw, "revision": edited.structuredContent["revision"],
+            unknown = await s.call_tool("set_paywall_texts", {"paywallId": pw, "revision": edited.structured_content["revision"],
                                                               "locale": "en", "texts": {"$.nowhere": "x"}})
-            assert unknown.isError and "unknown_text_path" in unknown.content[0].text
+            assert unknown.is_error and "unknown_text_path" in unknown.content[0].text
             # The example: a merge patch with one child replaces the whole array, and says so.
-            wiped = await s.call_tool("update_paywall_draft", {"paywallId": pw, "revision": edited.structuredContent["revision"],
+            wiped = await s.call_tool("update_paywall_draft", {"paywallId": pw, "revision": edited.structured_content["revision"],
                                                                "mergePatch": {"root": {"children": [{"type": "text", "text": "Hi"}]}}})
-            warnings = wiped.structuredContent["editWarnings"]
+            warnings = wiped.structured_content["editWarnings"]
             assert [w["path"] for w in warnings] == ["$.root.children"] and warnings[0]["code"] == "merge_patch_replaced"
             assert f"had {len(children)} item(s) and now has 1" in warnings[0]["message"]
     asyncio.run(flow())
@@ -80,14 +80,14 @@ def test_archive_warns_about_placements_still_serving(server, app):
     async def flow():
         async with mcp_session(server, app.secret_key) as s:
             tools = {t.name: t for t in (await s.list_tools()).tools}
-            assert tools["archive_paywall"].annotations.destructiveHint is True
+            assert tools["archive_paywall"].annotations.destructive_hint is True
             archived = await s.call_tool("archive_paywall", {"paywallId": pw})
-            assert archived.structuredContent["archived"] is True
-            assert "onboarding" in archived.structuredContent["warning"]
+            assert archived.structured_content["archived"] is True
+            assert "onboarding" in archived.structured_content["warning"]
             listed = await s.call_tool("list_paywalls", {})
-            assert pw not in [p["id"] for p in listed.structuredContent["items"]]
+            assert pw not in [p["id"] for p in listed.structured_content["items"]]
             refused = await s.call_tool("publish_paywall", {"paywallId": pw, "force": True})
-            assert refused.isError and "paywall_archived" in refused.content[0].text
+            assert refused.is_error and "paywall_archived" in refused.content[0].text
     asyncio.run(flow())
     # Still served until reassigned, as the warning says.
     assert app.sdk.get(PAYWALL).json()["paywallId"] == pw

@@ -48,8 +48,8 @@ def test_agents_rename_too(server, app):
     async def flow():
         async with mcp_session(server, app.secret_key) as s:
             renamed = await s.call_tool("rename_paywall", {"paywallId": pw, "name": "Agent named"})
-            assert renamed.structuredContent["name"] == "Agent named"
+            assert renamed.structured_content["name"] == "Agent named"
             stale = await s.call_tool("rename_paywall", {"paywallId": pw, "name": "Late", "revision": 1})
-            assert stale.isError and "draft_revision_mismatch" in stale.content[0].text
+            assert stale.is_error and "draft_revision_mismatch" in stale.content[0].text
     asyncio.run(flow())
     assert names(app)[pw] == "Agent named"

@@ -89,12 +89,12 @@ def test_agents_see_stale_texts_in_the_worklist(server, app):
 
     async def flow():
         async with mcp_session(server, app.secret_key) as s:
-            worklist = (await s.call_tool("localize_paywall", {"paywallId": pw, "locale": "de"})).structuredContent
+            worklist = (await s.call_tool("localize_paywall", {"paywallId": pw, "locale": "de"})).structured_content
             assert worklist["stale"] == [first["path"]] and worklist["complete"] is False
             task = next(t for t in worklist["texts"] if t["path"] == first["path"])
             assert task["stale"] is True and task["source"] == "Changed source"
             done = await s.call_tool("localize_paywall", {"paywallId": pw, "locale": "de", "translations": {first["path"]: "Geänderte Quelle"}})
-            assert not done.isError and done.structuredContent["stale"] == []
+            assert not done.is_error and done.structured_content["stale"] == []
     asyncio.run(flow())
 
 

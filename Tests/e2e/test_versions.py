@@ -145,27 +145,27 @@ def test_agents_have_the_same_powers(server, app):
         async with mcp_session(server, app.secret_key) as s:
             names = {t.name: t for t in (await s.list_tools()).tools}
             assert {"rollback_paywall", "diff_versions", "patch_paywall_draft"} <= set(names)
-            assert names["rollback_paywall"].annotations.destructiveHint is True
-            assert names["update_paywall_draft"].annotations.destructiveHint is True
-            assert names["diff_versions"].annotations.readOnlyHint is True
+            assert names["rollback_paywall"].annotations.destructive_hint is True
+            assert names["update_paywall_draft"].annotations.destructive_hint is True
+            assert names["diff_versions"].annotations.read_only_hint is True
             same = await s.call_tool("publish_paywall", {"paywallId": pw})
-            assert same.structuredContent["unchanged"] is True and same.structuredContent["version"] == 1
+            assert same.structured_content["unchanged"] is True and same.structured_content["version"] == 1
             got = await s.call_tool("get_paywall", {"paywallId": pw})
-            revision = got.structuredContent["draft"]["revision"]
+            revision = got.structured_content["draft"]["revision"]
             refused = await s.call_tool("patch_paywall_draft", {"paywallId": pw, "revision": revision, "patch": [
                 {"op": "test", "path": "/name", "value": "not the name"}, {"op": "replace", "path": "/name", "value": "x"}]})
-            assert refused.isError and "patch_test_failed" in refused.content[0].text and "$.patch[0].value" in refused.content[0].text
+            assert refused.is_error and "patch_test_failed" in refused.content[0].text and "$.patch[0].value" in refused.content[0].text
             edited = await s.call_tool("patch_paywall_draft", {"paywallId": pw, "revision": revision, "patch": [
                 {"op": "replace", "path": "/name", "value": "Agent edit"}]})
-            assert not edited.isError and edited.structuredContent["document"]["name"] == "Agent edit"
+            assert not edited.is_error and edited.structured_content["document"]["name"] == "Agent edit"
             pending = await s.call_tool("diff_versions", {"paywallId": pw})
-            assert pending.structuredContent["operations"] == [{"op": "replace", "path": "/name", "value": "Agent edit"}]
+            assert pending.structured_content["operations"] == [{"op": "replace", "path": "/name", "value": "Agent edit"}]
             published = await s.call_tool("publish_paywall", {"paywallId": pw, "note": "agent"})
-            assert published.structuredContent["version"] == 2 and published.structuredContent["unchanged"] is False
+            assert published.structured_content["version"] == 2 and published.structured_content["unchanged"] is False
             rolled = await s.call_tool("rollback_paywall", {"paywallId": pw, "version": 1, "note": "undo"})
-            assert rolled.structuredContent["version"] == 3 and rolled.structuredContent["rolledBackFrom"] == 1
+            assert rolled.structured_content["version"] == 3 and rolled.structured_content["rolledBackFrom"] == 1
             between = await s.call_tool("diff_versions", {"paywallId": pw, "from": 2, "to": 3})
-            assert between.structuredContent["operations"][0]["path"] == "/name"
+            assert between.structured_content["operations"][0]["path"] == "/name"
     asyncio.run(flow())
     versions = app.dashboard.get(f"/v1/paywalls/{pw}/versions").json()["items"]
     assert [(v["version"], v["note"]) for v in versions] == [(3, "undo"), (2, "agent"), (1, None)]
