@@ -21,10 +21,13 @@ extension PageBuilder {
     }
 
     /// Renders a template: markdown-lite first, then variables per run (a value is never read as markup).
-    /// Context variables are resolved here; when product or timer values are needed, the element also
-    /// gets `data-t` (the template) and `data-s` (its product scope) for the runtime.
-    func textContent(_ template: String, extraContext: [String: JSONValue] = [:]) -> String {
+    /// Context variables (and the initial products a preview starts with) are resolved here; when
+    /// product or timer values are needed, the element also gets `data-t` (the template) and
+    /// `data-s` (its product scope) for the runtime.
+    func textContent(_ template: String, scope: String?, extraContext: [String: JSONValue] = [:]) -> String {
         var context = serverTextContext
+        let slot = scope == "$selected" ? initialSelection : scope
+        if let slot, let product = initialProductContext[slot] { context["product"] = product }
         for (k, v) in extraContext { context[k] = v }
         var html = ""
         for span in parseMarkdownLite(template) {
@@ -52,7 +55,7 @@ extension PageBuilder {
     mutating func textElement(_ tag: String, _ classes: [String], _ text: LocalizedText?, scope: String?) {
         let template = pick(text) ?? ""
         open(tag, classes, dynamicAttributes(template, scope: scope))
-        out += textContent(template) + "</" + tag + ">"
+        out += textContent(template, scope: scope) + "</" + tag + ">"
     }
 
     // MARK: Nodes
@@ -101,9 +104,9 @@ extension PageBuilder {
             attributes += dynamicAttributes(template, scope: scope)
             open("p", classes, style: style, attributes)
             if let label {
-                out += "<span aria-hidden=\"true\">" + textContent(template) + "</span><span class=\"xz-sr\">" + HTML.text(label) + "</span></p>"
+                out += "<span aria-hidden=\"true\">" + textContent(template, scope: scope) + "</span><span class=\"xz-sr\">" + HTML.text(label) + "</span></p>"
             } else {
-                out += textContent(template) + "</p>"
+                out += textContent(template, scope: scope) + "</p>"
             }
 
         case .image(let src, let blurhash, let aspectRatio, let fit, let lazy, let alt):
@@ -188,7 +191,7 @@ extension PageBuilder {
             if let label { attributes.append(("aria-label", label)) }
             let initial = kind == .duration ? PageBuilder.formatRemaining(max(0, durationSeconds ?? 0), format) : PageBuilder.unknownRemaining(format)
             open("p", classes, style: style, attributes)
-            out += textContent(template, extraContext: ["timer": ["remaining": .string(initial)]]) + "</p>"
+            out += textContent(template, scope: scope, extraContext: ["timer": ["remaining": .string(initial)]]) + "</p>"
 
         case .featureList(let items, let iconColor):
             if let label { attributes.append(("aria-label", label)) }
@@ -223,7 +226,7 @@ extension PageBuilder {
             attributes += dynamicAttributes(template, scope: scope)
             if let label { attributes.append(("aria-label", label)) }
             open("span", classes, style: style, attributes)
-            out += textContent(template) + "</span>"
+            out += textContent(template, scope: scope) + "</span>"
 
         case .productSelector(let selectorSlots, let layout, let option):
             selector(selectorSlots, layout: layout, option: option, classes: classes, style: style, attributes: attributes, label: label)

@@ -13,6 +13,9 @@ struct PageBuilder {
     let styleCSS: StyleCSS
     /// `{"context": {...}}`: what the server resolves; product and timer values come from the runtime.
     let serverTextContext: JSONValue
+    /// Slot → the fields `{{product.*}}` reads, from `options.initialProducts` (as the runtime's
+    /// `productContext` builds them, so the first paint and the runtime agree).
+    let initialProductContext: [String: JSONValue]
     let slots: [String: ProductSlot]
     /// The slot `product` means outside a slot context: the selection if a selector exists, else the first.
     let defaultScope: String?
@@ -40,7 +43,15 @@ struct PageBuilder {
         for l in document.locales { localeMap[l] = l }
         documentLocale = pickLocalizedText(localeMap, locale: requested, defaultLocale: document.defaultLocale) ?? document.defaultLocale
         styleCSS = StyleCSS(theme: document.theme)
-        serverTextContext = ["context": .object(options.context)]
+        var productContext: [String: JSONValue] = [:]
+        for (slot, value) in options.initialProducts {
+            guard case .object(let fields) = value else { continue }
+            var kept = fields.filter { SampleProducts.fields.contains($0.key) }
+            if fields["introEligible"] == false { kept["introPrice"] = nil; kept["introPeriod"] = nil; kept["trialDays"] = nil }
+            productContext[slot] = .object(kept)
+        }
+        initialProductContext = productContext
+        serverTextContext = ["context": .object(options.context), "products": .object(productContext)]
         var slots: [String: ProductSlot] = [:]
         for p in document.products where slots[p.slot] == nil { slots[p.slot] = p }
         self.slots = slots
@@ -95,6 +106,12 @@ struct PageBuilder {
         page += "<style>" + themeCSS + BaseStylesheet.css + canvasCSS + motion.keyframesCSS + "</style></head><body>"
         page += background
         page += "<main class=\"xz-page xz-safe-\(document.settings.safeArea.rawValue)\">" + body + "</main>"
+        if options.mode == .preview, options.initialProducts.values.contains(where: { $0["sample"] == true }) {
+            // Styled inline: only previews carry it, so production pages do not pay for its CSS.
+            page += "<p class=\"xz-sample-note\" role=\"note\" style=\"position:fixed;left:8px;bottom:8px;margin:0;padding:2px 8px;"
+                + "border-radius:6px;background:#0009;color:#fff;font:600 11px/1.6 system-ui,sans-serif;pointer-events:none;z-index:10\">"
+                + "Sample prices</p>"
+        }
         page += "<script type=\"application/json\" id=\"xz-config\">" + HTML.scriptJSON(config) + "</script>"
         page += "<script>" + RuntimeScript.source + "</script></body></html>"
         guard page.utf8.count <= options.budget.maxBytes else { throw .budgetExceeded(.bytes, limit: options.budget.maxBytes) }
@@ -223,6 +240,7 @@ struct PageBuilder {
             "mode": .string(options.mode.rawValue),
             "context": .object(options.context),
             "products": .array(products),
+            "initialProducts": .object(options.initialProducts),
             "selected": initialSelection.map(JSONValue.string) ?? .null,
             "defaultScope": defaultScope.map(JSONValue.string) ?? .null,
             "dismissable": .bool(document.settings.dismissable),

@@ -33,11 +33,15 @@ public struct RenderOptions: Sendable, Hashable {
     /// Where the page may load images, video and Lottie animations from (CSP sources such as
     /// `https:` or `https://cdn.example.com`); `renderer.mediaOrigins`.
     public var mediaOrigins: [String]
+    /// Product values the page starts with, slot → fields (`SampleProducts` in previews, with any
+    /// the caller set); production pages start with none and wait for the bridge's `products`.
+    /// A value marked `sample: true` makes the preview say that its prices are samples.
+    public var initialProducts: [String: JSONValue]
 
     public init(locale: String? = nil, colorScheme: ColorScheme = .light, mode: RenderMode = .production,
                 context: [String: JSONValue] = [:], lottiePlayerURL: String? = nil, timerStarts: [String: Int64] = [:],
                 delivery: [String: JSONValue] = [:], budget: RenderBudget = .standard,
-                mediaOrigins: [String] = RenderOptions.defaultMediaOrigins) {
+                mediaOrigins: [String] = RenderOptions.defaultMediaOrigins, initialProducts: [String: JSONValue] = [:]) {
         self.locale = locale
         self.colorScheme = colorScheme
         self.mode = mode
@@ -47,6 +51,7 @@ public struct RenderOptions: Sendable, Hashable {
         self.delivery = delivery
         self.budget = budget
         self.mediaOrigins = mediaOrigins.isEmpty ? RenderOptions.defaultMediaOrigins : mediaOrigins
+        self.initialProducts = initialProducts
     }
 
     public static let defaultMediaOrigins = ["https:"]

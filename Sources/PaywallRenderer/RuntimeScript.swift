@@ -157,7 +157,7 @@ enum RuntimeScript {
   // ======================= the page =======================
   var cfg = JSON.parse(document.getElementById("xz-config").textContent);
   var doc = document, win = root;
-  var state = { products: {}, selected: cfg.selected, starts: {}, opened: false, closed: false, released: false };
+  var state = { products: cfg.initialProducts || {}, selected: cfg.selected, starts: {}, opened: false, closed: false, released: false };
   var openedAt = Date.now();
   var reduced = win.matchMedia && win.matchMedia("(prefers-reduced-motion: reduce)").matches;
   var $$ = function (sel, el) { return Array.prototype.slice.call((el || doc).querySelectorAll(sel)); };

@@ -9,6 +9,7 @@ extension Commands {
                           options: [.init("locale", value: "L", help: "locale of the texts (default: the document's defaultLocale)"),
                                     .init("color-scheme", value: "light|dark", help: "appearance (default: light)"),
                                     .init("preview", help: "keep {{…}} placeholders that have no value (the dashboard preview)"),
+                                    .init("sample-products", help: "fill products with labelled sample values, as the dashboard preview does"),
                                     .init("context", value: "K=V,…", help: "presentation context values for {{context.K}}"),
                                     .init("lottie-player", value: "URL", help: "https URL of the Lottie player script (lottie-web API)"),
                                     .init("unknown-nodes", help: "also print the skipped unknown node types on stderr"),
@@ -42,6 +43,10 @@ extension Commands {
         let document: JSONValue
         do { document = try JSONParser().parse(bytes) } catch let error as JSONParseError {
             throw CommandFailure("\(file): invalid JSON: \(error.message) at line \(error.line), column \(error.column)")
+        }
+        if arguments.flag("sample-products") {
+            let products = PaywallReader.read(document).document.products
+            options.initialProducts = SampleProducts.values(for: products, locale: options.locale ?? document["defaultLocale"]?.stringValue ?? "en")
         }
         let page: RenderedPage
         do { page = try PaywallRenderer.render(document, options: options) } catch let error as RenderError {

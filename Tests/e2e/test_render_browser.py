@@ -382,6 +382,24 @@ def test_products_from_the_app_appear_in_the_text(browser, page_source):
     assert "Try  days free" in purchase.get_attribute("textContent")
 
 
+def test_a_preview_with_sample_products_reads_like_the_real_page(browser, page_source):
+    """The dashboard's preview (issue 20, item 6): sample products from the first paint, labelled; the runtime
+    keeps them through a selection change, and products the dashboard sends through the bridge replace them."""
+    open_page(browser, page_source.url("clean", "light", "--preview", "--sample-products"))
+    purchase = browser.find_element(By.CSS_SELECTOR, ".xz-purchase-button")
+    assert "Try 7 days free" in purchase.text and "then $59.99 per year" in purchase.text, purchase.text
+    assert browser.find_element(By.CSS_SELECTOR, ".xz-sample-note").text == "Sample prices"
+    open_page(browser, page_source.url("cinematic", "dark", "--preview", "--sample-products"))
+    monthly = browser.find_element(By.CSS_SELECTOR, ".xz-option[data-slot=monthly]")
+    assert "$9.99 / month" in monthly.text and "{{" not in browser.find_element(By.TAG_NAME, "main").text
+    monthly.click()
+    assert monthly.get_attribute("aria-checked") == "true"
+    browser.execute_script("window.xizor.receive(arguments[0])", {"type": "products", "products": {
+        "monthly": {"title": "Monthly", "price": "€8.00", "period": "month", "pricePerMonth": "€8.00"}}})
+    wait_for(lambda: "€8.00 / month" in monthly.text, what="the bridge's products over the samples")
+    assert not console_problems(browser)
+
+
 def test_reduced_motion_stops_loops(browser, page_source):
     infinite = "return document.getAnimations().filter(a => a.effect.getComputedTiming().iterations === Infinity).length"
     for template in ["cinematic", "lottie_delight"]:     # clean has no loops

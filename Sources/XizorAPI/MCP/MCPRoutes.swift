@@ -7,6 +7,8 @@ import PaywallFormat
 /// `Mcp-Session-Id` is issued, and one sent is ignored.
 struct MCPRoutes {
     let services: XizorServices
+    /// Pages for `preview_paywall` (rendered with the server's renderer settings).
+    let previews: PreviewService
     /// The per-key limits: each message of a batch beyond the first pays its own token.
     let limits: RateLimits
     /// The most messages one batch may hold (`mcp.maxBatchMessages`).
@@ -20,7 +22,7 @@ struct MCPRoutes {
 
     /// The handler of `POST /mcp`, for whichever route registry registers it.
     var handler: @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse {
-        let endpoint = MCPEndpoint(session: MCPSession(toolbox: MCPToolbox(services: services), serverVersion: serverVersion),
+        let endpoint = MCPEndpoint(session: MCPSession(toolbox: MCPToolbox(services: services, previews: previews), serverVersion: serverVersion),
                                    allowedOrigins: Set(allowedOrigins), limits: limits, maxBatchMessages: maxBatchMessages)
         return { request, caller in try endpoint.respond(to: request, caller: caller) }
     }

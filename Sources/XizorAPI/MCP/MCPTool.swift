@@ -44,6 +44,7 @@ struct ToolCall: Sendable {
     /// The app and the key that called (a publish records which key published).
     let caller: AppCaller
     let services: XizorServices
+    let previews: PreviewService
     let arguments: JSONValue
 
     var appID: String { caller.appID }

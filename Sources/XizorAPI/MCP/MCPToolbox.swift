@@ -5,17 +5,19 @@ import PaywallFormat
 /// becomes a tool result with `isError` (never a protocol error).
 struct MCPToolbox: Sendable {
     let services: XizorServices
+    let previews: PreviewService
     let tools: [MCPTool]
     private let byName: [String: (tool: MCPTool, validator: ArgumentSchemaValidator)]
 
     /// Every tool, by aggregate.
     static var all: [MCPTool] {
         PaywallTools.tools + VersionTools.tools + DraftTools.tools + PlacementTools.tools + TemplateTools.tools + AnalyticsTools.tools
-            + ExperimentTools.tools
+            + ExperimentTools.tools + PreviewTools.tools
     }
 
-    init(services: XizorServices) {
+    init(services: XizorServices, previews: PreviewService) {
         self.services = services
+        self.previews = previews
         tools = MCPToolbox.all
         byName = Dictionary(tools.map { ($0.name, ($0, ArgumentSchemaValidator(root: $0.inputSchema))) }, uniquingKeysWith: { a, _ in a })
     }
@@ -35,7 +37,7 @@ struct MCPToolbox: Sendable {
             return .failure(JSONRPCError(.invalidParams, detail, data: ["errors": .array(issues.map(\.json))]))
         }
         do {
-            let structured = try entry.tool.run(ToolCall(caller: caller, services: services, arguments: arguments))
+            let structured = try entry.tool.run(ToolCall(caller: caller, services: services, previews: previews, arguments: arguments))
             return .success(["content": [["type": "text", "text": .string(structured.canonicalString)]],
                              "structuredContent": structured, "isError": false])
         } catch let error as ServiceError {

@@ -129,6 +129,8 @@ public enum APISchemas {
             "VersionList": object(["items": array(ref("Version"))]),
             "RollbackRequest": request(["version": ["type": "integer", "minimum": 1]], optional: publishOptions),
             "PublishRequest": request([:], optional: publishOptions),
+            "PreviewOptions": request([:], optional: previewOptions,
+                                      description: "What the preview shows; every member optional (an empty body is the default preview)."),
             "RenamePaywallRequest": request(["name": ["type": "string", "minLength": 1, "maxLength": 200]]),
             "JSONPatchOperation": [
                 "type": "object", "description": "One RFC 6902 operation.",
@@ -253,6 +255,18 @@ public enum APISchemas {
         "purchaseFailed": integer, "purchaseCancelled": integer, "restores": integer, "uniqueSubscribers": integer,
         "conversion": ["type": ["number", "null"], "description": "purchaseCompleted / impressions; null without impressions."],
     ]
+    /// `POST …/preview`'s body and `preview_paywall`'s arguments.
+    static let previewOptions: [String: JSONValue] = [
+        "version": ["type": ["string", "integer"], "description": "`draft` (default) or a version number."],
+        "locale": ["type": "string", "maxLength": 35, "description": "The locale to show (else the document's default)."],
+        "colorScheme": ["enum": ["light", "dark"], "description": "light (default) or dark."],
+        "samples": ["type": "boolean", "description": "false keeps {{product.*}} placeholders instead of sample products (default true)."],
+        "products": ["type": "object", "description": "Slot → product fields (price, period, pricePerWeek, pricePerMonth, introPrice, introPeriod, trialDays, title, description, currency as strings; introEligible a boolean), over the samples.",
+                     "additionalProperties": ["type": "object"]],
+        "context": ["type": "object", "description": "Presentation context ({{context.KEY}}), strings, numbers and booleans.",
+                    "additionalProperties": ["type": ["string", "number", "boolean"]]],
+    ]
+
         static let publishOptions: [String: JSONValue] = [
         "note": ["type": "string", "minLength": 1, "maxLength": 500, "description": "Why: kept with the version."],
         "force": ["type": "boolean", "description": "Create a version even when the document is the latest version's already."],

@@ -38,10 +38,12 @@ public struct PageRendering: Sendable {
         }
     }
 
-    /// A preview of any document (a draft may be invalid: the tolerant reader renders what it can).
-    func preview(_ document: JSONValue, locale: String?, colorScheme: ColorScheme) throws -> [UInt8] {
-        let options = RenderOptions(locale: locale, colorScheme: colorScheme, mode: .preview, lottiePlayerURL: lottiePlayerURL,
-                                    mediaOrigins: mediaOrigins)
+    /// A preview of any document (a draft may be invalid: the tolerant reader renders what it can),
+    /// starting with `products` (samples and the caller's values) and `context`.
+    func preview(_ document: JSONValue, locale: String?, colorScheme: ColorScheme, context: [String: JSONValue] = [:],
+                 products: [String: JSONValue] = [:]) throws -> [UInt8] {
+        let options = RenderOptions(locale: locale, colorScheme: colorScheme, mode: .preview, context: context,
+                                    lottiePlayerURL: lottiePlayerURL, mediaOrigins: mediaOrigins, initialProducts: products)
         do { return try PaywallRenderer.render(document, options: options).html } catch {
             let code = switch error {
             case .unsupportedSchemaVersion: "unsupported_schema_version"

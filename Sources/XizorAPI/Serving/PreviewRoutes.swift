@@ -1,44 +1,53 @@
 import HTTP
 import PaywallFormat
 
-/// `GET /v1/paywalls/{id}/preview?version=draft|n&locale=&colorScheme=` (secret key): the page
-/// for the dashboard's preview frame, placeholders kept.
+/// `GET|POST /v1/paywalls/{id}/preview` (secret key): the page for the dashboard's preview frame,
+/// with sample products (labelled) where the app would put StoreKit's, and the caller's own
+/// product values and context; placeholders without a value are kept.
 struct PreviewRoutes {
-    let services: XizorServices
-    let pages: PageRendering
+    let previews: PreviewService
+
+    static let parameters: [APIParameter] = [
+        .path("id", "A paywall id."),
+        .query("version", "`draft` (default) or a version number.", schema: ["type": "string", "pattern": "^(draft|[1-9][0-9]*)$"]),
+        .query("locale", "The locale to show (else the document's default)."),
+        .query("colorScheme", "light (default) or dark.", schema: ["enum": ["light", "dark"]]),
+        .query("samples", "`false` keeps `{{product.*}}` placeholders instead of sample products.", schema: ["type": "boolean"]),
+        .query("products", "A JSON object, slot → product fields (`price`, `period`, `trialDays`, …, `introEligible`), over the samples.",
+               schema: ["type": "string"]),
+    ]
+
+    static let responses: [APIResponseSpec] = [
+        APIResponseSpec(status: 200, description: "The page.", schema: ["type": "string"], contentType: "text/html",
+                        headers: [("ETag", "Strong tag of the page."),
+                                  ("X-Xizor-Sample-Products", "Slots shown with sample values, comma-separated (absent when none).")]),
+        .problem(400, "`version`, `colorScheme`, `samples` or `products` is malformed."),
+        .problem(422, "`products` names a slot the paywall lacks or a field products do not have (with its JSON path)."),
+    ]
 
     func register(in routes: inout APIRoutes) {
         routes.secret(.GET, "/v1/paywalls/:id/preview", OperationDoc(
-            "previewPaywall", summary: "The HTML page of the draft or a version, placeholders kept", tag: "paywalls",
-            parameters: [.path("id", "A paywall id."),
-                         .query("version", "`draft` (default) or a version number.", schema: ["type": "string", "pattern": "^(draft|[1-9][0-9]*)$"]),
-                         .query("locale", "The locale to show (else the document's default)."),
-                         .query("colorScheme", "light (default) or dark.", schema: ["enum": ["light", "dark"]])],
-            responses: [APIResponseSpec(status: 200, description: "The page.", schema: ["type": "string"],
-                                        contentType: "text/html", headers: [("ETag", "Strong tag of the page.")]),
-                        .problem(400, "`version` or `colorScheme` is malformed.")])) { request, caller in
-            let appID = caller.appID
-            let id = request.parameter("id")
-            let document: JSONValue
-            switch request.query("version") ?? "draft" {
-            case "draft":
-                document = try services.paywalls.draft(appID: appID, id: id).document
-            case let raw:
-                guard let n = Int(raw), n >= 1 else {
-                    throw ServiceError(.badRequest, "invalid_version", "'version' is 'draft' or a version number, not '\(raw)'.")
-                }
-                document = try services.paywalls.version(appID: appID, id: id, version: n).document
-            }
-            var scheme = ColorScheme.light
-            if let raw = request.query("colorScheme") {
-                guard let parsed = ColorScheme(rawValue: raw) else {
-                    throw ServiceError(.badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(raw)'.")
-                }
-                scheme = parsed
-            }
-            let page = try pages.preview(document, locale: request.query("locale"), colorScheme: scheme)
-            return HTTPResponse(status: .ok, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"],
-                                body: page, etag: Representation.strongETag(page))
+            "previewPaywall", summary: "The HTML page of the draft or a version, with sample products",
+            description: "Context as `context.KEY=VALUE` query parameters, as the SDK endpoint takes them. See docs/api.md, \"Previews\".",
+            tag: "paywalls",
+            parameters: Self.parameters, responses: Self.responses)) { request, caller in
+            try respond(caller.appID, request.parameter("id"), PreviewRequest(query: request))
         }
+        routes.secret(.POST, "/v1/paywalls/:id/preview", OperationDoc(
+            "previewPaywallWith", summary: "The preview, its options in a JSON body",
+            description: "The same as GET, with `version`, `locale`, `colorScheme`, `samples`, `products` and `context` (an object) in the body.",
+            tag: "paywalls",
+            parameters: [.path("id", "A paywall id.")],
+            requestBody: APISchemas.ref("PreviewOptions"), responses: Self.responses)) { request, caller in
+            try respond(caller.appID, request.parameter("id"), PreviewRequest(json: request.jsonBody(allowEmpty: true)))
+        }
+    }
+
+    private func respond(_ appID: String, _ id: String, _ options: PreviewRequest) throws -> HTTPResponse {
+        let page = try previews.render(appID: appID, id: id, options)
+        var headers: HTTPHeaders = ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"]
+        let samples = page.sampleSlots
+        if !samples.isEmpty { headers["X-Xizor-Sample-Products"] = samples.joined(separator: ", ") }
+        return HTTPResponse(status: .ok, headers: headers, body: page.html, etag: page.etag)
     }
 }

@@ -52,6 +52,7 @@ public enum XizorApplication {
         if !options.corsAllowedOrigins.isEmpty { routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
         routes.use(ServiceErrorMiddleware())
         let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL, mediaOrigins: options.mediaOrigins, activity: services.activity)
+        let previews = PreviewService(services: services, pages: pages)
         let delivery = PaywallDelivery(serving: services.serving,
                                        cache: RepresentationCache(maxContextVariants: options.pageCacheMaxContextVariants),
                                        renderGate: RenderGate(limit: options.uncachedRendersPerApp), renderPage: pages.production)
@@ -74,8 +75,8 @@ public enum XizorApplication {
         SDKRoutes(services: services, delivery: delivery).register(in: &routes)
         EventRoutes(services: services).register(in: &routes)
         TimerRoutes(services: services).register(in: &routes)
-        PreviewRoutes(services: services, pages: pages).register(in: &routes)
-        MCPRoutes(services: services, limits: limits, maxBatchMessages: options.mcpMaxBatchMessages,
+        PreviewRoutes(previews: previews).register(in: &routes)
+        MCPRoutes(services: services, previews: previews, limits: limits, maxBatchMessages: options.mcpMaxBatchMessages,
                   allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
         let built = routes.build(info: OpenAPIDocument.Info(version: options.version))
         ops.httpMetrics?.setRouteTemplates(built.table.routeTemplates)

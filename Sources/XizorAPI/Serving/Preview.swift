@@ -1,0 +1,153 @@
+import HTTP
+import PaywallFormat
+import PaywallRenderer
+
+/// What a preview shows: which document, in which locale and colour scheme, with which products
+/// and context. Read from the query (`GET …/preview`), a JSON body (`POST …/preview`) or the MCP
+/// tool's arguments, with the same names and the same errors.
+struct PreviewRequest: Sendable {
+    enum Source: Sendable, Equatable {
+        case draft
+        case version(Int)
+    }
+
+    var source = Source.draft
+    var locale: String?
+    var colorScheme = ColorScheme.light
+    /// Fill products with `SampleProducts` (default); false keeps `{{product.*}}` placeholders.
+    var samples = true
+    /// Values that replace samples, slot → field → value (checked against the document's slots).
+    var products: [String: [String: JSONValue]] = [:]
+    var context: PresentationContext = [:]
+
+    init() {}
+
+    /// `version`, `locale`, `colorScheme`, `samples`, `products` (a JSON object) and `context.KEY`.
+    init(query request: HTTPRequest) throws {
+        if let raw = request.query("version") { source = try Self.source(.string(raw), path: "$.version") }
+        locale = request.query("locale")
+        if let raw = request.query("colorScheme") { colorScheme = try Self.colorScheme(raw) }
+        if let raw = request.query("samples") {
+            guard let flag = Bool(raw) else {
+                throw ServiceError.badField("$.samples", "type_mismatch", "'samples' is 'true' or 'false', not '\(raw)'.")
+            }
+            samples = flag
+        }
+        if let raw = request.query("products") {
+            let parsed: JSONValue
+            do { parsed = try JSONParser().parse(Array(raw.utf8)) } catch {
+                throw ServiceError.badField("$.products", "invalid_json", "'products' is a JSON object (slot → fields): \(error).")
+            }
+            products = try Self.products(parsed)
+        }
+        context = request.presentationContext
+    }
+
+    /// The same fields as a JSON object; `context` is an object of scalars.
+    init(json: JSONValue) throws {
+        guard case .object = json else { throw ServiceError.badField("$", "type_mismatch", "The body is a JSON object.") }
+        if let value = json["version"], !value.isNull { source = try Self.source(value, path: "$.version") }
+        locale = try json.optionalString("locale", path: "$")
+        if let raw = try json.optionalString("colorScheme", path: "$") { colorScheme = try Self.colorScheme(raw) }
+        if let value = json["samples"], !value.isNull {
+            guard case .bool(let flag) = value else { throw ServiceError.badField("$.samples", "type_mismatch", "'samples' is a boolean.") }
+            samples = flag
+        }
+        if let value = json["products"], !value.isNull { products = try Self.products(value) }
+        if let value = json["context"], !value.isNull {
+            guard case .object(let members) = value else {
+                throw ServiceError.badField("$.context", "type_mismatch", "'context' is an object of strings, numbers and booleans.")
+            }
+            for (key, member) in members {
+                guard let typed = ContextValue(json: member) else {
+                    throw ServiceError.badField("$.context.\(key)", "type_mismatch", "A context value is a string, a number or a boolean.")
+                }
+                context[key] = typed
+            }
+        }
+    }
+
+    private static func source(_ value: JSONValue, path: String) throws -> Source {
+        if value == "draft" { return .draft }
+        if let n = value.intValue, n >= 1 { return .version(n) }
+        if let raw = value.stringValue, let n = Int(raw), n >= 1 { return .version(n) }
+        throw ServiceError(.badRequest, "invalid_version", "'version' is 'draft' or a version number, not \(String(decoding: JSONSerializer.canonicalBytes(value), as: UTF8.self)).")
+    }
+
+    private static func colorScheme(_ raw: String) throws -> ColorScheme {
+        guard let parsed = ColorScheme(rawValue: raw) else {
+            throw ServiceError(.badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(raw)'.")
+        }
+        return parsed
+    }
+
+    /// Fields a product may set: the page's product variables and `introEligible`.
+    static let productFields = Set(SampleProducts.fields + ["introEligible"])
+
+    private static func products(_ value: JSONValue) throws -> [String: [String: JSONValue]] {
+        guard case .object(let slots) = value else {
+            throw ServiceError.badField("$.products", "type_mismatch", "'products' is an object: slot → {field: value}.")
+        }
+        var out: [String: [String: JSONValue]] = [:]
+        for (slot, fields) in slots {
+            guard case .object(let members) = fields else {
+                throw ServiceError.badField("$.products.\(slot)", "type_mismatch", "A product is an object of fields (price, period, …).")
+            }
+            for (field, member) in members {
+                let path = "$.products.\(slot).\(field)"
+                guard productFields.contains(field) else {
+                    throw ServiceError.badField(path, "unknown_product_field",
+                                                "'\(field)' is not a product field (\(productFields.sorted().joined(separator: ", "))).")
+                }
+                switch (field, member) {
+                case ("introEligible", .bool), (_, .string), ("trialDays", .number): continue
+                default:
+                    throw ServiceError.badField(path, "type_mismatch",
+                                                field == "introEligible" ? "'introEligible' is a boolean." : "'\(field)' is a string (as StoreKit formats it).")
+                }
+            }
+            out[slot] = members
+        }
+        return out
+    }
+}
+
+/// One rendered preview and what went into it.
+struct PreviewPage: Sendable {
+    var html: [UInt8]
+    var etag: String
+    /// Slot → the product values the page starts with (samples marked `sample: true`).
+    var products: [String: JSONValue]
+
+    /// Slots whose values are (partly) samples, for the `X-Xizor-Sample-Products` header.
+    var sampleSlots: [String] { products.filter { $0.value["sample"] == true }.keys.sorted() }
+}
+
+/// Renders previews for REST and MCP alike.
+struct PreviewService: Sendable {
+    let services: XizorServices
+    let pages: PageRendering
+
+    func render(appID: String, id: String, _ request: PreviewRequest) throws -> PreviewPage {
+        let document = switch request.source {
+        case .draft: try services.paywalls.draft(appID: appID, id: id).document
+        case .version(let n): try services.paywalls.version(appID: appID, id: id, version: n).document
+        }
+        let slots = PaywallReader.read(document).document.products
+        let known = Set(slots.map(\.slot))
+        for slot in request.products.keys.sorted() where !known.contains(slot) {
+            throw ServiceError.badField("$.products.\(slot)", "unknown_product_slot",
+                                        "This paywall has no product slot '\(slot)' (slots: \(known.sorted().joined(separator: ", "))).")
+        }
+        let locale = request.locale ?? document["defaultLocale"]?.stringValue ?? "en"
+        var products = request.samples ? SampleProducts.values(for: slots, locale: locale) : [:]
+        for (slot, fields) in request.products {
+            var merged = products[slot]?.objectValue ?? [:]
+            for (field, value) in fields { merged[field] = value }
+            products[slot] = .object(merged)
+        }
+        let html = try pages.preview(document, locale: request.locale, colorScheme: request.colorScheme,
+                                     context: request.context.mapValues(\.json), products: products)
+        return PreviewPage(html: html, etag: Representation.strongETag(html), products: products)
+    }
+}
