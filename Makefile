@@ -49,6 +49,7 @@ mutants: deps venv
 # Regenerates the migrations embedded in the binary from Migrations/*.sql (a test fails until you do).
 embed:
 	python3 Migrations/embed.py
+	python3 Sources/XizorAPI/Assets/embed-media.py
 
 # libFuzzer + AddressSanitizer over the parsers, validator, renderer and rules (docs/fuzzing.md):
 # FUZZ_SECONDS per target (default 60), FUZZ_TARGETS to pick, FUZZ_PARALLEL=1 to run them at once.

@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage", "Digest"], path: "Sources/PostgresStorage"),
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
         .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
-        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PostgresStorage", "Digest", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI"),
+        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PostgresStorage", "Digest", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI",
+                exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
         // The fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by xizor-fuzz and FuzzTests.
         .target(name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"], path: "Sources/XizorFuzzing"),
         .target(name: "XizorCLI", dependencies: ["XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorCLI"),

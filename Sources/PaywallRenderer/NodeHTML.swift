@@ -117,8 +117,8 @@ extension PageBuilder {
             style.insert("aspect-ratio:" + CSSValue.number(aspectRatio ?? 16.0 / 9.0), at: 0)
             open("div", classes + ["xz-media"], style: style, attributes)
             var v: [(String, String)] = [("preload", "none")]
-            if let url = URLPolicy.media(src) { v.append(("data-src", url)) }
-            if let url = poster.flatMap(URLPolicy.media) {
+            if let url = media(src) { v.append(("data-src", url)) }
+            if let url = poster.flatMap({ media($0) }) {
                 if !lazy && preloads.isEmpty { preloads.append(url) }
                 v.append((lazy ? "data-poster" : "poster", url))
             }
@@ -132,7 +132,7 @@ extension PageBuilder {
 
         case .lottie(let src, let loop, let speed, let autoplay, let aspectRatio, let fallback):
             if let ratio = aspectRatio { style.insert("aspect-ratio:" + CSSValue.number(ratio), at: 0) }
-            if lottiePlayer != nil, let url = URLPolicy.media(src) {
+            if lottiePlayer != nil, let url = media(src) {
                 fetchesAnimations = true
                 attributes += [("data-lottie", url), ("data-speed", CSSValue.number(speed))]
                 if loop { attributes.append(("data-loop", "1")) }
@@ -276,7 +276,7 @@ extension PageBuilder {
             out += "<canvas class=\"xz-bh\" width=\"32\" height=\"32\" data-bh=\"\(HTML.attribute(bh))\" aria-hidden=\"true\"></canvas>"
         }
         var img: [(String, String)] = [("alt", alt), ("decoding", "async")]
-        if let url = URLPolicy.media(src) {
+        if let url = media(src) {
             if lazy {
                 img.append(("data-src", url))
             } else {

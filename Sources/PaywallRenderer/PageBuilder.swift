@@ -135,10 +135,21 @@ struct PageBuilder {
     /// Lottie player; media loads only from the configured origins; the page fetches nothing unless
     /// it plays a Lottie animation (lottie-web loads the animation JSON from those origins); no
     /// forms, no `<base>`.
+    /// A media URL the page may load: `https:`, or a path under `options.servedMediaPath` (media
+    /// served by the page's own origin); nil drops the media.
+    func media(_ url: String) -> String? {
+        if let allowed = URLPolicy.media(url) { return allowed }
+        guard let prefix = options.servedMediaPath, url.hasPrefix(prefix), url.utf8.count <= 4096,
+              url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "\"")
+                                    && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "'") }),
+              !url.contains("..") else { return nil }
+        return url
+    }
+
     var contentSecurityPolicy: String {
         var script = "'\(PageBuilder.runtimeHash)'"
         if let player = lottiePlayer { script += " " + PageBuilder.origin(player) }
-        let media = options.mediaOrigins.joined(separator: " ")
+        let media = ((options.servedMediaPath == nil ? [] : ["'self'"]) + options.mediaOrigins).joined(separator: " ")
         var policy = "default-src 'none'; img-src \(media) data: blob:; media-src \(media) blob:; "
         if fetchesAnimations { policy += "connect-src \(media); " }
         return policy + "style-src 'unsafe-inline'; script-src \(script); base-uri 'none'; form-action 'none'"
@@ -204,17 +215,17 @@ struct PageBuilder {
         case .image(let src, let blurhash):
             if let color = blurhash.flatMap(Blurhash.averageColor) { style.append("background:" + color) }
             if let bh = blurhash, Blurhash.isWellFormed(bh) { inner += "<canvas class=\"xz-bh\" width=\"32\" height=\"32\" data-bh=\"\(HTML.attribute(bh))\"></canvas>" }
-            if let url = URLPolicy.media(src) {
+            if let url = media(src) {
                 preloads.append(url)
                 inner += "<img class=\"xz-bg-media\" src=\"\(HTML.attribute(url))\" alt=\"\" fetchpriority=\"high\">"
             }
         case .video(let src, let poster, let loop, let muted, let overlay):
             style.append("background:#000")
-            if let url = poster.flatMap(URLPolicy.media) {
+            if let url = poster.flatMap({ media($0) }) {
                 preloads.append(url)
                 inner += "<img class=\"xz-bg-media\" src=\"\(HTML.attribute(url))\" alt=\"\" fetchpriority=\"high\">"
             }
-            if let url = URLPolicy.media(src) {
+            if let url = media(src) {
                 attributes += " data-video=\"\(HTML.attribute(url))\"" + (loop ? " data-loop=\"1\"" : "") + (muted ? " data-muted=\"1\"" : "")
             }
             if let overlay, let v = CSSValue.gradient(overlay) {

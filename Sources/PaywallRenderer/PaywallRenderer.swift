@@ -37,11 +37,15 @@ public struct RenderOptions: Sendable, Hashable {
     /// the caller set); production pages start with none and wait for the bridge's `products`.
     /// A value marked `sample: true` makes the preview say that its prices are samples.
     public var initialProducts: [String: JSONValue]
+    /// Media the page loads from its own origin: path-absolute URLs under this prefix (the
+    /// server's assets, `/v1/assets/`) are kept and the CSP admits `'self'`. Nil: only `https:` URLs.
+    public var servedMediaPath: String?
 
     public init(locale: String? = nil, colorScheme: ColorScheme = .light, mode: RenderMode = .production,
                 context: [String: JSONValue] = [:], lottiePlayerURL: String? = nil, timerStarts: [String: Int64] = [:],
                 delivery: [String: JSONValue] = [:], budget: RenderBudget = .standard,
-                mediaOrigins: [String] = RenderOptions.defaultMediaOrigins, initialProducts: [String: JSONValue] = [:]) {
+                mediaOrigins: [String] = RenderOptions.defaultMediaOrigins, initialProducts: [String: JSONValue] = [:],
+                servedMediaPath: String? = nil) {
         self.locale = locale
         self.colorScheme = colorScheme
         self.mode = mode
@@ -52,6 +56,7 @@ public struct RenderOptions: Sendable, Hashable {
         self.budget = budget
         self.mediaOrigins = mediaOrigins.isEmpty ? RenderOptions.defaultMediaOrigins : mediaOrigins
         self.initialProducts = initialProducts
+        self.servedMediaPath = servedMediaPath
     }
 
     public static let defaultMediaOrigins = ["https:"]

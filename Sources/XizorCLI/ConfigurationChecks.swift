@@ -16,6 +16,9 @@ enum ConfigurationChecks {
         if configuration[\.storage.driver] == .postgres, configuration[\.storage.postgresURL] == nil {
             throw ConfigurationError("storage.driver is postgres but storage.postgresURL (XIZOR_STORAGE_POSTGRES_URL) is not set")
         }
+        if let origin = configuration[\.publicURL], !AssetLocation.isValidPublicOrigin(origin) {
+            throw ConfigurationError("publicURL (XIZOR_PUBLIC_URL): \"\(origin)\" is not an https://host[:port] origin (no path)")
+        }
         for origin in configuration[\.renderer.mediaOrigins] where !RenderOptions.isValidMediaOrigin(origin) {
             throw ConfigurationError("renderer.mediaOrigins: \"\(origin)\" is not `https:` or an https://host[:port] origin")
         }

@@ -177,6 +177,11 @@ struct CommandEnvironment {
                                                      maxFutureMs: Int64(configuration[\.events.maxFutureMs]))
         limits.maxKeysPerApp = configuration[\.keys.maxPerApp]
         limits.requireCompleteLocales = configuration[\.publish.requireCompleteLocales]
+        limits.assetLocation = AssetLocation(publicOrigin: configuration[\.publicURL])
+        limits.assets.maxImageBytes = configuration[\.assets.maxImageBytes]
+        limits.assets.maxVideoBytes = configuration[\.assets.maxVideoBytes]
+        limits.assets.maxLottieBytes = configuration[\.assets.maxLottieBytes]
+        limits.assets.maxBytesPerApp = Int64(configuration[\.assets.maxBytesPerApp])
         do { return try XizorServices(store: store, limits: limits) } catch {
             throw CommandFailure("cannot load state from \(storageDescription): \(error)")
         }

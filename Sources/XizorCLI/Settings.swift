@@ -15,6 +15,7 @@ struct Settings: Sendable {
     let accessLog = Setting.bool("accessLog", default: true, help: "one JSON line per request")
     let adminToken = Setting.optional("adminToken", help: "admin token (at least 32 characters); generated on first start when unset")
     let migrateOnStart = Setting.bool("migrateOnStart", default: true, help: "apply pending migrations when `serve` starts")
+    let publicURL = Setting.optional("publicURL", help: "the https://host[:port] origin apps reach this server at: uploaded and bundled media URLs use it (unset: https://xizor.localhost, which pages load from their own origin)")
     let http = HTTPSettings()
     let cors = CORSSettings()
     let renderer = RendererSettings()
@@ -28,6 +29,7 @@ struct Settings: Sendable {
     let rateLimits = RateLimitSettings()
     let changes = ChangeSettings()
     let publish = PublishSettings()
+    let assets = AssetSettings()
 
     static let all = Settings()
 }
@@ -87,6 +89,13 @@ struct MetricsSettings: Sendable {
 
 struct PublishSettings: Sendable {
     let requireCompleteLocales = Setting.bool("publish.requireCompleteLocales", default: false, help: "refuse to publish (422 incomplete_locales) a draft with a locale that lacks texts or has stale translations, instead of publishing with `warnings`")
+}
+
+struct AssetSettings: Sendable {
+    let maxImageBytes = Setting.int("assets.maxImageBytes", default: 5 << 20, 1...1_073_741_824, help: "largest image upload (PNG, JPEG, GIF, WebP); 413 asset_too_large beyond. Bodies are also capped by http.maxBodyBytes")
+    let maxVideoBytes = Setting.int("assets.maxVideoBytes", default: 20 << 20, 1...1_073_741_824, help: "largest video upload (MP4, WebM)")
+    let maxLottieBytes = Setting.int("assets.maxLottieBytes", default: 2 << 20, 1...1_073_741_824, help: "largest Lottie JSON upload")
+    let maxBytesPerApp = Setting.int("assets.maxBytesPerApp", default: 256 << 20, 1...Int(Int32.max) * 64, help: "bytes one app's assets may take in all; 413 asset_quota_exceeded beyond")
 }
 
 struct KeySettings: Sendable {

@@ -56,7 +56,7 @@ import Testing
         let d = PaywallReader.read(try Support.base).document
         guard case .stack(_, let children, let gap, _, let alignment, let distribution, let scroll)? = d.root?.kind else { Issue.record("no stack"); return }
         #expect(gap == 0 && alignment == .stretch && distribution == .start && !scroll)
-        #expect(children[4].kind == .image(src: "https://cdn.example.com/a.png", blurhash: nil, aspectRatio: nil, fit: .cover, lazy: true, alt: nil))
+        #expect(children[4].kind == .image(src: "https://cdn.xizor.dev/a.png", blurhash: nil, aspectRatio: nil, fit: .cover, lazy: true, alt: nil))
         #expect(children[5].kind == .footerLinks(privacyUrl: "https://example.com/privacy", termsUrl: "https://example.com/terms",
                                                    showRestore: true, privacyLabel: nil, termsLabel: nil, restoreLabel: nil))
     }

@@ -37,7 +37,7 @@ enum Support {
           { "type": "button", "label": { "en": "Close", "de": "Schließen" }, "action": { "type": "close" } },
           { "type": "timer", "id": "t1", "kind": "duration", "durationSeconds": 60,
             "label": { "en": "{{timer.remaining}}", "de": "{{timer.remaining}}" } },
-          { "type": "image", "src": "https://cdn.example.com/a.png" },
+          { "type": "image", "src": "https://cdn.xizor.dev/a.png" },
           { "type": "footer_links", "privacyUrl": "https://example.com/privacy", "termsUrl": "https://example.com/terms" }
         ]
       }

@@ -135,6 +135,23 @@ struct Rule: Sendable, CustomStringConvertible {
         #expect(!result.isValid)
     }
 
+    /// Issue 20, item 7: placeholder media on reserved hosts is published without a word on 6ba894a.
+    @Test func mediaOnReservedHostsWarnsButThisServersMediaDoesNot() throws {
+        for host in ["cdn.example.com", "example.org", "assets.test", "img.invalid", "CDN.EXAMPLE.NET", "media.localhost:8443"] {
+            let doc = try Support.base(setting: "$.root.children[4].src", to: .string("https://\(host)/a.png"))
+            let result = PaywallValidator.validate(doc)
+            #expect(result.errors.isEmpty && Support.pairs(result.warnings) == ["$.root.children[4].src unreachable_media_host"], "\(host)")
+        }
+        for url in ["https://xizor.localhost/v1/assets/templates/clean-header.png", "https://cdn.example.com.evil.dev/a.png",
+                    "https://notexample.com/a.png", "https://xizor.localhost.dev/a.png"] {
+            let doc = try Support.base(setting: "$.root.children[4].src", to: .string(url))
+            #expect(PaywallValidator.validate(doc).warnings.isEmpty, "\(url)")
+        }
+        let media = try Support.base(setting: "$.root.children[4].src", to: "https://xizor.localhost/elsewhere.png")
+        #expect(Support.pairs(PaywallValidator.validate(media).warnings) == ["$.root.children[4].src unreachable_media_host"],
+                "only this server's asset paths are exempt")
+    }
+
     @Test func baseDocumentIsValidWithoutWarnings() throws {
         let result = PaywallValidator.validate(try Support.base)
         #expect(result.errors.isEmpty, "\(result.errors)")

@@ -46,7 +46,7 @@ import Testing
         defer { test.remove() }
         let app = try published(test.services)
         let resolution = try test.services.serving.resolve(appID: app, placement: "onboarding", context: [:])
-        let input = PaywallDelivery.PageInput(document: ["schemaVersion": 99], locale: "en", colorScheme: .light,
+        let input = PaywallDelivery.PageInput(appID: app, document: ["schemaVersion": 99], locale: "en", colorScheme: .light,
                                               context: [:], resolution: resolution)
         #expect(throws: DataFailure.self) { _ = try pages.production(input) }
         #expect(activity.dataFailureCount(.pageRender) == 1)

@@ -59,6 +59,7 @@ from typing import Callable
 import pytest
 import requests
 
+from conftest import ROOT
 from xizor_server import ADMIN_TOKEN, App, create_app
 
 HTTP_METHODS = ("get", "post", "put", "delete", "patch")
@@ -67,12 +68,17 @@ KINDS = ("admin", "secret", "public")
 WRONG_KIND_CODE = {"admin": "admin_token_required", "secret": "secret_key_required", "public": "public_key_required"}
 # The literal segment before a path parameter → what the parameter names.
 PATH_ENTITIES = {"paywalls": "paywall", "experiments": "experiment", "placements": "placement", "keys": "key",
-                 "apps": "app", "templates": "template", "versions": "version", "texts": "locale"}
-APP_OWNED = {"paywall", "experiment", "placement", "key", "app"}
+                 "apps": "app", "templates": "template", "versions": "version", "texts": "locale", "assets": "asset"}
+# Parameters whose entity their name says better than the segment before them: an asset file's URL is
+# /v1/assets/{folder}/{file}, the folder an app id.
+PARAM_ENTITIES = {"folder": "app", "file": "asset file"}
+APP_OWNED = {"paywall", "experiment", "placement", "key", "app", "asset"}
 # The only operations anyone may call without a key. Opening another one is a decision this list
 # must be edited for, never a slip in a route declaration (which the rest of the matrix would
 # otherwise take as the expected behaviour).
-OPEN_OPERATIONS = {"getHealth", "getReadiness", "getMetrics", "getOpenAPIDocument"}
+OPEN_OPERATIONS = {"getHealth", "getReadiness", "getMetrics", "getOpenAPIDocument",
+                   # Media files: pages load them with <img> and <video>, which send no key (the URL is the hash).
+                   "getAssetFile"}
 # MCP arguments that name an app-owned entity.
 MCP_ID_ARGS = {"paywallId": "paywall", "experimentId": "experiment", "placement": "placement"}
 MCP_VERSION = "2025-11-25"
@@ -130,7 +136,7 @@ class Operation:
     def parameters(self):
         """(name, entity) of each path parameter; entity None when the matrix does not know it."""
         segments = self.path.strip("/").split("/")
-        return [(s[1:-1], PATH_ENTITIES.get(segments[i - 1]) if i else None)
+        return [(s[1:-1], PARAM_ENTITIES.get(s[1:-1]) or (PATH_ENTITIES.get(segments[i - 1]) if i else None))
                 for i, s in enumerate(segments) if s.startswith("{")]
 
     def must_exist(self, path):
@@ -215,6 +221,10 @@ class World:
         self.revoked_public = self._revoked_key("public", "/v1/sdk/fallback-bundle")
         assert ok(a.sdk.post("/v1/sdk/events", events_body(self)), 202)["accepted"] == 1
         self.keys = ok(a.dashboard.get("/v1/keys"), 200)["keys"]
+        # A PNG of this world's own (the marker after the image's bytes): assets are content-addressed, so two
+        # worlds uploading the same bytes would share an id.
+        png = (ROOT / "Sources" / "XizorAPI" / "Assets" / "Bundled" / "clean-header.png").read_bytes() + self.marker.encode()
+        self.asset = ok(a.dashboard.request("POST", "/v1/assets", data=png, headers={"Content-Type": "image/png"}), 201)["id"]
 
     def _mark_draft(self, paywall_id):
         """Puts the marker into a German text of the draft; answers that text's path."""
@@ -241,7 +251,8 @@ class World:
 
     def entity(self, entity):
         return {"paywall": self.paywalls[0], "experiment": self.experiment, "placement": self.placement,
-                "key": self.spare_key, "app": self.id, "template": "clean", "version": "1", "locale": "fr"}[entity]
+                "key": self.spare_key, "app": self.id, "template": "clean", "version": "1", "locale": "fr",
+                "asset": self.asset, "asset file": self.asset + ".png"}[entity]
 
     def draft(self):
         """(document, revision, ETag) of the first paywall's draft, read now."""
@@ -256,7 +267,7 @@ class World:
     def owned_ids(self):
         """Every id of this app a request can name, in the same order for every world."""
         others = sorted((k for k in self.keys if k["id"] != self.spare_key), key=lambda k: (k["createdAt"], k["kind"]))
-        return [self.id, *self.paywalls, self.experiment, self.placement, self.spare_key, *(k["id"] for k in others)]
+        return [self.id, *self.paywalls, self.experiment, self.placement, self.asset, self.spare_key, *(k["id"] for k in others)]
 
     def name_of(self, owned_id):
         return dict((text, what) for what, text in self.markers)[owned_id]
@@ -267,14 +278,14 @@ class World:
         return [("app id", self.id), ("marker", self.marker), ("secret key", self.app.secret_key),
                 ("public key", self.app.public_key), ("first paywall id", self.paywalls[0]),
                 ("second paywall id", self.paywalls[1]), ("experiment id", self.experiment),
-                ("placement key", self.placement), ("publish Idempotency-Key", self.publish_key),
+                ("placement key", self.placement), ("publish Idempotency-Key", self.publish_key), ("asset id", self.asset),
                 *((f"{k['kind']} key id", k["id"]) for k in self.keys),
                 *((f"{k['kind']} key prefix", k["prefix"]) for k in self.keys)]
 
     def state(self):
         """What another app's calls must not change."""
         c, sdk = self.app.dashboard, self.app.sdk
-        reads = {path: c.get(path) for path in ("/v1/paywalls?limit=200", "/v1/placements", "/v1/experiments", "/v1/keys")}
+        reads = {path: c.get(path) for path in ("/v1/paywalls?limit=200", "/v1/placements", "/v1/experiments", "/v1/keys", "/v1/assets")}
         for p in self.paywalls:
             for suffix in ("", "/draft", "/versions", "/analytics"):
                 reads[f"/v1/paywalls/{p}{suffix}"] = c.get(f"/v1/paywalls/{p}{suffix}")

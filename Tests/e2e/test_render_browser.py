@@ -6,8 +6,10 @@ with `Accept: text/html`, the public key sent through CDP's `Network.setExtraHTT
 server would not publish (an unknown node type) or pages with render options (a Lottie player) are rendered
 with `xizor render` into a temp folder served by Python's http.server; the tests only need `url(name, scheme)`.
 
-Media hosts in the templates are fake. Chromium runs with `--host-resolver-rules` that send
-`cdn.example.com` to `media_server` (an HTTPS server on loopback with a throwaway self-signed certificate,
+Pages the live server renders load the templates' media from the server itself (bundled files at
+`/v1/assets/templates/`). Pages rendered by `xizor render` name them at `https://xizor.localhost/…`, and other
+documents use the fake host `cdn.example.com`. Chromium runs with `--host-resolver-rules` that send
+both hosts to `media_server` (an HTTPS server on loopback with a throwaway self-signed certificate,
 accepted through `--ignore-certificate-errors`) and make every other host fail to resolve at once, so
 nothing leaves the machine. The media server answers images with generated PNGs and everything else
 (videos, Lottie JSON) with 404. The console check ignores exactly the `network` entries for URLs on the
@@ -41,7 +43,7 @@ from xizor_server import App, XizorServer, create_app
 TEMPLATES = ["cinematic", "clean", "lottie_delight"]
 SIZES = [(390, 844), (1024, 1366)]
 SCHEMES = ["light", "dark"]
-FAKE_MEDIA_HOSTS = ("https://cdn.example.com/",)
+FAKE_MEDIA_HOSTS = ("https://cdn.example.com/", "https://xizor.localhost/")
 OUT = ROOT / "test-output" / "render"
 
 BRIDGE_STUB = """
@@ -225,7 +227,8 @@ def browser(media_server, page_source):
     options.binary_location = chromium
     for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--hide-scrollbars",
                 "--autoplay-policy=no-user-gesture-required", "--ignore-certificate-errors",
-                f"--host-resolver-rules=MAP cdn.example.com 127.0.0.1:{media_server}, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
+                f"--host-resolver-rules=MAP cdn.example.com 127.0.0.1:{media_server}, MAP xizor.localhost 127.0.0.1:{media_server}, "
+                f"MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
@@ -280,6 +283,8 @@ def console_problems(driver):
             continue
         if entry.get("source") == "network" and any(host in entry["message"] for host in FAKE_MEDIA_HOSTS):
             continue        # a fake media host failing to resolve (see the module docstring)
+        if entry.get("source") == "network" and "/favicon.ico " in entry["message"]:
+            continue        # the browser's own favicon request to the live server, not the page's
         problems.append(entry)
     return problems
 
@@ -354,7 +359,7 @@ def test_close_posts_close_after_the_dismiss_delay(browser, page_source):
     close = browser.find_element(By.CSS_SELECTOR, "[data-a=close]")
     assert not close.is_displayed()     # dismissDelayMs = 1500
     # The background video's player exists once the page has painted (its poster showed before)...
-    assert browser.find_element(By.CSS_SELECTOR, ".xz-bg>video").get_attribute("src").endswith("hero-loop-1080p.mp4")
+    assert browser.find_element(By.CSS_SELECTOR, ".xz-bg>video").get_attribute("src").endswith("/v1/assets/templates/cinematic-hero-loop.mp4")
     assert browser.find_element(By.CSS_SELECTOR, ".xz-bg>img").get_attribute("src").endswith("hero-poster.jpg")
     wait_for(close.is_displayed, timeout=4, what="close button after dismissDelayMs")
     close.click()
@@ -397,6 +402,18 @@ def test_a_preview_with_sample_products_reads_like_the_real_page(browser, page_s
     browser.execute_script("window.xizor.receive(arguments[0])", {"type": "products", "products": {
         "monthly": {"title": "Monthly", "price": "€8.00", "period": "month", "pricePerMonth": "€8.00"}}})
     wait_for(lambda: "€8.00 / month" in monthly.text, what="the bridge's products over the samples")
+    assert not console_problems(browser)
+
+
+def test_the_templates_media_comes_from_the_server_itself(browser, page_source):
+    """Issue 20, item 7: a fresh install shows complete paywalls with nothing but the server: the header
+    image, the demo video and its poster are the server's bundled files, loaded from the page's own origin."""
+    open_page(browser, page_source.url("clean"))
+    header = browser.find_element(By.CSS_SELECTOR, "img[src='/v1/assets/templates/clean-header.png']")
+    wait_for(lambda: browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", header) == 780,
+             what="the bundled header image decoded")
+    loaded = [u for u in requested_urls(browser) if "/v1/assets/templates/" in u]
+    assert loaded and all(u.startswith(page_source.live.base) for u in loaded), loaded
     assert not console_problems(browser)
 
 
@@ -495,7 +512,7 @@ def test_lottie_plays_through_the_configured_player(browser, page_source):
     lottie = browser.find_element(By.CSS_SELECTOR, ".xz-lottie[data-id=mascot]")
     wait_for(lambda: "xz-ready" in lottie.get_attribute("class"), what="the player to draw")
     calls = browser.execute_script("return window.__lottieCalls.map(c => ({path: c.path, loop: c.loop, autoplay: c.autoplay, speed: c.anim.speed}))")
-    assert calls == [{"path": "https://cdn.example.com/paywalls/lottie-delight/mascot-wave.json", "loop": True, "autoplay": True, "speed": 1}]
+    assert calls == [{"path": "https://xizor.localhost/v1/assets/templates/lottie-delight-mascot-wave.json", "loop": True, "autoplay": True, "speed": 1}]
     assert lottie.find_elements(By.CSS_SELECTOR, ".xz-lottie-stage svg")
     assert not lottie.find_element(By.CSS_SELECTOR, ".xz-lottie-fb").is_displayed()
     assert console_problems(browser) == []

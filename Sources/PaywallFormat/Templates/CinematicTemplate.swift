@@ -34,8 +34,8 @@ extension PaywallTemplates {
     "dismissDelayMs": 1500,
     "background": {
       "kind": "video",
-      "src": "https://cdn.example.com/paywalls/cinematic/hero-loop-1080p.mp4",
-      "poster": "https://cdn.example.com/paywalls/cinematic/hero-poster.jpg",
+      "src": "https://xizor.localhost/v1/assets/templates/cinematic-hero-loop.mp4",
+      "poster": "https://xizor.localhost/v1/assets/templates/cinematic-hero-poster.jpg",
       "loop": true,
       "muted": true,
       "overlay": {

@@ -51,7 +51,7 @@ extension PaywallTemplates {
       },
       {
         "type": "image",
-        "src": "https://cdn.example.com/paywalls/clean/header@3x.png",
+        "src": "https://xizor.localhost/v1/assets/templates/clean-header.png",
         "blurhash": "LEHV6nWB2yk8pyo0adR*.7kCMdnj",
         "aspectRatio": 1.6,
         "fit": "contain",
@@ -85,8 +85,8 @@ extension PaywallTemplates {
           },
           {
             "type": "video",
-            "src": "https://cdn.example.com/paywalls/clean/sync-demo.mp4",
-            "poster": "https://cdn.example.com/paywalls/clean/sync-demo-poster.jpg",
+            "src": "https://xizor.localhost/v1/assets/templates/clean-sync-demo.mp4",
+            "poster": "https://xizor.localhost/v1/assets/templates/clean-sync-demo-poster.jpg",
             "loop": true,
             "muted": true,
             "autoplay": true,

@@ -52,7 +52,7 @@ extension PaywallTemplates {
           {
             "type": "lottie",
             "id": "mascot",
-            "src": "https://cdn.example.com/paywalls/lottie-delight/mascot-wave.json",
+            "src": "https://xizor.localhost/v1/assets/templates/lottie-delight-mascot-wave.json",
             "loop": true,
             "speed": 1,
             "autoplay": true,
@@ -61,7 +61,7 @@ extension PaywallTemplates {
             "accessibilityLabel": { "en": "A waving mascot", "de": "Ein winkendes Maskottchen" },
             "fallback": {
               "type": "image",
-              "src": "https://cdn.example.com/paywalls/lottie-delight/mascot-wave.png",
+              "src": "https://xizor.localhost/v1/assets/templates/lottie-delight-mascot-wave.png",
               "aspectRatio": 1,
               "fit": "contain",
               "alt": { "en": "A waving mascot", "de": "Ein winkendes Maskottchen" },

@@ -93,10 +93,12 @@ public enum ValidationCode: String, Sendable, CaseIterable {
     case missingPrivacyLink = "missing_privacy_link"
     case missingTermsLink = "missing_terms_link"
     case missingCloseControl = "missing_close_control"
+    // Warnings (media)
+    case unreachableMediaHost = "unreachable_media_host"
 
     public var isWarning: Bool {
         switch self {
-        case .missingRestoreEntryPoint, .missingPrivacyLink, .missingTermsLink, .missingCloseControl: return true
+        case .missingRestoreEntryPoint, .missingPrivacyLink, .missingTermsLink, .missingCloseControl, .unreachableMediaHost: return true
         default: return false
         }
     }

@@ -87,6 +87,8 @@ public struct OperationDoc: Sendable {
     /// The JSON request body's schema, or nil when the operation takes no body.
     public var requestBody: JSONValue?
     public var requestBodyRequired: Bool
+    /// The media types the body may be sent as (JSON unless the operation takes files).
+    public var requestMediaTypes = ["application/json"]
     public var responses: [APIResponseSpec]
 
     public init(_ operationID: String, summary: String, description: String? = nil, tag: String,

@@ -101,6 +101,13 @@ public enum APISchemas {
             "ArchivedPaywall": object(paywallSummaryFields, optional: [
                 "warning": ["type": "string", "description": "Present when placements still point at the paywall: they keep serving its last version until reassigned."],
             ]),
+            "Asset": object(["id": ["type": "string", "description": "The SHA-256 of the bytes (hex)."],
+                             "url": ["type": "string", "description": "Put this in documents: `server.publicURL` (or https://xizor.localhost) + `path`."],
+                             "path": string, "kind": ["enum": ["image", "video", "lottie"]], "contentType": string, "size": integer,
+                             "name": nullable("string"), "createdAt": integer, "createdBy": nullable("string", "The key that uploaded it.")],
+                            description: "An uploaded media file."),
+            "AssetPage": object(["items": array(ref("Asset")),
+                                 "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last page.")]),
             "PaywallPage": object(["items": array(ref("PaywallSummary")),
                                    "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last page.")]),
             "Draft": object(["paywallId": string, "revision": integer,

@@ -70,7 +70,8 @@ public enum OpenAPIDocument {
         if !parameters.isEmpty { o["parameters"] = .array(parameters) }
 
         if let body = doc.requestBody {
-            o["requestBody"] = ["required": .bool(doc.requestBodyRequired), "content": ["application/json": ["schema": body]]]
+            let content = Dictionary(uniqueKeysWithValues: doc.requestMediaTypes.map { ($0, ["schema": body] as JSONValue) })
+            o["requestBody"] = ["required": .bool(doc.requestBodyRequired), "content": .object(content)]
         }
 
         var responses: [String: JSONValue] = [:]

@@ -11,11 +11,15 @@ public struct PageRendering: Sendable {
     public let mediaOrigins: [String]
     /// Where failed renders are counted.
     let activity: ServiceActivity
+    /// Where this server's media are reached from a page (its own origin without `server.publicURL`).
+    let assetLocation: AssetLocation
 
-    public init(lottiePlayerURL: String?, mediaOrigins: [String] = RenderOptions.defaultMediaOrigins, activity: ServiceActivity = ServiceActivity()) {
+    public init(lottiePlayerURL: String?, mediaOrigins: [String] = RenderOptions.defaultMediaOrigins, activity: ServiceActivity = ServiceActivity(),
+                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil)) {
         self.lottiePlayerURL = lottiePlayerURL
         self.mediaOrigins = mediaOrigins
         self.activity = activity
+        self.assetLocation = assetLocation
     }
 
     /// The production page; a render failure is thrown (and counted), never served as an empty
@@ -30,21 +34,24 @@ public struct PageRendering: Sendable {
             delivery["experimentId"] = .string(experiment.experimentID)
             delivery["variant"] = experiment.variant.map { .string($0) } ?? .null
         }
+        let media = assetLocation.forPages(input.document, appID: input.appID)
         let options = RenderOptions(locale: input.locale, colorScheme: input.colorScheme, mode: .production,
                                     context: input.context.mapValues(\.json), lottiePlayerURL: lottiePlayerURL, delivery: delivery,
-                                    mediaOrigins: mediaOrigins)
-        do { return try PaywallRenderer.render(input.document, options: options).html } catch {
+                                    mediaOrigins: mediaOrigins, servedMediaPath: media.servedMediaPath)
+        do { return try PaywallRenderer.render(media.document, options: options).html } catch {
             throw DataFailure.recorded(.pageRender, "placement '\(input.resolution.placement)' (\(input.locale)): \(error)", in: activity)
         }
     }
 
     /// A preview of any document (a draft may be invalid: the tolerant reader renders what it can),
     /// starting with `products` (samples and the caller's values) and `context`.
-    func preview(_ document: JSONValue, locale: String?, colorScheme: ColorScheme, context: [String: JSONValue] = [:],
+    func preview(_ document: JSONValue, appID: String, locale: String?, colorScheme: ColorScheme, context: [String: JSONValue] = [:],
                  products: [String: JSONValue] = [:]) throws -> [UInt8] {
+        let media = assetLocation.forPages(document, appID: appID)
         let options = RenderOptions(locale: locale, colorScheme: colorScheme, mode: .preview, context: context,
-                                    lottiePlayerURL: lottiePlayerURL, mediaOrigins: mediaOrigins, initialProducts: products)
-        do { return try PaywallRenderer.render(document, options: options).html } catch {
+                                    lottiePlayerURL: lottiePlayerURL, mediaOrigins: mediaOrigins, initialProducts: products,
+                                    servedMediaPath: media.servedMediaPath)
+        do { return try PaywallRenderer.render(media.document, options: options).html } catch {
             let code = switch error {
             case .unsupportedSchemaVersion: "unsupported_schema_version"
             case .budgetExceeded: "render_budget_exceeded"

@@ -94,6 +94,7 @@ public final class PaywallDelivery: Sendable {
 
     /// What the page renderer needs (nil renderer: pages are not offered).
     public struct PageInput: Sendable {
+        public let appID: String
         public let document: JSONValue
         public let locale: String
         public let colorScheme: ColorScheme
@@ -101,9 +102,13 @@ public final class PaywallDelivery: Sendable {
         public let resolution: Resolution
     }
 
+    /// Where this server's media are reached: the SDK's JSON names them at `server.publicURL`.
+    private let assetLocation: AssetLocation
+
     public init(serving: ServingState, cache: RepresentationCache = RepresentationCache(), renderGate: RenderGate = RenderGate(),
-                renderPage: (@Sendable (PageInput) throws -> [UInt8])? = nil) {
+                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil), renderPage: (@Sendable (PageInput) throws -> [UInt8])? = nil) {
         self.serving = serving
+        self.assetLocation = assetLocation
         self.cache = cache
         self.renderGate = renderGate
         self.renderPage = renderPage
@@ -160,14 +165,14 @@ public final class PaywallDelivery: Sendable {
                 var body: [String: JSONValue] = [
                     "placement": .string(request.placement), "paywallId": .string(served.published.paywallID),
                     "version": .number(served.published.version), "schemaVersion": .number(schemaVersion),
-                    "locale": .string(locale), "document": document,
+                    "locale": .string(locale), "document": assetLocation.forSDK(document, appID: appID),
                 ]
                 if let experiment = resolution.experiment { body["experiment"] = experiment.json }
                 let bodyJSON = JSONValue.object(body)
                 return Representation(body: bodyJSON.canonicalBytes, headers: headers)
             case .html:
                 // A page that fails to render throws: nothing is cached, the request answers 500.
-                let page = try renderPage?(PageInput(document: document, locale: locale, colorScheme: request.colorScheme,
+                let page = try renderPage?(PageInput(appID: appID, document: document, locale: locale, colorScheme: request.colorScheme,
                                                   context: usedContext, resolution: resolution)) ?? []
                 return Representation(body: page, headers: headers)
             }

@@ -146,7 +146,7 @@ struct PreviewService: Sendable {
             for (field, value) in fields { merged[field] = value }
             products[slot] = .object(merged)
         }
-        let html = try pages.preview(document, locale: request.locale, colorScheme: request.colorScheme,
+        let html = try pages.preview(document, appID: appID, locale: request.locale, colorScheme: request.colorScheme,
                                      context: request.context.mapValues(\.json), products: products)
         return PreviewPage(html: html, etag: Representation.strongETag(html), products: products)
     }

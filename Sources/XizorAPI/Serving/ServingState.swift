@@ -171,8 +171,13 @@ public final class ServingState: Sendable {
     /// Where unreadable stored rules and versions are counted.
     let activity: ServiceActivity
 
-    public init(store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity()) {
+    /// Where this server's media are reached: the fallback bundle names them as the SDK's JSON does.
+    let assetLocation: AssetLocation
+
+    public init(store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity(),
+                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil)) {
         self.activity = activity
+        self.assetLocation = assetLocation
         self.store = store
         self.clock = clock
     }
@@ -249,7 +254,8 @@ public final class ServingState: Sendable {
     public func fallbackBundleRepresentation(appID: String, clientVersion: Int, colorScheme: ColorScheme) -> Representation {
         let snapshot = snapshot(appID: appID)
         func build() -> Representation {
-            Representation(body: Self.fallbackBundle(snapshot, clientVersion: clientVersion, colorScheme: colorScheme, activity: activity).canonicalBytes,
+            Representation(body: Self.fallbackBundle(snapshot, appID: appID, clientVersion: clientVersion, colorScheme: colorScheme,
+                                                     location: assetLocation, activity: activity).canonicalBytes,
                            headers: ["Content-Type": "application/json", "Cache-Control": "no-cache",
                                      "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"])
         }
@@ -265,8 +271,8 @@ public final class ServingState: Sendable {
     /// the last step of its offline fallback chain. Documents carry every locale. A paywall whose
     /// form cannot be built is left out of the bundle and counted as a data failure (the bundle is
     /// a fallback: the others are still worth shipping).
-    private static func fallbackBundle(_ snapshot: AppServingSnapshot?, clientVersion: Int, colorScheme: ColorScheme,
-                                       activity: ServiceActivity) -> JSONValue {
+    private static func fallbackBundle(_ snapshot: AppServingSnapshot?, appID: String, clientVersion: Int, colorScheme: ColorScheme,
+                                       location: AssetLocation, activity: ServiceActivity) -> JSONValue {
         var placements: [String: JSONValue] = [:]
         if let snapshot {
             for (key, placement) in snapshot.placements {
@@ -278,7 +284,7 @@ public final class ServingState: Sendable {
                 }
                 placements[key] = [
                     "paywallId": .string(placement.paywallID), "version": .number(served.published.version),
-                    "schemaVersion": .number(schemaVersion), "document": document,
+                    "schemaVersion": .number(schemaVersion), "document": location.forSDK(document, appID: appID),
                 ]
             }
         }

@@ -51,11 +51,13 @@ public enum XizorApplication {
         var routes = APIRoutes(guardian: RouteGuard(keys: services.keys, limits: limits))
         if !options.corsAllowedOrigins.isEmpty { routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
         routes.use(ServiceErrorMiddleware())
-        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL, mediaOrigins: options.mediaOrigins, activity: services.activity)
+        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL, mediaOrigins: options.mediaOrigins, activity: services.activity,
+                                  assetLocation: services.assets.location)
         let previews = PreviewService(services: services, pages: pages)
         let delivery = PaywallDelivery(serving: services.serving,
                                        cache: RepresentationCache(maxContextVariants: options.pageCacheMaxContextVariants),
-                                       renderGate: RenderGate(limit: options.uncachedRendersPerApp), renderPage: pages.production)
+                                       renderGate: RenderGate(limit: options.uncachedRendersPerApp), assetLocation: services.assets.location,
+                                       renderPage: pages.production)
         OperationsRoutes(
             readiness: ReadinessCheck(store: services.store, clock: services.clock, isDraining: isDraining,
                                       feedCaughtUp: { [changes = services.changes] in changes.isCaughtUp },
@@ -68,6 +70,7 @@ public enum XizorApplication {
         ).register(in: &routes)
         AppRoutes(services: services).register(in: &routes)
         TemplateRoutes().register(in: &routes)
+        AssetRoutes(assets: services.assets).register(in: &routes)
         PaywallRoutes(services: services).register(in: &routes)
         VersionRoutes(services: services).register(in: &routes)
         PlacementRoutes(services: services).register(in: &routes)

@@ -10,6 +10,7 @@ public final class XizorServices: Sendable {
     public let analytics: AnalyticsService
     public let timers: TimerService
     public let experiments: ExperimentService
+    public let assets: AssetService
     /// Every committed change, in order, applied to the keys and serving state of this process.
     public let changes: ChangeFeed
     /// Counters of publishes and ingested events, for `/metrics`.
@@ -22,6 +23,10 @@ public final class XizorServices: Sendable {
         public var maxKeysPerApp = KeyService.defaultMaxKeysPerApp
         /// Refuse to publish a draft with a locale missing texts or with stale translations.
         public var requireCompleteLocales = false
+        /// Upload limits of media assets.
+        public var assets = AssetService.Limits()
+        /// Where asset URLs point (`server.publicURL`).
+        public var assetLocation = AssetLocation(publicOrigin: nil)
         public init() {}
     }
 
@@ -31,7 +36,7 @@ public final class XizorServices: Sendable {
         // The feed's position is read before anything is loaded, so nothing committed meanwhile is missed.
         changes = try ChangeFeed(store: store, clock: clock)
         keys = try KeyService(store: store, clock: clock, changes: changes, maxKeysPerApp: limits.maxKeysPerApp)
-        serving = ServingState(store: store, clock: clock, activity: activity)
+        serving = ServingState(store: store, clock: clock, activity: activity, assetLocation: limits.assetLocation)
         paywalls = PaywallService(store: store, clock: clock, serving: serving, changes: changes, activity: activity,
                                   requireCompleteLocales: limits.requireCompleteLocales)
         placements = PlacementService(store: store, clock: clock, changes: changes, activity: activity)
@@ -39,6 +44,7 @@ public final class XizorServices: Sendable {
         analytics = AnalyticsService(store: store)
         timers = TimerService(store: store, clock: clock)
         experiments = ExperimentService(store: store, clock: clock, changes: changes)
+        assets = AssetService(store: store, clock: clock, location: limits.assetLocation, limits: limits.assets)
         try serving.loadAll()
         // Weak: the feed is owned by the services it feeds.
         changes.setApplier { [weak keys, weak serving] effects in

@@ -45,6 +45,7 @@ public protocol StoreTransaction {
     var experiments: any ExperimentStore { get }
     var events: any EventStore { get }
     var timers: any TimerStore { get }
+    var assets: any AssetStore { get }
     var changes: any ChangeStore { get }
     var operations: any OperationsStore { get }
 }

@@ -57,6 +57,7 @@ struct PostgresTransaction: StoreTransaction {
     var experiments: any ExperimentStore { PostgresExperimentStore(db: db) }
     var events: any EventStore { PostgresEventStore(db: db) }
     var timers: any TimerStore { PostgresTimerStore(db: db) }
+    var assets: any AssetStore { PostgresAssetStore(db: db) }
     var changes: any ChangeStore { PostgresChangeStore(db: db) }
     var operations: any OperationsStore { PostgresOperationsStore(db: db) }
 }

@@ -55,6 +55,7 @@ struct SQLiteTransaction: StoreTransaction {
     var experiments: any ExperimentStore { SQLiteExperimentStore(db: db) }
     var events: any EventStore { SQLiteEventStore(db: db) }
     var timers: any TimerStore { SQLiteTimerStore(db: db) }
+    var assets: any AssetStore { SQLiteAssetStore(db: db) }
     var changes: any ChangeStore { SQLiteChangeStore(db: db) }
     var operations: any OperationsStore { SQLiteOperationsStore(db: db) }
 }

@@ -1,0 +1,15 @@
+-- Media an app uploads for its paywalls (images, video, Lottie JSON), content-addressed: the id is
+-- the SHA-256 of the bytes, so an upload is idempotent and a URL never changes what it shows.
+CREATE TABLE assets (
+    app_id       TEXT    NOT NULL REFERENCES apps(id),
+    sha256       TEXT    NOT NULL CHECK (length(sha256) = 64),
+    kind         TEXT    NOT NULL CHECK (kind IN ('image', 'video', 'lottie')),
+    content_type TEXT    NOT NULL,
+    size         INTEGER NOT NULL CHECK (size > 0),
+    name         TEXT    CHECK (name IS NULL OR length(name) BETWEEN 1 AND 200),
+    bytes        BLOB    NOT NULL,
+    created_at   INTEGER NOT NULL,
+    created_by   TEXT,
+    PRIMARY KEY (app_id, sha256)
+) STRICT;
+CREATE INDEX assets_by_time ON assets (app_id, created_at, sha256);
