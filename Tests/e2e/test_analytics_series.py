@@ -29,6 +29,7 @@ def test_an_hourly_series_with_empty_hours_and_exact_totals(app):
     assert [p["impressions"] for p in series] == [3, 0, 1]
     assert [p["uniqueSubscribers"] for p in series] == [3, 0, 1]
     assert [p["conversion"] for p in series] == [0.0, None, 1.0]
+    assert version["conversions"] == 1 and version["conversion"] == 1 / 3 and version["purchasesPerImpression"] == 0.25
     # Without from/to the series spans the buckets that have events; days work the same way.
     daily = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"interval": "day"}).json()["versions"][0]["series"]
     assert len(daily) == 1 and daily[0]["impressions"] == 4 and daily[0]["start"] % 86_400_000 == 0

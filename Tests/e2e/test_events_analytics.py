@@ -112,10 +112,11 @@ def test_analytics_against_a_known_event_set(published):
     funnel = published.dashboard.get(f"/v1/paywalls/{pw}/analytics").json()
     by = {v["version"]: v for v in funnel["versions"]}
     assert by[1] == {"version": 1, "impressions": 4, "uniqueSubscribers": 3, "closes": 2, "purchaseStarted": 2,
-                     "purchaseCompleted": 1, "purchaseFailed": 1, "purchaseCancelled": 0, "restores": 1, "conversion": 0.25,
-                     "revenue": []}
+                     "purchaseCompleted": 1, "purchaseFailed": 1, "purchaseCancelled": 0, "restores": 1,
+                     "conversions": 1, "conversion": 1 / 3, "purchasesPerImpression": 0.25, "revenue": []}
     assert by[2]["impressions"] == 2 and by[2]["purchaseCompleted"] == 2 and by[2]["purchaseCancelled"] == 1
-    assert by[2]["conversion"] == 1.0
+    # One definition of conversion (issue 20, item 9): subscribers who bought ÷ subscribers who saw it.
+    assert by[2]["conversions"] == 2 and by[2]["conversion"] == 1.0 and by[2]["purchasesPerImpression"] == 1.0
     only_upsell = published.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"placement": "upsell"}).json()
     assert {v["version"]: v["impressions"] for v in only_upsell["versions"]} == {1: 0, 2: 2}
     early = published.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"to": "2026-11-30T16:00:00Z", "from": 1_795_000_000_000}).json()

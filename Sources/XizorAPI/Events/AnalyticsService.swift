@@ -77,15 +77,21 @@ public final class AnalyticsService: Sendable {
         return answer
     }
 
-    /// The counted fields of one funnel (a version's, or one bucket of its series), with
-    /// `conversion` = purchases completed ÷ impressions (null without impressions).
+    /// The counted fields of one funnel (a version's, or one bucket of its series). `conversion` is
+    /// the one definition every answer uses (experiment results' `conversionRate` too): subscribers
+    /// who completed a purchase ÷ subscribers who saw the paywall, null when nobody saw it. The
+    /// per-event ratio is `purchasesPerImpression`, under its own name.
     static func counts(_ counts: [String: FunnelCount]) -> JSONValue {
         var object: [String: JSONValue] = [:]
         for (field, event) in AnalyticsService.counted { object[field] = .number(counts[event]?.count ?? 0) }
-        object["uniqueSubscribers"] = .number(counts["paywall_open"]?.subscribers ?? 0)
+        let subscribers = counts["paywall_open"]?.subscribers ?? 0
+        let converted = counts["purchase_completed"]?.subscribers ?? 0
+        object["uniqueSubscribers"] = .number(subscribers)
+        object["conversions"] = .number(converted)
+        object["conversion"] = subscribers > 0 ? .number(Double(converted) / Double(subscribers)) : .null
         let impressions = counts["paywall_open"]?.count ?? 0
         let completed = counts["purchase_completed"]?.count ?? 0
-        object["conversion"] = impressions > 0 ? .number(Double(completed) / Double(impressions)) : .null
+        object["purchasesPerImpression"] = impressions > 0 ? .number(Double(completed) / Double(impressions)) : .null
         return .object(object)
     }
 

@@ -260,7 +260,9 @@ public enum APISchemas {
     static let funnelFields: [String: JSONValue] = [
         "impressions": integer, "closes": integer, "purchaseStarted": integer, "purchaseCompleted": integer,
         "purchaseFailed": integer, "purchaseCancelled": integer, "restores": integer, "uniqueSubscribers": integer,
-        "conversion": ["type": ["number", "null"], "description": "purchaseCompleted / impressions; null without impressions."],
+        "conversions": ["type": "integer", "description": "Subscribers with a purchase_completed."],
+        "conversion": ["type": ["number", "null"], "description": "The conversion rate, one definition everywhere: conversions / uniqueSubscribers (subscribers who bought / subscribers who saw it); null when nobody saw it."],
+        "purchasesPerImpression": ["type": ["number", "null"], "description": "purchaseCompleted / impressions; null without impressions."],
     ]
     /// `POST …/preview`'s body and `preview_paywall`'s arguments.
     static let previewOptions: [String: JSONValue] = [
