@@ -84,13 +84,11 @@ public final class AnalyticsService: Sendable {
     static func counts(_ counts: [String: FunnelCount]) -> JSONValue {
         var object: [String: JSONValue] = [:]
         for (field, event) in AnalyticsService.counted { object[field] = .number(counts[event]?.count ?? 0) }
-        let subscribers = counts["paywall_open"]?.subscribers ?? 0
-        let converted = counts["purchase_completed"]?.subscribers ?? 0
+        let subscribers = counts["paywall_open"]?.subscribers ?? 0, converted = counts["purchase_completed"]?.subscribers ?? 0
+        let impressions = counts["paywall_open"]?.count ?? 0, completed = counts["purchase_completed"]?.count ?? 0
         object["uniqueSubscribers"] = .number(subscribers)
         object["conversions"] = .number(converted)
         object["conversion"] = subscribers > 0 ? .number(Double(converted) / Double(subscribers)) : .null
-        let impressions = counts["paywall_open"]?.count ?? 0
-        let completed = counts["purchase_completed"]?.count ?? 0
         object["purchasesPerImpression"] = impressions > 0 ? .number(Double(completed) / Double(impressions)) : .null
         return .object(object)
     }
