@@ -122,6 +122,9 @@ def test_analytics_against_a_known_event_set(published):
     early = published.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"to": "2026-11-30T16:00:00Z", "from": 1_795_000_000_000}).json()
     assert {v["version"]: v["impressions"] for v in early["versions"]} == {1: 4, 2: 0}
     referred = published.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"context.wasReferred": "true"}).json()
+    # Issue 20, item 9: the 12 events sent without any context are not dropped silently: the answer counts them.
+    assert referred["eventsWithoutContext"] == len(known) - 4, referred
+    assert "eventsWithoutContext" not in funnel
     assert {v["version"]: v["impressions"] for v in referred["versions"]} == {1: 2, 2: 0}
     typed = published.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"context.sessions": "3", "context.tier": "free"}).json()
     assert {v["version"]: v["impressions"] for v in typed["versions"]}[1] == 4

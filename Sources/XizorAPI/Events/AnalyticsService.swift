@@ -39,12 +39,13 @@ public final class AnalyticsService: Sendable {
         if filter.context.keys.contains(where: { $0.contains("\"") }) {
             throw ServiceError(.badRequest, "invalid_context_key", "A context key cannot contain '\"'.")
         }
-        let (counts, series, revenue, versions) = try store.read { tx in
+        let (counts, series, revenue, versions, missingContext) = try store.read { tx in
             guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else { throw ServiceError.notFound("paywall", paywallID) }
             return (try tx.events.funnel(appID: appID, paywallID: paywallID, filter: filter),
                     try filter.interval.map { try tx.events.funnelSeries(appID: appID, paywallID: paywallID, filter: filter, bucketMs: $0.milliseconds) },
                     try tx.events.revenue(appID: appID, paywallID: paywallID, filter: filter),
-                    try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted())
+                    try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted(),
+                    filter.context.isEmpty ? nil : try tx.events.countWithoutContextKeys(appID: appID, paywallID: paywallID, filter: filter))
         }
         var perVersion: [Int: [String: FunnelCount]] = [:]
         for count in counts { perVersion[count.version, default: [:]][count.name] = count }
@@ -74,6 +75,9 @@ public final class AnalyticsService: Sendable {
         }
         var answer: JSONValue = ["paywallId": .string(paywallID), "versions": .array(items)]
         if let interval = filter.interval { answer["interval"] = .string(interval.rawValue) }
+        // A context filter cannot count an event sent without that key; the answer says how many
+        // the range and placement held, rather than leaving them out without a word.
+        if let missingContext { answer["eventsWithoutContext"] = .number(.integer(missingContext)) }
         return answer
     }
 

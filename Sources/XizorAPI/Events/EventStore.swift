@@ -64,6 +64,9 @@ public protocol EventStore {
     func funnelSeries(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64) throws -> [FunnelCount]
     /// Revenue per (version, currency) from `purchase_completed` events' `price` and `currency` properties.
     func revenue(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [RevenueSum]
+    /// Events that the filter's time and placement keep but that lack one of its context keys, so
+    /// a context-filtered funnel can say how many it left out rather than drop them silently.
+    func countWithoutContextKeys(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> Int64
     /// Counts per variant name of one experiment's events.
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts]
 }

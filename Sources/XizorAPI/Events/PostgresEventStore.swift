@@ -67,6 +67,21 @@ struct PostgresEventStore: EventStore {
     }
 
     /// The events of one paywall's versions that `filter` keeps (placeholders $1, $2, … in order).
+    func countWithoutContextKeys(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> Int64 {
+        var unfiltered = filter
+        unfiltered.context = [:]
+        var (condition, bindings) = filtered(appID: appID, paywallID: paywallID, filter: unfiltered)
+        let keys = filter.context.keys.sorted()
+        guard !keys.isEmpty else { return 0 }
+        var missing: [String] = []
+        for key in keys {
+            bindings.append(key)
+            missing.append("context IS NULL OR NOT (context ? $\(bindings.count)::text)")
+        }
+        condition += " AND (" + missing.joined(separator: " OR ") + ")"
+        return try db.queryOne("SELECT count(*) FROM events WHERE \(condition)", bindings)?.get(0) ?? 0
+    }
+
     private func filtered(appID: String, paywallID: String, filter: AnalyticsService.Filter) -> (String, [any SQLBindable]) {
         var sql = "app_id = $1 AND paywall_id = $2 AND version IS NOT NULL"
         var bindings: [any SQLBindable] = [appID, paywallID]

@@ -63,6 +63,17 @@ struct SQLiteEventStore: EventStore {
         }
     }
 
+    func countWithoutContextKeys(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> Int64 {
+        var unfiltered = filter
+        unfiltered.context = [:]
+        var (condition, bindings) = filtered(appID: appID, paywallID: paywallID, filter: unfiltered)
+        let keys = filter.context.keys.sorted()
+        guard !keys.isEmpty else { return 0 }
+        condition += " AND (" + keys.map { _ in "json_type(context, ?) IS NULL" }.joined(separator: " OR ") + ")"
+        bindings += keys.map { "$.\"\($0)\"" }
+        return try db.queryOne("SELECT count(*) FROM events WHERE \(condition)", bindings)?.get(0) ?? 0
+    }
+
     /// The events of one paywall's versions that `filter` keeps.
     private func filtered(appID: String, paywallID: String, filter: AnalyticsService.Filter) -> (String, [any SQLBindable]) {
         var sql = "app_id = ? AND paywall_id = ? AND version IS NOT NULL"
