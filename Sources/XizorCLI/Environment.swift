@@ -182,6 +182,7 @@ struct CommandEnvironment {
         limits.assets.maxVideoBytes = configuration[\.assets.maxVideoBytes]
         limits.assets.maxLottieBytes = configuration[\.assets.maxLottieBytes]
         limits.assets.maxBytesPerApp = Int64(configuration[\.assets.maxBytesPerApp])
+        limits.assets.cacheBytes = configuration[\.assets.cacheBytes]
         do { return try XizorServices(store: store, limits: limits) } catch {
             throw CommandFailure("cannot load state from \(storageDescription): \(error)")
         }

@@ -95,6 +95,7 @@ struct AssetSettings: Sendable {
     let maxImageBytes = Setting.int("assets.maxImageBytes", default: 5 << 20, 1...1_073_741_824, help: "largest image upload (PNG, JPEG, GIF, WebP); 413 asset_too_large beyond. Bodies are also capped by http.maxBodyBytes")
     let maxVideoBytes = Setting.int("assets.maxVideoBytes", default: 20 << 20, 1...1_073_741_824, help: "largest video upload (MP4, WebM)")
     let maxLottieBytes = Setting.int("assets.maxLottieBytes", default: 2 << 20, 1...1_073_741_824, help: "largest Lottie JSON upload")
+    let cacheBytes = Setting.int("assets.cacheBytes", default: 64 << 20, 0...1_073_741_824, help: "bytes of served asset files kept in memory (least recently used evicted), so repeated downloads do not read the database")
     let maxBytesPerApp = Setting.int("assets.maxBytesPerApp", default: 256 << 20, 1...Int(Int32.max) * 64, help: "bytes one app's assets may take in all; 413 asset_quota_exceeded beyond")
 }
 

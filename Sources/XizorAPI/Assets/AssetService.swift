@@ -11,6 +11,8 @@ public final class AssetService: Sendable {
         public var maxVideoBytes = 20 << 20
         public var maxLottieBytes = 2 << 20
         public var maxBytesPerApp: Int64 = 256 << 20
+        /// Bytes of served files kept in memory (`assets.cacheBytes`).
+        public var cacheBytes = 64 << 20
         public init() {}
 
         func max(for kind: MediaType.Kind) -> Int {
@@ -33,12 +35,14 @@ public final class AssetService: Sendable {
     private let clock: Clock
     public let location: AssetLocation
     private let limits: Limits
+    private let cache: AssetCache
 
     public init(store: any DataStore, clock: Clock, location: AssetLocation, limits: Limits) {
         self.store = store
         self.clock = clock
         self.location = location
         self.limits = limits
+        cache = AssetCache(capacity: limits.cacheBytes)
     }
 
     /// Stores `bytes` for the app (idempotent: the same bytes answer the same asset, `created` false).
@@ -100,12 +104,20 @@ public final class AssetService: Sendable {
         guard parts.count == 2, let type = MediaType.byExtension(String(parts[1])) else { throw missing }
         let sha = String(parts[0])
         guard sha.utf8.count == 64, sha.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { throw missing }
+        let key = AssetCache.Key(appID: folder, sha256: sha)
+        if let cached = cache.file(key) {
+            guard cached.contentType == type.contentType else { throw missing }
+            return cached
+        }
         let found = try store.read { tx -> (AssetRow, [UInt8])? in
             guard let row = try tx.assets.row(appID: folder, sha256: sha), let bytes = try tx.assets.bytes(appID: folder, sha256: sha) else { return nil }
             return (row, bytes)
         }
-        guard let (row, bytes) = found, row.contentType == type.contentType else { throw missing }
-        return ServedFile(bytes: bytes, contentType: row.contentType, etag: "\"" + sha + "\"")
+        guard let (row, bytes) = found else { throw missing }
+        let file = ServedFile(bytes: bytes, contentType: row.contentType, etag: "\"" + sha + "\"")
+        cache.store(file, for: key)
+        guard row.contentType == type.contentType else { throw missing }
+        return file
     }
 
     func json(_ row: AssetRow) -> JSONValue {
