@@ -50,6 +50,23 @@ def test_keys_made_by_the_cli_work_on_the_running_server(pair):
     assert time.monotonic() - started < 1.0
 
 
+def test_a_key_made_elsewhere_works_on_its_first_request_whatever_the_poll_interval(tmp_path):
+    """A load balancer sends the request that follows an app's creation to another replica: that replica
+    does not refuse the new key until its next poll, it catches up on the unknown key's (rate-limited) path."""
+    data = tmp_path / "data"
+    slow = {"XIZOR_CHANGES_POLL_INTERVAL_MS": "5000"}   # far longer than the requests below take
+    first, second = XizorServer(data, extra_env=slow), XizorServer(data, extra_env=slow)
+    try:
+        for i in range(5):
+            created = create_app(first.base, f"Balanced {i}")
+            r = Client(second.base, created["secretKey"]).post("/v1/paywalls", {"template": "clean"})
+            assert r.status_code == 201, r.text
+            assert Client(second.base, created["publicKey"]).get(PAYWALL).status_code == 404   # known: nothing published yet
+        assert Client(second.base, "sk_" + "x" * 32).get("/v1/paywalls").status_code == 401
+    finally:
+        assert second.stop() == 0 and first.stop() == 0
+
+
 def test_two_servers_serve_each_others_publishes_and_revocations(pair):
     first, second = pair
     app = App(first, create_app(first.base, "Two servers"))

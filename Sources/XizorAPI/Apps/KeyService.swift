@@ -150,6 +150,14 @@ public final class KeyService: Sendable {
         return found
     }
 
+    /// `verify` again after applying every change other processes committed: a key created (or an
+    /// app made) on another replica a moment ago works on its first request here instead of being
+    /// refused until the feed's next poll. Asked only on the (rate-limited) failure path.
+    public func verifyAfterCatchingUp(_ token: Substring, memoKey: String? = nil) throws -> VerifiedKey? {
+        do { try changes.catchUp() } catch let error as ServiceError { throw error } catch { throw ServiceError.storage(error) }
+        return verify(token, memoKey: memoKey)
+    }
+
     /// Whether a token that did not verify is a live key of an archived app: the 401 then says why
     /// instead of "unknown or revoked". Asked only on the (rate-limited) failure path; a store that
     /// cannot answer throws (503 `storage_unavailable`): the server cannot tell what the key is.

@@ -51,7 +51,7 @@ struct RouteGuard: Sendable {
             try limits.failedAuthentication(request)
             throw ServiceError(.unauthorized, "invalid_authorization", "The Authorization header must be 'Bearer KEY'.")
         }
-        guard let key = keys.verify(token, memoKey: header) else {
+        guard let key = try keys.verify(token, memoKey: header) ?? keys.verifyAfterCatchingUp(token, memoKey: header) else {
             try limits.failedAuthentication(request)
             let detail = try keys.isKeyOfArchivedApp(token)
                 ? "This key belongs to an archived app; an archived app's keys no longer work."
