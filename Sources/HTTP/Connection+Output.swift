@@ -120,10 +120,8 @@ extension Connection {
     func finishResponse() {
         if core.timesResponses {
             let micros = MonotonicClock.micros() - exchange.startMicros
-            if core.configuration.accessLog {
-                core.logAccess(method: exchange.method, path: exchange.path, status: exchange.status, bytes: exchange.bytes,
-                               micros: micros, requestId: exchange.requestId, remote: remoteAddress)
-            }
+            core.accessLog?.append(loop: loop.index, method: exchange.method, path: exchange.path, status: exchange.status,
+                                   bytes: exchange.bytes, micros: micros, requestId: exchange.requestId, remote: remoteAddress)
             core.observer?.responseCompleted(HTTPExchange(method: exchange.method, routeIndex: exchange.routeIndex,
                                                           status: exchange.status, bytes: exchange.bytes, micros: micros))
         }

@@ -38,6 +38,8 @@ public protocol HTTPRequestObserver: Sendable {
     func connectionRefused()
     /// A request body was refused (503) because the server's body budget was spent.
     func bodyRefused()
+    /// Access log lines were dropped because the log's writer was `http.accessLogMaxPendingBytes` behind.
+    func accessLogLinesDropped(_ lines: Int)
 }
 
 extension HTTPRequestObserver {
@@ -45,4 +47,5 @@ extension HTTPRequestObserver {
     public func connectionClosed() {}
     public func connectionRefused() {}
     public func bodyRefused() {}
+    public func accessLogLinesDropped(_ lines: Int) {}
 }

@@ -139,6 +139,7 @@ public final class HTTPServer: Sendable {
             let listening = self.state.withLock { $0.started && !$0.listenerClosed }
             if core.openConnections.load(ordering: .relaxed) == 0 && !listening {
                 for loop in core.loops { loop.queue.async { loop.stopSweeping(); loop.stopPolling() } }
+                core.accessLog?.close()  // every response is written: the last lines reach the log first
                 completion()
                 return
             }

@@ -38,8 +38,19 @@ extension HTTPServer {
         /// Bodies smaller than this are never compressed by the server.
         public var gzipMinBytes: Int = 860
         public var gzipLevel: Int = 6
-        /// One JSON line per request on the logger.
+        /// One JSON line per request on the logger, written by `AccessLog`'s writer thread.
         public var accessLog: Bool = true
+        /// Access log lines queued for the writer beyond which lines are dropped (or the loop waits).
+        public var accessLogMaxPendingBytes: Int = 8 << 20
+        /// Drop (and count) lines when the writer is that far behind, rather than make the I/O loop wait.
+        public var accessLogDropWhenBehind: Bool = true
+        /// The writer takes every loop's lines at least this often.
+        public var accessLogFlushMs: Int = 100
+
+        var accessLogOptions: AccessLog.Options {
+            AccessLog.Options(maxPendingBytes: accessLogMaxPendingBytes, dropWhenBehind: accessLogDropWhenBehind,
+                              flushIntervalMs: accessLogFlushMs)
+        }
         /// Listen backlog (not in the config file).
         public var backlog: Int32 = 1024
 

@@ -15,6 +15,8 @@ import CSystem
 /// cost an `epoll_ctl` re-arm and a hand-off from Dispatch's event thread for every request;
 /// this way both happen once per batch.
 final class IOLoop: @unchecked Sendable {
+    /// Position in `ServerCore.loops` (the loop's access-log buffer has the same index).
+    let index: Int
     let queue: DispatchQueue
     /// Read buffer shared by every connection on this loop; connections copy out what they keep.
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -36,6 +38,7 @@ final class IOLoop: @unchecked Sendable {
     private let readyEvents: UnsafeMutablePointer<UInt32>
 
     init(index: Int) {
+        self.index = index
         queue = DispatchQueue(label: "xizor.http.io.\(index)")
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         poller = xizor_poll_create()

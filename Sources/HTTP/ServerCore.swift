@@ -20,18 +20,23 @@ final class ServerCore: @unchecked Sendable {
     let openConnections = Atomic<Int>(0)
     /// Request bodies held in memory, all connections together.
     let bodyBudget: BodyBudget
+    /// Nil when the access log is off (or the log level is above info).
+    let accessLog: AccessLog?
     private let nextLoop = Atomic<Int>(0)
 
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger, drainState: DrainState,
          observer: (any HTTPRequestObserver)? = nil) {
         self.configuration = configuration
         self.observer = observer
-        timesResponses = configuration.accessLog || observer != nil
+        let logsAccess = configuration.accessLog && logger.isEnabled(.info)
+        timesResponses = logsAccess || observer != nil
         self.responder = responder
         self.logger = logger
         self.drainState = drainState
         bodyBudget = BodyBudget(capacity: configuration.maxBufferedBodyBytes)
         loops = (0..<max(1, configuration.resolvedIOQueues)).map { IOLoop(index: $0) }
+        accessLog = logsAccess ? AccessLog(loopCount: loops.count, options: configuration.accessLogOptions, sink: logger.rawSink,
+                                           onDrop: { [observer] lines in observer?.accessLogLinesDropped(lines) }) : nil
         handlerPool = HandlerPool(name: "xizor-handler", maxThreads: configuration.handlerThreads)
         streamPool = HandlerPool(name: "xizor-stream", maxThreads: configuration.handlerThreads)
     }
@@ -60,12 +65,4 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
-    func logAccess(method: HTTPMethod, path: String, status: Int, bytes: Int, micros: Int64,
-                   requestId: String, remote: String) {
-        logger.info("request", [
-            ("method", .string(method.description)), ("path", .string(path)), ("status", .int(Int64(status))),
-            ("bytes", .int(Int64(bytes))), ("micros", .int(micros)), ("requestId", .string(requestId)),
-            ("remote", .string(remote)),
-        ])
-    }
 }

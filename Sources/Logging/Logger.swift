@@ -55,7 +55,11 @@ public final class Logger: Sendable {
     public init(minimumLevel: LogLevel = .info, sink: (@Sendable (String) -> Void)? = nil) {
         self.minimumLevel = minimumLevel
         self.sink = sink ?? Logger.standardError
+        fileDescriptor = sink == nil ? 2 : nil
     }
+
+    /// Standard error when the logger writes there (the default sink), nil for a custom sink.
+    private let fileDescriptor: Int32?
 
     public func isEnabled(_ level: LogLevel) -> Bool { level >= minimumLevel }
 
@@ -75,22 +79,34 @@ public final class Logger: Sendable {
 
     private static let writeLock = Mutex(())
 
-    /// One `write(2)` per line under a lock, so concurrent lines never interleave.
+    /// Where whole lines already in bytes go (the access log's buffers of many lines): the same
+    /// destination as `log`, so a custom sink sees them too.
+    public var rawSink: @Sendable (UnsafeRawBufferPointer) -> Void {
+        if let fd = fileDescriptor { return { bytes in Logger.writeAll(fd, bytes) } }
+        let sink = self.sink
+        return { bytes in sink(String(decoding: bytes, as: UTF8.self)) }
+    }
+
+    /// Writes all of `bytes` to `fd` under the process's log lock: buffers of whole lines from
+    /// different writers never interleave (a pipe splits writes larger than PIPE_BUF otherwise).
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        writeLock.withLock { _ in
+            guard var base = bytes.baseAddress else { return }
+            var left = bytes.count
+            while left > 0 {
+                let n = write(fd, base, left)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                base += n
+                left -= n
+            }
+        }
+    }
+
     private static func writer(_ fd: Int32) -> @Sendable (String) -> Void {
         { line in
-            writeLock.withLock { _ in
-                var copy = line
-                copy.withUTF8 { buffer in
-                    guard var base = buffer.baseAddress else { return }
-                    var left = buffer.count
-                    while left > 0 {
-                        let n = write(fd, base, left)
-                        if n <= 0 { break }
-                        base += n
-                        left -= n
-                    }
-                }
-            }
+            var copy = line
+            copy.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
         }
     }
 

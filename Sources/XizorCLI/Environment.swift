@@ -74,6 +74,9 @@ struct CommandEnvironment {
         http.gzipMinBytes = configuration[\.http.gzipMinBytes]
         http.gzipLevel = configuration[\.http.gzipLevel]
         http.accessLog = configuration[\.accessLog]
+        http.accessLogMaxPendingBytes = configuration[\.http.accessLogMaxPendingBytes]
+        http.accessLogDropWhenBehind = configuration[\.http.accessLogDropWhenBehind]
+        http.accessLogFlushMs = configuration[\.http.accessLogFlushMs]
         return http
     }
 

@@ -53,6 +53,9 @@ struct HTTPSettings: Sendable {
     let reusePort = Setting.bool("http.reusePort", default: false, help: "set SO_REUSEPORT, so a new server can bind the same port while this one drains (zero-downtime restart: both need it); off, a second server on the port fails to start")
     let gzipMinBytes = Setting.int("http.gzipMinBytes", default: 860, 0...1_073_741_824, help: "smallest body worth compressing")
     let gzipLevel = Setting.int("http.gzipLevel", default: 6, 1...9, help: "zlib compression level")
+    let accessLogMaxPendingBytes = Setting.int("http.accessLogMaxPendingBytes", default: 8 << 20, 0...1_073_741_824, help: "access log bytes queued for the log's writer thread beyond which lines are dropped and counted (xizor_http_access_log_lines_dropped_total), so a slow disk never stalls requests")
+    let accessLogDropWhenBehind = Setting.bool("http.accessLogDropWhenBehind", default: true, help: "false: when the access log's writer is that far behind, the I/O loop waits for it instead of dropping lines")
+    let accessLogFlushMs = Setting.int("http.accessLogFlushMs", default: 100, 1...60_000, help: "the access log's writer takes every loop's buffered lines at least this often")
 }
 
 struct CORSSettings: Sendable {

@@ -20,9 +20,11 @@ import Testing
         "maxRequestsPerConnection": c.maxRequestsPerConnection, "maxRequestLineBytes": c.maxRequestLineBytes,
         "maxHeaderBytes": c.maxHeaderBytes, "maxHeaderFields": c.maxHeaderFields, "maxBodyBytes": c.maxBodyBytes,
         "drainTimeoutMs": c.drainTimeoutMs, "gzipMinBytes": c.gzipMinBytes, "gzipLevel": c.gzipLevel,
+        "accessLogMaxPendingBytes": c.accessLogMaxPendingBytes, "accessLogFlushMs": c.accessLogFlushMs,
     ]
     #expect(http["reusePort"] as? Bool == c.reusePort)
-    #expect(Set(http.keys) == Set(expected.keys).union(["reusePort"]))
+    #expect(http["accessLogDropWhenBehind"] as? Bool == c.accessLogDropWhenBehind)
+    #expect(Set(http.keys) == Set(expected.keys).union(["reusePort", "accessLogDropWhenBehind"]))
     for (key, value) in expected {
         #expect(http[key] as? Int == value, "\(key)")
     }

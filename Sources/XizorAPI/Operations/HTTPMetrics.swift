@@ -33,7 +33,7 @@ public final class HTTPMetrics: HTTPRequestObserver {
     private let latencyBuckets: AtomicCounters
     private let latencyMicros: AtomicCounters
     private let responseBytes: AtomicCounters
-    private let connections = AtomicCounters(count: 4)  // opened, closed, refused; bodies refused
+    private let connections = AtomicCounters(count: 5)  // opened, closed, refused; bodies refused; access log lines dropped
 
     public init(routeCapacity: Int = 128) {
         self.routeCapacity = routeCapacity
@@ -68,6 +68,7 @@ public final class HTTPMetrics: HTTPRequestObserver {
     public func connectionClosed() { connections.add(1) }
     public func connectionRefused() { connections.add(2) }
     public func bodyRefused() { connections.add(3) }
+    public func accessLogLinesDropped(_ lines: Int) { connections.add(4, lines) }
 
     @inline(__always)
     static func methodSlot(_ method: HTTPMethod) -> Int {
@@ -89,6 +90,7 @@ public final class HTTPMetrics: HTTPRequestObserver {
     public var connectionsOpen: Int { connections.load(0) - connections.load(1) }
     public var connectionsRefused: Int { connections.load(2) }
     public var bodiesRefused: Int { connections.load(3) }
+    public var accessLogLinesDropped: Int { connections.load(4) }
 
     /// Requests answered so far for `route` (a template, or `unmatchedRoute`), optionally of one status.
     public func requestCount(route: String, status: Int? = nil) -> Int {
@@ -156,5 +158,8 @@ public final class HTTPMetrics: HTTPRequestObserver {
         out.family("xizor_http_bodies_refused_total", .counter,
                    "Request bodies answered 503 unread because http.maxBufferedBodyBytes were held in memory.")
         out.sample("xizor_http_bodies_refused_total", [], bodiesRefused)
+        out.family("xizor_http_access_log_lines_dropped_total", .counter,
+                   "Access log lines dropped because the log's writer was http.accessLogMaxPendingBytes behind.")
+        out.sample("xizor_http_access_log_lines_dropped_total", [], accessLogLinesDropped)
     }
 }
