@@ -16,6 +16,7 @@ BIN=.build/release/xizor
 cleanup() {
   [ -n "${OURS_PID:-}" ] && kill "$OURS_PID" 2>/dev/null || true
   [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID" 2>/dev/null || true
+  [ -n "${LOGGED_PID:-}" ] && kill "$LOGGED_PID" 2>/dev/null || true
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -34,6 +35,13 @@ start_nginx "$OUT" "$NGINX_PORT" "
     location = /paywall.json {
       default_type application/json;
       gzip_static on;
+      add_header Cache-Control no-cache;
+      alias $OUT/www/paywall.json;
+    }
+    location = /logged/paywall.json {
+      default_type application/json;
+      gzip_static on;
+      access_log $OUT/nginx-access.log;
       add_header Cache-Control no-cache;
       alias $OUT/www/paywall.json;
     }
@@ -67,6 +75,22 @@ bench_run nginx-cached-304 "$NGINX_PID" "$CURL" "$OUT" -H "Accept-Encoding: gzip
 echo "ratio nginx/xizor cpu per request: 200 identity $(ratio "$N200" "$O200"), 200 gzip $(ratio "$NGZ" "$OGZ"), 304 $(ratio "$N304" "$O304") (targets ≥ 0.8, ≥ 0.8, ≥ 1.0)"
 echo "informative, against nginx with open_file_cache: 200 gzip $(ratio "$NCGZ" "$OGZ"), 304 $(ratio "$NC304" "$O304")"
 echo "p99: 200 identity $P99_200, 200 gzip $P99_GZ, 304 $P99_304 (target < 5 ms)"
+
+# Access logs on, both sides (their default configurations): a second `xizor serve` on the same data
+# with the access log on (to a file), nginx's `access_log` on for /logged/.
+XIZOR_ACCESS_LOG=true XIZOR_LOG_LEVEL=info taskset -c 0 "$BIN" serve --port 0 --data-dir "$OUT/data" \
+  > "$OUT/serve-logged.out" 2> "$OUT/serve-logged.err" &
+LOGGED_PID=$!
+wait_for_line "$OUT/serve-logged.out"
+LURL="http://127.0.0.1:$(listening_port "$OUT/serve-logged.out")/v1/sdk/placements/onboarding/paywall"
+NLURL="http://127.0.0.1:$NGINX_PORT/logged/paywall.json"
+bench_run xizor-logged-200       "$LOGGED_PID" "$LURL" "$OUT" -H "$AUTH" -H "Accept-Encoding: identity";  OL200=$CPU_US
+bench_run nginx-logged-200       "$NGINX_PID" "$NLURL" "$OUT" -H "Accept-Encoding: identity";             NL200=$CPU_US
+bench_run xizor-logged-304       "$LOGGED_PID" "$LURL" "$OUT" -H "$AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $OURS_GZIP_ETAG"; OL304=$CPU_US
+bench_run nginx-logged-304       "$NGINX_PID" "$NLURL" "$OUT" -H "Accept-Encoding: gzip" -H "If-None-Match: $NGINX_GZIP_ETAG";        NL304=$CPU_US
+LINES=$(grep -c '"message":"request"' "$OUT/serve-logged.err" || true)
+echo "access log: xizor wrote $LINES lines ($(wc -c < "$OUT/serve-logged.err") bytes); logs on ÷ off per request: 200 $(ratio "$OL200" "$O200"), 304 $(ratio "$OL304" "$O304") (target ≤ 1.10)"
+echo "ratio nginx/xizor cpu per request, logs on for both: 200 identity $(ratio "$NL200" "$OL200"), 304 $(ratio "$NL304" "$OL304")"
 
 # Events: 100-event batches with unique ids, 16 connections, each 202 durable.
 PAYWALL=$(sed -E 's/.*"paywallId":"([^"]+)".*/\1/' "$OUT/www/paywall.json")
