@@ -210,9 +210,10 @@ def test_media_origins_reach_every_page_policy(tmp_path):
         a.publish(pw)
         a.assign("onboarding", pw)
         page = a.sdk.get("/v1/sdk/placements/onboarding/paywall", headers={"Accept": "text/html"}).text
-        assert "img-src https://cdn.example.com https://img.example.org data: blob:" in page
+        # The configured origins, and the page's own origin for this server's assets (no publicURL set).
+        assert "img-src &#39;self&#39; https://cdn.example.com https://img.example.org data: blob:" in page
         preview = a.dashboard.get(f"/v1/paywalls/{pw}/preview").text
-        assert "media-src https://cdn.example.com https://img.example.org blob:" in preview
+        assert "media-src &#39;self&#39; https://cdn.example.com https://img.example.org blob:" in preview
     finally:
         assert s.stop() == 0
 
