@@ -1,6 +1,7 @@
 """Media assets (issue 20, item 7): uploads content-addressed by their bytes, served without a key under
 immutable caching with byte ranges; the templates' media bundled in the binary and served by the server,
 so a fresh install shows complete paywalls; media on reserved hosts warned about."""
+import base64
 import hashlib
 import json
 import re
@@ -9,6 +10,7 @@ import pytest
 import requests
 
 from conftest import ROOT
+from test_authorization_matrix import MCP_HEADERS
 from xizor_server import App, XizorServer, create_app
 
 BUNDLED = ROOT / "Sources" / "XizorAPI" / "Assets" / "Bundled"
@@ -169,3 +171,23 @@ def test_a_bad_public_url_is_refused_at_start(tmp_path):
                        check=False, timeout=30)
         assert proc.returncode == 78 and "publicURL" in proc.stderr, proc.stderr
     assert not data.exists()
+
+
+def test_agents_upload_and_list_media_over_mcp(server, app):
+    headers = dict(MCP_HEADERS, Authorization=f"Bearer {app.secret_key}", **{"Content-Type": "application/json"})
+
+    def call(name, arguments):
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        return requests.post(server.base + "/mcp", data=json.dumps(message), headers=headers, timeout=30).json()["result"]
+
+    uploaded = call("upload_asset", {"data": base64.b64encode(LOTTIE).decode(), "name": "mascot.json"})
+    assert not uploaded.get("isError"), uploaded
+    asset = uploaded["structuredContent"]
+    assert asset["created"] is True and asset["kind"] == "lottie" and asset["id"] == hashlib.sha256(LOTTIE).hexdigest()
+    assert public(server, asset["path"]).content == LOTTIE
+    assert call("upload_asset", {"data": base64.b64encode(LOTTIE).decode()})["structuredContent"]["created"] is False
+    refused = call("upload_asset", {"data": base64.b64encode(SVG).decode()})
+    assert refused["isError"] is True and "unsupported_media_type" in json.dumps(refused)
+    assert call("upload_asset", {"data": "not base64 at all!"})["isError"] is True
+    listed = call("list_assets", {})["structuredContent"]
+    assert [a["id"] for a in listed["items"]] == [asset["id"]] and listed["nextCursor"] is None

@@ -28,7 +28,7 @@ TOOLS = {
     "create_experiment", "start_experiment", "stop_experiment", "get_experiment_results",
     "rollback_paywall", "diff_versions", "patch_paywall_draft", "set_paywall_texts",
     "list_experiments", "get_experiment", "set_experiment_weights", "promote_experiment", "archive_paywall", "rename_paywall",
-    "preview_paywall",
+    "preview_paywall", "upload_asset", "list_assets",
 }
 HEADLINE_EN = "Think clearly with **Notes Pro**"
 HEADLINE_DE = "Klarer denken mit **Notes Pro**"
