@@ -82,8 +82,13 @@ final class AccessLog: Sendable {
     }
 
     /// Writes everything appended so far and stops the writer; nothing may be appended afterwards.
+    /// A second call returns at once (the writer is gone; waiting for it again would never end).
     func close() {
-        pending.withLock { $0.stopping = true }
+        let first = pending.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        guard first else { return }
         wake.signal()
         finished.wait()
     }

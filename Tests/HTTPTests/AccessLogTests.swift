@@ -36,6 +36,7 @@ import Testing
         access.append(loop: 0, method: .POST, path: "/a\"b\\c\u{1}é", status: 201, bytes: 0, micros: 12_345, requestId: "r",
                       remote: "[::1]:5")
         access.close()
+        access.close()   // a second close returns (the writer is gone)
         let lines = out.lines
         #expect(lines.count == 2 && lines[1].isEmpty, "one line, newline-terminated: \(lines)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])

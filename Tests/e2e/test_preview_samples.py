@@ -76,6 +76,7 @@ def test_bad_product_values_are_refused_with_their_path(app):
         ({"products": json.dumps({"yearly": {"price": 1}})}, "$.products.yearly.price", "type_mismatch"),
         ({"products": "{not json"}, "$.products", "invalid_json"),
         ({"samples": "maybe"}, "$.samples", "type_mismatch"),
+        ({"locale": "x" * 36}, "$.locale", "invalid_locale"),
     ]
     for params, path, code in cases:
         r = app.dashboard.get(f"/v1/paywalls/{pw}/preview", params=params)

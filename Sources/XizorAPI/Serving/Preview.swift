@@ -41,6 +41,7 @@ struct PreviewRequest: Sendable {
             products = try Self.products(parsed)
         }
         context = request.presentationContext
+        try checkLocale()
     }
 
     /// The same fields as a JSON object; `context` is an object of scalars.
@@ -54,6 +55,7 @@ struct PreviewRequest: Sendable {
             samples = flag
         }
         if let value = json["products"], !value.isNull { products = try Self.products(value) }
+        try checkLocale()
         if let value = json["context"], !value.isNull {
             guard case .object(let members) = value else {
                 throw ServiceError.badField("$.context", "type_mismatch", "'context' is an object of strings, numbers and booleans.")
@@ -64,6 +66,13 @@ struct PreviewRequest: Sendable {
                 }
                 context[key] = typed
             }
+        }
+    }
+
+    /// A locale tag is short (BCP 47 tags in practice stay under 35 characters).
+    private func checkLocale() throws {
+        if let locale, locale.isEmpty || locale.utf8.count > 35 {
+            throw ServiceError.badField("$.locale", "invalid_locale", "'locale' is a locale tag such as en, de or pt-BR (1 to 35 characters).")
         }
     }
 
