@@ -46,7 +46,7 @@ request = function()
   counter = counter + 1
   local parts = {}
   for i = 1, 100 do
-    parts[i] = string.format('{"id":"%s-%d-%d","name":"paywall_open","timestamp":%d000,"placement":"onboarding","paywallId":"$2","version":1,"subscriberId":"s%d"}', prefix, counter, os.time(), i, i)
+    parts[i] = string.format('{"id":"%s-%d-%d","name":"paywall_open","timestamp":%d000,"placement":"onboarding","paywallId":"$2","version":1,"subscriberId":"s%d"}', prefix, counter, i, os.time(), i)
   end
   return wrk.format(nil, "/v1/sdk/events", nil, '{"events":[' .. table.concat(parts, ",") .. ']}')
 end

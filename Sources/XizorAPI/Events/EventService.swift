@@ -24,12 +24,16 @@ public final class EventService: Sendable {
     }
 
     private let store: any DataStore
+    /// Concurrent batches share a transaction (one commit, one fsync) and each is answered once
+    /// that transaction is durable.
+    private let group: GroupCommit
     private let clock: Clock
     private let activity: ServiceActivity
     private let window: TimeWindow
 
     public init(store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity(), window: TimeWindow = TimeWindow()) {
         self.store = store
+        group = GroupCommit(store: store)
         self.clock = clock
         self.activity = activity
         self.window = window
@@ -78,7 +82,7 @@ public final class EventService: Sendable {
         }
         // Everything the transaction decides is its return value: a write the database runs again
         // (PostgreSQL's serialization retries) must not count twice.
-        let (accepted, duplicates, refused) = try store.write { tx -> (Int, Int, [Rejection]) in
+        let (accepted, duplicates, refused) = try group.write { [parsed] tx -> (Int, Int, [Rejection]) in
             var refused: [Rejection] = []
             var valid: [StoredEvent] = []
             // Read once per batch: variant names per experiment (nil: no such experiment), and whether
