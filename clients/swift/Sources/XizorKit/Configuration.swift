@@ -81,6 +81,9 @@ public enum EventReport: Sendable {
     case dropped([XizorEvent], reason: String)
     /// A send failed for a reason worth retrying; the next attempt is in `after` seconds.
     case retryScheduled(after: TimeInterval, reason: RetryReason)
+    /// At launch, lines of the queue file that did not decode (the app was killed mid-write):
+    /// their events are lost. Reported once, when the queue is opened.
+    case unreadable(lines: Int)
 }
 
 public enum RetryReason: Sendable, Equatable {

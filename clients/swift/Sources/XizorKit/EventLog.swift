@@ -20,30 +20,42 @@ struct EventLog {
         headFile = directory.appendingPathComponent("events.head")
     }
 
-    /// The pending events with the size of each one's line. A file with a line that does not
-    /// decode is rewritten without it first, so the next append starts on a line of its own.
-    mutating func load() -> [(event: XizorEvent, bytes: Int)] {
-        guard let data = try? Data(contentsOf: file) else { return [] }
+    /// What a launch finds in the queue file.
+    struct Loaded {
+        /// The pending events, with the size of each one's line.
+        var events: [(event: XizorEvent, bytes: Int)] = []
+        /// Lines that did not decode (a crash mid-write): those events are lost, and reported.
+        var unreadableLines = 0
+    }
+
+    /// The pending events. A file with a line that does not decode is rewritten without it first,
+    /// so the next append starts on a line of its own. No file is an empty queue.
+    mutating func load() -> Loaded {
+        guard FileManager.default.fileExists(atPath: file.path), let data = try? Data(contentsOf: file) else { return Loaded() }
         size = data.count
         head = (try? String(contentsOf: headFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
         if head < 0 || head > size { head = 0 }
         let decoder = JSONDecoder()
-        var loaded: [(event: XizorEvent, bytes: Int)] = []
-        var damaged = false
+        var loaded = Loaded()
         var start = data.startIndex + head
         while start < data.endIndex {
-            guard let end = data[start...].firstIndex(of: UInt8(ascii: "\n")) else { damaged = true; break }
+            guard let end = data[start...].firstIndex(of: UInt8(ascii: "\n")) else { loaded.unreadableLines += 1; break }
+            // A line that does not decode is counted (and reported by the queue), not an error that
+            // would leave every other queued event undelivered.
             if let event = try? decoder.decode(XizorEvent.self, from: data[start..<end]) {
-                loaded.append((event, end - start + 1))
+                loaded.events.append((event, end - start + 1))
             } else {
-                damaged = true
+                loaded.unreadableLines += 1
             }
             start = end + 1
         }
-        guard damaged else { return loaded }
-        let events = loaded.map(\.event)
+        guard loaded.unreadableLines > 0 else { return loaded }
+        let events = loaded.events.map(\.event)
+        // The repair failing (a full disk) keeps the sizes as read: the offsets stay right, and
+        // the repair is tried again on the next launch.
         guard let sizes = try? replace(with: events) else { return loaded }
-        return Array(zip(events, sizes)).map { (event: $0.0, bytes: $0.1) }
+        loaded.events = Array(zip(events, sizes)).map { (event: $0.0, bytes: $0.1) }
+        return loaded
     }
 
     /// Appends events; returns each one's line size.

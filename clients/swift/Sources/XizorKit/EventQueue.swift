@@ -35,8 +35,10 @@ public actor EventQueue {
         self.settings = settings
         backoff = Backoff(initial: settings.initialBackoff, maximum: settings.maxBackoff)
         var log = EventLog(directory: directory)
-        pending = log.load()
+        let loaded = log.load()
+        pending = loaded.events
         self.log = log
+        if loaded.unreadableLines > 0 { settings.onReport?(.unreadable(lines: loaded.unreadableLines)) }
         batchLimit = settings.batchSize
     }
 

@@ -134,7 +134,7 @@ struct EventQueueTests {
         #expect(queuedOnDisk(directory).map(\.id) == Array(ids.suffix(10)))
     }
 
-    @Test func aTornLastLineIsSkippedAndTheNextAppendStartsCleanly() throws {
+    @Test func aTornLastLineIsSkippedAndTheNextAppendStartsCleanly() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizorkit-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var log = EventLog(directory: directory)
@@ -147,11 +147,23 @@ struct EventQueueTests {
         try handle.close()
 
         var reopened = EventLog(directory: directory)
-        #expect(reopened.load().map(\.event) == [kept])
+        let loaded = reopened.load()
+        #expect(loaded.events.map(\.event) == [kept] && loaded.unreadableLines == 1)
         let next = XizorEvent(name: "next")
         _ = try reopened.append([next])
         reopened.close()
         #expect(queuedOnDisk(directory) == [kept, next])
+
+        // A damaged line in the middle, opened by a queue: the app is told how many events were lost.
+        var damaged = try Data(contentsOf: log.file)
+        damaged.insert(contentsOf: Data("not an event\n".utf8), at: 0)
+        try damaged.write(to: log.file)
+        let reports = Reports()
+        let offline = XizorConfiguration(publicKey: "pk_test", baseURL: try #require(URL(string: "http://127.0.0.1:9")), cacheDirectory: directory)
+        let queue = EventQueue(transport: Transport(configuration: offline), directory: directory,
+                               settings: EventSettings(onReport: reports.handler))
+        #expect(await queue.count == 2)
+        #expect(reports.all.contains { if case .unreadable(lines: 1) = $0 { return true } else { return false } })
     }
 
     @Test func deliveryMovesTheOffsetAndCompactsWhenEmpty() throws {
@@ -211,5 +223,5 @@ struct EventQueueTests {
 /// What a new launch would find in the queue file.
 func queuedOnDisk(_ directory: URL) -> [XizorEvent] {
     var log = EventLog(directory: directory)
-    return log.load().map(\.event)
+    return log.load().events.map(\.event)
 }
