@@ -21,9 +21,8 @@ extension PageBuilder {
     }
 
     /// Renders a template: markdown-lite first, then variables per run (a value is never read as markup).
-    /// Context variables (and the initial products a preview starts with) are resolved here; when
-    /// product or timer values are needed, the element also gets `data-t` (the template) and
-    /// `data-s` (its product scope) for the runtime.
+    /// Context and a preview's initial products are resolved here; elements that need product or timer
+    /// values also get `data-t` (the template) and `data-s` (its product scope) for the runtime.
     func textContent(_ template: String, scope: String?, extraContext: [String: JSONValue] = [:]) -> String {
         var context = serverTextContext
         let slot = scope == "$selected" ? initialSelection : scope

@@ -68,14 +68,14 @@ public final class AssetService: Sendable {
                            size: Int64(bytes.count), name: name, createdAt: clock.now(), createdBy: caller.keyID)
         let limit = limits.maxBytesPerApp
         return try store.write { tx in
-            if let existing = try tx.assets.row(appID: caller.appID, sha256: sha) { return (json(existing), false) }
+            if let existing = try tx.assets.row(appID: caller.appID, sha256: sha) { return (try json(existing), false) }
             let used = try tx.assets.totalSize(appID: caller.appID)
             guard used + row.size <= limit else {
                 throw ServiceError(.contentTooLarge, "asset_quota_exceeded",
                                    "This app's assets would take \(used + row.size) bytes; the limit is \(limit).")
             }
             guard try tx.assets.insert(row, bytes: bytes) else { throw StoreInconsistency(detail: "an asset appeared during its own upload") }
-            return (json(row), true)
+            return (try json(row), true)
         }
     }
 
@@ -83,14 +83,14 @@ public final class AssetService: Sendable {
         let rows = try store.read { tx in try tx.assets.list(appID: appID, limit: limit + 1, after: cursor) }
         let page = rows.prefix(limit)
         let next = rows.count > limit ? page.last.map { PageCursor(createdAt: $0.createdAt, id: $0.sha256) } : nil
-        return (page.map(json), next)
+        return (try page.map(json), next)
     }
 
     public func describe(appID: String, id: String) throws -> JSONValue {
         guard let row = try store.read({ tx in try tx.assets.row(appID: appID, sha256: id) }) else {
             throw ServiceError(.notFound, "asset_not_found", "No asset '\(id)' in this app.")
         }
-        return json(row)
+        return try json(row)
     }
 
     /// `/v1/assets/{folder}/{file}`: an app's upload (`{sha256}.{ext}`) or a template's bundled file.
@@ -120,9 +120,13 @@ public final class AssetService: Sendable {
         return file
     }
 
-    func json(_ row: AssetRow) -> JSONValue {
-        let ext = MediaType.all.first { $0.contentType == row.contentType }?.fileExtension ?? "bin"
-        let path = AssetLocation.path(appID: row.appID, sha256: row.sha256, fileExtension: ext)
+    /// A stored asset as the API answers it. Its URL's extension comes from its content type, which
+    /// only `MediaType` writes (and the schema checks): one it does not know is a broken row.
+    func json(_ row: AssetRow) throws -> JSONValue {
+        guard let type = MediaType.byContentType(row.contentType) else {
+            throw StoreInconsistency(detail: "asset \(row.sha256) has content type '\(row.contentType)', which no media type has")
+        }
+        let path = AssetLocation.path(appID: row.appID, sha256: row.sha256, fileExtension: type.fileExtension)
         return ["id": .string(row.sha256), "url": .string(location.url(path: path)), "path": .string(path),
                 "kind": .string(row.kind), "contentType": .string(row.contentType), "size": .number(.integer(row.size)),
                 "name": row.name.map(JSONValue.string) ?? .null, "createdAt": .number(.integer(row.createdAt)),

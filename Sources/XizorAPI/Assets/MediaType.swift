@@ -23,6 +23,7 @@ public struct MediaType: Sendable, Equatable {
     static let all = [png, jpeg, gif, webp, mp4, webm, lottie]
 
     static func byExtension(_ ext: String) -> MediaType? { all.first { $0.fileExtension == ext } }
+    static func byContentType(_ type: String) -> MediaType? { all.first { $0.contentType == type } }
 
     /// The type of `bytes`, or nil when it is none of the accepted ones.
     static func sniff(_ bytes: [UInt8]) -> MediaType? {
@@ -41,6 +42,8 @@ public struct MediaType: Sendable, Equatable {
 
     /// A Lottie (bodymovin) animation: a JSON object with a version, a frame rate, a size and layers.
     static func isLottie(_ bytes: [UInt8]) -> Bool {
+        // Bytes that are not JSON are not a Lottie file: a fact about the upload (answered 415), not an
+        // error to pass on.
         guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }), first == UInt8(ascii: "{"),
               let json = try? JSONParser().parse(bytes) else { return false }
         func number(_ key: String) -> Bool { if case .number? = json[key] { return true } else { return false } }
