@@ -67,6 +67,8 @@ def test_metrics_count_what_the_server_did(app, server):
 
     assert value(m, "xizor_http_connections_open") >= 1
     assert value(m, "xizor_http_connections", "xizor_http_connections_total") >= 2
+    # The access log's drops are exposed (zero here: the writer keeps up).
+    assert value(m, "xizor_http_access_log_lines_dropped", "xizor_http_access_log_lines_dropped_total") == 0
     assert value(m, "xizor_representation_cache_misses", "xizor_representation_cache_misses_total", cause="absent") >= 1
     assert value(m, "xizor_representation_cache_hits", "xizor_representation_cache_hits_total") >= 3
     assert value(m, "xizor_publishes", "xizor_publishes_total") == 1
