@@ -242,7 +242,7 @@ struct PageBuilder {
         for p in document.products { products.append(["slot": .string(p.slot), "storeProductId": .string(p.storeProductId)]) }
         var starts: [String: JSONValue] = [:]
         for (id, ms) in options.timerStarts { starts[id] = .number(.integer(ms)) }
-        return [
+        var config: JSONValue = [
             "v": 1,
             "paywallId": .string(document.id),
             "schemaVersion": .number(document.schemaVersion),
@@ -251,7 +251,6 @@ struct PageBuilder {
             "mode": .string(options.mode.rawValue),
             "context": .object(options.context),
             "products": .array(products),
-            "initialProducts": .object(options.initialProducts),
             "selected": initialSelection.map(JSONValue.string) ?? .null,
             "defaultScope": defaultScope.map(JSONValue.string) ?? .null,
             "dismissable": .bool(document.settings.dismissable),
@@ -261,5 +260,8 @@ struct PageBuilder {
             "delivery": .object(options.delivery),
             "unknownNodes": .array(unknownNodes.map { ["path": .string($0.path), "type": .string($0.type), "usedFallback": .bool($0.usedFallback)] }),
         ]
+        // Only previews start with products: production pages carry no empty member for them.
+        if !options.initialProducts.isEmpty { config["initialProducts"] = .object(options.initialProducts) }
+        return config
     }
 }

@@ -48,7 +48,8 @@ def test_samples_off_keeps_placeholders_and_production_pages_have_none(app):
     app.publish(pw)
     app.assign("onboarding", pw)
     page = app.sdk.get("/v1/sdk/placements/onboarding/paywall", headers={"Accept": "text/html"}).text
-    assert "$59.99" not in page and "Sample prices" not in page and '"initialProducts":{}' in page
+    config = json.loads(re.search(r'<script type="application/json" id="xz-config">(.*?)</script>', page).group(1))
+    assert "$59.99" not in page and "Sample prices" not in page and "initialProducts" not in config
 
 
 def test_products_override_the_samples_by_query_and_body(app):
