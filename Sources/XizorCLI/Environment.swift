@@ -31,6 +31,7 @@ struct CommandEnvironment {
         options.pageCacheMaxContextVariants = configuration[\.pageCache.maxContextVariants]
         options.uncachedRendersPerApp = configuration[\.pageCache.uncachedRendersPerApp]
         options.mediaOrigins = configuration[\.renderer.mediaOrigins]
+        options.countryHeader = configuration[\.targeting.countryHeader]
         return options
     }
 

@@ -30,6 +30,7 @@ struct Settings: Sendable {
     let changes = ChangeSettings()
     let publish = PublishSettings()
     let assets = AssetSettings()
+    let targeting = TargetingSettings()
 
     static let all = Settings()
 }
@@ -118,6 +119,10 @@ struct PageCacheSettings: Sendable {
 
 struct ReadinessSettings: Sendable {
     let probeIntervalMs = Setting.int("readiness.probeIntervalMs", default: 1000, 0...60_000, help: "/readyz runs its durable write probe at most once per this many milliseconds, however many callers ask (they share its outcome)")
+}
+
+struct TargetingSettings: Sendable {
+    let countryHeader = Setting.optional("targeting.countryHeader", help: "the request header a CDN or load balancer in front of the server sets to the client's country (CF-IPCountry, CloudFront-Viewer-Country, X-Country-Code): rules read it as device.country, trusted over the client's country query parameter. Set it only when that proxy overwrites the header on every request")
 }
 
 struct MCPSettings: Sendable {

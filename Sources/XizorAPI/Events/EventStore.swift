@@ -69,6 +69,9 @@ public protocol EventStore {
     func countWithoutContextKeys(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> Int64
     /// Counts per variant name of one experiment's events.
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts]
+    /// `paywall_open` events of one subscriber on `placement` showing one of `paywallIDs` that
+    /// occurred at or after `since` (ms): what a rule's frequency cap counts.
+    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int
 }
 
 /// How a batch is cut into multi-row inserts: chunks of 64 rows, then the remainder in powers of two,

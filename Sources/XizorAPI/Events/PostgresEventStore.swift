@@ -107,6 +107,15 @@ struct PostgresEventStore: EventStore {
         return (sql, bindings)
     }
 
+    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int {
+        guard !paywallIDs.isEmpty else { return 0 }
+        let marks = paywallIDs.indices.map { "$\($0 + 5)" }.joined(separator: ", ")
+        let count: Int64? = try db.queryOne("""
+            SELECT count(*) FROM events WHERE app_id = $1 AND subscriber_id = $2 AND occurred_at >= $3 AND name = 'paywall_open' AND placement = $4 AND paywall_id IN (\(marks))
+            """, ([appID, subscriberID, since, placement] as [any SQLBindable]) + paywallIDs.map { $0 as any SQLBindable })?.get(0)
+        return Int(count ?? 0)
+    }
+
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts] {
         var counts: [String: VariantCounts] = [:]
         // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion

@@ -101,6 +101,15 @@ struct SQLiteEventStore: EventStore {
         return (sql, bindings)
     }
 
+    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int {
+        guard !paywallIDs.isEmpty else { return 0 }
+        let marks = Array(repeating: "?", count: paywallIDs.count).joined(separator: ", ")
+        let count: Int64? = try db.queryOne("""
+            SELECT count(*) FROM events WHERE app_id = ? AND subscriber_id = ? AND occurred_at >= ? AND name = 'paywall_open' AND placement = ? AND paywall_id IN (\(marks))
+            """, ([appID, subscriberID, since, placement] as [any SQLBindable]) + paywallIDs.map { $0 as any SQLBindable })?.get(0)
+        return Int(count ?? 0)
+    }
+
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts] {
         var counts: [String: VariantCounts] = [:]
         // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion

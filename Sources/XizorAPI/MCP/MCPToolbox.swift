@@ -12,7 +12,7 @@ struct MCPToolbox: Sendable {
     /// Every tool, by aggregate.
     static var all: [MCPTool] {
         PaywallTools.tools + VersionTools.tools + DraftTools.tools + PlacementTools.tools + TemplateTools.tools + AnalyticsTools.tools
-            + ExperimentTools.tools + PreviewTools.tools + AssetTools.tools
+            + ExperimentTools.tools + PreviewTools.tools + AssetTools.tools + AudienceTools.tools
     }
 
     init(services: XizorServices, previews: PreviewService) {

@@ -42,6 +42,7 @@ public enum APISchemas {
     public static var all: [String: JSONValue] {
         var schemas = shapes
         for (name, schema) in PaywallDocumentSchemas.components { schemas[name] = schema }
+        for (name, schema) in targeting { schemas[name] = schema }
         return schemas
     }
 
@@ -99,7 +100,7 @@ public enum APISchemas {
             ],
             "PaywallSummary": object(paywallSummaryFields),
             "ArchivedPaywall": object(paywallSummaryFields, optional: [
-                "warning": ["type": "string", "description": "Present when placements still point at the paywall: they keep serving its last version until reassigned."],
+                "warning": ["type": "string", "description": "Present when placements or rules still target the paywall (each is named): they keep serving its last version until they target another."],
             ]),
             "Asset": object(["id": ["type": "string", "description": "The SHA-256 of the bytes (hex)."],
                              "url": ["type": "string", "description": "Put this in documents: `server.publicURL` (or https://xizor.localhost) + `path`."],
@@ -149,40 +150,6 @@ public enum APISchemas {
             "VersionDiff": object(["paywallId": string, "from": nullable("integer", "The version compared from (null: nothing published yet, so `{}`)."),
                                    "to": ["oneOf": [["type": "integer"], ["const": "draft"]]],
                                    "operations": array(ref("JSONPatchOperation"))]),
-            "Placement": object(["key": string, "paywallId": string, "rules": array(ref("Rule")),
-                                 "experimentId": nullable("string", "The experiment the placement runs, if any; `paywallId` is then its control."),
-                                 "createdAt": millis, "updatedAt": millis]),
-            "PlacementList": object(["items": array(ref("Placement"))]),
-            "AssignPlacementRequest": [
-                "type": "object", "description": "A paywall, or an experiment (its control serves where no variant applies).",
-                "properties": ["paywallId": string, "experimentId": string],
-            ],
-            "Rule": object(["when": ref("Condition"), "paywallId": string],
-                           optional: ["experimentId": ["type": "string", "description": "Run this experiment for matching contexts instead of one paywall."],
-                                      "activeFrom": ["type": "integer", "minimum": 0, "description": "Milliseconds since 1970; the rule applies from then on."],
-                                      "activeUntil": ["type": "integer", "minimum": 0, "description": "Milliseconds since 1970; the rule stops applying then."]],
-                           description: "Rules are tried in order; the first whose condition matches and whose paywall has a published version wins."),
-            "RulesRequest": request(["rules": array(ref("Rule"))]),
-            "Condition": [
-                "description": "`all`/`any` of conditions, `not` one, or a comparison of a context key. A key missing from the context never matches a comparison (not even `ne`); only `exists` and `not` see absence.",
-                "oneOf": [
-                    object(["all": nonEmptyArray(ref("Condition"))]),
-                    object(["any": nonEmptyArray(ref("Condition"))]),
-                    object(["not": ref("Condition")]),
-                    ref("Comparison"),
-                ],
-            ],
-            "Comparison": object(["key": ["type": "string", "minLength": 1],
-                                  "op": ["enum": .array(Condition.Operator.allCases.map { .string($0.rawValue) })]],
-                                 optional: ["value": ["anyOf": [ref("ContextValue"), nonEmptyArray(ref("ContextValue"))],
-                                                      "description": "An array for `in`/`not_in`; absent for `exists`; a number or string for `gt`/`gte`/`lt`/`lte`."]]),
-            "ContextValue": ["type": ["string", "number", "boolean"]],
-            "Resolution": object(["placement": string,
-                                  "paywallId": nullable("string", "Null only for an experiment's holdout, which is shown nothing."),
-                                  "version": nullable("integer"),
-                                  "matchedRule": nullable("integer", "Index of the rule that won; null when the placement's own paywall serves."),
-                                  "paywallArchived": boolean,
-                                  "experiment": ["anyOf": [ref("ExperimentAssignment"), ["type": "null"]]]]),
             "ExperimentAssignment": object(["id": string, "variant": nullable("string", "Null in the holdout."), "holdout": boolean,
                                             "assignment": ["enum": ["bucket", "no_subscriber"]]],
                                            description: "Where a subscriber landed in a running experiment."),
@@ -249,7 +216,8 @@ public enum APISchemas {
     static let paywallSummaryFields: [String: JSONValue] = [
         "id": string, "name": string, "createdAt": millis, "updatedAt": millis, "archived": boolean,
         "archivedAt": nullable("integer"), "draftRevision": integer, "latestVersion": nullable("integer"),
-        "placements": array(string),
+        "placements": ["type": "array", "items": string, "description": "Placements that serve it: their own target or one of their rules."],
+        "targetedBy": array(ref("PlacementReference")),
     ]
     static let versionFields: [String: JSONValue] = [
         "paywallId": string, "version": integer, "schemaVersion": integer, "contentHash": string, "publishedAt": millis,

@@ -29,6 +29,11 @@ struct MetricsExposition: Sendable {
         out.sample("xizor_page_renders_refused_total", [], renderGate.refusalCount)
 
         let activity = services.activity
+        out.family("xizor_rule_versions_not_parsed_total", .counter,
+                   "Semantic-version rule comparisons that met a request value that is not a version (a non-match).")
+        out.sample("xizor_rule_versions_not_parsed_total", [], activity.ruleVersionsNotParsed)
+        out.family("xizor_rules_capped_total", .counter, "Rules that matched but had reached their frequency cap (the next rule was tried).")
+        out.sample("xizor_rules_capped_total", [], activity.rulesCappedCount)
         out.family("xizor_publishes_total", .counter, "Paywall versions published (rollbacks included, idempotent replays not).")
         out.sample("xizor_publishes_total", [], activity.publishes)
         out.family("xizor_events_ingested_total", .counter, "Funnel events stored (duplicates and rejected events not included).")

@@ -119,7 +119,8 @@ struct BucketKey: Hashable, Sendable {
 
 /// Which limit a request falls under, if any.
 enum RateLimitClass: Int, CaseIterable, Sendable {
-    /// `POST /v1/sdk/events` and `POST /v1/sdk/timers`: what every installed app sends.
+    /// The SDK's writes (`POST /v1/sdk/events`, `POST /v1/sdk/timers`, `PUT /v1/sdk/subscribers/{id}/attributes`):
+    /// what every installed app sends.
     case events
     /// Every other request with a method other than GET, HEAD or OPTIONS (dashboard and `/mcp`).
     case writes
@@ -140,9 +141,7 @@ enum RateLimitClass: Int, CaseIterable, Sendable {
         default: break
         }
         guard let route = request.routeTemplate else { return nil }
-        if route == "/v1/sdk/events" || route == "/v1/sdk/timers" { return .events }
-        if route.hasPrefix("/v1/sdk/") { return nil }
-        return .writes
+        return route.hasPrefix("/v1/sdk/") ? .events : .writes
     }
 }
 

@@ -9,6 +9,8 @@ public final class ServiceActivity: Sendable {
     private let eventsDuplicate = Atomic<Int>(0)
     private let eventsRejected = Atomic<Int>(0)
     private let dataFailures = AtomicCounters(count: DataFailure.Kind.allCases.count)
+    private let versionsNotParsed = Atomic<Int>(0)
+    private let rulesCapped = Atomic<Int>(0)
 
     public init() {}
 
@@ -23,6 +25,15 @@ public final class ServiceActivity: Sendable {
 
     func recordDataFailure(_ kind: DataFailure.Kind) { dataFailures.add(kind.rawValue) }
     func dataFailureCount(_ kind: DataFailure.Kind) -> Int { dataFailures.load(kind.rawValue) }
+
+    /// A `semver_*` rule met a request value that is not a version (a non-match: an app sending
+    /// "1.2.3 (45)" would silently fall out of every version rule without this count).
+    func recordVersionsNotParsed(_ count: Int) { versionsNotParsed.add(count, ordering: .relaxed) }
+    public var ruleVersionsNotParsed: Int { versionsNotParsed.load(ordering: .relaxed) }
+
+    /// A rule matched but its frequency cap was reached, so the next rule was tried.
+    func recordRuleCapped() { rulesCapped.add(1, ordering: .relaxed) }
+    public var rulesCappedCount: Int { rulesCapped.load(ordering: .relaxed) }
 
     public var publishes: Int { published.load(ordering: .relaxed) }
     public var eventsIngested: Int { eventsAccepted.load(ordering: .relaxed) }

@@ -9,9 +9,12 @@ public struct PaywallSummary: Sendable {
     public let archivedAt: Int64?
     public let draftRevision: Int64
     public let latestVersion: Int?
+    /// Keys of the placements that serve it: their own target or one of their rules.
     public let placements: [String]
+    /// Each placement and rule that targets it.
+    public let targetedBy: [PlacementReference]
 
-    init(_ stored: StoredPaywall, placements: [String]) {
+    init(_ stored: StoredPaywall, targetedBy: [PlacementReference]) {
         id = stored.id
         name = stored.name
         createdAt = stored.createdAt
@@ -19,7 +22,9 @@ public struct PaywallSummary: Sendable {
         archivedAt = stored.archivedAt
         draftRevision = stored.draftRevision
         latestVersion = stored.latestVersion
-        self.placements = placements
+        self.targetedBy = targetedBy
+        var seen = Set<String>()
+        placements = targetedBy.map(\.placement).filter { seen.insert($0).inserted }
     }
 
     public var json: JSONValue {
@@ -31,6 +36,7 @@ public struct PaywallSummary: Sendable {
             "draftRevision": .number(Int(draftRevision)),
             "latestVersion": latestVersion.map { .number($0) } ?? .null,
             "placements": .array(placements.map { .string($0) }),
+            "targetedBy": .array(targetedBy.map(\.json)),
         ]
     }
 }
@@ -96,8 +102,11 @@ extension PaywallSummary {
     /// keep serving the paywall's last version until they are reassigned.
     public var archivedJSON: JSONValue {
         var body = json
-        if !placements.isEmpty {
-            body["warning"] = .string("Placements \(placements.joined(separator: ", ")) keep serving this paywall's last version until reassigned.")
+        if !targetedBy.isEmpty {
+            let names = targetedBy.map { reference in
+                reference.rule.map { "rule \($0) of placement '\(reference.placement)'" } ?? "placement '\(reference.placement)'"
+            }
+            body["warning"] = .string("\(names.joined(separator: ", ")) keep serving this paywall's last version until they target another paywall.")
         }
         return body
     }

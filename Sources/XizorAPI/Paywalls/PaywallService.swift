@@ -91,9 +91,9 @@ public final class PaywallService: Sendable {
         let after = try PageCursor.parse(cursor)
         let (rows, placements) = try store.read { tx in
             let rows = try tx.paywalls.page(appID: appID, after: after, limit: limit + 1)
-            return (rows, try tx.placements.keys(appID: appID, targeting: rows.prefix(limit).map(\.id)))
+            return (rows, try tx.placements.references(appID: appID, targeting: rows.prefix(limit).map(\.id)))
         }
-        let items = rows.prefix(limit).map { PaywallSummary($0, placements: placements[$0.id] ?? []) }
+        let items = rows.prefix(limit).map { PaywallSummary($0, targetedBy: placements[$0.id] ?? []) }
         let next = rows.count > limit ? items.last.map { PageCursor(createdAt: $0.createdAt, id: $0.id).text } : nil
         return Page(items: items, nextCursor: next)
     }
@@ -104,7 +104,7 @@ public final class PaywallService: Sendable {
 
     static func summary(_ tx: any StoreTransaction, appID: String, id: String) throws -> PaywallSummary {
         guard let row = try tx.paywalls.paywall(appID: appID, id: id) else { throw ServiceError.notFound("paywall", id) }
-        return PaywallSummary(row, placements: try tx.placements.keys(appID: appID, targeting: [id])[id] ?? [])
+        return PaywallSummary(row, targetedBy: try tx.placements.references(appID: appID, targeting: [id])[id] ?? [])
     }
 
     static let maxNameLength = 200

@@ -51,14 +51,15 @@ struct PlacementRoutes {
             return APIResponse.json(try placements.setRules(appID: appID, key: request.parameter("key"), rules: rules).json)
         }
         routes.secret(.GET, "/v1/placements/:key/resolve", OperationDoc(
-            "resolvePlacement", summary: "Dry run: which paywall version a context gets",
-            description: "Query parameters `context.KEY=VALUE` (e.g. `context.country=DE`) form the context: `true`/`false` are booleans, JSON numbers numbers, the rest strings. 404 `no_published_paywall` when nothing the placement could serve is published.",
+            "resolvePlacement", summary: "Dry run: which paywall version a request gets, and why",
+            description: "The request is stated in query parameters: `context.KEY=VALUE` (`true`/`false` are booleans, JSON numbers numbers, the rest strings), `device.NAME=VALUE` for the request attributes (platform, appVersion, sdkVersion, osVersion, locale, country) and `subscriberId` (its stored attributes, rollouts, experiments and frequency caps apply). The answer's `trace` gives every rule's outcome in order (`matched`, `not_matched` with the first condition that failed and the value it saw, `inactive`, `capped`, `target_unpublished`, `not_reached`) and `fallback` whether the placement's own target answered. 404 `no_published_paywall` when nothing the placement could serve is published.",
             tag: "placements",
-            parameters: [.path("key", "The placement key.")],
-            responses: [.json(200, "The resolution.", APISchemas.ref("Resolution"))])) { request, caller in
+            parameters: [.path("key", "The placement key."), .query("subscriberId", "The subscriber to resolve for.")],
+            responses: [.json(200, "The resolution with its trace.", APISchemas.ref("Resolution"))])) { request, caller in
             let appID = caller.appID
-            let resolution = try services.serving.resolve(appID: appID, placement: request.parameter("key"), context: request.presentationContext,
-                                                          subscriberID: request.query("subscriberId"))
+            var facts = RequestFacts(context: request.presentationContext, subscriberID: request.query("subscriberId"),
+                                     device: try RequestAttributes(dryRunQuery: request.queryParameters.map { ($0.name, $0.value) }))
+            let resolution = try services.serving.resolve(appID: appID, placement: request.parameter("key"), facts: &facts, trace: true)
             return APIResponse.json(resolution.json)
         }
     }

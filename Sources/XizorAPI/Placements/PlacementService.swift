@@ -8,11 +8,16 @@ public struct PlacementInfo: Sendable {
     public let rules: [JSONValue]
     public let createdAt: Int64
     public let updatedAt: Int64
+    /// What the write that answered this may not have meant (a target with nothing published).
+    public var warnings: [ValidationIssue] = []
 
     public var json: JSONValue {
-        ["key": .string(key), "paywallId": .string(paywallID), "experimentId": experimentID.map { .string($0) } ?? .null,
-         "rules": .array(rules),
-         "createdAt": .number(Int(createdAt)), "updatedAt": .number(Int(updatedAt))]
+        var o: [String: JSONValue] = [
+            "key": .string(key), "paywallId": .string(paywallID), "experimentId": experimentID.map { .string($0) } ?? .null,
+            "rules": .array(rules), "createdAt": .number(Int(createdAt)), "updatedAt": .number(Int(updatedAt)),
+        ]
+        if !warnings.isEmpty { o["warnings"] = .array(warnings.map(\.json)) }
+        return .object(o)
     }
 }
 
@@ -51,13 +56,27 @@ public final class PlacementService: Sendable {
             throw ServiceError.badField("$.key", "invalid_placement_key", "A placement key is \(PlacementService.keyRule).")
         }
         let now = clock.now()
-        try store.write { tx in
+        let warnings = try store.write { tx in
             let target = try PlacementService.target(tx, appID: appID, paywallID: paywallID, experimentID: experimentID, path: "$")
             try tx.placements.upsert(appID: appID, key: key, paywallID: target.paywallID, experimentID: target.experimentID, now: now)
             try tx.changes.append(appID: appID, kind: .placement, entityID: key, now: now)
+            return try PlacementService.unpublishedWarnings(tx, appID: appID, target: target, path: "$")
         }
         try changes.catchUp()
-        return try placement(appID: appID, key: key)
+        var info = try placement(appID: appID, key: key)
+        info.warnings = warnings
+        return info
+    }
+
+    /// A target that cannot serve yet is allowed (publish next) but said: the placement, or the
+    /// rule, falls through to what comes after it until then.
+    static func unpublishedWarnings(_ tx: any StoreTransaction, appID: String, target: (paywallID: String, experimentID: String?),
+                                    path: String) throws -> [ValidationIssue] {
+        guard try tx.paywalls.latestVersionNumber(paywallID: target.paywallID) == nil else { return [] }
+        let what = path == "$" ? "The placement" : "Rule \(path)"
+        return [ValidationIssue(path: "\(path).paywallId", message: "Paywall '\(target.paywallID)' has no published version: \(what) "
+                                + (path == "$" ? "answers 404 no_published_paywall" : "is skipped") + " until it is published.",
+                                code: "target_unpublished")]
     }
 
     /// A placement's or rule's target: a live paywall, an experiment that has not stopped, or both
@@ -110,6 +129,7 @@ public final class PlacementService: Sendable {
             if let from = rule.activeFrom { o["activeFrom"] = .number(Int(from)) }
             if let until = rule.activeUntil { o["activeUntil"] = .number(Int(until)) }
             if let experiment = rule.experimentID { o["experimentId"] = .string(experiment) }
+            if let cap = rule.frequencyCap { o["frequencyCap"] = cap.json }
             return .object(o)
         }
         return PlacementInfo(key: stored.key, paywallID: stored.paywallID, experimentID: stored.experimentID, rules: rules,
@@ -128,25 +148,30 @@ public final class PlacementService: Sendable {
     }
 
     /// Replaces the placement's ordered rules after validating every one (422 with every path).
-    /// Times (`activeFrom`, `activeUntil`) are integer milliseconds since 1970.
+    /// Times (`activeFrom`, `activeUntil`) are integer milliseconds since 1970; a rollout written
+    /// without a seed is given one here (answered, so writing back what was read keeps it).
     public func setRules(appID: String, key: String, rules json: JSONValue) throws -> PlacementInfo {
         guard let list = json.arrayValue else {
             throw ServiceError.badField("$.rules", "type_mismatch", "'rules' is an array of {when, paywallId}.")
         }
+        guard list.count <= PlacementService.maxRules else {
+            throw ServiceError.badField("$.rules", "array_too_long", "A placement has at most \(PlacementService.maxRules) rules.")
+        }
         var issues: [ValidationIssue] = []
-        var parsed: [(condition: JSONValue, paywallID: String?, experimentID: String?, from: Int64?, until: Int64?)] = []
+        var parsed: [(condition: Condition?, paywallID: String?, experimentID: String?, from: Int64?, until: Int64?, cap: FrequencyCap?)] = []
+        let options = Condition.ParseOptions(newSeed: { Identifiers.random(12) })
         for (index, item) in list.enumerated() {
             let path = "$.rules[\(index)]"
             guard let object = item.objectValue else {
                 issues.append(ValidationIssue(path: path, message: "A rule is an object {when, paywallId}.", code: "type_mismatch"))
                 continue
             }
-            for name in object.keys.sorted() where !["when", "paywallId", "experimentId", "activeFrom", "activeUntil"].contains(name) {
+            for name in object.keys.sorted() where !["when", "paywallId", "experimentId", "activeFrom", "activeUntil", "frequencyCap"].contains(name) {
                 issues.append(ValidationIssue(path: "\(path).\(name)", message: "Unknown property '\(name)'.", code: "unknown_property"))
             }
-            var condition: JSONValue = .null
+            var condition: Condition?
             if let when = object["when"] {
-                if let c = Condition.parse(when, path: "\(path).when", issues: &issues) { condition = c.json }
+                condition = Condition.parse(when, path: "\(path).when", issues: &issues, options: options)
             } else {
                 issues.append(ValidationIssue(path: "\(path).when", message: "A rule needs a 'when' condition.", code: "missing_required_field"))
             }
@@ -167,27 +192,78 @@ public final class PlacementService: Sendable {
             if let from, let until, until <= from {
                 issues.append(ValidationIssue(path: "\(path).activeUntil", message: "'activeUntil' must be after 'activeFrom'.", code: "number_out_of_range"))
             }
-            parsed.append((condition, paywallID, experimentID, from, until))
+            let cap = object["frequencyCap"].flatMap { $0.isNull ? nil : PlacementService.frequencyCap($0, path: "\(path).frequencyCap", issues: &issues) }
+            parsed.append((condition, paywallID, experimentID, from, until, cap))
         }
         let now = clock.now()
-        try store.write { tx in
+        let warnings = try store.write { tx -> [ValidationIssue] in
             guard try tx.placements.placement(appID: appID, key: key) != nil else {
                 throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app; assign it a paywall first.")
             }
+            let audiences = Set(try tx.audiences.audiences(appID: appID).map(\.id))
             var targets: [(paywallID: String, experimentID: String?)] = []
+            var warnings: [ValidationIssue] = []
             for (index, rule) in parsed.enumerated() {
-                do { targets.append(try PlacementService.target(tx, appID: appID, paywallID: rule.paywallID, experimentID: rule.experimentID, path: "$.rules[\(index)]")) }
-                catch let error as ServiceError { issues.append(contentsOf: error.errors) }
+                let path = "$.rules[\(index)]"
+                for missing in (rule.condition?.audienceIDs ?? []).subtracting(audiences).sorted() {
+                    issues.append(ValidationIssue(path: "\(path).when", message: "No audience '\(missing)' in this app (create it with PUT /v1/audiences/\(missing)).",
+                                                  code: "unknown_audience"))
+                }
+                do {
+                    let target = try PlacementService.target(tx, appID: appID, paywallID: rule.paywallID, experimentID: rule.experimentID, path: path)
+                    targets.append(target)
+                    warnings += try PlacementService.unpublishedWarnings(tx, appID: appID, target: target, path: path)
+                } catch let error as ServiceError { issues.append(contentsOf: error.errors) }
             }
             guard issues.isEmpty else { throw ServiceError.invalid(issues, detail: "The rules have \(issues.count) error(s).") }
             let stored = zip(parsed, targets).map { rule, target in
-                StoredRule(condition: rule.condition.canonicalString, paywallID: target.paywallID, experimentID: target.experimentID,
-                           activeFrom: rule.from, activeUntil: rule.until)
+                StoredRule(condition: (rule.condition?.json ?? .null).canonicalString, paywallID: target.paywallID, experimentID: target.experimentID,
+                           activeFrom: rule.from, activeUntil: rule.until, frequencyCap: rule.cap)
             }
             try tx.placements.replaceRules(appID: appID, key: key, rules: stored, now: now)
             try tx.changes.append(appID: appID, kind: .placement, entityID: key, now: now)
+            return warnings
         }
         try changes.catchUp()
-        return try placement(appID: appID, key: key)
+        var info = try placement(appID: appID, key: key)
+        info.warnings = warnings
+        return info
+    }
+
+    /// The most rules one placement may have: every SDK request may evaluate them all.
+    static let maxRules = 100
+
+    /// `{"count": N ≥ 1, "seconds": S ≥ 1}`, or `"per": "hour" | "day" | "week"` in place of seconds.
+    static func frequencyCap(_ json: JSONValue, path: String, issues: inout [ValidationIssue]) -> FrequencyCap? {
+        let shape = "'frequencyCap' is {\"count\": N, \"seconds\": S} or {\"count\": N, \"per\": \"hour\"|\"day\"|\"week\"}."
+        guard let object = json.objectValue else {
+            issues.append(ValidationIssue(path: path, message: shape, code: "type_mismatch"))
+            return nil
+        }
+        for name in object.keys.sorted() where !["count", "seconds", "per"].contains(name) {
+            issues.append(ValidationIssue(path: "\(path).\(name)", message: "Unknown property '\(name)'. \(shape)", code: "unknown_property"))
+        }
+        guard let count = object["count"]?.numberValue?.int64Value, count >= 1, count <= 1_000_000 else {
+            issues.append(ValidationIssue(path: "\(path).count", message: "'count' is an integer from 1 to 1,000,000.", code: "number_out_of_range"))
+            return nil
+        }
+        let periods: [String: Int64] = ["hour": 3_600, "day": 86_400, "week": 604_800]
+        switch (object["seconds"], object["per"]) {
+        case (let seconds?, nil):
+            guard let s = seconds.numberValue?.int64Value, s >= 1, s <= 366 * 86_400 else {
+                issues.append(ValidationIssue(path: "\(path).seconds", message: "'seconds' is an integer from 1 to 31,622,400 (366 days).", code: "number_out_of_range"))
+                return nil
+            }
+            return FrequencyCap(count: Int(count), seconds: s)
+        case (nil, let per?):
+            guard let name = per.stringValue, let s = periods[name] else {
+                issues.append(ValidationIssue(path: "\(path).per", message: "'per' is hour, day or week.", code: "invalid_enum_value"))
+                return nil
+            }
+            return FrequencyCap(count: Int(count), seconds: s)
+        default:
+            issues.append(ValidationIssue(path: path, message: shape, code: "invalid_frequency_cap"))
+            return nil
+        }
     }
 }

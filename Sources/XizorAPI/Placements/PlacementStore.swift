@@ -1,3 +1,5 @@
+import PaywallFormat
+
 /// A rule as stored: its condition's canonical JSON text and its target.
 public struct StoredRule: Sendable {
     public let condition: String
@@ -5,6 +7,29 @@ public struct StoredRule: Sendable {
     public let experimentID: String?
     public let activeFrom: Int64?
     public let activeUntil: Int64?
+    public let frequencyCap: FrequencyCap?
+}
+
+/// At most `count` presentations per subscriber in any `seconds` (a rule's cap): counted from the
+/// subscriber's `paywall_open` events on the placement showing the rule's target.
+public struct FrequencyCap: Sendable, Equatable {
+    public let count: Int
+    public let seconds: Int64
+
+    public var json: JSONValue { ["count": .number(count), "seconds": .number(Int(seconds))] }
+}
+
+/// A placement, or one of its rules, that targets a paywall.
+public struct PlacementReference: Sendable, Hashable, Comparable {
+    public let placement: String
+    /// Nil: the placement's own target.
+    public let rule: Int?
+
+    public static func < (a: PlacementReference, b: PlacementReference) -> Bool {
+        a.placement != b.placement ? a.placement < b.placement : (a.rule ?? -1) < (b.rule ?? -1)
+    }
+
+    public var json: JSONValue { ["placement": .string(placement), "rule": rule.map { .number($0) } ?? .null] }
 }
 
 /// A placement with its rules in order.
@@ -28,10 +53,21 @@ public protocol PlacementStore {
     func delete(appID: String, key: String) throws -> Bool
     /// Replaces the placement's rules (in order) and bumps its `updatedAt`.
     func replaceRules(appID: String, key: String, rules: [StoredRule], now: Int64) throws
-    /// Keys of the placements that target each of `paywallIDs` directly, sorted.
-    func keys(appID: String, targeting paywallIDs: [String]) throws -> [String: [String]]
+    /// What targets each of `paywallIDs`: placements (their own target) and rules, by key then rule.
+    func references(appID: String, targeting paywallIDs: [String]) throws -> [String: [PlacementReference]]
     /// Keys of the placements whose own target or one of whose rules is the experiment, sorted.
     func keys(appID: String, experimentID: String) throws -> [String]
     /// Points every placement and rule that targets the experiment at `paywallID` instead.
     func retarget(appID: String, experimentID: String, to paywallID: String, now: Int64) throws
+}
+
+extension PlacementStore {
+    /// A rule's cap from its two columns (the schema keeps them both set or both null).
+    static func cap(count: Int64?, seconds: Int64?) throws -> FrequencyCap? {
+        guard let count, let seconds else { return nil }
+        guard count >= 1, count <= Int64(Int32.max), seconds >= 1 else {
+            throw StoreInconsistency(detail: "a rule's frequency cap is \(count) per \(seconds) s")
+        }
+        return FrequencyCap(count: Int(count), seconds: seconds)
+    }
 }

@@ -39,11 +39,18 @@ enum PlacementTools {
             Replaces a placement's ordered rules. On each SDK request the first rule whose 'when' condition matches the \
             presentation context, and whose paywall has a published version, wins; otherwise the placement's own paywall \
             serves. A rule targets a 'paywallId' or an 'experimentId' (or both: the paywall serves while the experiment is \
-            not running). A condition is {"all": [C…]}, {"any": [C…]}, {"not": C} or {"key": K, "op": OP, "value": V} with OP one of \
-            eq ne in not_in exists gt gte lt lte ('in'/'not_in' take an array, 'exists' no value). Values compare within one \
-            type (string, number, boolean); a key missing from the context matches only under 'not'. Optional activeFrom / \
-            activeUntil (ms since 1970) schedule a rule. An empty list removes all rules. The placement must exist \
-            (assign_placement). Live at once; try it with resolve_placement.
+            not running). A condition is {"all": [C…]}, {"any": [C…]}, {"not": C}, {"audience": ID} (a named audience, \
+            set_audience), {"rollout": {"percent": P}} (a stable share of subscribers; the server adds a seed: keep it when \
+            rewriting the rules) or {"key": K, "op": OP, "value": V}. K is context.NAME (or a bare NAME: the app's \
+            context.NAME=VALUE), device.platform / device.appVersion / device.sdkVersion / device.osVersion / device.locale / \
+            device.country (request attributes), or subscriber.NAME (stored subscriber attributes). OP is one of \
+            \(Condition.Operator.allCases.map(\.rawValue).joined(separator: " ")): 'in'/'not_in' take an array, 'between' \
+            [low, high], 'exists' no value, 'semver_*' a version string (compare app versions with these: 1.9.0 < 1.10.0). \
+            Values compare within one type (string, number, boolean); a key missing from the request matches only under 'not'. \
+            Optional activeFrom / activeUntil (ms since 1970) schedule a rule; frequencyCap {"count": N, "per": "day"} \
+            (or "seconds") skips it for a subscriber shown it N times in that interval. An empty list removes all rules. The \
+            placement must exist (assign_placement). Live at once; try it with resolve_placement (its trace says why each \
+            rule matched or not).
             """,
         inputSchema: ToolSchema.object([
             "placement": ToolSchema.placementKey,
@@ -53,6 +60,11 @@ enum PlacementTools {
                 "experimentId": ToolSchema.experimentID,
                 "activeFrom": ToolSchema.integer("Start of the rule's schedule, ms since 1970 (inclusive).", minimum: 0),
                 "activeUntil": ToolSchema.integer("End of the rule's schedule, ms since 1970 (exclusive).", minimum: 0),
+                "frequencyCap": ToolSchema.object([
+                    "count": ToolSchema.integer("At most this many presentations per subscriber…", minimum: 1),
+                    "per": ToolSchema.string("…per hour, day or week…", oneOf: ["hour", "day", "week"]),
+                    "seconds": ToolSchema.integer("…or per this many seconds.", minimum: 1),
+                ], required: ["count"]),
             ], required: ["when"], extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]])],
         ], required: ["placement", "rules"], extra: ["$defs": ["Condition": condition]]),
         outputSchema: placementShape,
@@ -65,23 +77,33 @@ enum PlacementTools {
     static let resolve = MCPTool(
         name: "resolve_placement", title: "Dry-run a placement",
         description: """
-            Answers which paywall and version a placement would serve for a presentation context, using the same resolution \
-            as the SDK endpoint: paywallId, version, matchedRule (index of the winning rule, null when the placement's own \
-            target serves), paywallArchived, and the experiment assignment when an experiment decides (give 'subscriberId' \
-            to see that subscriber's variant; paywallId and version are null for an experiment's holdout).
+            Answers which paywall and version a placement would serve for a request, using the same resolution as the SDK \
+            endpoint: paywallId, version, matchedRule (index of the winning rule, null when the placement's own target \
+            serves), paywallArchived, the experiment assignment when an experiment decides (give 'subscriberId' to see that \
+            subscriber's variant, rollouts, stored attributes and frequency caps; paywallId and version are null for an \
+            experiment's holdout), and 'trace': every rule's outcome in order (matched, not_matched with the first condition \
+            that failed and the value it saw, inactive, capped, target_unpublished, not_reached).
             """,
         inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "context": ToolSchema.context,
-                                        "subscriberId": ToolSchema.string("The subscriber whose experiment variant to show.", maxLength: 200)],
+                                        "subscriberId": ToolSchema.string("The subscriber to resolve for.", maxLength: 200),
+                                        "device": ToolSchema.object(Dictionary(uniqueKeysWithValues: RequestAttributes.Name.allCases.map {
+                                            ($0.rawValue, ToolSchema.string("device.\($0.rawValue) as the request would send it.",
+                                                                            maxLength: RequestAttributes.maxLength))
+                                        }), extra: ["description": "The request attributes rules read as device.NAME."])],
                                        required: ["placement"]),
         outputSchema: ["type": "object",
                        "properties": ["placement": ["type": "string"], "paywallId": ["type": ["string", "null"]],
                                       "version": ["type": ["integer", "null"]], "matchedRule": ["type": ["integer", "null"]],
-                                      "paywallArchived": ["type": "boolean"], "experiment": ["type": ["object", "null"]]],
+                                      "paywallArchived": ["type": "boolean"], "experiment": ["type": ["object", "null"]],
+                                      "trace": ["type": "array", "items": ["type": "object"]], "fallback": ["type": "boolean"]],
                        "required": ["placement", "paywallId", "version", "matchedRule"]],
         readOnly: true, idempotent: true
     ) { call in
-        try call.services.serving.resolve(appID: call.appID, placement: try call.string("placement"), context: call.presentationContext(),
-                                          subscriberID: call.optionalString("subscriberId")).json
+        let device = try RequestAttributes(dryRunQuery: (call.arguments["device"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map {
+            ("device.\($0.key)", $0.value.stringValue ?? $0.value.canonicalString)
+        })
+        var facts = RequestFacts(context: call.presentationContext(), subscriberID: call.optionalString("subscriberId"), device: device)
+        return try call.services.serving.resolve(appID: call.appID, placement: try call.string("placement"), facts: &facts, trace: true).json
     }
 
     static let placementShape: JSONValue = [
@@ -92,15 +114,20 @@ enum PlacementTools {
 
     /// The spec sheet's `Condition`, recursive through `$defs`.
     static let condition: JSONValue = [
-        "description": "A rule condition: all / any / not, or a comparison of one context key.",
+        "description": "A rule condition: all / any / not, a named audience, a percentage rollout, or a comparison of one key.",
         "anyOf": [
+            ToolSchema.object(["audience": ToolSchema.string("A named audience's id (list_audiences).", maxLength: 64)], required: ["audience"]),
+            ToolSchema.object(["rollout": ToolSchema.object([
+                "percent": ["type": "number", "minimum": 0, "maximum": 100, "description": "The share of subscribers, up to two decimals."],
+                "seed": ToolSchema.string("Keep the seed the server gave to keep the same subscribers.", maxLength: 64),
+            ], required: ["percent"])], required: ["rollout"]),
             ToolSchema.object(["all": ["type": "array", "items": ["$ref": "#/$defs/Condition"]]], required: ["all"]),
             ToolSchema.object(["any": ["type": "array", "items": ["$ref": "#/$defs/Condition"]]], required: ["any"]),
             ToolSchema.object(["not": ["$ref": "#/$defs/Condition"]], required: ["not"]),
             ToolSchema.object([
-                "key": ToolSchema.string("The context key, e.g. wasReferred.", maxLength: 100),
+                "key": ToolSchema.string("context.NAME (or NAME), device.NAME or subscriber.NAME, e.g. device.appVersion.", maxLength: Condition.maxKeyLength),
                 "op": ToolSchema.string("The comparison.", oneOf: Condition.Operator.allCases.map(\.rawValue)),
-                "value": ["description": "The value to compare with: string, number or boolean; an array of them for in / not_in; omitted for exists.",
+                "value": ["description": "The value to compare with: string, number or boolean; an array of them for in / not_in, [low, high] for between; a version string for semver_*; omitted for exists.",
                           "type": ["string", "number", "boolean", "array"],
                           "items": ["type": ["string", "number", "boolean"]]],
             ], required: ["key", "op"]),

@@ -25,11 +25,12 @@ struct PostgresPlacementStore: PlacementStore {
         if let key { bindings.append(key) }
         var rules: [String: [StoredRule]] = [:]
         for row in try db.query("""
-            SELECT placement_key, condition, paywall_id, experiment_id, active_from, active_until FROM placement_rules
+            SELECT placement_key, condition, paywall_id, experiment_id, active_from, active_until, cap_count, cap_seconds FROM placement_rules
             WHERE app_id = $1\(filter) ORDER BY placement_key, position
             """, bindings) {
             rules[try row.get(0), default: []].append(StoredRule(condition: try row.get(1), paywallID: try row.get(2), experimentID: try row.get(3),
-                                                                 activeFrom: try row.get(4), activeUntil: try row.get(5)))
+                                                                 activeFrom: try row.get(4), activeUntil: try row.get(5),
+                                                                 frequencyCap: try Self.cap(count: row.get(6), seconds: row.get(7))))
         }
         return try db.query("""
             SELECT key, paywall_id, experiment_id, created_at, updated_at FROM placements WHERE app_id = $1\(key == nil ? "" : " AND key = $2")
@@ -50,27 +51,32 @@ struct PostgresPlacementStore: PlacementStore {
         try db.execute("DELETE FROM placement_rules WHERE app_id = $1 AND placement_key = $2", [appID, key])
         for (position, rule) in rules.enumerated() {
             try db.execute("""
-                INSERT INTO placement_rules (app_id, placement_key, position, condition, paywall_id, experiment_id, active_from, active_until)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                """, [appID, key, position, rule.condition, rule.paywallID, rule.experimentID, rule.activeFrom, rule.activeUntil])
+                INSERT INTO placement_rules (app_id, placement_key, position, condition, paywall_id, experiment_id, active_from, active_until,
+                                             cap_count, cap_seconds)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                """, [appID, key, position, rule.condition, rule.paywallID, rule.experimentID, rule.activeFrom, rule.activeUntil,
+                      rule.frequencyCap.map { Int64($0.count) }, rule.frequencyCap?.seconds])
         }
         try db.execute("UPDATE placements SET updated_at = greatest(updated_at, $1) WHERE app_id = $2 AND key = $3", [now, appID, key])
     }
 
-    func keys(appID: String, targeting paywallIDs: [String]) throws -> [String: [String]] {
-        var keys: [String: [String]] = [:]
-        // In slices, far below SQLite's limit on bound parameters.
+    func references(appID: String, targeting paywallIDs: [String]) throws -> [String: [PlacementReference]] {
+        var references: [String: [PlacementReference]] = [:]
+        // In slices, far below the limit on bound parameters.
         var start = 0
         while start < paywallIDs.count {
             let slice = Array(paywallIDs[start..<min(start + 200, paywallIDs.count)])
             start += slice.count
-            let marks = (0..<slice.count).map { "$\($0 + 2)" }.joined(separator: ", ")
-            for row in try db.query("SELECT paywall_id, key FROM placements WHERE app_id = $1 AND paywall_id IN (\(marks)) ORDER BY key",
-                                    [appID as any SQLBindable] + slice.map { $0 as any SQLBindable }) {
-                keys[try row.get(0), default: []].append(try row.get(1))
+            let marks = slice.indices.map { "$\($0 - slice.startIndex + 2)" }.joined(separator: ", ")
+            for row in try db.query("""
+                SELECT paywall_id, key, NULL::BIGINT FROM placements WHERE app_id = $1 AND paywall_id IN (\(marks))
+                UNION ALL SELECT paywall_id, placement_key, position FROM placement_rules WHERE app_id = $1 AND paywall_id IN (\(marks))
+                """, [appID as any SQLBindable] + slice.map { $0 as any SQLBindable }) {
+                let rule: Int64? = try row.get(2)
+                references[try row.get(0), default: []].append(PlacementReference(placement: try row.get(1), rule: rule.map { Int($0) }))
             }
         }
-        return keys
+        return references.mapValues { $0.sorted() }
     }
 
     func keys(appID: String, experimentID: String) throws -> [String] {

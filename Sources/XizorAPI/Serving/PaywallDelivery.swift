@@ -12,9 +12,12 @@ public struct DeliveryRequest: Sendable {
     public var context: PresentationContext
     public var subscriberID: String?
     public var kind: RepresentationKey.Kind
+    /// The request itself, for the request attributes a rule may read (`RequestFacts`).
+    let request: HTTPRequest
 
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
     public init(_ request: HTTPRequest, placement: String) throws {
+        self.request = request
         self.placement = placement
         locale = request.query("locale")
         acceptLanguage = request.header("Accept-Language")
@@ -84,7 +87,10 @@ public struct DeliveryRequest: Sendable {
 /// the one resolver, locale negotiation, the schema form for the client, then a cached encoding.
 public final class PaywallDelivery: Sendable {
     /// Every request header the answer depends on (Accept-Encoding is added by the HTTP layer).
-    public static let vary = "Accept, Accept-Language, X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"
+    /// The request attributes' headers are named whether or not a rule reads them: a cache must not
+    /// serve one platform's answer to another (docs/targeting.md).
+    public static let vary = (["Accept", "Accept-Language", "X-Xizor-Schema-Version", "Sec-CH-Prefers-Color-Scheme"]
+                              + RequestAttributes.varyHeaders).joined(separator: ", ")
 
     private let serving: ServingState
     public let cache: RepresentationCache
@@ -104,10 +110,14 @@ public final class PaywallDelivery: Sendable {
 
     /// Where this server's media are reached: the SDK's JSON names them at `server.publicURL`.
     private let assetLocation: AssetLocation
+    /// The header a trusted proxy sets to the client's country (`targeting.countryHeader`).
+    private let countryHeader: String?
 
     public init(serving: ServingState, cache: RepresentationCache = RepresentationCache(), renderGate: RenderGate = RenderGate(),
-                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil), renderPage: (@Sendable (PageInput) throws -> [UInt8])? = nil) {
+                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil), countryHeader: String? = nil,
+                renderPage: (@Sendable (PageInput) throws -> [UInt8])? = nil) {
         self.serving = serving
+        self.countryHeader = countryHeader
         self.assetLocation = assetLocation
         self.cache = cache
         self.renderGate = renderGate
@@ -121,8 +131,8 @@ public final class PaywallDelivery: Sendable {
     }
 
     public func deliver(appID: String, _ request: DeliveryRequest) throws -> Delivery {
-        let resolution = try serving.resolve(appID: appID, placement: request.placement, context: request.context,
-                                             subscriberID: request.subscriberID)
+        var facts = RequestFacts(request: request.request, countryHeader: countryHeader, context: request.context, subscriberID: request.subscriberID)
+        let resolution = try serving.resolve(appID: appID, placement: request.placement, facts: &facts)
         guard let served = resolution.served else {
             guard let assignment = resolution.experiment else {
                 throw ServiceError(.notFound, "no_published_paywall", "Placement '\(request.placement)' has nothing to serve.")

@@ -36,7 +36,9 @@ extension ServingState {
                 return
             }
             let next = try store.read { tx -> AppServingSnapshot in
-                let routing = update.routing ? try loadRouting(appID: appID, tx) : (current.placements, current.experiments)
+                let routing = update.routing ? try loadRouting(appID: appID, tx)
+                    : AppServingSnapshot.Routing(placements: current.placements, experiments: current.experiments,
+                                                 audiences: current.audiences, unreadableAudiences: current.unreadableAudiences)
                 var latest = current.latestVersions
                 var archived = current.archivedPaywalls
                 for paywallID in update.paywalls {
@@ -54,14 +56,14 @@ extension ServingState {
                         versions.withLock { _ = $0.removeValue(forKey: VersionKey(paywallID: paywallID, version: previous.published.version)) }
                     }
                 }
-                return AppServingSnapshot(appID: appID, placements: routing.0, experiments: routing.1, latestVersions: latest, archivedPaywalls: archived)
+                return AppServingSnapshot(appID: appID, routing: routing, latestVersions: latest, archivedPaywalls: archived)
             }
             snapshots.write { $0[appID] = next }
         }
     }
 
     func load(appID: String, _ tx: any StoreTransaction) throws -> AppServingSnapshot {
-        let (placements, experiments) = try loadRouting(appID: appID, tx)
+        let routing = try loadRouting(appID: appID, tx)
         var latest: [String: ServedVersion] = [:]
         for (paywallID, version) in try tx.paywalls.latestVersionNumbers(appID: appID) {
             latest[paywallID] = try servedVersion(VersionKey(paywallID: paywallID, version: version), tx)
@@ -71,7 +73,7 @@ extension ServingState {
             cache = cache.filter { key, _ in latest[key.paywallID].map { $0.published.version == key.version } ?? true }
         }
         let archived = try tx.paywalls.archivedPaywallIDs(appID: appID)
-        return AppServingSnapshot(appID: appID, placements: placements, experiments: experiments, latestVersions: VersionTable(latest),
+        return AppServingSnapshot(appID: appID, routing: routing, latestVersions: VersionTable(latest),
                                   archivedPaywalls: Set(archived))
     }
 
@@ -85,33 +87,42 @@ extension ServingState {
         return served
     }
 
-    /// Placements with their rules, and running experiments: what routes a request to a paywall.
-    func loadRouting(appID: String, _ tx: any StoreTransaction) throws -> ([String: AppServingSnapshot.PlacementEntry], [String: AppServingSnapshot.RunningExperiment]) {
-        var placements: [String: AppServingSnapshot.PlacementEntry] = [:]
+    /// Placements with their rules, running experiments and audiences: what routes a request to a paywall.
+    func loadRouting(appID: String, _ tx: any StoreTransaction) throws -> AppServingSnapshot.Routing {
+        var routing = AppServingSnapshot.Routing()
         for placement in try tx.placements.placements(appID: appID) {
             let rules = placement.rules.map { rule -> ServingRule in
                 // Kept, marked unreadable, and counted: see `ServingRule.condition`.
-                var issues: [ValidationIssue] = []
-                var condition: Condition?
-                var unreadable: String?
-                do {
-                    let json = try JSONValue(parsing: rule.condition)
-                    condition = Condition.parse(json, path: "$", issues: &issues)
-                    if condition == nil { unreadable = issues.map(\.message).joined(separator: "; ") }
-                } catch {
-                    unreadable = "not valid JSON: \(error)"
-                }
-                if unreadable != nil { activity.recordDataFailure(.storedRule) }
+                let (condition, unreadable) = storedCondition(rule.condition, options: Condition.ParseOptions())
                 return ServingRule(condition: condition, unreadable: unreadable, paywallID: rule.paywallID, experimentID: rule.experimentID,
-                                   activeFrom: rule.activeFrom, activeUntil: rule.activeUntil)
+                                   activeFrom: rule.activeFrom, activeUntil: rule.activeUntil, frequencyCap: rule.frequencyCap)
             }
-            placements[placement.key] = .init(key: placement.key, paywallID: placement.paywallID, experimentID: placement.experimentID, rules: rules)
+            routing.placements[placement.key] = .init(key: placement.key, paywallID: placement.paywallID, experimentID: placement.experimentID, rules: rules)
         }
-        var experiments: [String: AppServingSnapshot.RunningExperiment] = [:]
         for experiment in try tx.experiments.running(appID: appID) {
-            experiments[experiment.id] = .init(id: experiment.id, variants: experiment.variants.map { ($0.name, $0.paywallID) },
-                                               allocation: experiment.allocation)
+            routing.experiments[experiment.id] = .init(id: experiment.id, variants: experiment.variants.map { ($0.name, $0.paywallID) },
+                                                       allocation: experiment.allocation)
         }
-        return (placements, experiments)
+        for audience in try tx.audiences.audiences(appID: appID) {
+            let (condition, _) = storedCondition(audience.condition, options: Condition.ParseOptions(allowsAudiences: false))
+            if let condition { routing.audiences[audience.id] = condition } else { routing.unreadableAudiences.insert(audience.id) }
+        }
+        return routing
+    }
+
+    /// A stored condition, or why it no longer reads (counted as a data failure).
+    private func storedCondition(_ text: String, options: Condition.ParseOptions) -> (Condition?, String?) {
+        var issues: [ValidationIssue] = []
+        var condition: Condition?
+        var unreadable: String?
+        do {
+            let json = try JSONValue(parsing: text)
+            condition = Condition.parse(json, path: "$", issues: &issues, options: options)
+            if condition == nil { unreadable = issues.map(\.message).joined(separator: "; ") }
+        } catch {
+            unreadable = "not valid JSON: \(error)"
+        }
+        if unreadable != nil { activity.recordDataFailure(.storedRule) }
+        return (condition, unreadable)
     }
 }

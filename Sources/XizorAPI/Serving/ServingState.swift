@@ -12,6 +12,7 @@ public struct ServingRule: Sendable {
     public let experimentID: String?
     public let activeFrom: Int64?
     public let activeUntil: Int64?
+    public let frequencyCap: FrequencyCap?
 
     func isActive(at now: Int64) -> Bool {
         (activeFrom.map { now >= $0 } ?? true) && (activeUntil.map { now < $0 } ?? true)
@@ -29,6 +30,14 @@ public final class AppServingSnapshot: Sendable {
         public let rules: [ServingRule]
     }
 
+    /// What routes a request to a paywall, re-read together on a routing change.
+    public struct Routing: Sendable {
+        public var placements: [String: PlacementEntry] = [:]
+        public var experiments: [String: RunningExperiment] = [:]
+        public var audiences: [String: Condition] = [:]
+        public var unreadableAudiences: Set<String> = []
+    }
+
     /// A running experiment as the resolver needs it.
     public struct RunningExperiment: Sendable {
         public let id: String
@@ -41,6 +50,10 @@ public final class AppServingSnapshot: Sendable {
     public let experiments: [String: RunningExperiment]
     public let latestVersions: VersionTable
     public let archivedPaywalls: Set<String>
+    /// The app's audiences by id; one whose stored condition no longer reads is in
+    /// `unreadableAudiences` instead (a rule reaching it answers 500, as an unreadable rule does).
+    public let audiences: [String: Condition]
+    public let unreadableAudiences: Set<String>
     /// The fallback bundle per (client schema version, colour scheme), built on first request. It
     /// depends only on this snapshot, which any change replaces, so it never goes stale.
     let fallbackBundles = Mutex<[FallbackBundleKey: Representation]>([:])
@@ -50,11 +63,12 @@ public final class AppServingSnapshot: Sendable {
         let colorScheme: ColorScheme
     }
 
-    init(appID: String, placements: [String: PlacementEntry], experiments: [String: RunningExperiment],
-         latestVersions: VersionTable, archivedPaywalls: Set<String>) {
+    init(appID: String, routing: Routing, latestVersions: VersionTable, archivedPaywalls: Set<String>) {
         self.appID = appID
-        self.placements = placements
-        self.experiments = experiments
+        placements = routing.placements
+        experiments = routing.experiments
+        audiences = routing.audiences
+        unreadableAudiences = routing.unreadableAudiences
         self.latestVersions = latestVersions
         self.archivedPaywalls = archivedPaywalls
     }
@@ -112,44 +126,6 @@ public final class ServedVersion: Sendable {
     }
 }
 
-/// Where a subscriber landed in a running experiment.
-public struct ExperimentAssignment: Sendable, Hashable {
-    public enum Reason: String, Sendable { case bucket, noSubscriber = "no_subscriber" }
-    public let experimentID: String
-    /// The variant's name, or nil in the holdout.
-    public let variant: String?
-    public let reason: Reason
-
-    public var isHoldout: Bool { variant == nil }
-
-    public var json: JSONValue {
-        ["id": .string(experimentID), "variant": variant.map { .string($0) } ?? .null, "holdout": .bool(isHoldout),
-         "assignment": .string(reason.rawValue)]
-    }
-}
-
-/// The outcome of resolving a placement for a context.
-public struct Resolution: Sendable {
-    public let placement: String
-    /// What is served; nil only for the holdout of an experiment (shown nothing).
-    public let served: ServedVersion?
-    public var version: PublishedVersion? { served?.published }
-    /// The index of the rule that matched, or nil when the placement's own target serves.
-    public let matchedRule: Int?
-    /// Whether the serving paywall is archived (it keeps serving until reassigned).
-    public let paywallArchived: Bool
-    public let experiment: ExperimentAssignment?
-
-    public var json: JSONValue {
-        [
-            "placement": .string(placement), "paywallId": version.map { .string($0.paywallID) } ?? .null,
-            "version": version.map { .number($0.version) } ?? .null,
-            "matchedRule": matchedRule.map { .number($0) } ?? .null, "paywallArchived": .bool(paywallArchived),
-            "experiment": experiment?.json ?? .null,
-        ]
-    }
-}
-
 /// The in-memory serving state of every app. Changes reach it through the change feed
 /// (`apply(appID:_:)`, in ServingState+Loading.swift): a write catches up before it answers, and
 /// an update re-reads what changed in one read transaction under the refresh lock, so the snapshot
@@ -157,7 +133,7 @@ public struct Resolution: Sendable {
 /// request sees the write.
 public final class ServingState: Sendable {
     let store: any DataStore
-    private let clock: Clock
+    let clock: Clock
     let snapshots = ReadWriteLock<[String: AppServingSnapshot]>([:])
     let refreshLock = Mutex<Void>(())
     /// Published versions never change, so each is read and prepared once.
@@ -189,63 +165,6 @@ public final class ServingState: Sendable {
 
     public func snapshot(appID: String) -> AppServingSnapshot? {
         snapshots.read { $0[appID] }
-    }
-
-    /// The one resolution function, used by the SDK endpoint and the dashboard's dry run: the first
-    /// active rule whose condition matches *and* whose target can serve wins; otherwise the
-    /// placement's own target. A target is a paywall with a published version, or a running
-    /// experiment (then the subscriber's variant, the control without a subscriber, or the holdout).
-    public func resolve(appID: String, placement key: String, context: PresentationContext, subscriberID: String? = nil) throws -> Resolution {
-        guard let snapshot = snapshot(appID: appID), let placement = snapshot.placements[key] else {
-            throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
-        }
-        let now = clock.now()
-        for (index, rule) in placement.rules.enumerated() where rule.isActive(at: now) {
-            guard let condition = rule.condition else {
-                throw DataFailure.recorded(.storedRule, "rule \(index) of placement '\(key)' cannot be read (\(rule.unreadable ?? "unknown")); "
-                                           + "set the placement's rules again", in: activity)
-            }
-            guard condition.matches(context) else { continue }
-            if let resolution = target(snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID, subscriberID: subscriberID, rule: index) {
-                return resolution
-            }
-        }
-        if let resolution = target(snapshot, key, paywallID: placement.paywallID, experimentID: placement.experimentID, subscriberID: subscriberID, rule: nil) {
-            return resolution
-        }
-        throw ServiceError(.notFound, "no_published_paywall", "Placement '\(key)' points at paywall '\(placement.paywallID)', which has no published version.")
-    }
-
-    private func target(_ snapshot: AppServingSnapshot, _ key: String, paywallID: String, experimentID: String?,
-                        subscriberID: String?, rule: Int?) -> Resolution? {
-        if let experimentID, let experiment = snapshot.experiments[experimentID] {
-            let assignment: ExperimentAssignment
-            var variantPaywall: String?
-            if let subscriberID, !subscriberID.isEmpty {
-                let slot = experiment.allocation[Allocation.bucket(experimentID: experimentID, subscriberID: subscriberID)]
-                if Int(slot) < experiment.variants.count {
-                    variantPaywall = experiment.variants[Int(slot)].paywallID
-                    assignment = ExperimentAssignment(experimentID: experimentID, variant: experiment.variants[Int(slot)].name, reason: .bucket)
-                } else {
-                    assignment = ExperimentAssignment(experimentID: experimentID, variant: nil, reason: .bucket)
-                }
-            } else if let control = experiment.variants.first {
-                variantPaywall = control.paywallID
-                assignment = ExperimentAssignment(experimentID: experimentID, variant: control.name, reason: .noSubscriber)
-            } else {
-                return nil
-            }
-            guard let variantPaywall else {
-                return Resolution(placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: assignment)
-            }
-            if let served = snapshot.latestVersions[variantPaywall] {
-                return Resolution(placement: key, served: served, matchedRule: rule,
-                                  paywallArchived: snapshot.archivedPaywalls.contains(variantPaywall), experiment: assignment)
-            }
-        }
-        guard let served = snapshot.latestVersions[paywallID] else { return nil }
-        return Resolution(placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.archivedPaywalls.contains(paywallID),
-                          experiment: nil)
     }
 
     /// The fallback bundle as an answer: built once per snapshot and client form, so fetching it

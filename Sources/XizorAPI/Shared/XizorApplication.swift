@@ -22,6 +22,8 @@ public enum XizorApplication {
         public var pageCacheMaxContextVariants = RepresentationCache.defaultMaxContextVariants
         /// Pages rendered past that cap at once per app (`pageCache.uncachedRendersPerApp`).
         public var uncachedRendersPerApp = RenderGate.defaultLimit
+        /// The header a trusted proxy sets to the client's country (`targeting.countryHeader`).
+        public var countryHeader: String?
         public static let defaultMCPMaxBatchMessages = 32
         public init(corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil,
                     operations: OperationsOptions = OperationsOptions(), mcpMaxBatchMessages: Int = Options.defaultMCPMaxBatchMessages) {
@@ -57,7 +59,7 @@ public enum XizorApplication {
         let delivery = PaywallDelivery(serving: services.serving,
                                        cache: RepresentationCache(maxContextVariants: options.pageCacheMaxContextVariants),
                                        renderGate: RenderGate(limit: options.uncachedRendersPerApp), assetLocation: services.assets.location,
-                                       renderPage: pages.production)
+                                       countryHeader: options.countryHeader, renderPage: pages.production)
         OperationsRoutes(
             readiness: ReadinessCheck(store: services.store, clock: services.clock, isDraining: isDraining,
                                       feedCaughtUp: { [changes = services.changes] in changes.isCaughtUp },
@@ -74,6 +76,8 @@ public enum XizorApplication {
         PaywallRoutes(services: services).register(in: &routes)
         VersionRoutes(services: services).register(in: &routes)
         PlacementRoutes(services: services).register(in: &routes)
+        AudienceRoutes(services: services).register(in: &routes)
+        SubscriberRoutes(services: services).register(in: &routes)
         ExperimentRoutes(services: services).register(in: &routes)
         SDKRoutes(services: services, delivery: delivery).register(in: &routes)
         EventRoutes(services: services).register(in: &routes)

@@ -6,6 +6,8 @@ public final class XizorServices: Sendable {
     public let serving: ServingState
     public let paywalls: PaywallService
     public let placements: PlacementService
+    public let audiences: AudienceService
+    public let subscribers: SubscriberService
     public let events: EventService
     public let analytics: AnalyticsService
     public let timers: TimerService
@@ -40,6 +42,8 @@ public final class XizorServices: Sendable {
         paywalls = PaywallService(store: store, clock: clock, serving: serving, changes: changes, activity: activity,
                                   requireCompleteLocales: limits.requireCompleteLocales)
         placements = PlacementService(store: store, clock: clock, changes: changes, activity: activity)
+        audiences = AudienceService(store: store, clock: clock, changes: changes, activity: activity)
+        subscribers = SubscriberService(store: store, clock: clock, activity: activity)
         events = EventService(store: store, clock: clock, activity: activity, window: limits.eventWindow)
         analytics = AnalyticsService(store: store)
         timers = TimerService(store: store, clock: clock)

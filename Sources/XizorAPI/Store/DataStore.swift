@@ -45,6 +45,8 @@ public protocol StoreTransaction {
     var experiments: any ExperimentStore { get }
     var events: any EventStore { get }
     var timers: any TimerStore { get }
+    var audiences: any AudienceStore { get }
+    var subscribers: any SubscriberStore { get }
     var assets: any AssetStore { get }
     var changes: any ChangeStore { get }
     var operations: any OperationsStore { get }

@@ -57,6 +57,8 @@ struct PostgresTransaction: StoreTransaction {
     var experiments: any ExperimentStore { PostgresExperimentStore(db: db) }
     var events: any EventStore { PostgresEventStore(db: db) }
     var timers: any TimerStore { PostgresTimerStore(db: db) }
+    var audiences: any AudienceStore { PostgresAudienceStore(db: db) }
+    var subscribers: any SubscriberStore { PostgresSubscriberStore(db: db) }
     var assets: any AssetStore { PostgresAssetStore(db: db) }
     var changes: any ChangeStore { PostgresChangeStore(db: db) }
     var operations: any OperationsStore { PostgresOperationsStore(db: db) }

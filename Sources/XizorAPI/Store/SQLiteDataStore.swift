@@ -55,6 +55,8 @@ struct SQLiteTransaction: StoreTransaction {
     var experiments: any ExperimentStore { SQLiteExperimentStore(db: db) }
     var events: any EventStore { SQLiteEventStore(db: db) }
     var timers: any TimerStore { SQLiteTimerStore(db: db) }
+    var audiences: any AudienceStore { SQLiteAudienceStore(db: db) }
+    var subscribers: any SubscriberStore { SQLiteSubscriberStore(db: db) }
     var assets: any AssetStore { SQLiteAssetStore(db: db) }
     var changes: any ChangeStore { SQLiteChangeStore(db: db) }
     var operations: any OperationsStore { SQLiteOperationsStore(db: db) }

@@ -1,0 +1,130 @@
+import PaywallFormat
+
+/// A named audience as the dashboard reads it, with the rules that use it.
+public struct AudienceInfo: Sendable {
+    public let id: String
+    public let name: String
+    public let condition: JSONValue
+    public let usedBy: [PlacementReference]
+    public let createdAt: Int64
+    public let updatedAt: Int64
+
+    public var json: JSONValue {
+        ["id": .string(id), "name": .string(name), "condition": condition, "usedBy": .array(usedBy.map(\.json)),
+         "createdAt": .number(Int(createdAt)), "updatedAt": .number(Int(updatedAt))]
+    }
+}
+
+/// Named audiences: a condition written once and referred to by rules as `{"audience": ID}`. A
+/// change is live on the next SDK request (it is part of the app's routing, re-read with the
+/// placements); an audience that rules use cannot be deleted. An audience's own condition cannot
+/// refer to another audience, so audiences never form cycles and a rule's cost stays visible.
+public final class AudienceService: Sendable {
+    private let store: any DataStore
+    private let clock: Clock
+    private let changes: ChangeFeed
+    private let activity: ServiceActivity
+
+    public init(store: any DataStore, clock: Clock, changes: ChangeFeed, activity: ServiceActivity) {
+        self.store = store
+        self.clock = clock
+        self.changes = changes
+        self.activity = activity
+    }
+
+    static let idRule = "1 to 64 of a-z A-Z 0-9 _ -"
+    /// Audiences per app: every one is held in memory and may be evaluated on every request.
+    public static let maxPerApp = 500
+
+    public static func isValidID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D
+        }
+    }
+
+    public func list(appID: String) throws -> [AudienceInfo] {
+        try store.read { tx in
+            let users = try AudienceService.users(tx, appID: appID)
+            return try tx.audiences.audiences(appID: appID).map { try info($0, usedBy: users[$0.id] ?? []) }
+        }
+    }
+
+    public func audience(appID: String, id: String) throws -> AudienceInfo {
+        try store.read { tx in
+            guard let stored = try tx.audiences.audience(appID: appID, id: id) else { throw ServiceError.notFound("audience", id) }
+            return try info(stored, usedBy: try AudienceService.users(tx, appID: appID)[id] ?? [])
+        }
+    }
+
+    /// Creates or replaces `{"name"?, "condition"}` (the name defaults to the id).
+    public func put(appID: String, id: String, body: JSONValue) throws -> (audience: AudienceInfo, created: Bool) {
+        guard AudienceService.isValidID(id) else {
+            throw ServiceError.badField("$.id", "invalid_audience_id", "An audience id is \(AudienceService.idRule).")
+        }
+        guard let object = body.objectValue else { throw ServiceError.badField("$", "type_mismatch", "Send {\"name\": …, \"condition\": …}.") }
+        var issues: [ValidationIssue] = []
+        for name in object.keys.sorted() where name != "name" && name != "condition" {
+            issues.append(ValidationIssue(path: "$.\(name)", message: "Unknown property '\(name)'; an audience has name and condition.", code: "unknown_property"))
+        }
+        let name = try body.optionalString("name", path: "$") ?? id
+        if !TextLimits.fits(name, max: 200) || name.isEmpty {
+            issues.append(ValidationIssue(path: "$.name", message: "'name' is 1 to 200 characters.", code: "string_too_long"))
+        }
+        var condition: Condition?
+        if let json = object["condition"] {
+            condition = Condition.parse(json, path: "$.condition", issues: &issues,
+                                        options: Condition.ParseOptions(allowsAudiences: false, newSeed: { Identifiers.random(12) }))
+        } else {
+            issues.append(ValidationIssue(path: "$.condition", message: "An audience needs a 'condition'.", code: "missing_required_field"))
+        }
+        guard issues.isEmpty, let condition else { throw ServiceError.invalid(issues, detail: "The audience has \(issues.count) error(s).") }
+        let now = clock.now()
+        let created = try store.write { tx -> Bool in
+            if try tx.audiences.audience(appID: appID, id: id) == nil, try tx.audiences.audiences(appID: appID).count >= AudienceService.maxPerApp {
+                throw ServiceError(.conflict, "too_many_audiences", "An app has at most \(AudienceService.maxPerApp) audiences; delete one first.")
+            }
+            let created = try tx.audiences.upsert(appID: appID, id: id, name: name, condition: condition.json.canonicalString, now: now)
+            // Audiences are routing: the feed's placement change re-reads them with the rules.
+            try tx.changes.append(appID: appID, kind: .placement, entityID: nil, now: now)
+            return created
+        }
+        try changes.catchUp()
+        return (try audience(appID: appID, id: id), created)
+    }
+
+    /// 409 `audience_in_use` while a rule refers to it (the rules are listed).
+    public func delete(appID: String, id: String) throws {
+        let now = clock.now()
+        try store.write { tx in
+            let users = try AudienceService.users(tx, appID: appID)[id] ?? []
+            guard users.isEmpty else {
+                let names = users.map { "rule \($0.rule ?? 0) of placement '\($0.placement)'" }.joined(separator: ", ")
+                throw ServiceError(.conflict, "audience_in_use", "Audience '\(id)' is used by \(names); change those rules first.")
+            }
+            guard try tx.audiences.delete(appID: appID, id: id) else { throw ServiceError.notFound("audience", id) }
+            try tx.changes.append(appID: appID, kind: .placement, entityID: nil, now: now)
+        }
+        try changes.catchUp()
+    }
+
+    /// The rules that refer to each audience, read from the stored conditions.
+    static func users(_ tx: any StoreTransaction, appID: String) throws -> [String: [PlacementReference]] {
+        var users: [String: [PlacementReference]] = [:]
+        for placement in try tx.placements.placements(appID: appID) {
+            for (index, rule) in placement.rules.enumerated() {
+                var issues: [ValidationIssue] = []
+                // A stored rule that no longer reads refers to nothing readable; serving counts it.
+                guard let json = try? JSONValue(parsing: rule.condition),
+                      let condition = Condition.parse(json, path: "$", issues: &issues) else { continue }
+                for id in condition.audienceIDs { users[id, default: []].append(PlacementReference(placement: placement.key, rule: index)) }
+            }
+        }
+        return users
+    }
+
+    private func info(_ stored: StoredAudience, usedBy: [PlacementReference]) throws -> AudienceInfo {
+        AudienceInfo(id: stored.id, name: stored.name,
+                     condition: try DataFailure.storedJSON(Array(stored.condition.utf8), what: "audience '\(stored.id)'", activity: activity),
+                     usedBy: usedBy, createdAt: stored.createdAt, updatedAt: stored.updatedAt)
+    }
+}

@@ -1,0 +1,29 @@
+import Storage
+
+struct SQLiteSubscriberStore: SubscriberStore {
+    let db: Database
+
+    func attributes(appID: String, subscriberID: String) throws -> StoredSubscriberAttributes? {
+        try db.queryOne("SELECT attributes, updated_at FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
+            .map { StoredSubscriberAttributes(attributes: try $0.get(0), updatedAt: try $0.get(1)) }
+    }
+
+    func setAttributes(appID: String, subscriberID: String, attributes: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO subscriber_attributes (app_id, subscriber_id, attributes, updated_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (app_id, subscriber_id) DO UPDATE SET attributes = excluded.attributes,
+                updated_at = max(subscriber_attributes.updated_at, excluded.updated_at)
+            """, [appID, subscriberID, attributes, now])
+    }
+
+    func delete(appID: String, subscriberID: String) throws -> SubscriberDeletion {
+        var removed = SubscriberDeletion(attributes: 0, timers: 0, events: 0)
+        try db.execute("DELETE FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
+        removed.attributes = db.changes
+        try db.execute("DELETE FROM timer_starts WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
+        removed.timers = db.changes
+        try db.execute("DELETE FROM events WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
+        removed.events = db.changes
+        return removed
+    }
+}

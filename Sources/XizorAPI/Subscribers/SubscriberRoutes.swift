@@ -1,0 +1,32 @@
+import HTTP
+import PaywallFormat
+
+/// Subscribers: the SDK sets a subscriber's attributes (public key); the dashboard reads them and
+/// deletes a subscriber with everything stored of it (secret key).
+struct SubscriberRoutes {
+    let services: XizorServices
+
+    func register(in routes: inout APIRoutes) {
+        let subscribers = services.subscribers
+        let id = APIParameter.path("id", "The subscriber id the app passes as subscriberId (1 to 200 bytes).")
+        routes.publicKey(.PUT, "/v1/sdk/subscribers/:id/attributes", OperationDoc(
+            "setSubscriberAttributes", summary: "Replace a subscriber's attributes (rules read them as subscriber.KEY)",
+            description: "At most \(SubscriberService.maxAttributes) attributes; keys \(SubscriberService.keyRule); values strings (at most \(SubscriberService.maxStringBytes) bytes), numbers or booleans. Durable when answered; the next paywall request sees them.",
+            tag: "sdk", parameters: [id], requestBody: APISchemas.ref("SetSubscriberAttributesRequest"),
+            responses: [.json(200, "The stored attributes.", APISchemas.ref("SubscriberAttributes"))])) { request, caller in
+            APIResponse.json(try subscribers.setAttributes(appID: caller.appID, subscriberID: request.parameter("id"), body: try request.jsonBody()))
+        }
+        routes.secret(.GET, "/v1/subscribers/:id/attributes", OperationDoc(
+            "getSubscriberAttributes", summary: "Read a subscriber's attributes", tag: "subscribers", parameters: [id],
+            responses: [.json(200, "The stored attributes (empty when none).", APISchemas.ref("SubscriberAttributes"))])) { request, caller in
+            APIResponse.json(try subscribers.attributes(appID: caller.appID, subscriberID: request.parameter("id")))
+        }
+        routes.secret(.DELETE, "/v1/subscribers/:id", OperationDoc(
+            "deleteSubscriber", summary: "Delete everything stored of a subscriber (attributes, timers, events)",
+            description: "A data-subject deletion in one call and one transaction. Analytics and experiment results recount without the events.",
+            tag: "subscribers", parameters: [id],
+            responses: [.json(200, "What was deleted.", APISchemas.ref("SubscriberDeletion"))])) { request, caller in
+            APIResponse.json(try subscribers.delete(appID: caller.appID, subscriberID: request.parameter("id")))
+        }
+    }
+}

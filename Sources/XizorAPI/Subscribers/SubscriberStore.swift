@@ -1,0 +1,21 @@
+/// A subscriber's stored attributes: a JSON object's canonical text.
+public struct StoredSubscriberAttributes: Sendable {
+    public let attributes: String
+    public let updatedAt: Int64
+}
+
+/// What deleting a subscriber removed.
+public struct SubscriberDeletion: Sendable, Equatable {
+    public var attributes: Int
+    public var timers: Int
+    public var events: Int
+}
+
+/// All SQL of what is stored per subscriber: attributes, and (for a deletion) its timers and events.
+public protocol SubscriberStore {
+    func attributes(appID: String, subscriberID: String) throws -> StoredSubscriberAttributes?
+    /// Replaces the subscriber's attributes.
+    func setAttributes(appID: String, subscriberID: String, attributes: String, now: Int64) throws
+    /// Everything stored of the subscriber (a data-subject request), in the caller's transaction.
+    func delete(appID: String, subscriberID: String) throws -> SubscriberDeletion
+}

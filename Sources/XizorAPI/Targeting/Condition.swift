@@ -1,0 +1,235 @@
+import Digest
+import PaywallFormat
+
+/// A rule's (or an audience's) condition: `{"all": [...]}`, `{"any": [...]}`, `{"not": C}`,
+/// `{"key", "op", "value"}`, `{"audience": ID}` or `{"rollout": {"percent", "seed"}}`. Parsed and
+/// checked by `ConditionParser` (ConditionParser.swift); the type of every operator is in
+/// docs/targeting.md.
+///
+/// Comparison semantics: values compare only within one type (string, number, boolean); a key
+/// missing from the request never matches a comparison (so `ne` is false too), only `exists`
+/// (false) and `not` (which negates) see the absence.
+public indirect enum Condition: Sendable, Equatable {
+    case all([Condition])
+    case any([Condition])
+    case not(Condition)
+    /// `keyText` is the key as written (`appVersion` and `context.appVersion` name the same value
+    /// but are answered as written).
+    case compare(key: AttributeKey, keyText: String, op: Operator, operand: Operand)
+    /// A named audience of the app: its condition, evaluated here.
+    case audience(String)
+    /// A stable share of subscribers: those whose bucket (of 10,000, as experiments bucket) under
+    /// `seed` is below `basisPoints`. No subscriber id, no match.
+    case rollout(basisPoints: Int, seed: String)
+
+    public enum Operator: String, Sendable, CaseIterable {
+        case eq, ne, `in`, notIn = "not_in", exists, gt, gte, lt, lte
+        case startsWith = "starts_with", between
+        case semverEq = "semver_eq", semverGt = "semver_gt", semverGte = "semver_gte", semverLt = "semver_lt", semverLte = "semver_lte"
+
+        var isSemver: Bool { [.semverEq, .semverGt, .semverGte, .semverLt, .semverLte].contains(self) }
+    }
+
+    /// What an operator compares against, typed once at parse time.
+    public enum Operand: Sendable, Equatable {
+        case none
+        case value(ContextValue)
+        case list([ContextValue])
+        /// Inclusive bounds of one type (numbers, or strings by code points).
+        case range(ContextValue, ContextValue)
+        case version(SemanticVersion, text: String)
+        case prefix(String)
+    }
+
+    /// Whether the condition holds for the request.
+    public func matches(_ facts: inout RequestFacts) throws -> Bool {
+        var failure: ConditionFailure?
+        return try check(&facts, path: nil, failure: &failure)
+    }
+
+    /// Nil when the condition holds; else the first part that failed, with the value it saw.
+    public func explain(_ facts: inout RequestFacts, path: String) throws -> ConditionFailure? {
+        var failure: ConditionFailure?
+        return try check(&facts, path: path, failure: &failure) ? nil : failure
+    }
+
+    /// For a context alone (tests, the fuzzer): no device, subscriber or audience.
+    public func matches(_ context: PresentationContext) -> Bool {
+        var facts = RequestFacts(context: context)
+        return (try? matches(&facts)) ?? false
+    }
+
+    /// The one evaluator. With `path` nil (the SDK path) nothing but the answer is built; with a
+    /// path (the dry run) `failure` says what failed first.
+    func check(_ facts: inout RequestFacts, path: String?, failure: inout ConditionFailure?) throws -> Bool {
+        switch self {
+        case .all(let conditions):
+            for (index, condition) in conditions.enumerated() where try !condition.check(&facts, path: path.map { "\($0).all[\(index)]" }, failure: &failure) {
+                return false
+            }
+            return true
+        case .any(let conditions):
+            var alternatives: [ConditionFailure] = []
+            for (index, condition) in conditions.enumerated() {
+                var inner: ConditionFailure?
+                if try condition.check(&facts, path: path.map { "\($0).any[\(index)]" }, failure: &inner) { return true }
+                if let inner { alternatives.append(inner) }
+            }
+            if let path { failure = ConditionFailure(path: "\(path).any", reason: .noneMatched, alternatives: alternatives) }
+            return false
+        case .not(let inner):
+            var ignored: ConditionFailure?
+            guard try inner.check(&facts, path: path.map { "\($0).not" }, failure: &ignored) else { return true }
+            if let path { failure = ConditionFailure(path: "\(path).not", reason: .negatedConditionMatched) }
+            return false
+        case .audience(let id):
+            if facts.unreadableAudiences.contains(id) { throw UnreadableAudience(id: id) }
+            guard let condition = facts.audiences[id] else {
+                if let path { failure = ConditionFailure(path: path, reason: .unknownAudience, audience: id) }
+                return false
+            }
+            var inner: ConditionFailure?
+            guard try condition.check(&facts, path: path.map { _ in "$" }, failure: &inner) else {
+                if let path { failure = ConditionFailure(path: path, reason: .audienceNotMatched, audience: id, alternatives: inner.map { [$0] } ?? []) }
+                return false
+            }
+            return true
+        case .rollout(let basisPoints, let seed):
+            guard let subscriberID = facts.subscriberID, !subscriberID.isEmpty else {
+                if let path { failure = ConditionFailure(path: path, reason: .noSubscriber) }
+                return false
+            }
+            let bucket = Condition.rolloutBucket(seed: seed, subscriberID: subscriberID)
+            guard bucket < basisPoints else {
+                if let path { failure = ConditionFailure(path: path, reason: .outsideRollout, saw: .number(Double(bucket))) }
+                return false
+            }
+            return true
+        case .compare(let key, let keyText, let op, let operand):
+            let actual = try facts.value(of: key)
+            let outcome = Condition.compare(actual, op, operand)
+            if outcome == .notAVersion { facts.versionsNotParsed += 1 }
+            guard outcome != .matched else { return true }
+            if let path {
+                failure = ConditionFailure(path: path, reason: actual == nil ? .missing : (outcome == .notAVersion ? .notAVersion : .compared),
+                                           key: keyText, op: op, operand: operand, saw: actual)
+            }
+            return false
+        }
+    }
+
+    enum Outcome { case matched, failed, notAVersion }
+
+    static func compare(_ actual: ContextValue?, _ op: Operator, _ operand: Operand) -> Outcome {
+        guard let actual else { return .failed }
+        func yes(_ b: Bool) -> Outcome { b ? .matched : .failed }
+        switch (op, operand) {
+        case (.exists, _): return .matched
+        case (.eq, .value(let expected)): return yes(actual == expected)
+        case (.ne, .value(let expected)): return yes(sameType(actual, expected) && actual != expected)
+        case (.in, .list(let list)): return yes(list.contains(actual))
+        case (.notIn, .list(let list)): return yes(!list.isEmpty && list.allSatisfy { sameType(actual, $0) } && !list.contains(actual))
+        case (.gt, .value(let e)), (.gte, .value(let e)), (.lt, .value(let e)), (.lte, .value(let e)):
+            guard let order = order(actual, e) else { return .failed }
+            switch op {
+            case .gt: return yes(order > 0)
+            case .gte: return yes(order >= 0)
+            case .lt: return yes(order < 0)
+            default: return yes(order <= 0)
+            }
+        case (.startsWith, .prefix(let prefix)):
+            guard case .string(let s) = actual else { return .failed }
+            return yes(s.hasPrefix(prefix))
+        case (.between, .range(let low, let high)):
+            guard let a = order(actual, low), let b = order(actual, high) else { return .failed }
+            return yes(a >= 0 && b <= 0)
+        case (_, .version(let expected, _)) where op.isSemver:
+            guard case .string(let text) = actual, let version = SemanticVersion(text) else { return .notAVersion }
+            switch op {
+            case .semverEq: return yes(version == expected)
+            case .semverGt: return yes(version > expected)
+            case .semverGte: return yes(version >= expected)
+            case .semverLt: return yes(version < expected)
+            default: return yes(version <= expected)
+            }
+        default:
+            // The parser pairs every operator with its operand; any other pairing is not a match.
+            return .failed
+        }
+    }
+
+    static func sameType(_ a: ContextValue, _ b: ContextValue) -> Bool {
+        switch (a, b) {
+        case (.string, .string), (.number, .number), (.bool, .bool): true
+        default: false
+        }
+    }
+
+    static func order(_ a: ContextValue, _ b: ContextValue) -> Int? {
+        switch (a, b) {
+        case (.number(let x), .number(let y)): x < y ? -1 : (x > y ? 1 : 0)
+        case (.string(let x), .string(let y)):
+            x.unicodeScalars.lexicographicallyPrecedes(y.unicodeScalars) ? -1 : (x == y ? 0 : 1)
+        default: nil
+        }
+    }
+
+    /// The bucket (0..<10,000) of a subscriber in a rollout: SHA-256 of "rollout:SEED:SUBSCRIBER",
+    /// as `Allocation.bucket` does for experiments, so a share is stable across restarts and servers.
+    public static func rolloutBucket(seed: String, subscriberID: String) -> Int {
+        Allocation.bucket(experimentID: "rollout:\(seed)", subscriberID: subscriberID)
+    }
+
+    /// The audiences the condition names, directly.
+    public var audienceIDs: Set<String> {
+        switch self {
+        case .all(let c), .any(let c): c.reduce(into: Set()) { $0.formUnion($1.audienceIDs) }
+        case .not(let c): c.audienceIDs
+        case .audience(let id): [id]
+        case .compare, .rollout: []
+        }
+    }
+
+    /// Whether evaluating it may read stored subscriber attributes.
+    public var readsSubscriberAttributes: Bool {
+        switch self {
+        case .all(let c), .any(let c): c.contains { $0.readsSubscriberAttributes }
+        case .not(let c): c.readsSubscriberAttributes
+        case .compare(let key, _, _, _): if case .subscriber = key { true } else { false }
+        case .audience, .rollout: false
+        }
+    }
+
+    /// The condition as stored and answered.
+    public var json: JSONValue {
+        switch self {
+        case .all(let c): return ["all": .array(c.map(\.json))]
+        case .any(let c): return ["any": .array(c.map(\.json))]
+        case .not(let c): return ["not": c.json]
+        case .audience(let id): return ["audience": .string(id)]
+        case .rollout(let basisPoints, let seed):
+            return ["rollout": ["percent": Condition.percentJSON(basisPoints), "seed": .string(seed)]]
+        case .compare(_, let key, let op, let operand):
+            var object: [String: JSONValue] = ["key": .string(key), "op": .string(op.rawValue)]
+            if let value = operand.json { object["value"] = value }
+            return .object(object)
+        }
+    }
+
+    static func percentJSON(_ basisPoints: Int) -> JSONValue {
+        basisPoints % 100 == 0 ? .number(basisPoints / 100) : .number(Double(basisPoints) / 100)
+    }
+}
+
+extension Condition.Operand {
+    var json: JSONValue? {
+        switch self {
+        case .none: nil
+        case .value(let v): v.json
+        case .list(let list): .array(list.map(\.json))
+        case .range(let low, let high): .array([low.json, high.json])
+        case .version(_, let text): .string(text)
+        case .prefix(let p): .string(p)
+        }
+    }
+}

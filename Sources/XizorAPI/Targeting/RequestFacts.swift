@@ -1,0 +1,128 @@
+import HTTP
+import PaywallFormat
+
+/// Everything a condition can see of one request: the app's context, the subscriber, the request
+/// attributes (read from the request's headers only when a rule asks) and the subscriber's stored
+/// attributes (read from the database only when a rule asks, once per request).
+public struct RequestFacts {
+    public let context: PresentationContext
+    public let subscriberID: String?
+    /// The app's audiences, by id (from its serving snapshot).
+    var audiences: [String: Condition]
+    /// Audiences whose stored condition no longer reads: reaching one throws `UnreadableAudience`.
+    var unreadableAudiences: Set<String> = []
+    private var device: Device
+    private var subscriber: Subscriber
+    /// Semantic-version comparisons that met a value that is not a version (a non-match, counted).
+    var versionsNotParsed = 0
+
+    enum Device {
+        case request(HTTPRequest, countryHeader: String?)
+        case known(RequestAttributes)
+    }
+
+    enum Subscriber {
+        case unread(any SubscriberAttributeReader, appID: String)
+        case known([String: ContextValue])
+    }
+
+    public init(context: PresentationContext, subscriberID: String? = nil, device: RequestAttributes = RequestAttributes(),
+                subscriberAttributes: [String: ContextValue] = [:], audiences: [String: Condition] = [:]) {
+        self.context = context
+        self.subscriberID = subscriberID
+        self.device = .known(device)
+        self.subscriber = .known(subscriberAttributes)
+        self.audiences = audiences
+    }
+
+    /// An SDK request's facts: headers and stored attributes are read lazily.
+    init(request: HTTPRequest, countryHeader: String?, context: PresentationContext, subscriberID: String?) {
+        self.context = context
+        self.subscriberID = subscriberID
+        device = .request(request, countryHeader: countryHeader)
+        subscriber = .known([:])
+        audiences = [:]
+    }
+
+    /// Where the stored attributes come from (set by the resolver, which knows the app).
+    mutating func readSubscriberAttributes(from reader: any SubscriberAttributeReader, appID: String) {
+        if case .known(let attributes) = subscriber, attributes.isEmpty, let subscriberID, !subscriberID.isEmpty {
+            subscriber = .unread(reader, appID: appID)
+        }
+    }
+
+    /// The value a key names, or nil when the request has none. Throws for a malformed request
+    /// header (400) or an unreadable database (503), when a rule first reads them.
+    mutating func value(of key: AttributeKey) throws -> ContextValue? {
+        switch key {
+        case .context(let name): return context[name]
+        case .device(let name): return try deviceAttributes()[name]
+        case .subscriber(let name):
+            switch subscriber {
+            case .known(let attributes): return attributes[name]
+            case .unread(let reader, let appID):
+                let attributes = try subscriberID.map { try reader.attributes(appID: appID, subscriberID: $0) } ?? [:]
+                subscriber = .known(attributes)
+                return attributes[name]
+            }
+        }
+    }
+
+    public mutating func deviceAttributes() throws -> RequestAttributes {
+        switch device {
+        case .known(let attributes): return attributes
+        case .request(let request, let countryHeader):
+            let attributes = try RequestAttributes(request: request, countryHeader: countryHeader)
+            device = .known(attributes)
+            return attributes
+        }
+    }
+}
+
+/// A condition reached an audience whose stored condition no longer reads.
+struct UnreadableAudience: Error {
+    let id: String
+}
+
+/// Reads a subscriber's stored attributes (the serving state, through the store).
+public protocol SubscriberAttributeReader: Sendable {
+    func attributes(appID: String, subscriberID: String) throws -> [String: ContextValue]
+}
+
+/// The first part of a condition that did not hold, as the dry run answers it.
+public struct ConditionFailure: Sendable, Equatable {
+    public enum Reason: String, Sendable {
+        /// The value was there and compared false.
+        case compared
+        /// The request has no value for the key.
+        case missing
+        /// A `semver_*` comparison met a value that is not a version.
+        case notAVersion = "not_a_version"
+        case noneMatched = "none_matched"
+        case negatedConditionMatched = "negated_condition_matched"
+        case unknownAudience = "unknown_audience"
+        case audienceNotMatched = "audience_not_matched"
+        case noSubscriber = "no_subscriber"
+        case outsideRollout = "outside_rollout"
+    }
+
+    public var path: String
+    public var reason: Reason
+    public var key: String? = nil
+    public var op: Condition.Operator? = nil
+    public var operand: Condition.Operand? = nil
+    public var saw: ContextValue? = nil
+    public var audience: String? = nil
+    public var alternatives: [ConditionFailure] = []
+
+    public var json: JSONValue {
+        var o: [String: JSONValue] = ["path": .string(path), "reason": .string(reason.rawValue)]
+        if let key { o["key"] = .string(key) }
+        if let op { o["op"] = .string(op.rawValue) }
+        if let value = operand?.json { o["value"] = value }
+        if reason == .compared || reason == .missing || reason == .notAVersion || reason == .outsideRollout { o["saw"] = saw?.json ?? .null }
+        if let audience { o["audience"] = .string(audience) }
+        if !alternatives.isEmpty { o["failures"] = .array(alternatives.map(\.json)) }
+        return .object(o)
+    }
+}
