@@ -1,6 +1,7 @@
 import Foundation
 import PostgresStorage
 import Storage
+import Synchronization
 @testable import XizorAPI
 
 /// The databases the services run on; suites that hold for both take it as a test argument.
@@ -20,7 +21,7 @@ struct TestServices {
     let postgresURL: String?
     private let dropDatabase: @Sendable () -> Void
 
-    init(_ label: String = "services", driver: Driver = .sqlite, limits: XizorServices.Limits = .init()) throws {
+    init(_ label: String = "services", driver: Driver = .sqlite, limits: XizorServices.Limits = .init(), clock: Clock = .system) throws {
         self.driver = driver
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -28,7 +29,7 @@ struct TestServices {
         case .sqlite:
             let pool = try DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path)
             _ = try XizorSchema.migrator().migrate(pool)
-            services = try XizorServices(pool: pool, limits: limits)
+            services = try XizorServices(store: SQLiteDataStore(pool: pool), clock: clock, limits: limits)
             postgresURL = nil
             dropDatabase = {}
         case .postgres:
@@ -42,7 +43,7 @@ struct TestServices {
             let url = server + " dbname=\(name)"
             let pool = try PGPool(url: url, size: 4)
             _ = try PGMigrator(XizorSchema.postgresMigrator()).migrate(pool)
-            services = try XizorServices(store: PostgresDataStore(pool: pool), limits: limits)
+            services = try XizorServices(store: PostgresDataStore(pool: pool), clock: clock, limits: limits)
             postgresURL = url
             dropDatabase = {
                 guard let admin = try? PGConnection(url: server) else { return }
@@ -97,4 +98,13 @@ extension XizorServices {
         guard let sqlite = store as? SQLiteDataStore else { preconditionFailure("these tests run on SQLite") }
         return sqlite.pool
     }
+}
+
+/// A clock the test moves (milliseconds since 1970).
+final class TestClock: Sendable {
+    private let value: Mutex<Int64>
+    init(_ start: Int64) { value = Mutex(start) }
+    var now: Int64 { value.withLock { $0 } }
+    func advance(byMs ms: Int64) { value.withLock { $0 += ms } }
+    var clock: Clock { Clock { [self] in now } }
 }
