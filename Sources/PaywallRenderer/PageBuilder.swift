@@ -239,7 +239,14 @@ struct PageBuilder {
     /// What the runtime needs; read from `#xz-config`.
     var config: JSONValue {
         var products: [JSONValue] = []
-        for p in document.products { products.append(["slot": .string(p.slot), "storeProductId": .string(p.storeProductId)]) }
+        for p in document.products {
+            var product: JSONValue = ["slot": .string(p.slot), "storeProductId": .string(p.storeProductId)]
+            // Version 3: the host picks its store's id from these (the page cannot know its platform).
+            if !p.storeProductIds.isEmpty {
+                product["storeProductIds"] = .object(Dictionary(uniqueKeysWithValues: p.storeProductIds.map { ($0.key.rawValue, JSONValue.string($0.value)) }))
+            }
+            products.append(product)
+        }
         var starts: [String: JSONValue] = [:]
         for (id, ms) in options.timerStarts { starts[id] = .number(.integer(ms)) }
         var config: JSONValue = [

@@ -217,9 +217,13 @@ enum RuntimeScript {
   }
 
   // ---- selection and purchase ----
-  function storeProductId(slot) {
-    for (var i = 0; i < cfg.products.length; i++) if (cfg.products[i].slot === slot) return cfg.products[i].storeProductId;
+  function product(slot) {
+    for (var i = 0; i < cfg.products.length; i++) if (cfg.products[i].slot === slot) return cfg.products[i];
     return null;
+  }
+  function storeProductId(slot) {
+    var p = product(slot);
+    return p ? p.storeProductId : null;
   }
   function select(slot) {
     if (!storeProductId(slot)) return;
@@ -236,7 +240,9 @@ enum RuntimeScript {
     if (slot === "$selected") slot = state.selected;
     var id = storeProductId(slot);
     if (!id) return;
-    post({ type: "purchase", slot: slot, storeProductId: id });
+    var message = { type: "purchase", slot: slot, storeProductId: id };
+    if (product(slot).storeProductIds) message.storeProductIds = product(slot).storeProductIds;
+    post(message);
     event("purchase_started", { slot: slot, storeProductId: id });
   }
   function setPurchaseState(msg) {

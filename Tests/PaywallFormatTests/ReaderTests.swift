@@ -73,7 +73,7 @@ import Testing
 
     @Test func reportsUnsupportedVersions() throws {
         #expect(PaywallReader.read(try Support.base).isSupportedVersion)
-        #expect(!PaywallReader.read(try Support.base(setting: "$.schemaVersion", to: 3)).isSupportedVersion)
+        #expect(!PaywallReader.read(try Support.base(setting: "$.schemaVersion", to: 4)).isSupportedVersion)
         #expect(!PaywallReader.read(try Support.base(setting: "$.schemaVersion", to: nil)).isSupportedVersion)
     }
 

@@ -28,7 +28,22 @@ import Testing
         #expect(v1["$defs"]?["Theme"]?["properties"]?["colors"]?["additionalProperties"]?["type"] == "string")
         #expect(v2["$defs"]?["Theme"]?["properties"]?["colors"]?["additionalProperties"]?["anyOf"]?[1] == ["$ref": "#/$defs/AppearanceColor"])
         #expect(v1["$defs"]?["AppearanceColor"] == nil)
-        #expect(JSONSchemaGenerator.schema(version: 3) == nil)
+    }
+
+    /// Version 3 replaces a slot's one `storeProductId` with an id per store, at least one.
+    @Test func versionThreeNamesProductsPerStore() throws {
+        let v2 = try #require(JSONSchemaGenerator.schema(version: 2))
+        let v3 = try #require(JSONSchemaGenerator.schema(version: 3))
+        #expect(v2["$defs"]?["ProductSlot"]?["required"] == ["slot", "storeProductId"])
+        #expect(v3["$defs"]?["ProductSlot"]?["required"] == ["slot", "storeProductIds"])
+        #expect(v3["$defs"]?["StoreProductIds"]?["minProperties"] == 1)
+        #expect(v3["$defs"]?["StoreProductIds"]?["properties"]?.objectValue?.keys.sorted() == ["appStore", "googlePlay"])
+        #expect(v2["$defs"]?["StoreProductIds"] == nil)
+        // Nothing else changed between 2 and 3.
+        var rest2 = v2["$defs"]?.objectValue ?? [:], rest3 = v3["$defs"]?.objectValue ?? [:]
+        for name in ["ProductSlot", "StoreProductIds", "PaywallDocument"] { rest2[name] = nil; rest3[name] = nil }
+        #expect(rest2 == rest3)
+        #expect(JSONSchemaGenerator.schema(version: 4) == nil)
     }
 
     @Test func markdownReferenceListsEveryField() throws {
@@ -58,8 +73,8 @@ import Testing
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)
         let doc = String(decoding: try readFile(parts.joined(separator: "/") + "/docs/schema.md"), as: UTF8.self)
-        let tables = try #require(SchemaReference.markdown(version: 2))
-        #expect(doc.hasSuffix(tables), "docs/schema.md is out of date: xizor schema --markdown --version 2")
+        let tables = try #require(SchemaReference.markdown(version: SchemaVersions.latest))
+        #expect(doc.hasSuffix(tables), "docs/schema.md is out of date: xizor schema --markdown --version \(SchemaVersions.latest)")
         for code in ValidationCode.allCases { #expect(doc.contains("`\(code.rawValue)`"), "\(code.rawValue) undocumented") }
         for code in JSONParseError.Code.allCases { #expect(doc.contains("`\(code.rawValue)`"), "\(code.rawValue) undocumented") }
     }

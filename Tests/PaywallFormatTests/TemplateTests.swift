@@ -82,7 +82,7 @@ import Testing
         var future = clean
         future["schemaVersion"] = 9
         #expect(throws: MigrationError.unsupportedSourceVersion(9)) { try migrate(future, to: 1) }
-        #expect(SchemaVersions.supported == [1, 2] && latestSchemaVersion == 2)
+        #expect(SchemaVersions.supported == [1, 2, 3] && latestSchemaVersion == 3)
         // The chain covers every supported version down to 1.
         for version in SchemaVersions.supported.dropFirst() {
             #expect(SchemaMigrations.steps.contains { $0.from == version && $0.to == version - 1 })

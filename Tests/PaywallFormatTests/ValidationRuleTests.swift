@@ -116,7 +116,7 @@ struct Rule: Sendable, CustomStringConvertible {
              "$.settings.background.gradient.stops[1].position", "number_out_of_range"),
         Rule("angle on radial gradient", [("$.settings.background", ["kind": "gradient", "gradient": ["kind": "radial", "angle": 90, "stops": [["color": "#000", "position": 0], ["color": "#FFF", "position": 1]]]])],
              "$.settings.background.gradient.angle", "unknown_property"),
-        Rule("unsupported schema version", [("$.schemaVersion", 3)], "$.schemaVersion", "unsupported_schema_version"),
+        Rule("unsupported schema version", [("$.schemaVersion", 4)], "$.schemaVersion", "unsupported_schema_version"),
         Rule("schema version as string", [("$.schemaVersion", "1")], "$.schemaVersion", "unsupported_schema_version"),
         Rule("missing schema version", [("$.schemaVersion", nil)], "$.schemaVersion", "missing_required_field"),
     ]

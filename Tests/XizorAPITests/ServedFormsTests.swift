@@ -30,3 +30,24 @@ import Testing
     #expect(throws: ServedForms.Unservable.self) { try forms.form(clientVersion: 1, colorScheme: .light) }
     #expect(forms.builtCount == 0)
 }
+
+/// A version 3 document is served to older clients in their store's form: its older forms are
+/// built per store at publish, and a version 3 client gets the document as it is whatever its store.
+@Test func versionThreeFormsArePerStoreOnlyWhereTheyDiffer() throws {
+    var document = try #require(PaywallTemplates.document(named: "clean"))
+    document["schemaVersion"] = 3
+    document["products"] = [["slot": "yearly", "storeProductIds": ["appStore": "ios.yearly", "googlePlay": "android.yearly"]],
+                            ["slot": "monthly", "storeProductIds": ["appStore": "ios.monthly", "googlePlay": "android.monthly"]]]
+    let eager = try ServedForms(document: document)
+    #expect(eager.builtCount == 8, "versions 2 and 1, light and dark, App Store and Google Play")
+    var asked = 0
+    let own = try eager.form(clientVersion: 3, colorScheme: .dark, store: { asked += 1; return .googlePlay })
+    #expect(own.document == document && own.key.store == nil && asked == 0, "the source form does not ask for the platform")
+    let android = try eager.form(clientVersion: 2, colorScheme: .light, store: { .googlePlay })
+    let ios = try eager.form(clientVersion: 2, colorScheme: .light, store: { .appStore })
+    #expect(android.document["products"]?[0]?["storeProductId"] == "android.yearly" && android.key.store == .googlePlay)
+    #expect(ios.document["products"]?[0]?["storeProductId"] == "ios.yearly" && ios.key != android.key)
+    // A version 2 document's forms never depend on the store.
+    let two = try ServedForms(document: try #require(PaywallTemplates.document(named: "clean")))
+    #expect(try two.form(clientVersion: 1, colorScheme: .light, store: { .googlePlay }).key.store == nil)
+}

@@ -8,8 +8,9 @@ an unknown security scheme or parameter fails `test_the_route_table_is_understoo
 is taught it.
 
 Every operation is called with every kind of credential, against a "world": an app built through
-the REST API with two published paywalls, a placement with rules, a draft experiment, extra keys
-(revoked ones too) and a random marker in every name and in a draft text.
+the REST API with two published paywalls, a placement with rules using an audience, a subscriber
+with attributes, a draft experiment, extra keys (revoked ones too) and a random marker in every name
+and in a draft text.
 
 | case                                          | secured operation             | open operation |
 | --------------------------------------------- | ----------------------------- | -------------- |
@@ -36,7 +37,8 @@ order). Each call is compared with the same call naming ids that exist nowhere (
 - nothing of A (ids, keys, key prefixes, names, the marker) shows unless the request carried it.
 
 A (2) whose control is not refused is skipped: that id is not looked up (a placement key B may
-create, an event's placement) and A's would only become B's data. Afterwards A's state (lists,
+create, an event's placement) and A's would only become B's data. So is a (1) that names no A id but
+what a PUT creates (`PUT /v1/audiences/{id}`, a subscriber's attributes): B would create its own. Afterwards A's state (lists,
 drafts and their ETags, versions, analytics, SDK answers) is unchanged, and B's lists (its GETs
 without path parameters, its read-only MCP tools without arguments) show nothing of A.
 
@@ -68,11 +70,12 @@ KINDS = ("admin", "secret", "public")
 WRONG_KIND_CODE = {"admin": "admin_token_required", "secret": "secret_key_required", "public": "public_key_required"}
 # The literal segment before a path parameter → what the parameter names.
 PATH_ENTITIES = {"paywalls": "paywall", "experiments": "experiment", "placements": "placement", "keys": "key",
-                 "apps": "app", "templates": "template", "versions": "version", "texts": "locale", "assets": "asset"}
+                 "apps": "app", "templates": "template", "versions": "version", "texts": "locale", "assets": "asset",
+                 "audiences": "audience", "subscribers": "subscriber"}
 # Parameters whose entity their name says better than the segment before them: an asset file's URL is
 # /v1/assets/{folder}/{file}, the folder an app id.
 PARAM_ENTITIES = {"folder": "app", "file": "asset file"}
-APP_OWNED = {"paywall", "experiment", "placement", "key", "app", "asset"}
+APP_OWNED = {"paywall", "experiment", "placement", "key", "app", "asset", "audience"}
 # The only operations anyone may call without a key. Opening another one is a decision this list
 # must be edited for, never a slip in a route declaration (which the rest of the matrix would
 # otherwise take as the expected behaviour).
@@ -148,6 +151,17 @@ class Operation:
                 if segment.startswith("{") and i and PATH_ENTITIES.get(template[i - 1]) in APP_OWNED
                 and not (self.method == "PUT" and i == last)}
 
+    def creates(self, path):
+        """The ids in `path` (a call of this operation) that a PUT creates for its caller's app when they are new:
+        the last segment (`PUT /v1/audiences/{id}`), and a subscriber id (`PUT /v1/sdk/subscribers/{id}/attributes`:
+        subscribers are named by the app, never looked up)."""
+        if self.method != "PUT":
+            return set()
+        template, actual = self.path.strip("/").split("/"), path.split("?")[0].strip("/").split("/")
+        last = len(template) - 1
+        return {value for i, (segment, value) in enumerate(zip(template, actual))
+                if segment.startswith("{") and (i == last or (i and PATH_ENTITIES.get(template[i - 1]) == "subscriber"))}
+
     def url(self, world):
         path = self.path
         for name, entity in self.parameters:
@@ -180,8 +194,14 @@ def load_operations(document):
 
 # --- a world: an app with something of everything ------------------------------------------------
 
-def rules_body(paywall_id):
-    return {"rules": [{"when": {"key": "country", "op": "in", "value": ["DE", "AT"]}, "paywallId": paywall_id}]}
+def rules_body(world, paywall_id):
+    """A rule naming one of the world's paywalls and its audience (so another app's audience is refused by id too)."""
+    return {"rules": [{"when": {"all": [{"key": "country", "op": "in", "value": ["DE", "AT"]}, {"audience": world.audience}]},
+                       "paywallId": paywall_id}]}
+
+
+def audience_body(world):
+    return {"name": f"{world.marker} audience", "condition": {"key": "device.platform", "op": "eq", "value": "ios"}}
 
 
 def experiment_body(world):
@@ -213,7 +233,12 @@ class World:
             a.publish(paywall, headers={"Idempotency-Key": self.publish_key})
         self.placement = "plc-" + random_chars(14)
         a.assign(self.placement, self.paywalls[0])
-        ok(a.dashboard.put(f"/v1/placements/{self.placement}/rules", rules_body(self.paywalls[1])), 200)
+        # An audience the placement's rule uses, and a subscriber with attributes (the marker in one of them).
+        self.audience = "aud-" + random_chars(14)
+        ok(a.dashboard.put(f"/v1/audiences/{self.audience}", audience_body(self)), 201)
+        ok(a.dashboard.put(f"/v1/placements/{self.placement}/rules", rules_body(self, self.paywalls[1])), 200)
+        self.subscriber = "sub-" + random_chars(14)
+        ok(a.sdk.put(f"/v1/sdk/subscribers/{self.subscriber}/attributes", {"attributes": {"plan": "pro", "note": self.marker}}), 200)
         self.experiment = ok(a.dashboard.post("/v1/experiments", experiment_body(self)), 201)["id"]
         # The key every `keys/{keyId}` call names: live, so revoking it is visible, and never the key the tests use.
         self.spare_key = self._new_key("secret")["id"]
@@ -252,7 +277,8 @@ class World:
     def entity(self, entity):
         return {"paywall": self.paywalls[0], "experiment": self.experiment, "placement": self.placement,
                 "key": self.spare_key, "app": self.id, "template": "clean", "version": "1", "locale": "fr",
-                "asset": self.asset, "asset file": self.asset + ".png"}[entity]
+                "asset": self.asset, "asset file": self.asset + ".png", "audience": self.audience,
+                "subscriber": self.subscriber}[entity]
 
     def draft(self):
         """(document, revision, ETag) of the first paywall's draft, read now."""
@@ -263,11 +289,16 @@ class World:
     def start_experiment(self):
         ok(self.app.dashboard.post(f"/v1/experiments/{self.experiment}/start"), 200)
 
+    def release_audience(self):
+        """Rules without the audience, so it may be deleted (409 audience_in_use while a rule uses it)."""
+        ok(self.app.dashboard.put(f"/v1/placements/{self.placement}/rules", {"rules": []}), 200)
+
     @property
     def owned_ids(self):
         """Every id of this app a request can name, in the same order for every world."""
         others = sorted((k for k in self.keys if k["id"] != self.spare_key), key=lambda k: (k["createdAt"], k["kind"]))
-        return [self.id, *self.paywalls, self.experiment, self.placement, self.asset, self.spare_key, *(k["id"] for k in others)]
+        return [self.id, *self.paywalls, self.experiment, self.placement, self.audience, self.subscriber, self.asset,
+                self.spare_key, *(k["id"] for k in others)]
 
     def name_of(self, owned_id):
         return dict((text, what) for what, text in self.markers)[owned_id]
@@ -279,13 +310,15 @@ class World:
                 ("public key", self.app.public_key), ("first paywall id", self.paywalls[0]),
                 ("second paywall id", self.paywalls[1]), ("experiment id", self.experiment),
                 ("placement key", self.placement), ("publish Idempotency-Key", self.publish_key), ("asset id", self.asset),
+                ("audience id", self.audience), ("subscriber id", self.subscriber),
                 *((f"{k['kind']} key id", k["id"]) for k in self.keys),
                 *((f"{k['kind']} key prefix", k["prefix"]) for k in self.keys)]
 
     def state(self):
         """What another app's calls must not change."""
         c, sdk = self.app.dashboard, self.app.sdk
-        reads = {path: c.get(path) for path in ("/v1/paywalls?limit=200", "/v1/placements", "/v1/experiments", "/v1/keys", "/v1/assets")}
+        reads = {path: c.get(path) for path in ("/v1/paywalls?limit=200", "/v1/placements", "/v1/experiments", "/v1/keys", "/v1/assets",
+                                                "/v1/audiences", f"/v1/subscribers/{self.subscriber}/attributes")}
         for p in self.paywalls:
             for suffix in ("", "/draft", "/versions", "/analytics"):
                 reads[f"/v1/paywalls/{p}{suffix}"] = c.get(f"/v1/paywalls/{p}{suffix}")
@@ -344,7 +377,10 @@ RECIPES = {
                                    {"If-Match": w.draft()[2], "Content-Type": "application/json-patch+json"}),
     "validateDocument": lambda w: Recipe({"document": w.draft()[0]}),
     "assignPlacement": lambda w: Recipe({"paywallId": w.paywalls[1]}),
-    "setPlacementRules": lambda w: Recipe(rules_body(w.paywalls[1])),
+    "setPlacementRules": lambda w: Recipe(rules_body(w, w.paywalls[1])),
+    "putAudience": lambda w: Recipe(audience_body(w)),
+    "deleteAudience": lambda w: Recipe(prepare=World.release_audience),
+    "setSubscriberAttributes": lambda w: Recipe({"attributes": {"plan": "free", "note": w.marker}}),
     "createExperiment": lambda w: Recipe(experiment_body(w)),
     "setExperimentWeights": lambda w: Recipe({"weights": [30, 70]}),
     "startExperiment": lambda w: Recipe(),
@@ -356,7 +392,7 @@ RECIPES = {
     "getPlacementPaywall": lambda w: Recipe(headers={"Accept": "application/json"}),
     # No body needed: listed so the right-key case expects 2xx.
     "archivePaywall": lambda w: Recipe(), "deletePlacement": lambda w: Recipe(), "revokeKey": lambda w: Recipe(),
-    "archiveApp": lambda w: Recipe(),
+    "archiveApp": lambda w: Recipe(), "deleteSubscriber": lambda w: Recipe(),
 }
 
 
@@ -449,7 +485,7 @@ class Mcp:
 TOOL_RECIPES = {
     "update_paywall_draft": lambda w: Recipe({"revision": w.draft()[1], "mergePatch": {"name": f"{w.marker} renamed"}}),
     "localize_paywall": lambda w: Recipe({"locale": "fr"}),
-    "set_placement_rules": lambda w: Recipe(rules_body(w.paywalls[1])),
+    "set_placement_rules": lambda w: Recipe(rules_body(w, w.paywalls[1])),
     "create_experiment": lambda w: Recipe(experiment_body(w)),
     "stop_experiment": lambda w: Recipe(prepare=World.start_experiment),
     "rollback_paywall": lambda w: Recipe({"version": 1}),
@@ -758,8 +794,12 @@ def test_another_apps_key_on_this_apps_ids(live, world_a, world_b, covered):
             continue
         authorization = bearer(world_b.key(op.auth))
         plain = call(op, world_a)
-        if ids_in(plain.text, world_a):
-            failures += check_cross_app(live, op, "on this app's ids", plain, authorization, world_a, always=True)
+        named = set(ids_in(plain.text, world_a))
+        if named:
+            # A PUT naming only what it creates (an audience id, a subscriber id) creates B's own: as for B's own
+            # request below, it is checked only when the control (ids that exist nowhere) is refused.
+            failures += check_cross_app(live, op, "on this app's ids", plain, authorization, world_a,
+                                        always=bool(named - op.creates(plain.path)))
         own = call(op, world_b)
         for case, replacements in naming_variants(own.text, world_a, world_b):
             failures += check_cross_app(live, op, case, call(op, world_b).substituted(replacements), authorization,

@@ -297,10 +297,12 @@ def test_rules_are_validated_with_paths(app):
     pw = app.create_paywall()
     app.assign("onboarding", pw)
     body = problem(app.dashboard.put("/v1/placements/onboarding/rules", {"rules": [
-        {"when": {"key": "x", "op": "between", "value": 1}, "paywallId": pw},
+        {"when": {"key": "x", "op": "matches", "value": 1}, "paywallId": pw},
         {"when": {"key": "x", "op": "in", "value": 3}, "paywallId": pw},
         {"when": {"all": [{"key": "x", "op": "exists", "value": 1}]}, "paywallId": "pw_missing"},
         {"when": {"key": "x", "op": "gt", "value": True}, "paywallId": pw, "extra": 1},
+        # `between` is an operator since issue 19: it takes [low, high].
+        {"when": {"key": "x", "op": "between", "value": 1}, "paywallId": pw},
     ]}), 422, "validation_failed")
     paths = {e["path"]: e["code"] for e in body["errors"]}
     assert paths["$.rules[0].when.op"] == "invalid_operator"
@@ -309,6 +311,7 @@ def test_rules_are_validated_with_paths(app):
     assert paths["$.rules[2].paywallId"] == "unknown_paywall"
     assert paths["$.rules[3].when.value"] == "type_mismatch"
     assert paths["$.rules[3].extra"] == "unknown_property"
+    assert paths["$.rules[4].when.value"] == "type_mismatch"
     problem(app.dashboard.put("/v1/placements/none/rules", {"rules": []}), 404, "placement_not_found")
 
 

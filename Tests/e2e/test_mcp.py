@@ -29,6 +29,7 @@ TOOLS = {
     "rollback_paywall", "diff_versions", "patch_paywall_draft", "set_paywall_texts",
     "list_experiments", "get_experiment", "set_experiment_weights", "promote_experiment", "archive_paywall", "rename_paywall",
     "preview_paywall", "upload_asset", "list_assets",
+    "list_audiences", "set_audience", "delete_audience",
 }
 HEADLINE_EN = "Think clearly with **Notes Pro**"
 HEADLINE_DE = "Klarer denken mit **Notes Pro**"

@@ -42,8 +42,15 @@ public struct ThemeFont: Sendable, Hashable {
 
 public struct ProductSlot: Sendable, Hashable {
     public var slot: String
+    /// The id a client that names no store uses: version 1–2's only id; in version 3 the App
+    /// Store's, else Google Play's.
     public var storeProductId: String
     public var preselected: Bool
+    /// Version 3's id per store (empty before version 3).
+    public var storeProductIds: [ProductStore: String] = [:]
+
+    /// The id in `store`: its own, else the slot's other id (a version 1–2 slot has one for both).
+    public func productID(in store: ProductStore) -> String { storeProductIds[store] ?? storeProductId }
 }
 
 public struct PaywallSettings: Sendable, Hashable {

@@ -48,8 +48,11 @@ struct ReadContext {
             defaultLocale: defaultLocale,
             theme: theme(j["theme"]),
             products: (j["products"]?.arrayValue ?? []).compactMap { p in
-                guard let slot = p["slot"]?.stringValue, let id = p["storeProductId"]?.stringValue else { return nil }
-                return ProductSlot(slot: slot, storeProductId: id, preselected: p["preselected"]?.boolValue ?? false)
+                var ids: [ProductStore: String] = [:]
+                for store in ProductStore.allCases { ids[store] = p["storeProductIds"]?[store.rawValue]?.stringValue }
+                guard let slot = p["slot"]?.stringValue,
+                      let id = p["storeProductId"]?.stringValue ?? ids[.appStore] ?? ids[.googlePlay] else { return nil }
+                return ProductSlot(slot: slot, storeProductId: id, preselected: p["preselected"]?.boolValue ?? false, storeProductIds: ids)
             },
             settings: settings(j["settings"]),
             root: j["root"].flatMap { node($0, path: WalkPath.root.appending("root")) })

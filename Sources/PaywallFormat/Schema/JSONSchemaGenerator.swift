@@ -83,6 +83,7 @@ public enum JSONSchemaGenerator {
             var s: JSONValue = ["type": "object", "properties": .object(properties), "additionalProperties": false]
             let required = o.fields.filter(\.required).map { JSONValue.string($0.name) }
             if !required.isEmpty { s["required"] = .array(required) }
+            if o.minProperties > 0 { s["minProperties"] = .number(o.minProperties) }
             var all: [JSONValue] = []
             for c in o.conditionals {
                 all.append(["if": ["properties": [c.field: ["const": .string(c.value)]], "required": [.string(c.field)]],

@@ -14,12 +14,14 @@ public struct SchemaDefinitions: Sendable {
         switch version {
         case 1: return v1
         case 2: return v2
+        case 3: return v3
         default: return nil
         }
     }
 
     static let v1 = SchemaDefinitions(version: 1)
     static let v2 = SchemaDefinitions(version: 2)
+    static let v3 = SchemaDefinitions(version: 3)
 
     /// The node types of the format, in documentation order, with their definition names.
     public static let nodeTypes: [(value: String, definition: String)] = [
@@ -78,11 +80,20 @@ public struct SchemaDefinitions: Sendable {
             Field("family", .string(.nonEmpty), required: true),
             Field("weight", .number(NumberRange(integer: true, minimum: 100, maximum: 900, multipleOf: 100))),
         ])))
+        let storeIDs = version >= 3
+            ? Field("storeProductIds", .ref("StoreProductIds"), required: true,
+                    doc: "The product's id in each store (version 3); older clients get the requesting platform's as `storeProductId`.")
+            : Field("storeProductId", .string(.nonEmpty), required: true, doc: "App Store / Play product id.")
         def("ProductSlot", .object(ObjectShape([
             Field("slot", .string(.id), required: true, doc: "Slot id nodes refer to (`yearly`)."),
-            Field("storeProductId", .string(.nonEmpty), required: true, doc: "App Store / Play product id."),
+            storeIDs,
             Field("preselected", .boolean, default: false, doc: "Initially selected option (at most one slot)."),
         ])))
+        if version >= 3 {
+            def("StoreProductIds", .object(ObjectShape(ProductStore.allCases.map {
+                Field($0.rawValue, .string(.nonEmpty), doc: $0.documentation)
+            }, minProperties: 1, doc: "A product's id per store: at least one (schema version 3).")))
+        }
         def("Settings", .object(ObjectShape([
             Field("dismissable", .boolean, required: true, doc: "Whether the user may close the paywall."),
             Field("safeArea", .enumeration(["all", "top", "bottom", "none"]), required: true, doc: "Edges that respect the safe area."),

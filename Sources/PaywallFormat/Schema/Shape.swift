@@ -125,12 +125,16 @@ public struct ObjectShape: Sendable {
     public var conditionals: [ConditionalRequirement]
     /// Groups of members of which at most one may be present.
     public var exclusive: [[String]]
+    /// At least this many members (the store ids of a product slot: one store or both).
+    public var minProperties: Int
     public var doc: String
 
-    public init(_ fields: [Field], conditionals: [ConditionalRequirement] = [], exclusive: [[String]] = [], doc: String = "") {
+    public init(_ fields: [Field], conditionals: [ConditionalRequirement] = [], exclusive: [[String]] = [], minProperties: Int = 0,
+                doc: String = "") {
         self.fields = fields
         self.conditionals = conditionals
         self.exclusive = exclusive
+        self.minProperties = minProperties
         self.doc = doc
     }
 

@@ -39,7 +39,7 @@ public enum PaywallValidator {
         var errors = walker.errors
         DocumentLimits.check(document, into: &errors)
         SemanticChecks.run(document, facts: walker.facts, into: &errors)
-        let warnings = AppStoreReview.warnings(for: document) + MediaHosts.warnings(for: document)
+        let warnings = AppStoreReview.warnings(for: document) + MediaHosts.warnings(for: document) + StoreCoverage.warnings(for: document)
         let typed = errors.isEmpty ? PaywallReader.read(document).document : nil
         return ValidationResult(document: typed, errors: errors, warnings: warnings)
     }

@@ -137,6 +137,10 @@ struct StructuralWalker {
 
     mutating func walkObject(_ value: JSONValue, _ shape: ObjectShape, _ path: WalkPath, definition: String) {
         guard case .object(let object) = value else { return typeMismatch(value, "object", path) }
+        if object.count < shape.minProperties {
+            let names = shape.fields.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            fail(path, .missingRequiredField, "needs at least \(shape.minProperties) of \(names)")
+        }
         // One pass over the members, matching field names by comparison (no hashing); then walk in
         // definition order so errors come out in a stable order.
         var present: [(index: Int, value: JSONValue)] = []

@@ -95,10 +95,13 @@ public enum ValidationCode: String, Sendable, CaseIterable {
     case missingCloseControl = "missing_close_control"
     // Warnings (media)
     case unreachableMediaHost = "unreachable_media_host"
+    // Warnings (stores, schema version 3)
+    case storeProductMissing = "store_product_missing"
 
     public var isWarning: Bool {
         switch self {
-        case .missingRestoreEntryPoint, .missingPrivacyLink, .missingTermsLink, .missingCloseControl, .unreachableMediaHost: return true
+        case .missingRestoreEntryPoint, .missingPrivacyLink, .missingTermsLink, .missingCloseControl, .unreachableMediaHost,
+             .storeProductMissing: return true
         default: return false
         }
     }

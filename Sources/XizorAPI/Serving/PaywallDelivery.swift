@@ -140,7 +140,9 @@ public final class PaywallDelivery: Sendable {
             return .holdout(assignment)
         }
         let (document, schemaVersion, formKey): (JSONValue, Int, ServedForms.Key)
-        do { (document, schemaVersion, formKey) = try served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme) } catch {
+        let platform = { ProductStore(platform: request.request.header(RequestAttributes.Name.platform.header ?? "")) }
+        do { (document, schemaVersion, formKey) = try served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme,
+                                                                          store: platform) } catch {
             throw DataFailure.recorded(.storedDocument, "\(served.published.paywallID) v\(served.published.version): \(error)", in: serving.activity)
         }
         let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,

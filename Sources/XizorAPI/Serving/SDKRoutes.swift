@@ -17,7 +17,13 @@ struct SDKRoutes {
             parameters: [.path("key", "The placement key."),
                          .query("locale", "Preferred locale (else Accept-Language, else the document's default)."),
                          .query("colorScheme", "light or dark.", schema: ["enum": ["light", "dark"]]),
-                         .query("subscriberId", "Stable subscriber id (experiment bucketing)."),
+                         .query("subscriberId", "Stable subscriber id (experiment bucketing, rollouts, stored attributes, frequency caps)."),
+                         .query("country", "ISO 3166-1 alpha-2 country (device.country) unless a trusted proxy's header (`targeting.countryHeader`) gives it."),
+                         .header("X-Xizor-Platform", "ios, ipados, macos, tvos, watchos, visionos, android or web (device.platform; android gets Google Play product ids in forms older than schema version 3)."),
+                         .header("X-Xizor-App-Version", "The app's version (device.appVersion), compared by semver_* rules."),
+                         .header("X-Xizor-SDK-Version", "The client library's version (device.sdkVersion)."),
+                         .header("X-Xizor-OS-Version", "The operating system's version (device.osVersion)."),
+                         .header("X-Xizor-Device-Locale", "The device's locale (device.locale), e.g. de-AT."),
                          .header("X-Xizor-Schema-Version", "The newest document schema version the client reads (absent = 1; malformed = 400).", schema: ["type": "string", "pattern": "^[0-9]+$"])],
             responses: [APIResponseSpec(status: 200, description: "The paywall (JSON form; `text/html` when asked).",
                                         schema: APISchemas.ref("SDKPaywall"), contentType: "application/json",
@@ -43,14 +49,16 @@ struct SDKRoutes {
         }
         routes.publicKey(.GET, "/v1/sdk/fallback-bundle", OperationDoc(
             "getFallbackBundle", summary: "Every placement's current paywall, for offline use", tag: "sdk",
-            parameters: [.query("colorScheme", "light or dark.", schema: ["enum": ["light", "dark"]]), .header("X-Xizor-Schema-Version", "The newest document schema version the client reads (absent = 1; malformed = 400).", schema: ["type": "string", "pattern": "^[0-9]+$"])],
+            parameters: [.query("colorScheme", "light or dark.", schema: ["enum": ["light", "dark"]]),
+                         .header("X-Xizor-Platform", "android gets Google Play product ids in forms older than schema version 3; any other platform the App Store's."),
+                         .header("X-Xizor-Schema-Version", "The newest document schema version the client reads (absent = 1; malformed = 400).", schema: ["type": "string", "pattern": "^[0-9]+$"])],
             responses: [.json(200, "The bundle.", APISchemas.ref("FallbackBundle"), headers: [("ETag", "Strong tag of the bundle.")]),
                         .empty(304, "Not modified."),
                         .problem(400, "A malformed query parameter or X-Xizor-Schema-Version.")])) { request, caller in
             let appID = caller.appID
             let asked = try DeliveryRequest(request, placement: "")
-            return services.serving.fallbackBundleRepresentation(appID: appID, clientVersion: asked.schemaVersion,
-                                                                 colorScheme: asked.colorScheme).response
+            return services.serving.fallbackBundleRepresentation(appID: appID, clientVersion: asked.schemaVersion, colorScheme: asked.colorScheme,
+                                                                 store: ProductStore(platform: request.header("X-Xizor-Platform"))).response
         }
     }
 }

@@ -2,7 +2,8 @@ import PaywallFormat
 import Synchronization
 
 /// The forms a published document is served in: itself, and every older schema version down to 1
-/// in each colour scheme (a colour pair collapses to one appearance).
+/// in each colour scheme (a colour pair collapses to one appearance) and, from a version 3
+/// document, for each store (per-store product ids collapse to the requesting platform's).
 ///
 /// Every form is built and validated when the version is published (`init(document:)` throws), so
 /// serving can never meet a form that fails. A version loaded later (start-up, another process's
@@ -14,7 +15,12 @@ public struct ServedForms: Sendable {
         public let schemaVersion: Int
         /// Nil for the document's own version, where the colour scheme changes nothing.
         public let colorScheme: ColorScheme?
+        /// Nil unless a version 3 document is served older: only then does the store change the form.
+        public let store: ProductStore?
     }
+
+    /// Whether an older form of a document of `sourceVersion` depends on the client's store.
+    static func storeMatters(from sourceVersion: Int, to target: Int) -> Bool { sourceVersion >= 3 && target < 3 }
 
     public let sourceVersion: Int
     private let source: JSONValue
@@ -31,17 +37,21 @@ public struct ServedForms: Sendable {
         var forms: [Key: JSONValue] = [:]
         var issues: [ValidationIssue] = []
         for target in SchemaVersions.supported where target < sourceVersion {
+            let stores: [ProductStore?] = ServedForms.storeMatters(from: sourceVersion, to: target) ? ProductStore.allCases : [nil]
             for scheme in ColorScheme.allCases {
-                do {
-                    let migrated = try SchemaMigrations.migrate(document, to: target, colorScheme: scheme)
-                    let result = PaywallValidator.validate(migrated, asVersion: target)
-                    issues += result.errors.map {
-                        ValidationIssue(path: $0.path, message: "served as schema version \(target) (\(scheme.rawValue)): \($0.message)", code: $0.code)
+                for store in stores {
+                    let what = [scheme.rawValue, store?.rawValue].compactMap { $0 }.joined(separator: ", ")
+                    do {
+                        let migrated = try SchemaMigrations.migrate(document, to: target, colorScheme: scheme, store: store ?? .appStore)
+                        let result = PaywallValidator.validate(migrated, asVersion: target)
+                        issues += result.errors.map {
+                            ValidationIssue(path: $0.path, message: "served as schema version \(target) (\(what)): \($0.message)", code: $0.code)
+                        }
+                        forms[Key(schemaVersion: target, colorScheme: scheme, store: store)] = migrated
+                    } catch {
+                        issues.append(ValidationIssue(path: "$.schemaVersion", message: "cannot serve as schema version \(target): \(error)",
+                                                      code: "unsupported_schema_version"))
                     }
-                    forms[Key(schemaVersion: target, colorScheme: scheme)] = migrated
-                } catch {
-                    issues.append(ValidationIssue(path: "$.schemaVersion", message: "cannot serve as schema version \(target): \(error)",
-                                                  code: "unsupported_schema_version"))
                 }
             }
         }
@@ -69,19 +79,22 @@ public struct ServedForms: Sendable {
         public var description: String { "cannot serve schema version \(schemaVersion): \(reason)" }
     }
 
-    /// The form for a client that supports `clientVersion` and prefers `colorScheme`, and the
-    /// schema version it is in.
-    public func form(clientVersion: Int, colorScheme: ColorScheme) throws(Unservable) -> (document: JSONValue, schemaVersion: Int, key: Key) {
+    /// The form for a client that supports `clientVersion`, prefers `colorScheme` and buys from
+    /// `store` (asked only when the form depends on it, so the common request reads no platform
+    /// header), and the schema version it is in.
+    public func form(clientVersion: Int, colorScheme: ColorScheme, store: () -> ProductStore = { .appStore })
+        throws(Unservable) -> (document: JSONValue, schemaVersion: Int, key: Key) {
         let target = min(clientVersion, sourceVersion)
-        let sourceKey = Key(schemaVersion: sourceVersion, colorScheme: nil)
+        let sourceKey = Key(schemaVersion: sourceVersion, colorScheme: nil, store: nil)
         guard target != sourceVersion else { return (source, sourceVersion, sourceKey) }
-        let key = Key(schemaVersion: target, colorScheme: colorScheme)
+        let key = Key(schemaVersion: target, colorScheme: colorScheme,
+                      store: ServedForms.storeMatters(from: sourceVersion, to: target) ? store() : nil)
         if let document = built.forms.withLock({ $0[key] }) { return (document, target, key) }
         // Validated at publish, so this cannot fail for a version published through this server;
         // one stored before a stricter migration fails here, and is reported rather than answered
         // with a form the client cannot read.
         let migrated: JSONValue
-        do { migrated = try SchemaMigrations.migrate(source, to: target, colorScheme: colorScheme) } catch {
+        do { migrated = try SchemaMigrations.migrate(source, to: target, colorScheme: colorScheme, store: key.store ?? .appStore) } catch {
             throw Unservable(schemaVersion: target, reason: "\(error)")
         }
         built.forms.withLock { $0[key] = migrated }

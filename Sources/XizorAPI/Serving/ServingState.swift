@@ -61,6 +61,7 @@ public final class AppServingSnapshot: Sendable {
     struct FallbackBundleKey: Hashable {
         let clientVersion: Int
         let colorScheme: ColorScheme
+        let store: ProductStore
     }
 
     init(appID: String, routing: Routing, latestVersions: VersionTable, archivedPaywalls: Set<String>) {
@@ -170,16 +171,17 @@ public final class ServingState: Sendable {
     /// The fallback bundle as an answer: built once per snapshot and client form, so fetching it
     /// again (and its 304) is a lookup, like the paywall endpoint's. Two first requests racing may
     /// both build it; the bytes are the same, so either copy serves.
-    public func fallbackBundleRepresentation(appID: String, clientVersion: Int, colorScheme: ColorScheme) -> Representation {
+    public func fallbackBundleRepresentation(appID: String, clientVersion: Int, colorScheme: ColorScheme,
+                                             store: ProductStore = .appStore) -> Representation {
         let snapshot = snapshot(appID: appID)
         func build() -> Representation {
             Representation(body: Self.fallbackBundle(snapshot, appID: appID, clientVersion: clientVersion, colorScheme: colorScheme,
-                                                     location: assetLocation, activity: activity).canonicalBytes,
+                                                     store: store, location: assetLocation, activity: activity).canonicalBytes,
                            headers: ["Content-Type": "application/json", "Cache-Control": "no-cache",
-                                     "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme"])
+                                     "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme, X-Xizor-Platform"])
         }
         guard let snapshot else { return build() }
-        let key = AppServingSnapshot.FallbackBundleKey(clientVersion: clientVersion, colorScheme: colorScheme)
+        let key = AppServingSnapshot.FallbackBundleKey(clientVersion: clientVersion, colorScheme: colorScheme, store: store)
         if let cached = snapshot.fallbackBundles.withLock({ $0[key] }) { return cached }
         let built = build()
         snapshot.fallbackBundles.withLock { $0[key] = built }
@@ -191,13 +193,13 @@ public final class ServingState: Sendable {
     /// form cannot be built is left out of the bundle and counted as a data failure (the bundle is
     /// a fallback: the others are still worth shipping).
     private static func fallbackBundle(_ snapshot: AppServingSnapshot?, appID: String, clientVersion: Int, colorScheme: ColorScheme,
-                                       location: AssetLocation, activity: ServiceActivity) -> JSONValue {
+                                       store: ProductStore, location: AssetLocation, activity: ServiceActivity) -> JSONValue {
         var placements: [String: JSONValue] = [:]
         if let snapshot {
             for (key, placement) in snapshot.placements {
                 guard let served = snapshot.latestVersions[placement.paywallID] else { continue }
                 let document: JSONValue, schemaVersion: Int
-                do { (document, schemaVersion, _) = try served.forms.form(clientVersion: clientVersion, colorScheme: colorScheme) } catch {
+                do { (document, schemaVersion, _) = try served.forms.form(clientVersion: clientVersion, colorScheme: colorScheme, store: { store }) } catch {
                     activity.recordDataFailure(.storedDocument)
                     continue
                 }

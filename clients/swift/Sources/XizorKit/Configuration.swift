@@ -20,6 +20,9 @@ public struct XizorConfiguration: Sendable {
     /// step of the chain, for a first launch without network.
     public var fallbackBundle: URL?
     public var events: EventSettings
+    /// The app's version as rules compare it (`device.appVersion`); nil: the bundle's
+    /// `CFBundleShortVersionString`.
+    public var appVersion: String?
 
     public init(publicKey: String, baseURL: URL, cacheDirectory: URL? = nil, schemaVersion: Int = 2,
                 cacheTimeout: TimeInterval = 1, requestTimeout: TimeInterval = 10,

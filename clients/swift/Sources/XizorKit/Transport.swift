@@ -43,6 +43,8 @@ struct Transport: Sendable {
     let publicKey: String
     let schemaVersion: Int
     let requestTimeout: TimeInterval
+    /// Sent with every request: the server's rules read them as `device.*`.
+    let device: DeviceAttributes
 
     init(configuration: XizorConfiguration) {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
@@ -55,6 +57,7 @@ struct Transport: Sendable {
         publicKey = configuration.publicKey
         schemaVersion = configuration.schemaVersion
         requestTimeout = configuration.requestTimeout
+        device = DeviceAttributes.current(appVersion: configuration.appVersion)
     }
 
     func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
@@ -65,6 +68,7 @@ struct Transport: Sendable {
         request.setValue("Bearer \(publicKey)", forHTTPHeaderField: "Authorization")
         request.setValue(String(schemaVersion), forHTTPHeaderField: "X-Xizor-Schema-Version")
         request.setValue("XizorKit/\(XizorKitVersion.current)", forHTTPHeaderField: "User-Agent")
+        for (name, value) in device.headers { request.setValue(value, forHTTPHeaderField: name) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = body

@@ -88,6 +88,37 @@ public final class Xizor: Sendable {
         await events.flush()
     }
 
+    /// Replaces what the server stores of a subscriber (rules read it as `subscriber.KEY`, from the
+    /// next paywall request on): strings, numbers and booleans, at most 50. Throws
+    /// `XizorError.rejected` with the server's problem when it refuses them (a key or value out of
+    /// bounds), `.unavailable` when it cannot be reached.
+    public func setAttributes(_ attributes: [String: JSONValue], subscriberId: String) async throws {
+        let body = try JSONValue.object(["attributes": .object(attributes)]).jsonData()
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/")
+        guard let id = subscriberId.addingPercentEncoding(withAllowedCharacters: allowed), !id.isEmpty,
+              var components = URLComponents(url: transport.url("v1/sdk/subscribers"), resolvingAgainstBaseURL: false) else {
+            throw XizorError.rejected(status: 0, code: "invalid_subscriber_id", detail: "a subscriber id is 1 to 200 bytes")
+        }
+        components.percentEncodedPath += "/\(id)/attributes"
+        guard let url = components.url else {
+            throw XizorError.rejected(status: 0, code: "invalid_subscriber_id", detail: "'\(subscriberId)' does not make a URL")
+        }
+        let response: HTTPResponse
+        do {
+            response = try await transport.send("PUT", url, body: body)
+        } catch {
+            throw XizorError.unavailable(placement: "", underlying: "subscriber attributes: \(error)")
+        }
+        guard response.status == 200 else {
+            let problem = response.problem
+            if (400..<500).contains(response.status) && response.status != 429 {
+                throw XizorError.rejected(status: response.status, code: problem.code, detail: problem.detail)
+            }
+            throw XizorError.unavailable(placement: "", underlying: "subscriber attributes: the server answered \(response.status)")
+        }
+    }
+
     /// The persisted start of a duration timer, in milliseconds since 1970 (cached after the first answer).
     public func timerStart(subscriberId: String, paywallId: String, nodeId: String) async throws -> Int64 {
         try await timers.start(subscriberId: subscriberId, paywallId: paywallId, nodeId: nodeId)

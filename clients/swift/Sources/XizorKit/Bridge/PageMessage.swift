@@ -45,7 +45,10 @@ public enum PageMessage: Sendable, Equatable {
         case "ready":
             self = .ready(paywallId: message["paywallId"]?.stringValue, schemaVersion: message["schemaVersion"]?.intValue,
                           locale: message["locale"]?.stringValue, attribution: Attribution(message))
-        case "purchase": self = .purchase(slot: try required("slot"), storeProductId: message["storeProductId"]?.stringValue)
+        case "purchase":
+            // Schema version 3 pages name the product per store: this library runs on Apple platforms, so the App Store's.
+            self = .purchase(slot: try required("slot"),
+                             storeProductId: message["storeProductIds"]?["appStore"]?.stringValue ?? message["storeProductId"]?.stringValue)
         case "restore": self = .restore
         case "close": self = .close
         case "open_url": self = .openURL(try required("url"))
