@@ -37,10 +37,11 @@ order). Each call is compared with the same call naming ids that exist nowhere (
 - nothing of A (ids, keys, key prefixes, names, the marker) shows unless the request carried it.
 
 A (2) whose control is not refused is skipped: that id is not looked up (a placement key B may
-create, an event's placement) and A's would only become B's data. So is a (1) that names no A id but
-what a PUT creates (`PUT /v1/audiences/{id}`, a subscriber's attributes): B would create its own. Afterwards A's state (lists,
-drafts and their ETags, versions, analytics, SDK answers) is unchanged, and B's lists (its GETs
-without path parameters, its read-only MCP tools without arguments) show nothing of A.
+create, an event's placement) and A's would only become B's data. A (1) naming no A id but what a
+PUT creates (`PUT /v1/audiences/{id}`, a subscriber's attributes) is left out: it would create B's
+own, and its (2) covers it. Afterwards A's state (lists, drafts and their ETags, versions, analytics,
+SDK answers, audiences, a subscriber's attributes) is unchanged, and B's lists (its GETs without path
+parameters, its read-only MCP tools without arguments) show nothing of A.
 
 MCP: every tool whose input schema names `paywallId`, `experimentId` or `placement` (at any depth)
 gets the same two kinds of call with B's secret key (from `tools/list`, raw JSON-RPC, stateless);
@@ -794,12 +795,10 @@ def test_another_apps_key_on_this_apps_ids(live, world_a, world_b, covered):
             continue
         authorization = bearer(world_b.key(op.auth))
         plain = call(op, world_a)
-        named = set(ids_in(plain.text, world_a))
-        if named:
-            # A PUT naming only what it creates (an audience id, a subscriber id) creates B's own: as for B's own
-            # request below, it is checked only when the control (ids that exist nowhere) is refused.
-            failures += check_cross_app(live, op, "on this app's ids", plain, authorization, world_a,
-                                        always=bool(named - op.creates(plain.path)))
+        # A PUT naming no A id but what it creates (an audience id, a subscriber id) would create B's own, with A's
+        # recipe body: left out, as B's own request naming that id is below (and skipped when its control is not refused).
+        if set(ids_in(plain.text, world_a)) - op.creates(plain.path):
+            failures += check_cross_app(live, op, "on this app's ids", plain, authorization, world_a, always=True)
         own = call(op, world_b)
         for case, replacements in naming_variants(own.text, world_a, world_b):
             failures += check_cross_app(live, op, case, call(op, world_b).substituted(replacements), authorization,
