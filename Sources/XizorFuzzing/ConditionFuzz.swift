@@ -3,8 +3,8 @@ import XizorAPI
 
 /// `{"condition": C, "context": {...}}` (or a bare condition with an empty context) through the
 /// rule parser and evaluator. What parses must survive its own JSON (what is stored and answered),
-/// and evaluation must obey logic: `not` negates, a one-element `all`/`any` is the element, and
-/// the answer is the same for the round-tripped condition.
+/// and evaluation must obey logic: `not` negates, a one-element `all`/`any` is the element, the
+/// dry run's `explain` agrees with `matches`, and the answer is the same for the round-tripped condition.
 enum ConditionFuzz {
     static func run(_ input: UnsafeRawBufferPointer) throws(FuzzFinding) {
         guard let json = FuzzJSON.parse(input) else { return }
@@ -24,6 +24,13 @@ enum ConditionFuzz {
             throw FuzzFinding(.condition, "its own JSON does not parse back: \(condition.json.canonicalString) \(reparsedIssues)")
         }
         let matches = condition.matches(context)
+        // The dry run's evaluator answers as the SDK path's does.
+        var facts = RequestFacts(context: context, subscriberID: json["subscriberId"]?.stringValue)
+        let explained = (try? condition.explain(&facts, path: "$")) ?? nil
+        var again = RequestFacts(context: context, subscriberID: json["subscriberId"]?.stringValue)
+        guard ((try? condition.matches(&again)) ?? false) == (explained == nil) else {
+            throw FuzzFinding(.condition, "matches and explain disagree on \(condition.json.canonicalString)")
+        }
         guard Condition.not(condition).matches(context) == !matches else { throw FuzzFinding(.condition, "not does not negate") }
         guard Condition.all([condition]).matches(context) == matches, Condition.any([condition]).matches(context) == matches else {
             throw FuzzFinding(.condition, "a one-element all/any differs from its element")

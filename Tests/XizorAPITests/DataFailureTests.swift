@@ -31,8 +31,8 @@ import Testing
         }
         let request = HTTPRequest(method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders([("Accept", "text/html")]))
         let ask = try DeliveryRequest(request, placement: "onboarding")
-        #expect(throws: RenderFailed.self) { _ = try delivery.deliver(appID: app, ask) }
-        guard case .paywall(let page) = try delivery.deliver(appID: app, ask) else {
+        #expect(throws: RenderFailed.self) { _ = try delivery.deliver(appID: app, ask, from: request) }
+        guard case .paywall(let page) = try delivery.deliver(appID: app, ask, from: request) else {
             Issue.record("expected a page")
             return
         }

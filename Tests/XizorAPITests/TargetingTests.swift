@@ -134,4 +134,45 @@ import Testing
         var missing = RequestFacts(context: [:])
         #expect(try condition.explain(&missing, path: "$")?.reason == .unknownAudience)
     }
+
+    /// The SDK path's evaluator and the dry run's agree on every condition and request here: a
+    /// condition matches exactly when `explain` finds nothing that failed.
+    @Test func theTwoEvaluatorsAgree() throws {
+        let leaves: [JSONValue] = [
+            ["key": "plan", "op": "eq", "value": "pro"], ["key": "n", "op": "between", "value": [1, 5]],
+            ["key": "device.appVersion", "op": "semver_gte", "value": "2.0"], ["key": "device.locale", "op": "starts_with", "value": "de"],
+            ["key": "subscriber.tier", "op": "in", "value": ["gold", "silver"]], ["key": "missing", "op": "exists"],
+            ["rollout": ["percent": 50, "seed": "s"]], ["audience": "gold"],
+        ]
+        var conditions: [JSONValue] = leaves
+        for a in leaves { for b in leaves { conditions += [["all": [a, b]], ["any": [a, ["not": b]]]] } }
+        let gold = try #require(parse(["key": "subscriber.tier", "op": "eq", "value": "gold"]).0)
+        let requests: [RequestFacts] = [
+            RequestFacts(context: ["plan": .string("pro"), "n": .number(3)], subscriberID: "a",
+                         device: .init(values: [.appVersion: "2.1", .locale: "de-AT"]), subscriberAttributes: ["tier": .string("gold")], audiences: ["gold": gold]),
+            RequestFacts(context: ["plan": .string("free"), "n": .number(9)], subscriberID: "b",
+                         device: .init(values: [.appVersion: "1.9 (3)"]), subscriberAttributes: ["tier": .string("bronze")], audiences: ["gold": gold]),
+            RequestFacts(context: [:]),
+        ]
+        var checked = 0
+        for json in conditions {
+            let condition = try #require(parse(json).0, "\(json)")
+            for request in requests {
+                var a = request, b = request
+                let matched = try condition.matches(&a)
+                #expect(matched == (try condition.explain(&b, path: "$") == nil), "\(json.canonicalString)")
+                checked += 1
+            }
+        }
+        #expect(checked == 3 * (8 + 2 * 64))
+    }
+
+    @Test func comparisonsThatCanNeverHoldAreSaid() throws {
+        let (condition, _) = parse(["any": [["key": "device.platform", "op": "eq", "value": "iOS"],
+                                            ["key": "device.country", "op": "in", "value": ["DE", "at", "XX"]],
+                                            ["key": "device.platform", "op": "eq", "value": "android"]]])
+        let warnings = try #require(condition).warnings(path: "$.rules[0].when")
+        #expect(warnings.map(\.path) == ["$.rules[0].when.any[0].value", "$.rules[0].when.any[1].value", "$.rules[0].when.any[1].value"])
+        #expect(warnings.allSatisfy { $0.code == "never_matches" })
+    }
 }

@@ -38,7 +38,9 @@ extension APISchemas {
                     object(["any": nonEmptyArray(ref("Condition"))]),
                     object(["not": ref("Condition")]),
                     object(["audience": ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "A named audience of the app."]]),
-                    object(["rollout": object(["percent": ["type": "number", "minimum": 0, "maximum": 100, "multipleOf": 0.01]],
+                    // No multipleOf 0.01: in binary floating point 33.33 is not a multiple of 0.01.
+                    object(["rollout": object(["percent": ["type": "number", "minimum": 0, "maximum": 100,
+                                                           "description": "0 to 100, at most two decimals (a share of 10,000 buckets)."]],
                                               optional: ["seed": ["type": "string", "minLength": 1, "maxLength": 64,
                                                                   "description": "Given by the server when absent; keep it to keep the share."]])],
                            description: "A stable share of subscribers (hash of the seed and the subscriber id); no subscriberId, no match."),

@@ -55,7 +55,9 @@ struct PlacementRoutes {
             description: "The request is stated in query parameters: `context.KEY=VALUE` (`true`/`false` are booleans, JSON numbers numbers, the rest strings), `device.NAME=VALUE` for the request attributes (platform, appVersion, sdkVersion, osVersion, locale, country) and `subscriberId` (its stored attributes, rollouts, experiments and frequency caps apply). The answer's `trace` gives every rule's outcome in order (`matched`, `not_matched` with the first condition that failed and the value it saw, `inactive`, `capped`, `target_unpublished`, `not_reached`) and `fallback` whether the placement's own target answered. 404 `no_published_paywall` when nothing the placement could serve is published.",
             tag: "placements",
             parameters: [.path("key", "The placement key."), .query("subscriberId", "The subscriber to resolve for.")],
-            responses: [.json(200, "The resolution with its trace.", APISchemas.ref("Resolution"))])) { request, caller in
+            responses: [.json(200, "The resolution with its trace.", APISchemas.ref("Resolution")),
+                        .problem(400, "`invalid_country` or `invalid_request_attribute`: a device.NAME value is not one a request could carry."),
+                        .problem(422, "`unknown_attribute`: a device.NAME parameter names no request attribute.")])) { request, caller in
             let appID = caller.appID
             var facts = RequestFacts(context: request.presentationContext, subscriberID: request.query("subscriberId"),
                                      device: try RequestAttributes(dryRunQuery: request.queryParameters.map { ($0.name, $0.value) }))

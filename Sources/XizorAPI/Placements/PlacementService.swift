@@ -205,6 +205,7 @@ public final class PlacementService: Sendable {
             var warnings: [ValidationIssue] = []
             for (index, rule) in parsed.enumerated() {
                 let path = "$.rules[\(index)]"
+                warnings += rule.condition?.warnings(path: "\(path).when") ?? []
                 for missing in (rule.condition?.audienceIDs ?? []).subtracting(audiences).sorted() {
                     issues.append(ValidationIssue(path: "\(path).when", message: "No audience '\(missing)' in this app (create it with PUT /v1/audiences/\(missing)).",
                                                   code: "unknown_audience"))

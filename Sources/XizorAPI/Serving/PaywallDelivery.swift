@@ -12,12 +12,9 @@ public struct DeliveryRequest: Sendable {
     public var context: PresentationContext
     public var subscriberID: String?
     public var kind: RepresentationKey.Kind
-    /// The request itself, for the request attributes a rule may read (`RequestFacts`).
-    let request: HTTPRequest
 
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
     public init(_ request: HTTPRequest, placement: String) throws {
-        self.request = request
         self.placement = placement
         locale = request.query("locale")
         acceptLanguage = request.header("Accept-Language")
@@ -130,9 +127,12 @@ public final class PaywallDelivery: Sendable {
         case holdout(ExperimentAssignment)
     }
 
-    public func deliver(appID: String, _ request: DeliveryRequest) throws -> Delivery {
-        var facts = RequestFacts(request: request.request, countryHeader: countryHeader, context: request.context, subscriberID: request.subscriberID)
-        let resolution = try serving.resolve(appID: appID, placement: request.placement, facts: &facts)
+    /// `http` is the request `request` was read from: its request attributes are read from it only
+    /// when the placement's rules need them, and its platform only when the form depends on it.
+    public func deliver(appID: String, _ request: DeliveryRequest, from http: HTTPRequest) throws -> Delivery {
+        var facts = RequestFacts(context: request.context, subscriberID: request.subscriberID)
+        let resolution = try serving.resolve(appID: appID, placement: request.placement, facts: &facts,
+                                             device: { try RequestAttributes(request: http, countryHeader: countryHeader) })
         guard let served = resolution.served else {
             guard let assignment = resolution.experiment else {
                 throw ServiceError(.notFound, "no_published_paywall", "Placement '\(request.placement)' has nothing to serve.")
@@ -140,7 +140,7 @@ public final class PaywallDelivery: Sendable {
             return .holdout(assignment)
         }
         let (document, schemaVersion, formKey): (JSONValue, Int, ServedForms.Key)
-        let platform = { ProductStore(platform: request.request.header(RequestAttributes.Name.platform.header ?? "")) }
+        let platform = { ProductStore(platform: http.header(RequestAttributes.Name.platform.header ?? "")) }
         do { (document, schemaVersion, formKey) = try served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme,
                                                                           store: platform) } catch {
             throw DataFailure.recorded(.storedDocument, "\(served.published.paywallID) v\(served.published.version): \(error)", in: serving.activity)

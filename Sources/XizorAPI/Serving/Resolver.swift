@@ -94,14 +94,18 @@ extension ServingState: SubscriberAttributeReader {
     /// version, or a running experiment (then the subscriber's variant, the control without a
     /// subscriber, or the holdout). With `trace`, every rule's fate is recorded (the dry run); the
     /// SDK path records nothing and builds no strings.
-    public func resolve(appID: String, placement key: String, facts: inout RequestFacts, trace: Bool = false) throws -> Resolution {
+    /// `device` gives the request attributes; it is called only when the placement's rules read them.
+    public func resolve(appID: String, placement key: String, facts: inout RequestFacts, trace: Bool = false,
+                        device: () throws -> RequestAttributes? = { nil }) throws -> Resolution {
         guard let snapshot = snapshot(appID: appID), let placement = snapshot.placements[key] else {
             throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
         }
+        if placement.readsDevice, let attributes = try device() { facts.device = attributes }
         facts.audiences = snapshot.audiences
         facts.unreadableAudiences = snapshot.unreadableAudiences
         facts.readSubscriberAttributes(from: self, appID: appID)
-        defer { if facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }
+        // Serving's counters: a dry run (traced) is not serving.
+        defer { if !trace && facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }
         let now = clock.now()
         var traces: [RuleTrace] = []
         for (index, rule) in placement.rules.enumerated() {
@@ -129,7 +133,7 @@ extension ServingState: SubscriberAttributeReader {
             if let cap = rule.frequencyCap, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
                 let shown = try presentations(snapshot, placement: key, rule: rule, subscriberID: subscriberID, since: now - cap.seconds * 1000)
                 if shown >= cap.count {
-                    activity.recordRuleCapped()
+                    if !trace { activity.recordRuleCapped() }
                     if trace { traces.append(RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap)) }
                     continue
                 }

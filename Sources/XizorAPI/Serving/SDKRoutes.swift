@@ -37,7 +37,7 @@ struct SDKRoutes {
                         .problem(503, "`render_busy`: the page's context values are past the version's cached variants and the app's uncached renders are all running; retry after `Retry-After` seconds.")]), execution: .inline) { request, caller in
             let appID = caller.appID
             let asked = try DeliveryRequest(request, placement: request.parameter("key"))
-            switch try delivery.deliver(appID: appID, asked) {
+            switch try delivery.deliver(appID: appID, asked, from: request) {
             case .holdout(let assignment):
                 return HTTPResponse(status: .noContent, headers: [
                     "Cache-Control": "no-cache", "X-Xizor-Holdout": assignment.experimentID,

@@ -90,6 +90,10 @@ extension ServingState {
     /// Placements with their rules, running experiments and audiences: what routes a request to a paywall.
     func loadRouting(appID: String, _ tx: any StoreTransaction) throws -> AppServingSnapshot.Routing {
         var routing = AppServingSnapshot.Routing()
+        for audience in try tx.audiences.audiences(appID: appID) {
+            let (condition, _) = storedCondition(audience.condition, options: Condition.ParseOptions(allowsAudiences: false))
+            if let condition { routing.audiences[audience.id] = condition } else { routing.unreadableAudiences.insert(audience.id) }
+        }
         for placement in try tx.placements.placements(appID: appID) {
             let rules = placement.rules.map { rule -> ServingRule in
                 // Kept, marked unreadable, and counted: see `ServingRule.condition`.
@@ -97,15 +101,12 @@ extension ServingState {
                 return ServingRule(condition: condition, unreadable: unreadable, paywallID: rule.paywallID, experimentID: rule.experimentID,
                                    activeFrom: rule.activeFrom, activeUntil: rule.activeUntil, frequencyCap: rule.frequencyCap)
             }
-            routing.placements[placement.key] = .init(key: placement.key, paywallID: placement.paywallID, experimentID: placement.experimentID, rules: rules)
+            routing.placements[placement.key] = .init(key: placement.key, paywallID: placement.paywallID, experimentID: placement.experimentID,
+                                                      rules: rules, audiences: routing.audiences)
         }
         for experiment in try tx.experiments.running(appID: appID) {
             routing.experiments[experiment.id] = .init(id: experiment.id, variants: experiment.variants.map { ($0.name, $0.paywallID) },
                                                        allocation: experiment.allocation)
-        }
-        for audience in try tx.audiences.audiences(appID: appID) {
-            let (condition, _) = storedCondition(audience.condition, options: Condition.ParseOptions(allowsAudiences: false))
-            if let condition { routing.audiences[audience.id] = condition } else { routing.unreadableAudiences.insert(audience.id) }
         }
         return routing
     }

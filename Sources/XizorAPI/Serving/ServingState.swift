@@ -1,8 +1,9 @@
 import PaywallFormat
 import Synchronization
 
-/// One placement rule as the resolver sees it.
-public struct ServingRule: Sendable {
+/// One placement rule as the resolver sees it (a class: walking the rules retains each once, not
+/// every member of a copied struct).
+public final class ServingRule: Sendable {
     /// Nil when the stored condition no longer reads (`unreadable` says why): resolution then
     /// answers a 500 for every request that reaches this rule rather than skip it, since skipping
     /// would silently change who sees what.
@@ -14,6 +15,17 @@ public struct ServingRule: Sendable {
     public let activeUntil: Int64?
     public let frequencyCap: FrequencyCap?
 
+    init(condition: Condition?, unreadable: String?, paywallID: String, experimentID: String?, activeFrom: Int64?, activeUntil: Int64?,
+         frequencyCap: FrequencyCap?) {
+        self.condition = condition
+        self.unreadable = unreadable
+        self.paywallID = paywallID
+        self.experimentID = experimentID
+        self.activeFrom = activeFrom
+        self.activeUntil = activeUntil
+        self.frequencyCap = frequencyCap
+    }
+
     func isActive(at now: Int64) -> Bool {
         (activeFrom.map { now >= $0 } ?? true) && (activeUntil.map { now < $0 } ?? true)
     }
@@ -23,11 +35,22 @@ public struct ServingRule: Sendable {
 /// the latest published version of every paywall. Swapped whole; never mutated in place (a class,
 /// so taking it from the lock is one retain, not a copy of its dictionaries).
 public final class AppServingSnapshot: Sendable {
-    public struct PlacementEntry: Sendable {
+    /// A class, so a request's lookup retains one reference rather than copying its members.
+    public final class PlacementEntry: Sendable {
         public let key: String
         public let paywallID: String
         public let experimentID: String?
         public let rules: [ServingRule]
+        /// Whether a rule reads request attributes: only then does a request's header parsing happen.
+        public let readsDevice: Bool
+
+        init(key: String, paywallID: String, experimentID: String?, rules: [ServingRule], audiences: [String: Condition]) {
+            self.key = key
+            self.paywallID = paywallID
+            self.experimentID = experimentID
+            self.rules = rules
+            readsDevice = rules.contains { $0.condition?.readsDevice(audiences: audiences) ?? false }
+        }
     }
 
     /// What routes a request to a paywall, re-read together on a routing change.

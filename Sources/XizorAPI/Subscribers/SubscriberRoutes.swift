@@ -13,19 +13,22 @@ struct SubscriberRoutes {
             "setSubscriberAttributes", summary: "Replace a subscriber's attributes (rules read them as subscriber.KEY)",
             description: "At most \(SubscriberService.maxAttributes) attributes; keys \(SubscriberService.keyRule); values strings (at most \(SubscriberService.maxStringBytes) bytes), numbers or booleans. Durable when answered; the next paywall request sees them.",
             tag: "sdk", parameters: [id], requestBody: APISchemas.ref("SetSubscriberAttributesRequest"),
-            responses: [.json(200, "The stored attributes.", APISchemas.ref("SubscriberAttributes"))])) { request, caller in
+            responses: [.json(200, "The stored attributes.", APISchemas.ref("SubscriberAttributes")),
+                        .problem(422, "Attributes out of bounds (each error with its path), or `invalid_subscriber_id`.")])) { request, caller in
             APIResponse.json(try subscribers.setAttributes(appID: caller.appID, subscriberID: request.parameter("id"), body: try request.jsonBody()))
         }
         routes.secret(.GET, "/v1/subscribers/:id/attributes", OperationDoc(
             "getSubscriberAttributes", summary: "Read a subscriber's attributes", tag: "subscribers", parameters: [id],
-            responses: [.json(200, "The stored attributes (empty when none).", APISchemas.ref("SubscriberAttributes"))])) { request, caller in
+            responses: [.json(200, "The stored attributes (empty when none).", APISchemas.ref("SubscriberAttributes")),
+                        .problem(422, "`invalid_subscriber_id`: longer than 200 bytes.")])) { request, caller in
             APIResponse.json(try subscribers.attributes(appID: caller.appID, subscriberID: request.parameter("id")))
         }
         routes.secret(.DELETE, "/v1/subscribers/:id", OperationDoc(
             "deleteSubscriber", summary: "Delete everything stored of a subscriber (attributes, timers, events)",
             description: "A data-subject deletion in one call and one transaction. Analytics and experiment results recount without the events.",
             tag: "subscribers", parameters: [id],
-            responses: [.json(200, "What was deleted.", APISchemas.ref("SubscriberDeletion"))])) { request, caller in
+            responses: [.json(200, "What was deleted.", APISchemas.ref("SubscriberDeletion")),
+                        .problem(422, "`invalid_subscriber_id`: longer than 200 bytes.")])) { request, caller in
             APIResponse.json(try subscribers.delete(appID: caller.appID, subscriberID: request.parameter("id")))
         }
     }

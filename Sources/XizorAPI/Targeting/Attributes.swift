@@ -43,8 +43,8 @@ public enum AttributeKey: Sendable, Hashable {
 /// What the server knows of a request beyond the app's context: sent by the client library as
 /// `X-Xizor-Platform`, `X-Xizor-App-Version`, `X-Xizor-SDK-Version`, `X-Xizor-OS-Version` and
 /// `X-Xizor-Device-Locale`; the country from the header a CDN or load balancer sets (configured:
-/// `sdk.countryHeader`, trusted over the client) or the `country` query parameter. Read only when a
-/// rule asks (`resolve` takes them lazily), so routing without device rules costs no header lookup.
+/// `targeting.countryHeader`, trusted over the client) or the `country` query parameter. Read only when a
+/// placement's rules read one (`PlacementEntry.readsDevice`), so routing without them costs no header lookup.
 public struct RequestAttributes: Sendable, Equatable {
     public enum Name: String, Sendable, CaseIterable {
         case platform, appVersion, sdkVersion, osVersion, locale, country
@@ -65,11 +65,35 @@ public struct RequestAttributes: Sendable, Equatable {
     /// The longest value taken; a longer one is a 400 (so a rule never compares an unbounded string).
     public static let maxLength = 64
 
-    public var values: [Name: String] = [:]
+    // One stored property per attribute (not a dictionary): a rule's read is a switch, no hashing.
+    private var platform, appVersion, sdkVersion, osVersion, locale, country: String?
 
-    public init(values: [Name: String] = [:]) { self.values = values }
+    public init(values: [Name: String] = [:]) {
+        for (name, value) in values { self[name] = value }
+    }
 
-    public subscript(name: Name) -> ContextValue? { values[name].map(ContextValue.string) }
+    public subscript(name: Name) -> String? {
+        get {
+            switch name {
+            case .platform: platform
+            case .appVersion: appVersion
+            case .sdkVersion: sdkVersion
+            case .osVersion: osVersion
+            case .locale: locale
+            case .country: country
+            }
+        }
+        set {
+            switch name {
+            case .platform: platform = newValue
+            case .appVersion: appVersion = newValue
+            case .sdkVersion: sdkVersion = newValue
+            case .osVersion: osVersion = newValue
+            case .locale: locale = newValue
+            case .country: country = newValue
+            }
+        }
+    }
 
     /// From an SDK request. A value longer than `maxLength` or with control characters is a 400;
     /// the platform is lower-cased and the country upper-cased (ISO 3166-1 alpha-2 as CDNs send it;
@@ -77,16 +101,16 @@ public struct RequestAttributes: Sendable, Equatable {
     public init(request: HTTPRequest, countryHeader: String?) throws {
         for name in Name.allCases {
             guard let header = name.header, let raw = request.header(header) else { continue }
-            values[name] = try RequestAttributes.checked(raw, what: header)
+            self[name] = try RequestAttributes.checked(raw, what: header)
         }
-        if let platform = values[.platform] { values[.platform] = platform.lowercased() }
-        if let countryHeader, let raw = request.header(countryHeader), let country = RequestAttributes.country(raw) {
-            values[.country] = country
+        if let value = platform, value.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { platform = value.lowercased() }
+        if let countryHeader, let raw = request.header(countryHeader), let code = RequestAttributes.country(raw) {
+            country = code
         } else if let raw = request.query("country") {
-            guard let country = RequestAttributes.country(raw) else {
+            guard let code = RequestAttributes.country(raw) else {
                 throw ServiceError(.badRequest, "invalid_country", "'country' is an ISO 3166-1 alpha-2 code (DE, US), not '\(raw.prefix(64))'.")
             }
-            values[.country] = country
+            country = code
         }
     }
 
@@ -96,19 +120,20 @@ public struct RequestAttributes: Sendable, Equatable {
             guard let key = Name(rawValue: String(name.dropFirst("device.".count))) else {
                 throw ServiceError.badField(name, "unknown_attribute", AttributeKey.KeyError.unknownDeviceAttribute(String(name.dropFirst(7))).message)
             }
-            values[key] = try RequestAttributes.checked(value, what: name)
+            self[key] = try RequestAttributes.checked(value, what: name)
         }
-        if let platform = values[.platform] { values[.platform] = platform.lowercased() }
-        if let raw = values[.country] {
-            guard let country = RequestAttributes.country(raw) else {
+        platform = platform?.lowercased()
+        if let raw = country {
+            guard let code = RequestAttributes.country(raw) else {
                 throw ServiceError(.badRequest, "invalid_country", "'device.country' is an ISO 3166-1 alpha-2 code (DE, US), not '\(raw)'.")
             }
-            values[.country] = country
+            country = code
         }
     }
 
     private static func checked(_ raw: String, what: String) throws -> String {
-        guard raw.utf8.count <= maxLength, raw.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+        // ASCII controls are single bytes in UTF-8, so a byte scan finds them.
+        guard raw.utf8.count <= maxLength, raw.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
             throw ServiceError(.badRequest, "invalid_request_attribute",
                                "\(what) is at most \(maxLength) bytes of printable text.")
         }

@@ -13,9 +13,8 @@ public indirect enum Condition: Sendable, Equatable {
     case all([Condition])
     case any([Condition])
     case not(Condition)
-    /// `keyText` is the key as written (`appVersion` and `context.appVersion` name the same value
-    /// but are answered as written).
-    case compare(key: AttributeKey, keyText: String, op: Operator, operand: Operand)
+    /// A key compared with an operand (a class: evaluating it retains one reference, not each part).
+    case compare(Comparison)
     /// A named audience of the app: its condition, evaluated here.
     case audience(String)
     /// A stable share of subscribers: those whose bucket (of 10,000, as experiments bucket) under
@@ -30,6 +29,35 @@ public indirect enum Condition: Sendable, Equatable {
         var isSemver: Bool { [.semverEq, .semverGt, .semverGte, .semverLt, .semverLte].contains(self) }
     }
 
+    /// `keyText` is the key as written (`appVersion` and `context.appVersion` name the same value
+    /// but are answered as written).
+    public final class Comparison: Sendable, Equatable {
+        public let key: AttributeKey
+        public let keyText: String
+        public let op: Operator
+        public let operand: Operand
+
+        init(key: AttributeKey, keyText: String, op: Operator, operand: Operand) {
+            self.key = key
+            self.keyText = keyText
+            self.op = op
+            self.operand = operand
+        }
+
+        /// The one leaf of both evaluators: the request's value against the operand (a value that
+        /// is not a version, met by a `semver_*` operator, is counted).
+        func test(_ facts: inout RequestFacts) throws -> (outcome: Outcome, actual: ContextValue?) {
+            let actual = try facts.value(of: key)
+            let outcome = Condition.compare(actual, op, operand, &facts)
+            if outcome == .notAVersion { facts.versionsNotParsed += 1 }
+            return (outcome, actual)
+        }
+
+        public static func == (a: Comparison, b: Comparison) -> Bool {
+            a.key == b.key && a.keyText == b.keyText && a.op == b.op && a.operand == b.operand
+        }
+    }
+
     /// What an operator compares against, typed once at parse time.
     public enum Operand: Sendable, Equatable {
         case none
@@ -41,10 +69,28 @@ public indirect enum Condition: Sendable, Equatable {
         case prefix(String)
     }
 
-    /// Whether the condition holds for the request.
+    /// Whether the condition holds for the request: the SDK path's evaluator, which builds nothing
+    /// but the answer. `explain` (the dry run) walks the same way and records what failed; the two
+    /// share every leaf (`test`) and are held equal by a test and the fuzzer.
     public func matches(_ facts: inout RequestFacts) throws -> Bool {
-        var failure: ConditionFailure?
-        return try check(&facts, path: nil, failure: &failure)
+        switch self {
+        case .all(let conditions):
+            for condition in conditions where try !condition.matches(&facts) { return false }
+            return true
+        case .any(let conditions):
+            for condition in conditions where try condition.matches(&facts) { return true }
+            return false
+        case .not(let inner):
+            return try !inner.matches(&facts)
+        case .audience(let id):
+            if facts.unreadableAudiences.contains(id) { throw UnreadableAudience(id: id) }
+            return try facts.audiences[id]?.matches(&facts) ?? false
+        case .rollout(let basisPoints, let seed):
+            guard let subscriberID = facts.subscriberID, !subscriberID.isEmpty else { return false }
+            return Condition.rolloutBucket(seed: seed, subscriberID: subscriberID) < basisPoints
+        case .compare(let comparison):
+            return try comparison.test(&facts).outcome == .matched
+        }
     }
 
     /// Nil when the condition holds; else the first part that failed, with the value it saw.
@@ -59,12 +105,11 @@ public indirect enum Condition: Sendable, Equatable {
         return (try? matches(&facts)) ?? false
     }
 
-    /// The one evaluator. With `path` nil (the SDK path) nothing but the answer is built; with a
-    /// path (the dry run) `failure` says what failed first.
-    func check(_ facts: inout RequestFacts, path: String?, failure: inout ConditionFailure?) throws -> Bool {
+    /// The dry run's evaluator: the same answers as `matches`, and `failure` says what failed first.
+    func check(_ facts: inout RequestFacts, path: String, failure: inout ConditionFailure?) throws -> Bool {
         switch self {
         case .all(let conditions):
-            for (index, condition) in conditions.enumerated() where try !condition.check(&facts, path: path.map { "\($0).all[\(index)]" }, failure: &failure) {
+            for (index, condition) in conditions.enumerated() where try !condition.check(&facts, path: "\(path).all[\(index)]", failure: &failure) {
                 return false
             }
             return true
@@ -72,79 +117,87 @@ public indirect enum Condition: Sendable, Equatable {
             var alternatives: [ConditionFailure] = []
             for (index, condition) in conditions.enumerated() {
                 var inner: ConditionFailure?
-                if try condition.check(&facts, path: path.map { "\($0).any[\(index)]" }, failure: &inner) { return true }
+                if try condition.check(&facts, path: "\(path).any[\(index)]", failure: &inner) { return true }
                 if let inner { alternatives.append(inner) }
             }
-            if let path { failure = ConditionFailure(path: "\(path).any", reason: .noneMatched, alternatives: alternatives) }
+            failure = ConditionFailure(path: "\(path).any", reason: .noneMatched, alternatives: alternatives)
             return false
         case .not(let inner):
             var ignored: ConditionFailure?
-            guard try inner.check(&facts, path: path.map { "\($0).not" }, failure: &ignored) else { return true }
-            if let path { failure = ConditionFailure(path: "\(path).not", reason: .negatedConditionMatched) }
+            guard try inner.check(&facts, path: "\(path).not", failure: &ignored) else { return true }
+            failure = ConditionFailure(path: "\(path).not", reason: .negatedConditionMatched)
             return false
         case .audience(let id):
             if facts.unreadableAudiences.contains(id) { throw UnreadableAudience(id: id) }
             guard let condition = facts.audiences[id] else {
-                if let path { failure = ConditionFailure(path: path, reason: .unknownAudience, audience: id) }
+                failure = ConditionFailure(path: path, reason: .unknownAudience, audience: id)
                 return false
             }
             var inner: ConditionFailure?
-            guard try condition.check(&facts, path: path.map { _ in "$" }, failure: &inner) else {
-                if let path { failure = ConditionFailure(path: path, reason: .audienceNotMatched, audience: id, alternatives: inner.map { [$0] } ?? []) }
+            guard try condition.check(&facts, path: "$", failure: &inner) else {
+                failure = ConditionFailure(path: path, reason: .audienceNotMatched, audience: id, alternatives: inner.map { [$0] } ?? [])
                 return false
             }
             return true
         case .rollout(let basisPoints, let seed):
             guard let subscriberID = facts.subscriberID, !subscriberID.isEmpty else {
-                if let path { failure = ConditionFailure(path: path, reason: .noSubscriber) }
+                failure = ConditionFailure(path: path, reason: .noSubscriber)
                 return false
             }
             let bucket = Condition.rolloutBucket(seed: seed, subscriberID: subscriberID)
             guard bucket < basisPoints else {
-                if let path { failure = ConditionFailure(path: path, reason: .outsideRollout, saw: .number(Double(bucket))) }
+                failure = ConditionFailure(path: path, reason: .outsideRollout, saw: .number(Double(bucket)))
                 return false
             }
             return true
-        case .compare(let key, let keyText, let op, let operand):
-            let actual = try facts.value(of: key)
-            let outcome = Condition.compare(actual, op, operand)
-            if outcome == .notAVersion { facts.versionsNotParsed += 1 }
+        case .compare(let comparison):
+            let (outcome, actual) = try comparison.test(&facts)
             guard outcome != .matched else { return true }
-            if let path {
-                failure = ConditionFailure(path: path, reason: actual == nil ? .missing : (outcome == .notAVersion ? .notAVersion : .compared),
-                                           key: keyText, op: op, operand: operand, saw: actual)
-            }
+            failure = ConditionFailure(path: path, reason: actual == nil ? .missing : (outcome == .notAVersion ? .notAVersion : .compared),
+                                       key: comparison.keyText, op: comparison.op, operand: comparison.operand, saw: actual)
             return false
         }
     }
 
     enum Outcome { case matched, failed, notAVersion }
 
-    static func compare(_ actual: ContextValue?, _ op: Operator, _ operand: Operand) -> Outcome {
+    /// Switches on the operand, then the operator (a tuple of the two would copy the operand).
+    static func compare(_ actual: ContextValue?, _ op: Operator, _ operand: Operand, _ facts: inout RequestFacts) -> Outcome {
         guard let actual else { return .failed }
         func yes(_ b: Bool) -> Outcome { b ? .matched : .failed }
-        switch (op, operand) {
-        case (.exists, _): return .matched
-        case (.eq, .value(let expected)): return yes(actual == expected)
-        case (.ne, .value(let expected)): return yes(sameType(actual, expected) && actual != expected)
-        case (.in, .list(let list)): return yes(list.contains(actual))
-        case (.notIn, .list(let list)): return yes(!list.isEmpty && list.allSatisfy { sameType(actual, $0) } && !list.contains(actual))
-        case (.gt, .value(let e)), (.gte, .value(let e)), (.lt, .value(let e)), (.lte, .value(let e)):
-            guard let order = order(actual, e) else { return .failed }
+        // The parser pairs every operator with its operand; any other pairing is not a match.
+        switch operand {
+        case .none:
+            return yes(op == .exists)
+        case .value(let expected):
             switch op {
-            case .gt: return yes(order > 0)
-            case .gte: return yes(order >= 0)
-            case .lt: return yes(order < 0)
-            default: return yes(order <= 0)
+            case .eq: return yes(actual == expected)
+            case .ne: return yes(sameType(actual, expected) && actual != expected)
+            case .gt, .gte, .lt, .lte:
+                guard let order = order(actual, expected) else { return .failed }
+                switch op {
+                case .gt: return yes(order > 0)
+                case .gte: return yes(order >= 0)
+                case .lt: return yes(order < 0)
+                default: return yes(order <= 0)
+                }
+            default: return .failed
             }
-        case (.startsWith, .prefix(let prefix)):
-            guard case .string(let s) = actual else { return .failed }
+        case .list(let list):
+            switch op {
+            case .in: return yes(list.contains(actual))
+            case .notIn: return yes(!list.isEmpty && list.allSatisfy { sameType(actual, $0) } && !list.contains(actual))
+            default: return .failed
+            }
+        case .prefix(let prefix):
+            guard op == .startsWith, case .string(let s) = actual else { return .failed }
             return yes(s.hasPrefix(prefix))
-        case (.between, .range(let low, let high)):
-            guard let a = order(actual, low), let b = order(actual, high) else { return .failed }
+        case .range(let low, let high):
+            guard op == .between, let a = order(actual, low), let b = order(actual, high) else { return .failed }
             return yes(a >= 0 && b <= 0)
-        case (_, .version(let expected, _)) where op.isSemver:
-            guard case .string(let text) = actual, let version = SemanticVersion(text) else { return .notAVersion }
+        case .version(let expected, _):
+            guard op.isSemver else { return .failed }
+            guard case .string(let text) = actual, let version = facts.version(text) else { return .notAVersion }
             switch op {
             case .semverEq: return yes(version == expected)
             case .semverGt: return yes(version > expected)
@@ -152,9 +205,6 @@ public indirect enum Condition: Sendable, Equatable {
             case .semverLt: return yes(version < expected)
             default: return yes(version <= expected)
             }
-        default:
-            // The parser pairs every operator with its operand; any other pairing is not a match.
-            return .failed
         }
     }
 
@@ -190,13 +240,14 @@ public indirect enum Condition: Sendable, Equatable {
         }
     }
 
-    /// Whether evaluating it may read stored subscriber attributes.
-    public var readsSubscriberAttributes: Bool {
+    /// Whether evaluating it reads a request attribute (`device.*`), itself or through one of `audiences`.
+    public func readsDevice(audiences: [String: Condition]) -> Bool {
         switch self {
-        case .all(let c), .any(let c): c.contains { $0.readsSubscriberAttributes }
-        case .not(let c): c.readsSubscriberAttributes
-        case .compare(let key, _, _, _): if case .subscriber = key { true } else { false }
-        case .audience, .rollout: false
+        case .all(let c), .any(let c): c.contains { $0.readsDevice(audiences: audiences) }
+        case .not(let c): c.readsDevice(audiences: audiences)
+        case .compare(let comparison): if case .device = comparison.key { true } else { false }
+        case .audience(let id): audiences[id]?.readsDevice(audiences: [:]) ?? false
+        case .rollout: false
         }
     }
 
@@ -209,9 +260,9 @@ public indirect enum Condition: Sendable, Equatable {
         case .audience(let id): return ["audience": .string(id)]
         case .rollout(let basisPoints, let seed):
             return ["rollout": ["percent": Condition.percentJSON(basisPoints), "seed": .string(seed)]]
-        case .compare(_, let key, let op, let operand):
-            var object: [String: JSONValue] = ["key": .string(key), "op": .string(op.rawValue)]
-            if let value = operand.json { object["value"] = value }
+        case .compare(let comparison):
+            var object: [String: JSONValue] = ["key": .string(comparison.keyText), "op": .string(comparison.op.rawValue)]
+            if let value = comparison.operand.json { object["value"] = value }
             return .object(object)
         }
     }

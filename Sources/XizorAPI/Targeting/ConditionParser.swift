@@ -81,7 +81,7 @@ extension Condition {
         }
         let valuePath = "\(path).value"
         guard let operand = parseOperand(op, object["value"], path: valuePath, issues: &issues), ok else { return nil }
-        return .compare(key: key, keyText: keyText, op: op, operand: operand)
+        return .compare(Comparison(key: key, keyText: keyText, op: op, operand: operand))
     }
 
     /// The operand each operator takes (docs/targeting.md, "Operators").
@@ -171,5 +171,37 @@ extension Condition {
             return fail("\(path).seed", "missing_required_field", "A stored rollout has a seed.")
         }
         return ok ? .rollout(basisPoints: Int(basisPoints), seed: seed) : nil
+    }
+}
+
+extension Condition {
+    /// Comparisons that can never hold because of how the server normalizes request attributes
+    /// (`device.platform` is lower-cased, `device.country` two upper-case letters): allowed, but said.
+    func warnings(path: String) -> [ValidationIssue] {
+        switch self {
+        case .all(let conditions): return conditions.enumerated().flatMap { $0.element.warnings(path: "\(path).all[\($0.offset)]") }
+        case .any(let conditions): return conditions.enumerated().flatMap { $0.element.warnings(path: "\(path).any[\($0.offset)]") }
+        case .not(let inner): return inner.warnings(path: "\(path).not")
+        case .audience, .rollout: return []
+        case .compare(let comparison):
+            guard case .device(let name) = comparison.key else { return [] }
+            let strings: [String]
+            switch comparison.operand {
+            case .value(.string(let s)), .prefix(let s): strings = [s]
+            case .list(let list): strings = list.compactMap { if case .string(let s) = $0 { s } else { nil } }
+            default: return []
+            }
+            let unreachable: [String]
+            switch name {
+            case .platform: unreachable = strings.filter { $0 != $0.lowercased() }
+            case .country: unreachable = comparison.op == .startsWith ? [] : strings.filter { RequestAttributes.country($0) != $0 }
+            default: return []
+            }
+            return unreachable.map {
+                ValidationIssue(path: "\(path).value", message: "device.\(name.rawValue) is never '\($0)': requests carry "
+                                + (name == .platform ? "it lower-cased ('\($0.lowercased())')." : "two upper-case letters (DE, US)."),
+                                code: "never_matches")
+            }
+        }
     }
 }

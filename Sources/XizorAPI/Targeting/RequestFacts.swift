@@ -1,9 +1,8 @@
-import HTTP
 import PaywallFormat
 
 /// Everything a condition can see of one request: the app's context, the subscriber, the request
-/// attributes (read from the request's headers only when a rule asks) and the subscriber's stored
-/// attributes (read from the database only when a rule asks, once per request).
+/// attributes (read from the request's headers only for a placement whose rules read them) and the
+/// subscriber's stored attributes (read from the database only when a rule asks, once per request).
 public struct RequestFacts {
     public let context: PresentationContext
     public let subscriberID: String?
@@ -11,15 +10,13 @@ public struct RequestFacts {
     var audiences: [String: Condition]
     /// Audiences whose stored condition no longer reads: reaching one throws `UnreadableAudience`.
     var unreadableAudiences: Set<String> = []
-    private var device: Device
+    /// Set by the resolver before the rules run, when they read any (`PlacementEntry.readsDevice`).
+    var device: RequestAttributes
     private var subscriber: Subscriber
     /// Semantic-version comparisons that met a value that is not a version (a non-match, counted).
     var versionsNotParsed = 0
-
-    enum Device {
-        case request(HTTPRequest, countryHeader: String?)
-        case known(RequestAttributes)
-    }
+    /// Versions parsed for this request: twenty rules on `device.appVersion` parse it once.
+    private var versions: [(text: String, version: SemanticVersion?)] = []
 
     enum Subscriber {
         case unread(any SubscriberAttributeReader, appID: String)
@@ -30,18 +27,9 @@ public struct RequestFacts {
                 subscriberAttributes: [String: ContextValue] = [:], audiences: [String: Condition] = [:]) {
         self.context = context
         self.subscriberID = subscriberID
-        self.device = .known(device)
+        self.device = device
         self.subscriber = .known(subscriberAttributes)
         self.audiences = audiences
-    }
-
-    /// An SDK request's facts: headers and stored attributes are read lazily.
-    init(request: HTTPRequest, countryHeader: String?, context: PresentationContext, subscriberID: String?) {
-        self.context = context
-        self.subscriberID = subscriberID
-        device = .request(request, countryHeader: countryHeader)
-        subscriber = .known([:])
-        audiences = [:]
     }
 
     /// Where the stored attributes come from (set by the resolver, which knows the app).
@@ -51,12 +39,12 @@ public struct RequestFacts {
         }
     }
 
-    /// The value a key names, or nil when the request has none. Throws for a malformed request
-    /// header (400) or an unreadable database (503), when a rule first reads them.
+    /// The value a key names, or nil when the request has none. Throws for an unreadable database
+    /// (503) when a rule first reads the subscriber's stored attributes.
     mutating func value(of key: AttributeKey) throws -> ContextValue? {
         switch key {
         case .context(let name): return context[name]
-        case .device(let name): return try deviceAttributes()[name]
+        case .device(let name): return device[name].map(ContextValue.string)
         case .subscriber(let name):
             switch subscriber {
             case .known(let attributes): return attributes[name]
@@ -68,14 +56,12 @@ public struct RequestFacts {
         }
     }
 
-    public mutating func deviceAttributes() throws -> RequestAttributes {
-        switch device {
-        case .known(let attributes): return attributes
-        case .request(let request, let countryHeader):
-            let attributes = try RequestAttributes(request: request, countryHeader: countryHeader)
-            device = .known(attributes)
-            return attributes
-        }
+    /// `text` as a version, parsed once per request.
+    mutating func version(_ text: String) -> SemanticVersion? {
+        for entry in versions where entry.text == text { return entry.version }
+        let parsed = SemanticVersion(text)
+        versions.append((text, parsed))
+        return parsed
     }
 }
 

@@ -21,40 +21,61 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
     /// At most this many bytes are read as a version: a longer value is not one (bounded work per request).
     public static let maxLength = 128
 
+    /// Parsed in one pass over the bytes: a release version (the common case) allocates nothing.
     public init?(_ text: String) {
-        let bytes = Array(text.utf8)
-        guard !bytes.isEmpty, bytes.count <= SemanticVersion.maxLength else { return nil }
-        var core = bytes[...]
-        var pre: ArraySlice<UInt8> = []
+        var text = text
+        guard let parsed = text.withUTF8({ SemanticVersion.parse($0) }) else { return nil }
+        self = parsed
+    }
+
+    private init(major: UInt64, minor: UInt64, patch: UInt64, preRelease: [Identifier]) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+        self.preRelease = preRelease
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> SemanticVersion? {
+        guard !bytes.isEmpty, bytes.count <= maxLength else { return nil }
+        var end = bytes.count
         // Build metadata first (it may contain '-'), then the pre-release.
-        if let plus = core.firstIndex(of: UInt8(ascii: "+")) {
-            let build = core[(plus + 1)...]
-            guard SemanticVersion.identifiersAreValid(build, numericMayHaveLeadingZero: true) else { return nil }
-            core = core[..<plus]
+        if let plus = bytes.firstIndex(of: UInt8(ascii: "+")) {
+            guard identifiersAreValid(bytes[(plus + 1)...], numericMayHaveLeadingZero: true) else { return nil }
+            end = plus
         }
-        if let dash = core.firstIndex(of: UInt8(ascii: "-")) {
-            pre = core[(dash + 1)...]
-            guard SemanticVersion.identifiersAreValid(pre, numericMayHaveLeadingZero: false) else { return nil }
-            core = core[..<dash]
+        var preRange: Range<Int>?
+        if let dash = bytes[..<end].firstIndex(of: UInt8(ascii: "-")) {
+            guard identifiersAreValid(bytes[(dash + 1)..<end], numericMayHaveLeadingZero: false) else { return nil }
+            preRange = (dash + 1)..<end
+            end = dash
         }
-        let parts = core.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count) else { return nil }
-        var numbers: [UInt64] = []
-        for part in parts {
-            guard let n = SemanticVersion.number(part) else { return nil }
-            numbers.append(n)
+        var numbers: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        var start = 0
+        while true {
+            var stop = start
+            while stop < end, bytes[stop] != UInt8(ascii: ".") { stop += 1 }
+            guard count < 3, let n = number(bytes[start..<stop]) else { return nil }
+            switch count {
+            case 0: numbers.0 = n
+            case 1: numbers.1 = n
+            default: numbers.2 = n
+            }
+            count += 1
+            if stop == end { break }
+            start = stop + 1
         }
-        while numbers.count < 3 { numbers.append(0) }
-        major = numbers[0]
-        minor = numbers[1]
-        patch = numbers[2]
-        preRelease = pre.isEmpty ? [] : pre.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { part in
-            SemanticVersion.number(part).map(Identifier.numeric) ?? .alphanumeric(String(decoding: part, as: UTF8.self))
+        var preRelease: [Identifier] = []
+        if let preRange {
+            preRelease = bytes[preRange].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { part in
+                number(part).map(Identifier.numeric) ?? .alphanumeric(String(decoding: part, as: UTF8.self))
+            }
         }
+        return SemanticVersion(major: numbers.0, minor: numbers.1, patch: numbers.2, preRelease: preRelease)
     }
 
     /// A numeric identifier: digits, no leading zero, fits 64 bits.
-    private static func number(_ bytes: ArraySlice<UInt8>) -> UInt64? {
+    private static func number(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
         guard let first = bytes.first, bytes.allSatisfy(isDigit), !(first == UInt8(ascii: "0") && bytes.count > 1) else { return nil }
         var value: UInt64 = 0
         for byte in bytes {
@@ -69,7 +90,7 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
     private static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
     /// Non-empty dot-separated identifiers of `[0-9A-Za-z-]`; pre-release numbers have no leading zero.
-    private static func identifiersAreValid(_ bytes: ArraySlice<UInt8>, numericMayHaveLeadingZero: Bool) -> Bool {
+    private static func identifiersAreValid(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, numericMayHaveLeadingZero: Bool) -> Bool {
         guard !bytes.isEmpty else { return false }
         for part in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
             guard !part.isEmpty, part.allSatisfy({ isDigit($0) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == UInt8(ascii: "-") }) else { return false }
