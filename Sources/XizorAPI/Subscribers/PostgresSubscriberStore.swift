@@ -17,6 +17,11 @@ struct PostgresSubscriberStore: SubscriberStore {
             """, [appID, subscriberID, attributes, now])
     }
 
+    func deleteAttributes(appID: String, subscriberID: String) throws -> Bool {
+        try db.execute("DELETE FROM subscriber_attributes WHERE app_id = $1 AND subscriber_id = $2", [appID, subscriberID])
+        return db.changes == 1
+    }
+
     func delete(appID: String, subscriberID: String) throws -> SubscriberDeletion {
         var removed = SubscriberDeletion(attributes: 0, timers: 0, events: 0)
         try db.execute("DELETE FROM subscriber_attributes WHERE app_id = $1 AND subscriber_id = $2", [appID, subscriberID])

@@ -16,6 +16,11 @@ struct SQLiteSubscriberStore: SubscriberStore {
             """, [appID, subscriberID, attributes, now])
     }
 
+    func deleteAttributes(appID: String, subscriberID: String) throws -> Bool {
+        try db.execute("DELETE FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
+        return db.changes == 1
+    }
+
     func delete(appID: String, subscriberID: String) throws -> SubscriberDeletion {
         var removed = SubscriberDeletion(attributes: 0, timers: 0, events: 0)
         try db.execute("DELETE FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])

@@ -23,6 +23,14 @@ struct SubscriberRoutes {
                         .problem(422, "`invalid_subscriber_id`: longer than 200 bytes.")])) { request, caller in
             APIResponse.json(try subscribers.attributes(appID: caller.appID, subscriberID: request.parameter("id")))
         }
+        routes.secret(.DELETE, "/v1/subscribers/:id/attributes", OperationDoc(
+            "deleteSubscriberAttributes", summary: "Delete a subscriber's attributes (its timers and events stay)", tag: "subscribers",
+            parameters: [id],
+            responses: [.empty(204, "Deleted."), .problem(404, "`attributes_not_found`: none were stored."),
+                        .problem(422, "`invalid_subscriber_id`: longer than 200 bytes.")])) { request, caller in
+            try subscribers.deleteAttributes(appID: caller.appID, subscriberID: request.parameter("id"))
+            return HTTPResponse(status: .noContent)
+        }
         routes.secret(.DELETE, "/v1/subscribers/:id", OperationDoc(
             "deleteSubscriber", summary: "Delete everything stored of a subscriber (attributes, timers, events)",
             description: "A data-subject deletion in one call and one transaction. Analytics and experiment results recount without the events.",

@@ -76,6 +76,14 @@ public final class SubscriberService: Sendable {
         return ["subscriberId": .string(subscriberID), "attributes": attributes, "updatedAt": .number(Int(stored.updatedAt))]
     }
 
+    /// Deletes the subscriber's attributes (its rules then see none); 404 when none were stored.
+    public func deleteAttributes(appID: String, subscriberID: String) throws {
+        try SubscriberService.checkSubscriberID(subscriberID)
+        guard try store.write({ tx in try tx.subscribers.deleteAttributes(appID: appID, subscriberID: subscriberID) }) else {
+            throw ServiceError(.notFound, "attributes_not_found", "Subscriber '\(subscriberID)' has no stored attributes.")
+        }
+    }
+
     /// Deletes everything stored of the subscriber in one transaction: attributes, timers, events.
     /// Experiment results and analytics recount without them.
     public func delete(appID: String, subscriberID: String) throws -> JSONValue {

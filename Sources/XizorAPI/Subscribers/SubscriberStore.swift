@@ -16,6 +16,8 @@ public protocol SubscriberStore {
     func attributes(appID: String, subscriberID: String) throws -> StoredSubscriberAttributes?
     /// Replaces the subscriber's attributes.
     func setAttributes(appID: String, subscriberID: String, attributes: String, now: Int64) throws
+    /// The subscriber's attributes only; false when none were stored.
+    func deleteAttributes(appID: String, subscriberID: String) throws -> Bool
     /// Everything stored of the subscriber (a data-subject request), in the caller's transaction.
     func delete(appID: String, subscriberID: String) throws -> SubscriberDeletion
 }
