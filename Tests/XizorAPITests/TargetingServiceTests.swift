@@ -124,6 +124,11 @@ import Testing
         #expect(failsWith("attributes_not_found") { try s.subscribers.deleteAttributes(appID: w.app, subscriberID: "u2") })
         let deleted = try s.subscribers.delete(appID: w.app, subscriberID: "u1")
         #expect(deleted == ["subscriberId": "u1", "attributes": 1, "timers": 1, "events": 1])
+        // Read back, not taken from the answer: the rows are gone, the other subscriber's stay.
+        func opens(_ subscriber: String) throws -> Int {
+            try s.store.read { tx in try tx.events.presentations(appID: w.app, subscriberID: subscriber, placement: "home", paywallIDs: [w.offer], since: 0) }
+        }
+        #expect(try opens("u1") == 0 && opens("u2") == 1)
         #expect(try s.subscribers.attributes(appID: w.app, subscriberID: "u1")["attributes"] == [:])
         #expect(try s.serving.resolve(appID: w.app, placement: "home", context: [:], subscriberID: "u1").version?.paywallID == w.general)
         #expect(try s.subscribers.delete(appID: w.app, subscriberID: "u1") == ["subscriberId": "u1", "attributes": 0, "timers": 0, "events": 0])
