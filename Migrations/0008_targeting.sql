@@ -23,7 +23,8 @@ CREATE TABLE subscriber_attributes (
 
 -- At most cap_count presentations per subscriber in any cap_seconds: both or neither.
 ALTER TABLE placement_rules ADD COLUMN cap_count INTEGER CHECK (cap_count IS NULL OR cap_count >= 1);
+-- (Written so that it is never NULL: a NULL check passes in SQL, and "count without seconds" must not.)
 ALTER TABLE placement_rules ADD COLUMN cap_seconds INTEGER
-    CHECK ((cap_seconds IS NULL AND cap_count IS NULL) OR (cap_seconds >= 1 AND cap_count IS NOT NULL));
+    CHECK ((cap_seconds IS NULL) = (cap_count IS NULL) AND (cap_seconds IS NULL OR cap_seconds >= 1));
 
 CREATE INDEX events_by_subscriber ON events (app_id, subscriber_id, occurred_at) WHERE subscriber_id IS NOT NULL;

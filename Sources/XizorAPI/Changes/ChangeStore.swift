@@ -8,7 +8,8 @@ public struct Change: Sendable, Equatable {
         case key
         /// A version was published or rolled back, or a paywall archived.
         case paywall
-        /// A placement or its rules changed.
+        /// The app's routing changed: a placement, its rules, or an audience (entity: nil) — all
+        /// re-read together, so a new kind (and a rebuilt `changes` table) was not needed.
         case placement
         /// An experiment started, stopped, was re-weighted or promoted.
         case experiment
