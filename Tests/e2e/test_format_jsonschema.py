@@ -220,7 +220,8 @@ def test_templates_command():
 
 
 def test_schema_command_versions():
-    assert json.loads(run_cli("schema").stdout)["$id"].endswith("-v2.json")
+    assert json.loads(run_cli("schema").stdout)["$id"].endswith("-v3.json")
+    assert json.loads(run_cli("schema", "--version", "2").stdout)["$id"].endswith("-v2.json")
     proc = run_cli("schema", "--version", "7", check=False)
     assert proc.returncode == 1
     assert "### PaywallNode" in run_cli("schema", "--markdown").stdout
