@@ -69,6 +69,9 @@ public protocol EventStore {
     func countWithoutContextKeys(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> Int64
     /// Counts per variant name of one experiment's events.
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts]
+    /// Revenue per (variant, currency) of one experiment's `purchase_completed` events with a
+    /// numeric `price` and a `currency` (the `version` of each sum is 0: variants have names).
+    func variantRevenue(appID: String, experimentID: String) throws -> [String: [RevenueSum]]
     /// `paywall_open` events of one subscriber on `placement` showing one of `paywallIDs` that
     /// occurred at or after `since` (ms): what a rule's frequency cap counts.
     func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int

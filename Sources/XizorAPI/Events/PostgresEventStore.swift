@@ -116,6 +116,19 @@ struct PostgresEventStore: EventStore {
         return Int(count ?? 0)
     }
 
+    func variantRevenue(appID: String, experimentID: String) throws -> [String: [RevenueSum]] {
+        var revenue: [String: [RevenueSum]] = [:]
+        for row in try db.query("""
+            SELECT variant, properties ->> 'currency', sum((properties ->> 'price')::double precision), count(*) FROM events
+            WHERE app_id = $1 AND experiment_id = $2 AND variant IS NOT NULL AND name = 'purchase_completed'
+              AND jsonb_typeof(properties -> 'price') = 'number' AND jsonb_typeof(properties -> 'currency') = 'string'
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """, [appID, experimentID]) {
+            revenue[try row.get(0), default: []].append(RevenueSum(version: 0, currency: try row.get(1), amount: try row.get(2), purchases: try row.get(3)))
+        }
+        return revenue
+    }
+
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts] {
         var counts: [String: VariantCounts] = [:]
         // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion

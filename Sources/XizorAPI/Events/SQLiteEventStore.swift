@@ -110,6 +110,19 @@ struct SQLiteEventStore: EventStore {
         return Int(count ?? 0)
     }
 
+    func variantRevenue(appID: String, experimentID: String) throws -> [String: [RevenueSum]] {
+        var revenue: [String: [RevenueSum]] = [:]
+        for row in try db.query("""
+            SELECT variant, json_extract(properties, '$.currency'), sum(json_extract(properties, '$.price')), count(*) FROM events
+            WHERE app_id = ? AND experiment_id = ? AND variant IS NOT NULL AND name = 'purchase_completed'
+              AND json_type(properties, '$.price') IN ('integer', 'real') AND json_type(properties, '$.currency') = 'text'
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """, [appID, experimentID]) {
+            revenue[try row.get(0), default: []].append(RevenueSum(version: 0, currency: try row.get(1), amount: try row.get(2), purchases: try row.get(3)))
+        }
+        return revenue
+    }
+
     func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts] {
         var counts: [String: VariantCounts] = [:]
         // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion

@@ -4,23 +4,56 @@ import PaywallFormat
 /// Per-variant results of an experiment. The unit is the subscriber (what was randomised):
 /// conversion rate = subscribers who completed a purchase ÷ subscribers who saw the paywall, with a
 /// 95 % Wilson score interval; the difference to the control has a 95 % normal (Wald, unpooled)
-/// interval. Impressions count every `paywall_open`.
+/// interval. Impressions count every `paywall_open`. Beside them, what a PM acts on: the Bayesian
+/// probability that each variant beats the control and is the best (`BetaBinomial`, uniform prior),
+/// revenue per subscriber in each currency, and the subscribers per variant still needed to detect
+/// a relative change of `minimumDetectableEffect` in the control's rate.
 extension ExperimentService {
     static let z95 = 1.959963984540054
+    /// The relative change the sample size is computed for unless the request states one.
+    public static let defaultMinimumDetectableEffect = 0.1
 
-    public func results(appID: String, id: String) throws -> JSONValue {
+    public func results(appID: String, id: String, minimumDetectableEffect mde: Double = defaultMinimumDetectableEffect) throws -> JSONValue {
+        guard mde > 0, mde <= 10 else {
+            throw ServiceError.badField("$.minimumDetectableEffect", "number_out_of_range",
+                                        "The minimum detectable effect is a relative change above 0 and at most 10 (0.1 = 10 %).")
+        }
         // One snapshot: the variants and their counts as of the same moment.
-        let (experiment, counts) = try read { tx in
-            (try ExperimentService.load(tx, appID: appID, id: id), try tx.events.variantCounts(appID: appID, experimentID: id))
+        let (experiment, counts, revenue) = try read { tx in
+            (try ExperimentService.load(tx, appID: appID, id: id), try tx.events.variantCounts(appID: appID, experimentID: id),
+             try tx.events.variantRevenue(appID: appID, experimentID: id))
         }
         let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
         let controlRate = control.subscribers > 0 ? Double(control.converted) / Double(control.subscribers) : nil
+        // Variants nobody has seen yet are left out of the comparison (the prior alone would make an
+        // empty variant look promising) and answer null; so does "beats the control" while the
+        // control has no subscribers.
+        let observed = experiment.variants.indices.filter { (counts[experiment.variants[$0].name]?.subscribers ?? 0) > 0 }
+        let posteriors = observed.map { index in
+            let c = counts[experiment.variants[index].name] ?? VariantCounts()
+            return BetaBinomial.Posterior(conversions: min(c.converted, c.subscribers), trials: c.subscribers)
+        }
+        let best = Dictionary(uniqueKeysWithValues: zip(observed, BetaBinomial.probabilities(posteriors).best))
+        var beats: [Int: Double] = [:]
+        if observed.first == 0, let controlPosterior = posteriors.first {
+            for (position, index) in observed.enumerated().dropFirst() {
+                beats[index] = BetaBinomial.probabilities([controlPosterior, posteriors[position]]).beatsFirst[1]
+            }
+        }
+        let needed = controlRate.flatMap { BetaBinomial.sampleSize(controlRate: $0, relativeEffect: mde) }
         let variants: [JSONValue] = experiment.variants.enumerated().map { index, variant in
             let c = counts[variant.name] ?? VariantCounts()
             var object: [String: JSONValue] = [
                 "name": .string(variant.name), "paywallId": .string(variant.paywallID), "control": .bool(index == 0),
                 "impressions": .number(c.impressions), "uniqueSubscribers": .number(c.subscribers), "conversions": .number(c.converted),
             ]
+            object["probabilityToBeatControl"] = beats[index].map(JSONValue.number) ?? .null
+            object["probabilityToBeBest"] = best[index].map(JSONValue.number) ?? .null
+            object["revenue"] = .array((revenue[variant.name] ?? []).map { sum in
+                ["currency": .string(sum.currency), "amount": .number(sum.amount), "purchases": .number(sum.purchases),
+                 "perSubscriber": c.subscribers > 0 ? .number(sum.amount / Double(c.subscribers)) : .null]
+            })
+            object["sampleSize"] = needed.map { ["perVariant": .number($0), "remaining": .number(max(0, $0 - c.subscribers))] } ?? .null
             guard c.subscribers > 0 else {
                 object["conversionRate"] = .null
                 object["confidenceInterval"] = .null
@@ -38,6 +71,9 @@ extension ExperimentService {
         }
         return ["experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
                 "confidenceLevel": 0.95, "variants": .array(variants),
+                "bayesian": ["prior": "Beta(1, 1)", "method": "Beta–Binomial posteriors, integrated numerically (deterministic)"],
+                "sampleSize": ["minimumDetectableEffect": .number(mde), "alpha": 0.05, "power": 0.8,
+                               "basis": "two-sided test of the control's rate against a relative change of minimumDetectableEffect"],
                 "holdout": experiment.holdoutWeight > 0 ? ExperimentService.holdoutRow(counts["holdout"] ?? VariantCounts(), controlRate: controlRate,
                                                                                          controlSubscribers: control.subscribers) : .null]
     }

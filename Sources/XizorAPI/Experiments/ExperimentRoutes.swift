@@ -61,10 +61,22 @@ struct ExperimentRoutes {
             return APIResponse.json(try experiments.promote(appID: appID, id: request.parameter("id"), variant: variant).json)
         }
         routes.secret(.GET, "/v1/experiments/:id/results", OperationDoc(
-            "getExperimentResults", summary: "Conversion per variant with confidence intervals", tag: "experiments", parameters: [.path("id", "An experiment id.")],
-            responses: [.json(200, "The results.", APISchemas.ref("ExperimentResults"))])) { request, caller in
+            "getExperimentResults", summary: "Conversion per variant with confidence intervals, Bayesian probabilities, revenue and sample size",
+            tag: "experiments",
+            parameters: [.path("id", "An experiment id."),
+                         .query("minimumDetectableEffect", "The relative change of the control's conversion rate the sample size is computed for (default 0.1 = 10 %; above 0, at most 10).",
+                                schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 10])],
+            responses: [.json(200, "The results.", APISchemas.ref("ExperimentResults")),
+                        .problem(422, "`number_out_of_range`: minimumDetectableEffect is not above 0 and at most 10.")])) { request, caller in
             let appID = caller.appID
-            return APIResponse.json(try experiments.results(appID: appID, id: request.parameter("id")))
+            var mde = ExperimentService.defaultMinimumDetectableEffect
+            if let raw = request.query("minimumDetectableEffect") {
+                guard let value = Double(raw), value.isFinite else {
+                    throw ServiceError.badField("$.minimumDetectableEffect", "type_mismatch", "minimumDetectableEffect is a number (0.1 = 10 %).")
+                }
+                mde = value
+            }
+            return APIResponse.json(try experiments.results(appID: appID, id: request.parameter("id"), minimumDetectableEffect: mde))
         }
     }
 }

@@ -109,12 +109,20 @@ enum ExperimentTools {
         name: "get_experiment_results", title: "Experiment results",
         description: """
             Per variant: impressions, unique subscribers, conversions (subscribers who completed a purchase), conversion rate \
-            with a 95 % Wilson interval, and the difference to the control with a 95 % interval. Counted from SDK events that \
-            carry the experimentId and variant.
+            with a 95 % Wilson interval, and the difference to the control with a 95 % interval; the Bayesian probability \
+            (uniform Beta(1, 1) prior) that the variant beats the control and that it is the best; revenue per subscriber per \
+            currency (purchase_completed events with a price and currency); and the subscribers per variant a test needs to \
+            detect a relative change of minimumDetectableEffect (default 0.1) in the control's rate, with how many are still \
+            missing. Counted from SDK events that carry the experimentId and variant.
             """,
-        inputSchema: ToolSchema.object(["experimentId": experimentID], required: ["experimentId"]),
+        inputSchema: ToolSchema.object(["experimentId": experimentID,
+                                        "minimumDetectableEffect": ["type": "number", "exclusiveMinimum": 0, "maximum": 10,
+                                                                    "description": "The relative change to detect (0.1 = 10 %)."]],
+                                       required: ["experimentId"]),
         readOnly: true, idempotent: true
     ) { call in
-        try call.services.experiments.results(appID: call.appID, id: try call.string("experimentId"))
+        try call.services.experiments.results(appID: call.appID, id: try call.string("experimentId"),
+                                              minimumDetectableEffect: call.arguments["minimumDetectableEffect"]?.numberValue?.doubleValue
+                                                  ?? ExperimentService.defaultMinimumDetectableEffect)
     }
 }
