@@ -39,10 +39,10 @@ extension Connection {
         case .bytes(let body):
             exchange.bytes = body.count
             writeOut(body: body, then: .finishResponse)
-        case .stream(let producer, let chunked):
+        case .stream(let producer, let chunked, let gzip):
             exchange.bytes = 0
             writeOut(body: [], then: .nothing)
-            startStream(producer, chunked: chunked)
+            startStream(producer, chunked: chunked, gzip: gzip)
         }
     }
 
@@ -159,12 +159,17 @@ extension Connection {
 
     // MARK: Streaming
 
-    func startStream(_ producer: @escaping @Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool) {
+    func startStream(_ producer: @escaping @Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool, gzip: GzipStream?) {
         let writer = ConnectionBodyWriter(connection: self, chunked: chunked,
                                           timeoutMs: core.configuration.writeTimeoutMs)
         core.streamPool.submit { [self] in
             do {
-                try producer(writer)
+                if let gzip {
+                    try producer(GzipBodyWriter(inner: writer, gzip: gzip))
+                    try writer.write(gzip.finish())
+                } else {
+                    try producer(writer)
+                }
                 self.queue.async { self.finishStream(chunked: chunked) }
             } catch {
                 self.queue.async { self.close() }

@@ -108,6 +108,7 @@ enum ContentNegotiation {
     static func isCompressible(contentType: String?) -> Bool {
         guard let type = contentType?.lowercased() else { return false }
         return type.hasPrefix("text/") || type.hasPrefix("application/json") || ByteClass.containsLowercased(type, "+json")
+            || type.hasPrefix("application/x-ndjson")
             || type.hasPrefix("application/javascript") || ByteClass.containsLowercased(type, "xml") || type.hasPrefix("image/svg")
     }
 }

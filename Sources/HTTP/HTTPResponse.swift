@@ -49,14 +49,16 @@ public struct HTTPResponse: Sendable {
         self.prepared = prepared
     }
 
-    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(),
+    /// A streamed body. `compressible`: the server gzips the chunks as they go when the client
+    /// accepts it and the content type compresses (`Content-Encoding` stays the server's to set).
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), compressible: Bool = false,
                 stream: @escaping @Sendable (HTTPBodyWriter) throws -> Void) {
         self.status = status
         self.headers = headers
         self.body = .stream(stream)
         self.etag = nil
         self.gzip = nil
-        self.compressible = false
+        self.compressible = compressible
     }
 
     /// A UTF-8 text response.

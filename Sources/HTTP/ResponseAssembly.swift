@@ -21,8 +21,9 @@ struct ResponseAssembly {
     enum Payload {
         /// `body` after the head (empty for HEAD, 304 and bodiless statuses).
         case bytes([UInt8])
-        /// The head, then the producer's chunks (chunked on HTTP/1.1, until close on HTTP/1.0).
-        case stream(@Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool)
+        /// The head, then the producer's chunks (chunked on HTTP/1.1, until close on HTTP/1.0),
+        /// gzipped through `gzip` when the head says so.
+        case stream(@Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool, gzip: GzipStream?)
     }
 
     var status: HTTPStatus
@@ -71,6 +72,16 @@ struct ResponseAssembly {
                         }
                     }
                 }
+            }
+        }
+        // A compressible stream is gzipped chunk by chunk (it has no length, so no "is it smaller" test).
+        var streamGzip: GzipStream?
+        if case .stream = response.body, response.compressible, !status.forbidsBody, response.headers["Content-Encoding"] == nil,
+           ContentNegotiation.isCompressible(contentType: response.headers["Content-Type"]) {
+            addVary = true
+            if ContentNegotiation.encodingPreference(request.headers).gzipAllowed, let stream = GzipStream(level: settings.gzipLevel) {
+                streamGzip = stream
+                gzipped = true
             }
         }
 
@@ -140,7 +151,7 @@ struct ResponseAssembly {
             } else {
                 closeAfter = true
             }
-            if !isHead { payload = .stream(producer, chunked: chunked) }
+            if !isHead { payload = .stream(producer, chunked: chunked, gzip: streamGzip) }
         } else {
             head.append(literal: "Content-Length: ")
             head.append(decimal: body.count)

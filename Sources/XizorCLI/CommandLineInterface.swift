@@ -47,6 +47,7 @@ public enum CommandLineInterface {
             Commands.serve,
             Commands.migrate,
             Commands.apps,
+            Commands.events,
             Commands.demo,
             Commands.backup,
             Commands.config,

@@ -41,15 +41,28 @@ struct EventRoutes {
             }
             return APIResponse.json(try services.analytics.funnel(appID: appID, paywallID: request.parameter("id"), filter: filter))
         }
+        routes.secret(.GET, "/v1/events/export", OperationDoc(
+            "exportEvents", summary: "Stream the app's events as NDJSON",
+            description: "Every event whose `timestamp` is in [from, to), one JSON object per line (`id`, `name`, `timestamp`, `receivedAt`, and `placement`, `paywallId`, `version`, `subscriberId`, `experimentId`, `variant`, `context`, `properties` when the event has them), in id order; chunked, gzip when accepted. Read a page of 1,000 at a time, so neither the server's memory nor a long transaction grows with the export.",
+            tag: "analytics",
+            parameters: [.query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
+                         .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time.")],
+            responses: [APIResponseSpec(status: 200, description: "NDJSON, one event per line.", schema: ["type": "string"],
+                                        contentType: "application/x-ndjson", headers: [("Content-Encoding", "gzip when the request accepts it.")]),
+                        .problem(400, "`from` or `to` is not a time.")])) { request, caller in
+            let appID = caller.appID
+            let from = try EventRoutes.time(request.query("from"), name: "from")
+            let to = try EventRoutes.time(request.query("to"), name: "to")
+            let events = services.events
+            // The server gzips the stream as it goes when the client accepts it.
+            return HTTPResponse(status: .ok, headers: ["Content-Type": "application/x-ndjson", "Cache-Control": "no-store"], compressible: true) { writer in
+                try events.export(appID: appID, from: from, to: to) { try writer.write($0) }
+            }
+        }
     }
 }
 
 extension EventRoutes {
     /// A time query parameter: integer milliseconds since 1970 or an RFC 3339 date-time.
-    static func time(_ raw: String?, name: String) throws -> Int64? {
-        guard let raw else { return nil }
-        if let ms = Int64(raw), ms >= 0 { return ms }
-        if let ms = EventService.parseTimestamp(raw) { return ms }
-        throw ServiceError(.badRequest, "invalid_time", "'\(name)' is milliseconds since 1970 or an RFC 3339 date-time, not '\(raw)'.")
-    }
+    static func time(_ raw: String?, name: String) throws -> Int64? { try EventService.time(raw, name: name) }
 }

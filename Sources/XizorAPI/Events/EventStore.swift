@@ -13,6 +13,12 @@ public struct StoredEvent: Sendable {
     public let variant: String?
 }
 
+/// An event as exported: what was stored, and when it was received.
+public struct ExportedEvent: Sendable {
+    public let event: StoredEvent
+    public let receivedAt: Int64
+}
+
 /// Event counts of one published version.
 public struct FunnelCount: Sendable {
     public let version: Int
@@ -72,6 +78,9 @@ public protocol EventStore {
     /// Revenue per (variant, currency) of one experiment's `purchase_completed` events with a
     /// numeric `price` and a `currency` (the `version` of each sum is 0: variants have names).
     func variantRevenue(appID: String, experimentID: String) throws -> [String: [RevenueSum]]
+    /// Up to `limit` events whose `timestamp` is in [from, to) and whose id sorts after `after`, by
+    /// id: the primary key's order, so an export pages through an app's events in one pass over it.
+    func export(appID: String, from: Int64?, to: Int64?, after: String?, limit: Int) throws -> [ExportedEvent]
     /// `paywall_open` events of one subscriber on `placement` showing one of `paywallIDs` that
     /// occurred at or after `since` (ms): what a rule's frequency cap counts.
     func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int

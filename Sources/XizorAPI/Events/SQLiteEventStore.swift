@@ -110,6 +110,26 @@ struct SQLiteEventStore: EventStore {
         return Int(count ?? 0)
     }
 
+    func export(appID: String, from: Int64?, to: Int64?, after: String?, limit: Int) throws -> [ExportedEvent] {
+        var sql = "SELECT id, name, occurred_at, placement, paywall_id, version, subscriber_id, context, properties, experiment_id, variant, received_at FROM events WHERE app_id = ?"
+        var bindings: [any SQLBindable] = [appID]
+        if let after { sql += " AND id > ?"; bindings.append(after) }
+        if let from { sql += " AND occurred_at >= ?"; bindings.append(from) }
+        if let to { sql += " AND occurred_at < ?"; bindings.append(to) }
+        sql += " ORDER BY id LIMIT ?"
+        bindings.append(Int64(limit))
+        return try db.query(sql, bindings).map(Self.exported)
+    }
+
+    private static func exported(_ row: Row) throws -> ExportedEvent {
+        let version: Int64? = try row.get(5)
+        return ExportedEvent(event: StoredEvent(id: try row.get(0), name: try row.get(1), occurredAt: try row.get(2), placement: try row.get(3),
+                                                paywallID: try row.get(4), version: version.map { Int($0) }, subscriberID: try row.get(6),
+                                                context: try row.get(7), properties: try row.get(8), experimentID: try row.get(9),
+                                                variant: try row.get(10)),
+                             receivedAt: try row.get(11))
+    }
+
     func variantRevenue(appID: String, experimentID: String) throws -> [String: [RevenueSum]] {
         var revenue: [String: [RevenueSum]] = [:]
         for row in try db.query("""
