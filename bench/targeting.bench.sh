@@ -122,19 +122,22 @@ TRACE=$(curl -sf -H "Authorization: Bearer $SK" "$BASE/v1/placements/targeted/re
 [ "$(echo "$TRACE" | grep -o '"not_matched"' | wc -l)" = 20 ] || { echo "expected 20 rules not matched: $TRACE"; exit 1; }
 ETAG_PLAIN=$(etag "$PLAIN"); ETAG_RULED=$(etag "$RULED"); ETAG_SUB=$(etag "$SUBSCRIBED")
 ETAG_CONTEXTUAL=$(etag "$CONTEXTUAL"); ETAG_BASE=$(etag "$BASE_CONTEXTUAL" "$BASE_AUTH")
+BASE_PLAIN="$BASE_URL/v1/sdk/placements/onboarding/paywall?$QUERY"; ETAG_BASE_PLAIN=$(etag "$BASE_PLAIN" "$BASE_AUTH")
 
 median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 bench_header
 for round in $(seq "$ROUNDS"); do
   bench_run "baseline-20-ctx-$round" "$BASE_PID" "$BASE_CONTEXTUAL" "$OUT" -H "$BASE_AUTH" -H "Accept-Encoding: gzip" "${DEVICE[@]}" -H "If-None-Match: $ETAG_BASE"; echo "$CPU_US" >> "$OUT/baseline-ctx"
   bench_run "xizor-20-ctx-$round" "$OURS_PID" "$CONTEXTUAL" "$OUT" -H "$AUTH" -H "Accept-Encoding: gzip" "${DEVICE[@]}" -H "If-None-Match: $ETAG_CONTEXTUAL"; echo "$CPU_US" >> "$OUT/ctx"
+  bench_run "baseline-no-rules-$round" "$BASE_PID" "$BASE_PLAIN" "$OUT" -H "$BASE_AUTH" -H "Accept-Encoding: gzip" "${DEVICE[@]}" -H "If-None-Match: $ETAG_BASE_PLAIN"; echo "$CPU_US" >> "$OUT/baseline-plain"
   bench_run "no-rules-304-$round" "$OURS_PID" "$PLAIN" "$OUT" -H "$AUTH" -H "Accept-Encoding: gzip" "${DEVICE[@]}" -H "If-None-Match: $ETAG_PLAIN"; echo "$CPU_US" >> "$OUT/plain"
   bench_run "20-rules-304-$round" "$OURS_PID" "$RULED" "$OUT" -H "$AUTH" -H "Accept-Encoding: gzip" "${DEVICE[@]}" -H "If-None-Match: $ETAG_RULED"; echo "$CPU_US" >> "$OUT/ruled"
 done
 bench_run "21-rules-subscriber" "$OURS_PID" "$SUBSCRIBED" "$OUT" -H "$AUTH" -H "Accept-Encoding: gzip" "${DEVICE[@]}" -H "If-None-Match: $ETAG_SUB"; SUB=$CPU_US
 for f in no-rules 20-rules; do grep -q "Non-2xx" "$OUT"/wrk-$f-304-1.txt && { echo "$f: unexpected statuses"; exit 1; }; done
 PLAIN_MEDIAN=$(median < "$OUT/plain"); RULED_MEDIAN=$(median < "$OUT/ruled")
-BASE_MEDIAN=$(median < "$OUT/baseline-ctx"); CTX_MEDIAN=$(median < "$OUT/ctx")
+BASE_MEDIAN=$(median < "$OUT/baseline-ctx"); CTX_MEDIAN=$(median < "$OUT/ctx"); BASE_PLAIN_MEDIAN=$(median < "$OUT/baseline-plain")
 echo "median cpu_us/req (304, 10 attributes), 20 context rules evaluated: before targeting ($BASELINE) $BASE_MEDIAN, now $CTX_MEDIAN (now ÷ before $(ratio "$CTX_MEDIAN" "$BASE_MEDIAN"); target ≤ 1.05)"
+echo "without rules: before targeting $BASE_PLAIN_MEDIAN, now $PLAIN_MEDIAN (now ÷ before $(ratio "$PLAIN_MEDIAN" "$BASE_PLAIN_MEDIAN"))"
 echo "this server: no rules $PLAIN_MEDIAN, 20 rules of every new kind $RULED_MEDIAN (÷ no rules $(ratio "$RULED_MEDIAN" "$PLAIN_MEDIAN")), 20 context rules $CTX_MEDIAN (÷ no rules $(ratio "$CTX_MEDIAN" "$PLAIN_MEDIAN"))"
 echo "informative: 20 rules + one reading a stored subscriber attribute (a database read per request): $SUB cpu_us/req ($(ratio "$SUB" "$PLAIN_MEDIAN") × no rules)"
