@@ -133,8 +133,7 @@ extension ServingState: SubscriberAttributeReader {
             if let cap = rule.frequencyCap, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
                 let shown = try presentations(snapshot, placement: key, rule: rule, subscriberID: subscriberID, since: now - cap.seconds * 1000)
                 if shown >= cap.count {
-                    if !trace { activity.recordRuleCapped() }
-                    if trace { traces.append(RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap)) }
+                    if trace { traces.append(RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap)) } else { activity.recordRuleCapped() }
                     continue
                 }
             }
