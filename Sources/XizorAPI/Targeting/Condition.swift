@@ -99,10 +99,11 @@ public indirect enum Condition: Sendable, Equatable {
         return try check(&facts, path: path, failure: &failure) ? nil : failure
     }
 
-    /// For a context alone (tests, the fuzzer): no device, subscriber or audience.
+    /// For a context alone (tests, the fuzzer): no device, subscriber or audience. It cannot throw
+    /// — nothing is read from the database and no audience is unreadable — so a throw is a bug here.
     public func matches(_ context: PresentationContext) -> Bool {
         var facts = RequestFacts(context: context)
-        return (try? matches(&facts)) ?? false
+        do { return try matches(&facts) } catch { preconditionFailure("a condition over a context alone threw: \(error)") }
     }
 
     /// The dry run's evaluator: the same answers as `matches`, and `failure` says what failed first.
