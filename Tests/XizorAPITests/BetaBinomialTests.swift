@@ -33,7 +33,10 @@ import Testing
         let control = BetaBinomial.Posterior(conversions: controlConversions, trials: controlTrials)
         let variant = BetaBinomial.Posterior(conversions: conversions, trials: trials)
         let (beats, best) = BetaBinomial.probabilities([control, variant])
-        let expected = closedForm(variant, beats: control)
+        // The reference's posteriors are written out from the counts with the stated Beta(1, 1) prior.
+        #expect(control == BetaBinomial.Posterior(a: Double(1 + controlConversions), b: Double(1 + controlTrials - controlConversions)))
+        let expected = closedForm(BetaBinomial.Posterior(a: Double(1 + conversions), b: Double(1 + trials - conversions)),
+                                  beats: BetaBinomial.Posterior(a: Double(1 + controlConversions), b: Double(1 + controlTrials - controlConversions)))
         #expect(abs(beats[1] - expected) < 1e-6, "\(beats[1]) vs \(expected)")
         #expect(abs(best[1] - expected) < 1e-6 && abs(best[0] - (1 - expected)) < 1e-6, "with two, best is beating the other")
     }
