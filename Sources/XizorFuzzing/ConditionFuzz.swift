@@ -25,10 +25,17 @@ enum ConditionFuzz {
         }
         let matches = condition.matches(context)
         // The dry run's evaluator answers as the SDK path's does.
+        // Over a context alone nothing is read from a database, so neither may throw.
         var facts = RequestFacts(context: context, subscriberID: json["subscriberId"]?.stringValue)
-        let explained = (try? condition.explain(&facts, path: "$")) ?? nil
-        var again = RequestFacts(context: context, subscriberID: json["subscriberId"]?.stringValue)
-        guard ((try? condition.matches(&again)) ?? false) == (explained == nil) else {
+        var again = facts
+        let explained: ConditionFailure?, matched: Bool
+        do {
+            explained = try condition.explain(&facts, path: "$")
+            matched = try condition.matches(&again)
+        } catch {
+            throw FuzzFinding(.condition, "evaluation threw over a context alone: \(error)")
+        }
+        guard matched == (explained == nil) else {
             throw FuzzFinding(.condition, "matches and explain disagree on \(condition.json.canonicalString)")
         }
         guard Condition.not(condition).matches(context) == !matches else { throw FuzzFinding(.condition, "not does not negate") }

@@ -44,7 +44,7 @@ public final class AudienceService: Sendable {
 
     public func list(appID: String) throws -> [AudienceInfo] {
         try store.read { tx in
-            let users = try AudienceService.users(tx, appID: appID)
+            let users = try AudienceService.users(tx, appID: appID, activity: activity)
             return try tx.audiences.audiences(appID: appID).map { try info($0, usedBy: users[$0.id] ?? []) }
         }
     }
@@ -52,7 +52,7 @@ public final class AudienceService: Sendable {
     public func audience(appID: String, id: String) throws -> AudienceInfo {
         try store.read { tx in
             guard let stored = try tx.audiences.audience(appID: appID, id: id) else { throw ServiceError.notFound("audience", id) }
-            return try info(stored, usedBy: try AudienceService.users(tx, appID: appID)[id] ?? [])
+            return try info(stored, usedBy: try AudienceService.users(tx, appID: appID, activity: activity)[id] ?? [])
         }
     }
 
@@ -96,7 +96,7 @@ public final class AudienceService: Sendable {
     public func delete(appID: String, id: String) throws {
         let now = clock.now()
         try store.write { tx in
-            let users = try AudienceService.users(tx, appID: appID)[id] ?? []
+            let users = try AudienceService.users(tx, appID: appID, activity: activity)[id] ?? []
             guard users.isEmpty else {
                 let names = users.map { "rule \($0.rule ?? 0) of placement '\($0.placement)'" }.joined(separator: ", ")
                 throw ServiceError(.conflict, "audience_in_use", "Audience '\(id)' is used by \(names); change those rules first.")
@@ -107,15 +107,18 @@ public final class AudienceService: Sendable {
         try changes.catchUp()
     }
 
-    /// The rules that refer to each audience, read from the stored conditions.
-    static func users(_ tx: any StoreTransaction, appID: String) throws -> [String: [PlacementReference]] {
+    /// The rules that refer to each audience, read from the stored conditions. A stored rule that
+    /// no longer reads names no audience anyone can know: it is counted as a data failure (as
+    /// serving counts it) and skipped here, where the listing of the others is still worth answering.
+    static func users(_ tx: any StoreTransaction, appID: String, activity: ServiceActivity) throws -> [String: [PlacementReference]] {
         var users: [String: [PlacementReference]] = [:]
         for placement in try tx.placements.placements(appID: appID) {
             for (index, rule) in placement.rules.enumerated() {
                 var issues: [ValidationIssue] = []
-                // A stored rule that no longer reads refers to nothing readable; serving counts it.
-                guard let json = try? JSONValue(parsing: rule.condition),
-                      let condition = Condition.parse(json, path: "$", issues: &issues) else { continue }
+                guard let json = try? JSONValue(parsing: rule.condition), let condition = Condition.parse(json, path: "$", issues: &issues) else {
+                    activity.recordDataFailure(.storedRule)
+                    continue
+                }
                 for id in condition.audienceIDs { users[id, default: []].append(PlacementReference(placement: placement.key, rule: index)) }
             }
         }

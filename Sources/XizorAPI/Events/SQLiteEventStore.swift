@@ -118,16 +118,7 @@ struct SQLiteEventStore: EventStore {
         if let to { sql += " AND occurred_at < ?"; bindings.append(to) }
         sql += " ORDER BY id LIMIT ?"
         bindings.append(Int64(limit))
-        return try db.query(sql, bindings).map(Self.exported)
-    }
-
-    private static func exported(_ row: Row) throws -> ExportedEvent {
-        let version: Int64? = try row.get(5)
-        return ExportedEvent(event: StoredEvent(id: try row.get(0), name: try row.get(1), occurredAt: try row.get(2), placement: try row.get(3),
-                                                paywallID: try row.get(4), version: version.map { Int($0) }, subscriberID: try row.get(6),
-                                                context: try row.get(7), properties: try row.get(8), experimentID: try row.get(9),
-                                                variant: try row.get(10)),
-                             receivedAt: try row.get(11))
+        return try db.query(sql, bindings).map(ExportedEvent.init(row:))
     }
 
     func variantRevenue(appID: String, experimentID: String) throws -> [String: [RevenueSum]] {

@@ -87,6 +87,9 @@ public enum EventReport: Sendable {
     /// At launch, lines of the queue file that did not decode (the app was killed mid-write):
     /// their events are lost. Reported once, when the queue is opened.
     case unreadable(lines: Int)
+    /// At launch, the queue file existed but could not be read (an I/O or permission error): it
+    /// was moved to `movedTo` (its events are there, not delivered) and the queue starts empty.
+    case unreadableFile(movedTo: String, reason: String)
 }
 
 public enum RetryReason: Sendable, Equatable {

@@ -26,12 +26,29 @@ struct EventLog {
         var events: [(event: XizorEvent, bytes: Int)] = []
         /// Lines that did not decode (a crash mid-write): those events are lost, and reported.
         var unreadableLines = 0
+        /// The file exists but could not be read: where it was moved, and why it could not be read.
+        var setAside: (path: String, reason: String)?
     }
 
     /// The pending events. A file with a line that does not decode is rewritten without it first,
-    /// so the next append starts on a line of its own. No file is an empty queue.
+    /// so the next append starts on a line of its own. No file is an empty queue. A file that
+    /// exists but cannot be read is moved aside (never overwritten by the appends and compaction
+    /// that follow) and reported; the queue then starts empty.
     mutating func load() -> Loaded {
-        guard FileManager.default.fileExists(atPath: file.path), let data = try? Data(contentsOf: file) else { return Loaded() }
+        guard FileManager.default.fileExists(atPath: file.path) else { return Loaded() }
+        let data: Data
+        do { data = try Data(contentsOf: file) } catch {
+            var loaded = Loaded()
+            let aside = file.appendingPathExtension("unreadable-\(Int(Date().timeIntervalSince1970))")
+            do {
+                try FileManager.default.moveItem(at: file, to: aside)
+                try? FileManager.default.removeItem(at: headFile)  // its offset belongs to the file moved away
+                loaded.setAside = (aside.path, "\(error)")
+            } catch let moveError {
+                loaded.setAside = (file.path, "\(error); it could not be moved aside either: \(moveError)")
+            }
+            return loaded
+        }
         size = data.count
         head = (try? String(contentsOf: headFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
         if head < 0 || head > size { head = 0 }

@@ -39,6 +39,7 @@ public actor EventQueue {
         pending = loaded.events
         self.log = log
         if loaded.unreadableLines > 0 { settings.onReport?(.unreadable(lines: loaded.unreadableLines)) }
+        if let aside = loaded.setAside { settings.onReport?(.unreadableFile(movedTo: aside.path, reason: aside.reason)) }
         batchLimit = settings.batchSize
     }
 

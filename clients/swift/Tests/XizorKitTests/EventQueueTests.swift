@@ -170,6 +170,25 @@ struct EventQueueTests {
         #expect(reports.all.contains { if case .unreadable(lines: 1) = $0 { return true } else { return false } })
     }
 
+    /// A queue file that exists but cannot be read (here: a directory where the file should be) is
+    /// moved aside and reported, never read as an empty queue and then overwritten.
+    @Test func anUnreadableQueueFileIsSetAsideAndReported() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizorkit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let blocker = directory.appendingPathComponent("events.ndjson")
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: blocker.appendingPathComponent("inside"))
+        let reports = Reports()
+        let offline = XizorConfiguration(publicKey: "pk_test", baseURL: try #require(URL(string: "http://127.0.0.1:9")), cacheDirectory: directory)
+        let queue = EventQueue(transport: Transport(configuration: offline), directory: directory, settings: EventSettings(onReport: reports.handler))
+        #expect(await queue.count == 0)
+        let moved = reports.all.compactMap { if case .unreadableFile(let path, _) = $0 { return path } else { return nil } }
+        #expect(moved.count == 1 && moved.first != blocker.path)
+        #expect(FileManager.default.fileExists(atPath: (moved.first ?? "") + "/inside"), "what was there is kept where the report says")
+        await queue.enqueue([XizorEvent(name: "after")])
+        #expect(queuedOnDisk(directory).map(\.name) == ["after"], "the queue goes on in a fresh file")
+    }
+
     @Test func deliveryMovesTheOffsetAndCompactsWhenEmpty() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizorkit-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
