@@ -2,7 +2,7 @@
 SWIFT   ?= swift
 VENV    := .venv
 PY      := $(VENV)/bin/python
-APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev postgresql nginx curl nodejs chromium chromium-driver fonts-noto-color-emoji
+APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql nginx curl nodejs chromium chromium-driver fonts-noto-color-emoji
 CONFIG  ?= Config/xizor.json
 
 .PHONY: build release run test test-swift test-client test-e2e bench mutants fuzz embed deps venv docker clean

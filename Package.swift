@@ -16,6 +16,9 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL"),
+        // OpenSSL's libcrypto (SHA-256, HMAC) and libcurl (webhook deliveries): docs/integrations.md.
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
         // What Glibc's Swift module does not export (accept4, ...).
         .target(name: "CSystem", path: "Sources/CSystem"),
         // libFuzzer's driver entry point, for xizor-fuzz's fuzzing build (declaration only).
@@ -24,14 +27,15 @@ let package = Package(
         // Layers.
         .target(name: "Logging", path: "Sources/Logging"),
         .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "Logging"], path: "Sources/HTTP"),
-        // SHA-256, shared by storage (migration checksums), the renderer (the page's script hash) and the API.
-        .target(name: "Digest", path: "Sources/Digest"),
+        // SHA-256 and HMAC over libcrypto, shared by storage (migration checksums), the renderer (the
+        // page's script hash) and the API.
+        .target(name: "Digest", dependencies: ["CCrypto"], path: "Sources/Digest"),
         .target(name: "Storage", dependencies: ["CSQLite", "Digest"], path: "Sources/Storage"),
         // The PostgreSQL layer over libpq: connections, a pool, migrations; rows as the SQLite layer's.
         .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage", "Digest"], path: "Sources/PostgresStorage"),
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
         .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
-        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PostgresStorage", "Digest", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI",
+        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PostgresStorage", "Digest", "CCurl", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI",
                 exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
         // The fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by xizor-fuzz and FuzzTests.
         .target(name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"], path: "Sources/XizorFuzzing"),
@@ -54,7 +58,7 @@ let package = Package(
         .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat", "Digest"], path: "Tests/PaywallRendererTests"),
         .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
         .testTarget(name: "FuzzTests", dependencies: ["XizorFuzzing"], path: "Tests/FuzzTests"),
-        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat"], path: "Tests/XizorAPITests"),
+        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "Digest"], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,17 +1,27 @@
-/// SHA-256 (FIPS 180-4), written here because CryptoKit is not on Linux and no packages may be
-/// used. Checksums migrations and hashes API keys, so only the hash itself is needed.
-public struct SHA256: Sendable {
-    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
-        (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-    private var buffer: [UInt8] = []
+import CCrypto
 
-    public init() { buffer.reserveCapacity(64) }
+/// SHA-256 through OpenSSL's libcrypto (EVP): migrations' checksums, API keys' hashes, ETags,
+/// experiment and rollout buckets, the audit log's content hashes. Not written here: a hash is not
+/// our product, and libcrypto's is vetted and vectorised.
+public struct SHA256: Sendable {
+    /// What `update` was given, hashed at `finalize`: the incremental form exists for callers that
+    /// assemble their input in pieces, none of which is large.
+    private var pending: [UInt8] = []
+
+    public init() {}
 
     /// The 32-byte digest of `bytes`.
     public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var hasher = SHA256()
-        hasher.update(bytes)
-        return hasher.finalize()
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok = bytes.withContiguousStorageIfAvailable { buffer in
+            EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
+        } ?? Array(bytes).withUnsafeBufferPointer { buffer in
+            EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
+        }
+        // EVP_Digest fails only without memory or a sha256 implementation: the process cannot go on.
+        precondition(ok == 1 && length == 32, "libcrypto's SHA-256 failed")
+        return digest
     }
 
     /// The digest as 64 lowercase hex digits.
@@ -34,78 +44,33 @@ public struct SHA256: Sendable {
     }
 
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            buffer.append(byte)
-            if buffer.count == 64 {
-                compress(buffer)
-                buffer.removeAll(keepingCapacity: true)
+        pending.append(contentsOf: bytes)
+    }
+
+    /// The digest of everything given to `update`; the hasher should not be reused.
+    public mutating func finalize() -> [UInt8] {
+        defer { pending = [] }
+        return SHA256.hash(pending)
+    }
+}
+
+/// HMAC-SHA256 (RFC 2104) through libcrypto: webhook signatures.
+public enum HMACSHA256 {
+    /// The 32-byte MAC of `message` under `key`.
+    public static func mac(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let result = key.withUnsafeBufferPointer { k in
+            message.withUnsafeBufferPointer { m in
+                HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress, m.count, &out, &length)
             }
         }
+        precondition(result != nil && length == 32, "libcrypto's HMAC-SHA256 failed")
+        return out
     }
 
-    /// Pads, processes the last blocks and returns the digest; the hasher should not be reused.
-    public mutating func finalize() -> [UInt8] {
-        let messageBits = (totalLength + UInt64(buffer.count)) &* 8
-        buffer.append(0x80)
-        if buffer.count > 56 {
-            while buffer.count < 64 { buffer.append(0) }
-            compress(buffer)
-            buffer.removeAll(keepingCapacity: true)
-        }
-        while buffer.count < 56 { buffer.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: messageBits >> UInt64(shift))) }
-        compress(buffer)
-        buffer.removeAll()
-        var digest: [UInt8] = []
-        digest.reserveCapacity(32)
-        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            digest.append(UInt8(truncatingIfNeeded: word >> 24))
-            digest.append(UInt8(truncatingIfNeeded: word >> 16))
-            digest.append(UInt8(truncatingIfNeeded: word >> 8))
-            digest.append(UInt8(truncatingIfNeeded: word))
-        }
-        return digest
+    /// The MAC as 64 lowercase hex digits.
+    public static func hexMAC(key: String, message: [UInt8]) -> String {
+        SHA256.hex(mac(key: Array(key.utf8), message: message))
     }
-
-    private var totalLength: UInt64 = 0
-
-    private static let k: [UInt32] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-    ]
-
-    private mutating func compress(_ block: [UInt8]) {
-        totalLength &+= 64
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16
-                | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
-        }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = state
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ ch &+ SHA256.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            h = g; g = f; f = e; e = d &+ t1
-            d = c; c = b; b = a; a = t1 &+ t2
-        }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
-                 state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
-    }
-
-    @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }
