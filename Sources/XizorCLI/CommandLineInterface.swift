@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import XizorAPI
 
 /// Every exit status of `xizor` (docs/operations.md lists them; scripts and orchestrators branch on
 /// them). The BSD `sysexits.h` values where one fits.
@@ -92,7 +93,8 @@ public enum CommandLineInterface {
                 print(command.spec.help, terminator: "")
                 return 0
             }
-            return try command.run(parsed).rawValue
+            // Every write a command makes is the CLI's in the audit log (a server's requests set their own).
+            return try WriteActor.$current.withValue(.cli) { try command.run(parsed).rawValue }
         } catch let error as UsageError {
             writeStandardError("xizor \(name): \(error.message)\nUsage: \(command.spec.usage)\n")
             return ExitStatus.usage.rawValue

@@ -172,6 +172,25 @@ struct CommandEnvironment {
     }
 
     /// The services over a migrated store.
+    /// The webhook senders of `serve` (nil with `webhooks.enabled` off), not yet started.
+    func webhookDispatcher(_ services: XizorServices) throws -> WebhookDispatcher? {
+        guard configuration[\.webhooks.enabled] else { return nil }
+        var options = WebhookDispatcher.Options()
+        options.workers = configuration[\.webhooks.workers]
+        options.timeoutMs = configuration[\.webhooks.timeoutMs]
+        options.retryBaseMs = configuration[\.webhooks.retryBaseMs]
+        options.retryForMs = Int64(configuration[\.webhooks.retryForMs])
+        options.pollMs = configuration[\.webhooks.pollMs]
+        options.allowPrivateTargets = configuration[\.webhooks.allowPrivateTargets]
+        options.caFile = configuration[\.webhooks.caFile]
+        if let caFile = options.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw CommandFailure("webhooks.caFile \(caFile) is not a readable file")
+        }
+        return WebhookDispatcher(store: services.store, clock: services.clock, signal: services.outboxSignal, options: options) {
+            [logger] message in logger.warning("webhooks", [("detail", .string(message))])
+        }
+    }
+
     func openServices() throws -> XizorServices {
         let (store, applied) = try openStore(migrate: configuration[\.migrateOnStart])
         for name in applied { logger.info("applied migration", [("migration", .string(name))]) }
@@ -187,6 +206,10 @@ struct CommandEnvironment {
         limits.assets.maxLottieBytes = configuration[\.assets.maxLottieBytes]
         limits.assets.maxBytesPerApp = Int64(configuration[\.assets.maxBytesPerApp])
         limits.assets.cacheBytes = configuration[\.assets.cacheBytes]
+        limits.auditRetentionDays = configuration[\.audit.retentionDays]
+        limits.webhooks.allowPrivateTargets = configuration[\.webhooks.allowPrivateTargets]
+        limits.webhooks.maxEndpointsPerApp = configuration[\.webhooks.maxEndpointsPerApp]
+        limits.webhooks.logRetentionDays = configuration[\.webhooks.logRetentionDays]
         do { return try XizorServices(store: store, limits: limits) } catch {
             throw CommandFailure("cannot load state from \(storageDescription): \(error)")
         }

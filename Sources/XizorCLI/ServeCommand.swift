@@ -34,6 +34,11 @@ extension Commands {
         } catch {
             throw CommandFailure("cannot open the change feed's connection to \(environment.storageDescription): \(error)")
         }
+        let retention = RetentionJobs(services: services) { [logger = environment.logger] message in
+            logger.warning("retention", [("detail", .string(message))])
+        }
+        retention.start()
+        let dispatcher = try environment.webhookDispatcher(services)
         let drain = DrainState()
         let httpMetrics = HTTPMetrics()
         var options = environment.applicationOptions
@@ -51,6 +56,7 @@ extension Commands {
             }
             throw CommandFailure(message)
         }
+        do { try dispatcher?.start() } catch { throw CommandFailure("cannot send webhooks: \(error)") }
         // Before the `listening` line: whoever reads it may send SIGTERM at once.
         server.handleTerminationSignals()
         printJSONLine([("event", "listening"), ("host", .string(environment.configuration.host)), ("port", .int(Int64(port)))])
@@ -62,6 +68,8 @@ extension Commands {
         if !summary.isEmpty { FileHandle.standardError.write(Data(summary.text.utf8)) }
         server.runUntilTerminated()
         environment.logger.debug("drained; closing the database")
+        dispatcher?.stop()
+        retention.stop()
         services.changes.stopTailing()
         // Checkpoints the WAL into the database file and removes it: a stopped server leaves one file.
         services.store.close()

@@ -31,6 +31,8 @@ struct Settings: Sendable {
     let publish = PublishSettings()
     let assets = AssetSettings()
     let targeting = TargetingSettings()
+    let audit = AuditSettings()
+    let webhooks = WebhookSettings()
 
     static let all = Settings()
 }
@@ -123,6 +125,23 @@ struct ReadinessSettings: Sendable {
 
 struct TargetingSettings: Sendable {
     let countryHeader = Setting.optional("targeting.countryHeader", help: "the request header a CDN or load balancer in front of the server sets to the client's country (CF-IPCountry, CloudFront-Viewer-Country, X-Country-Code): rules read it as device.country, trusted over the client's country query parameter. Set it only when that proxy overwrites the header on every request")
+}
+
+struct AuditSettings: Sendable {
+    let retentionDays = Setting.int("audit.retentionDays", default: 365, 1...36_500, help: "days audit log entries are kept (GET /v1/audit-log); older ones are deleted hourly")
+}
+
+struct WebhookSettings: Sendable {
+    let enabled = Setting.bool("webhooks.enabled", default: true, help: "send webhook deliveries from this process (false: events still enter the outbox, for another replica to send)")
+    let workers = Setting.int("webhooks.workers", default: 4, 1...64, help: "delivery threads: endpoints are sent to in parallel up to this many, each endpoint's deliveries one at a time in order")
+    let timeoutMs = Setting.int("webhooks.timeoutMs", default: 10_000, 100...120_000, help: "time an endpoint has to connect and answer a delivery before it counts as failed and is retried")
+    let retryBaseMs = Setting.int("webhooks.retryBaseMs", default: 10_000, 1...3_600_000, help: "wait before the first retry; each later retry waits twice as long, at most an hour")
+    let retryForMs = Setting.int("webhooks.retryForMs", default: 86_400_000, 0...2_592_000_000, help: "how long after its event a delivery is retried before it is marked failed")
+    let pollMs = Setting.int("webhooks.pollMs", default: 1_000, 10...60_000, help: "longest a sender waits before looking at the outbox again (writes in this process wake it at once)")
+    let allowPrivateTargets = Setting.bool("webhooks.allowPrivateTargets", default: false, help: "allow webhook URLs on loopback, private, link-local and other internal addresses (off: refused when written, and checked again on every connection)")
+    let caFile = Setting.optional("webhooks.caFile", help: "PEM bundle of the CAs HTTPS webhook endpoints are verified against, instead of the system's")
+    let maxEndpointsPerApp = Setting.int("webhooks.maxEndpointsPerApp", default: 20, 1...1000, help: "most webhook endpoints one app may have")
+    let logRetentionDays = Setting.int("webhooks.logRetentionDays", default: 30, 1...3650, help: "days finished deliveries stay in the delivery log")
 }
 
 struct MCPSettings: Sendable {

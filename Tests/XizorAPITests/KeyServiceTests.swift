@@ -39,7 +39,7 @@ import Testing
         defer { test.remove() }
         let keys = test.services.keys
         let app = try keys.createApp(name: "A")
-        let (info, extra) = try keys.createKey(appID: app.appID, kind: "secret")
+        let (info, extra) = try keys.createKey(appID: app.appID, .init(kind: "secret"))
         // Verified once, so the memo holds it; revocation must clear that too.
         #expect(keys.authenticate(extra) == .secret(appID: app.appID))
         try keys.revokeKey(appID: app.appID, keyID: info.id)
@@ -47,7 +47,7 @@ import Testing
         #expect(keys.verified(credential: extra) == nil)
 
         let other = try keys.createApp(name: "B")
-        let (otherInfo, otherKey) = try keys.createKey(appID: other.appID, kind: "public")
+        let (otherInfo, otherKey) = try keys.createKey(appID: other.appID, .init(kind: "public"))
         #expect(failsWith("key_not_found") { try keys.revokeKey(appID: app.appID, keyID: otherInfo.id) },
                 "an app cannot revoke another app's key")
         #expect(keys.authenticate(otherKey) == .publicKey(appID: other.appID))
@@ -71,11 +71,11 @@ import Testing
         let keys = try test.second(limits: limits).keys
         let a = try keys.createApp(name: "A"), b = try keys.createApp(name: "B")
         #expect(keys.authenticate(b.secretKey) == .secret(appID: b.appID))  // remembered
-        let third = try keys.createKey(appID: a.appID, kind: "public")
-        _ = try keys.createKey(appID: a.appID, kind: "secret")
-        #expect(failsWith("key_limit_reached") { _ = try keys.createKey(appID: a.appID, kind: "public") })
+        let third = try keys.createKey(appID: a.appID, .init(kind: "public"))
+        _ = try keys.createKey(appID: a.appID, .init(kind: "secret"))
+        #expect(failsWith("key_limit_reached") { _ = try keys.createKey(appID: a.appID, .init(kind: "public")) })
         try keys.revokeKey(appID: a.appID, keyID: third.info.id)
-        let fifth = try keys.createKey(appID: a.appID, kind: "public")
+        let fifth = try keys.createKey(appID: a.appID, .init(kind: "public"))
         #expect(keys.authenticate(fifth.key) == .publicKey(appID: a.appID))
         #expect(keys.authenticate(third.key) == nil)
         // B's remembered key survived A's reloads; archiving A leaves B alone.

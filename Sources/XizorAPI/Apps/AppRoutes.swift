@@ -32,7 +32,7 @@ struct AppRoutes {
             try services.keys.archiveApp(appID: request.parameter("appId"))
             return HTTPResponse(status: .noContent)
         }
-        routes.secret(.GET, "/v1/keys", OperationDoc(
+        routes.secret(.GET, "/v1/keys", scope: .keys, OperationDoc(
             "listKeys", summary: "List the app's keys (prefixes only), a page at a time in creation order", tag: "apps",
             parameters: PageSize.parameters,
             responses: [.json(200, "A page of the app's keys, revoked ones with `revokedAt`.", APISchemas.ref("APIKeyList")),
@@ -40,20 +40,17 @@ struct AppRoutes {
             let page = try services.keys.listKeys(appID: caller.appID, cursor: request.query("cursor"), limit: try PageSize.from(request))
             return APIResponse.json(["keys": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null])
         }
-        routes.secret(.POST, "/v1/keys", OperationDoc(
+        routes.secret(.POST, "/v1/keys", scope: .keys, OperationDoc(
             "createKey", summary: "Create a secret or public key", tag: "apps",
             requestBody: APISchemas.ref("CreateKeyRequest"),
             responses: [.json(201, "The new key, shown this once.", APISchemas.ref("CreatedAPIKey")),
                         .problem(409, "The app already has `keys.maxPerApp` live keys.")])) { request, caller in
-            let appID = caller.appID
-            let body = try request.jsonBody()
-            let (info, key) = try services.keys.createKey(appID: appID, kind: try body.optionalString("kind", path: "$") ?? "",
-                                                          label: try body.optionalString("label", path: "$"))
+            let (info, key) = try services.keys.createKey(appID: caller.appID, .parse(try request.jsonBody()), creator: caller.scopes)
             guard case .object(var object) = info.json else { return APIResponse.json(info.json, status: .created) }
             object["key"] = .string(key)
             return APIResponse.json(.object(object), status: .created)
         }
-        routes.secret(.DELETE, "/v1/keys/:keyId", OperationDoc(
+        routes.secret(.DELETE, "/v1/keys/:keyId", scope: .keys, OperationDoc(
             "revokeKey", summary: "Revoke a key", description: "Effective on the next request.", tag: "apps",
             responses: [.empty(204, "Revoked.")])) { request, caller in
             let appID = caller.appID

@@ -16,6 +16,10 @@ public struct StoredKey: Sendable {
     public let revokedAt: Int64?
     /// What the key is for ("iOS app", "backend"), as its creator named it.
     public var label: String? = nil
+    /// A secret key's scopes (`all` for every other kind).
+    public var scopes: ScopeSet = .all
+    /// A public key's environment: the events it sends are this environment's.
+    public var environment: DataEnvironment = .production
 }
 
 /// An app as stored.
@@ -59,8 +63,8 @@ public protocol AppStore {
     /// One app's keys, revoked ones included, after `cursor` in creation order.
     func keys(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredKey]
     func liveKeyCount(appID: String) throws -> Int
-    /// Revokes one live key of the app; false when it has no such live key.
-    func revokeKey(id: String, appID: String, now: Int64) throws -> Bool
+    /// Revokes one live key of the app and answers its kind; nil when it has no such live key.
+    func revokeKey(id: String, appID: String, now: Int64) throws -> StoredKey.Kind?
     /// Revokes every live admin token but the one with `hash`; answers how many.
     func revokeAdminTokens(except hash: [UInt8], now: Int64) throws -> Int
     func hasLiveAdminToken(hash: [UInt8]) throws -> Bool

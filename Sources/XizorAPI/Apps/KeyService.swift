@@ -21,10 +21,16 @@ public enum Principal: Sendable, Equatable {
 public final class VerifiedKey: Sendable {
     public let id: String
     public let principal: Principal
+    /// What a secret key may do (`all` for the other kinds, whose kind decides).
+    public let scopes: ScopeSet
+    /// A public key's environment, which its events take.
+    public let environment: DataEnvironment
 
-    init(id: String, principal: Principal) {
+    init(id: String, principal: Principal, scopes: ScopeSet = .all, environment: DataEnvironment = .production) {
         self.id = id
         self.principal = principal
+        self.scopes = scopes
+        self.environment = environment
     }
 }
 
@@ -36,12 +42,31 @@ public struct APIKeyInfo: Sendable, Equatable {
     public let createdAt: Int64
     public let revokedAt: Int64?
     public let label: String?
+    public let scopes: ScopeSet
+    public let environment: DataEnvironment
 
+    init(_ key: StoredKey) {
+        id = key.id
+        kind = key.kind.rawValue
+        prefix = key.prefix
+        createdAt = key.createdAt
+        revokedAt = key.revokedAt
+        label = key.label
+        scopes = key.scopes
+        environment = key.environment
+    }
+
+    /// Secret keys list their scopes (and `fullAccess`), public keys their environment.
     public var json: JSONValue {
         var o: [String: JSONValue] = ["id": .string(id), "kind": .string(kind), "prefix": .string(prefix),
                                       "createdAt": .number(Int(createdAt))]
         o["revokedAt"] = revokedAt.map { .number(Int($0)) } ?? .null
         o["label"] = label.map(JSONValue.string) ?? .null
+        if kind == StoredKey.Kind.secret.rawValue {
+            o["scopes"] = scopes.json
+            o["fullAccess"] = .bool(scopes.isFullAccess)
+        }
+        if kind == StoredKey.Kind.public.rawValue { o["environment"] = .string(environment.rawValue) }
         return .object(o)
     }
 }
@@ -108,7 +133,8 @@ public final class KeyService: Sendable {
             case (.public, let id?): principal = .publicKey(appID: id)
             default: continue
             }
-            table[key.prefix, default: []].append(KnownKey(hash: key.hash, key: VerifiedKey(id: key.id, principal: principal)))
+            let verified = VerifiedKey(id: key.id, principal: principal, scopes: key.scopes, environment: key.environment)
+            table[key.prefix, default: []].append(KnownKey(hash: key.hash, key: verified))
         }
         keys.write { current in
             guard scope != .all else {
@@ -235,6 +261,8 @@ public final class KeyService: Sendable {
             try tx.changes.append(appID: appID, kind: .app, entityID: appID, now: now)
             try KeyService.insertKey(tx, key: secret, kind: .secret, appID: appID, now: now)
             try KeyService.insertKey(tx, key: publicKey, kind: .public, appID: appID, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .appCreated, targetKind: "app", targetID: appID,
+                                      after: Array(trimmed.utf8)), now: now)
         }
         try changes.catchUp()
         return CreatedApp(appID: appID, name: trimmed, secretKey: secret, publicKey: publicKey)
@@ -246,6 +274,7 @@ public final class KeyService: Sendable {
         try store.write { tx in
             guard try tx.apps.archiveApp(id: appID, now: now) else { throw ServiceError.notFound("app", appID) }
             try tx.changes.append(appID: appID, kind: .app, entityID: appID, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .appArchived, targetKind: "app", targetID: appID), now: now)
         }
         try changes.catchUp()
     }
@@ -254,22 +283,65 @@ public final class KeyService: Sendable {
     public func listKeys(appID: String, cursor: String? = nil, limit: Int = PageSize.max) throws -> Page<APIKeyInfo> {
         let after = try PageCursor.parse(cursor)
         let rows = try store.read { tx in try tx.apps.keys(appID: appID, after: after, limit: limit + 1) }
-        let items = rows.prefix(limit).map { key in
-            APIKeyInfo(id: key.id, kind: key.kind.rawValue, prefix: key.prefix, createdAt: key.createdAt, revokedAt: key.revokedAt,
-                       label: key.label)
-        }
+        let items = rows.prefix(limit).map(APIKeyInfo.init)
         let next = rows.count > limit ? items.last.map { PageCursor(createdAt: $0.createdAt, id: $0.id).text } : nil
         return Page(items: items, nextCursor: next)
     }
 
-    /// Creates another key of `kind` (`secret` or `public`) for the app; answered once.
-    public func createKey(appID: String, kind: String, label: String? = nil) throws -> (info: APIKeyInfo, key: String) {
-        guard let kind = StoredKey.Kind(rawValue: kind), kind != .admin else {
+    /// What a new key is asked to be: its kind, label, a secret key's scopes, a public key's environment.
+    public struct KeyRequest: Sendable {
+        public var kind: String
+        public var label: String?
+        public var scopes: ScopeSet = .all
+        public var environment: DataEnvironment = .production
+
+        public init(kind: String, label: String? = nil, scopes: ScopeSet = .all, environment: DataEnvironment = .production) {
+            self.kind = kind
+            self.label = label
+            self.scopes = scopes
+            self.environment = environment
+        }
+
+        /// `{kind, label?, scopes?, environment?}`, each bad field refused with its path.
+        static func parse(_ body: JSONValue) throws -> KeyRequest {
+            var request = KeyRequest(kind: try body.optionalString("kind", path: "$") ?? "", label: try body.optionalString("label", path: "$"))
+            if let scopes = body["scopes"], !scopes.isNull {
+                guard request.kind != StoredKey.Kind.public.rawValue else {
+                    throw ServiceError.badField("$.scopes", "scopes_on_public_key",
+                                                "Public keys have no scopes: they reach only the SDK routes.")
+                }
+                request.scopes = try ScopeSet.parse(scopes, path: "$.scopes")
+            }
+            if let name = try body.optionalString("environment", path: "$") {
+                guard let environment = DataEnvironment(rawValue: name) else {
+                    throw ServiceError.badField("$.environment", "invalid_enum_value", "An environment is 'production' or 'sandbox'.")
+                }
+                guard environment == .production || request.kind == StoredKey.Kind.public.rawValue else {
+                    throw ServiceError.badField("$.environment", "environment_on_secret_key",
+                                                "Only public keys have an environment: it marks the events they send.")
+                }
+                request.environment = environment
+            }
+            return request
+        }
+    }
+
+    /// Creates another key (`secret` or `public`) for the app; answered once. `creator` is the
+    /// scopes of the key asking: a key cannot mint one that may do more than itself.
+    public func createKey(appID: String, _ request: KeyRequest, creator: ScopeSet = .all) throws -> (info: APIKeyInfo, key: String) {
+        guard let kind = StoredKey.Kind(rawValue: request.kind), kind != .admin else {
             throw ServiceError.badField("$.kind", "invalid_enum_value", "A key's kind is 'secret' or 'public'.")
         }
+        let label = request.label
         if let label, !TextLimits.fits(label, max: 100) {
             throw ServiceError.badField("$.label", "invalid_label", "A key's label is 1 to 100 characters.")
         }
+        let scopes = kind == .secret ? request.scopes : .all
+        guard creator.covers(scopes) else {
+            throw ServiceError(.forbidden, "scope_escalation",
+                               "A key can only create keys with scopes it has itself (\(creator.sorted.map(\.rawValue).joined(separator: ", "))).")
+        }
+        let environment = kind == .public ? request.environment : .production
         let key = Identifiers.apiKey(prefix: kind == .secret ? "sk_" : "pk_")
         let now = clock.now()
         let id = try store.write { tx in
@@ -277,11 +349,15 @@ public final class KeyService: Sendable {
                 throw ServiceError(.conflict, "key_limit_reached",
                                    "An app has at most \(self.maxKeysPerApp) live keys (keys.maxPerApp); revoke one it no longer uses first.")
             }
-            return try KeyService.insertKey(tx, key: key, kind: kind, appID: appID, label: label, now: now)
+            let id = try KeyService.insertKey(tx, key: key, kind: kind, appID: appID, label: label, scopes: scopes,
+                                              environment: environment, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .keyCreated, targetKind: "key", targetID: id,
+                                      data: ["keyId": .string(id), "kind": .string(kind.rawValue)]), now: now)
+            return id
         }
         try changes.catchUp()
-        let info = APIKeyInfo(id: id, kind: kind.rawValue, prefix: Identifiers.displayPrefix(of: key), createdAt: now, revokedAt: nil,
-                              label: label)
+        let info = APIKeyInfo(StoredKey(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), hash: [], appID: appID,
+                                        createdAt: now, revokedAt: nil, label: label, scopes: scopes, environment: environment))
         return (info, key)
     }
 
@@ -289,8 +365,10 @@ public final class KeyService: Sendable {
     public func revokeKey(appID: String, keyID: String) throws {
         let now = clock.now()
         try store.write { tx in
-            guard try tx.apps.revokeKey(id: keyID, appID: appID, now: now) else { throw ServiceError.notFound("key", keyID) }
+            guard let kind = try tx.apps.revokeKey(id: keyID, appID: appID, now: now) else { throw ServiceError.notFound("key", keyID) }
             try tx.changes.append(appID: appID, kind: .key, entityID: keyID, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .keyRevoked, targetKind: "key", targetID: keyID,
+                                      data: ["keyId": .string(keyID), "kind": .string(kind.rawValue)]), now: now)
         }
         try changes.catchUp()
     }
@@ -310,10 +388,10 @@ public final class KeyService: Sendable {
     /// Stores a new key's hash and records the change; returns its id.
     @discardableResult
     private static func insertKey(_ tx: any StoreTransaction, key: String, kind: StoredKey.Kind, appID: String?, label: String? = nil,
-                                  now: Int64) throws -> String {
+                                  scopes: ScopeSet = .all, environment: DataEnvironment = .production, now: Int64) throws -> String {
         let id = Identifiers.keyID()
         try tx.apps.insertKey(StoredKey(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), hash: Identifiers.hash(key),
-                                        appID: appID, createdAt: now, revokedAt: nil, label: label))
+                                        appID: appID, createdAt: now, revokedAt: nil, label: label, scopes: scopes, environment: environment))
         try tx.changes.append(appID: appID, kind: .key, entityID: id, now: now)
         return id
     }

@@ -23,15 +23,17 @@ struct SQLiteAppStore: AppStore {
     }
 
     func insertKey(_ key: StoredKey) throws {
-        try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label])
+        try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label, scopes, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label,
+                        key.scopes.storedText, key.environment.rawValue])
     }
 
     func insertKeyIfAbsent(_ key: StoredKey) throws -> Bool {
         try db.execute("""
-            INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label, scopes, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (hash) DO NOTHING
-            """, [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label])
+            """, [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label,
+                        key.scopes.storedText, key.environment.rawValue])
         return db.changes == 1
     }
 
@@ -58,9 +60,11 @@ struct SQLiteAppStore: AppStore {
         try db.queryOne("SELECT count(*) FROM api_keys WHERE app_id = ? AND revoked_at IS NULL", [appID])?.get(0) ?? 0
     }
 
-    func revokeKey(id: String, appID: String, now: Int64) throws -> Bool {
-        try db.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND app_id = ? AND revoked_at IS NULL", [now, id, appID])
-        return db.changes == 1
+    func revokeKey(id: String, appID: String, now: Int64) throws -> StoredKey.Kind? {
+        guard let row = try db.queryOne("""
+            UPDATE api_keys SET revoked_at = ? WHERE id = ? AND app_id = ? AND revoked_at IS NULL RETURNING kind
+            """, [now, id, appID]) else { return nil }
+        return StoredKey.Kind(rawValue: try row.get(0))
     }
 
     func revokeAdminTokens(except hash: [UInt8], now: Int64) throws -> Int {

@@ -22,13 +22,13 @@ struct AssetRoutes {
                         .problem(413, "`asset_too_large` (the kind's limit) or `asset_quota_exceeded` (the app's)."),
                         .problem(415, "`unsupported_media_type` or `content_type_mismatch`.")])
         upload.requestMediaTypes = Self.mediaTypes + ["application/octet-stream"]
-        routes.secret(.POST, "/v1/assets", upload) { request, caller in
+        routes.secret(.POST, "/v1/assets", scope: .drafts, upload) { request, caller in
             let stored = try assets.upload(caller: caller, bytes: request.body, declaredType: request.header("Content-Type"),
                                            name: request.query("name"))
             let id = stored.asset["id"]?.stringValue ?? ""
             return APIResponse.json(stored.asset, status: stored.created ? .created : .ok, headers: ["Location": "/v1/assets/\(id)"])
         }
-        routes.secret(.GET, "/v1/assets", OperationDoc(
+        routes.secret(.GET, "/v1/assets", scope: .read, OperationDoc(
             "listAssets", summary: "List the app's assets in upload order, a page at a time", tag: "assets",
             parameters: PageSize.parameters,
             responses: [.json(200, "A page of assets.", APISchemas.ref("AssetPage")),
@@ -36,7 +36,7 @@ struct AssetRoutes {
             let page = try assets.list(appID: caller.appID, limit: try PageSize.from(request), cursor: try PageCursor.parse(request.query("cursor")))
             return APIResponse.json(["items": .array(page.items), "nextCursor": page.next.map { .string($0.text) } ?? .null])
         }
-        routes.secret(.GET, "/v1/assets/:id", OperationDoc(
+        routes.secret(.GET, "/v1/assets/:id", scope: .read, OperationDoc(
             "getAsset", summary: "One asset's description", tag: "assets",
             parameters: [.path("id", "The asset's id (the SHA-256 of its bytes).")],
             responses: [.json(200, "The asset.", APISchemas.ref("Asset"))])) { request, caller in

@@ -75,6 +75,7 @@ public final class AssetService: Sendable {
                                    "This app's assets would take \(used + row.size) bytes; the limit is \(limit).")
             }
             guard try tx.assets.insert(row, bytes: bytes) else { throw StoreInconsistency(detail: "an asset appeared during its own upload") }
+            try tx.record(WriteRecord(appID: caller.appID, action: .assetUploaded, targetKind: "asset", targetID: sha, after: bytes), now: row.createdAt)
             return (try json(row), true)
         }
     }

@@ -7,7 +7,7 @@ enum AssetTools {
     static var tools: [MCPTool] { [upload, list] }
 
     static let upload = MCPTool(
-        name: "upload_asset", title: "Upload an image, a video or a Lottie animation",
+        name: "upload_asset", scope: .drafts, title: "Upload an image, a video or a Lottie animation",
         description: """
             Stores a media file for this app's paywalls and answers its 'url': put that in a document's src, poster or \
             Lottie src. 'data' is the file in base64. The bytes decide the type (PNG, JPEG, GIF, WebP, MP4, WebM, Lottie \
@@ -33,7 +33,7 @@ enum AssetTools {
     }
 
     static let list = MCPTool(
-        name: "list_assets", title: "List uploaded media",
+        name: "list_assets", scope: .read, title: "List uploaded media",
         description: """
             Lists the app's uploaded media in upload order with each one's id, url, kind (image, video, lottie), type, size \
             and name. Pages: pass the answer's nextCursor as 'cursor'; it is null on the last page.

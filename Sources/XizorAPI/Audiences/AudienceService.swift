@@ -83,13 +83,23 @@ public final class AudienceService: Sendable {
             if try tx.audiences.audience(appID: appID, id: id) == nil, try tx.audiences.audiences(appID: appID).count >= AudienceService.maxPerApp {
                 throw ServiceError(.conflict, "too_many_audiences", "An app has at most \(AudienceService.maxPerApp) audiences; delete one first.")
             }
-            let created = try tx.audiences.upsert(appID: appID, id: id, name: name, condition: condition.json.canonicalString, now: now)
+            let before = try tx.audiences.audience(appID: appID, id: id)
+            let text = condition.json.canonicalString
+            let created = try tx.audiences.upsert(appID: appID, id: id, name: name, condition: text, now: now)
             // Audiences are routing: the feed's placement change re-reads them with the rules.
             try tx.changes.append(appID: appID, kind: .placement, entityID: nil, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .audienceUpdated, targetKind: "audience", targetID: id,
+                                      before: before.map { AudienceService.auditBytes(name: $0.name, condition: $0.condition) },
+                                      after: AudienceService.auditBytes(name: name, condition: text)), now: now)
             return created
         }
         try changes.catchUp()
         return (try audience(appID: appID, id: id), created)
+    }
+
+    /// An audience as the audit log hashes it: its name and stored condition text.
+    static func auditBytes(name: String, condition: String) -> [UInt8] {
+        (["name": .string(name), "condition": .string(condition)] as JSONValue).canonicalBytes
     }
 
     /// 409 `audience_in_use` while a rule refers to it (the rules are listed).
@@ -101,8 +111,12 @@ public final class AudienceService: Sendable {
                 let names = users.map { "rule \($0.rule ?? 0) of placement '\($0.placement)'" }.joined(separator: ", ")
                 throw ServiceError(.conflict, "audience_in_use", "Audience '\(id)' is used by \(names); change those rules first.")
             }
-            guard try tx.audiences.delete(appID: appID, id: id) else { throw ServiceError.notFound("audience", id) }
+            guard let before = try tx.audiences.audience(appID: appID, id: id), try tx.audiences.delete(appID: appID, id: id) else {
+                throw ServiceError.notFound("audience", id)
+            }
             try tx.changes.append(appID: appID, kind: .placement, entityID: nil, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .audienceDeleted, targetKind: "audience", targetID: id,
+                                      before: AudienceService.auditBytes(name: before.name, condition: before.condition)), now: now)
         }
         try changes.catchUp()
     }

@@ -12,7 +12,7 @@ enum AudienceTools {
     ]
 
     static let list = MCPTool(
-        name: "list_audiences", title: "List audiences",
+        name: "list_audiences", scope: .read, title: "List audiences",
         description: "Lists the app's named audiences: each id, name, condition and the rules that use it ({placement, rule}).",
         inputSchema: ToolSchema.object([:]),
         outputSchema: ["type": "object", "properties": ["items": ["type": "array", "items": audienceShape]], "required": ["items"]],
@@ -22,7 +22,7 @@ enum AudienceTools {
     }
 
     static let set = MCPTool(
-        name: "set_audience", title: "Create or replace an audience",
+        name: "set_audience", scope: .placements, title: "Create or replace an audience",
         description: """
             Creates or replaces a named audience: a condition written once (the same language as rule conditions, except \
             that it cannot refer to another audience) that rules use as {"audience": ID}. Live at once for every rule that \
@@ -43,7 +43,7 @@ enum AudienceTools {
     }
 
     static let delete = MCPTool(
-        name: "delete_audience", title: "Delete an audience",
+        name: "delete_audience", scope: .placements, title: "Delete an audience",
         description: "Deletes a named audience. Refused (audience_in_use) while a rule refers to it: change those rules first.",
         inputSchema: ToolSchema.object(["id": ToolSchema.string("The audience id.", maxLength: 64)], required: ["id"]),
         outputSchema: ["type": "object", "properties": ["deleted": ["type": "string"]], "required": ["deleted"]],

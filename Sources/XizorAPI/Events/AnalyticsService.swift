@@ -14,6 +14,8 @@ public final class AnalyticsService: Sendable {
         public var context: PresentationContext = [:]
         /// Adds a time series per version: counts per UTC hour or day.
         public var interval: Interval?
+        /// Production unless asked (docs/integrations.md, "Sandbox and production").
+        public var environment: EnvironmentFilter = .production
         public init() {}
     }
 
@@ -73,7 +75,7 @@ public final class AnalyticsService: Sendable {
             }
             items.append(.object(object))
         }
-        var answer: JSONValue = ["paywallId": .string(paywallID), "versions": .array(items)]
+        var answer: JSONValue = ["paywallId": .string(paywallID), "versions": .array(items), "environment": .string(filter.environment.rawValue)]
         if let interval = filter.interval { answer["interval"] = .string(interval.rawValue) }
         // A context filter cannot count an event sent without that key; the answer says how many
         // the range and placement held, rather than leaving them out without a word.

@@ -5,7 +5,7 @@ enum AnalyticsTools {
     static var tools: [MCPTool] { [analytics] }
 
     static let analytics = MCPTool(
-        name: "get_paywall_analytics", title: "Funnel per version",
+        name: "get_paywall_analytics", scope: .analytics, title: "Funnel per version",
         description: """
             Answers a paywall's funnel per published version (impressions, closes, purchases started / completed / failed / \
             cancelled, restores; counts and distinct subscribers), so versions can be compared after each publish. Optionally \
@@ -17,6 +17,7 @@ enum AnalyticsTools {
             "to": time("Only events before this time"),
             "placement": ToolSchema.placementKey,
             "context": ToolSchema.context,
+            "environment": ["enum": ["production", "sandbox", "all"], "description": "Which events to count (production unless asked)."],
         ], required: ["paywallId"]),
         readOnly: true, idempotent: true
     ) { call in
@@ -25,6 +26,7 @@ enum AnalyticsTools {
         filter.to = try EventRoutes.time(call.arguments["to"].map(timeText), name: "to")
         filter.placement = call.optionalString("placement")
         filter.context = call.presentationContext()
+        filter.environment = try EnvironmentFilter.parse(call.optionalString("environment"))
         return try call.services.analytics.funnel(appID: call.appID, paywallID: try call.string("paywallId"), filter: filter)
     }
 

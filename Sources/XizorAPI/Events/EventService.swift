@@ -57,7 +57,8 @@ public final class EventService: Sendable {
         }
     }
 
-    public func ingest(appID: String, batch: JSONValue) throws -> Outcome {
+    /// `keyEnvironment`: a sandbox key's events are all sandbox; a production key's are what each says.
+    public func ingest(appID: String, batch: JSONValue, keyEnvironment: DataEnvironment = .production) throws -> Outcome {
         guard let events = batch["events"]?.arrayValue else {
             throw ServiceError.badField("$.events", batch["events"] == nil ? "missing_required_field" : "type_mismatch",
                                         "Send {\"events\": [...]}.")
@@ -70,7 +71,8 @@ public final class EventService: Sendable {
         let receivedAt = clock.now()
         for (index, json) in events.enumerated() {
             var issues: [ValidationIssue] = []
-            if let event = EventService.parse(json, path: "$.events[\(index)]", issues: &issues), issues.isEmpty {
+            if var event = EventService.parse(json, path: "$.events[\(index)]", issues: &issues), issues.isEmpty {
+                if keyEnvironment == .sandbox { event.environment = .sandbox }
                 if let issue = window.check(event.occurredAt, receivedAt: receivedAt, path: "$.events[\(index)].timestamp") {
                     rejected.append(Rejection(index: index, id: event.id, errors: [issue]))
                 } else {
@@ -133,7 +135,7 @@ public final class EventService: Sendable {
             return nil
         }
         let allowed: Set<String> = ["id", "name", "timestamp", "placement", "paywallId", "version", "subscriberId", "context", "properties",
-                                    "experimentId", "variant"]
+                                    "experimentId", "variant", "environment"]
         for key in object.keys.sorted() where !allowed.contains(key) {
             issues.append(ValidationIssue(path: "\(path).\(key)", message: "Unknown event field '\(key)'.", code: "unknown_property"))
         }
@@ -192,10 +194,15 @@ public final class EventService: Sendable {
             if let fields = p.objectValue { properties = fields }
             else { issues.append(ValidationIssue(path: "\(path).properties", message: "'properties' is an object.", code: "type_mismatch")) }
         }
+        var environment = DataEnvironment.production
+        if let value = object["environment"], !value.isNull {
+            if let name = value.stringValue, let known = DataEnvironment(rawValue: name) { environment = known }
+            else { issues.append(ValidationIssue(path: "\(path).environment", message: "'environment' is production or sandbox.", code: "invalid_enum_value")) }
+        }
         guard issues.isEmpty, let id, let name, let occurredAt else { return nil }
         return StoredEvent(id: id, name: name, occurredAt: occurredAt, placement: placement, paywallID: paywallID, version: version,
                      subscriberID: subscriberID, context: context, properties: properties.isEmpty ? nil : JSONValue.object(properties).canonicalString,
-                     experimentID: experimentID, variant: variant)
+                     experimentID: experimentID, variant: variant, environment: environment)
     }
 
     /// An event's experiment must be one of the app's and its variant one of that experiment's
@@ -245,11 +252,13 @@ extension EventService {
     /// id order; `write` gets each page's lines (and may throw to stop: the client went away).
     /// Returns how many were written.
     @discardableResult
-    public func export(appID: String, from: Int64?, to: Int64?, write: ([UInt8]) throws -> Void) throws -> Int {
+    public func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter,
+                       write: ([UInt8]) throws -> Void) throws -> Int {
         var after: String?
         var count = 0
         while true {
-            let page = try store.read { tx in try tx.events.export(appID: appID, from: from, to: to, after: after, limit: EventService.exportPage) }
+            let page = try store.read { tx in try tx.events.export(appID: appID, from: from, to: to, environment: environment, after: after,
+                                                                     limit: EventService.exportPage) }
             guard let last = page.last else { return count }
             var bytes: [UInt8] = []
             for exported in page {
@@ -275,7 +284,7 @@ extension EventService {
     func exportLine(_ exported: ExportedEvent) throws -> JSONValue {
         let e = exported.event
         var o: [String: JSONValue] = ["id": .string(e.id), "name": .string(e.name), "timestamp": .number(Int(e.occurredAt)),
-                                      "receivedAt": .number(Int(exported.receivedAt))]
+                                      "receivedAt": .number(Int(exported.receivedAt)), "environment": .string(e.environment.rawValue)]
         if let v = e.placement { o["placement"] = .string(v) }
         if let v = e.paywallID { o["paywallId"] = .string(v) }
         if let v = e.version { o["version"] = .number(v) }

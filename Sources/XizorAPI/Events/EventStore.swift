@@ -11,11 +11,13 @@ public struct StoredEvent: Sendable {
     public let properties: String?
     public let experimentID: String?
     public let variant: String?
+    /// Sandbox when a sandbox key sent it or it said so itself.
+    public var environment: DataEnvironment = .production
 }
 
 /// An event as exported: what was stored, and when it was received.
 public struct ExportedEvent: Sendable {
-    public let event: StoredEvent
+    public internal(set) var event: StoredEvent
     public let receivedAt: Int64
 }
 
@@ -74,13 +76,13 @@ public protocol EventStore {
     /// a context-filtered funnel can say how many it left out rather than drop them silently.
     func countWithoutContextKeys(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> Int64
     /// Counts per variant name of one experiment's events.
-    func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts]
+    func variantCounts(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String: VariantCounts]
     /// Revenue per (variant, currency) of one experiment's `purchase_completed` events with a
     /// numeric `price` and a `currency` (the `version` of each sum is 0: variants have names).
-    func variantRevenue(appID: String, experimentID: String) throws -> [String: [RevenueSum]]
+    func variantRevenue(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String: [RevenueSum]]
     /// Up to `limit` events whose `timestamp` is in [from, to) and whose id sorts after `after`, by
     /// id: the primary key's order, so an export pages through an app's events in one pass over it.
-    func export(appID: String, from: Int64?, to: Int64?, after: String?, limit: Int) throws -> [ExportedEvent]
+    func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int) throws -> [ExportedEvent]
     /// `paywall_open` events of one subscriber on `placement` showing one of `paywallIDs` that
     /// occurred at or after `since` (ms): what a rule's frequency cap counts.
     func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int

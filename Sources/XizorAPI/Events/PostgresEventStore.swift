@@ -16,18 +16,19 @@ struct PostgresEventStore: EventStore {
     /// One multi-row INSERT of `chunk`; answers how many rows were new.
     private func insert(appID: String, _ chunk: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {
         let values = (0..<chunk.count).map { r in
-            let n = r * 13
-            return "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), $\(n + 5), $\(n + 6), $\(n + 7), $\(n + 8), $\(n + 9), $\(n + 10)::jsonb, $\(n + 11)::jsonb, $\(n + 12), $\(n + 13))"
+            let n = r * 14
+            return "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), $\(n + 5), $\(n + 6), $\(n + 7), $\(n + 8), $\(n + 9), $\(n + 10)::jsonb, $\(n + 11)::jsonb, $\(n + 12), $\(n + 13), $\(n + 14))"
         }.joined(separator: ", ")
         var bindings: [any SQLBindable] = []
-        bindings.reserveCapacity(chunk.count * 13)
+        bindings.reserveCapacity(chunk.count * 14)
         for event in chunk {
             bindings += [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
-                         event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant]
+                         event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant,
+                         event.environment.rawValue]
         }
         try db.execute("""
             INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
-                                context, properties, experiment_id, variant)
+                                context, properties, experiment_id, variant, environment)
             VALUES \(values) ON CONFLICT (app_id, id) DO NOTHING
             """, bindings)
         return db.changes
@@ -92,6 +93,7 @@ struct PostgresEventStore: EventStore {
         if let from = filter.from { sql += " AND occurred_at >= \(parameter(from))" }
         if let to = filter.to { sql += " AND occurred_at < \(parameter(to))" }
         if let placement = filter.placement { sql += " AND placement = \(parameter(placement))" }
+        if let environment = filter.environment.only { sql += " AND environment = \(parameter(environment.rawValue))" }
         for (key, value) in filter.context.sorted(by: { $0.key < $1.key }) {
             // Typed like the SDK's context: "1" never matches the number 1 or true.
             let field = parameter(key)
@@ -116,10 +118,11 @@ struct PostgresEventStore: EventStore {
         return Int(count ?? 0)
     }
 
-    func export(appID: String, from: Int64?, to: Int64?, after: String?, limit: Int) throws -> [ExportedEvent] {
-        var sql = "SELECT id, name, occurred_at, placement, paywall_id, version, subscriber_id, context::text, properties::text, experiment_id, variant, received_at FROM events WHERE app_id = $1"
+    func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int) throws -> [ExportedEvent] {
+        var sql = "SELECT \(EventRows.exportColumns { "\($0)::text" }) FROM events WHERE app_id = $1"
         var bindings: [any SQLBindable] = [appID]
         func bind(_ value: any SQLBindable) -> String { bindings.append(value); return "$\(bindings.count)" }
+        if let only = environment.only { sql += " AND environment = \(bind(only.rawValue))" }
         if let after { sql += " AND id > \(bind(after))" }
         if let from { sql += " AND occurred_at >= \(bind(from))" }
         if let to { sql += " AND occurred_at < \(bind(to))" }
@@ -127,20 +130,21 @@ struct PostgresEventStore: EventStore {
         return try db.query(sql, bindings).map(ExportedEvent.init(row:))
     }
 
-    func variantRevenue(appID: String, experimentID: String) throws -> [String: [RevenueSum]] {
+    func variantRevenue(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String: [RevenueSum]] {
         var revenue: [String: [RevenueSum]] = [:]
         for row in try db.query("""
             SELECT variant, properties ->> 'currency', sum((properties ->> 'price')::double precision), count(*) FROM events
-            WHERE app_id = $1 AND experiment_id = $2 AND variant IS NOT NULL AND name = 'purchase_completed'
+            WHERE app_id = $1 AND experiment_id = $2 AND ($3::text IS NULL OR environment = $3) AND variant IS NOT NULL
+              AND name = 'purchase_completed'
               AND jsonb_typeof(properties -> 'price') = 'number' AND jsonb_typeof(properties -> 'currency') = 'string'
             GROUP BY 1, 2 ORDER BY 1, 2
-            """, [appID, experimentID]) {
+            """, [appID, experimentID, environment.only?.rawValue]) {
             revenue[try row.get(0), default: []].append(RevenueSum(version: 0, currency: try row.get(1), amount: try row.get(2), purchases: try row.get(3)))
         }
         return revenue
     }
 
-    func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts] {
+    func variantCounts(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String: VariantCounts] {
         var counts: [String: VariantCounts] = [:]
         // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion
         // even when an open event was lost).
@@ -150,11 +154,12 @@ struct PostgresEventStore: EventStore {
                    count(DISTINCT subscriber_id) FILTER (WHERE name = 'paywall_open'),
                    count(DISTINCT subscriber_id) FILTER (WHERE name = 'purchase_completed' AND EXISTS (
                        SELECT 1 FROM events o WHERE o.app_id = e.app_id AND o.experiment_id = e.experiment_id
-                         AND o.variant = e.variant AND o.subscriber_id = e.subscriber_id AND o.name = 'paywall_open')),
+                         AND o.variant = e.variant AND o.subscriber_id = e.subscriber_id AND o.name = 'paywall_open'
+                         AND o.environment = e.environment)),
                    count(DISTINCT subscriber_id),
                    count(DISTINCT subscriber_id) FILTER (WHERE name = 'purchase_completed')
-            FROM events e WHERE app_id = $1 AND experiment_id = $2 GROUP BY variant
-            """, [appID, experimentID]) {
+            FROM events e WHERE app_id = $1 AND experiment_id = $2 AND ($3::text IS NULL OR environment = $3) GROUP BY variant
+            """, [appID, experimentID, environment.only?.rawValue]) {
             guard let variant: String = try row.get(0) else { continue }
             counts[variant] = VariantCounts(impressions: try row.get(1), subscribers: try row.get(2), converted: try row.get(3),
                                             exposed: try row.get(4), exposedConverted: try row.get(5))

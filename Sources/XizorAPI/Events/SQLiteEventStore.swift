@@ -14,17 +14,18 @@ struct SQLiteEventStore: EventStore {
 
     /// One multi-row INSERT of `chunk`; answers how many rows were new.
     private func insert(appID: String, _ chunk: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {
-        let row = "(" + Array(repeating: "?", count: 13).joined(separator: ", ") + ")"
+        let row = "(" + Array(repeating: "?", count: 14).joined(separator: ", ") + ")"
         let values = Array(repeating: row, count: chunk.count).joined(separator: ", ")
         var bindings: [any SQLBindable] = []
-        bindings.reserveCapacity(chunk.count * 13)
+        bindings.reserveCapacity(chunk.count * 14)
         for event in chunk {
             bindings += [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
-                         event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant]
+                         event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant,
+                         event.environment.rawValue]
         }
         try db.execute("""
             INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
-                                context, properties, experiment_id, variant)
+                                context, properties, experiment_id, variant, environment)
             VALUES \(values) ON CONFLICT (app_id, id) DO NOTHING
             """, bindings)
         return db.changes
@@ -81,6 +82,7 @@ struct SQLiteEventStore: EventStore {
         if let from = filter.from { sql += " AND occurred_at >= ?"; bindings.append(from) }
         if let to = filter.to { sql += " AND occurred_at < ?"; bindings.append(to) }
         if let placement = filter.placement { sql += " AND placement = ?"; bindings.append(placement) }
+        if let environment = filter.environment.only { sql += " AND environment = ?"; bindings.append(environment.rawValue) }
         for (key, value) in filter.context.sorted(by: { $0.key < $1.key }) {
             // The service refuses keys with a double quote, which SQLite's JSON paths cannot escape.
             precondition(!key.contains("\""), "context keys reach the store without double quotes")
@@ -110,9 +112,10 @@ struct SQLiteEventStore: EventStore {
         return Int(count ?? 0)
     }
 
-    func export(appID: String, from: Int64?, to: Int64?, after: String?, limit: Int) throws -> [ExportedEvent] {
-        var sql = "SELECT id, name, occurred_at, placement, paywall_id, version, subscriber_id, context, properties, experiment_id, variant, received_at FROM events WHERE app_id = ?"
+    func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int) throws -> [ExportedEvent] {
+        var sql = "SELECT \(EventRows.exportColumns { $0 }) FROM events WHERE app_id = ?"
         var bindings: [any SQLBindable] = [appID]
+        if let only = environment.only { sql += " AND environment = ?"; bindings.append(only.rawValue) }
         if let after { sql += " AND id > ?"; bindings.append(after) }
         if let from { sql += " AND occurred_at >= ?"; bindings.append(from) }
         if let to { sql += " AND occurred_at < ?"; bindings.append(to) }
@@ -121,20 +124,20 @@ struct SQLiteEventStore: EventStore {
         return try db.query(sql, bindings).map(ExportedEvent.init(row:))
     }
 
-    func variantRevenue(appID: String, experimentID: String) throws -> [String: [RevenueSum]] {
+    func variantRevenue(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String: [RevenueSum]] {
         var revenue: [String: [RevenueSum]] = [:]
         for row in try db.query("""
             SELECT variant, json_extract(properties, '$.currency'), sum(json_extract(properties, '$.price')), count(*) FROM events
-            WHERE app_id = ? AND experiment_id = ? AND variant IS NOT NULL AND name = 'purchase_completed'
+            WHERE app_id = ? AND experiment_id = ? AND (?3 IS NULL OR environment = ?3) AND variant IS NOT NULL AND name = 'purchase_completed'
               AND json_type(properties, '$.price') IN ('integer', 'real') AND json_type(properties, '$.currency') = 'text'
             GROUP BY 1, 2 ORDER BY 1, 2
-            """, [appID, experimentID]) {
+            """, [appID, experimentID, environment.only?.rawValue]) {
             revenue[try row.get(0), default: []].append(RevenueSum(version: 0, currency: try row.get(1), amount: try row.get(2), purchases: try row.get(3)))
         }
         return revenue
     }
 
-    func variantCounts(appID: String, experimentID: String) throws -> [String: VariantCounts] {
+    func variantCounts(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String: VariantCounts] {
         var counts: [String: VariantCounts] = [:]
         // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion
         // even when an open event was lost).
@@ -144,12 +147,13 @@ struct SQLiteEventStore: EventStore {
                    count(DISTINCT CASE WHEN name = 'paywall_open' THEN subscriber_id END),
                    count(DISTINCT CASE WHEN name = 'purchase_completed' AND EXISTS (
                        SELECT 1 FROM events o WHERE o.app_id = events.app_id AND o.experiment_id = events.experiment_id
-                         AND o.variant = events.variant AND o.subscriber_id = events.subscriber_id AND o.name = 'paywall_open')
+                         AND o.variant = events.variant AND o.subscriber_id = events.subscriber_id AND o.name = 'paywall_open'
+                         AND o.environment = events.environment)
                        THEN subscriber_id END),
                    count(DISTINCT subscriber_id),
                    count(DISTINCT CASE WHEN name = 'purchase_completed' THEN subscriber_id END)
-            FROM events WHERE app_id = ? AND experiment_id = ? GROUP BY variant
-            """, [appID, experimentID]) {
+            FROM events WHERE app_id = ?1 AND experiment_id = ?2 AND (?3 IS NULL OR environment = ?3) GROUP BY variant
+            """, [appID, experimentID, environment.only?.rawValue]) {
             guard let variant: String = try row.get(0) else { continue }
             counts[variant] = VariantCounts(impressions: try row.get(1), subscribers: try row.get(2), converted: try row.get(3),
                                             exposed: try row.get(4), exposedConverted: try row.get(5))

@@ -13,15 +13,18 @@ extension ExperimentService {
     /// The relative change the sample size is computed for unless the request states one.
     public static let defaultMinimumDetectableEffect = 0.1
 
-    public func results(appID: String, id: String, minimumDetectableEffect mde: Double = defaultMinimumDetectableEffect) throws -> JSONValue {
+    /// Counts production events unless `environment` says otherwise (sandbox purchases stay out).
+    public func results(appID: String, id: String, minimumDetectableEffect mde: Double = defaultMinimumDetectableEffect,
+                        environment: EnvironmentFilter = .production) throws -> JSONValue {
         guard mde > 0, mde <= 10 else {
             throw ServiceError.badField("$.minimumDetectableEffect", "number_out_of_range",
                                         "The minimum detectable effect is a relative change above 0 and at most 10 (0.1 = 10 %).")
         }
         // One snapshot: the variants and their counts as of the same moment.
         let (experiment, counts, revenue) = try read { tx in
-            (try ExperimentService.load(tx, appID: appID, id: id), try tx.events.variantCounts(appID: appID, experimentID: id),
-             try tx.events.variantRevenue(appID: appID, experimentID: id))
+            (try ExperimentService.load(tx, appID: appID, id: id),
+             try tx.events.variantCounts(appID: appID, experimentID: id, environment: environment),
+             try tx.events.variantRevenue(appID: appID, experimentID: id, environment: environment))
         }
         let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
         let controlRate = control.subscribers > 0 ? Double(control.converted) / Double(control.subscribers) : nil
@@ -70,6 +73,7 @@ extension ExperimentService {
             return .object(object)
         }
         return ["experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
+                "environment": .string(environment.rawValue),
                 "confidenceLevel": 0.95, "variants": .array(variants),
                 "bayesian": ["prior": "Beta(1, 1)", "method": "Beta–Binomial posteriors, integrated numerically (deterministic)"],
                 "sampleSize": ["minimumDetectableEffect": .number(mde), "alpha": 0.05, "power": 0.8,

@@ -124,6 +124,8 @@ public final class ExperimentService: Sendable {
             try tx.experiments.insert(StoredExperiment(id: id, name: name, status: .draft, variants: variants, holdoutWeight: holdout,
                                                        allocation: allocation, createdAt: now, startedAt: nil, stoppedAt: nil, winner: nil),
                                       appID: appID, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .experimentCreated, targetKind: "experiment", targetID: id,
+                                      after: try ExperimentService.load(tx, appID: appID, id: id).json.canonicalBytes), now: now)
         }
         return try experiment(appID: appID, id: id)
     }
@@ -168,7 +170,7 @@ public final class ExperimentService: Sendable {
 
     /// New weights (one per variant, in order) and holdout weight; moves the fewest subscribers.
     public func setWeights(appID: String, id: String, body: JSONValue) throws -> Experiment {
-        try mutate(appID: appID, id: id) { tx, current in
+        try mutate(appID: appID, id: id, .experimentReweighted) { tx, current in
             guard current.status != .stopped else {
                 throw ServiceError(.conflict, "experiment_stopped", "A stopped experiment's weights are final.")
             }
@@ -189,7 +191,7 @@ public final class ExperimentService: Sendable {
 
     /// Starts assigning subscribers; every variant must have a published version.
     public func start(appID: String, id: String) throws -> Experiment {
-        try mutate(appID: appID, id: id) { tx, current in
+        try mutate(appID: appID, id: id, .experimentStarted) { tx, current in
             guard let next = current.status.after(.start) else {
                 throw ServiceError(.conflict, "experiment_not_draft", "Only a draft experiment can start; this one is \(current.status.rawValue).")
             }
@@ -206,7 +208,7 @@ public final class ExperimentService: Sendable {
 
     /// Stops assigning: targets answer their own paywall again.
     public func stop(appID: String, id: String) throws -> Experiment {
-        try mutate(appID: appID, id: id) { tx, current in
+        try mutate(appID: appID, id: id, .experimentStopped) { tx, current in
             guard let next = current.status.after(.stop) else {
                 throw ServiceError(.conflict, "experiment_not_running", "Only a running experiment can stop; this one is \(current.status.rawValue).")
             }
@@ -217,7 +219,7 @@ public final class ExperimentService: Sendable {
     /// Makes a variant's paywall the paywall of every placement and rule that targets the
     /// experiment, detaches the experiment from them and stops it: one call, live at once.
     public func promote(appID: String, id: String, variant name: String) throws -> Experiment {
-        try mutate(appID: appID, id: id) { tx, current in
+        try mutate(appID: appID, id: id, .experimentPromoted) { tx, current in
             guard let next = current.status.after(.promote) else {
                 throw ServiceError(.conflict, "experiment_not_started", "A draft experiment has no results to promote.")
             }
@@ -233,11 +235,24 @@ public final class ExperimentService: Sendable {
 
     func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T { try store.read(body) }
 
-    private func mutate(appID: String, id: String, _ body: @escaping (any StoreTransaction, Experiment) throws -> Void) throws -> Experiment {
+    /// Runs `body` on the experiment in one write that appends the change and records `action`.
+    private func mutate(appID: String, id: String, _ action: AuditAction,
+                        _ body: @escaping (any StoreTransaction, Experiment) throws -> Void) throws -> Experiment {
         try store.write { tx in
             let current = try ExperimentService.load(tx, appID: appID, id: id)
             try body(tx, current)
-            try tx.changes.append(appID: appID, kind: .experiment, entityID: id, now: self.clock.now())
+            let now = self.clock.now()
+            try tx.changes.append(appID: appID, kind: .experiment, entityID: id, now: now)
+            let after = try ExperimentService.load(tx, appID: appID, id: id)
+            var data: JSONValue = ["experimentId": .string(id), "status": .string(after.status.rawValue)]
+            if action == .experimentReweighted {
+                data["weights"] = .object(Dictionary(uniqueKeysWithValues: after.variants.map { ($0.name, JSONValue.number($0.weight)) }))
+            }
+            if action == .experimentPromoted, let winner = after.winner, winner < after.variants.count {
+                data["promoted"] = ["variant": .string(after.variants[winner].name), "paywallId": .string(after.variants[winner].paywallID)]
+            }
+            try tx.record(WriteRecord(appID: appID, action: action, targetKind: "experiment", targetID: id,
+                                      before: current.json.canonicalBytes, after: after.json.canonicalBytes, data: data), now: now)
         }
         try changes.catchUp()
         return try experiment(appID: appID, id: id)

@@ -8,7 +8,7 @@ enum ExperimentTools {
     static let experimentID = ToolSchema.string("The experiment's id (exp_…), as create_experiment answers it.", maxLength: 100)
 
     static let create = MCPTool(
-        name: "create_experiment", title: "Create an A/B experiment",
+        name: "create_experiment", scope: .experiments, title: "Create an A/B experiment",
         description: """
             Creates a draft experiment: 2 to 5 variants, each a paywall of this app with an integer weight (the first is the \
             control), and an optional holdout weight (holdout subscribers are shown no paywall: the SDK gets 204). Target it \
@@ -32,7 +32,7 @@ enum ExperimentTools {
     }
 
     static let start = MCPTool(
-        name: "start_experiment", title: "Start an experiment",
+        name: "start_experiment", scope: .experiments, title: "Start an experiment",
         description: "Starts a draft experiment: from the next SDK request on, its placements and rules split subscribers among the variants.",
         inputSchema: ToolSchema.object(["experimentId": experimentID], required: ["experimentId"]),
         readOnly: false, idempotent: false
@@ -41,7 +41,7 @@ enum ExperimentTools {
     }
 
     static let stop = MCPTool(
-        name: "stop_experiment", title: "Stop an experiment",
+        name: "stop_experiment", scope: .experiments, title: "Stop an experiment",
         description: """
             Stops a running experiment: its placements and rules serve their own paywall again at once. To keep a winner \
             instead, use promote_experiment.
@@ -53,7 +53,7 @@ enum ExperimentTools {
     }
 
     static let list = MCPTool(
-        name: "list_experiments", title: "List experiments",
+        name: "list_experiments", scope: .read, title: "List experiments",
         description: "The app's experiments, oldest first: status (draft, running, stopped), variants with paywalls and weights, holdout.",
         inputSchema: ToolSchema.object([:]),
         readOnly: true, idempotent: true
@@ -62,7 +62,7 @@ enum ExperimentTools {
     }
 
     static let get = MCPTool(
-        name: "get_experiment", title: "Read an experiment",
+        name: "get_experiment", scope: .read, title: "Read an experiment",
         description: "One experiment: status, variants (paywall, weight, name), holdout weight, start and stop times.",
         inputSchema: ToolSchema.object(["experimentId": experimentID], required: ["experimentId"]),
         readOnly: true, idempotent: true
@@ -71,7 +71,7 @@ enum ExperimentTools {
     }
 
     static let setWeights = MCPTool(
-        name: "set_experiment_weights", title: "Re-weight an experiment",
+        name: "set_experiment_weights", scope: .experiments, title: "Re-weight an experiment",
         description: """
             Changes the variants' weights (one per variant, in order) and optionally the holdout weight. Live on the next SDK \
             request; only the share of subscribers the new weights require moves (everyone else keeps their variant).
@@ -90,7 +90,7 @@ enum ExperimentTools {
     }
 
     static let promote = MCPTool(
-        name: "promote_experiment", title: "Promote a variant",
+        name: "promote_experiment", scope: .experiments, title: "Promote a variant",
         description: """
             Keeps a winner: the variant's paywall becomes the paywall of every placement and rule that targets the \
             experiment, which is detached and stopped. Live on the next SDK request. Check get_experiment_results first.
@@ -106,7 +106,7 @@ enum ExperimentTools {
     }
 
     static let results = MCPTool(
-        name: "get_experiment_results", title: "Experiment results",
+        name: "get_experiment_results", scope: .analytics, title: "Experiment results",
         description: """
             Per variant: impressions, unique subscribers, conversions (subscribers who completed a purchase), conversion rate \
             with a 95 % Wilson interval, and the difference to the control with a 95 % interval; the Bayesian probability \
@@ -117,12 +117,15 @@ enum ExperimentTools {
             """,
         inputSchema: ToolSchema.object(["experimentId": experimentID,
                                         "minimumDetectableEffect": ["type": "number", "exclusiveMinimum": 0, "maximum": 10,
-                                                                    "description": "The relative change to detect (0.1 = 10 %)."]],
+                                                                    "description": "The relative change to detect (0.1 = 10 %)."],
+                                        "environment": ["enum": ["production", "sandbox", "all"],
+                                                        "description": "Which events to count (production unless asked)."]],
                                        required: ["experimentId"]),
         readOnly: true, idempotent: true
     ) { call in
         try call.services.experiments.results(appID: call.appID, id: try call.string("experimentId"),
                                               minimumDetectableEffect: call.arguments["minimumDetectableEffect"]?.numberValue?.doubleValue
-                                                  ?? ExperimentService.defaultMinimumDetectableEffect)
+                                                  ?? ExperimentService.defaultMinimumDetectableEffect,
+                                              environment: try EnvironmentFilter.parse(call.optionalString("environment")))
     }
 }

@@ -28,7 +28,7 @@ struct MCPRoutes {
     }
 
     func register(in routes: inout APIRoutes) {
-        routes.secret(.POST, "/mcp", OperationDoc(
+        routes.secret(.POST, "/mcp", scope: nil, OperationDoc(
             "mcp", summary: "The Model Context Protocol (Streamable HTTP, JSON answers)",
             description: "JSON-RPC 2.0 messages for the MCP tools (list, create, edit, localize, publish paywalls; placements; experiments). Stateless; no SSE. Browser origins outside `cors.allowedOrigins` get 403. See docs/mcp.md.",
             tag: "mcp",

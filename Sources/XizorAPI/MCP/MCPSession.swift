@@ -46,7 +46,7 @@ struct MCPSession: Sendable {
         case "ping":
             return .success([:])
         case "tools/list":
-            return .success(["tools": .array(toolbox.tools.map(\.definition))])
+            return .success(["tools": .array(toolbox.tools(for: caller).map(\.definition))])
         case "tools/call":
             guard let name = params?["name"]?.stringValue else {
                 return .failure(JSONRPCError(.invalidParams, "tools/call needs params.name, the tool's name."))

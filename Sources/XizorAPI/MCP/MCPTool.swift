@@ -4,6 +4,8 @@ import PaywallFormat
 /// reads already-validated arguments, calls one service, and returns the service's JSON.
 struct MCPTool: Sendable {
     let name: String
+    /// What a secret key needs to see and call it, as its REST route (docs/integrations.md).
+    let scope: APIScope
     let title: String
     let description: String
     let inputSchema: JSONValue
@@ -13,9 +15,10 @@ struct MCPTool: Sendable {
     let idempotent: Bool
     let run: @Sendable (ToolCall) throws -> JSONValue
 
-    init(name: String, title: String, description: String, inputSchema: JSONValue, outputSchema: JSONValue? = nil,
+    init(name: String, scope: APIScope, title: String, description: String, inputSchema: JSONValue, outputSchema: JSONValue? = nil,
          readOnly: Bool, destructive: Bool = false, idempotent: Bool, run: @escaping @Sendable (ToolCall) throws -> JSONValue) {
         self.name = name
+        self.scope = scope
         self.title = title
         self.description = description
         self.inputSchema = inputSchema

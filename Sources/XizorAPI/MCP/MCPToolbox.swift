@@ -22,12 +22,17 @@ struct MCPToolbox: Sendable {
         byName = Dictionary(tools.map { ($0.name, ($0, ArgumentSchemaValidator(root: $0.inputSchema))) }, uniquingKeysWith: { a, _ in a })
     }
 
+    /// The tools the caller's key may call: `tools/list` shows no others.
+    func tools(for caller: AppCaller) -> [MCPTool] { tools.filter { caller.scopes.contains($0.scope) } }
+
     /// The outcome of a call: a `CallToolResult`, or a protocol error for the caller to answer.
     func call(name: String, arguments: JSONValue, caller: AppCaller, protocolVersion: String) -> Result<JSONValue, JSONRPCError> {
         guard let entry = byName[name] else {
             return .failure(JSONRPCError(.invalidParams, "Unknown tool '\(name)'.",
                                          data: ["tools": .array(tools.map { .string($0.name) })]))
         }
+        // A tool the key may not call is answered like its REST route: the same 403 problem.
+        guard caller.scopes.contains(entry.tool.scope) else { return .success(MCPToolbox.errorResult(caller.scopes.missing(entry.tool.scope))) }
         let issues = entry.validator.validate(arguments)
         if !issues.isEmpty {
             let detail = "The arguments of \(name) do not match its input schema (\(issues.count) problem(s))."
@@ -37,7 +42,10 @@ struct MCPToolbox: Sendable {
             return .failure(JSONRPCError(.invalidParams, detail, data: ["errors": .array(issues.map(\.json))]))
         }
         do {
-            let structured = try entry.tool.run(ToolCall(caller: caller, services: services, previews: previews, arguments: arguments))
+            // The request's actor (set by the `/mcp` route), recorded as writing through MCP.
+            let structured = try WriteActor.$current.withValue(WriteActor.current.via(.mcp)) {
+                try entry.tool.run(ToolCall(caller: caller, services: services, previews: previews, arguments: arguments))
+            }
             return .success(["content": [["type": "text", "text": .string(structured.canonicalString)]],
                              "structuredContent": structured, "isError": false])
         } catch let error as ServiceError {
@@ -52,6 +60,7 @@ struct MCPToolbox: Sendable {
     static func errorResult(_ error: ServiceError) -> JSONValue {
         var problem: [String: JSONValue] = ["status": .number(error.status), "code": .string(error.code), "detail": .string(error.detail)]
         if !error.errors.isEmpty || error.kind == .unprocessable { problem["errors"] = .array(error.errors.map(\.json)) }
+        for (name, value) in error.members { problem[name] = value }
         let structured: JSONValue = ["error": .object(problem)]
         return ["content": [["type": "text", "text": .string(structured.canonicalString)]], "structuredContent": structured, "isError": true]
     }

@@ -83,6 +83,8 @@ public struct OperationDoc: Sendable {
     public var tag: String
     /// Set by `APIRoutes` from the registering function, never by the declaration itself.
     public internal(set) var auth: APIAuth = .none
+    /// The scope a secret key needs (`x-xizor-scope`), set by `APIRoutes.secret` like `auth`.
+    public internal(set) var scope: APIScope?
     public var parameters: [APIParameter]
     /// The JSON request body's schema, or nil when the operation takes no body.
     public var requestBody: JSONValue?

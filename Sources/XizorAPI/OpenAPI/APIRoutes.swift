@@ -28,16 +28,24 @@ public struct APIRoutes {
                         _ handler: @escaping @Sendable (HTTPRequest, AdminCaller) throws -> HTTPResponse) {
         add(method, pattern, doc, auth: .admin, execution: execution) { request in
             guard let key = request.verifiedKey, case .admin = key.principal else { throw RouteGuard.unadmitted(request) }
-            return try handler(request, AdminCaller(keyID: key.id))
+            let actor = WriteActor(kind: .admin, keyID: key.id, via: .rest, requestID: request.requestId)
+            return try WriteActor.$current.withValue(actor) { try handler(request, AdminCaller(keyID: key.id)) }
         }
     }
 
-    /// A dashboard route: the handler runs only for an app's secret key, and gets that app.
-    mutating func secret(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
+    /// A dashboard route: the handler runs only for an app's secret key holding `scope`, and gets
+    /// that app. Every secret route names its scope (nil only for MCP, whose tools each name theirs).
+    mutating func secret(_ method: HTTPMethod, _ pattern: String, scope: APIScope?, _ doc: OperationDoc,
+                         execution: HTTPExecution = .offloaded,
                          _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse) {
+        var doc = doc
+        doc.scope = scope
         add(method, pattern, doc, auth: .secret, execution: execution) { request in
             guard let key = request.verifiedKey, case .secret(let appID) = key.principal else { throw RouteGuard.unadmitted(request) }
-            return try handler(request, AppCaller(appID: appID, keyID: key.id))
+            let caller = AppCaller(appID: appID, key: key)
+            return try WriteActor.$current.withValue(.key(caller, kind: .secret, via: .rest, requestID: request.requestId)) {
+                try handler(request, caller)
+            }
         }
     }
 
@@ -46,7 +54,7 @@ public struct APIRoutes {
                             _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse) {
         add(method, pattern, doc, auth: .publicKey, execution: execution) { request in
             guard let key = request.verifiedKey, case .publicKey(let appID) = key.principal else { throw RouteGuard.unadmitted(request) }
-            return try handler(request, AppCaller(appID: appID, keyID: key.id))
+            return try handler(request, AppCaller(appID: appID, key: key))
         }
     }
 
@@ -57,7 +65,7 @@ public struct APIRoutes {
         var doc = doc
         doc.auth = auth
         operations.append(APIOperation(method: method, pattern: pattern, doc: doc))
-        router.add(method, pattern, execution: execution, admission: guardian.admission(for: auth), handler)
+        router.add(method, pattern, execution: execution, admission: guardian.admission(for: auth, scope: doc.scope), handler)
     }
 
     /// Adds `GET /openapi.json` (no auth; built once here, served with a strong ETag) and freezes the

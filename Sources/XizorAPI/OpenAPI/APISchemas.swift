@@ -43,6 +43,7 @@ public enum APISchemas {
         var schemas = shapes
         for (name, schema) in PaywallDocumentSchemas.components { schemas[name] = schema }
         for (name, schema) in targeting { schemas[name] = schema }
+        for (name, schema) in integrations { schemas[name] = schema }
         return schemas
     }
 
@@ -50,7 +51,9 @@ public enum APISchemas {
         [
             "Problem": object(
                 ["type": string, "title": string, "status": integer, "detail": string, "code": string],
-                optional: ["errors": array(ref("ValidationIssue"))],
+                optional: ["errors": array(ref("ValidationIssue")),
+                           "scope": ["type": "string", "description": "`missing_scope`: the scope the key lacks."],
+                           "keyScopes": ["type": "array", "items": string, "description": "`missing_scope`: the scopes the key has."]],
                 description: "RFC 9457 problem details; `code` is stable, `errors` lists validation failures with JSON paths."),
             "ValidationIssue": object(["path": string, "message": string, "code": string],
                                       description: "One error or warning, e.g. path `$.root.children[3].productSlot`."),
@@ -81,13 +84,18 @@ public enum APISchemas {
             "CreatedApp": object(["appId": string, "name": string, "secretKey": string, "publicKey": string],
                                  description: "The keys are shown this once; only their hashes are stored."),
             "CreateAppRequest": request(["name": ["type": "string", "minLength": 1, "maxLength": 200]]),
-            "APIKey": object(apiKeyFields, description: "A key as listed: its prefix, never the key."),
+            "APIKey": object(apiKeyFields, optional: integrationKeyFields, description: "A key as listed: its prefix, never the key."),
             "CreatedAPIKey": object(apiKeyFields.merging(["key": string]) { a, _ in a },
+                                    optional: integrationKeyFields,
                                     description: "A new key; `key` is shown this once."),
             "APIKeyList": object(["keys": array(ref("APIKey")), "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last.")]),
             "CreateKeyRequest": request(["kind": ["enum": ["secret", "public"]]],
                                         optional: ["label": ["type": "string", "minLength": 1, "maxLength": 100,
-                                                             "description": "What the key is for (\"iOS app\", \"backend\"); listed with it."]]),
+                                                             "description": "What the key is for (\"iOS app\", \"backend\"); listed with it."],
+                                                   "scopes": ["type": "array", "minItems": 1, "items": ref("Scope"),
+                                                              "description": "A secret key's scopes; left out, every scope (full access). At most the creating key's own."],
+                                                   "environment": ["enum": ["production", "sandbox"],
+                                                                   "description": "A public key's environment: a sandbox key's events are sandbox data."]]),
             "TemplateSummary": object(["name": string, "title": string, "locales": array(string)]),
             "TemplateList": object(["templates": array(ref("TemplateSummary"))]),
             "Template": object(["name": string, "document": ref("PaywallDocument")]),
@@ -173,6 +181,7 @@ public enum APISchemas {
             "ExperimentResults": [
                 "type": "object", "required": ["experimentId", "status", "unit", "confidenceLevel", "variants", "bayesian", "sampleSize"],
                 "properties": ["experimentId": string, "status": string, "unit": string, "confidenceLevel": ["type": "number"],
+                               "environment": ["enum": ["production", "sandbox", "all"], "description": "Which events were counted."],
                                "bayesian": ["type": "object", "description": "The prior and method of the probabilities."],
                                "sampleSize": ["type": "object", "description": "What each variant's sampleSize is computed for: minimumDetectableEffect, alpha, power."],
                                "variants": array(["type": "object",
@@ -199,6 +208,7 @@ public enum APISchemas {
                                                               description: "purchase_completed events with a numeric `price` and a `currency` property, summed per currency."))]) { a, _ in a },
                 optional: ["series": array(object(funnelFields.merging(["start": millis]) { a, _ in a }))]))],
                 optional: ["interval": ["enum": ["hour", "day"]],
+                           "environment": ["enum": ["production", "sandbox", "all"], "description": "Which events were counted."],
                            "eventsWithoutContext": ["type": "integer", "description": "With `context.KEY` filters: events in the range and placement that lack one of the filtered keys, so no funnel above counts them."]]),
             "SDKPaywall": object(["placement": string, "paywallId": string, "version": integer, "schemaVersion": integer,
                                   "locale": string, "document": ref("PaywallDocument")],
@@ -211,7 +221,9 @@ public enum APISchemas {
             "Event": request(["id": string, "name": string, "timestamp": ["type": ["integer", "string"], "description": "Milliseconds since 1970 or an RFC 3339 date-time."],
                               "placement": string, "paywallId": string, "version": integer],
                              optional: ["subscriberId": string, "context": ["type": "object", "additionalProperties": ref("ContextValue")],
-                                        "properties": ["type": "object"], "experimentId": string, "variant": string]),
+                                        "properties": ["type": "object"], "experimentId": string, "variant": string,
+                                        "environment": ["enum": ["production", "sandbox"],
+                                                        "description": "`sandbox` for a TestFlight or StoreKit-testing purchase; a sandbox key's events are sandbox whatever they say."]]),
             "EventOutcome": object(["accepted": integer, "duplicates": integer,
                                     "rejected": array(object(["index": integer, "id": nullable("string"), "errors": array(ref("ValidationIssue"))]))],
                                    description: "Accepted events are durable; duplicates (same id) are ignored; rejected ones list their errors."),

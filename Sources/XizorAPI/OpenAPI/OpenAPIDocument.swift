@@ -60,6 +60,7 @@ public enum OpenAPIDocument {
         ]
         if let d = doc.description { o["description"] = .string(d) }
         o["security"] = doc.auth.securityScheme.map { [.object([$0: []])] } ?? []
+        if let scope = doc.scope { o["x-xizor-scope"] = .string(scope.rawValue) }
 
         var parameters: [JSONValue] = []
         for name in operation.pathParameterNames {
@@ -81,7 +82,8 @@ public enum OpenAPIDocument {
         }
         if doc.auth != .none {
             addDefault(401, "The key is missing, malformed, unknown or revoked.")
-            addDefault(403, "The key is of the wrong kind for this endpoint.")
+            addDefault(403, doc.scope.map { "The key is of the wrong kind for this endpoint, or a secret key without the `\($0.rawValue)` scope (`missing_scope`)." }
+                       ?? "The key is of the wrong kind for this endpoint.")
         }
         if !operation.pathParameterNames.isEmpty { addDefault(404, "Nothing with this id in the key's app (other apps' ids too).") }
         if doc.requestBody != nil {

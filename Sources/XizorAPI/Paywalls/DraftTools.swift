@@ -5,7 +5,7 @@ enum DraftTools {
     static var tools: [MCPTool] { [update, patch, setTexts, localize, validate] }
 
     static let update = MCPTool(
-        name: "update_paywall_draft", title: "Edit the draft",
+        name: "update_paywall_draft", scope: .drafts, title: "Edit the draft",
         description: """
             Saves the paywall's draft, either replacing it with a whole 'document' or applying a JSON Merge Patch (RFC 7396) \
             in 'mergePatch': members you give replace those of the draft, objects merge recursively, null deletes a member, \
@@ -34,7 +34,7 @@ enum DraftTools {
     }
 
     static let patch = MCPTool(
-        name: "patch_paywall_draft", title: "Edit the draft precisely (JSON Patch)",
+        name: "patch_paywall_draft", scope: .drafts, title: "Edit the draft precisely (JSON Patch)",
         description: """
             Applies an RFC 6902 JSON Patch to the draft: operations on JSON Pointer paths, applied in order, all or none.             Use it to change one element of an array without resending the array, e.g. [{"op": "test", "path":             "/texts/en/title", "value": "Go Pro"}, {"op": "replace", "path": "/texts/en/title", "value": "Go Premium"}] or             {"op": "add", "path": "/root/children/1", "value": {…}} (insert before index 1; "/-" appends). 'test' operations             make the edit conditional on what you read: when one fails nothing is written and the error says where             (patch_test_failed). 'revision' is required as for update_paywall_draft. diff_versions answers patches in             this form.
             """,
@@ -54,7 +54,7 @@ enum DraftTools {
     }
 
     static let setTexts = MCPTool(
-        name: "set_paywall_texts", title: "Edit texts by path, in any locale",
+        name: "set_paywall_texts", scope: .drafts, title: "Edit texts by path, in any locale",
         description: """
             Sets texts of one locale by text path ({path: text}, paths as localize_paywall or GET …/draft/texts list them, \
             e.g. $.root.children[0].text), the default locale included: the safe way to change the source copy without \
@@ -86,7 +86,7 @@ enum DraftTools {
     ]
 
     static let localize = MCPTool(
-        name: "localize_paywall", title: "Localize a paywall",
+        name: "localize_paywall", scope: .drafts, title: "Localize a paywall",
         description: """
             Translates a paywall's draft into one locale, in two steps. (1) Call with 'paywallId' and 'locale' only: the \
             answer lists every text path with its 'source' (the default locale's text), the 'variables' ({{…}} placeholders) \
@@ -136,7 +136,7 @@ enum DraftTools {
     }
 
     static let validate = MCPTool(
-        name: "validate_paywall_document", title: "Validate a paywall document",
+        name: "validate_paywall_document", scope: .read, title: "Validate a paywall document",
         description: """
             Validates a paywall document exactly as publishing does and answers {ok, errors, warnings}; each issue has a JSON \
             path like $.root.children[3].productSlot, a message and a stable code. Give a 'document', or a 'paywallId' to \

@@ -7,7 +7,7 @@ struct PaywallRoutes {
 
     func register(in routes: inout APIRoutes) {
         let paywalls = services.paywalls
-        routes.secret(.POST, "/v1/paywalls", OperationDoc(
+        routes.secret(.POST, "/v1/paywalls", scope: .drafts, OperationDoc(
             "createPaywall", summary: "Create a paywall: blank, from a template or from a document", tag: "paywalls",
             requestBody: APISchemas.ref("CreatePaywallRequest"), requestBodyRequired: false,
             responses: [.json(201, "The new paywall; its draft holds the document.", APISchemas.ref("PaywallSummary"),
@@ -30,7 +30,7 @@ struct PaywallRoutes {
             let created = try paywalls.create(appID: appID, from: source)
             return APIResponse.json(created.json, status: .created, headers: ["Location": "/v1/paywalls/\(created.id)"])
         }
-        routes.secret(.GET, "/v1/paywalls", OperationDoc(
+        routes.secret(.GET, "/v1/paywalls", scope: .read, OperationDoc(
             "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time", tag: "paywalls",
             parameters: PageSize.parameters,
             responses: [.json(200, "A page of paywalls.", APISchemas.ref("PaywallPage")),
@@ -38,13 +38,13 @@ struct PaywallRoutes {
             let page = try paywalls.list(appID: caller.appID, cursor: request.query("cursor"), limit: try PageSize.from(request))
             return APIResponse.json(["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null])
         }
-        routes.secret(.GET, "/v1/paywalls/:id", OperationDoc(
+        routes.secret(.GET, "/v1/paywalls/:id", scope: .read, OperationDoc(
             "getPaywall", summary: "Read a paywall", tag: "paywalls", parameters: [.path("id", "A paywall id.")],
             responses: [.json(200, "The paywall.", APISchemas.ref("PaywallSummary"))])) { request, caller in
             let appID = caller.appID
             return APIResponse.json(try paywalls.summary(appID: appID, id: request.parameter("id")).json)
         }
-        routes.secret(.DELETE, "/v1/paywalls/:id", OperationDoc(
+        routes.secret(.DELETE, "/v1/paywalls/:id", scope: .publish, OperationDoc(
             "archivePaywall", summary: "Archive a paywall",
             description: "Archived paywalls leave lists and cannot be published; placements pointing at one keep serving its last version until reassigned (the answer's `warning` says so).",
             tag: "paywalls", parameters: [.path("id", "A paywall id.")],
@@ -52,7 +52,7 @@ struct PaywallRoutes {
             let appID = caller.appID
             return APIResponse.json(try paywalls.archive(appID: appID, id: request.parameter("id")).archivedJSON)
         }
-        routes.secret(.PATCH, "/v1/paywalls/:id", OperationDoc(
+        routes.secret(.PATCH, "/v1/paywalls/:id", scope: .drafts, OperationDoc(
             "renamePaywall", summary: "Rename a paywall",
             description: "`{name}` (1 to 200 characters) becomes the paywall's name and its draft document's `name` (a new draft revision; saving a draft whose document has another `name` renames it too). `If-Match` with the draft's ETag is optional: with it, a stale draft answers 412. Published versions keep their names.",
             tag: "paywalls",
@@ -70,14 +70,14 @@ struct PaywallRoutes {
                 ? nil : try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
             return APIResponse.json(try paywalls.rename(appID: appID, id: id, name: name, expectedRevision: expected).json)
         }
-        routes.secret(.GET, "/v1/paywalls/:id/draft", OperationDoc(
+        routes.secret(.GET, "/v1/paywalls/:id/draft", scope: .read, OperationDoc(
             "getDraft", summary: "Read the draft with its validation", tag: "drafts", parameters: [.path("id", "A paywall id.")],
             responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")])])) { request, caller in
             let appID = caller.appID
             let draft = try paywalls.draft(appID: appID, id: request.parameter("id"))
             return APIResponse.json(draft.json, headers: ["Cache-Control": "no-cache"], etag: draft.etag)
         }
-        routes.secret(.PUT, "/v1/paywalls/:id/draft", OperationDoc(
+        routes.secret(.PUT, "/v1/paywalls/:id/draft", scope: .drafts, OperationDoc(
             "saveDraft", summary: "Save the draft (any JSON object) under If-Match",
             description: "428 without If-Match, 412 when it is stale: two editors never silently overwrite each other.",
             tag: "drafts", parameters: [.path("id", "A paywall id."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
@@ -91,7 +91,7 @@ struct PaywallRoutes {
             let draft = try paywalls.saveDraft(appID: appID, id: id, document: try request.jsonBody(), expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
-        routes.secret(.GET, "/v1/paywalls/:id/draft/texts", OperationDoc(
+        routes.secret(.GET, "/v1/paywalls/:id/draft/texts", scope: .read, OperationDoc(
             "getDraftTexts", summary: "Every text of the draft in every locale", tag: "drafts", parameters: [.path("id", "A paywall id.")],
             responses: [.json(200, "The texts, with missing locales per path.", APISchemas.ref("DraftTexts"),
                               headers: [("ETag", "The draft's ETag.")])])) { request, caller in
@@ -99,7 +99,7 @@ struct PaywallRoutes {
             let texts = try paywalls.texts(appID: appID, id: request.parameter("id"))
             return APIResponse.json(texts.json, headers: ["Cache-Control": "no-cache"], etag: texts.etag)
         }
-        routes.secret(.PUT, "/v1/paywalls/:id/draft/texts/:locale", OperationDoc(
+        routes.secret(.PUT, "/v1/paywalls/:id/draft/texts/:locale", scope: .drafts, OperationDoc(
             "setDraftTexts", summary: "Set many translations of one locale by path",
             description: "Adds the locale to `locales` when new. Same If-Match rule as saving the draft; unknown paths reject the whole request (422).",
             tag: "drafts",

@@ -67,9 +67,12 @@ public final class PaywallService: Sendable {
         }
         let now = clock.now()
         let memory = TranslationMemory().updated(from: nil, to: document)
+        let draft = document.canonicalString
         try store.write { tx in
-            try tx.paywalls.insert(id: id, appID: appID, name: finalName, draft: document.canonicalString,
+            try tx.paywalls.insert(id: id, appID: appID, name: finalName, draft: draft,
                                    translationSources: memory.json.canonicalString, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .paywallCreated, targetKind: "paywall", targetID: id,
+                                      after: Array(draft.utf8)), now: now)
         }
         return try summary(appID: appID, id: id)
     }
@@ -121,7 +124,8 @@ public final class PaywallService: Sendable {
             throw ServiceError.badField("$", "not_an_object", "The draft is not a JSON object.")
         }
         document["name"] = .string(name)
-        _ = try saveDraft(appID: appID, id: id, document: .object(document), expectedRevision: expectedRevision ?? current.revision)
+        _ = try saveDraft(appID: appID, id: id, document: .object(document), expectedRevision: expectedRevision ?? current.revision,
+                          action: .paywallRenamed)
         return try summary(appID: appID, id: id)
     }
 
@@ -132,6 +136,8 @@ public final class PaywallService: Sendable {
         try store.write { tx in
             guard try tx.paywalls.archive(appID: appID, id: id, now: now) else { throw ServiceError.notFound("paywall", id) }
             try tx.changes.append(appID: appID, kind: .paywall, entityID: id, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .paywallArchived, targetKind: "paywall", targetID: id,
+                                      data: ["paywallId": .string(id)]), now: now)
         }
         try changes.catchUp()
         return try summary(appID: appID, id: id)
@@ -158,7 +164,9 @@ public final class PaywallService: Sendable {
 
     /// Saves the draft when `expectedRevision` is still current (optimistic concurrency): exactly
     /// one of two racing editors wins; the other gets 412.
-    public func saveDraft(appID: String, id: String, document body: JSONValue, expectedRevision: Int64) throws -> Draft {
+    /// `action` names the edit in the audit log (a rename is a draft save that says so).
+    public func saveDraft(appID: String, id: String, document body: JSONValue, expectedRevision: Int64,
+                          action: AuditAction = .paywallDraftUpdated) throws -> Draft {
         let document = DraftEnvelope.document(in: body)
         guard document.objectValue != nil else {
             throw ServiceError.badField("$", "not_an_object", "A draft is a JSON object.")
@@ -179,8 +187,11 @@ public final class PaywallService: Sendable {
                 before = nil
             }
             let memory = try self.memory(previous, id: id).updated(from: before, to: document)
-            if try tx.paywalls.saveDraft(appID: appID, id: id, document: document.canonicalString, name: name,
+            let text = document.canonicalString
+            if try tx.paywalls.saveDraft(appID: appID, id: id, document: text, name: name,
                                          translationSources: memory.json.canonicalString, expectedRevision: expectedRevision, now: now) {
+                try tx.record(WriteRecord(appID: appID, action: action, targetKind: "paywall", targetID: id,
+                                          before: Array(previous.document.utf8), after: Array(text.utf8)), now: now)
                 return (expectedRevision + 1, memory)
             }
             guard let current = try tx.paywalls.draft(appID: appID, id: id)?.revision else {

@@ -5,7 +5,7 @@ enum PaywallTools {
     static var tools: [MCPTool] { [create, list, get, rename, archive] }
 
     static let create = MCPTool(
-        name: "create_paywall", title: "Create a paywall",
+        name: "create_paywall", scope: .drafts, title: "Create a paywall",
         description: """
             Creates a paywall in this app and answers its summary (id, name, draftRevision). Start it blank (give neither \
             'template' nor 'document'), from a template ('template': cinematic, clean or lottie_delight; see list_templates), \
@@ -32,7 +32,7 @@ enum PaywallTools {
     }
 
     static let list = MCPTool(
-        name: "list_paywalls", title: "List paywalls",
+        name: "list_paywalls", scope: .read, title: "List paywalls",
         description: """
             Lists the app's paywalls that are not archived, oldest first, with their id, name, draftRevision, latestVersion \
             (null when never published) and the placements pointing at them. Pages: pass the answer's nextCursor as 'cursor' \
@@ -52,7 +52,7 @@ enum PaywallTools {
     }
 
     static let get = MCPTool(
-        name: "get_paywall", title: "Read a paywall",
+        name: "get_paywall", scope: .read, title: "Read a paywall",
         description: """
             Reads one paywall: its summary, and either its draft (document, revision, and validation with every error's JSON \
             path) or, with 'version', that published version's immutable document. Read the draft before update_paywall_draft: \
@@ -76,7 +76,7 @@ enum PaywallTools {
     }
 
     static let archive = MCPTool(
-        name: "archive_paywall", title: "Archive a paywall",
+        name: "archive_paywall", scope: .publish, title: "Archive a paywall",
         description: """
             Archives a paywall: it leaves list_paywalls and cannot be published again. Placements and rules pointing at it \
             keep serving its last version until reassigned (the answer's 'warning' names them): assign another paywall \
@@ -89,7 +89,7 @@ enum PaywallTools {
     }
 
     static let rename = MCPTool(
-        name: "rename_paywall", title: "Rename a paywall",
+        name: "rename_paywall", scope: .drafts, title: "Rename a paywall",
         description: """
             Sets the paywall's name, which is its draft document's 'name' (a new draft revision; published versions keep \
             theirs until the next publish). Give 'revision' to rename only if the draft is still at that revision.

@@ -125,10 +125,10 @@ extension PaywallService {
                 return (stored, .replayed)
             }
             let latest = try tx.paywalls.latestVersionNumber(paywallID: id)
+            let current = try latest.flatMap { try tx.paywalls.version(paywallID: id, version: $0) }
             // Publishing what is live already makes no version (Superwall and RevenueCat publish
             // changes, not clicks): the latest is answered, unless the caller forces a new one.
-            if !options.force, let latest, let current = try tx.paywalls.version(paywallID: id, version: latest),
-               current.contentHash == hash {
+            if !options.force, let current, current.contentHash == hash {
                 return (current, .unchanged)
             }
             let stored = StoredVersion(paywallID: id, version: (latest ?? 0) + 1, document: text, schemaVersion: schemaVersion,
@@ -136,6 +136,12 @@ extension PaywallService {
                                        note: options.note, publishedBy: options.publishedBy)
             try tx.paywalls.insertVersion(stored, idempotencyKey: idempotencyKey)
             try tx.changes.append(appID: appID, kind: .paywall, entityID: id, now: now)
+            var data: JSONValue = ["paywallId": .string(id), "version": .number(stored.version),
+                                   "note": options.note.map(JSONValue.string) ?? .null]
+            if let rolledBackFrom { data["rolledBackFrom"] = .number(rolledBackFrom) }
+            try tx.record(WriteRecord(appID: appID, action: rolledBackFrom == nil ? .paywallPublished : .paywallRolledBack,
+                                      targetKind: "paywall", targetID: id, before: current.map { Array($0.document.utf8) },
+                                      after: bytes, data: data), now: now)
             return (stored, .created)
         }
         let published = try PaywallService.publishedVersion(outcome.0, activity: activity)

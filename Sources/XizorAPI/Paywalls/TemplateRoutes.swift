@@ -5,7 +5,7 @@ import PaywallFormat
 struct TemplateRoutes {
 
     func register(in routes: inout APIRoutes) {
-        routes.secret(.GET, "/v1/templates", OperationDoc(
+        routes.secret(.GET, "/v1/templates", scope: .read, OperationDoc(
             "listTemplates", summary: "List the built-in templates", tag: "templates",
             responses: [.json(200, "The templates.", APISchemas.ref("TemplateList"))])) { request, _ in
             let items: [JSONValue] = PaywallTemplates.names.compactMap { name in
@@ -14,7 +14,7 @@ struct TemplateRoutes {
             }
             return APIResponse.json(["templates": .array(items)])
         }
-        routes.secret(.GET, "/v1/templates/:name", OperationDoc(
+        routes.secret(.GET, "/v1/templates/:name", scope: .read, OperationDoc(
             "getTemplate", summary: "Read a template's document", tag: "templates",
             parameters: [.path("name", "A template name.", schema: ["enum": .array(PaywallTemplates.names.map(JSONValue.string))])],
             responses: [.json(200, "The template.", APISchemas.ref("Template"))])) { request, _ in
@@ -24,7 +24,7 @@ struct TemplateRoutes {
             }
             return APIResponse.json(["name": .string(name), "document": document])
         }
-        routes.secret(.POST, "/v1/validate", OperationDoc(
+        routes.secret(.POST, "/v1/validate", scope: .read, OperationDoc(
             "validateDocument", summary: "Validate a document without storing it",
             description: "The body is the document itself, or `{\"document\": {...}}` (such as what GET …/draft answers).", tag: "templates",
             requestBody: ["description": "A paywall document. Any JSON is accepted: what is not a valid document is reported in the answer."],

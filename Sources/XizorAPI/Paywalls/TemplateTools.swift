@@ -5,7 +5,7 @@ enum TemplateTools {
     static var tools: [MCPTool] { [listTemplates] }
 
     static let listTemplates = MCPTool(
-        name: "list_templates", title: "List templates",
+        name: "list_templates", scope: .read, title: "List templates",
         description: """
             Lists the built-in paywall templates (name, title, locales) to start create_paywall from. Give 'name' to also get \
             that template's complete document, a good reference for the document format.

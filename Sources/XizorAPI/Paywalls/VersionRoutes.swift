@@ -7,7 +7,7 @@ struct VersionRoutes {
 
     func register(in routes: inout APIRoutes) {
         let paywalls = services.paywalls
-        routes.secret(.POST, "/v1/paywalls/:id/publish", OperationDoc(
+        routes.secret(.POST, "/v1/paywalls/:id/publish", scope: .publish, OperationDoc(
             "publishPaywall", summary: "Validate the draft strictly and publish it as a new version",
             description: "422 with every error and its path when the draft is invalid; 409 when the paywall is archived. A draft that is the latest version already answers 200 with that version and `unchanged: true` (nothing is created) unless `force` is true.",
             tag: "versions",
@@ -26,13 +26,13 @@ struct VersionRoutes {
             let options = try PublishOptions.parse(try Self.optionalObject(request), path: "$", publishedBy: caller.keyID)
             return Self.answer(try paywalls.publish(appID: caller.appID, id: request.parameter("id"), idempotencyKey: key, options: options))
         }
-        routes.secret(.GET, "/v1/paywalls/:id/versions", OperationDoc(
+        routes.secret(.GET, "/v1/paywalls/:id/versions", scope: .read, OperationDoc(
             "listVersions", summary: "List published versions", tag: "versions", parameters: [.path("id", "A paywall id.")],
             responses: [.json(200, "The versions, without documents.", APISchemas.ref("VersionList"))])) { request, caller in
             let versions = try paywalls.versions(appID: caller.appID, id: request.parameter("id"))
             return APIResponse.json(["items": .array(versions.map { $0.json(includeDocument: false) })])
         }
-        routes.secret(.GET, "/v1/paywalls/:id/versions/:n", OperationDoc(
+        routes.secret(.GET, "/v1/paywalls/:id/versions/:n", scope: .read, OperationDoc(
             "getVersion", summary: "Read a published version with its document", tag: "versions",
             parameters: [.path("id", "A paywall id."), .path("n", "The version number.", schema: ["type": "integer", "minimum": 1])],
             responses: [.json(200, "The version.", APISchemas.ref("VersionWithDocument"), headers: [("ETag", "The content hash.")])])) { request, caller in
@@ -42,7 +42,7 @@ struct VersionRoutes {
             let version = try paywalls.version(appID: caller.appID, id: request.parameter("id"), version: n)
             return APIResponse.json(version.json(includeDocument: true), etag: "\"\(version.contentHash)\"")
         }
-        routes.secret(.POST, "/v1/paywalls/:id/rollback", OperationDoc(
+        routes.secret(.POST, "/v1/paywalls/:id/rollback", scope: .publish, OperationDoc(
             "rollbackPaywall", summary: "Publish an old version's document again as a new version",
             description: "`{version, note?, force?}`. When that document is the latest version's already, 200 with the latest and `unchanged: true`, unless `force`.",
             tag: "versions",
@@ -56,7 +56,7 @@ struct VersionRoutes {
             let options = try PublishOptions.parse(body, path: "$", publishedBy: caller.keyID)
             return Self.answer(try paywalls.rollback(appID: caller.appID, id: request.parameter("id"), to: n, options: options))
         }
-        routes.secret(.GET, "/v1/paywalls/:id/diff", OperationDoc(
+        routes.secret(.GET, "/v1/paywalls/:id/diff", scope: .read, OperationDoc(
             "diffPaywall", summary: "What changed between two versions, or between a version and the draft (RFC 6902)",
             description: "`operations` applied to `from`'s document give `to`'s exactly (a JSON Patch you could send to PATCH …/draft). `from` defaults to the latest version (`{}` before the first publish), `to` to the draft: the default answers \"what would publishing change\".",
             tag: "versions",
@@ -79,7 +79,7 @@ struct VersionRoutes {
             return APIResponse.json(["paywallId": .string(id), "from": diff.from?.json ?? .null, "to": diff.to.json,
                                      "operations": .array(diff.operations.map(\.json))])
         }
-        routes.secret(.PATCH, "/v1/paywalls/:id/draft", OperationDoc(
+        routes.secret(.PATCH, "/v1/paywalls/:id/draft", scope: .drafts, OperationDoc(
             "patchDraft", summary: "Edit the draft precisely: a JSON Patch (RFC 6902) or a JSON Merge Patch (RFC 7396) under If-Match",
             description: "`application/json-patch+json`: an array of operations applied in order, all or none; a failed `test` answers 409 `patch_test_failed`, a path that does not resolve 422 `patch_unresolvable`, a malformed operation 400 `invalid_patch`, each with the operation's JSON path (`$[i].path`). `application/merge-patch+json`: members merge, `null` removes, arrays replace.",
             tag: "drafts",

@@ -5,7 +5,7 @@ enum VersionTools {
     static var tools: [MCPTool] { [listVersions, publish, rollback, diff] }
 
     static let listVersions = MCPTool(
-        name: "list_versions", title: "List published versions",
+        name: "list_versions", scope: .read, title: "List published versions",
         description: """
             Lists a paywall's published versions, newest first: number, schemaVersion, contentHash, publishedAt (ms since \
             1970), rolledBackFrom, the publisher's note and the id of the key that published it. Versions are immutable; \
@@ -20,7 +20,7 @@ enum VersionTools {
     }
 
     static let publish = MCPTool(
-        name: "publish_paywall", title: "Publish the draft",
+        name: "publish_paywall", scope: .publish, title: "Publish the draft",
         description: """
             Validates the draft strictly and, when valid, publishes it as the next immutable version; placements showing this \
             paywall serve it on the SDK's very next request. When the draft is invalid nothing is published and the result is \
@@ -46,7 +46,7 @@ enum VersionTools {
     }
 
     static let rollback = MCPTool(
-        name: "rollback_paywall", title: "Roll back to an earlier version",
+        name: "rollback_paywall", scope: .publish, title: "Roll back to an earlier version",
         description: """
             Publishes an earlier version's document again as a new version (rolledBackFrom names it); placements showing \
             this paywall serve it on the SDK's very next request. The draft is left as it is. When that document is the \
@@ -69,7 +69,7 @@ enum VersionTools {
     }
 
     static let diff = MCPTool(
-        name: "diff_versions", title: "Compare versions (or a version and the draft)",
+        name: "diff_versions", scope: .read, title: "Compare versions (or a version and the draft)",
         description: """
             What changed, as RFC 6902 JSON Patch operations that turn 'from' into 'to' exactly (you can send them to \
             patch_paywall_draft). 'from' is a version number (default: the latest version; {} before the first publish); \

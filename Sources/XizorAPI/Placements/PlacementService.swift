@@ -58,8 +58,10 @@ public final class PlacementService: Sendable {
         let now = clock.now()
         let warnings = try store.write { tx in
             let target = try PlacementService.target(tx, appID: appID, paywallID: paywallID, experimentID: experimentID, path: "$")
+            let before = try tx.placements.placement(appID: appID, key: key)
             try tx.placements.upsert(appID: appID, key: key, paywallID: target.paywallID, experimentID: target.experimentID, now: now)
             try tx.changes.append(appID: appID, kind: .placement, entityID: key, now: now)
+            try PlacementService.record(tx, appID: appID, key: key, before: before, deleted: false, now: now)
             return try PlacementService.unpublishedWarnings(tx, appID: appID, target: target, path: "$")
         }
         try changes.catchUp()
@@ -139,10 +141,12 @@ public final class PlacementService: Sendable {
     public func delete(appID: String, key: String) throws {
         let now = clock.now()
         try store.write { tx in
+            let before = try tx.placements.placement(appID: appID, key: key)
             guard try tx.placements.delete(appID: appID, key: key) else {
                 throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
             }
             try tx.changes.append(appID: appID, kind: .placement, entityID: key, now: now)
+            try PlacementService.record(tx, appID: appID, key: key, before: before, deleted: true, now: now)
         }
         try changes.catchUp()
     }
@@ -197,7 +201,7 @@ public final class PlacementService: Sendable {
         }
         let now = clock.now()
         let warnings = try store.write { tx -> [ValidationIssue] in
-            guard try tx.placements.placement(appID: appID, key: key) != nil else {
+            guard let before = try tx.placements.placement(appID: appID, key: key) else {
                 throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app; assign it a paywall first.")
             }
             let audiences = Set(try tx.audiences.audiences(appID: appID).map(\.id))
@@ -223,12 +227,24 @@ public final class PlacementService: Sendable {
             }
             try tx.placements.replaceRules(appID: appID, key: key, rules: stored, now: now)
             try tx.changes.append(appID: appID, kind: .placement, entityID: key, now: now)
+            try PlacementService.record(tx, appID: appID, key: key, before: before, deleted: false, now: now)
             return warnings
         }
         try changes.catchUp()
         var info = try placement(appID: appID, key: key)
         info.warnings = warnings
         return info
+    }
+
+    /// Records a change of the placement's routing (audit log, `placement.updated` webhook), with
+    /// its routing before and as it is now in this transaction.
+    private static func record(_ tx: any StoreTransaction, appID: String, key: String, before: StoredPlacement?, deleted: Bool,
+                               now: Int64) throws {
+        let after = deleted ? nil : try tx.placements.placement(appID: appID, key: key)
+        try tx.record(WriteRecord(appID: appID, action: deleted ? .placementDeleted : .placementUpdated, targetKind: "placement",
+                                  targetID: key, before: before?.auditBytes, after: after?.auditBytes,
+                                  data: ["placementKey": .string(key), "deleted": .bool(deleted),
+                                         "paywallId": after.map { .string($0.paywallID) } ?? .null]), now: now)
     }
 
     /// The most rules one placement may have: every SDK request may evaluate them all.

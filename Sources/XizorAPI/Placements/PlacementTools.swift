@@ -5,7 +5,7 @@ enum PlacementTools {
     static var tools: [MCPTool] { [assign, list, setRules, resolve] }
 
     static let assign = MCPTool(
-        name: "assign_placement", title: "Assign a paywall to a placement",
+        name: "assign_placement", scope: .placements, title: "Assign a paywall to a placement",
         description: """
             Points a placement (the key app code asks for, e.g. onboarding) at a paywall, or at an A/B experiment, creating \
             the placement when new. Live on the SDK's next request, no publish needed; the placement serves the paywall's \
@@ -24,7 +24,7 @@ enum PlacementTools {
     }
 
     static let list = MCPTool(
-        name: "list_placements", title: "List placements",
+        name: "list_placements", scope: .read, title: "List placements",
         description: "Lists the app's placements with the paywall each points at and its ordered rules.",
         inputSchema: ToolSchema.object([:]),
         outputSchema: ["type": "object", "properties": ["items": ["type": "array", "items": placementShape]], "required": ["items"]],
@@ -34,7 +34,7 @@ enum PlacementTools {
     }
 
     static let setRules = MCPTool(
-        name: "set_placement_rules", title: "Set a placement's rules",
+        name: "set_placement_rules", scope: .placements, title: "Set a placement's rules",
         description: """
             Replaces a placement's ordered rules. On each SDK request the first rule whose 'when' condition matches the \
             presentation context, and whose paywall has a published version, wins; otherwise the placement's own paywall \
@@ -75,7 +75,7 @@ enum PlacementTools {
     }
 
     static let resolve = MCPTool(
-        name: "resolve_placement", title: "Dry-run a placement",
+        name: "resolve_placement", scope: .read, title: "Dry-run a placement",
         description: """
             Answers which paywall and version a placement would serve for a request, using the same resolution as the SDK \
             endpoint: paywallId, version, matchedRule (index of the winning rule, null when the placement's own target \

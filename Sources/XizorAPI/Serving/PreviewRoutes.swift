@@ -26,14 +26,14 @@ struct PreviewRoutes {
     ]
 
     func register(in routes: inout APIRoutes) {
-        routes.secret(.GET, "/v1/paywalls/:id/preview", OperationDoc(
+        routes.secret(.GET, "/v1/paywalls/:id/preview", scope: .read, OperationDoc(
             "previewPaywall", summary: "The HTML page of the draft or a version, with sample products",
             description: "Context as `context.KEY=VALUE` query parameters, as the SDK endpoint takes them. See docs/api.md, \"Previews\".",
             tag: "paywalls",
             parameters: Self.parameters, responses: Self.responses)) { request, caller in
             try respond(caller.appID, request.parameter("id"), PreviewRequest(query: request))
         }
-        routes.secret(.POST, "/v1/paywalls/:id/preview", OperationDoc(
+        routes.secret(.POST, "/v1/paywalls/:id/preview", scope: .read, OperationDoc(
             "previewPaywallWith", summary: "The preview, its options in a JSON body",
             description: "The same as GET, with `version`, `locale`, `colorScheme`, `samples`, `products` and `context` (an object) in the body.",
             tag: "paywalls",

@@ -5,7 +5,7 @@ enum PreviewTools {
     static var tools: [MCPTool] { [preview] }
 
     static let preview = MCPTool(
-        name: "preview_paywall", title: "Render the page of the draft or a version",
+        name: "preview_paywall", scope: .read, title: "Render the page of the draft or a version",
         description: """
             Renders the HTML page an app would show for the draft (default) or a published version, in one locale and colour \
             scheme, as the dashboard's preview does: products get plausible sample values (labelled 'Sample prices' on the \

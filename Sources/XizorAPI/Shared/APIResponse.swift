@@ -17,6 +17,7 @@ enum APIResponse {
         if !error.errors.isEmpty || error.kind == .unprocessable {
             extra.append(("errors", JSONValue.array(error.errors.map(\.json)).canonicalString))
         }
+        for (name, value) in error.members.sorted(by: { $0.key < $1.key }) { extra.append((name, value.canonicalString)) }
         return HTTPError(HTTPStatus(error.status), code: error.code, detail: error.detail, headers: headers, extraMembers: extra)
     }
 }

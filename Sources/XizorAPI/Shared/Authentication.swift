@@ -5,6 +5,21 @@ import HTTP
 public struct AppCaller: Sendable, Equatable {
     public let appID: String
     public let keyID: String
+    /// What the key may do (a secret key's scopes; `all` for a public key, whose kind decides).
+    public var scopes: ScopeSet = .all
+    /// The environment of a public key, which its events take.
+    public var environment: DataEnvironment = .production
+
+    public init(appID: String, keyID: String, scopes: ScopeSet = .all, environment: DataEnvironment = .production) {
+        self.appID = appID
+        self.keyID = keyID
+        self.scopes = scopes
+        self.environment = environment
+    }
+
+    init(appID: String, key: VerifiedKey) {
+        self.init(appID: appID, keyID: key.id, scopes: key.scopes, environment: key.environment)
+    }
 }
 
 /// The caller of an admin route: which admin token it presented.
@@ -26,11 +41,14 @@ struct RouteGuard: Sendable {
     let keys: KeyService
     let limits: RateLimits
 
-    func admission(for auth: APIAuth) -> HTTPAdmission? {
+    /// `scope`: what a secret route needs besides the kind of key (nil for the other kinds, and for
+    /// MCP, whose tools check their own).
+    func admission(for auth: APIAuth, scope: APIScope?) -> HTTPAdmission? {
         guard auth != .none else { return nil }
         return { [keys, limits] request in
             let key = try RouteGuard.verify(request, keys: keys, limits: limits)
             try RouteGuard.require(auth, of: key)
+            if let scope { try key.scopes.require(scope) }
             try limits.take(for: request, key: key)
             request.context = key
         }

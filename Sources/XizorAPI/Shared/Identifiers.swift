@@ -18,6 +18,12 @@ enum Identifiers {
     static func appID() -> String { "app_" + random(16) }
     static func paywallID() -> String { "pw_" + random(16) }
     static func keyID() -> String { "key_" + random(16) }
+    static func webhookID() -> String { "we_" + random(16) }
+    /// One event, the same on every endpoint and attempt: receivers de-duplicate on it.
+    static func eventID() -> String { "evt_" + random(22) }
+    static func deliveryID() -> String { "whd_" + random(22) }
+    /// An endpoint's signing secret: `whsec_` + 32 base-62 characters (190 bits).
+    static func webhookSecret() -> String { "whsec_" + random(32) }
 
     /// A secret or public key: `sk_`/`pk_` + 32 base-62 characters (190 bits).
     static func apiKey(prefix: String) -> String { prefix + random(32) }

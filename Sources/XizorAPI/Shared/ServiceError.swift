@@ -23,13 +23,18 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public let errors: [ValidationIssue]
     /// Sent as `Retry-After` (seconds): the failure is expected to pass (the database reconnecting).
     public let retryAfterSeconds: Int?
+    /// More members of the problem, for a client to act on without parsing `detail` (the scope a
+    /// 403 `missing_scope` lacks).
+    public let members: [String: JSONValue]
 
-    public init(_ kind: Kind, _ code: String, _ detail: String, errors: [ValidationIssue] = [], retryAfterSeconds: Int? = nil) {
+    public init(_ kind: Kind, _ code: String, _ detail: String, errors: [ValidationIssue] = [], retryAfterSeconds: Int? = nil,
+                members: [String: JSONValue] = [:]) {
         self.kind = kind
         self.code = code
         self.detail = detail
         self.errors = errors
         self.retryAfterSeconds = retryAfterSeconds
+        self.members = members
     }
 
     public var description: String { "\(code): \(detail)" }

@@ -79,6 +79,8 @@ public enum XizorApplication {
         AudienceRoutes(services: services).register(in: &routes)
         SubscriberRoutes(services: services).register(in: &routes)
         ExperimentRoutes(services: services).register(in: &routes)
+        AuditRoutes(services: services).register(in: &routes)
+        WebhookRoutes(services: services).register(in: &routes)
         SDKRoutes(services: services, delivery: delivery).register(in: &routes)
         EventRoutes(services: services).register(in: &routes)
         TimerRoutes(services: services).register(in: &routes)

@@ -13,6 +13,10 @@ public final class XizorServices: Sendable {
     public let timers: TimerService
     public let experiments: ExperimentService
     public let assets: AssetService
+    public let audit: AuditService
+    public let webhooks: WebhookService
+    /// Wakes the webhook dispatcher after a write that may have filled the outbox.
+    public let outboxSignal = OutboxSignal()
     /// Every committed change, in order, applied to the keys and serving state of this process.
     public let changes: ChangeFeed
     /// Counters of publishes and ingested events, for `/metrics`.
@@ -29,6 +33,10 @@ public final class XizorServices: Sendable {
         public var assets = AssetService.Limits()
         /// Where asset URLs point (`server.publicURL`).
         public var assetLocation = AssetLocation(publicOrigin: nil)
+        /// `audit.retentionDays`.
+        public var auditRetentionDays = 365
+        /// Webhook targets and endpoint counts (`webhooks.*`).
+        public var webhooks = WebhookService.Options()
         public init() {}
     }
 
@@ -49,9 +57,14 @@ public final class XizorServices: Sendable {
         timers = TimerService(store: store, clock: clock)
         experiments = ExperimentService(store: store, clock: clock, changes: changes)
         assets = AssetService(store: store, clock: clock, location: limits.assetLocation, limits: limits.assets)
+        audit = AuditService(store: store, clock: clock, retentionDays: limits.auditRetentionDays)
+        webhooks = WebhookService(store: store, clock: clock, options: limits.webhooks, outboxSignal: outboxSignal)
         try serving.loadAll()
         // Weak: the feed is owned by the services it feeds.
-        changes.setApplier { [weak keys, weak serving] effects in
+        changes.setApplier { [weak keys, weak serving, outboxSignal] effects in
+            // Every write that announces a webhook event also appends a change: applying it here
+            // (right after the write in this process, on the next poll in others) wakes the senders.
+            outboxSignal.wake()
             if effects.reloadAll {
                 try keys?.reload()
                 try serving?.loadAll()

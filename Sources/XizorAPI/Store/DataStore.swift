@@ -50,6 +50,8 @@ public protocol StoreTransaction {
     var assets: any AssetStore { get }
     var changes: any ChangeStore { get }
     var operations: any OperationsStore { get }
+    var audit: any AuditStore { get }
+    var webhooks: any WebhookStore { get }
 }
 
 /// The database is in a state the stores' own writes cannot produce (a row just written is gone).

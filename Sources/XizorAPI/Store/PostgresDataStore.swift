@@ -62,6 +62,8 @@ struct PostgresTransaction: StoreTransaction {
     var assets: any AssetStore { PostgresAssetStore(db: db) }
     var changes: any ChangeStore { PostgresChangeStore(db: db) }
     var operations: any OperationsStore { PostgresOperationsStore(db: db) }
+    var audit: any AuditStore { PostgresAuditStore(db: db) }
+    var webhooks: any WebhookStore { PostgresWebhookStore(db: db) }
 }
 
 /// `LISTEN xizor_changes` on a connection of its own: every transaction that appends a change

@@ -60,6 +60,8 @@ struct SQLiteTransaction: StoreTransaction {
     var assets: any AssetStore { SQLiteAssetStore(db: db) }
     var changes: any ChangeStore { SQLiteChangeStore(db: db) }
     var operations: any OperationsStore { SQLiteOperationsStore(db: db) }
+    var audit: any AuditStore { SQLiteAuditStore(db: db) }
+    var webhooks: any WebhookStore { SQLiteWebhookStore(db: db) }
 }
 
 /// `PRAGMA data_version` is per connection: it changes when any *other* connection commits. This

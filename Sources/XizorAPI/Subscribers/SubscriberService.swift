@@ -79,8 +79,14 @@ public final class SubscriberService: Sendable {
     /// Deletes the subscriber's attributes (its rules then see none); 404 when none were stored.
     public func deleteAttributes(appID: String, subscriberID: String) throws {
         try SubscriberService.checkSubscriberID(subscriberID)
-        guard try store.write({ tx in try tx.subscribers.deleteAttributes(appID: appID, subscriberID: subscriberID) }) else {
-            throw ServiceError(.notFound, "attributes_not_found", "Subscriber '\(subscriberID)' has no stored attributes.")
+        let now = clock.now()
+        try store.write { tx in
+            guard let before = try tx.subscribers.attributes(appID: appID, subscriberID: subscriberID),
+                  try tx.subscribers.deleteAttributes(appID: appID, subscriberID: subscriberID) else {
+                throw ServiceError(.notFound, "attributes_not_found", "Subscriber '\(subscriberID)' has no stored attributes.")
+            }
+            try tx.record(WriteRecord(appID: appID, action: .subscriberAttributesDeleted, targetKind: "subscriber", targetID: subscriberID,
+                                      before: Array(before.attributes.utf8)), now: now)
         }
     }
 
@@ -88,7 +94,12 @@ public final class SubscriberService: Sendable {
     /// Experiment results and analytics recount without them.
     public func delete(appID: String, subscriberID: String) throws -> JSONValue {
         try SubscriberService.checkSubscriberID(subscriberID)
-        let removed = try store.write { tx in try tx.subscribers.delete(appID: appID, subscriberID: subscriberID) }
+        let now = clock.now()
+        let removed = try store.write { tx in
+            let removed = try tx.subscribers.delete(appID: appID, subscriberID: subscriberID)
+            try tx.record(WriteRecord(appID: appID, action: .subscriberDeleted, targetKind: "subscriber", targetID: subscriberID), now: now)
+            return removed
+        }
         return ["subscriberId": .string(subscriberID), "attributes": .number(removed.attributes), "timers": .number(removed.timers),
                 "events": .number(removed.events)]
     }

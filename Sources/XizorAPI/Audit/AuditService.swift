@@ -1,0 +1,38 @@
+import PaywallFormat
+
+/// The audit log as the team reads it; entries are written by `StoreTransaction.record` inside each
+/// write, never here.
+public final class AuditService: Sendable {
+    private let store: any DataStore
+    private let clock: Clock
+    /// How long entries are kept (`audit.retentionDays`).
+    public let retentionMs: Int64
+
+    public init(store: any DataStore, clock: Clock, retentionDays: Int = 365) {
+        precondition(retentionDays >= 1, "the audit log keeps entries at least a day")
+        self.store = store
+        self.clock = clock
+        retentionMs = Int64(retentionDays) * 86_400_000
+    }
+
+    /// The app's entries matching `filter`, newest first; `cursor` is the previous page's `nextCursor`.
+    public func entries(appID: String, filter: AuditFilter, cursor: String?, limit: Int) throws -> Page<AuditEntry> {
+        var before: Int64?
+        if let cursor {
+            guard let seq = Int64(cursor), seq > 0 else {
+                throw ServiceError(.badRequest, "invalid_cursor", "The cursor is not one this server issued.")
+            }
+            before = seq
+        }
+        let rows = try store.read { tx in try tx.audit.entries(appID: appID, filter: filter, before: before, limit: limit + 1) }
+        let items = Array(rows.prefix(limit))
+        return Page(items: items, nextCursor: rows.count > limit ? items.last.map { String($0.seq) } : nil)
+    }
+
+    /// Deletes entries past retention; run by the maintenance loop.
+    @discardableResult
+    public func prune() throws -> Int {
+        let cutoff = clock.now() - retentionMs
+        return try store.write { tx in try tx.audit.prune(olderThan: cutoff) }
+    }
+}

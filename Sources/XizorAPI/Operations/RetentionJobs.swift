@@ -1,0 +1,52 @@
+import Foundation
+import Synchronization
+
+/// Deletes what is kept only for a while — audit entries past `audit.retentionDays`, finished
+/// webhook deliveries past `webhooks.logRetentionDays` — once at start and every `intervalMs`, on
+/// one thread. A failure is logged and tried again next time; nothing on a request path waits for it.
+public final class RetentionJobs: Sendable {
+    private let services: XizorServices
+    private let intervalMs: Int
+    private let log: @Sendable (String) -> Void
+    private let running = Atomic<Bool>(false)
+    private let wake = OutboxSignal()
+    private let stopped = DispatchSemaphore(value: 0)
+
+    public init(services: XizorServices, intervalMs: Int = 3_600_000, log: @escaping @Sendable (String) -> Void) {
+        precondition(intervalMs > 0, "retention runs at a positive interval")
+        self.services = services
+        self.intervalMs = intervalMs
+        self.log = log
+    }
+
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { preconditionFailure("retention jobs already run") }
+        let thread = Thread { [self] in
+            while running.load(ordering: .relaxed) {
+                let seen = wake.current
+                runOnce()
+                wake.wait(after: seen, upToMs: intervalMs)
+            }
+            stopped.signal()
+        }
+        thread.name = "xizor-retention"
+        thread.start()
+    }
+
+    /// One pass: what each job deleted, logged when anything was.
+    public func runOnce() {
+        do {
+            let audit = try services.audit.prune()
+            let deliveries = try services.webhooks.pruneLog()
+            if audit + deliveries > 0 { log("retention deleted \(audit) audit entries and \(deliveries) webhook deliveries") }
+        } catch {
+            log("retention failed: \(error)")
+        }
+    }
+
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        wake.wake()
+        _ = stopped.wait(timeout: .now() + 10)
+    }
+}

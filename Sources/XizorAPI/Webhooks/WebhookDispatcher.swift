@@ -1,0 +1,134 @@
+import Foundation
+import Synchronization
+
+/// Sends the outbox (docs/integrations.md, "Delivery"): `workers` threads, each leasing the due
+/// head of some endpoint's queue, POSTing it signed, and recording the outcome. Leases make it
+/// safe for several processes on one database to send together; a sender killed mid-request
+/// leaves a lease that expires, and the delivery is sent again (at least once, same event id).
+public final class WebhookDispatcher: Sendable {
+    public struct Options: Sendable {
+        public var workers = 4
+        public var timeoutMs = 10_000
+        public var retryBaseMs = 10_000
+        public var retryForMs: Int64 = 86_400_000
+        /// The longest a sender sleeps before looking at the outbox (other processes' writes wake
+        /// no one here; a due retry wakes its sender on time).
+        public var pollMs = 1_000
+        public var allowPrivateTargets = false
+        public var caFile: String?
+        public init() {}
+    }
+
+    private let store: any DataStore
+    private let clock: Clock
+    private let signal: OutboxSignal
+    private let options: Options
+    private let schedule: RetrySchedule
+    private let log: @Sendable (String) -> Void
+    private let running = Atomic<Bool>(false)
+    private let stopped = DispatchGroup()
+    /// Outcomes for `/metrics`.
+    public let counters = WebhookCounters()
+
+    public init(store: any DataStore, clock: Clock, signal: OutboxSignal, options: Options, log: @escaping @Sendable (String) -> Void) {
+        precondition(options.workers >= 1 && options.timeoutMs >= 1 && options.pollMs >= 1, "webhook sending needs workers and positive times")
+        self.store = store
+        self.clock = clock
+        self.signal = signal
+        self.options = options
+        schedule = RetrySchedule(baseMs: Int64(options.retryBaseMs), retryForMs: options.retryForMs)
+        self.log = log
+    }
+
+    /// Starts the sender threads; fails when libcurl cannot be set up.
+    public func start() throws {
+        guard WebhookSender.globalInit else { throw WebhookDispatcherError.curlUnavailable }
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { preconditionFailure("the webhook dispatcher is already running") }
+        for index in 0..<options.workers {
+            stopped.enter()
+            let thread = Thread { [self] in
+                defer { stopped.leave() }
+                guard let sender = WebhookSender(options: .init(timeoutMs: options.timeoutMs, allowPrivateTargets: options.allowPrivateTargets,
+                                                                caFile: options.caFile)) else {
+                    log("webhook sender \(index) could not create a libcurl handle; it does not run")
+                    return
+                }
+                run(sender)
+            }
+            thread.name = "xizor-webhooks-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Stops the senders after their current attempt (each at most `timeoutMs`) and waits for them.
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        signal.wake()
+        _ = stopped.wait(timeout: .now() + .milliseconds(options.timeoutMs + 2_000))
+    }
+
+    private func run(_ sender: WebhookSender) {
+        while running.load(ordering: .relaxed) {
+            let seen = signal.current
+            var waitMs = options.pollMs
+            do {
+                let now = clock.now()
+                if let due = try store.read({ tx in try tx.webhooks.nextDue() }) {
+                    if due <= now {
+                        if let claimed = try store.write({ tx in
+                            try tx.webhooks.claim(now: now, leaseUntil: now + Int64(options.timeoutMs) + 5_000)
+                        }) {
+                            try send(claimed, with: sender)
+                        }
+                        continue  // look again at once: more may be due
+                    }
+                    waitMs = Int(min(Int64(options.pollMs), due - now))
+                }
+            } catch {
+                counters.errors.add(1, ordering: .relaxed)
+                log("webhook dispatch failed: \(error)")
+                waitMs = max(options.pollMs, 1_000)
+            }
+            signal.wait(after: seen, upToMs: waitMs)
+        }
+    }
+
+    private func send(_ claimed: ClaimedDelivery, with sender: WebhookSender) throws {
+        let body = Array(claimed.payload.utf8)
+        let timestamp = clock.now() / 1000
+        let answer = sender.post(url: claimed.url, body: body, headers: [
+            "Content-Type: application/json",
+            "User-Agent: Xizor-Webhooks/1",
+            "Xizor-Event-Id: \(claimed.eventID)",
+            "Xizor-Event-Type: \(claimed.eventType)",
+            "Xizor-Delivery-Id: \(claimed.id)",
+            "Xizor-Signature: \(WebhookSignature.header(secret: claimed.secret, timestamp: timestamp, body: body))",
+        ])
+        let now = clock.now()
+        let outcome = schedule.outcome(answer, attempts: claimed.attempts, createdAt: claimed.createdAt, now: now)
+        try store.write { tx in try tx.webhooks.finish(seq: claimed.seq, outcome: outcome, now: now) }
+        counters.count(outcome.state)
+    }
+}
+
+public enum WebhookDispatcherError: Error, CustomStringConvertible {
+    case curlUnavailable
+    public var description: String { "libcurl could not be initialised; webhooks cannot be sent" }
+}
+
+/// What the senders did, for `/metrics`.
+public final class WebhookCounters: Sendable {
+    public let delivered = Atomic<Int>(0)
+    public let retried = Atomic<Int>(0)
+    public let failed = Atomic<Int>(0)
+    /// Outbox reads or writes that failed (the database was away).
+    public let errors = Atomic<Int>(0)
+
+    func count(_ state: WebhookDeliveryState) {
+        switch state {
+        case .delivered: delivered.add(1, ordering: .relaxed)
+        case .pending: retried.add(1, ordering: .relaxed)
+        case .failed: failed.add(1, ordering: .relaxed)
+        }
+    }
+}
