@@ -186,7 +186,8 @@ struct CommandEnvironment {
         if let caFile = options.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw CommandFailure("webhooks.caFile \(caFile) is not a readable file")
         }
-        return WebhookDispatcher(store: services.store, clock: services.clock, signal: services.outboxSignal, options: options) {
+        return WebhookDispatcher(store: services.store, clock: services.clock, signal: services.outboxSignal,
+                                 counters: services.webhookCounters, options: options) {
             [logger] message in logger.warning("webhooks", [("detail", .string(message))])
         }
     }

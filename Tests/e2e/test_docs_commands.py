@@ -37,6 +37,8 @@ SHELL_FENCES = ("sh", "bash", "shell", "console")
 RUN_WHOLE_FILE = {"docs/api.md": "test_api_md_runs_in_order_against_a_live_server"}
 RUN = {
     ("docs/mcp.md", "curl -s http://127.0.0.1:8080/mcp"): "test_mcp_md_curl_calls_a_tool",
+    ("docs/integrations.md", 'curl -s -X POST "$XIZOR/v1/keys"'): "test_integrations_md_blocks_run",
+    ("docs/integrations.md", 'curl -s "$XIZOR/v1/audit-log'): "test_integrations_md_blocks_run",
 }
 
 # Blocks that cannot run here: (file, how the block's first command starts) -> (why, the test that
@@ -394,6 +396,7 @@ API_SUBSTITUTIONS = [
     ("ADMIN=xa_…", "ADMIN=$LIVE_ADMIN"),
     ("SK=sk_LlCXAdYK…", "SK=$APP_SECRET_KEY"),
     ("keys/key_N9p4NmXDEjDbByAP", "keys/$NEW_KEY_ID"),  # revokes the key the line above creates
+    ("webhooks/we_…", "webhooks/$WEBHOOK_ID"),
     ("PW=pw_HlgGYgjo6EYnm1zU", "PW=$PAYWALL_ID"),
     ("cursor=…", "cursor=$FIXTURE_CURSOR"),
     ("/v1/assets/app_…/529ba125….png", "$ASSET_PATH"),
@@ -408,6 +411,7 @@ API_SUBSTITUTIONS = [
 API_AFTER = [
     (r"-X POST \$XIZOR/v1/apps ", "APP_SECRET_KEY=$(xizor_field secretKey) && xizor_fixtures"),
     (r"-X POST \$XIZOR/v1/keys ", "NEW_KEY_ID=$(xizor_field id)"),
+    (r"-X POST \$XIZOR/v1/webhooks -H", "WEBHOOK_ID=$(xizor_field id)"),
     (r"-X POST \$XIZOR/v1/paywalls -H", "PAYWALL_ID=$(xizor_field id)"),
     (r'-X POST "\$XIZOR/v1/assets\?', "ASSET_ID=$(xizor_field id) && ASSET_PATH=$(xizor_field path)"),
 ]
@@ -474,6 +478,18 @@ def test_mcp_md_curl_calls_a_tool(app, server, tmp_path):
     assert statuses == ["200"] and answer.get("result", {}).get("isError") is False, answer
     names = [t["name"] for t in answer["result"]["structuredContent"]["templates"]]
     assert names == ["cinematic", "clean", "lottie_delight"]
+
+
+def test_integrations_md_blocks_run(app, server, tmp_path):
+    """The scoped key is created, and the audit log lists that write (a publish filter finds none yet)."""
+    commands = [c for b in blocks() if b.path == "docs/integrations.md" for c in b.commands]
+    results = run_commands(commands, tmp_path, workdir=tmp_path,
+                           env={"XIZOR": server.base, "AUTH": f"Authorization: Bearer {app.secret_key}",
+                                "JSON": "Content-Type: application/json"})
+    (_, _, created_status, created), (_, _, log_status, log) = results
+    key = json.loads(created)
+    assert created_status == ["201"] and key["scopes"] == ["read", "drafts", "publish"] and key["fullAccess"] is False
+    assert log_status == ["200"] and json.loads(log) == {"entries": [], "nextCursor": None}
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -330,8 +330,6 @@ def test_a_key_cannot_create_a_key_with_scopes_it_lacks(module_server):
     assert app.dashboard.post("/v1/keys", {"kind": "secret", "scopes": ["publish"]}).status_code == 201
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: KeyService.createKey requires every scope (`.all`) to create a public "
-                   "key, so a keys-only key gets 403 scope_escalation; docs/integrations.md says public keys have no scopes")
 def test_a_keys_key_may_create_public_keys(module_server):
     """Public keys have no scopes ("what they may do is decided by their kind"), so minting one asks for no scope the
     creating key lacks: a `keys`-only key can make the app's public and sandbox keys."""

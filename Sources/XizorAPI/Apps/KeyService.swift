@@ -337,7 +337,9 @@ public final class KeyService: Sendable {
             throw ServiceError.badField("$.label", "invalid_label", "A key's label is 1 to 100 characters.")
         }
         let scopes = kind == .secret ? request.scopes : .all
-        guard creator.covers(scopes) else {
+        // A public key has no scopes (it reaches the SDK routes only), so any key holding `keys`
+        // may make one; a secret key may hold no more than its creator.
+        guard kind == .public || creator.covers(scopes) else {
             throw ServiceError(.forbidden, "scope_escalation",
                                "A key can only create keys with scopes it has itself (\(creator.sorted.map(\.rawValue).joined(separator: ", "))).")
         }

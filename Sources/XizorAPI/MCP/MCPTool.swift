@@ -37,6 +37,8 @@ struct MCPTool: Sendable {
                             "idempotentHint": .bool(idempotent), "openWorldHint": false],
         ]
         if let outputSchema { object["outputSchema"] = outputSchema }
+        // The scope a key needs, for an agent (or a test) to see why a tool is missing elsewhere.
+        object["_meta"] = ["dev.xizor/scope": .string(scope.rawValue)]
         return .object(object)
     }
 }

@@ -47,6 +47,15 @@ struct MetricsExposition: Sendable {
             out.sample("xizor_data_failures_total", [("kind", kind.label)], activity.dataFailureCount(kind))
         }
 
+        let webhooks = services.webhookCounters
+        out.family("xizor_webhook_deliveries_total", .counter,
+                   "Webhook delivery attempts by outcome: delivered, retried (scheduled again), failed (gave up after webhooks.retryForMs).")
+        out.sample("xizor_webhook_deliveries_total", [("outcome", "delivered")], webhooks.delivered.load(ordering: .relaxed))
+        out.sample("xizor_webhook_deliveries_total", [("outcome", "retried")], webhooks.retried.load(ordering: .relaxed))
+        out.sample("xizor_webhook_deliveries_total", [("outcome", "failed")], webhooks.failed.load(ordering: .relaxed))
+        out.family("xizor_webhook_dispatch_errors_total", .counter, "Outbox reads or writes of the webhook senders that failed (the database was away).")
+        out.sample("xizor_webhook_dispatch_errors_total", [], webhooks.errors.load(ordering: .relaxed))
+
         let changes = services.changes
         out.family("xizor_changes_applied_total", .counter, "Changes of the change feed applied by this process (its own writes and every other process's).")
         out.sample("xizor_changes_applied_total", [], changes.appliedCount)

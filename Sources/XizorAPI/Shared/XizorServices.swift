@@ -17,6 +17,8 @@ public final class XizorServices: Sendable {
     public let webhooks: WebhookService
     /// Wakes the webhook dispatcher after a write that may have filled the outbox.
     public let outboxSignal = OutboxSignal()
+    /// What this process's webhook senders did, for `/metrics` (zero when it sends none).
+    public let webhookCounters = WebhookCounters()
     /// Every committed change, in order, applied to the keys and serving state of this process.
     public let changes: ChangeFeed
     /// Counters of publishes and ingested events, for `/metrics`.

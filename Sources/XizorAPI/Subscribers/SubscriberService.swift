@@ -97,7 +97,11 @@ public final class SubscriberService: Sendable {
         let now = clock.now()
         let removed = try store.write { tx in
             let removed = try tx.subscribers.delete(appID: appID, subscriberID: subscriberID)
-            try tx.record(WriteRecord(appID: appID, action: .subscriberDeleted, targetKind: "subscriber", targetID: subscriberID), now: now)
+            // A deletion that found nothing changed nothing, and is not a write to record (the
+            // answer's zero counts tell the caller so).
+            if removed.attributes + removed.timers + removed.events > 0 {
+                try tx.record(WriteRecord(appID: appID, action: .subscriberDeleted, targetKind: "subscriber", targetID: subscriberID), now: now)
+            }
             return removed
         }
         return ["subscriberId": .string(subscriberID), "attributes": .number(removed.attributes), "timers": .number(removed.timers),

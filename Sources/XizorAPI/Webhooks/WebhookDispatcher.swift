@@ -27,14 +27,16 @@ public final class WebhookDispatcher: Sendable {
     private let log: @Sendable (String) -> Void
     private let running = Atomic<Bool>(false)
     private let stopped = DispatchGroup()
-    /// Outcomes for `/metrics`.
-    public let counters = WebhookCounters()
+    /// Outcomes, for `/metrics`.
+    private let counters: WebhookCounters
 
-    public init(store: any DataStore, clock: Clock, signal: OutboxSignal, options: Options, log: @escaping @Sendable (String) -> Void) {
+    public init(store: any DataStore, clock: Clock, signal: OutboxSignal, counters: WebhookCounters, options: Options,
+                log: @escaping @Sendable (String) -> Void) {
         precondition(options.workers >= 1 && options.timeoutMs >= 1 && options.pollMs >= 1, "webhook sending needs workers and positive times")
         self.store = store
         self.clock = clock
         self.signal = signal
+        self.counters = counters
         self.options = options
         schedule = RetrySchedule(baseMs: Int64(options.retryBaseMs), retryForMs: options.retryForMs)
         self.log = log
