@@ -9,8 +9,8 @@ is taught it.
 
 Every operation is called with every kind of credential, against a "world": an app built through
 the REST API with two published paywalls, a placement with rules using an audience, a subscriber
-with attributes, a draft experiment, extra keys (revoked ones too) and a random marker in every name
-and in a draft text.
+with attributes, a draft experiment, extra keys (revoked ones too), a webhook endpoint with a delivery
+(its test event), and a random marker in every name and description and in a draft text.
 
 | case                                          | secured operation             | open operation |
 | --------------------------------------------- | ----------------------------- | -------------- |
@@ -40,8 +40,9 @@ A (2) whose control is not refused is skipped: that id is not looked up (a place
 create, an event's placement) and A's would only become B's data. A (1) naming no A id but what a
 PUT creates (`PUT /v1/audiences/{id}`, a subscriber's attributes) is left out: it would create B's
 own, and its (2) covers it. Afterwards A's state (lists, drafts and their ETags, versions, analytics,
-SDK answers, audiences, a subscriber's attributes) is unchanged, and B's lists (its GETs without path
-parameters, its read-only MCP tools without arguments) show nothing of A.
+SDK answers, audiences, a subscriber's attributes, webhook endpoints and their deliveries, the audit
+log) is unchanged, and B's lists (its GETs without path parameters, its read-only MCP tools without
+arguments) show nothing of A.
 
 MCP: every tool whose input schema names `paywallId`, `experimentId` or `placement` (at any depth)
 gets the same two kinds of call with B's secret key (from `tools/list`, raw JSON-RPC, stateless);
@@ -72,11 +73,12 @@ WRONG_KIND_CODE = {"admin": "admin_token_required", "secret": "secret_key_requir
 # The literal segment before a path parameter → what the parameter names.
 PATH_ENTITIES = {"paywalls": "paywall", "experiments": "experiment", "placements": "placement", "keys": "key",
                  "apps": "app", "templates": "template", "versions": "version", "texts": "locale", "assets": "asset",
-                 "audiences": "audience", "subscribers": "subscriber"}
+                 "audiences": "audience", "subscribers": "subscriber", "webhooks": "webhook",
+                 "deliveries": "webhook delivery"}
 # Parameters whose entity their name says better than the segment before them: an asset file's URL is
 # /v1/assets/{folder}/{file}, the folder an app id.
 PARAM_ENTITIES = {"folder": "app", "file": "asset file"}
-APP_OWNED = {"paywall", "experiment", "placement", "key", "app", "asset", "audience"}
+APP_OWNED = {"paywall", "experiment", "placement", "key", "app", "asset", "audience", "webhook", "webhook delivery"}
 # The only operations anyone may call without a key. Opening another one is a decision this list
 # must be edited for, never a slip in a route declaration (which the rest of the matrix would
 # otherwise take as the expected behaviour).
@@ -210,6 +212,11 @@ def experiment_body(world):
             "variants": [{"paywallId": world.paywalls[0], "weight": 50}, {"paywallId": world.paywalls[1], "weight": 50}]}
 
 
+def webhook_body(world):
+    # A host name, so it is accepted without `webhooks.allowPrivateTargets`; its deliveries fail DNS and are retried.
+    return {"url": "https://hooks.example.com/xizor", "description": f"{world.marker} webhook"}
+
+
 def events_body(world):
     return {"events": [{"id": f"evt-{random_chars(16)}", "name": "paywall_open", "timestamp": int(time.time() * 1000),
                         "placement": world.placement, "paywallId": world.paywalls[0], "version": 1,
@@ -251,6 +258,11 @@ class World:
         # worlds uploading the same bytes would share an id.
         png = (ROOT / "Sources" / "XizorAPI" / "Assets" / "Bundled" / "clean-header.png").read_bytes() + self.marker.encode()
         self.asset = ok(a.dashboard.request("POST", "/v1/assets", data=png, headers={"Content-Type": "image/png"}), 201)["id"]
+        # A webhook endpoint and a delivery of it (its test event), made last so that is its only delivery.
+        webhook = ok(a.dashboard.post("/v1/webhooks", webhook_body(self)), 201)
+        self.webhook, self.webhook_secret = webhook["id"], webhook["secret"]
+        delivery = ok(a.dashboard.post(f"/v1/webhooks/{self.webhook}/test"), 202)
+        self.delivery, self.webhook_event = delivery["id"], delivery["eventId"]
 
     def _mark_draft(self, paywall_id):
         """Puts the marker into a German text of the draft; answers that text's path."""
@@ -279,7 +291,7 @@ class World:
         return {"paywall": self.paywalls[0], "experiment": self.experiment, "placement": self.placement,
                 "key": self.spare_key, "app": self.id, "template": "clean", "version": "1", "locale": "fr",
                 "asset": self.asset, "asset file": self.asset + ".png", "audience": self.audience,
-                "subscriber": self.subscriber}[entity]
+                "subscriber": self.subscriber, "webhook": self.webhook, "webhook delivery": self.delivery}[entity]
 
     def draft(self):
         """(document, revision, ETag) of the first paywall's draft, read now."""
@@ -299,7 +311,7 @@ class World:
         """Every id of this app a request can name, in the same order for every world."""
         others = sorted((k for k in self.keys if k["id"] != self.spare_key), key=lambda k: (k["createdAt"], k["kind"]))
         return [self.id, *self.paywalls, self.experiment, self.placement, self.audience, self.subscriber, self.asset,
-                self.spare_key, *(k["id"] for k in others)]
+                self.webhook, self.delivery, self.spare_key, *(k["id"] for k in others)]
 
     def name_of(self, owned_id):
         return dict((text, what) for what, text in self.markers)[owned_id]
@@ -311,7 +323,9 @@ class World:
                 ("public key", self.app.public_key), ("first paywall id", self.paywalls[0]),
                 ("second paywall id", self.paywalls[1]), ("experiment id", self.experiment),
                 ("placement key", self.placement), ("publish Idempotency-Key", self.publish_key), ("asset id", self.asset),
-                ("audience id", self.audience), ("subscriber id", self.subscriber),
+                ("audience id", self.audience), ("subscriber id", self.subscriber), ("webhook id", self.webhook),
+                ("webhook secret", self.webhook_secret), ("webhook delivery id", self.delivery),
+                ("webhook event id", self.webhook_event),
                 *((f"{k['kind']} key id", k["id"]) for k in self.keys),
                 *((f"{k['kind']} key prefix", k["prefix"]) for k in self.keys)]
 
@@ -319,13 +333,20 @@ class World:
         """What another app's calls must not change."""
         c, sdk = self.app.dashboard, self.app.sdk
         reads = {path: c.get(path) for path in ("/v1/paywalls?limit=200", "/v1/placements", "/v1/experiments", "/v1/keys", "/v1/assets",
-                                                "/v1/audiences", f"/v1/subscribers/{self.subscriber}/attributes")}
+                                                "/v1/audiences", f"/v1/subscribers/{self.subscriber}/attributes",
+                                                "/v1/webhooks", "/v1/audit-log?limit=200")}
         for p in self.paywalls:
             for suffix in ("", "/draft", "/versions", "/analytics"):
                 reads[f"/v1/paywalls/{p}{suffix}"] = c.get(f"/v1/paywalls/{p}{suffix}")
         reads["sdk paywall"] = sdk.get(f"/v1/sdk/placements/{self.placement}/paywall", headers={"Accept": "application/json"})
         reads["sdk fallback bundle"] = sdk.get("/v1/sdk/fallback-bundle")
-        return {what: (r.status_code, r.headers.get("ETag"), r.text) for what, r in reads.items()}
+        state = {what: (r.status_code, r.headers.get("ETag"), r.text) for what, r in reads.items()}
+        # The deliveries by id, event and event type only: the dispatcher keeps attempting them (attempts, lastError,
+        # nextAttemptAt change on their own), but another app's calls must neither add one nor remove one.
+        r = c.get(f"/v1/webhooks/{self.webhook}/deliveries?limit=100")
+        state["webhook deliveries"] = (r.status_code, None, json.dumps(
+            [(d["id"], d["eventId"], d["eventType"]) for d in r.json()["items"]] if r.status_code == 200 else r.text))
+        return state
 
 
 def state_changes(before, after):
@@ -394,6 +415,11 @@ RECIPES = {
     # No body needed: listed so the right-key case expects 2xx.
     "archivePaywall": lambda w: Recipe(), "deletePlacement": lambda w: Recipe(), "revokeKey": lambda w: Recipe(),
     "archiveApp": lambda w: Recipe(), "deleteSubscriber": lambda w: Recipe(),
+    "createWebhook": lambda w: Recipe(webhook_body(w)),
+    "updateWebhook": lambda w: Recipe({"description": f"{w.marker} webhook renamed", "eventTypes": ["paywall.published"]}),
+    "deleteWebhook": lambda w: Recipe(), "rotateWebhookSecret": lambda w: Recipe(), "testWebhook": lambda w: Recipe(),
+    # retryWebhookDelivery has none: only a delivery that gave up (`webhooks.retryForMs` after its event, a day by
+    # default) may be retried, and the world's is pending, so its own key gets 409 delivery_not_failed.
 }
 
 
