@@ -9,7 +9,7 @@ public final class RetentionJobs: Sendable {
     private let intervalMs: Int
     private let log: @Sendable (String) -> Void
     private let running = Atomic<Bool>(false)
-    private let wake = OutboxSignal()
+    private let wake = WakeSignal()
     private let stopped = DispatchSemaphore(value: 0)
 
     public init(services: XizorServices, intervalMs: Int = 3_600_000, log: @escaping @Sendable (String) -> Void) {

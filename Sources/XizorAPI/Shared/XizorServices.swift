@@ -16,7 +16,7 @@ public final class XizorServices: Sendable {
     public let audit: AuditService
     public let webhooks: WebhookService
     /// Wakes the webhook dispatcher after a write that may have filled the outbox.
-    public let outboxSignal = OutboxSignal()
+    public let outboxSignal = WakeSignal()
     /// What this process's webhook senders did, for `/metrics` (zero when it sends none).
     public let webhookCounters = WebhookCounters()
     /// Every committed change, in order, applied to the keys and serving state of this process.

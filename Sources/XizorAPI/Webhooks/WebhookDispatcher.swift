@@ -21,7 +21,7 @@ public final class WebhookDispatcher: Sendable {
 
     private let store: any DataStore
     private let clock: Clock
-    private let signal: OutboxSignal
+    private let signal: WakeSignal
     private let options: Options
     private let schedule: RetrySchedule
     private let log: @Sendable (String) -> Void
@@ -30,7 +30,7 @@ public final class WebhookDispatcher: Sendable {
     /// Outcomes, for `/metrics`.
     private let counters: WebhookCounters
 
-    public init(store: any DataStore, clock: Clock, signal: OutboxSignal, counters: WebhookCounters, options: Options,
+    public init(store: any DataStore, clock: Clock, signal: WakeSignal, counters: WebhookCounters, options: Options,
                 log: @escaping @Sendable (String) -> Void) {
         precondition(options.workers >= 1 && options.timeoutMs >= 1 && options.pollMs >= 1, "webhook sending needs workers and positive times")
         self.store = store

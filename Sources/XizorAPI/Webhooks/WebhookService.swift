@@ -18,9 +18,9 @@ public final class WebhookService: Sendable {
     private let clock: Clock
     public let options: Options
     /// Rung after a test event or a retry by hand is enqueued.
-    public let outboxSignal: OutboxSignal
+    public let outboxSignal: WakeSignal
 
-    public init(store: any DataStore, clock: Clock, options: Options = Options(), outboxSignal: OutboxSignal) {
+    public init(store: any DataStore, clock: Clock, options: Options = Options(), outboxSignal: WakeSignal) {
         self.store = store
         self.clock = clock
         self.options = options

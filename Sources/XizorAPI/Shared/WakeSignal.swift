@@ -1,9 +1,10 @@
 import Foundation
 
-/// Wakes the dispatcher's senders: a write put a delivery in the outbox (or a retry made one due).
+/// Wakes a background thread early: the webhook senders when a write put a delivery in the outbox,
+/// the retention jobs when the server stops.
 /// A generation counter under a condition, so a wake-up between a sender's look at the outbox and
 /// its wait is not lost.
-public final class OutboxSignal: @unchecked Sendable {
+public final class WakeSignal: @unchecked Sendable {
     /// Guards `generation`; NSCondition is thread-safe, hence the unchecked Sendable.
     private let condition = NSCondition()
     private var generation: UInt64 = 0
