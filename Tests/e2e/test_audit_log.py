@@ -121,7 +121,12 @@ def test_every_rest_write_is_recorded_with_actor_target_request_and_hashes(app, 
                   data=PNG.read_bytes() + uuid.uuid4().bytes)["id"]
     ok(app.sdk.put("/v1/sdk/subscribers/sub-audit/attributes", {"attributes": {"plan": "pro"}}), 200)
     write("DELETE", "/v1/subscribers/sub-audit/attributes", None, "subscriber.attributes_deleted", "sub-audit")
+    # A subscriber deletion is recorded when it deleted something (one that found nothing changed nothing).
+    ok(app.sdk.put("/v1/sdk/subscribers/sub-audit/attributes", {"attributes": {"plan": "pro"}}), 200)
     write("DELETE", "/v1/subscribers/sub-audit", None, "subscriber.deleted", "sub-audit")
+    before = len(app.dashboard.get("/v1/audit-log", params={"action": "subscriber.deleted"}).json()["entries"])
+    ok(app.dashboard.delete("/v1/subscribers/sub-audit"), 200)
+    assert len(app.dashboard.get("/v1/audit-log", params={"action": "subscriber.deleted"}).json()["entries"]) == before
     spare = app.create_paywall("clean")
     write("DELETE", f"/v1/paywalls/{spare}", None, "paywall.archived", spare)
     write("DELETE", "/v1/placements/onboarding", None, "placement.deleted", "onboarding")

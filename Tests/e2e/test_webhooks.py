@@ -506,10 +506,6 @@ def test_every_change_announces_itself_once_with_its_actor(hooks, receiver):
     assert r.json()["id"] == arrived[-1].header("Xizor-Delivery-Id")
 
 
-@pytest.mark.xfail(DRIVER == "postgres", strict=True, reason=(
-    "server bug on PostgreSQL: a delivery answered 200 is sometimes sent a second time a few ms later by "
-    "another delivery thread (attempts 2): PostgresWebhookStore.claim reads the due head, and its UPDATE "
-    "re-checks only the lease, which finish() has reset to NULL (state delivered), so a stale claim wins"))
 def test_an_answered_delivery_is_not_sent_again(start_server, receiver):
     """At least once means again only when an answer was lost: a delivery answered 200 at once is one
     attempt, one request. Rounds of quick changes to four endpoints with 32 delivery threads, so that

@@ -8,6 +8,8 @@ Each `Tests/mutants/*.patch` plants one small bug in a behaviour that must never
     Swift: a `swift test --filter` regular expression      (optional)
     Live: a pytest node id under Tests/e2e                  (optional, repeatable)
     Client: a `swift test --filter` expression for the Swift client package (clients/swift, optional)
+    Driver: postgres                                        (optional: the live tests' database pass;
+                                                             sqlite unless said, or a test_postgres.py node)
 
 The check copies the working tree to a scratch directory (`.build/mutants/tree`, kept between runs
 so builds are incremental), builds it and runs every named test once unmutated (they must pass);
@@ -45,6 +47,7 @@ class Mutant:
     swift: list
     live: list
     client: list
+    driver: str = "sqlite"
 
     @property
     def files(self):
@@ -58,12 +61,15 @@ class Mutant:
 
 def load(path):
     header = path.read_text().split("\ndiff --git", 1)[0]
-    fields = {"Breaks": [], "Swift": [], "Live": [], "Client": []}
+    fields = {"Breaks": [], "Swift": [], "Live": [], "Client": [], "Driver": []}
     for line in header.splitlines():
         key, _, value = line.partition(":")
         if key.strip() in fields and value.strip():
             fields[key.strip()].append(value.strip())
-    mutant = Mutant(path.stem, path, " ".join(fields["Breaks"]), fields["Swift"], fields["Live"], fields["Client"])
+    # test_postgres.py runs in the PostgreSQL pass only: its mutants' tests run there.
+    postgres = fields["Driver"] == ["postgres"] or any(n.startswith("Tests/e2e/test_postgres.py") for n in fields["Live"])
+    mutant = Mutant(path.stem, path, " ".join(fields["Breaks"]), fields["Swift"], fields["Live"], fields["Client"],
+                    "postgres" if postgres else "sqlite")
     if not mutant.breaks or not (mutant.swift or mutant.live or mutant.client) or not mutant.files:
         raise SystemExit(f"{path.name}: a mutant needs 'Breaks:', at least one 'Swift:', 'Live:' or 'Client:' line, and a diff")
     return mutant
@@ -129,11 +135,10 @@ def client_tests(patterns, log):
                {"XIZOR_BIN": str(TREE / ".build" / "debug" / "xizor")})
 
 
-def live_tests(nodes, log):
+def live_tests(nodes, log, driver):
     env = {"XIZOR_BIN": str(TREE / ".build" / "debug" / "xizor"), "XIZOR_ROOT": str(TREE),
            "XIZOR_HTTP_FIXTURE": str(TREE / ".build" / "debug" / "xizor-http-fixture"),
-           # test_postgres.py runs in the PostgreSQL pass only: its mutants' tests run there.
-           "XIZOR_E2E_DRIVER": "postgres" if any(n.startswith("Tests/e2e/test_postgres.py") for n in nodes) else "sqlite"}
+           "XIZOR_E2E_DRIVER": driver}
     return run([PYTHON, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *nodes], log, env)
 
 
@@ -171,14 +176,15 @@ def main():
     if not build(None, log, with_client=bool(client_all)):
         raise SystemExit(f"the unmutated copy does not build; see {log}")
     swift_all = sorted({p for m in mutants for p in m.swift})
-    live_all = sorted({n for m in mutants for n in m.live})
+    live_all = {driver: sorted({n for m in mutants if m.driver == driver for n in m.live}) for driver in ("sqlite", "postgres")}
     if swift_all and swift_tests(swift_all, log) != 0:
         raise SystemExit(f"the mutants' Swift tests fail without any mutant; see {log}")
     if client_all and client_tests(client_all, log) != 0:
         raise SystemExit(f"the mutants' client tests fail without any mutant; see {log}")
-    if live_all and live_tests(live_all, log) != 0:
-        raise SystemExit(f"the mutants' live tests fail without any mutant; see {log}")
-    print(f"baseline: built, {len(swift_all)} Swift filters, {len(client_all)} client filters and {len(live_all)} live tests pass "
+    for driver, nodes in live_all.items():
+        if nodes and live_tests(nodes, log, driver) != 0:
+            raise SystemExit(f"the mutants' live tests fail without any mutant on {driver}; see {log}")
+    print(f"baseline: built, {len(swift_all)} Swift filters, {len(client_all)} client filters and {sum(map(len, live_all.values()))} live tests pass "
           f"({time.monotonic() - started:.0f} s)", flush=True)
 
     failures = []
@@ -201,7 +207,7 @@ def main():
                 missed = []
                 if mutant.swift and not caught(swift_tests(mutant.swift, log), "swift"):
                     missed.append("Swift")
-                if mutant.live and not caught(live_tests(mutant.live, log), "live"):
+                if mutant.live and not caught(live_tests(mutant.live, log, mutant.driver), "live"):
                     missed.append("live")
                 if mutant.client and not caught(client_tests(mutant.client, log), "swift"):
                     missed.append("client")

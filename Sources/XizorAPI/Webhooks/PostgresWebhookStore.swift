@@ -67,11 +67,13 @@ struct PostgresWebhookStore: WebhookStore {
     func claim(now: Int64, leaseUntil: Int64) throws -> ClaimedDelivery? {
         guard let row = try db.queryOne(WebhookRows.dueHeadSQL("$1::bigint"), [now]) else { return nil }
         let claimed = try WebhookRows.claimed(row)
-        // Another replica may have leased it since the read: the WHERE is evaluated again on the
-        // row it committed, and then nothing is updated and nothing claimed.
+        // The read above saw a snapshot of its own; since then another sender may have leased the
+        // row, or leased, sent and finished it (its lease cleared again). The UPDATE sees the row as
+        // committed now and takes it only if it is still pending, due and unleased: else nothing is
+        // claimed (and nothing sent twice).
         try db.execute("""
             UPDATE webhook_deliveries SET lease_until = $1, attempts = attempts + 1, last_attempt_at = $2
-            WHERE seq = $3 AND (lease_until IS NULL OR lease_until <= $4)
+            WHERE seq = $3 AND state = 'pending' AND next_attempt_at <= $4 AND (lease_until IS NULL OR lease_until <= $4)
             """, [leaseUntil, now, claimed.seq, now])
         return db.changes == 1 ? claimed : nil
     }

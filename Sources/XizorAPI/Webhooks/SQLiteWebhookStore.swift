@@ -65,7 +65,7 @@ struct SQLiteWebhookStore: WebhookStore {
         let claimed = try WebhookRows.claimed(row)
         try db.execute("""
             UPDATE webhook_deliveries SET lease_until = ?, attempts = attempts + 1, last_attempt_at = ?
-            WHERE seq = ? AND (lease_until IS NULL OR lease_until <= ?)
+            WHERE seq = ?3 AND state = 'pending' AND next_attempt_at <= ?4 AND (lease_until IS NULL OR lease_until <= ?4)
             """, [leaseUntil, now, claimed.seq, now])
         return db.changes == 1 ? claimed : nil
     }
