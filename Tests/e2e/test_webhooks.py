@@ -20,6 +20,8 @@ import asyncio
 import hashlib
 import hmac
 import json
+import pathlib
+import re
 import signal
 import time
 import uuid
@@ -122,7 +124,7 @@ def hooks(start_server):
 def one_thread(start_server):
     """An app on a server with one delivery thread, for tests that count attempts exactly: whether
     several threads ever send one delivery twice is test_an_answered_delivery_is_not_sent_again's
-    question (on PostgreSQL they do, for now), not theirs."""
+    question, not theirs."""
     return App(server := start_server(XIZOR_WEBHOOKS_WORKERS="1"), create_app(server.base, "Webhooks"))
 
 
@@ -957,3 +959,22 @@ def test_webhook_routes_need_the_webhooks_scope(hooks, receiver):
     rec = next(r for r in arrived if r.path == "/mine")
     event = check_request(rec, mine["secret"], app)
     assert event["type"] == "webhook.test" and event["actor"]["keyId"] == only.json()["id"], event
+
+
+def test_the_documented_recipe_verifies_a_real_delivery(hooks, receiver):
+    """The Python recipe printed in docs/integrations.md, taken from the document and run as it is,
+    accepts a real delivery and refuses it under another secret or with another body."""
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "integrations.md").read_text()
+    recipe = re.search(r"```python\n(.*?)```", text, re.S)
+    assert recipe, "docs/integrations.md has no Python recipe"
+    namespace = {}
+    exec(recipe.group(1), namespace)
+    documented = namespace["verify"]
+    endpoint = hooks.dashboard.post("/v1/webhooks", {"url": receiver.url()}).json()
+    assert hooks.dashboard.post(f"/v1/webhooks/{endpoint['id']}/test").status_code == 202
+    [delivery] = receiver.wait_for_successes(1, timeout=DELIVERY_S)
+    header = delivery.header("Xizor-Signature")
+    assert documented(endpoint["secret"], header, delivery.body)
+    assert verify(endpoint["secret"], header, delivery.body), "the recipe and this file's verifier agree"
+    assert not documented("whsec_" + "x" * 32, header, delivery.body)
+    assert not documented(endpoint["secret"], header, delivery.body + b" ")
