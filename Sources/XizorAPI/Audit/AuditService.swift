@@ -17,13 +17,7 @@ public final class AuditService: Sendable {
 
     /// The app's entries matching `filter`, newest first; `cursor` is the previous page's `nextCursor`.
     public func entries(appID: String, filter: AuditFilter, cursor: String?, limit: Int) throws -> Page<AuditEntry> {
-        var before: Int64?
-        if let cursor {
-            guard let seq = Int64(cursor), seq > 0 else {
-                throw ServiceError(.badRequest, "invalid_cursor", "The cursor is not one this server issued.")
-            }
-            before = seq
-        }
+        let before = try SequenceCursor.parse(cursor)
         let rows = try store.read { tx in try tx.audit.entries(appID: appID, filter: filter, before: before, limit: limit + 1) }
         let items = Array(rows.prefix(limit))
         return Page(items: items, nextCursor: rows.count > limit ? items.last.map { String($0.seq) } : nil)

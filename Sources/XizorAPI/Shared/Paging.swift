@@ -23,6 +23,21 @@ public struct PageCursor: Sendable, Equatable {
     var text: String { "\(createdAt).\(id)" }
 }
 
+/// A position in a list read newest first by a sequence (the audit log, a delivery log), handed to
+/// clients as the last item's sequence: the next page holds what is older, so rows appended between
+/// pages never repeat or shift one.
+enum SequenceCursor {
+    /// The sequence to read below, or nil (from the newest) without a cursor; 400 for one this
+    /// server did not issue.
+    static func parse(_ text: String?) throws -> Int64? {
+        guard let text else { return nil }
+        guard let sequence = Int64(text), sequence > 0 else {
+            throw ServiceError(.badRequest, "invalid_cursor", "The cursor is not one this server issued.")
+        }
+        return sequence
+    }
+}
+
 /// The `limit` query parameter of a paginated list: 1 to `max`, `fallback` when absent.
 public enum PageSize {
     public static let fallback = 50

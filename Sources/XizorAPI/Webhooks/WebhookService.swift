@@ -105,13 +105,7 @@ public final class WebhookService: Sendable {
 
     /// The endpoint's deliveries, newest first; `cursor` is the previous page's `nextCursor`.
     public func deliveries(appID: String, id: String, state: WebhookDeliveryState?, cursor: String?, limit: Int) throws -> Page<WebhookDelivery> {
-        var before: Int64?
-        if let cursor {
-            guard let seq = Int64(cursor), seq > 0 else {
-                throw ServiceError(.badRequest, "invalid_cursor", "The cursor is not one this server issued.")
-            }
-            before = seq
-        }
+        let before = try SequenceCursor.parse(cursor)
         let rows = try store.read { tx in
             _ = try Self.existing(tx, appID: appID, id: id)
             return try tx.webhooks.deliveries(endpointID: id, state: state, before: before, limit: limit + 1)
