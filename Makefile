@@ -50,6 +50,7 @@ mutants: deps venv
 embed:
 	python3 Migrations/embed.py
 	python3 Sources/XizorAPI/Assets/embed-media.py
+	python3 Sources/XizorConsole/embed-console.py
 
 # libFuzzer + AddressSanitizer over the parsers, validator, renderer and rules (docs/fuzzing.md):
 # FUZZ_SECONDS per target (default 60), FUZZ_TARGETS to pick, FUZZ_PARALLEL=1 to run them at once.

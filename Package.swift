@@ -35,7 +35,10 @@ let package = Package(
         .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage", "Digest"], path: "Sources/PostgresStorage"),
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
         .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
-        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PostgresStorage", "Digest", "CCurl", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI",
+        // The console in the browser: HTML, ES modules and CSS from Site/, embedded by `make embed`.
+        .target(name: "XizorConsole", dependencies: ["Digest"], path: "Sources/XizorConsole",
+                exclude: ["Site", "embed-console.py"]),
+        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PostgresStorage", "Digest", "CCurl", "XizorConsole", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI",
                 exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
         // The fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by xizor-fuzz and FuzzTests.
         .target(name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"], path: "Sources/XizorFuzzing"),
@@ -58,7 +61,7 @@ let package = Package(
         .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat", "Digest"], path: "Tests/PaywallRendererTests"),
         .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
         .testTarget(name: "FuzzTests", dependencies: ["XizorFuzzing"], path: "Tests/FuzzTests"),
-        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "Digest"], path: "Tests/XizorAPITests"),
+        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "Digest", "XizorConsole"], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,5 +22,8 @@ enum ConfigurationChecks {
         for origin in configuration[\.renderer.mediaOrigins] where !RenderOptions.isValidMediaOrigin(origin) {
             throw ConfigurationError("renderer.mediaOrigins: \"\(origin)\" is not `https:` or an https://host[:port] origin")
         }
+        if configuration[\.console.enabled], !ConsolePath.isValid(configuration[\.console.path]) {
+            throw ConfigurationError("console.path: \"\(configuration[\.console.path])\" is not /segment[/segment…] of a-z, 0-9, - and _ outside /v1 and /mcp")
+        }
     }
 }

@@ -32,6 +32,7 @@ struct CommandEnvironment {
         options.uncachedRendersPerApp = configuration[\.pageCache.uncachedRendersPerApp]
         options.mediaOrigins = configuration[\.renderer.mediaOrigins]
         options.countryHeader = configuration[\.targeting.countryHeader]
+        options.consolePath = configuration[\.console.enabled] ? configuration[\.console.path] : nil
         return options
     }
 

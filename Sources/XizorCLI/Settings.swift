@@ -33,6 +33,7 @@ struct Settings: Sendable {
     let targeting = TargetingSettings()
     let audit = AuditSettings()
     let webhooks = WebhookSettings()
+    let console = ConsoleSettings()
 
     static let all = Settings()
 }
@@ -142,6 +143,11 @@ struct WebhookSettings: Sendable {
     let caFile = Setting.optional("webhooks.caFile", help: "PEM bundle of the CAs HTTPS webhook endpoints are verified against, instead of the system's")
     let maxEndpointsPerApp = Setting.int("webhooks.maxEndpointsPerApp", default: 20, 1...1000, help: "most webhook endpoints one app may have")
     let logRetentionDays = Setting.int("webhooks.logRetentionDays", default: 30, 1...3650, help: "days finished deliveries stay in the delivery log")
+}
+
+struct ConsoleSettings: Sendable {
+    let enabled = Setting.bool("console.enabled", default: true, help: "serve the console (the dashboard in the browser) and redirect / to it")
+    let path = Setting.string("console.path", default: "/console", help: "where the console is served: one or more path segments of a-z, 0-9, - and _, not under /v1")
 }
 
 struct MCPSettings: Sendable {

@@ -17,7 +17,9 @@ import Testing
         defer { test.remove() }
         let app = try test.services.keys.createApp(name: "A")
         let (table, document) = XizorApplication.build(services: test.services, isDraining: { false })
-        let open: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.json", "/v1/assets/:folder/:file"]
+        // The console's page and files are static and public: it signs in with a key the user types.
+        let open: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.json", "/v1/assets/:folder/:file",
+                                 "/", "/console", "/console/v/:version/:file"]
         for (method, pattern) in table.registeredRoutes {
             let path = pattern.split(separator: "/").map { $0.hasPrefix(":") ? "x" : String($0) }.joined(separator: "/")
             var plain = request(method, "/" + path, key: nil)

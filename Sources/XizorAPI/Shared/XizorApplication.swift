@@ -1,6 +1,7 @@
 import HTTP
 import PaywallFormat
 import PaywallRenderer
+import XizorConsole
 
 /// The server's routes, built once into a fixed routing table.
 public enum XizorApplication {
@@ -24,6 +25,8 @@ public enum XizorApplication {
         public var uncachedRendersPerApp = RenderGate.defaultLimit
         /// The header a trusted proxy sets to the client's country (`targeting.countryHeader`).
         public var countryHeader: String?
+        /// Where the console is served (`console.path`); nil when it is off (`console.enabled`).
+        public var consolePath: String? = "/console"
         public static let defaultMCPMaxBatchMessages = 32
         public init(corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil,
                     operations: OperationsOptions = OperationsOptions(), mcpMaxBatchMessages: Int = Options.defaultMCPMaxBatchMessages) {
@@ -70,6 +73,10 @@ public enum XizorApplication {
                                           rateLimits: rateLimits, isDraining: isDraining),
             metricsToken: ops.metricsToken, store: services.store, version: options.version
         ).register(in: &routes)
+        if let consolePath = options.consolePath {
+            do { ConsoleRoutes(site: try ConsoleSite(basePath: consolePath)).register(in: &routes) }
+            catch { preconditionFailure("the embedded console cannot be read: \(error)") }  // a build defect, checked by ConsoleTests
+        }
         AppRoutes(services: services).register(in: &routes)
         TemplateRoutes().register(in: &routes)
         AssetRoutes(assets: services.assets).register(in: &routes)

@@ -1,0 +1,60 @@
+// The public REST API, and nothing else: the console is one more client of it. The credential
+// lives in sessionStorage (gone with the tab), never in a URL or a log.
+
+const STORE = "xizor.console.credential";
+
+/** An answer that was not 2xx, from its application/problem+json body when there is one. */
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || `HTTP ${status}`);
+    this.status = status;
+    this.code = problem.code || "http_error";
+    this.errors = Array.isArray(problem.errors) ? problem.errors : [];
+    this.problem = problem;
+  }
+}
+
+/** {kind: "secret" | "admin", token} or null. */
+export function credential() {
+  try {
+    return JSON.parse(sessionStorage.getItem(STORE));
+  } catch {
+    return null;
+  }
+}
+
+export function signIn(kind, token) {
+  sessionStorage.setItem(STORE, JSON.stringify({ kind, token }));
+}
+
+export function signOut() {
+  sessionStorage.removeItem(STORE);
+}
+
+/** Calls the API with the session's credential; answers the parsed JSON (null for 204). */
+export async function call(method, path, { body, headers = {}, token } = {}) {
+  const key = token ?? credential()?.token;
+  const init = { method, headers: { ...headers }, cache: "no-store" };
+  if (key) init.headers.Authorization = `Bearer ${key}`;
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let parsed = null;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = { detail: text };
+    }
+  }
+  if (!response.ok) throw new ApiError(response.status, parsed || {});
+  return parsed;
+}
+
+export const get = (path, options) => call("GET", path, options);
+export const post = (path, body, options) => call("POST", path, { ...options, body });
+export const patch = (path, body, options) => call("PATCH", path, { ...options, body });
+export const del = (path, options) => call("DELETE", path, options);

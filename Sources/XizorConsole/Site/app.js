@@ -1,0 +1,43 @@
+// The console's shell: the session, the navigation and a hash router (#/paywalls, #/keys, …).
+import { credential, signOut } from "./api.js";
+import { h, show } from "./dom.js";
+import { signInView } from "./signin.js";
+import { paywallsView } from "./paywalls.js";
+import { keysView } from "./keys.js";
+import { appsView } from "./apps.js";
+
+const SECTIONS = {
+  secret: [["paywalls", "Paywalls", paywallsView], ["keys", "Keys", keysView]],
+  admin: [["apps", "Apps", appsView]],
+};
+
+function route() {
+  const session = credential();
+  renderSession(session);
+  if (!session) {
+    renderNav([]);
+    return signInView(() => { location.hash = session?.kind === "admin" ? "#/apps" : ""; route(); });
+  }
+  const sections = SECTIONS[session.kind] || [];
+  const wanted = location.hash.replace(/^#\/?/, "").split("/")[0];
+  const current = sections.find(([name]) => name === wanted) || sections[0];
+  renderNav(sections, current[0]);
+  return current[2]();
+}
+
+function renderNav(sections, current) {
+  document.getElementById("nav").replaceChildren(
+    ...sections.map(([name, label]) =>
+      h("a", { href: `#/${name}`, "aria-current": name === current ? "page" : null }, label)));
+}
+
+function renderSession(session) {
+  const box = document.getElementById("session");
+  if (!session) return box.replaceChildren();
+  box.replaceChildren(
+    h("span", { class: "who" }, session.kind === "admin" ? "Admin token" : "App secret key"),
+    h("button", { type: "button", class: "secondary", onclick: () => { signOut(); location.hash = ""; route(); } }, "Sign out"));
+}
+
+window.addEventListener("hashchange", route);
+route().catch?.((error) => show(h("p", { role: "alert" }, String(error))));

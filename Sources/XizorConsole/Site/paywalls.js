@@ -1,0 +1,110 @@
+// Paywalls: the list with each one's status, create from a template, rename, archive.
+import { get, post, patch, del } from "./api.js";
+import { h, show, field, problemBox, time, announce } from "./dom.js";
+
+export async function paywallsView() {
+  const list = h("div", {});
+  const errors = h("div", {});
+  const name = h("input", { name: "name", maxlength: "200", placeholder: "Spring sale" });
+  const template = h("select", { name: "template" }, h("option", { value: "" }, "Blank"));
+  const form = h("form", {
+    class: "card",
+    onsubmit: async (event) => {
+      event.preventDefault();
+      errors.replaceChildren();
+      const body = {};
+      if (name.value.trim()) body.name = name.value.trim();
+      if (template.value) body.template = template.value;
+      try {
+        const created = await post("/v1/paywalls", body);
+        announce(`Paywall “${created.name}” created.`);
+        name.value = "";
+        await refresh();
+      } catch (error) {
+        errors.replaceChildren(problemBox(error));
+      }
+    },
+  },
+  h("h2", {}, "New paywall"),
+  field("Template", template),
+  field("Name", name, "Left empty, the template's name."),
+  errors,
+  h("button", { type: "submit" }, "Create paywall"));
+
+  /** The status a list shows: archived, never published, or published at its latest version. */
+  function status(paywall) {
+    if (paywall.archived) return h("span", { class: "badge muted" }, "archived");
+    if (paywall.latestVersion === null) return h("span", { class: "badge warn" }, "draft only");
+    return h("span", { class: "badge ok" }, `v${paywall.latestVersion} live`);
+  }
+
+  function targets(paywall) {
+    if (!paywall.targetedBy.length) return "—";
+    return paywall.targetedBy.map((ref) => ref.rule === null ? ref.placement : `${ref.placement} (rule ${ref.rule})`).join(", ");
+  }
+
+  function rename(paywall) {
+    return async () => {
+      const next = prompt(`New name for “${paywall.name}”`, paywall.name);
+      if (next === null || next.trim() === paywall.name) return;
+      try {
+        await patch(`/v1/paywalls/${encodeURIComponent(paywall.id)}`, { name: next.trim() });
+        announce("Renamed.");
+        await refresh();
+      } catch (error) {
+        errors.replaceChildren(problemBox(error));
+      }
+    };
+  }
+
+  function archive(paywall) {
+    return async () => {
+      const where = paywall.targetedBy.length ? ` Placements keep serving its last version: ${targets(paywall)}.` : "";
+      if (!confirm(`Archive “${paywall.name}”?${where}`)) return;
+      try {
+        await del(`/v1/paywalls/${encodeURIComponent(paywall.id)}`);
+        announce("Archived.");
+        await refresh();
+      } catch (error) {
+        errors.replaceChildren(problemBox(error));
+      }
+    };
+  }
+
+  async function refresh() {
+    try {
+      const items = [];
+      let cursor = null;
+      do {
+        const page = await get(`/v1/paywalls?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+        items.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
+      list.replaceChildren(items.length === 0
+        ? h("p", {}, "No paywalls yet: create one from a template below.")
+        : h("table", {},
+          h("caption", {}, "Paywalls of this app"),
+          h("thead", {}, h("tr", {}, ["Name", "Status", "Draft", "Targeted by", "Updated", ""].map((c) => h("th", { scope: "col" }, c)))),
+          h("tbody", {}, items.map((paywall) => h("tr", { dataset: { paywall: paywall.id } },
+            h("th", { scope: "row" }, paywall.name, h("br"), h("code", { class: "muted" }, paywall.id)),
+            h("td", {}, status(paywall)),
+            h("td", {}, `revision ${paywall.draftRevision}`),
+            h("td", {}, targets(paywall)),
+            h("td", {}, time(paywall.updatedAt)),
+            h("td", { class: "actions" },
+              h("button", { type: "button", class: "secondary", "aria-label": `Rename ${paywall.name}`, onclick: rename(paywall) }, "Rename"),
+              h("button", { type: "button", class: "danger", "aria-label": `Archive ${paywall.name}`, onclick: archive(paywall) }, "Archive")))))));
+    } catch (error) {
+      list.replaceChildren(problemBox(error));
+    }
+  }
+
+  show(h("h1", {}, "Paywalls"), list, form);
+  try {
+    const { templates } = await get("/v1/templates");
+    template.append(...templates.map((t) => h("option", { value: t.name }, t.title)));
+  } catch (error) {
+    errors.replaceChildren(problemBox(error));
+  }
+  await refresh();
+}

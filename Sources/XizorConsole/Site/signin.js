@@ -1,0 +1,37 @@
+// Sign in with an app's secret key or the admin token: checked against the API before it is kept.
+import { get, signIn } from "./api.js";
+import { h, show, field, problemBox } from "./dom.js";
+
+export function signInView(done) {
+  const kind = h("select", { name: "kind" },
+    h("option", { value: "secret" }, "App secret key (sk_…)"),
+    h("option", { value: "admin" }, "Admin token (xa_…)"));
+  const token = h("input", { type: "password", name: "token", autocomplete: "off", required: true, spellcheck: "false" });
+  const errors = h("div", {});
+  const form = h("form", {
+    class: "card narrow",
+    onsubmit: async (event) => {
+      event.preventDefault();
+      errors.replaceChildren();
+      const value = token.value.trim();
+      try {
+        // The key is tried on a read it may make: the app's keys, or the admin's apps.
+        await get(kind.value === "admin" ? "/v1/apps?limit=1" : "/v1/paywalls?limit=1", { token: value });
+        signIn(kind.value, value);
+        token.value = "";
+        location.hash = kind.value === "admin" ? "#/apps" : "#/paywalls";
+        done();
+      } catch (error) {
+        errors.replaceChildren(problemBox(error));
+        token.focus();
+      }
+    },
+  },
+  h("h1", {}, "Sign in"),
+  h("p", {}, "The key stays in this tab only (sessionStorage) and is sent only to this server."),
+  field("Credential", kind),
+  field("Key", token),
+  errors,
+  h("button", { type: "submit" }, "Sign in"));
+  show(form);
+}
