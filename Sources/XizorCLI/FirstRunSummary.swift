@@ -5,11 +5,14 @@ struct FirstRunSummary {
     var url: String
     var adminToken: String?
     var demo: DemoSetup.Created?
+    /// The console's address (nil with `console.enabled` off).
+    var console: String?
 
     var isEmpty: Bool { adminToken == nil && demo == nil }
 
     var text: String {
         var lines = ["", "Xizor is serving \(url)"]
+        if let console { lines.append("  console      \(console)   (sign in with an app's secret key or the admin token)") }
         if let adminToken {
             lines.append("  admin token  \(adminToken)   (shown only now: store it; XIZOR_ADMIN_TOKEN)")
         }

@@ -63,8 +63,10 @@ extension Commands {
         if let demo {
             environment.logger.info("created the demo app; its keys are shown only now", demo.logFields(host: environment.configuration.host, port: port))
         }
-        let summary = FirstRunSummary(url: FirstRunSummary.url(host: environment.configuration.host, port: port),
-                                      adminToken: generatedToken, demo: demo)
+        let url = FirstRunSummary.url(host: environment.configuration.host, port: port)
+        let console = options.consolePath.map { url + $0 }
+        if let console { environment.logger.info("console", [("url", .string(console))]) }
+        let summary = FirstRunSummary(url: url, adminToken: generatedToken, demo: demo, console: console)
         if !summary.isEmpty { FileHandle.standardError.write(Data(summary.text.utf8)) }
         server.runUntilTerminated()
         environment.logger.debug("drained; closing the database")

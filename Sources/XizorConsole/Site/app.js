@@ -5,6 +5,7 @@ import { signInView } from "./signin.js";
 import { paywallsView } from "./paywalls.js";
 import { keysView } from "./keys.js";
 import { appsView } from "./apps.js";
+import { editorView } from "./editor.js";
 
 const SECTIONS = {
   secret: [["paywalls", "Paywalls", paywallsView], ["keys", "Keys", keysView]],
@@ -16,12 +17,14 @@ function route() {
   renderSession(session);
   if (!session) {
     renderNav([]);
-    return signInView(() => { location.hash = session?.kind === "admin" ? "#/apps" : ""; route(); });
+    return signInView(start);
   }
   const sections = SECTIONS[session.kind] || [];
-  const wanted = location.hash.replace(/^#\/?/, "").split("/")[0];
+  const [wanted, id] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   const current = sections.find(([name]) => name === wanted) || sections[0];
   renderNav(sections, current[0]);
+  // #/paywalls/ID opens that paywall's editor.
+  if (session.kind === "secret" && current[0] === "paywalls" && id) return editorView(id);
   return current[2]();
 }
 
@@ -36,8 +39,12 @@ function renderSession(session) {
   if (!session) return box.replaceChildren();
   box.replaceChildren(
     h("span", { class: "who" }, session.kind === "admin" ? "Admin token" : "App secret key"),
-    h("button", { type: "button", class: "secondary", onclick: () => { signOut(); location.hash = ""; route(); } }, "Sign out"));
+    h("button", { type: "button", class: "secondary", onclick: () => { signOut(); history.replaceState(null, "", location.pathname); start(); } }, "Sign out"));
 }
 
-window.addEventListener("hashchange", route);
-route().catch?.((error) => show(h("p", { role: "alert" }, String(error))));
+function start() {
+  Promise.resolve(route()).catch((error) => show(h("p", { role: "alert" }, String(error))));
+}
+
+window.addEventListener("hashchange", start);
+start();

@@ -19,7 +19,8 @@ export function signInView(done) {
         await get(kind.value === "admin" ? "/v1/apps?limit=1" : "/v1/paywalls?limit=1", { token: value });
         signIn(kind.value, value);
         token.value = "";
-        location.hash = kind.value === "admin" ? "#/apps" : "#/paywalls";
+        // The section is set without a hashchange event: `done` renders it once.
+        history.replaceState(null, "", `#/${kind.value === "admin" ? "apps" : "paywalls"}`);
         done();
       } catch (error) {
         errors.replaceChildren(problemBox(error));

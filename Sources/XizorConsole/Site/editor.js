@@ -1,0 +1,203 @@
+// The draft editor: the document as JSON with live validation (click an issue to go to its path),
+// save under If-Match (a conflict offers reload or overwrite), publish with a note, and versions
+// with their diff and rollback.
+import { get, post, ApiError } from "./api.js";
+import { h, show, field, problemBox, time, announce } from "./dom.js";
+import { locate, spanOf } from "./jsonpos.js";
+
+export async function editorView(paywallId) {
+  const path = `/v1/paywalls/${encodeURIComponent(paywallId)}`;
+  const text = h("textarea", { class: "code", rows: "28", spellcheck: "false", "aria-describedby": "issues" });
+  const issues = h("div", { id: "issues", class: "issues", "aria-live": "polite" });
+  const feedback = h("div", {});
+  const note = h("input", { name: "note", maxlength: "500", placeholder: "What changed" });
+  const versions = h("div", {});
+  const title = h("h1", {}, "Edit paywall");
+  let etag = null;
+  let timer = null;
+
+  async function load() {
+    const response = await fetchDraft();
+    text.value = JSON.stringify(response.draft.document, null, 2);
+    etag = response.etag;
+    title.textContent = `Edit “${response.draft.document.name ?? paywallId}”`;
+    renderIssues(response.draft.validation);
+  }
+
+  async function fetchDraft() {
+    const response = await fetch(`${path}/draft`, { headers: authorization(), cache: "no-store" });
+    const body = await response.json();
+    if (!response.ok) throw new ApiError(response.status, body);
+    return { draft: body, etag: response.headers.get("ETag") };
+  }
+
+  function authorization() {
+    const stored = JSON.parse(sessionStorage.getItem("xizor.console.credential") || "null");
+    return stored ? { Authorization: `Bearer ${stored.token}` } : {};
+  }
+
+  /** Errors and warnings with their paths; each a button that selects its place in the text. */
+  function renderIssues(validation, parseError) {
+    const items = [];
+    if (parseError) items.push(issueButton({ path: "$", message: parseError.message, code: "invalid_json" }, "error", parseError.offset));
+    for (const issue of validation?.errors ?? []) items.push(issueButton(issue, "error"));
+    for (const issue of validation?.warnings ?? []) items.push(issueButton(issue, "warning"));
+    issues.replaceChildren(
+      h("h2", {}, items.length ? `Validation: ${(validation?.errors?.length ?? 0) + (parseError ? 1 : 0)} errors, ${validation?.warnings?.length ?? 0} warnings` : "Validation: no problems"),
+      items.length ? h("ul", {}, items) : null);
+  }
+
+  function issueButton(issue, severity, offset) {
+    return h("li", { class: severity },
+      h("button", { type: "button", class: "link", onclick: () => reveal(issue.path, offset) },
+        h("span", { class: "badge" }, severity), " ", h("code", {}, issue.path), " ", issue.message));
+  }
+
+  /** Selects the text of `path` (or of the nearest value that exists) and scrolls to it. */
+  function reveal(issuePath, offset) {
+    let start = offset ?? 0, end = (offset ?? 0) + 1;
+    if (offset === undefined) {
+      try {
+        const span = spanOf(locate(text.value).spans, issuePath);
+        start = span.start; end = span.end;
+      } catch (error) {
+        start = error.offset ?? 0; end = start + 1;
+      }
+    }
+    text.focus();
+    text.setSelectionRange(start, end);
+    const line = text.value.slice(0, start).split("\n").length;
+    text.scrollTop = Math.max(0, (line - 5) * parseFloat(getComputedStyle(text).lineHeight || "18"));
+  }
+
+  /** Live validation, a moment after typing stops: the JSON first, then the server's validator. */
+  function revalidate() {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      let document;
+      try {
+        document = locate(text.value).value;
+      } catch (error) {
+        return renderIssues(null, error);
+      }
+      try {
+        renderIssues(await post("/v1/validate", document));
+      } catch (error) {
+        feedback.replaceChildren(problemBox(error));
+      }
+    }, 350);
+  }
+
+  async function save(overwrite = false) {
+    feedback.replaceChildren();
+    let document;
+    try {
+      document = locate(text.value).value;
+    } catch (error) {
+      renderIssues(null, error);
+      return reveal("$", error.offset);
+    }
+    try {
+      if (overwrite) etag = (await fetchDraft()).etag;
+      const response = await fetch(`${path}/draft`, {
+        method: "PUT", headers: { ...authorization(), "Content-Type": "application/json", "If-Match": etag },
+        body: JSON.stringify(document),
+      });
+      const body = await response.json();
+      if (response.status === 412) return conflict();
+      if (!response.ok) throw new ApiError(response.status, body);
+      etag = response.headers.get("ETag");
+      renderIssues(body.validation);
+      announce(`Saved (revision ${body.revision}).`);
+    } catch (error) {
+      feedback.replaceChildren(problemBox(error));
+    }
+  }
+
+  function conflict() {
+    feedback.replaceChildren(h("div", { class: "problem", role: "alert" },
+      h("p", {}, "Someone saved this draft since you loaded it."),
+      h("button", { type: "button", class: "secondary", onclick: async () => { feedback.replaceChildren(); await load(); announce("Reloaded."); } }, "Reload theirs"),
+      " ",
+      h("button", { type: "button", class: "danger", onclick: () => save(true) }, "Overwrite with mine")));
+  }
+
+  async function publish() {
+    feedback.replaceChildren();
+    try {
+      const body = note.value.trim() ? { note: note.value.trim() } : {};
+      const version = await post(`${path}/publish`, body);
+      announce(version.unchanged ? `Nothing to publish: v${version.version} is this draft.` : `Published v${version.version}.`);
+      note.value = "";
+      await refreshVersions();
+    } catch (error) {
+      if (error instanceof ApiError && error.errors.length) renderIssues({ errors: error.errors, warnings: [] });
+      feedback.replaceChildren(problemBox(error));
+    }
+  }
+
+  async function refreshVersions() {
+    try {
+      const { items } = await get(`${path}/versions`);
+      const from = h("select", { name: "from" }, items.map((v) => h("option", { value: v.version }, `v${v.version}`)));
+      const to = h("select", { name: "to" }, h("option", { value: "draft" }, "draft"), items.map((v) => h("option", { value: v.version }, `v${v.version}`)));
+      const diff = h("div", {});
+      versions.replaceChildren(
+        h("h2", {}, "Versions"),
+        items.length === 0 ? h("p", {}, "Not published yet.") : h("table", {},
+          h("caption", {}, "Published versions, newest first"),
+          h("thead", {}, h("tr", {}, ["Version", "Published", "Note", ""].map((c) => h("th", { scope: "col" }, c)))),
+          h("tbody", {}, [...items].reverse().map((v) => h("tr", {},
+            h("td", {}, `v${v.version}`, v.rolledBackFrom ? ` (rollback to v${v.rolledBackFrom})` : ""),
+            h("td", {}, time(v.publishedAt)), h("td", {}, v.note || "—"),
+            h("td", {}, h("button", { type: "button", class: "secondary", "aria-label": `Roll back to v${v.version}`,
+              onclick: () => rollback(v.version) }, "Roll back to this")))))),
+        items.length ? h("form", { class: "inline-form", onsubmit: async (event) => {
+          event.preventDefault();
+          try {
+            const answer = await get(`${path}/diff?from=${from.value}&to=${to.value}`);
+            diff.replaceChildren(answer.operations.length === 0 ? h("p", {}, "No difference.") : h("table", { class: "diff" },
+              h("caption", {}, `From v${answer.from} to ${answer.to === "draft" ? "the draft" : `v${answer.to}`}`),
+              h("thead", {}, h("tr", {}, ["Change", "Path", "Value"].map((c) => h("th", { scope: "col" }, c)))),
+              h("tbody", {}, answer.operations.map((op) => h("tr", { class: op.op },
+                h("td", {}, op.op), h("td", {}, h("code", {}, op.path)),
+                h("td", {}, op.value === undefined ? "—" : h("code", {}, JSON.stringify(op.value))))))));
+          } catch (error) {
+            diff.replaceChildren(problemBox(error));
+          }
+        } }, field("From", from), field("To", to), h("button", { type: "submit", class: "secondary" }, "Compare")) : null,
+        diff);
+    } catch (error) {
+      versions.replaceChildren(problemBox(error));
+    }
+  }
+
+  async function rollback(version) {
+    if (!confirm(`Publish v${version}'s document again as a new version?`)) return;
+    try {
+      const answer = await post(`${path}/rollback`, { version });
+      announce(answer.unchanged ? `v${version} is live already.` : `Rolled back: v${answer.version} is live.`);
+      await refreshVersions();
+    } catch (error) {
+      feedback.replaceChildren(problemBox(error));
+    }
+  }
+
+  text.addEventListener("input", revalidate);
+  show(title,
+    h("p", {}, h("a", { href: "#/paywalls" }, "← All paywalls")),
+    h("div", { class: "editor" },
+      h("div", {}, field("Document (JSON)", text), feedback,
+        h("div", { class: "toolbar" },
+          h("button", { type: "button", onclick: () => save() }, "Save draft"),
+          field("Publish note", note),
+          h("button", { type: "button", class: "secondary", onclick: publish }, "Publish"))),
+      issues),
+    versions);
+  try {
+    await load();
+  } catch (error) {
+    feedback.replaceChildren(problemBox(error));
+  }
+  await refreshVersions();
+}
