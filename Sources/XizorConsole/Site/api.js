@@ -57,4 +57,5 @@ export async function call(method, path, { body, headers = {}, token } = {}) {
 export const get = (path, options) => call("GET", path, options);
 export const post = (path, body, options) => call("POST", path, { ...options, body });
 export const patch = (path, body, options) => call("PATCH", path, { ...options, body });
+export const put = (path, body, options) => call("PUT", path, { ...options, body });
 export const del = (path, options) => call("DELETE", path, options);

@@ -6,9 +6,10 @@ import { paywallsView } from "./paywalls.js";
 import { keysView } from "./keys.js";
 import { appsView } from "./apps.js";
 import { editorView } from "./editor.js";
+import { placementsView } from "./placements.js";
 
 const SECTIONS = {
-  secret: [["paywalls", "Paywalls", paywallsView], ["keys", "Keys", keysView]],
+  secret: [["paywalls", "Paywalls", paywallsView], ["placements", "Placements", placementsView], ["keys", "Keys", keysView]],
   admin: [["apps", "Apps", appsView]],
 };
 

@@ -33,11 +33,12 @@ export function announce(message) {
   status.textContent = message;
 }
 
-/** A problem shown where it happened: its detail, and each error with its JSON path. */
-export function problemBox(error) {
+/** A problem shown where it happened: its detail, and each error with its JSON path (unless the
+ * caller lists them itself, as buttons that select their place). */
+export function problemBox(error, { listErrors = true } = {}) {
   return h("div", { class: "problem", role: "alert" },
     h("p", {}, h("strong", {}, error.code || "error"), ": ", error.message),
-    error.errors?.length
+    listErrors && error.errors?.length
       ? h("ul", {}, error.errors.map((issue) => h("li", {}, h("code", {}, issue.path), " ", issue.message)))
       : null);
 }

@@ -131,8 +131,9 @@ export async function editorView(paywallId) {
       note.value = "";
       await refreshVersions();
     } catch (error) {
-      if (error instanceof ApiError && error.errors.length) renderIssues({ errors: error.errors, warnings: [] });
-      feedback.replaceChildren(problemBox(error));
+      const listed = error instanceof ApiError && error.errors.length > 0;
+      if (listed) renderIssues({ errors: error.errors, warnings: [] });
+      feedback.replaceChildren(problemBox(error, { listErrors: !listed }));
     }
   }
 

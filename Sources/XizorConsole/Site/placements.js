@@ -1,0 +1,143 @@
+// Placements: each with its paywall and rules; assign a paywall, edit the ordered rules (JSON, with
+// every error selected by its path), delete; and the resolve dry run with its trace.
+import { get, put, del, ApiError } from "./api.js";
+import { h, show, field, problemBox, time, announce } from "./dom.js";
+import { locate, spanOf } from "./jsonpos.js";
+
+export async function placementsView() {
+  const list = h("div", {});
+  const errors = h("div", {});
+  const key = h("input", { name: "key", required: true, maxlength: "100", pattern: "[A-Za-z0-9_.\\-]+" });
+  const paywall = h("select", { name: "paywallId", required: true });
+  let paywalls = [];
+
+  const form = h("form", {
+    class: "card",
+    onsubmit: async (event) => {
+      event.preventDefault();
+      errors.replaceChildren();
+      try {
+        await put(`/v1/placements/${encodeURIComponent(key.value.trim())}`, { paywallId: paywall.value });
+        announce("Placement saved.");
+        key.value = "";
+        await refresh();
+      } catch (error) {
+        errors.replaceChildren(problemBox(error));
+      }
+    },
+  }, h("h2", {}, "Assign a placement"), field("Placement key", key, "What the app passes to present(…): onboarding, settings_upsell."),
+  field("Paywall", paywall), errors, h("button", { type: "submit" }, "Save placement"));
+
+  const paywallName = (id) => paywalls.find((p) => p.id === id)?.name ?? id;
+
+  function rulesEditor(placement) {
+    const text = h("textarea", { class: "code", rows: "12", spellcheck: "false" });
+    text.value = JSON.stringify(placement.rules, null, 2);
+    const feedback = h("div", {});
+    const select = (path) => {
+      // The API's paths start at the request body: $.rules[2].when → [2].when in this text.
+      const inner = path.replace(/^\$\.rules/, "$");
+      try {
+        const span = spanOf(locate(text.value).spans, inner);
+        text.focus();
+        text.setSelectionRange(span.start, span.end);
+      } catch (error) {
+        text.focus();
+        text.setSelectionRange(error.offset ?? 0, (error.offset ?? 0) + 1);
+      }
+    };
+    const save = async () => {
+      feedback.replaceChildren();
+      let rules;
+      try {
+        rules = locate(text.value).value;
+      } catch (error) {
+        feedback.replaceChildren(h("p", { class: "problem", role: "alert" }, error.message));
+        return select("$");
+      }
+      try {
+        const saved = await put(`/v1/placements/${encodeURIComponent(placement.key)}/rules`, { rules });
+        text.value = JSON.stringify(saved.rules, null, 2);
+        announce("Rules saved.");
+        if (saved.warnings?.length) feedback.replaceChildren(issueList(saved.warnings, "warning", select));
+      } catch (error) {
+        const listed = error instanceof ApiError && error.errors.length > 0;
+        feedback.replaceChildren(problemBox(error, { listErrors: !listed }), listed ? issueList(error.errors, "error", select) : null);
+      }
+    };
+    return h("details", {}, h("summary", {}, `Rules of ${placement.key} (${placement.rules.length})`),
+      h("p", { class: "hint" }, "An ordered list of {when, paywallId | experimentId, activeFrom?, activeUntil?, frequencyCap?}; conditions use all / any / not, key, op, value (docs/targeting.md)."),
+      field(`Rules of ${placement.key} (JSON)`, text), feedback,
+      h("button", { type: "button", onclick: save }, "Save rules"));
+  }
+
+  function issueList(issues, severity, select) {
+    return h("ul", { class: "issues-inline" }, issues.map((issue) => h("li", { class: severity },
+      h("button", { type: "button", class: "link", onclick: () => select(issue.path) },
+        h("span", { class: "badge" }, severity), " ", h("code", {}, issue.path), " ", issue.message))));
+  }
+
+  function dryRun(placement) {
+    const context = h("input", { name: "context", placeholder: "plan=pro, visits=3" });
+    const platform = h("select", { name: "platform" }, ["", "ios", "android"].map((p) => h("option", { value: p }, p || "(none)")));
+    const appVersion = h("input", { name: "appVersion", placeholder: "2.4.0" });
+    const country = h("input", { name: "country", maxlength: "2", placeholder: "DE" });
+    const subscriber = h("input", { name: "subscriberId" });
+    const answer = h("div", { "aria-live": "polite" });
+    return h("form", {
+      class: "inline-form wrap",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const query = new URLSearchParams();
+        for (const pair of context.value.split(",").map((s) => s.trim()).filter(Boolean)) {
+          const [name, ...rest] = pair.split("=");
+          query.append(`context.${name.trim()}`, rest.join("=").trim());
+        }
+        if (platform.value) query.append("device.platform", platform.value);
+        if (appVersion.value.trim()) query.append("device.appVersion", appVersion.value.trim());
+        if (country.value.trim()) query.append("device.country", country.value.trim());
+        if (subscriber.value.trim()) query.append("subscriberId", subscriber.value.trim());
+        try {
+          const result = await get(`/v1/placements/${encodeURIComponent(placement.key)}/resolve?${query}`);
+          answer.replaceChildren(h("div", { class: "notice" },
+            h("p", {}, result.fallback ? "No rule matched: the placement's own paywall answers, " : `Rule ${result.matchedRule} matched: `,
+              h("strong", {}, paywallName(result.paywallId)), result.version ? ` v${result.version}` : ""),
+            h("ol", { start: "0" }, (result.trace ?? []).map((step) => h("li", {}, h("code", {}, step.outcome),
+              step.failed ? ` — ${step.failed.path}: ${step.failed.reason}${step.failed.saw !== undefined ? ` (saw ${JSON.stringify(step.failed.saw)})` : ""}` : "")))));
+        } catch (error) {
+          answer.replaceChildren(problemBox(error));
+        }
+      },
+    }, h("h3", {}, `Dry run of ${placement.key}`), field("Context", context, "key=value pairs, comma-separated"),
+    field("Platform", platform), field("App version", appVersion), field("Country", country), field("Subscriber", subscriber),
+    h("button", { type: "submit", class: "secondary" }, "Resolve"), answer);
+  }
+
+  async function refresh() {
+    try {
+      const { items } = await get("/v1/placements");
+      list.replaceChildren(items.length === 0 ? h("p", {}, "No placements yet.") : h("div", {}, items.map((placement) =>
+        h("section", { class: "card", "aria-labelledby": `placement-${placement.key}` },
+          h("h2", { id: `placement-${placement.key}` }, placement.key),
+          h("p", {}, "Serves ", h("strong", {}, paywallName(placement.paywallId)),
+            placement.experimentId ? ` (experiment ${placement.experimentId})` : "", ` · updated ${time(placement.updatedAt)} · `,
+            h("button", { type: "button", class: "danger", "aria-label": `Delete placement ${placement.key}`, onclick: async () => {
+              if (!confirm(`Delete the placement ${placement.key}? Apps asking for it get 404.`)) return;
+              try { await del(`/v1/placements/${encodeURIComponent(placement.key)}`); announce("Deleted."); await refresh(); }
+              catch (error) { errors.replaceChildren(problemBox(error)); }
+            } }, "Delete")),
+          rulesEditor(placement), dryRun(placement)))));
+    } catch (error) {
+      list.replaceChildren(problemBox(error));
+    }
+  }
+
+  show(h("h1", {}, "Placements"), list, form);
+  try {
+    paywalls = (await get("/v1/paywalls?limit=200")).items;
+    paywall.replaceChildren(...paywalls.map((p) => h("option", { value: p.id }, p.name)));
+  } catch (error) {
+    errors.replaceChildren(problemBox(error));
+  }
+  await refresh();
+}
