@@ -7,9 +7,11 @@ import { keysView } from "./keys.js";
 import { appsView } from "./apps.js";
 import { editorView } from "./editor.js";
 import { placementsView } from "./placements.js";
+import { experimentsView } from "./experiments.js";
 
 const SECTIONS = {
-  secret: [["paywalls", "Paywalls", paywallsView], ["placements", "Placements", placementsView], ["keys", "Keys", keysView]],
+  secret: [["paywalls", "Paywalls", paywallsView], ["placements", "Placements", placementsView],
+    ["experiments", "Experiments", experimentsView], ["keys", "Keys", keysView]],
   admin: [["apps", "Apps", appsView]],
 };
 

@@ -4,6 +4,7 @@
 import { get, post, ApiError } from "./api.js";
 import { h, show, field, problemBox, time, announce } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
+import { analyticsSection } from "./analytics.js";
 
 export async function editorView(paywallId) {
   const path = `/v1/paywalls/${encodeURIComponent(paywallId)}`;
@@ -201,4 +202,5 @@ export async function editorView(paywallId) {
     feedback.replaceChildren(problemBox(error));
   }
   await refreshVersions();
+  versions.after(await analyticsSection(paywallId));
 }

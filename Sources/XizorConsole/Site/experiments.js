@@ -1,0 +1,133 @@
+// Experiments: create (variants, weights, holdout), start, stop, re-weight, promote, and the
+// results with their 95 % intervals drawn as a chart (SVG, no library).
+import { get, post, put, ApiError } from "./api.js";
+import { h, show, field, problemBox, time, announce } from "./dom.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attributes = {}, ...children) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  for (const child of children) element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return element;
+}
+
+/** Conversion per variant: a dot at the rate, a bar across the 95 % interval, on one 0–max scale. */
+export function resultsChart(results) {
+  const rows = results.variants.filter((v) => v.conversionRate !== null);
+  if (rows.length === 0) return h("p", {}, "No subscriber has seen a variant yet.");
+  const top = Math.max(...rows.map((v) => v.confidenceInterval[1]), 0.01);
+  const width = 560, left = 130, right = 20, rowHeight = 34, height = rows.length * rowHeight + 30;
+  const x = (rate) => left + (rate / top) * (width - left - right);
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "chart",
+    "aria-label": `Conversion rate per variant with 95% intervals: ${rows.map((v) => `${v.name} ${(v.conversionRate * 100).toFixed(1)}%`).join(", ")}` });
+  rows.forEach((v, i) => {
+    const y = 20 + i * rowHeight;
+    chart.append(
+      svg("text", { x: 0, y: y + 4, class: "label" }, v.name),
+      svg("line", { x1: x(v.confidenceInterval[0]), x2: x(v.confidenceInterval[1]), y1: y, y2: y, class: v.control ? "ci control" : "ci" }),
+      svg("circle", { cx: x(v.conversionRate), cy: y, r: 5, class: v.control ? "rate control" : "rate" }),
+      svg("text", { x: x(v.confidenceInterval[1]) + 6, y: y + 4, class: "value" }, `${(v.conversionRate * 100).toFixed(1)}%`));
+  });
+  chart.append(svg("line", { x1: left, x2: width - right, y1: height - 8, y2: height - 8, class: "axis" }),
+    svg("text", { x: left, y: height, class: "value" }, "0%"),
+    svg("text", { x: width - right - 40, y: height, class: "value" }, `${(top * 100).toFixed(1)}%`));
+  return chart;
+}
+
+export async function experimentsView() {
+  const list = h("div", {});
+  const errors = h("div", {});
+  let paywalls = [];
+  const name = h("input", { name: "name", maxlength: "200" });
+  const holdout = h("input", { name: "holdoutWeight", type: "number", min: "0", value: "0" });
+  const variantRows = h("div", {});
+  const addVariant = () => {
+    const n = variantRows.children.length;
+    const select = h("select", { name: "paywallId" }, paywalls.map((p) => h("option", { value: p.id }, p.name)));
+    const weight = h("input", { name: "weight", type: "number", min: "0", value: "50" });
+    variantRows.append(h("div", { class: "inline-form" },
+      field(n === 0 ? "Control paywall" : `Variant ${n} paywall`, select), field(`Weight ${n === 0 ? "(control)" : n}`, weight)));
+  };
+  const form = h("form", {
+    class: "card",
+    onsubmit: async (event) => {
+      event.preventDefault();
+      errors.replaceChildren();
+      const variants = [...variantRows.children].map((row) => ({
+        paywallId: row.querySelector("select").value, weight: Number(row.querySelector("input").value) }));
+      const body = { variants, holdoutWeight: Number(holdout.value) || 0 };
+      if (name.value.trim()) body.name = name.value.trim();
+      try {
+        await post("/v1/experiments", body);
+        announce("Experiment created.");
+        await refresh();
+      } catch (error) {
+        errors.replaceChildren(problemBox(error));
+      }
+    },
+  }, h("h2", {}, "New experiment"), field("Name", name), variantRows,
+  h("button", { type: "button", class: "secondary", onclick: () => variantRows.children.length < 5 && addVariant() }, "Add a variant"),
+  field("Holdout weight", holdout, "Subscribers in the holdout are shown nothing."), errors, h("button", { type: "submit" }, "Create experiment"));
+
+  const act = (promise, message) => promise.then(async () => { announce(message); await refresh(); })
+    .catch((error) => errors.replaceChildren(problemBox(error)));
+
+  function card(experiment) {
+    const base = `/v1/experiments/${encodeURIComponent(experiment.id)}`;
+    const results = h("div", { "aria-live": "polite" });
+    const weights = experiment.variants.map((v) => h("input", { type: "number", min: "0", value: v.weight, name: `weight-${v.name}` }));
+    const winner = h("select", { name: "winner" }, experiment.variants.map((v) => h("option", { value: v.name }, v.name)));
+    return h("section", { class: "card", "aria-labelledby": `exp-${experiment.id}` },
+      h("h2", { id: `exp-${experiment.id}` }, experiment.name, " ", h("span", { class: "badge" }, experiment.status)),
+      h("p", { class: "hint" }, `Created ${time(experiment.createdAt)}`, experiment.placements.length ? ` · on ${experiment.placements.join(", ")}` : " · on no placement yet (target it from a placement or a rule)"),
+      h("table", {}, h("caption", {}, "Variants"),
+        h("thead", {}, h("tr", {}, ["Variant", "Paywall", "Weight"].map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, experiment.variants.map((v, i) => h("tr", {},
+          h("td", {}, v.name), h("td", {}, paywalls.find((p) => p.id === v.paywallId)?.name ?? v.paywallId),
+          h("td", {}, field(`Weight of ${v.name}`, weights[i])))))),
+      h("div", { class: "toolbar" },
+        experiment.status === "draft" ? h("button", { type: "button", onclick: () => act(post(`${base}/start`), "Started.") }, "Start") : null,
+        experiment.status === "running" ? h("button", { type: "button", class: "danger", onclick: () => act(post(`${base}/stop`), "Stopped.") }, "Stop") : null,
+        h("button", { type: "button", class: "secondary",
+          onclick: () => act(put(`${base}/weights`, { weights: weights.map((w) => Number(w.value)), holdoutWeight: experiment.holdoutWeight }), "Re-weighted.") }, "Save weights"),
+        experiment.status !== "draft" ? h("span", { class: "inline-form" }, field("Winner", winner),
+          h("button", { type: "button", class: "secondary", onclick: () => confirm(`Promote ${winner.value} to every placement and rule of this experiment?`)
+            && act(post(`${base}/promote`, { variant: winner.value }), "Promoted.") }, "Promote")) : null,
+        h("button", { type: "button", class: "secondary", onclick: async () => {
+          try {
+            const answer = await get(`${base}/results`);
+            results.replaceChildren(h("h3", {}, "Results (production events)"), resultsChart(answer),
+              h("table", {}, h("caption", {}, "Per variant"),
+                h("thead", {}, h("tr", {}, ["Variant", "Subscribers", "Conversions", "Rate (95% CI)", "P(beats control)", "P(best)"].map((c) => h("th", { scope: "col" }, c)))),
+                h("tbody", {}, answer.variants.map((v) => h("tr", {},
+                  h("td", {}, v.name), h("td", {}, v.uniqueSubscribers ?? 0), h("td", {}, v.conversions),
+                  h("td", {}, v.conversionRate === null ? "—" : `${(v.conversionRate * 100).toFixed(1)}% (${(v.confidenceInterval[0] * 100).toFixed(1)}–${(v.confidenceInterval[1] * 100).toFixed(1)}%)`),
+                  h("td", {}, v.probabilityToBeatControl === null ? "—" : `${(v.probabilityToBeatControl * 100).toFixed(0)}%`),
+                  h("td", {}, v.probabilityToBeBest === null ? "—" : `${(v.probabilityToBeBest * 100).toFixed(0)}%`))))));
+          } catch (error) {
+            results.replaceChildren(problemBox(error));
+          }
+        } }, "Show results")),
+      results);
+  }
+
+  async function refresh() {
+    try {
+      const { items } = await get("/v1/experiments");
+      list.replaceChildren(items.length === 0 ? h("p", {}, "No experiments yet.") : h("div", {}, items.map(card)));
+    } catch (error) {
+      list.replaceChildren(problemBox(error));
+    }
+  }
+
+  show(h("h1", {}, "Experiments"), errors, list, form);
+  try {
+    paywalls = (await get("/v1/paywalls?limit=200")).items;
+  } catch (error) {
+    errors.replaceChildren(problemBox(error));
+  }
+  addVariant();
+  addVariant();
+  await refresh();
+}
