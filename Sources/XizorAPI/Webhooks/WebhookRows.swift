@@ -14,7 +14,13 @@ enum WebhookRows {
 
     /// The stored `event_types` array; a type this binary does not know is a row it cannot trust.
     static func subscription(stored: String) throws -> WebhookSubscription {
-        guard let names = (try? JSONParser().parse(Array(stored.utf8)))?.arrayValue?.compactMap(\.stringValue) else {
+        let parsed: JSONValue
+        do { parsed = try JSONParser().parse(Array(stored.utf8)) } catch {
+            throw StoreInconsistency(detail: "a webhook endpoint's event_types is not JSON (\(error)): \(stored)")
+        }
+        let items = parsed.arrayValue ?? []
+        let names = items.compactMap(\.stringValue)
+        guard parsed.arrayValue != nil, names.count == items.count else {
             throw StoreInconsistency(detail: "a webhook endpoint's event_types is not an array of strings: \(stored)")
         }
         if names == ["*"] { return .all }
