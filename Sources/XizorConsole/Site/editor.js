@@ -5,6 +5,7 @@ import { get, post, ApiError } from "./api.js";
 import { h, show, field, problemBox, time, announce } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
 import { analyticsSection } from "./analytics.js";
+import { textsSection } from "./texts.js";
 
 export async function editorView(paywallId) {
   const path = `/v1/paywalls/${encodeURIComponent(paywallId)}`;
@@ -13,6 +14,8 @@ export async function editorView(paywallId) {
   const feedback = h("div", {});
   const note = h("input", { name: "note", maxlength: "500", placeholder: "What changed" });
   const versions = h("div", {});
+  const colors = h("div", { class: "colors" });
+  const textsBox = h("div", {});
   const title = h("h1", {}, "Edit paywall");
   let etag = null;
   let timer = null;
@@ -23,6 +26,28 @@ export async function editorView(paywallId) {
     etag = response.etag;
     title.textContent = `Edit “${response.draft.document.name ?? paywallId}”`;
     renderIssues(response.draft.validation);
+    renderColors(response.draft.document);
+  }
+
+  /** The theme's colours, each a colour input that rewrites its value in the text. */
+  function renderColors(document) {
+    const palette = document?.theme?.colors ?? {};
+    colors.replaceChildren(h("h2", {}, "Theme colours"), h("div", { class: "swatches" }, Object.entries(palette)
+      .filter(([, value]) => typeof value === "string" && /^#[0-9a-fA-F]{6}$/.test(value))
+      .map(([name, value]) => {
+        const input = h("input", { type: "color", value, "aria-label": `Colour ${name}` });
+        input.addEventListener("change", () => {
+          try {
+            const span = locate(text.value).spans.get(`$.theme.colors.${name}`);
+            if (!span) return renderIssues(null, new Error(`theme.colors.${name} is no longer in the text`));
+            text.value = text.value.slice(0, span.start) + JSON.stringify(input.value.toUpperCase()) + text.value.slice(span.end);
+            revalidate();
+          } catch (error) {
+            renderIssues(null, error);
+          }
+        });
+        return h("label", { class: "swatch" }, input, " ", h("code", {}, name));
+      })));
   }
 
   async function fetchDraft() {
@@ -194,13 +219,17 @@ export async function editorView(paywallId) {
           h("button", { type: "button", onclick: () => save() }, "Save draft"),
           field("Publish note", note),
           h("button", { type: "button", class: "secondary", onclick: publish }, "Publish"))),
-      issues),
+      h("div", {}, issues, colors)),
+    textsBox,
     versions);
   try {
     await load();
   } catch (error) {
     feedback.replaceChildren(problemBox(error));
   }
+  const refreshTexts = async () => textsBox.replaceChildren(await textsSection({
+    path, authorization, etag: () => etag, saved: async () => { await load(); await refreshTexts(); } }));
+  await refreshTexts();
   await refreshVersions();
   versions.after(await analyticsSection(paywallId));
 }
