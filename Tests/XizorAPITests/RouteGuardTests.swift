@@ -19,7 +19,9 @@ import Testing
         let (table, document) = XizorApplication.build(services: test.services, isDraining: { false })
         // The console's page and files are static and public: it signs in with a key the user types.
         let open: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.json", "/v1/assets/:folder/:file",
-                                 "/", "/console", "/console/v/:version/:file"]
+                                 "/", "/console", "/console/v/:version/:file",
+                                 // A preview link is its own proof (signed, expiring): a frame cannot send a key.
+                                 "/v1/previews/:token"]
         for (method, pattern) in table.registeredRoutes {
             let path = pattern.split(separator: "/").map { $0.hasPrefix(":") ? "x" : String($0) }.joined(separator: "/")
             var plain = request(method, "/" + path, key: nil)

@@ -47,6 +47,7 @@ extension APISchemas {
                 "lastError": nullableString, "finishedAt": nullable("integer"),
                 "payload": ["type": "string", "description": "The body exactly as sent and signed."],
             ]),
+            "PreviewLink": object(["url": ["type": "string", "description": "A path on this server; opens without a key."], "expiresAt": millis]),
             "WebhookDeliveryList": object(["items": array(ref("WebhookDelivery")),
                                            "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last.")]),
         ]

@@ -4,4 +4,7 @@ public protocol OperationsStore {
     func recordReadinessProbe(now: Int64) throws
     /// How many migrations the database has applied.
     func appliedMigrationCount() throws -> Int
+    /// A server-wide secret (text) stored once in `settings` under `key`: `candidate` if none was
+    /// stored yet (the first replica's wins), else the stored one. Run in a write transaction.
+    func sharedSecret(_ key: String, candidate: String, now: Int64) throws -> String
 }

@@ -41,6 +41,28 @@ struct PreviewRoutes {
             requestBody: APISchemas.ref("PreviewOptions"), responses: Self.responses)) { request, caller in
             try respond(caller.appID, request.parameter("id"), PreviewRequest(json: request.jsonBody(allowEmpty: true)))
         }
+        let links = previews.services.previewLinks
+        routes.secret(.POST, "/v1/paywalls/:id/preview-link", scope: .read, OperationDoc(
+            "createPreviewLink", summary: "A short-lived URL of the preview, for a frame",
+            description: "The same options as POST …/preview. The URL works without a key for \(PreviewLinks.lifetimeMs / 60_000) minutes and shows only this preview (a frame cannot send Authorization, and keys never go in URLs).",
+            tag: "paywalls", parameters: [.path("id", "A paywall id.")], requestBody: APISchemas.ref("PreviewOptions"),
+            responses: [.json(201, "The link.", APISchemas.ref("PreviewLink")),
+                        .problem(422, "An option is invalid (with its JSON path).")])) { request, caller in
+            let link = try links.create(appID: caller.appID, paywallID: request.parameter("id"),
+                                        options: try request.jsonBody(allowEmpty: true), previews: previews)
+            return APIResponse.json(["url": .string(link.path), "expiresAt": .number(Int(link.expiresAt))], status: .created)
+        }
+        routes.open(.GET, "/v1/previews/:token", OperationDoc(
+            "openPreviewLink", summary: "The preview a preview link shows (no key: the link is its proof)",
+            description: "404 once expired or when the token was not made by this server.",
+            tag: "paywalls", parameters: [.path("token", "The token of a link from POST …/preview-link.")],
+            responses: Self.responses + [.problem(404, "`preview_link_not_found`: unknown or expired.")])) { request in
+            let link = try links.open(request.parameter("token"))
+            var response = try respond(link.appID, link.paywallID, link.options)
+            response.headers["Cache-Control"] = "no-store"
+            response.headers["Referrer-Policy"] = "no-referrer"
+            return response
+        }
     }
 
     private func respond(_ appID: String, _ id: String, _ options: PreviewRequest) throws -> HTTPResponse {

@@ -15,6 +15,8 @@ public final class XizorServices: Sendable {
     public let assets: AssetService
     public let audit: AuditService
     public let webhooks: WebhookService
+    /// Short-lived signed URLs of previews, for the console's frame.
+    public let previewLinks: PreviewLinks
     /// Wakes the webhook dispatcher after a write that may have filled the outbox.
     public let outboxSignal = WakeSignal()
     /// What this process's webhook senders did, for `/metrics` (zero when it sends none).
@@ -60,6 +62,7 @@ public final class XizorServices: Sendable {
         experiments = ExperimentService(store: store, clock: clock, changes: changes)
         assets = AssetService(store: store, clock: clock, location: limits.assetLocation, limits: limits.assets)
         audit = AuditService(store: store, clock: clock, retentionDays: limits.auditRetentionDays)
+        previewLinks = PreviewLinks(store: store, clock: clock)
         webhooks = WebhookService(store: store, clock: clock, options: limits.webhooks, outboxSignal: outboxSignal)
         try serving.loadAll()
         // Weak: the feed is owned by the services it feeds.

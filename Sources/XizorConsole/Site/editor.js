@@ -6,6 +6,7 @@ import { h, show, field, problemBox, time, announce } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
 import { analyticsSection } from "./analytics.js";
 import { textsSection } from "./texts.js";
+import { previewSection } from "./preview.js";
 
 export async function editorView(paywallId) {
   const path = `/v1/paywalls/${encodeURIComponent(paywallId)}`;
@@ -19,10 +20,13 @@ export async function editorView(paywallId) {
   const title = h("h1", {}, "Edit paywall");
   let etag = null;
   let timer = null;
+  let loaded = null;
+  const preview = previewSection(path, () => loaded);
 
   async function load() {
     const response = await fetchDraft();
     text.value = JSON.stringify(response.draft.document, null, 2);
+    loaded = response.draft.document;
     etag = response.etag;
     title.textContent = `Edit “${response.draft.document.name ?? paywallId}”`;
     renderIssues(response.draft.validation);
@@ -133,8 +137,10 @@ export async function editorView(paywallId) {
       if (response.status === 412) return conflict();
       if (!response.ok) throw new ApiError(response.status, body);
       etag = response.headers.get("ETag");
+      loaded = body.document;
       renderIssues(body.validation);
       announce(`Saved (revision ${body.revision}).`);
+      await preview.refresh();
     } catch (error) {
       feedback.replaceChildren(problemBox(error));
     }
@@ -220,6 +226,7 @@ export async function editorView(paywallId) {
           field("Publish note", note),
           h("button", { type: "button", class: "secondary", onclick: publish }, "Publish"))),
       h("div", {}, issues, colors)),
+    preview.section,
     textsBox,
     versions);
   try {
@@ -227,6 +234,7 @@ export async function editorView(paywallId) {
   } catch (error) {
     feedback.replaceChildren(problemBox(error));
   }
+  await preview.refresh();
   const refreshTexts = async () => textsBox.replaceChildren(await textsSection({
     path, authorization, etag: () => etag, saved: async () => { await load(); await refreshTexts(); } }));
   await refreshTexts();
