@@ -49,3 +49,34 @@ catch (error) {{ console.log(JSON.stringify({{ thrown: true, offset: error.offse
 """, tmp_path)
     assert answer["thrown"] and answer["offset"] == offset, answer
     assert "line 1" in answer["message"]
+
+
+def run_diff(script, tmp_path):
+    node = shutil.which("node")
+    assert node
+    (tmp_path / "dom.js").write_text("export const h = () => null;\n")  # lineDiff needs no DOM
+    (tmp_path / "diff.mjs").write_text((SITE / "diff.js").read_text())
+    (tmp_path / "case.mjs").write_text('import { lineDiff } from "./diff.mjs";\n' + script)
+    out = subprocess.run([node, str(tmp_path / "case.mjs")], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("before, after", [
+    ("a\nb\nc", "a\nb\nc"), ("a\nb\nc", "a\nx\nc"), ("a\nb\nc", "a\nc"), ("a\nc", "a\nb\nc"), ("", "x\ny"), ("x\ny", ""),
+    ("1\n2\n3\n4\n5\n6", "0\n1\n3\n4\n4.5\n6\n7"),
+])
+def test_the_line_diff_pairs_unchanged_lines_and_keeps_every_line(before, after, tmp_path):
+    rows = run_diff(f"console.log(JSON.stringify(lineDiff({json.dumps(before)}, {json.dumps(after)})));", tmp_path)
+    # Read down either column, the lines are that side's, in order: nothing lost or invented.
+    assert [r["left"] for r in rows if r["left"] is not None] == before.split("\n")
+    assert [r["right"] for r in rows if r["right"] is not None] == after.split("\n")
+    assert all((r["kind"] == "same") == (r["left"] == r["right"] and r["left"] is not None) for r in rows)
+    same = sum(r["kind"] == "same" for r in rows)
+    # The pairing is a longest common subsequence (checked against Python's own LCS length).
+    a, b = before.split("\n"), after.split("\n")
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) - 1, -1, -1):
+        for j in range(len(b) - 1, -1, -1):
+            table[i][j] = table[i + 1][j + 1] + 1 if a[i] == b[j] else max(table[i + 1][j], table[i][j + 1])
+    assert same == table[0][0]

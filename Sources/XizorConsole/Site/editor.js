@@ -7,6 +7,8 @@ import { locate, spanOf } from "./jsonpos.js";
 import { analyticsSection } from "./analytics.js";
 import { textsSection } from "./texts.js";
 import { previewSection } from "./preview.js";
+import { tree } from "./tree.js";
+import { sideBySide } from "./diff.js";
 
 export async function editorView(paywallId) {
   const path = `/v1/paywalls/${encodeURIComponent(paywallId)}`;
@@ -16,6 +18,7 @@ export async function editorView(paywallId) {
   const note = h("input", { name: "note", maxlength: "500", placeholder: "What changed" });
   const versions = h("div", {});
   const colors = h("div", { class: "colors" });
+  const structure = h("div", { class: "structure" });
   const textsBox = h("div", {});
   const title = h("h1", {}, "Edit paywall");
   let etag = null;
@@ -31,6 +34,11 @@ export async function editorView(paywallId) {
     title.textContent = `Edit “${response.draft.document.name ?? paywallId}”`;
     renderIssues(response.draft.validation);
     renderColors(response.draft.document);
+    renderTree(response.draft.document);
+  }
+
+  function renderTree(document) {
+    structure.replaceChildren(h("h2", {}, "Structure"), tree(document, (nodePath) => reveal(nodePath)));
   }
 
   /** The theme's colours, each a colour input that rewrites its value in the text. */
@@ -110,6 +118,7 @@ export async function editorView(paywallId) {
       } catch (error) {
         return renderIssues(null, error);
       }
+      renderTree(document);
       try {
         renderIssues(await post("/v1/validate", document));
       } catch (error) {
@@ -188,13 +197,14 @@ export async function editorView(paywallId) {
         items.length ? h("form", { class: "inline-form", onsubmit: async (event) => {
           event.preventDefault();
           try {
-            const answer = await get(`${path}/diff?from=${from.value}&to=${to.value}`);
-            diff.replaceChildren(answer.operations.length === 0 ? h("p", {}, "No difference.") : h("table", { class: "diff" },
-              h("caption", {}, `From v${answer.from} to ${answer.to === "draft" ? "the draft" : `v${answer.to}`}`),
-              h("thead", {}, h("tr", {}, ["Change", "Path", "Value"].map((c) => h("th", { scope: "col" }, c)))),
-              h("tbody", {}, answer.operations.map((op) => h("tr", { class: op.op },
-                h("td", {}, op.op), h("td", {}, h("code", {}, op.path)),
-                h("td", {}, op.value === undefined ? "—" : h("code", {}, JSON.stringify(op.value))))))));
+            const documentOf = async (which) => which === "draft"
+              ? (await get(`${path}/draft`)).document : (await get(`${path}/versions/${which}`)).document;
+            const [before, after, answer] = await Promise.all([documentOf(from.value), documentOf(to.value),
+              get(`${path}/diff?from=${from.value}&to=${to.value}`)]);
+            const name = (which) => which === "draft" ? "the draft" : `v${which}`;
+            diff.replaceChildren(
+              h("p", {}, `${answer.operations.length} JSON Patch operation(s) turn ${name(from.value)} into ${name(to.value)}.`),
+              sideBySide(before, after, { leftTitle: name(from.value), rightTitle: name(to.value) }));
           } catch (error) {
             diff.replaceChildren(problemBox(error));
           }
@@ -225,7 +235,7 @@ export async function editorView(paywallId) {
           h("button", { type: "button", onclick: () => save() }, "Save draft"),
           field("Publish note", note),
           h("button", { type: "button", class: "secondary", onclick: publish }, "Publish"))),
-      h("div", {}, issues, colors)),
+      h("div", {}, issues, colors, structure)),
     preview.section,
     textsBox,
     versions);
