@@ -80,3 +80,23 @@ def test_the_line_diff_pairs_unchanged_lines_and_keeps_every_line(before, after,
         for j in range(len(b) - 1, -1, -1):
             table[i][j] = table[i + 1][j + 1] + 1 if a[i] == b[j] else max(table[i + 1][j], table[i][j + 1])
     assert same == table[0][0]
+
+
+@pytest.mark.parametrize("typed, value", [("pro", "pro"), ("3", 3), ("2.5", 2.5), ("true", True), ('["DE", "AT"]', ["DE", "AT"]),
+                                          ("[1, 10]", [1, 10]), ('{"a": 1}', '{"a": 1}'), ("", ""), ("2.4.0", "2.4.0"), ('"quoted"', "quoted")])
+def test_the_rule_builder_reads_values_as_the_api_types_them(typed, value, tmp_path):
+    """A comparison's value as typed in the builder: JSON where it reads as a scalar or an array
+    (numbers, booleans, `in` lists, `between` pairs), else the text; objects are never a value."""
+    node = shutil.which("node")
+    assert node
+    (tmp_path / "dom.js").write_text("export const h = () => null; export const field = () => null;\n")
+    (tmp_path / "rules.mjs").write_text((SITE / "rules.js").read_text())
+    (tmp_path / "case.mjs").write_text(f'import {{ typedValue, OPERATORS }} from "./rules.mjs";\n'
+                                       f'console.log(JSON.stringify({{ value: typedValue({json.dumps(typed)}), operators: OPERATORS }}));')
+    out = subprocess.run([node, str(tmp_path / "case.mjs")], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["value"] == value
+    # Every operator the server knows (Targeting/Condition.swift's error message lists them).
+    assert answer["operators"] == ["eq", "ne", "in", "not_in", "exists", "gt", "gte", "lt", "lte", "starts_with", "between",
+                                   "semver_eq", "semver_gt", "semver_gte", "semver_lt", "semver_lte"]

@@ -3,6 +3,7 @@
 import { get, put, del, ApiError } from "./api.js";
 import { h, show, field, problemBox, time, announce } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
+import { ruleBuilder } from "./rules.js";
 
 export async function placementsView() {
   const list = h("div", {});
@@ -58,6 +59,7 @@ export async function placementsView() {
       try {
         const saved = await put(`/v1/placements/${encodeURIComponent(placement.key)}/rules`, { rules });
         text.value = JSON.stringify(saved.rules, null, 2);
+        drawBuilder();
         announce("Rules saved.");
         if (saved.warnings?.length) feedback.replaceChildren(issueList(saved.warnings, "warning", select));
       } catch (error) {
@@ -65,9 +67,21 @@ export async function placementsView() {
         feedback.replaceChildren(problemBox(error, { listErrors: !listed }), listed ? issueList(error.errors, "error", select) : null);
       }
     };
+    // The builder and the text edit the same rules: the builder rewrites the text on every change;
+    // "Rebuild from the text" draws the builder again after a hand edit.
+    const builderBox = h("div", {});
+    const drawBuilder = () => {
+      let current;
+      try { current = locate(text.value).value; } catch (error) { return feedback.replaceChildren(h("p", { class: "problem", role: "alert" }, error.message)); }
+      if (!Array.isArray(current)) return feedback.replaceChildren(h("p", { class: "problem", role: "alert" }, "The rules are a JSON array."));
+      builderBox.replaceChildren(ruleBuilder(current, (next) => { text.value = JSON.stringify(next, null, 2); }, paywalls));
+    };
+    drawBuilder();
     return h("details", {}, h("summary", {}, `Rules of ${placement.key} (${placement.rules.length})`),
-      h("p", { class: "hint" }, "An ordered list of {when, paywallId | experimentId, activeFrom?, activeUntil?, frequencyCap?}; conditions use all / any / not, key, op, value (docs/targeting.md)."),
-      field(`Rules of ${placement.key} (JSON)`, text), feedback,
+      h("p", { class: "hint" }, "Rules are tried in order; the first whose condition matches decides (docs/targeting.md). Caps and anything else not drawn here can be written in the JSON below."),
+      builderBox,
+      field(`Rules of ${placement.key} (JSON)`, text),
+      h("button", { type: "button", class: "link", onclick: drawBuilder }, "Rebuild from the text"), feedback,
       h("button", { type: "button", onclick: save }, "Save rules"));
   }
 

@@ -1,0 +1,124 @@
+// The visual rule builder: each rule's condition as a tree of groups (all / any / not) and
+// comparisons (key, operator, value), audiences and rollouts, with its target and schedule. It
+// edits the same JSON the rules' text area holds (the text stays what is saved), so anything the
+// builder does not draw can still be written by hand.
+import { h, field } from "./dom.js";
+
+export const OPERATORS = ["eq", "ne", "in", "not_in", "exists", "gt", "gte", "lt", "lte", "starts_with", "between",
+  "semver_eq", "semver_gt", "semver_gte", "semver_lt", "semver_lte"];
+const KINDS = [["compare", "Compare a value"], ["all", "All of"], ["any", "Any of"], ["not", "Not"], ["audience", "Audience"], ["rollout", "Rollout"]];
+
+function kindOf(condition) {
+  if (condition && typeof condition === "object") {
+    for (const kind of ["all", "any", "not", "audience", "rollout"]) if (kind in condition) return kind;
+  }
+  return "compare";
+}
+
+function fresh(kind) {
+  switch (kind) {
+    case "all": case "any": return { [kind]: [{ key: "", op: "eq", value: "" }] };
+    case "not": return { not: { key: "", op: "eq", value: "" } };
+    case "audience": return { audience: "" };
+    case "rollout": return { rollout: { percent: 10 } };
+    default: return { key: "", op: "eq", value: "" };
+  }
+}
+
+/** A value as typed: JSON when it reads as JSON (numbers, booleans, arrays), else the text itself. */
+export function typedValue(text) {
+  const trimmed = text.trim();
+  if (trimmed === "") return "";
+  try {
+    const parsed = JSON.parse(trimmed);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? text : parsed;
+  } catch {
+    return text;
+  }
+}
+
+const shown = (value) => value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+
+/** The editor of one condition; `set(next)` replaces it in its parent. `label` names it for screen readers. */
+function conditionEditor(condition, set, label, paywalls) {
+  const kind = kindOf(condition);
+  const pick = h("select", { "aria-label": `${label}: kind` }, KINDS.map(([value, text]) => h("option", { value, selected: value === kind }, text)));
+  pick.addEventListener("change", () => set(fresh(pick.value)));
+  const box = h("div", { class: `condition ${kind}`, role: "group", "aria-label": label }, pick);
+  if (kind === "compare") {
+    const key = h("input", { value: condition.key ?? "", placeholder: "plan, device.appVersion, subscriber.tier", "aria-label": `${label}: key` });
+    const op = h("select", { "aria-label": `${label}: operator` }, OPERATORS.map((o) => h("option", { value: o, selected: o === condition.op }, o)));
+    const value = h("input", { value: shown(condition.value), placeholder: "pro, 3, true, [\"DE\",\"AT\"]", "aria-label": `${label}: value`,
+      disabled: condition.op === "exists" });
+    const update = () => {
+      const next = { key: key.value, op: op.value };
+      if (op.value !== "exists") next.value = typedValue(value.value);
+      set(next);
+    };
+    key.addEventListener("change", update); op.addEventListener("change", update); value.addEventListener("change", update);
+    box.append(key, op, value);
+  } else if (kind === "all" || kind === "any") {
+    const items = Array.isArray(condition[kind]) ? condition[kind] : [];
+    box.append(h("div", { class: "children" }, items.map((child, i) => h("div", { class: "child" },
+      conditionEditor(child, (next) => set({ [kind]: items.map((c, k) => k === i ? next : c) }), `${label} › ${i + 1}`, paywalls),
+      h("button", { type: "button", class: "link", "aria-label": `Remove ${label} › ${i + 1}`,
+        onclick: () => set({ [kind]: items.filter((_, k) => k !== i) }) }, "Remove")))),
+      h("button", { type: "button", class: "secondary small", onclick: () => set({ [kind]: [...items, fresh("compare")] }) }, "Add a condition"));
+  } else if (kind === "not") {
+    box.append(h("div", { class: "children" }, conditionEditor(condition.not, (next) => set({ not: next }), `${label} › not`, paywalls)));
+  } else if (kind === "audience") {
+    const id = h("input", { value: condition.audience ?? "", "aria-label": `${label}: audience id` });
+    id.addEventListener("change", () => set({ audience: id.value }));
+    box.append(id);
+  } else {
+    const percent = h("input", { type: "number", min: "0", max: "100", step: "0.01", value: condition.rollout?.percent ?? 10, "aria-label": `${label}: percent` });
+    percent.addEventListener("change", () => set({ rollout: { ...condition.rollout, percent: Number(percent.value) } }));
+    box.append(percent, h("span", { class: "hint" }, " % of subscribers", condition.rollout?.seed ? ` (seed ${condition.rollout.seed})` : ""));
+  }
+  return box;
+}
+
+/** The builder for `rules` (an array); `changed(next)` gets the whole new array after every edit. */
+export function ruleBuilder(rules, changed, paywalls) {
+  const root = h("div", { class: "rule-builder" });
+  function render(current) {
+    const set = (next) => { changed(next); render(next); };
+    root.replaceChildren(
+      ...current.map((rule, i) => {
+        const update = (patch) => set(current.map((r, k) => k === i ? { ...r, ...patch } : r));
+        const target = h("select", { "aria-label": `Rule ${i}: paywall` },
+          paywalls.map((p) => h("option", { value: p.id, selected: p.id === rule.paywallId }, p.name)));
+        target.addEventListener("change", () => update({ paywallId: target.value }));
+        const from = h("input", { type: "datetime-local", "aria-label": `Rule ${i}: active from`, value: local(rule.activeFrom) });
+        const until = h("input", { type: "datetime-local", "aria-label": `Rule ${i}: active until`, value: local(rule.activeUntil) });
+        from.addEventListener("change", () => update({ activeFrom: from.value ? new Date(from.value).getTime() : undefined }));
+        until.addEventListener("change", () => update({ activeUntil: until.value ? new Date(until.value).getTime() : undefined }));
+        return h("fieldset", { class: "rule" }, h("legend", {}, `Rule ${i}`),
+          h("p", { class: "hint" }, "When"),
+          conditionEditor(rule.when, (next) => update({ when: next }), `Rule ${i} condition`, paywalls),
+          h("div", { class: "inline-form wrap" },
+            rule.experimentId ? h("p", {}, `runs experiment ${rule.experimentId}`) : field("Show paywall", target),
+            field("Active from", from), field("Active until", until)),
+          h("div", { class: "toolbar" },
+            h("button", { type: "button", class: "link", disabled: i === 0, onclick: () => set(move(current, i, -1)) }, "Move up"),
+            h("button", { type: "button", class: "link", disabled: i === current.length - 1, onclick: () => set(move(current, i, 1)) }, "Move down"),
+            h("button", { type: "button", class: "link", onclick: () => set(current.filter((_, k) => k !== i)) }, `Remove rule ${i}`)));
+      }),
+      h("button", { type: "button", class: "secondary", onclick: () =>
+        set([...current, { when: fresh("compare"), paywallId: paywalls[0]?.id ?? "" }]) }, "Add a rule"));
+  }
+  render(rules);
+  return root;
+}
+
+function move(list, i, by) {
+  const next = [...list];
+  [next[i], next[i + by]] = [next[i + by], next[i]];
+  return next;
+}
+
+function local(ms) {
+  if (ms === undefined || ms === null) return "";
+  const date = new Date(ms);
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
