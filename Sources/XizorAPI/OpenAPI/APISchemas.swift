@@ -240,6 +240,7 @@ public enum APISchemas {
     static let paywallSummaryFields: [String: JSONValue] = [
         "id": string, "name": string, "createdAt": millis, "updatedAt": millis, "archived": boolean,
         "archivedAt": nullable("integer"), "draftRevision": integer, "latestVersion": nullable("integer"),
+        "draftChangedSincePublish": nullable("boolean", "Whether the draft differs from the latest version; null before the first publish."),
         "placements": ["type": "array", "items": string, "description": "Placements that serve it: their own target or one of their rules."],
         "targetedBy": array(ref("PlacementReference")),
     ]

@@ -9,6 +9,8 @@ public struct PaywallSummary: Sendable {
     public let archivedAt: Int64?
     public let draftRevision: Int64
     public let latestVersion: Int?
+    /// Whether the draft has changed since the latest version (nil before the first publish).
+    public let draftChanged: Bool?
     /// Keys of the placements that serve it: their own target or one of their rules.
     public let placements: [String]
     /// Each placement and rule that targets it.
@@ -22,6 +24,7 @@ public struct PaywallSummary: Sendable {
         archivedAt = stored.archivedAt
         draftRevision = stored.draftRevision
         latestVersion = stored.latestVersion
+        draftChanged = stored.draftChanged
         self.targetedBy = targetedBy
         var seen = Set<String>()
         placements = targetedBy.map(\.placement).filter { seen.insert($0).inserted }
@@ -35,6 +38,7 @@ public struct PaywallSummary: Sendable {
             "archivedAt": archivedAt.map { .number(Int($0)) } ?? .null,
             "draftRevision": .number(Int(draftRevision)),
             "latestVersion": latestVersion.map { .number($0) } ?? .null,
+            "draftChangedSincePublish": draftChanged.map(JSONValue.bool) ?? .null,
             "placements": .array(placements.map { .string($0) }),
             "targetedBy": .array(targetedBy.map(\.json)),
         ]

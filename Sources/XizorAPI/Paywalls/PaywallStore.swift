@@ -7,6 +7,8 @@ public struct StoredPaywall: Sendable {
     public let archivedAt: Int64?
     public let draftRevision: Int64
     public let latestVersion: Int?
+    /// Whether the draft differs from the latest version (nil before the first publish).
+    public let draftChanged: Bool?
 }
 
 /// A published version as stored: the canonical document text and what was derived from it.

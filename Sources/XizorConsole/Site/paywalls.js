@@ -35,7 +35,8 @@ export async function paywallsView() {
   function status(paywall) {
     if (paywall.archived) return h("span", { class: "badge muted" }, "archived");
     if (paywall.latestVersion === null) return h("span", { class: "badge warn" }, "draft only");
-    return h("span", { class: "badge ok" }, `v${paywall.latestVersion} live`);
+    return h("span", {}, h("span", { class: "badge ok" }, `v${paywall.latestVersion} live`),
+      paywall.draftChangedSincePublish ? [" ", h("span", { class: "badge warn" }, "draft changed")] : null);
   }
 
   function targets(paywall) {
