@@ -52,6 +52,7 @@ required arguments come from TOOL_RECIPES; a required argument the matrix cannot
 Write operations get a valid body from RECIPES (so a 400/422 from body validation cannot hide a
 missing ownership check); the right-key case proves each recipe valid by expecting 2xx.
 """
+import functools
 import json
 import re
 import secrets
@@ -74,17 +75,25 @@ WRONG_KIND_CODE = {"admin": "admin_token_required", "secret": "secret_key_requir
 PATH_ENTITIES = {"paywalls": "paywall", "experiments": "experiment", "placements": "placement", "keys": "key",
                  "apps": "app", "templates": "template", "versions": "version", "texts": "locale", "assets": "asset",
                  "audiences": "audience", "subscribers": "subscriber", "webhooks": "webhook",
-                 "deliveries": "webhook delivery"}
+                 "deliveries": "webhook delivery", "previews": "preview token"}
 # Parameters whose entity their name says better than the segment before them: an asset file's URL is
 # /v1/assets/{folder}/{file}, the folder an app id.
 PARAM_ENTITIES = {"folder": "app", "file": "asset file"}
+# Parameters of one path whose names alone would mislead: the console's files are /console/v/{version}/{file},
+# a file of the version its page names (any other version is 404).
+PATH_PARAM_ENTITIES = {("/console/v/{version}/{file}", "version"): "console version",
+                       ("/console/v/{version}/{file}", "file"): "console file"}
 APP_OWNED = {"paywall", "experiment", "placement", "key", "app", "asset", "audience", "webhook", "webhook delivery"}
 # The only operations anyone may call without a key. Opening another one is a decision this list
 # must be edited for, never a slip in a route declaration (which the rest of the matrix would
 # otherwise take as the expected behaviour).
 OPEN_OPERATIONS = {"getHealth", "getReadiness", "getMetrics", "getOpenAPIDocument",
                    # Media files: pages load them with <img> and <video>, which send no key (the URL is the hash).
-                   "getAssetFile"}
+                   "getAssetFile",
+                   # The console signs in with a key the user types; its page and assets are public static files.
+                   "redirectToConsole", "getConsole", "getConsoleAsset",
+                   # A preview link (`/v1/previews/{token}`) is its own proof: a frame cannot send a key; short-lived, signed.
+                   "openPreviewLink"}
 # MCP arguments that name an app-owned entity.
 MCP_ID_ARGS = {"paywallId": "paywall", "experimentId": "experiment", "placement": "placement"}
 MCP_VERSION = "2025-11-25"
@@ -142,7 +151,8 @@ class Operation:
     def parameters(self):
         """(name, entity) of each path parameter; entity None when the matrix does not know it."""
         segments = self.path.strip("/").split("/")
-        return [(s[1:-1], PARAM_ENTITIES.get(s[1:-1]) or (PATH_ENTITIES.get(segments[i - 1]) if i else None))
+        return [(s[1:-1], PATH_PARAM_ENTITIES.get((self.path, s[1:-1])) or PARAM_ENTITIES.get(s[1:-1])
+                 or (PATH_ENTITIES.get(segments[i - 1]) if i else None))
                 for i, s in enumerate(segments) if s.startswith("{")]
 
     def must_exist(self, path):
@@ -196,6 +206,14 @@ def load_operations(document):
 
 
 # --- a world: an app with something of everything ------------------------------------------------
+
+@functools.cache
+def console_version(base):
+    """The version folder the console's page names (`/console/v/VERSION/app.js`)."""
+    page = SESSION.get(base + "/console", timeout=30)
+    assert page.status_code == 200, f"GET /console: {page.status_code} {page.text[:200]}"
+    return re.search(r'/console/v/([^/"]+)/app\.js"', page.text).group(1)
+
 
 def rules_body(world, paywall_id):
     """A rule naming one of the world's paywalls and its audience (so another app's audience is refused by id too)."""
@@ -263,6 +281,8 @@ class World:
         self.webhook, self.webhook_secret = webhook["id"], webhook["secret"]
         delivery = ok(a.dashboard.post(f"/v1/webhooks/{self.webhook}/test"), 202)
         self.delivery, self.webhook_event = delivery["id"], delivery["eventId"]
+        # A preview link of the first paywall (valid for minutes: longer than the matrix runs).
+        self.preview_token = ok(a.dashboard.post(f"/v1/paywalls/{self.paywalls[0]}/preview-link", {}), 201)["url"].rsplit("/", 1)[1]
 
     def _mark_draft(self, paywall_id):
         """Puts the marker into a German text of the draft; answers that text's path."""
@@ -288,10 +308,13 @@ class World:
         return {"admin": ADMIN_TOKEN, "secret": self.app.secret_key, "public": self.app.public_key}[kind]
 
     def entity(self, entity):
+        if entity == "console version":
+            return console_version(self.server.base)
         return {"paywall": self.paywalls[0], "experiment": self.experiment, "placement": self.placement,
                 "key": self.spare_key, "app": self.id, "template": "clean", "version": "1", "locale": "fr",
                 "asset": self.asset, "asset file": self.asset + ".png", "audience": self.audience,
-                "subscriber": self.subscriber, "webhook": self.webhook, "webhook delivery": self.delivery}[entity]
+                "subscriber": self.subscriber, "webhook": self.webhook, "webhook delivery": self.delivery,
+                "console file": "app.js", "preview token": self.preview_token}[entity]
 
     def draft(self):
         """(document, revision, ETag) of the first paywall's draft, read now."""
@@ -325,7 +348,7 @@ class World:
                 ("placement key", self.placement), ("publish Idempotency-Key", self.publish_key), ("asset id", self.asset),
                 ("audience id", self.audience), ("subscriber id", self.subscriber), ("webhook id", self.webhook),
                 ("webhook secret", self.webhook_secret), ("webhook delivery id", self.delivery),
-                ("webhook event id", self.webhook_event),
+                ("webhook event id", self.webhook_event), ("preview link token", self.preview_token),
                 *((f"{k['kind']} key id", k["id"]) for k in self.keys),
                 *((f"{k['kind']} key prefix", k["prefix"]) for k in self.keys)]
 
@@ -414,7 +437,7 @@ RECIPES = {
     "getPlacementPaywall": lambda w: Recipe(headers={"Accept": "application/json"}),
     # No body needed: listed so the right-key case expects 2xx.
     "archivePaywall": lambda w: Recipe(), "deletePlacement": lambda w: Recipe(), "revokeKey": lambda w: Recipe(),
-    "archiveApp": lambda w: Recipe(), "deleteSubscriber": lambda w: Recipe(),
+    "archiveApp": lambda w: Recipe(), "deleteSubscriber": lambda w: Recipe(), "createPreviewLink": lambda w: Recipe({}),
     "createWebhook": lambda w: Recipe(webhook_body(w)),
     "updateWebhook": lambda w: Recipe({"description": f"{w.marker} webhook renamed", "eventTypes": ["paywall.published"]}),
     "deleteWebhook": lambda w: Recipe(), "rotateWebhookSecret": lambda w: Recipe(), "testWebhook": lambda w: Recipe(),
