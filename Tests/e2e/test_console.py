@@ -21,8 +21,7 @@ view to settle (no fetch in flight, no DOM change for 250 ms: PAGE_PROBE), never
 
 Accessibility: axe-core (bundled by axe-selenium-python) on every view (sign-in, paywalls, editor,
 placements, experiments, keys, apps) in light and dark mode; no violation of impact serious or
-critical. The violations found in the console are listed in KNOWN_VIOLATIONS, each with a strict
-xfail that fails once it is fixed. Keyboard: Tab from the page's start reaches the skip link first,
+critical (the two it once found, in PAST_VIOLATIONS, have tests of their own). Keyboard: Tab from the page's start reaches the skip link first,
 then the navigation; signing in works with the keyboard alone.
 
 Screenshots of every view (signin.png, paywalls.png, keys.png, apps.png, editor.png, placements.png,
@@ -780,22 +779,13 @@ def run_axe(console):
     return axe.run()
 
 
-# Violations of the console found by this module, each tracked by a strict xfail below (which fails
-# once the console is fixed: then delete the entry and the xfail); every other violation fails.
-KNOWN_VIOLATIONS = {
-    # signin.js: the key's <input type=password autocomplete=off>. axe-core 3.1.1 (what
-    # axe-selenium-python 2.1.6 bundles) accepts only type=text for a value it has no purpose for.
-    "autocomplete": lambda v, node: v["id"] == "autocomplete-valid" and 'name="token"' in node["html"]
-    and 'autocomplete="off"' in node["html"],
-    # console.css styles no <a> but the navigation's: in dark mode links keep the browser's #0000ee
-    # on the dark panel (the paywall names in the list, the editor's "All paywalls", …).
-    "dark-links": lambda v, node: v["id"] == "color-contrast" and node["html"].startswith("<a ")
-    and "foreground color: #0000ee" in node["failureSummary"],
+# Violations this module found in the console and that were fixed (the key field's autocomplete=off,
+# links without a colour in dark mode): their own tests below look for them again. No violation is
+# accepted: every view's check fails on any serious or critical one.
+PAST_VIOLATIONS = {
+    "autocomplete": lambda v, node: v["id"] == "autocomplete-valid" and 'name="token"' in node["html"],
+    "dark-links": lambda v, node: v["id"] == "color-contrast" and node["html"].startswith("<a "),
 }
-
-
-def known(violation, node):
-    return any(matches(violation, node) for matches in KNOWN_VIOLATIONS.values())
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -820,8 +810,7 @@ def test_no_serious_accessibility_violation(console, shop, view, scheme):
         elif view in ("editor", "placements", "experiments"):
             console.screenshot(view)        # the others are taken where their tests show them
         results = run_axe(console)
-        violations = [dict(v, nodes=[n for n in v["nodes"] if not known(v, n)]) for v in serious(results)]
-        violations = [v for v in violations if v["nodes"]]
+        violations = serious(results)
         print(f"axe on {view} ({scheme}):", [(v["id"], v["impact"], len(v["nodes"])) for v in results["violations"]])
         assert not violations, f"axe on {view} ({scheme}):\n{describe(violations)}"
         console.assert_clean()
@@ -829,25 +818,19 @@ def test_no_serious_accessibility_violation(console, shop, view, scheme):
         console.color_scheme("light")
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: signin.js gives the key's <input type=password> autocomplete=off, which "
-                                       "axe-core 3.1.1 flags (autocomplete-valid, serious); autocomplete=current-password "
-                                       "(or none) passes")
 def test_the_sign_in_key_field_passes_autocomplete_valid(console, shop):
     show_view(console, shop, "signin")
-    flagged = [v for v in serious(run_axe(console)) if any(KNOWN_VIOLATIONS["autocomplete"](v, n) for n in v["nodes"])]
+    flagged = [v for v in serious(run_axe(console)) if any(PAST_VIOLATIONS["autocomplete"](v, n) for n in v["nodes"])]
     assert not flagged, describe(flagged)
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: console.css gives links no colour, so in dark mode they keep the "
-                                       "browser's #0000ee on #1c1c25/#121218 (contrast 1.8-2.0, color-contrast serious): "
-                                       "the paywall names in the list, the editor's back link")
 def test_links_are_readable_in_dark_mode(console, shop):
     console.color_scheme("dark")
     try:
         flagged = []
         for view in ("paywalls", "editor"):
             show_view(console, shop, view)
-            flagged += [v for v in serious(run_axe(console)) if any(KNOWN_VIOLATIONS["dark-links"](v, n) for n in v["nodes"])]
+            flagged += [v for v in serious(run_axe(console)) if any(PAST_VIOLATIONS["dark-links"](v, n) for n in v["nodes"])]
         assert not flagged, describe(flagged)
     finally:
         console.color_scheme("light")
@@ -900,9 +883,6 @@ def test_signing_in_with_the_keyboard_alone(console, shop):
     console.assert_clean()
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: the skip link's href=#main is a hash change, which app.js routes: the "
-                                       "unknown section 'main' falls back to the first one, so from Keys (or any view but the "
-                                       "first) the skip link shows Paywalls instead of moving focus into the current view")
 def test_the_skip_link_moves_focus_to_the_content_and_keeps_the_view(console, shop):
     console.ensure(shop.secret_key)
     console.open("#/keys")

@@ -16,6 +16,8 @@ const SECTIONS = {
 };
 
 function route() {
+  // Only #/section[/id] hashes are routes; any other (the skip link's #main) leaves the view as it is.
+  if (location.hash && !location.hash.startsWith("#/")) return undefined;
   const session = credential();
   renderSession(session);
   if (!session) {
@@ -48,6 +50,12 @@ function renderSession(session) {
 function start() {
   Promise.resolve(route()).catch((error) => show(h("p", { role: "alert" }, String(error))));
 }
+
+// The skip link moves focus to the content without touching the address (and so the route).
+document.querySelector(".skip")?.addEventListener("click", (event) => {
+  event.preventDefault();
+  document.getElementById("main").focus();
+});
 
 window.addEventListener("hashchange", start);
 start();

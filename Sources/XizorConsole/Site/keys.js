@@ -29,6 +29,7 @@ export async function keysView() {
           h("code", { class: "secret", "data-testid": "new-key" }, key.key)));
         announce("Key created.");
         label.value = "";
+        for (const box of [...scopeBoxes, sandbox]) box.checked = false;
         await refresh();
       } catch (error) {
         errors.replaceChildren(problemBox(error));

@@ -93,9 +93,9 @@ export async function paywallsView() {
             h("td", {}, `revision ${paywall.draftRevision}`),
             h("td", {}, targets(paywall)),
             h("td", {}, time(paywall.updatedAt)),
-            h("td", { class: "actions" },
+            h("td", {}, h("div", { class: "actions" },
               h("button", { type: "button", class: "secondary", "aria-label": `Rename ${paywall.name}`, onclick: rename(paywall) }, "Rename"),
-              h("button", { type: "button", class: "danger", "aria-label": `Archive ${paywall.name}`, onclick: archive(paywall) }, "Archive")))))));
+              h("button", { type: "button", class: "danger", "aria-label": `Archive ${paywall.name}`, onclick: archive(paywall) }, "Archive"))))))));
     } catch (error) {
       list.replaceChildren(problemBox(error));
     }

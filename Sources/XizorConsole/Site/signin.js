@@ -6,7 +6,7 @@ export function signInView(done) {
   const kind = h("select", { name: "kind" },
     h("option", { value: "secret" }, "App secret key (sk_…)"),
     h("option", { value: "admin" }, "Admin token (xa_…)"));
-  const token = h("input", { type: "password", name: "token", autocomplete: "off", required: true, spellcheck: "false" });
+  const token = h("input", { type: "password", name: "token", autocomplete: "current-password", required: true, spellcheck: "false" });
   const errors = h("div", {});
   const form = h("form", {
     class: "card narrow",
