@@ -89,7 +89,7 @@ def test_the_rule_builder_reads_values_as_the_api_types_them(typed, value, tmp_p
     (numbers, booleans, `in` lists, `between` pairs), else the text; objects are never a value."""
     node = shutil.which("node")
     assert node
-    (tmp_path / "dom.js").write_text("export const h = () => null; export const field = () => null;\n")
+    (tmp_path / "dom.js").write_text("export const h = () => null; export const field = () => null; export const fill = () => null;\n")
     (tmp_path / "rules.mjs").write_text((SITE / "rules.js").read_text())
     (tmp_path / "case.mjs").write_text(f'import {{ typedValue, OPERATORS }} from "./rules.mjs";\n'
                                        f'console.log(JSON.stringify({{ value: typedValue({json.dumps(typed)}), operators: OPERATORS }}));')

@@ -25,8 +25,8 @@ outcome against the API.
   subscribers, the table equal to the API's results), new weights, stop, promote a winner (confirm).
 - Analytics under the editor: the funnel per version equal to the API's, a bar chart per version.
 
-The console bugs found are each one strict xfail test at the end (the assertion that fails, nothing
-else): versions listed oldest first under "newest first"; the text "null" in the validation panel, an
+The console bugs this module found each have a test of their own at the end (they were fixed):
+versions listed oldest first under "newest first"; the text "null" in the validation panel, an
 unpublished paywall's versions and a rules problem without paths; a texts save that leaves the
 preview stale; the results chart cutting off its right-most label; the rules count and the editor's
 heading not following a save.
@@ -394,7 +394,7 @@ def test_the_editor_validates_saves_resolves_conflicts_publishes_compares_and_ro
     # The console agrees that v3 is v1 again.
     compared = console.compare("1", "3")
     assert compared["summary"] == "0 JSON Patch operation(s) turn v1 into v3." and compared["caption"] == "No difference.", compared
-    console.screenshot("editor")
+    console.screenshot("workflow-editor")
 
     # A publish the server refuses: its errors listed by path beside the text.
     console.expected_failures.add((f"/v1/paywalls/{pw}/publish", 422))
@@ -477,7 +477,7 @@ def test_placements_assign_rules_and_the_dry_run(console, shop):
     assert [li.text for li in answer.find_elements(By.TAG_NAME, "li")] == ['not_matched — $.rules[0].when: compared (saw "free")']
     resolved = api(shop.dashboard.get("/v1/placements/workflow_home/resolve", params={"context.plan": "free"}))
     assert resolved["fallback"] is True and resolved["paywallId"] == main
-    console.screenshot("placements")
+    console.screenshot("workflow-placements")
     console.assert_clean()
 
 
@@ -552,7 +552,7 @@ def test_an_experiment_from_creation_to_promotion_with_its_results(console, shop
         return results
 
     check_results()
-    console.screenshot("experiments")
+    console.screenshot("workflow-experiments")
 
     # New weights.
     for name, weight in zip(names, (30, 70)):
@@ -685,8 +685,6 @@ def test_the_structure_preview_and_texts_follow_the_draft(console, shop):
 
 # --- what the console gets wrong -------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="console bug: editor.js lists the API's versions (newest first) reversed, so the "
-                                       "table captioned 'Published versions, newest first' shows the oldest first")
 def test_versions_are_listed_newest_first(console, shop):
     pw = shop.create_paywall("clean", name="Three versions")
     for note in ("first", "second", "third"):
@@ -698,8 +696,6 @@ def test_versions_are_listed_newest_first(console, shop):
     assert [[r[0], r[2]] for r in rows] == [["v3", "third"], ["v2", "second"], ["v1", "first"]], rows
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: editor.js renderIssues passes null to replaceChildren when there "
-                                       "is no problem, which the DOM inserts as the text 'null' under 'Validation: no problems'")
 def test_the_validation_panel_without_problems_shows_only_that(console, shop):
     pw = shop.create_paywall("clean", name="No problems")
     console.open_editor(pw, "No problems")
@@ -708,9 +704,6 @@ def test_the_validation_panel_without_problems_shows_only_that(console, shop):
     assert shown == "Validation: no problems"
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: a save in the texts grid reloads the editor's text but not the "
-                                       "preview (editor.js passes texts.js a `saved` callback without preview.refresh()), "
-                                       "while docs/console.md says the preview refreshes on every save")
 def test_a_texts_save_refreshes_the_preview(console, shop):
     pw = shop.create_paywall("clean", name="Texts and preview")
     console.open_editor(pw, "Texts and preview")
@@ -727,8 +720,6 @@ def test_a_texts_save_refreshes_the_preview(console, shop):
     console.until(lambda: "Think freely with Notes Pro" in frame_text(console, frame), "the saved text in the preview", timeout=5)
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: editor.js refreshVersions passes null (no Compare form) to "
-                                       "replaceChildren for a paywall never published: the text 'null' after 'Not published yet.'")
 def test_an_unpublished_paywalls_versions_say_only_so(console, shop):
     pw = shop.create_paywall("clean", name="Never published")
     console.open_editor(pw, "Never published")
@@ -739,8 +730,6 @@ def test_an_unpublished_paywalls_versions_say_only_so(console, shop):
     assert shown == "VersionsNot published yet."
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: placements.js shows the text 'null' after a problem without "
-                                       "per-path errors (replaceChildren(problemBox, null)), e.g. the placement deleted meanwhile")
 def test_a_rules_problem_without_paths_shows_only_the_problem(console, shop):
     paywall = shop.create_paywall("clean", name="Gone placement offer")
     shop.publish(paywall)
@@ -756,9 +745,6 @@ def test_a_rules_problem_without_paths_shows_only_the_problem(console, shop):
     assert feedback.get_property("textContent") == feedback.find_element(By.CSS_SELECTOR, ".problem").get_property("textContent")
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: experiments.js resultsChart writes each rate's label 6 px right of "
-                                       "its interval's end, and the widest interval ends at the chart's right edge "
-                                       "(x = width - 20), so that label ('50.0%') is cut off by the SVG's viewBox ('50')")
 def test_every_label_of_the_results_chart_is_inside_it(console, shop):
     control, challenger = shop.create_paywall("clean", name="Label control"), shop.create_paywall("clean", name="Label challenger")
     shop.publish(control)
@@ -782,8 +768,6 @@ def test_every_label_of_the_results_chart_is_inside_it(console, shop):
     assert outside == [], outside
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: placements.js writes a placement's rule count into its <summary> "
-                                       "once; after 'Save rules' it still says 'Rules of KEY (0)' with one rule saved")
 def test_the_rules_summary_counts_the_saved_rules(console, shop):
     paywall = shop.create_paywall("clean", name="Counted offer")
     shop.publish(paywall)
@@ -802,8 +786,6 @@ def test_the_rules_summary_counts_the_saved_rules(console, shop):
     assert card.find_element(By.TAG_NAME, "summary").text == "Rules of workflow_counted (1)"
 
 
-@pytest.mark.xfail(strict=True, reason="console bug: editor.js sets its heading from the draft's name on load only; a "
-                                       "save that renames the paywall (the draft's name is the paywall's) leaves the old name")
 def test_the_editors_heading_follows_a_saved_rename(console, shop):
     pw = shop.create_paywall("clean", name="Before the rename")
     console.open_editor(pw, "Before the rename")

@@ -1,6 +1,6 @@
 // The console's shell: the session, the navigation and a hash router (#/paywalls, #/keys, …).
 import { credential, signOut } from "./api.js";
-import { h, show } from "./dom.js";
+import { h, show, fill } from "./dom.js";
 import { signInView } from "./signin.js";
 import { paywallsView } from "./paywalls.js";
 import { keysView } from "./keys.js";
@@ -41,8 +41,8 @@ function renderNav(sections, current) {
 
 function renderSession(session) {
   const box = document.getElementById("session");
-  if (!session) return box.replaceChildren();
-  box.replaceChildren(
+  if (!session) return fill(box);
+  fill(box, 
     h("span", { class: "who" }, session.kind === "admin" ? "Admin token" : "App secret key"),
     h("button", { type: "button", class: "secondary", onclick: () => { signOut(); history.replaceState(null, "", location.pathname); start(); } }, "Sign out"));
 }

@@ -1,6 +1,6 @@
 // The admin's view: every app, create one (its two keys shown once), archive.
 import { get, post, del } from "./api.js";
-import { h, show, field, problemBox, time, announce } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
 
 export async function appsView() {
   const list = h("div", {});
@@ -11,10 +11,10 @@ export async function appsView() {
     class: "card",
     onsubmit: async (event) => {
       event.preventDefault();
-      errors.replaceChildren();
+      fill(errors);
       try {
         const app = await post("/v1/apps", { name: name.value });
-        created.replaceChildren(h("div", { class: "notice" },
+        fill(created, h("div", { class: "notice" },
           h("p", {}, `App “${app.name}” created. Copy its keys now: they are shown this once.`),
           h("dl", {},
             h("dt", {}, "Secret key"), h("dd", {}, h("code", { class: "secret", "data-testid": "app-secret-key" }, app.secretKey)),
@@ -23,7 +23,7 @@ export async function appsView() {
         name.value = "";
         await refresh();
       } catch (error) {
-        errors.replaceChildren(problemBox(error));
+        fill(errors, problemBox(error));
       }
     },
   }, h("h2", {}, "New app"), field("Name", name), errors, h("button", { type: "submit" }, "Create app"));
@@ -31,7 +31,7 @@ export async function appsView() {
   async function refresh() {
     try {
       const page = await get("/v1/apps?limit=200");
-      list.replaceChildren(h("table", {},
+      fill(list, h("table", {},
         h("caption", {}, "Apps"),
         h("thead", {}, h("tr", {}, ["Name", "Id", "Created", "Status", ""].map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, page.apps.map((app) => h("tr", {},
@@ -46,12 +46,12 @@ export async function appsView() {
                 announce("App archived.");
                 await refresh();
               } catch (error) {
-                errors.replaceChildren(problemBox(error));
+                fill(errors, problemBox(error));
               }
             },
           }, "Archive")))))));
     } catch (error) {
-      list.replaceChildren(problemBox(error));
+      fill(list, problemBox(error));
     }
   }
 

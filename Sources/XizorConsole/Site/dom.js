@@ -16,10 +16,16 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
+/** Replaces an element's children, skipping the null, undefined and false of conditional parts
+ * (which `replaceChildren` would insert as text). */
+export function fill(element, ...children) {
+  element.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+}
+
 /** Replaces the main region's content and moves focus to its heading, for keyboard and screen readers. */
 export function show(...children) {
   const main = document.getElementById("main");
-  main.replaceChildren(...children);
+  fill(main, ...children);
   const heading = main.querySelector("h1");
   if (heading) {
     heading.setAttribute("tabindex", "-1");

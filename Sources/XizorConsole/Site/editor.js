@@ -2,7 +2,7 @@
 // save under If-Match (a conflict offers reload or overwrite), publish with a note, and versions
 // with their diff and rollback.
 import { get, post, ApiError } from "./api.js";
-import { h, show, field, problemBox, time, announce } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
 import { analyticsSection } from "./analytics.js";
 import { textsSection } from "./texts.js";
@@ -38,13 +38,13 @@ export async function editorView(paywallId) {
   }
 
   function renderTree(document) {
-    structure.replaceChildren(h("h2", {}, "Structure"), tree(document, (nodePath) => reveal(nodePath)));
+    fill(structure, h("h2", {}, "Structure"), tree(document, (nodePath) => reveal(nodePath)));
   }
 
   /** The theme's colours, each a colour input that rewrites its value in the text. */
   function renderColors(document) {
     const palette = document?.theme?.colors ?? {};
-    colors.replaceChildren(h("h2", {}, "Theme colours"), h("div", { class: "swatches" }, Object.entries(palette)
+    fill(colors, h("h2", {}, "Theme colours"), h("div", { class: "swatches" }, Object.entries(palette)
       .filter(([, value]) => typeof value === "string" && /^#[0-9a-fA-F]{6}$/.test(value))
       .map(([name, value]) => {
         const input = h("input", { type: "color", value, "aria-label": `Colour ${name}` });
@@ -80,7 +80,7 @@ export async function editorView(paywallId) {
     if (parseError) items.push(issueButton({ path: "$", message: parseError.message, code: "invalid_json" }, "error", parseError.offset));
     for (const issue of validation?.errors ?? []) items.push(issueButton(issue, "error"));
     for (const issue of validation?.warnings ?? []) items.push(issueButton(issue, "warning"));
-    issues.replaceChildren(
+    fill(issues, 
       h("h2", {}, items.length ? `Validation: ${(validation?.errors?.length ?? 0) + (parseError ? 1 : 0)} errors, ${validation?.warnings?.length ?? 0} warnings` : "Validation: no problems"),
       items.length ? h("ul", {}, items) : null);
   }
@@ -122,13 +122,13 @@ export async function editorView(paywallId) {
       try {
         renderIssues(await post("/v1/validate", document));
       } catch (error) {
-        feedback.replaceChildren(problemBox(error));
+        fill(feedback, problemBox(error));
       }
     }, 350);
   }
 
   async function save(overwrite = false) {
-    feedback.replaceChildren();
+    fill(feedback);
     let document;
     try {
       document = locate(text.value).value;
@@ -147,24 +147,25 @@ export async function editorView(paywallId) {
       if (!response.ok) throw new ApiError(response.status, body);
       etag = response.headers.get("ETag");
       loaded = body.document;
+      title.textContent = `Edit “${body.document.name ?? paywallId}”`;
       renderIssues(body.validation);
       announce(`Saved (revision ${body.revision}).`);
       await preview.refresh();
     } catch (error) {
-      feedback.replaceChildren(problemBox(error));
+      fill(feedback, problemBox(error));
     }
   }
 
   function conflict() {
-    feedback.replaceChildren(h("div", { class: "problem", role: "alert" },
+    fill(feedback, h("div", { class: "problem", role: "alert" },
       h("p", {}, "Someone saved this draft since you loaded it."),
-      h("button", { type: "button", class: "secondary", onclick: async () => { feedback.replaceChildren(); await load(); announce("Reloaded."); } }, "Reload theirs"),
+      h("button", { type: "button", class: "secondary", onclick: async () => { fill(feedback); await load(); announce("Reloaded."); } }, "Reload theirs"),
       " ",
       h("button", { type: "button", class: "danger", onclick: () => save(true) }, "Overwrite with mine")));
   }
 
   async function publish() {
-    feedback.replaceChildren();
+    fill(feedback);
     try {
       const body = note.value.trim() ? { note: note.value.trim() } : {};
       const version = await post(`${path}/publish`, body);
@@ -174,7 +175,7 @@ export async function editorView(paywallId) {
     } catch (error) {
       const listed = error instanceof ApiError && error.errors.length > 0;
       if (listed) renderIssues({ errors: error.errors, warnings: [] });
-      feedback.replaceChildren(problemBox(error, { listErrors: !listed }));
+      fill(feedback, problemBox(error, { listErrors: !listed }));
     }
   }
 
@@ -184,12 +185,12 @@ export async function editorView(paywallId) {
       const from = h("select", { name: "from" }, items.map((v) => h("option", { value: v.version }, `v${v.version}`)));
       const to = h("select", { name: "to" }, h("option", { value: "draft" }, "draft"), items.map((v) => h("option", { value: v.version }, `v${v.version}`)));
       const diff = h("div", {});
-      versions.replaceChildren(
+      fill(versions, 
         h("h2", {}, "Versions"),
         items.length === 0 ? h("p", {}, "Not published yet.") : h("table", {},
           h("caption", {}, "Published versions, newest first"),
           h("thead", {}, h("tr", {}, ["Version", "Published", "Note", ""].map((c) => h("th", { scope: "col" }, c)))),
-          h("tbody", {}, [...items].reverse().map((v) => h("tr", {},
+          h("tbody", {}, items.map((v) => h("tr", {},
             h("td", {}, `v${v.version}`, v.rolledBackFrom ? ` (rollback to v${v.rolledBackFrom})` : ""),
             h("td", {}, time(v.publishedAt)), h("td", {}, v.note || "—"),
             h("td", {}, h("button", { type: "button", class: "secondary", "aria-label": `Roll back to v${v.version}`,
@@ -202,16 +203,16 @@ export async function editorView(paywallId) {
             const [before, after, answer] = await Promise.all([documentOf(from.value), documentOf(to.value),
               get(`${path}/diff?from=${from.value}&to=${to.value}`)]);
             const name = (which) => which === "draft" ? "the draft" : `v${which}`;
-            diff.replaceChildren(
+            fill(diff, 
               h("p", {}, `${answer.operations.length} JSON Patch operation(s) turn ${name(from.value)} into ${name(to.value)}.`),
               sideBySide(before, after, { leftTitle: name(from.value), rightTitle: name(to.value) }));
           } catch (error) {
-            diff.replaceChildren(problemBox(error));
+            fill(diff, problemBox(error));
           }
         } }, field("From", from), field("To", to), h("button", { type: "submit", class: "secondary" }, "Compare")) : null,
         diff);
     } catch (error) {
-      versions.replaceChildren(problemBox(error));
+      fill(versions, problemBox(error));
     }
   }
 
@@ -222,7 +223,7 @@ export async function editorView(paywallId) {
       announce(answer.unchanged ? `v${version} is live already.` : `Rolled back: v${answer.version} is live.`);
       await refreshVersions();
     } catch (error) {
-      feedback.replaceChildren(problemBox(error));
+      fill(feedback, problemBox(error));
     }
   }
 
@@ -242,11 +243,11 @@ export async function editorView(paywallId) {
   try {
     await load();
   } catch (error) {
-    feedback.replaceChildren(problemBox(error));
+    fill(feedback, problemBox(error));
   }
   await preview.refresh();
-  const refreshTexts = async () => textsBox.replaceChildren(await textsSection({
-    path, authorization, etag: () => etag, saved: async () => { await load(); await refreshTexts(); } }));
+  const refreshTexts = async () => fill(textsBox, await textsSection({
+    path, authorization, etag: () => etag, saved: async () => { await load(); await refreshTexts(); await preview.refresh(); } }));
   await refreshTexts();
   await refreshVersions();
   versions.after(await analyticsSection(paywallId));

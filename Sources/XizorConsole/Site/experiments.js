@@ -1,7 +1,7 @@
 // Experiments: create (variants, weights, holdout), start, stop, re-weight, promote, and the
 // results with their 95 % intervals drawn as a chart (SVG, no library).
 import { get, post, put, ApiError } from "./api.js";
-import { h, show, field, problemBox, time, announce } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -17,7 +17,7 @@ export function resultsChart(results) {
   const rows = results.variants.filter((v) => v.conversionRate !== null);
   if (rows.length === 0) return h("p", {}, "No subscriber has seen a variant yet.");
   const top = Math.max(...rows.map((v) => v.confidenceInterval[1]), 0.01);
-  const width = 560, left = 130, right = 20, rowHeight = 34, height = rows.length * rowHeight + 30;
+  const width = 600, left = 130, right = 60, rowHeight = 34, height = rows.length * rowHeight + 30;
   const x = (rate) => left + (rate / top) * (width - left - right);
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "chart",
     "aria-label": `Conversion rate per variant with 95% intervals: ${rows.map((v) => `${v.name} ${(v.conversionRate * 100).toFixed(1)}%`).join(", ")}` });
@@ -53,7 +53,7 @@ export async function experimentsView() {
     class: "card",
     onsubmit: async (event) => {
       event.preventDefault();
-      errors.replaceChildren();
+      fill(errors);
       const variants = [...variantRows.children].map((row) => ({
         paywallId: row.querySelector("select").value, weight: Number(row.querySelector("input").value) }));
       const body = { variants, holdoutWeight: Number(holdout.value) || 0 };
@@ -63,7 +63,7 @@ export async function experimentsView() {
         announce("Experiment created.");
         await refresh();
       } catch (error) {
-        errors.replaceChildren(problemBox(error));
+        fill(errors, problemBox(error));
       }
     },
   }, h("h2", {}, "New experiment"), field("Name", name), variantRows,
@@ -71,7 +71,7 @@ export async function experimentsView() {
   field("Holdout weight", holdout, "Subscribers in the holdout are shown nothing."), errors, h("button", { type: "submit" }, "Create experiment"));
 
   const act = (promise, message) => promise.then(async () => { announce(message); await refresh(); })
-    .catch((error) => errors.replaceChildren(problemBox(error)));
+    .catch((error) => fill(errors, problemBox(error)));
 
   function card(experiment) {
     const base = `/v1/experiments/${encodeURIComponent(experiment.id)}`;
@@ -97,7 +97,7 @@ export async function experimentsView() {
         h("button", { type: "button", class: "secondary", onclick: async () => {
           try {
             const answer = await get(`${base}/results`);
-            results.replaceChildren(h("h3", {}, "Results (production events)"), resultsChart(answer),
+            fill(results, h("h3", {}, "Results (production events)"), resultsChart(answer),
               h("table", {}, h("caption", {}, "Per variant"),
                 h("thead", {}, h("tr", {}, ["Variant", "Subscribers", "Conversions", "Rate (95% CI)", "P(beats control)", "P(best)"].map((c) => h("th", { scope: "col" }, c)))),
                 h("tbody", {}, answer.variants.map((v) => h("tr", {},
@@ -106,7 +106,7 @@ export async function experimentsView() {
                   h("td", {}, v.probabilityToBeatControl === null ? "—" : `${(v.probabilityToBeatControl * 100).toFixed(0)}%`),
                   h("td", {}, v.probabilityToBeBest === null ? "—" : `${(v.probabilityToBeBest * 100).toFixed(0)}%`))))));
           } catch (error) {
-            results.replaceChildren(problemBox(error));
+            fill(results, problemBox(error));
           }
         } }, "Show results")),
       results);
@@ -115,9 +115,9 @@ export async function experimentsView() {
   async function refresh() {
     try {
       const { items } = await get("/v1/experiments");
-      list.replaceChildren(items.length === 0 ? h("p", {}, "No experiments yet.") : h("div", {}, items.map(card)));
+      fill(list, items.length === 0 ? h("p", {}, "No experiments yet.") : h("div", {}, items.map(card)));
     } catch (error) {
-      list.replaceChildren(problemBox(error));
+      fill(list, problemBox(error));
     }
   }
 
@@ -125,7 +125,7 @@ export async function experimentsView() {
   try {
     paywalls = (await get("/v1/paywalls?limit=200")).items;
   } catch (error) {
-    errors.replaceChildren(problemBox(error));
+    fill(errors, problemBox(error));
   }
   addVariant();
   addVariant();

@@ -1,6 +1,6 @@
 // The app's keys: list (prefixes only), create (the key shown once), revoke.
 import { get, post, del } from "./api.js";
-import { h, show, field, problemBox, time, announce } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
 
 const SCOPES = ["read", "drafts", "publish", "placements", "experiments", "analytics", "keys", "webhooks"];
 
@@ -16,7 +16,7 @@ export async function keysView() {
     class: "card",
     onsubmit: async (event) => {
       event.preventDefault();
-      errors.replaceChildren();
+      fill(errors);
       const body = { kind: kind.value };
       if (label.value.trim()) body.label = label.value.trim();
       const scopes = scopeBoxes.filter((box) => box.checked).map((box) => box.value);
@@ -24,7 +24,7 @@ export async function keysView() {
       if (kind.value === "public" && sandbox.checked) body.environment = "sandbox";
       try {
         const key = await post("/v1/keys", body);
-        created.replaceChildren(h("div", { class: "notice" },
+        fill(created, h("div", { class: "notice" },
           h("p", {}, "Copy the new key now: it is shown this once."),
           h("code", { class: "secret", "data-testid": "new-key" }, key.key)));
         announce("Key created.");
@@ -32,7 +32,7 @@ export async function keysView() {
         for (const box of [...scopeBoxes, sandbox]) box.checked = false;
         await refresh();
       } catch (error) {
-        errors.replaceChildren(problemBox(error));
+        fill(errors, problemBox(error));
       }
     },
   },
@@ -48,7 +48,7 @@ export async function keysView() {
   async function refresh() {
     try {
       const page = await get("/v1/keys?limit=200");
-      list.replaceChildren(h("table", {},
+      fill(list, h("table", {},
         h("caption", {}, "Keys of this app"),
         h("thead", {}, h("tr", {}, ["Prefix", "Kind", "Label", "Scopes", "Created", "Status", ""].map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, page.keys.map((key) => h("tr", {},
@@ -67,12 +67,12 @@ export async function keysView() {
                 announce("Key revoked.");
                 await refresh();
               } catch (error) {
-                errors.replaceChildren(problemBox(error));
+                fill(errors, problemBox(error));
               }
             },
           }, "Revoke")))))));
     } catch (error) {
-      list.replaceChildren(problemBox(error));
+      fill(list, problemBox(error));
     }
   }
 

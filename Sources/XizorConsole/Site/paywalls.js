@@ -1,6 +1,6 @@
 // Paywalls: the list with each one's status, create from a template, rename, archive.
 import { get, post, patch, del } from "./api.js";
-import { h, show, field, problemBox, time, announce } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
 
 export async function paywallsView() {
   const list = h("div", {});
@@ -11,7 +11,7 @@ export async function paywallsView() {
     class: "card",
     onsubmit: async (event) => {
       event.preventDefault();
-      errors.replaceChildren();
+      fill(errors);
       const body = {};
       if (name.value.trim()) body.name = name.value.trim();
       if (template.value) body.template = template.value;
@@ -21,7 +21,7 @@ export async function paywallsView() {
         name.value = "";
         await refresh();
       } catch (error) {
-        errors.replaceChildren(problemBox(error));
+        fill(errors, problemBox(error));
       }
     },
   },
@@ -53,7 +53,7 @@ export async function paywallsView() {
         announce("Renamed.");
         await refresh();
       } catch (error) {
-        errors.replaceChildren(problemBox(error));
+        fill(errors, problemBox(error));
       }
     };
   }
@@ -67,7 +67,7 @@ export async function paywallsView() {
         announce("Archived.");
         await refresh();
       } catch (error) {
-        errors.replaceChildren(problemBox(error));
+        fill(errors, problemBox(error));
       }
     };
   }
@@ -81,7 +81,7 @@ export async function paywallsView() {
         items.push(...page.items);
         cursor = page.nextCursor;
       } while (cursor);
-      list.replaceChildren(items.length === 0
+      fill(list, items.length === 0
         ? h("p", {}, "No paywalls yet: create one from a template below.")
         : h("table", {},
           h("caption", {}, "Paywalls of this app"),
@@ -97,7 +97,7 @@ export async function paywallsView() {
               h("button", { type: "button", class: "secondary", "aria-label": `Rename ${paywall.name}`, onclick: rename(paywall) }, "Rename"),
               h("button", { type: "button", class: "danger", "aria-label": `Archive ${paywall.name}`, onclick: archive(paywall) }, "Archive"))))))));
     } catch (error) {
-      list.replaceChildren(problemBox(error));
+      fill(list, problemBox(error));
     }
   }
 
@@ -106,7 +106,7 @@ export async function paywallsView() {
     const { templates } = await get("/v1/templates");
     template.append(...templates.map((t) => h("option", { value: t.name }, t.title)));
   } catch (error) {
-    errors.replaceChildren(problemBox(error));
+    fill(errors, problemBox(error));
   }
   await refresh();
 }

@@ -1,7 +1,7 @@
 // Placements: each with its paywall and rules; assign a paywall, edit the ordered rules (JSON, with
 // every error selected by its path), delete; and the resolve dry run with its trace.
 import { get, put, del, ApiError } from "./api.js";
-import { h, show, field, problemBox, time, announce } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
 import { ruleBuilder } from "./rules.js";
 
@@ -16,14 +16,14 @@ export async function placementsView() {
     class: "card",
     onsubmit: async (event) => {
       event.preventDefault();
-      errors.replaceChildren();
+      fill(errors);
       try {
         await put(`/v1/placements/${encodeURIComponent(key.value.trim())}`, { paywallId: paywall.value });
         announce("Placement saved.");
         key.value = "";
         await refresh();
       } catch (error) {
-        errors.replaceChildren(problemBox(error));
+        fill(errors, problemBox(error));
       }
     },
   }, h("h2", {}, "Assign a placement"), field("Placement key", key, "What the app passes to present(…): onboarding, settings_upsell."),
@@ -33,6 +33,7 @@ export async function placementsView() {
 
   function rulesEditor(placement) {
     const text = h("textarea", { class: "code", rows: "12", spellcheck: "false" });
+    const summary = h("summary", {}, `Rules of ${placement.key} (${placement.rules.length})`);
     text.value = JSON.stringify(placement.rules, null, 2);
     const feedback = h("div", {});
     const select = (path) => {
@@ -48,23 +49,24 @@ export async function placementsView() {
       }
     };
     const save = async () => {
-      feedback.replaceChildren();
+      fill(feedback);
       let rules;
       try {
         rules = locate(text.value).value;
       } catch (error) {
-        feedback.replaceChildren(h("p", { class: "problem", role: "alert" }, error.message));
+        fill(feedback, h("p", { class: "problem", role: "alert" }, error.message));
         return select("$");
       }
       try {
         const saved = await put(`/v1/placements/${encodeURIComponent(placement.key)}/rules`, { rules });
         text.value = JSON.stringify(saved.rules, null, 2);
+        summary.textContent = `Rules of ${placement.key} (${saved.rules.length})`;
         drawBuilder();
         announce("Rules saved.");
-        if (saved.warnings?.length) feedback.replaceChildren(issueList(saved.warnings, "warning", select));
+        if (saved.warnings?.length) fill(feedback, issueList(saved.warnings, "warning", select));
       } catch (error) {
         const listed = error instanceof ApiError && error.errors.length > 0;
-        feedback.replaceChildren(problemBox(error, { listErrors: !listed }), listed ? issueList(error.errors, "error", select) : null);
+        fill(feedback, problemBox(error, { listErrors: !listed }), listed ? issueList(error.errors, "error", select) : null);
       }
     };
     // The builder and the text edit the same rules: the builder rewrites the text on every change;
@@ -72,12 +74,12 @@ export async function placementsView() {
     const builderBox = h("div", {});
     const drawBuilder = () => {
       let current;
-      try { current = locate(text.value).value; } catch (error) { return feedback.replaceChildren(h("p", { class: "problem", role: "alert" }, error.message)); }
-      if (!Array.isArray(current)) return feedback.replaceChildren(h("p", { class: "problem", role: "alert" }, "The rules are a JSON array."));
-      builderBox.replaceChildren(ruleBuilder(current, (next) => { text.value = JSON.stringify(next, null, 2); }, paywalls));
+      try { current = locate(text.value).value; } catch (error) { return fill(feedback, h("p", { class: "problem", role: "alert" }, error.message)); }
+      if (!Array.isArray(current)) return fill(feedback, h("p", { class: "problem", role: "alert" }, "The rules are a JSON array."));
+      fill(builderBox, ruleBuilder(current, (next) => { text.value = JSON.stringify(next, null, 2); }, paywalls));
     };
     drawBuilder();
-    return h("details", {}, h("summary", {}, `Rules of ${placement.key} (${placement.rules.length})`),
+    return h("details", {}, summary,
       h("p", { class: "hint" }, "Rules are tried in order; the first whose condition matches decides (docs/targeting.md). Caps and anything else not drawn here can be written in the JSON below."),
       builderBox,
       field(`Rules of ${placement.key} (JSON)`, text),
@@ -113,13 +115,13 @@ export async function placementsView() {
         if (subscriber.value.trim()) query.append("subscriberId", subscriber.value.trim());
         try {
           const result = await get(`/v1/placements/${encodeURIComponent(placement.key)}/resolve?${query}`);
-          answer.replaceChildren(h("div", { class: "notice" },
+          fill(answer, h("div", { class: "notice" },
             h("p", {}, result.fallback ? "No rule matched: the placement's own paywall answers, " : `Rule ${result.matchedRule} matched: `,
               h("strong", {}, paywallName(result.paywallId)), result.version ? ` v${result.version}` : ""),
             h("ol", { start: "0" }, (result.trace ?? []).map((step) => h("li", {}, h("code", {}, step.outcome),
               step.failed ? ` — ${step.failed.path}: ${step.failed.reason}${step.failed.saw !== undefined ? ` (saw ${JSON.stringify(step.failed.saw)})` : ""}` : "")))));
         } catch (error) {
-          answer.replaceChildren(problemBox(error));
+          fill(answer, problemBox(error));
         }
       },
     }, h("h3", {}, `Dry run of ${placement.key}`), field("Context", context, "key=value pairs, comma-separated"),
@@ -130,7 +132,7 @@ export async function placementsView() {
   async function refresh() {
     try {
       const { items } = await get("/v1/placements");
-      list.replaceChildren(items.length === 0 ? h("p", {}, "No placements yet.") : h("div", {}, items.map((placement) =>
+      fill(list, items.length === 0 ? h("p", {}, "No placements yet.") : h("div", {}, items.map((placement) =>
         h("section", { class: "card", "aria-labelledby": `placement-${placement.key}` },
           h("h2", { id: `placement-${placement.key}` }, placement.key),
           h("p", {}, "Serves ", h("strong", {}, paywallName(placement.paywallId)),
@@ -138,20 +140,20 @@ export async function placementsView() {
             h("button", { type: "button", class: "danger", "aria-label": `Delete placement ${placement.key}`, onclick: async () => {
               if (!confirm(`Delete the placement ${placement.key}? Apps asking for it get 404.`)) return;
               try { await del(`/v1/placements/${encodeURIComponent(placement.key)}`); announce("Deleted."); await refresh(); }
-              catch (error) { errors.replaceChildren(problemBox(error)); }
+              catch (error) { fill(errors, problemBox(error)); }
             } }, "Delete")),
           rulesEditor(placement), dryRun(placement)))));
     } catch (error) {
-      list.replaceChildren(problemBox(error));
+      fill(list, problemBox(error));
     }
   }
 
   show(h("h1", {}, "Placements"), list, form);
   try {
     paywalls = (await get("/v1/paywalls?limit=200")).items;
-    paywall.replaceChildren(...paywalls.map((p) => h("option", { value: p.id }, p.name)));
+    fill(paywall, ...paywalls.map((p) => h("option", { value: p.id }, p.name)));
   } catch (error) {
-    errors.replaceChildren(problemBox(error));
+    fill(errors, problemBox(error));
   }
   await refresh();
 }

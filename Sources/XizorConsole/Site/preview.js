@@ -2,7 +2,7 @@
 // cannot send the key), at a device's size, light or dark, in any of the paywall's locales, with
 // context values and editable sample prices.
 import { post } from "./api.js";
-import { h, field, problemBox } from "./dom.js";
+import { h, field, problemBox, fill } from "./dom.js";
 
 const DEVICES = [["small-phone", "Small phone (375 × 667)"], ["large-phone", "Large phone (430 × 932)"], ["tablet", "Tablet (820 × 1180)"]];
 
@@ -20,18 +20,18 @@ export function previewSection(paywallPath, document) {
     const draft = document() ?? {};
     const locales = Array.isArray(draft.locales) ? draft.locales : [];
     const chosen = locale.value;
-    locale.replaceChildren(...locales.map((tag) => h("option", { value: tag }, tag)));
+    fill(locale, ...locales.map((tag) => h("option", { value: tag }, tag)));
     if (locales.includes(chosen)) locale.value = chosen;
     else if (draft.defaultLocale) locale.value = draft.defaultLocale;
     const kept = Object.fromEntries([...prices.querySelectorAll("input")].map((input) => [input.name, input.value]));
     const slots = (Array.isArray(draft.products) ? draft.products : []).map((product) => product.slot).filter((slot) => typeof slot === "string");
-    prices.replaceChildren(h("legend", {}, "Sample prices (empty: the sample's)"),
+    fill(prices, h("legend", {}, "Sample prices (empty: the sample's)"),
       ...slots.map((slot) => field(`Price of ${slot}`, h("input", { name: slot, value: kept[slot] ?? "", placeholder: "$4.99" }))));
   }
 
   async function refresh() {
     sync();
-    feedback.replaceChildren();
+    fill(feedback);
     frame.className = `device ${device.value}`;
     const options = { colorScheme: scheme.value };
     if (locale.value) options.locale = locale.value;
@@ -49,7 +49,7 @@ export function previewSection(paywallPath, document) {
       const link = await post(`${paywallPath}/preview-link`, options);
       frame.src = link.url;
     } catch (error) {
-      feedback.replaceChildren(problemBox(error));
+      fill(feedback, problemBox(error));
     }
   }
 

@@ -2,7 +2,7 @@
 // comparisons (key, operator, value), audiences and rollouts, with its target and schedule. It
 // edits the same JSON the rules' text area holds (the text stays what is saved), so anything the
 // builder does not draw can still be written by hand.
-import { h, field } from "./dom.js";
+import { h, field, fill } from "./dom.js";
 
 export const OPERATORS = ["eq", "ne", "in", "not_in", "exists", "gt", "gte", "lt", "lte", "starts_with", "between",
   "semver_eq", "semver_gt", "semver_gte", "semver_lt", "semver_lte"];
@@ -83,7 +83,7 @@ export function ruleBuilder(rules, changed, paywalls) {
   const root = h("div", { class: "rule-builder" });
   function render(current) {
     const set = (next) => { changed(next); render(next); };
-    root.replaceChildren(
+    fill(root, 
       ...current.map((rule, i) => {
         const update = (patch) => set(current.map((r, k) => k === i ? { ...r, ...patch } : r));
         const target = h("select", { "aria-label": `Rule ${i}: paywall` },

@@ -1,6 +1,6 @@
 // Sign in with an app's secret key or the admin token: checked against the API before it is kept.
 import { get, signIn } from "./api.js";
-import { h, show, field, problemBox } from "./dom.js";
+import { h, show, field, problemBox, fill } from "./dom.js";
 
 export function signInView(done) {
   const kind = h("select", { name: "kind" },
@@ -12,7 +12,7 @@ export function signInView(done) {
     class: "card narrow",
     onsubmit: async (event) => {
       event.preventDefault();
-      errors.replaceChildren();
+      fill(errors);
       const value = token.value.trim();
       try {
         // The key is tried on a read it may make: the app's keys, or the admin's apps.
@@ -23,7 +23,7 @@ export function signInView(done) {
         history.replaceState(null, "", `#/${kind.value === "admin" ? "apps" : "paywalls"}`);
         done();
       } catch (error) {
-        errors.replaceChildren(problemBox(error));
+        fill(errors, problemBox(error));
         token.focus();
       }
     },

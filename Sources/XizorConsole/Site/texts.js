@@ -1,7 +1,7 @@
 // The draft's texts as a grid: a row per text path, a column per locale, missing entries marked,
 // stale translations flagged; each locale's column saved on its own under If-Match.
 import { get, ApiError } from "./api.js";
-import { h, problemBox, announce } from "./dom.js";
+import { h, problemBox, announce, fill } from "./dom.js";
 
 /** `context`: {path (API base of the paywall), authorization(), etag(), saved(etag)} from the editor. */
 export async function textsSection(context) {
@@ -33,7 +33,7 @@ export async function textsSection(context) {
       h("button", { type: "button", class: "secondary", onclick: () => save(locale) }, `Save ${locale}`))))));
 
   async function save(locale) {
-    feedback.replaceChildren();
+    fill(feedback);
     const changed = {};
     for (const { path, input, before } of inputs.get(locale) ?? []) if (input.value !== before && input.value !== "") changed[path] = input.value;
     if (Object.keys(changed).length === 0) return announce(`No change in ${locale}.`);
@@ -42,7 +42,7 @@ export async function textsSection(context) {
       body: JSON.stringify({ texts: changed }),
     });
     const body = await response.json();
-    if (!response.ok) return feedback.replaceChildren(problemBox(new ApiError(response.status, body)));
+    if (!response.ok) return fill(feedback, problemBox(new ApiError(response.status, body)));
     for (const entry of inputs.get(locale)) if (entry.path in changed) { entry.before = changed[entry.path]; entry.input.classList.remove("missing"); }
     await context.saved(response.headers.get("ETag"));
     announce(`Saved ${Object.keys(changed).length} ${locale} text(s).`);
