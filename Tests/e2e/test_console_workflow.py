@@ -42,20 +42,16 @@ test on both databases, so the module is `driver_independent`.
 """
 import base64
 import json
-import os
-import pathlib
-import shutil
 import uuid
 
 import pytest
-from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from test_console import chromium, screenshots  # noqa: F401 (fixtures: one Chromium setup for the console's tests)
 from xizor_server import App, create_app
 
 pytestmark = pytest.mark.driver_independent
@@ -81,29 +77,7 @@ return t && {summary: t.parentElement.querySelector("p").textContent, caption: t
 
 # --- the browser -----------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def screenshots(tmp_path_factory):
-    folder = os.environ.get("XIZOR_CONSOLE_SCREENSHOTS")
-    path = pathlib.Path(folder) if folder else tmp_path_factory.mktemp("console-workflow-screenshots")
-    path.mkdir(parents=True, exist_ok=True)
-    print(f"console screenshots: {path}")
-    return path
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    assert chromium and driver_path, "chromium and chromium-driver must be installed (make deps)"
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900",
-                # Nothing leaves the machine: every host but the loopback server fails to resolve.
-                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    yield driver
-    driver.quit()
+# The browser and the screenshots' folder are test_console.py's fixtures (imported above).
 
 
 class Console:

@@ -1,7 +1,7 @@
 // The draft editor: the document as JSON with live validation (click an issue to go to its path),
 // save under If-Match (a conflict offers reload or overwrite), publish with a note, and versions
 // with their diff and rollback.
-import { get, post, ApiError } from "./api.js";
+import { get, post, credential, ApiError } from "./api.js";
 import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
 import { analyticsSection } from "./analytics.js";
@@ -69,8 +69,9 @@ export async function editorView(paywallId) {
     return { draft: body, etag: response.headers.get("ETag") };
   }
 
+  /** The session's key, for the calls that need the answer's ETag (api.js answers bodies only). */
   function authorization() {
-    const stored = JSON.parse(sessionStorage.getItem("xizor.console.credential") || "null");
+    const stored = credential();
     return stored ? { Authorization: `Bearer ${stored.token}` } : {};
   }
 
