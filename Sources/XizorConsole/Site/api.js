@@ -32,7 +32,12 @@ export function signOut() {
 }
 
 /** Calls the API with the session's credential; answers the parsed JSON (null for 204). */
-export async function call(method, path, { body, headers = {}, token } = {}) {
+export async function call(method, path, options = {}) {
+  return (await request(method, path, options)).body;
+}
+
+/** The same call, answering `{body, etag}`: for drafts, saved under `If-Match` with the ETag they were read with. */
+export async function request(method, path, { body, headers = {}, token } = {}) {
   const key = token ?? credential()?.token;
   const init = { method, headers: { ...headers }, cache: "no-store" };
   if (key) init.headers.Authorization = `Bearer ${key}`;
@@ -51,7 +56,7 @@ export async function call(method, path, { body, headers = {}, token } = {}) {
     }
   }
   if (!response.ok) throw new ApiError(response.status, parsed || {});
-  return parsed;
+  return { body: parsed, etag: response.headers.get("ETag") };
 }
 
 export const get = (path, options) => call("GET", path, options);

@@ -1,7 +1,7 @@
 // The draft editor: the document as JSON with live validation (click an issue to go to its path),
 // save under If-Match (a conflict offers reload or overwrite), publish with a note, and versions
 // with their diff and rollback.
-import { get, post, credential, ApiError } from "./api.js";
+import { get, post, request, ApiError } from "./api.js";
 import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
 import { analyticsSection } from "./analytics.js";
@@ -63,16 +63,8 @@ export async function editorView(paywallId) {
   }
 
   async function fetchDraft() {
-    const response = await fetch(`${path}/draft`, { headers: authorization(), cache: "no-store" });
-    const body = await response.json();
-    if (!response.ok) throw new ApiError(response.status, body);
-    return { draft: body, etag: response.headers.get("ETag") };
-  }
-
-  /** The session's key, for the calls that need the answer's ETag (api.js answers bodies only). */
-  function authorization() {
-    const stored = credential();
-    return stored ? { Authorization: `Bearer ${stored.token}` } : {};
+    const { body, etag: tag } = await request("GET", `${path}/draft`);
+    return { draft: body, etag: tag };
   }
 
   /** Errors and warnings with their paths; each a button that selects its place in the text. */
@@ -139,14 +131,15 @@ export async function editorView(paywallId) {
     }
     try {
       if (overwrite) etag = (await fetchDraft()).etag;
-      const response = await fetch(`${path}/draft`, {
-        method: "PUT", headers: { ...authorization(), "Content-Type": "application/json", "If-Match": etag },
-        body: JSON.stringify(document),
-      });
-      const body = await response.json();
-      if (response.status === 412) return conflict();
-      if (!response.ok) throw new ApiError(response.status, body);
-      etag = response.headers.get("ETag");
+      let answer;
+      try {
+        answer = await request("PUT", `${path}/draft`, { body: document, headers: { "If-Match": etag } });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 412) return conflict();
+        throw error;
+      }
+      const body = answer.body;
+      etag = answer.etag;
       loaded = body.document;
       title.textContent = `Edit “${body.document.name ?? paywallId}”`;
       renderIssues(body.validation);
@@ -248,7 +241,7 @@ export async function editorView(paywallId) {
   }
   await preview.refresh();
   const refreshTexts = async () => fill(textsBox, await textsSection({
-    path, authorization, etag: () => etag, saved: async () => { await load(); await refreshTexts(); await preview.refresh(); } }));
+    path, etag: () => etag, saved: async () => { await load(); await refreshTexts(); await preview.refresh(); } }));
   await refreshTexts();
   await refreshVersions();
   versions.after(await analyticsSection(paywallId));

@@ -1,9 +1,9 @@
 // The draft's texts as a grid: a row per text path, a column per locale, missing entries marked,
 // stale translations flagged; each locale's column saved on its own under If-Match.
-import { get, ApiError } from "./api.js";
+import { get, request } from "./api.js";
 import { h, problemBox, announce, fill } from "./dom.js";
 
-/** `context`: {path (API base of the paywall), authorization(), etag(), saved(etag)} from the editor. */
+/** `context`: {path (API base of the paywall), etag(), saved()} from the editor. */
 export async function textsSection(context) {
   const box = h("section", { "aria-labelledby": "texts-heading" }, h("h2", { id: "texts-heading" }, "Texts"));
   const feedback = h("div", {});
@@ -37,14 +37,14 @@ export async function textsSection(context) {
     const changed = {};
     for (const { path, input, before } of inputs.get(locale) ?? []) if (input.value !== before && input.value !== "") changed[path] = input.value;
     if (Object.keys(changed).length === 0) return announce(`No change in ${locale}.`);
-    const response = await fetch(`${context.path}/draft/texts/${encodeURIComponent(locale)}`, {
-      method: "PUT", headers: { ...context.authorization(), "Content-Type": "application/json", "If-Match": context.etag() },
-      body: JSON.stringify({ texts: changed }),
-    });
-    const body = await response.json();
-    if (!response.ok) return fill(feedback, problemBox(new ApiError(response.status, body)));
+    try {
+      await request("PUT", `${context.path}/draft/texts/${encodeURIComponent(locale)}`,
+        { body: { texts: changed }, headers: { "If-Match": context.etag() } });
+    } catch (error) {
+      return fill(feedback, problemBox(error));
+    }
     for (const entry of inputs.get(locale)) if (entry.path in changed) { entry.before = changed[entry.path]; entry.input.classList.remove("missing"); }
-    await context.saved(response.headers.get("ETag"));
+    await context.saved();
     announce(`Saved ${Object.keys(changed).length} ${locale} text(s).`);
   }
 
