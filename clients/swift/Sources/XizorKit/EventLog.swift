@@ -42,8 +42,14 @@ struct EventLog {
             let aside = file.appendingPathExtension("unreadable-\(Int(Date().timeIntervalSince1970))")
             do {
                 try FileManager.default.moveItem(at: file, to: aside)
-                try? FileManager.default.removeItem(at: headFile)  // its offset belongs to the file moved away
                 loaded.setAside = (aside.path, "\(error)")
+                // Its offset belongs to the file moved away: one left behind would skip the start of
+                // the next file, so a failure to remove it is reported with the rest.
+                if FileManager.default.fileExists(atPath: headFile.path) {
+                    do { try FileManager.default.removeItem(at: headFile) } catch let headError {
+                        loaded.setAside = (aside.path, "\(error); its read offset could not be removed: \(headError)")
+                    }
+                }
             } catch let moveError {
                 loaded.setAside = (file.path, "\(error); it could not be moved aside either: \(moveError)")
             }
