@@ -11,7 +11,8 @@ struct EventRoutes {
             tag: "sdk", requestBody: APISchemas.ref("EventBatch"),
             responses: [.json(202, "What was accepted, duplicated and rejected.", APISchemas.ref("EventOutcome"))])) { request, caller in
             let appID = caller.appID
-            let outcome = try services.events.ingest(appID: appID, batch: try request.jsonBody(), keyEnvironment: caller.environment)
+            try request.requireJSONContentType()
+            let outcome = try services.events.ingest(appID: appID, body: request.body, keyEnvironment: caller.environment)
             return APIResponse.json(outcome.json, status: .accepted)
         }
         routes.secret(.GET, "/v1/paywalls/:id/analytics", scope: .analytics, OperationDoc(

@@ -57,6 +57,16 @@ public final class EventService: Sendable {
         }
     }
 
+    /// A batch as the SDK sent it (the body's bytes): read directly when it has the form every SDK
+    /// sends (`EventBatchReader`), else parsed as JSON and validated field by field, which is where
+    /// every error is reported.
+    public func ingest(appID: String, body: [UInt8], keyEnvironment: DataEnvironment = .production) throws -> Outcome {
+        if let events = EventBatchReader.read(body) {
+            return try store(appID: appID, events.enumerated().map { ($0.offset, $0.element) }, rejected: [], keyEnvironment: keyEnvironment)
+        }
+        return try ingest(appID: appID, batch: try JSONBody.parse(body), keyEnvironment: keyEnvironment)
+    }
+
     /// `keyEnvironment`: a sandbox key's events are all sandbox; a production key's are what each says.
     public func ingest(appID: String, batch: JSONValue, keyEnvironment: DataEnvironment = .production) throws -> Outcome {
         guard let events = batch["events"]?.arrayValue else {
@@ -67,19 +77,33 @@ public final class EventService: Sendable {
             throw ServiceError(.contentTooLarge, "batch_too_large", "A batch holds at most \(EventService.maxBatch) events, not \(events.count).")
         }
         var rejected: [Rejection] = []
-        var parsed: [(index: Int, event: StoredEvent)] = []
-        let receivedAt = clock.now()
+        var read: [(index: Int, event: StoredEvent)] = []
         for (index, json) in events.enumerated() {
             var issues: [ValidationIssue] = []
-            if var event = EventService.parse(json, path: "$.events[\(index)]", issues: &issues), issues.isEmpty {
-                if keyEnvironment == .sandbox { event.environment = .sandbox }
-                if let issue = window.check(event.occurredAt, receivedAt: receivedAt, path: "$.events[\(index)].timestamp") {
-                    rejected.append(Rejection(index: index, id: event.id, errors: [issue]))
-                } else {
-                    parsed.append((index, event))
-                }
+            if let event = EventService.parse(json, path: "$.events[\(index)]", issues: &issues), issues.isEmpty {
+                read.append((index, event))
             } else {
                 rejected.append(Rejection(index: index, id: json["id"]?.stringValue, errors: issues))
+            }
+        }
+        return try store(appID: appID, read, rejected: rejected, keyEnvironment: keyEnvironment)
+    }
+
+    /// Checks the events read from a batch against the server's clock and the app's paywalls and
+    /// experiments, and stores the ones that pass in a group commit; `rejected` are the batch's
+    /// events that were not valid on their own.
+    private func store(appID: String, _ read: [(index: Int, event: StoredEvent)], rejected: [Rejection],
+                       keyEnvironment: DataEnvironment) throws -> Outcome {
+        var rejected = rejected
+        var parsed: [(index: Int, event: StoredEvent)] = []
+        parsed.reserveCapacity(read.count)
+        let receivedAt = clock.now()
+        for (index, var event) in read {
+            if keyEnvironment == .sandbox { event.environment = .sandbox }
+            if let issue = window.check(event.occurredAt, receivedAt: receivedAt, path: "$.events[\(index)].timestamp") {
+                rejected.append(Rejection(index: index, id: event.id, errors: [issue]))
+            } else {
+                parsed.append((index, event))
             }
         }
         // Everything the transaction decides is its return value: a write the database runs again

@@ -1,5 +1,5 @@
 /// An SDK event as stored (context and properties as canonical JSON text).
-public struct StoredEvent: Sendable {
+public struct StoredEvent: Sendable, Equatable {
     public let id: String
     public let name: String
     public let occurredAt: Int64
@@ -93,6 +93,8 @@ public protocol EventStore {
 /// clients send, instead of one cached statement per size.
 enum EventInsertChunks {
     static let largest = 64
+    /// Every chunk size `ranges` answers: 64, 32, …, 1.
+    static let shapes: [Int] = Array(sequence(first: largest) { $0 > 1 ? $0 / 2 : nil })
 
     static func ranges(count: Int) -> [Range<Int>] {
         precondition(count >= 0, "a batch has no negative size")

@@ -12,24 +12,44 @@ struct SQLiteEventStore: EventStore {
         return inserted
     }
 
-    /// One multi-row INSERT of `chunk`; answers how many rows were new.
+    /// One multi-row INSERT of `chunk`; answers how many rows were new. Values are bound by type
+    /// straight into the cached statement of the chunk's shape (no boxed bindings: this runs for
+    /// every event ingested, inside the writer's transaction).
     private func insert(appID: String, _ chunk: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {
-        let row = "(" + Array(repeating: "?", count: 14).joined(separator: ", ") + ")"
-        let values = Array(repeating: row, count: chunk.count).joined(separator: ", ")
-        var bindings: [any SQLBindable] = []
-        bindings.reserveCapacity(chunk.count * 14)
-        for event in chunk {
-            bindings += [appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
-                         event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant,
-                         event.environment.rawValue]
+        guard let sql = SQLiteEventStore.insertSQL[chunk.count] else {
+            preconditionFailure("EventInsertChunks cuts batches into \(EventInsertChunks.shapes) rows, not \(chunk.count)")
         }
-        try db.execute("""
-            INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
-                                context, properties, experiment_id, variant, environment)
-            VALUES \(values) ON CONFLICT (app_id, id) DO NOTHING
-            """, bindings)
+        let statement = try db.cachedStatement(sql)
+        defer { statement.reset() }
+        var parameter: Int32 = 0
+        func text(_ value: String?) throws {
+            parameter += 1
+            if let value { try statement.bindText(value, at: parameter) } else { try statement.bindNull(at: parameter) }
+        }
+        func integer(_ value: Int64?) throws {
+            parameter += 1
+            if let value { try statement.bindInt64(value, at: parameter) } else { try statement.bindNull(at: parameter) }
+        }
+        for event in chunk {
+            try text(appID); try text(event.id); try text(event.name); try integer(event.occurredAt); try integer(receivedAt)
+            try text(event.placement); try text(event.paywallID); try integer(event.version.map(Int64.init)); try text(event.subscriberID)
+            try text(event.context); try text(event.properties); try text(event.experimentID); try text(event.variant)
+            try text(event.environment.rawValue)
+        }
+        precondition(parameter == Int32(chunk.count * 14), "every column of every row is bound")
+        try statement.run()
         return db.changes
     }
+
+    /// The INSERT of each chunk shape, built once.
+    private static let insertSQL: [Int: String] = Dictionary(uniqueKeysWithValues: EventInsertChunks.shapes.map { rows in
+        let row = "(" + Array(repeating: "?", count: 14).joined(separator: ", ") + ")"
+        return (rows, """
+            INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id,
+                                context, properties, experiment_id, variant, environment)
+            VALUES \(Array(repeating: row, count: rows).joined(separator: ", ")) ON CONFLICT (app_id, id) DO NOTHING
+            """)
+    })
 
     func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount] {
         try funnel(appID: appID, paywallID: paywallID, filter: filter, bucketMs: nil)

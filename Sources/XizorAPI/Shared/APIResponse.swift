@@ -33,15 +33,14 @@ extension HTTPRequest {
     /// The body as a JSON value; 400 with line and column when it is not JSON, 415 when declared
     /// as something else.
     func jsonBody(allowEmpty: Bool = false) throws -> JSONValue {
+        try requireJSONContentType()
+        return try JSONBody.parse(body, allowEmpty: allowEmpty)
+    }
+
+    /// 415 when the body is declared as something other than JSON (no `Content-Type` is taken as JSON).
+    func requireJSONContentType() throws {
         if let type = header("Content-Type")?.lowercased(), !type.hasPrefix("application/json"), !type.contains("+json") {
             throw ServiceError(.unsupportedMediaType, "unsupported_media_type", "Send the body as application/json, not \(type).")
-        }
-        if body.isEmpty {
-            if allowEmpty { return .object([:]) }
-            throw ServiceError(.badRequest, "missing_body", "This endpoint needs a JSON body.")
-        }
-        do { return try JSONParser().parse(body) } catch {
-            throw ServiceError(.badRequest, "invalid_json", "The body is not valid JSON: \(error).")
         }
     }
 
@@ -64,5 +63,19 @@ extension JSONValue {
         guard let value = self[key], !value.isNull else { return nil }
         guard let s = value.stringValue else { throw ServiceError.badField("\(path).\(key)", "type_mismatch", "'\(key)' must be a string.") }
         return s
+    }
+}
+
+/// A request body's JSON: 400 `missing_body` when empty (unless allowed), 400 `invalid_json` with
+/// line and column when it is not JSON.
+enum JSONBody {
+    static func parse(_ body: [UInt8], allowEmpty: Bool = false) throws -> JSONValue {
+        if body.isEmpty {
+            if allowEmpty { return .object([:]) }
+            throw ServiceError(.badRequest, "missing_body", "This endpoint needs a JSON body.")
+        }
+        do { return try JSONParser().parse(body) } catch {
+            throw ServiceError(.badRequest, "invalid_json", "The body is not valid JSON: \(error).")
+        }
     }
 }
