@@ -88,6 +88,23 @@ public protocol EventStore {
     func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int
 }
 
+/// The key of `events_by_hour`: `occurred_at / bucketMs`, an hour. Entries of one hour are kept
+/// in insertion order, so concurrent SDK batches (each spanning seconds to minutes of timestamps)
+/// append to the end of the current hour instead of landing on a page of their own per event.
+/// A query for [from, to) bounds the hour too (the index's range) and then the exact milliseconds.
+enum EventTimeIndex {
+    /// Written literally in both dialects' index and queries: an expression index is used only for
+    /// the same expression.
+    static let bucketMs: Int64 = 3_600_000
+
+    /// The hour of `from` (occurred_at ≥ from ⇒ its hour ≥ this).
+    static func firstBucket(from: Int64) -> Int64 { from / bucketMs }
+
+    /// The hour of the last millisecond before `to` (occurred_at < to ⇒ its hour ≤ this); times are
+    /// never negative, so `to` ≤ 0 keeps nothing either way.
+    static func lastBucket(to: Int64) -> Int64 { max(to - 1, 0) / bucketMs }
+}
+
 /// How a batch is cut into multi-row inserts: chunks of 64 rows, then the remainder in powers of two,
 /// so a store prepares at most seven statement shapes (64, 32, …, 1 rows) whatever batch sizes
 /// clients send, instead of one cached statement per size.

@@ -90,8 +90,14 @@ struct PostgresEventStore: EventStore {
             bindings.append(value)
             return "$\(bindings.count)"
         }
-        if let from = filter.from { sql += " AND occurred_at >= \(parameter(from))" }
-        if let to = filter.to { sql += " AND occurred_at < \(parameter(to))" }
+        // The hour bounds let events_by_hour find the window (its key is the hour, Migrations/postgres/0008);
+        // the exact bounds then keep its milliseconds.
+        if let from = filter.from {
+            sql += " AND (occurred_at / \(EventTimeIndex.bucketMs)) >= \(parameter(EventTimeIndex.firstBucket(from: from))) AND occurred_at >= \(parameter(from))"
+        }
+        if let to = filter.to {
+            sql += " AND (occurred_at / \(EventTimeIndex.bucketMs)) <= \(parameter(EventTimeIndex.lastBucket(to: to))) AND occurred_at < \(parameter(to))"
+        }
         if let placement = filter.placement { sql += " AND placement = \(parameter(placement))" }
         if let environment = filter.environment.only { sql += " AND environment = \(parameter(environment.rawValue))" }
         for (key, value) in filter.context.sorted(by: { $0.key < $1.key }) {

@@ -99,8 +99,16 @@ struct SQLiteEventStore: EventStore {
     private func filtered(appID: String, paywallID: String, filter: AnalyticsService.Filter) -> (String, [any SQLBindable]) {
         var sql = "app_id = ? AND paywall_id = ? AND version IS NOT NULL"
         var bindings: [any SQLBindable] = [appID, paywallID]
-        if let from = filter.from { sql += " AND occurred_at >= ?"; bindings.append(from) }
-        if let to = filter.to { sql += " AND occurred_at < ?"; bindings.append(to) }
+        // The hour bounds let events_by_hour find the window (its key is the hour, Migrations/0010);
+        // the exact bounds then keep its milliseconds.
+        if let from = filter.from {
+            sql += " AND occurred_at / \(EventTimeIndex.bucketMs) >= ? AND occurred_at >= ?"
+            bindings += [EventTimeIndex.firstBucket(from: from), from]
+        }
+        if let to = filter.to {
+            sql += " AND occurred_at / \(EventTimeIndex.bucketMs) <= ? AND occurred_at < ?"
+            bindings += [EventTimeIndex.lastBucket(to: to), to]
+        }
         if let placement = filter.placement { sql += " AND placement = ?"; bindings.append(placement) }
         if let environment = filter.environment.only { sql += " AND environment = ?"; bindings.append(environment.rawValue) }
         for (key, value) in filter.context.sorted(by: { $0.key < $1.key }) {

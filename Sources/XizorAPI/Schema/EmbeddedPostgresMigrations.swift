@@ -342,5 +342,13 @@ CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, 
 CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at) WHERE finished_at IS NOT NULL;
 
 """###),
+        ("0008_events_by_hour.sql", ###"""
+-- 0008: as SQLite's 0010, time-windowed funnels find their events through the hour of
+-- `occurred_at`: entries of one hour are appended in insertion order instead of landing on a page
+-- of the index's recent end per event (an SDK batch spans seconds to minutes of timestamps).
+DROP INDEX events_by_time;
+CREATE INDEX events_by_hour ON events (app_id, paywall_id, (occurred_at / 3600000));
+
+"""###),
     ]
 }
