@@ -95,29 +95,44 @@ LINES=$(grep -c '"message":"request"' "$OUT/serve-logged.err" || true)
 echo "access log: xizor wrote $LINES lines ($(wc -c < "$OUT/serve-logged.err") bytes); logs on ÷ off per request: 200 $(ratio "$OL200" "$O200"), 304 $(ratio "$OL304" "$O304") (target ≤ 1.10)"
 echo "ratio nginx/xizor cpu per request, logs on for both: 200 identity $(ratio "$NL200" "$OL200"), 304 $(ratio "$NL304" "$OL304")"
 
-# Events: 100-event batches with unique ids and current timestamps, 16 connections, each 202 durable.
-# The figure is rows counted in the database over the measured run (not requests × 100), so events
-# the server refused (a stale timestamp, a duplicate id) cannot inflate it.
+# Events: 100-event batches, 16 connections, each 202 durable; the figure is rows counted in the
+# database over the measured run (not requests × 100), so events the server refused (a stale
+# timestamp, a duplicate id) cannot inflate it. Two loads (the `events_load` Lua functions):
+#   ordered    ids that sort in sending order, one timestamp per second, subscribers s1…s100 in
+#              every batch: the figure measured since group commit (comparable with earlier runs);
+#   sdk-like   what XizorKit sends: random UUIDs, one subscriber per batch (a device's queue), and
+#              timestamps spread over the 30 s before the send (the SDK flushes every 30 s).
 PAYWALL=$(sed -E 's/.*"paywallId":"([^"]+)".*/\1/' "$OUT/www/paywall.json")
-cat > "$OUT/events.lua" <<LUA
+write_events_lua() {  # write_events_lua FILE ID SUBSCRIBER TIMESTAMP : Lua expressions of (counter, i)
+  cat > "$1" <<LUA
 counter = 0
 prefix = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
+math.randomseed(os.time())
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer $PK"
+function uuid()
+  return string.format("%08x-%04x-4%03x-%04x-%06x%06x", math.random(0, 0x7fffffff), math.random(0, 0xffff), math.random(0, 0xfff),
+                       0x8000 + math.random(0, 0x3fff), math.random(0, 0xffffff), math.random(0, 0xffffff))
+end
 request = function()
   counter = counter + 1
   local parts = {}
   for i = 1, 100 do
-    parts[i] = string.format('{"id":"%s-%d-%d","name":"paywall_open","timestamp":%d000,"placement":"onboarding","paywallId":"$PAYWALL","version":1,"subscriberId":"s%d"}', prefix, counter, i, os.time(), i)
+    parts[i] = string.format('{"id":"%s","name":"paywall_open","timestamp":%d,"placement":"onboarding","paywallId":"$PAYWALL","version":1,"subscriberId":"%s"}', $2, $4, $3)
   end
   return wrk.format(nil, "/v1/sdk/events", nil, '{"events":[' .. table.concat(parts, ",") .. ']}')
 end
 LUA
+}
+write_events_lua "$OUT/events-ordered.lua" 'prefix .. "-" .. counter .. "-" .. i' '"s" .. i' 'os.time() * 1000'
+write_events_lua "$OUT/events-sdk-like.lua" 'uuid()' '"s" .. prefix .. "-" .. counter' 'os.time() * 1000 - (100 - i) * 300 - math.random(0, 999)'
 count_events() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from events').fetchone()[0])" "$OUT/data/xizor.sqlite"; }
-taskset -c 1 wrk -t1 -c16 -d2s -s "$OUT/events.lua" "http://127.0.0.1:$PORT" >/dev/null 2>&1
-BEFORE=$(count_events); START=$(date +%s.%N)
-taskset -c 1 wrk -t1 -c16 -d"${SECONDS_PER_RUN}s" --latency -s "$OUT/events.lua" "http://127.0.0.1:$PORT" > "$OUT/wrk-events.txt"
-END=$(date +%s.%N); AFTER=$(count_events)
-grep -q "Non-2xx" "$OUT/wrk-events.txt" && { echo "events: unexpected statuses: $(grep Non-2xx "$OUT/wrk-events.txt")"; exit 1; }
-echo "events: $(awk '/Requests\/sec/{print $2}' "$OUT/wrk-events.txt") batches/s, p99 $(awk '$1=="99%"{print $2}' "$OUT/wrk-events.txt"); durable events per second (rows stored ÷ seconds): $(awk -v n=$((AFTER - BEFORE)) -v a="$START" -v b="$END" 'BEGIN{printf "%.0f", n/(b-a)}') (target ≥ 100,000)"
+for load in ordered sdk-like; do
+  taskset -c 1 wrk -t1 -c16 -d2s -s "$OUT/events-$load.lua" "http://127.0.0.1:$PORT" >/dev/null 2>&1
+  BEFORE=$(count_events); START=$(date +%s.%N); CPU_BEFORE=$(cpu_ticks "$OURS_PID")
+  taskset -c 1 wrk -t1 -c16 -d"${SECONDS_PER_RUN}s" --latency -s "$OUT/events-$load.lua" "http://127.0.0.1:$PORT" > "$OUT/wrk-events-$load.txt"
+  END=$(date +%s.%N); AFTER=$(count_events); CPU_AFTER=$(cpu_ticks "$OURS_PID")
+  grep -q "Non-2xx" "$OUT/wrk-events-$load.txt" && { echo "events ($load): unexpected statuses: $(grep Non-2xx "$OUT/wrk-events-$load.txt")"; exit 1; }
+  echo "events ($load): $(awk '/Requests\/sec/{print $2}' "$OUT/wrk-events-$load.txt") batches/s, p99 $(awk '$1=="99%"{print $2}' "$OUT/wrk-events-$load.txt"); durable events per second (rows stored ÷ seconds): $(awk -v n=$((AFTER - BEFORE)) -v a="$START" -v b="$END" 'BEGIN{printf "%.0f", n/(b-a)}') (target ≥ 100,000); server CPU per event $(awk -v t=$((CPU_AFTER - CPU_BEFORE)) -v us="$TICK_US" -v n=$((AFTER - BEFORE)) 'BEGIN{printf "%.2f", t*us/n}') µs; $AFTER events stored"
+done
