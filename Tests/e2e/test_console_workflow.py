@@ -704,6 +704,32 @@ def test_an_unpublished_paywalls_versions_say_only_so(console, shop):
     assert shown == "VersionsNot published yet."
 
 
+def test_a_refused_form_shows_its_problem_and_the_next_submission_clears_it(console, shop):
+    """The forms share one submit handler (dom.js `submitter`): a refusal is shown in the form, with
+    its JSON path, and the next submission clears it before it is answered."""
+    paywall = shop.create_paywall("clean", name="Soon archived offer")
+    shop.publish(paywall)
+    live = shop.create_paywall("clean", name="Still live offer")
+    shop.publish(live)
+    console.go("Placements")
+    console.until(lambda: [o for o in Select(console.find("#main select[name=paywallId]")).options if o.get_attribute("value") == paywall],
+                  "the paywall among the choices")
+    assert shop.dashboard.delete(f"/v1/paywalls/{paywall}").status_code in (200, 204)
+    console.expected_failures.add(("/v1/placements/workflow_refused", 422))
+    console.find("#main input[name=key]").send_keys("workflow_refused")
+    Select(console.find("#main select[name=paywallId]")).select_by_value(paywall)
+    console.button("Save placement").click()
+    problem = console.until(lambda: console.find_all("#main form .problem"), "the problem in the form")[0]
+    assert "paywall_archived" in problem.text or "archived" in problem.text, problem.text
+    assert shop.dashboard.get("/v1/placements/workflow_refused").status_code == 404
+    Select(console.find("#main select[name=paywallId]")).select_by_value(live)
+    console.button("Save placement").click()
+    console.until(lambda: console.find_all("section[aria-labelledby='placement-workflow_refused']"), "the placement saved")
+    assert console.find_all("#main form .problem") == []
+    assert api(shop.dashboard.get("/v1/placements/workflow_refused"))["paywallId"] == live
+    console.assert_clean()
+
+
 def test_a_rules_problem_without_paths_shows_only_the_problem(console, shop):
     paywall = shop.create_paywall("clean", name="Gone placement offer")
     shop.publish(paywall)

@@ -1,6 +1,6 @@
 // The admin's view: every app, create one (its two keys shown once), archive.
 import { get, post, del } from "./api.js";
-import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 
 export async function appsView() {
   const list = h("div", {});
@@ -9,23 +9,17 @@ export async function appsView() {
   const name = h("input", { name: "name", required: true, maxlength: "200" });
   const form = h("form", {
     class: "card",
-    onsubmit: async (event) => {
-      event.preventDefault();
-      fill(errors);
-      try {
-        const app = await post("/v1/apps", { name: name.value });
-        fill(created, h("div", { class: "notice" },
-          h("p", {}, `App “${app.name}” created. Copy its keys now: they are shown this once.`),
-          h("dl", {},
-            h("dt", {}, "Secret key"), h("dd", {}, h("code", { class: "secret", "data-testid": "app-secret-key" }, app.secretKey)),
-            h("dt", {}, "Public key"), h("dd", {}, h("code", { class: "secret", "data-testid": "app-public-key" }, app.publicKey)))));
-        announce("App created.");
-        name.value = "";
-        await refresh();
-      } catch (error) {
-        fill(errors, problemBox(error));
-      }
-    },
+    onsubmit: submitter(errors, async () => {
+      const app = await post("/v1/apps", { name: name.value });
+      fill(created, h("div", { class: "notice" },
+        h("p", {}, `App “${app.name}” created. Copy its keys now: they are shown this once.`),
+        h("dl", {},
+          h("dt", {}, "Secret key"), h("dd", {}, h("code", { class: "secret", "data-testid": "app-secret-key" }, app.secretKey)),
+          h("dt", {}, "Public key"), h("dd", {}, h("code", { class: "secret", "data-testid": "app-public-key" }, app.publicKey)))));
+      announce("App created.");
+      name.value = "";
+      await refresh();
+    }),
   }, h("h2", {}, "New app"), field("Name", name), errors, h("button", { type: "submit" }, "Create app"));
 
   async function refresh() {

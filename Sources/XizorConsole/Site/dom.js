@@ -49,6 +49,20 @@ export function problemBox(error, { listErrors = true } = {}) {
       : null);
 }
 
+/** A form's submit handler: the browser's own submission stopped, `box` cleared, then `action`
+ * run; a failure is shown in `box` as a problem, so each form states only what it sends. */
+export function submitter(box, action) {
+  return async (event) => {
+    event.preventDefault();
+    fill(box);
+    try {
+      await action();
+    } catch (error) {
+      fill(box, problemBox(error));
+    }
+  };
+}
+
 export function time(ms) {
   if (ms === null || ms === undefined) return "—";
   return new Date(ms).toLocaleString();

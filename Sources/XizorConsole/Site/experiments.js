@@ -1,7 +1,7 @@
 // Experiments: create (variants, weights, holdout), start, stop, re-weight, promote, and the
 // results with their 95 % intervals drawn as a chart (SVG, no library).
 import { get, post, put, ApiError } from "./api.js";
-import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -51,21 +51,15 @@ export async function experimentsView() {
   };
   const form = h("form", {
     class: "card",
-    onsubmit: async (event) => {
-      event.preventDefault();
-      fill(errors);
+    onsubmit: submitter(errors, async () => {
       const variants = [...variantRows.children].map((row) => ({
         paywallId: row.querySelector("select").value, weight: Number(row.querySelector("input").value) }));
       const body = { variants, holdoutWeight: Number(holdout.value) || 0 };
       if (name.value.trim()) body.name = name.value.trim();
-      try {
-        await post("/v1/experiments", body);
-        announce("Experiment created.");
-        await refresh();
-      } catch (error) {
-        fill(errors, problemBox(error));
-      }
-    },
+      await post("/v1/experiments", body);
+      announce("Experiment created.");
+      await refresh();
+    }),
   }, h("h2", {}, "New experiment"), field("Name", name), variantRows,
   h("button", { type: "button", class: "secondary", onclick: () => variantRows.children.length < 5 && addVariant() }, "Add a variant"),
   field("Holdout weight", holdout, "Subscribers in the holdout are shown nothing."), errors, h("button", { type: "submit" }, "Create experiment"));

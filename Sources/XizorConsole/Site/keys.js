@@ -1,6 +1,6 @@
 // The app's keys: list (prefixes only), create (the key shown once), revoke.
 import { get, post, del } from "./api.js";
-import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 
 const SCOPES = ["read", "drafts", "publish", "placements", "experiments", "analytics", "keys", "webhooks"];
 
@@ -14,27 +14,21 @@ export async function keysView() {
   const sandbox = h("input", { type: "checkbox", name: "sandbox" });
   const form = h("form", {
     class: "card",
-    onsubmit: async (event) => {
-      event.preventDefault();
-      fill(errors);
+    onsubmit: submitter(errors, async () => {
       const body = { kind: kind.value };
       if (label.value.trim()) body.label = label.value.trim();
       const scopes = scopeBoxes.filter((box) => box.checked).map((box) => box.value);
       if (kind.value === "secret" && scopes.length) body.scopes = scopes;
       if (kind.value === "public" && sandbox.checked) body.environment = "sandbox";
-      try {
-        const key = await post("/v1/keys", body);
-        fill(created, h("div", { class: "notice" },
-          h("p", {}, "Copy the new key now: it is shown this once."),
-          h("code", { class: "secret", "data-testid": "new-key" }, key.key)));
-        announce("Key created.");
-        label.value = "";
-        for (const box of [...scopeBoxes, sandbox]) box.checked = false;
-        await refresh();
-      } catch (error) {
-        fill(errors, problemBox(error));
-      }
-    },
+      const key = await post("/v1/keys", body);
+      fill(created, h("div", { class: "notice" },
+        h("p", {}, "Copy the new key now: it is shown this once."),
+        h("code", { class: "secret", "data-testid": "new-key" }, key.key)));
+      announce("Key created.");
+      label.value = "";
+      for (const box of [...scopeBoxes, sandbox]) box.checked = false;
+      await refresh();
+    }),
   },
   h("h2", {}, "New key"),
   field("Kind", kind),

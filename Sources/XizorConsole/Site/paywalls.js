@@ -1,6 +1,6 @@
 // Paywalls: the list with each one's status, create from a template, rename, archive.
 import { get, post, patch, del } from "./api.js";
-import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 
 export async function paywallsView() {
   const list = h("div", {});
@@ -9,21 +9,15 @@ export async function paywallsView() {
   const template = h("select", { name: "template" }, h("option", { value: "" }, "Blank"));
   const form = h("form", {
     class: "card",
-    onsubmit: async (event) => {
-      event.preventDefault();
-      fill(errors);
+    onsubmit: submitter(errors, async () => {
       const body = {};
       if (name.value.trim()) body.name = name.value.trim();
       if (template.value) body.template = template.value;
-      try {
-        const created = await post("/v1/paywalls", body);
-        announce(`Paywall “${created.name}” created.`);
-        name.value = "";
-        await refresh();
-      } catch (error) {
-        fill(errors, problemBox(error));
-      }
-    },
+      const created = await post("/v1/paywalls", body);
+      announce(`Paywall “${created.name}” created.`);
+      name.value = "";
+      await refresh();
+    }),
   },
   h("h2", {}, "New paywall"),
   field("Template", template),

@@ -1,7 +1,7 @@
 // Placements: each with its paywall and rules; assign a paywall, edit the ordered rules (JSON, with
 // every error selected by its path), delete; and the resolve dry run with its trace.
 import { get, put, del, ApiError } from "./api.js";
-import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
 import { ruleBuilder } from "./rules.js";
 
@@ -14,18 +14,12 @@ export async function placementsView() {
 
   const form = h("form", {
     class: "card",
-    onsubmit: async (event) => {
-      event.preventDefault();
-      fill(errors);
-      try {
-        await put(`/v1/placements/${encodeURIComponent(key.value.trim())}`, { paywallId: paywall.value });
-        announce("Placement saved.");
-        key.value = "";
-        await refresh();
-      } catch (error) {
-        fill(errors, problemBox(error));
-      }
-    },
+    onsubmit: submitter(errors, async () => {
+      await put(`/v1/placements/${encodeURIComponent(key.value.trim())}`, { paywallId: paywall.value });
+      announce("Placement saved.");
+      key.value = "";
+      await refresh();
+    }),
   }, h("h2", {}, "Assign a placement"), field("Placement key", key, "What the app passes to present(…): onboarding, settings_upsell."),
   field("Paywall", paywall), errors, h("button", { type: "submit" }, "Save placement"));
 
