@@ -39,6 +39,10 @@ PYTHON = os.environ.get("XIZOR_MUTANTS_PYTHON", str(ROOT / ".venv" / "bin" / "py
 TIMEOUT = int(os.environ.get("XIZOR_MUTANTS_TIMEOUT", "900"))
 
 
+CONSOLE_SITE = "Sources/XizorConsole/Site/"
+CONSOLE_EMBED = "Sources/XizorConsole/EmbeddedConsole.swift"
+
+
 @dataclasses.dataclass
 class Mutant:
     name: str
@@ -57,6 +61,12 @@ class Mutant:
             if line.startswith("+++ b/"):
                 names.append(line[len("+++ b/"):])
         return names
+
+    @property
+    def embedded(self):
+        """Files regenerated from the patched ones: the console's site is embedded in the binary,
+        so a mutant of a site file is re-embedded (and the embed restored with it afterwards)."""
+        return [CONSOLE_EMBED] if any(name.startswith(CONSOLE_SITE) for name in self.files) else []
 
 
 def load(path):
@@ -201,6 +211,8 @@ def main():
                 verdict = "does not apply (update the patch)"
             elif all((TREE / name).read_bytes() == (ROOT / name).read_bytes() for name in mutant.files):
                 verdict = "changed nothing (check the patch)"
+            elif mutant.embedded and run(["python3", "Sources/XizorConsole/embed-console.py"], log) != 0:
+                verdict = "does not embed (check the patch)"
             elif not build(mutant, log):
                 verdict = "does not build (update the patch)"
             else:
@@ -213,7 +225,7 @@ def main():
                     missed.append("client")
                 verdict = "caught" if not missed else f"SURVIVED the {' and '.join(missed)} tests"
         finally:
-            for name in mutant.files:
+            for name in mutant.files + mutant.embedded:
                 restore(name)
         if verdict != "caught":
             failures.append(mutant.name)
