@@ -58,7 +58,7 @@ extension Connection {
         }
     }
 
-    func dispatch(_ parsed: HTTPRequest) {
+    func dispatch(_ parsed: consuming HTTPRequest) {
         phase.transition(to: .responding(thenClose: false))
         deadlineAction = .none
         var request: HTTPRequest

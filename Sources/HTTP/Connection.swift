@@ -157,7 +157,8 @@ final class Connection: @unchecked Sendable {
             let wasIdle = parser.isIdle
             let (consumed, event) = parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
             offset += consumed
-            switch event {
+            // Consumed: the request is moved into `dispatch`, not copied and destroyed after.
+            switch consume event {
             case .needMoreData:
                 if parser.isReadingBody {
                     guard chargeBody(upTo: parser.bufferedBodyBytes) else { return }

@@ -1,12 +1,14 @@
 /// One parsed request as a handler sees it. Built by the parser from the received bytes; the
 /// server fills in the request id and remote address, the router the path parameters.
 public struct HTTPRequest: Sendable {
-    /// What the parser read, fixed once the head is complete, in one immutable box: a request is
-    /// handed through parser, router, middleware and handler by value, and copying its Strings and
-    /// arrays field by field at every step showed in the instruction profile as value-witness
-    /// copies and destroys. (`let`s, not a copy-on-write box of `var`s: every access to a class's
-    /// `var` pays a dynamic exclusivity check, which cost more than the copies saved.)
-    private final class Head: Sendable {
+    /// Everything in one box, so handing a request along (parser → router → admission → handler →
+    /// response) copies one reference: with its mutable fields kept beside the box, each copy
+    /// retained and each destroy released five or six references, which was the largest part of
+    /// the refcount traffic of an SDK revalidation. The box is copied on write: a field is set only
+    /// when the box is uniquely referenced, so a box two requests share is never mutated. Its few
+    /// `var`s skip the dynamic exclusivity check (`@exclusivity(unchecked)`): each is written only
+    /// through the unique reference, so no two accesses can overlap.
+    private final class Box: @unchecked Sendable {
         let method: HTTPMethod
         let target: String
         let path: String
@@ -14,57 +16,104 @@ public struct HTTPRequest: Sendable {
         let version: HTTPVersion
         let headers: HTTPRequestHeaders
         let keepAlive: Bool
+        @exclusivity(unchecked) var body: [UInt8]
+        @exclusivity(unchecked) var pathParameters: [(name: String, value: String)] = []
+        @exclusivity(unchecked) var routeTemplate: String?
+        @exclusivity(unchecked) var routeIndex: Int = -1
+        @exclusivity(unchecked) var requestId: String = ""
+        @exclusivity(unchecked) var remoteAddress: String = ""
+        @exclusivity(unchecked) var context: (any AnyObject & Sendable)?
 
         init(method: HTTPMethod, target: String, path: String, queryParameters: [(name: String, value: String)],
-             version: HTTPVersion, headers: HTTPRequestHeaders, keepAlive: Bool) {
+             version: HTTPVersion, headers: HTTPRequestHeaders, body: [UInt8], keepAlive: Bool) {
             self.method = method
             self.target = target
             self.path = path
             self.queryParameters = queryParameters
             self.version = version
             self.headers = headers
+            self.body = body
             self.keepAlive = keepAlive
+        }
+
+        func copy() -> Box {
+            let copy = Box(method: method, target: target, path: path, queryParameters: queryParameters, version: version,
+                           headers: headers, body: body, keepAlive: keepAlive)
+            copy.pathParameters = pathParameters
+            copy.routeTemplate = routeTemplate
+            copy.routeIndex = routeIndex
+            copy.requestId = requestId
+            copy.remoteAddress = remoteAddress
+            copy.context = context
+            return copy
         }
     }
 
-    private let head: Head
+    private var box: Box
 
-    public var method: HTTPMethod { head.method }
+    /// The box, made unique first (copied if another request shares it), for a write.
+    private var unique: Box {
+        mutating get {
+            if !isKnownUniquelyReferenced(&box) { box = box.copy() }
+            return box
+        }
+    }
+
+    public var method: HTTPMethod { box.method }
     /// The request target exactly as received (origin-, absolute- or asterisk-form).
-    public var target: String { head.target }
+    public var target: String { box.target }
     /// The percent-decoded path (`/` for an absolute-form target without one, `*` for `OPTIONS *`).
-    public var path: String { head.path }
+    public var path: String { box.path }
     /// Query parameters in received order, percent-decoded, `+` read as a space.
-    public var queryParameters: [(name: String, value: String)] { head.queryParameters }
-    public var version: HTTPVersion { head.version }
-    public var headers: HTTPRequestHeaders { head.headers }
+    public var queryParameters: [(name: String, value: String)] { box.queryParameters }
+    public var version: HTTPVersion { box.version }
+    public var headers: HTTPRequestHeaders { box.headers }
     /// Whether the client asked to keep the connection open after this exchange.
-    public var keepAlive: Bool { head.keepAlive }
+    public var keepAlive: Bool { box.keepAlive }
 
-    public var body: [UInt8]
+    public var body: [UInt8] {
+        get { box.body }
+        set { unique.body = newValue }
+    }
     /// Values bound by the matched route's `:name` segments.
-    public var pathParameters: [(name: String, value: String)] = []
+    public var pathParameters: [(name: String, value: String)] {
+        get { box.pathParameters }
+        set { unique.pathParameters = newValue }
+    }
     /// The matched route's template (for example `/v1/paywalls/:id`), for metrics and logs.
-    public var routeTemplate: String?
+    public var routeTemplate: String? {
+        get { box.routeTemplate }
+        set { unique.routeTemplate = newValue }
+    }
     /// The matched route's position in `RoutingTable.routeTemplates` (-1 when none matched), so
     /// per-route counters are an array index instead of a string lookup.
-    public var routeIndex: Int = -1
+    public var routeIndex: Int {
+        get { box.routeIndex }
+        set { unique.routeIndex = newValue }
+    }
     /// `X-Request-Id` from the client or one generated by the server; echoed on the response.
-    public var requestId: String = ""
+    public var requestId: String {
+        get { box.requestId }
+        set { unique.requestId = newValue }
+    }
     /// The peer's address as `host:port` (`[v6]:port` for IPv6).
-    public var remoteAddress: String = ""
+    public var remoteAddress: String {
+        get { box.remoteAddress }
+        set { unique.remoteAddress = newValue }
+    }
     /// What the route's admission verified about the caller (the authenticated key), for the
-    /// handler. The HTTP layer only carries it; a reference, so handing a request on stays a copy
-    /// of a pointer.
-    public var context: (any AnyObject & Sendable)?
+    /// handler. The HTTP layer only carries it.
+    public var context: (any AnyObject & Sendable)? {
+        get { box.context }
+        set { unique.context = newValue }
+    }
 
     public init(method: HTTPMethod, target: String, path: String,
                 queryParameters: [(name: String, value: String)] = [],
                 version: HTTPVersion = .http1_1, headers: HTTPRequestHeaders = HTTPRequestHeaders(),
                 body: [UInt8] = [], keepAlive: Bool = true) {
-        head = Head(method: method, target: target, path: path, queryParameters: queryParameters,
-                    version: version, headers: headers, keepAlive: keepAlive)
-        self.body = body
+        box = Box(method: method, target: target, path: path, queryParameters: queryParameters,
+                  version: version, headers: headers, body: body, keepAlive: keepAlive)
     }
 
     /// The first value of query parameter `name`.

@@ -79,8 +79,10 @@ public struct HTTPRequestParser: Sendable {
     public static let maxEmptyLines = 4
 
     /// True between messages: no byte of the next request has arrived yet (an empty line before
-    /// a request line is a byte of it: the header deadline runs from there).
-    public var isIdle: Bool { state == .start && emptyLines == 0 }
+    /// a request line is a byte of it: the header deadline runs from there). Stored, not derived
+    /// from the state: the connection reads it before every parse, and a computed property read
+    /// through the connection's stored parser copied the whole parser (retaining its buffers).
+    public private(set) var isIdle = true
     /// True while a request's body is being read.
     public var isReadingBody: Bool { state.rawValue >= State.lengthBody.rawValue && state != .failed }
     /// Body bytes buffered so far for the request being read (what the server's body budget charges).
@@ -112,6 +114,7 @@ public struct HTTPRequestParser: Sendable {
         let bytes = input.bindMemory(to: UInt8.self)
         var i = 0
         let n = bytes.count
+        if n > 0 { isIdle = false }
         // Head bytes of this call start at `from` (nil: none yet); input byte k sits at head offset
         // `base + k` once copied.
         var from: Int? = isInHead ? 0 : nil
@@ -515,7 +518,8 @@ public struct HTTPRequestParser: Sendable {
             (method, target, decoded) = try head.withUnsafeBufferPointer { buf throws(HTTPParseError) in
                 let m = HTTPMethod(bytes: UnsafeBufferPointer(rebasing: buf[0..<methodEnd]))
                 let t = UnsafeBufferPointer(rebasing: buf[targetStart..<targetEnd])
-                return (m, String(decoding: t, as: UTF8.self), try RequestTarget.decode(t, method: m))
+                let whole = String(decoding: t, as: UTF8.self)
+                return (m, whole, try RequestTarget.decode(t, method: m, whole: whole))
             }
         } catch {
             return .failure(error)
@@ -532,8 +536,8 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private mutating func takeRequest() -> HTTPRequest {
-        var request = pending ?? HTTPRequest(method: .GET, target: "/", path: "/")
-        pending = nil
+        // Moved out, not copied (a copy retained and released every field of the request).
+        guard var request = pending.take() else { preconditionFailure("a request completes only after its head") }
         if !body.isEmpty {
             request.body = body
             body = []
@@ -543,6 +547,7 @@ public struct HTTPRequestParser: Sendable {
         expectsContinue = false
         emptyLines = 0
         state = .start
+        isIdle = true
         return request
     }
 }

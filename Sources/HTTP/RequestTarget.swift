@@ -6,7 +6,9 @@
 /// path parameters it hands out (`Segment.decoded`). A fragment (`#`) is never part of a request
 /// target (RFC 9112 §3.2): 400.
 enum RequestTarget {
-    static func decode(_ target: UnsafeBufferPointer<UInt8>, method: HTTPMethod)
+    /// `whole` is the target as a String: an origin-form target without query or escapes is its
+    /// own path, so the request shares that String instead of building a second one.
+    static func decode(_ target: UnsafeBufferPointer<UInt8>, method: HTTPMethod, whole: String)
         throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)])
     {
         guard let first = target.first else { throw .invalidRequestTarget }
@@ -26,6 +28,7 @@ enum RequestTarget {
         var queryStart = target.count
         for i in start..<target.count where target[i] == UInt8(ascii: "?") { queryStart = i; break }
         let pathBytes = UnsafeBufferPointer(rebasing: target[start..<queryStart])
+        if start == 0 && queryStart == target.count && !pathBytes.contains(UInt8(ascii: "%")) { return (whole, []) }
         let path = try percentDecode(pathBytes, plusIsSpace: false, keepingSeparators: true)
         if queryStart == target.count { return (path, []) }
         return (path, try parseQuery(UnsafeBufferPointer(rebasing: target[(queryStart + 1)...])))

@@ -77,8 +77,54 @@ public final class RoutingTable: HTTPResponder {
         var group: Int?
     }
 
+    /// The tree flattened for matching: a node's literal children are a run of `literals`, each
+    /// naming its bytes in `literalBytes`. Walking it touches plain integers and bytes, no array
+    /// per literal (iterating the nested arrays retained and released one per literal compared).
+    private struct FlatNode: Sendable {
+        var firstLiteral: Int32
+        var literalCount: Int32
+        var parameter: Int32   // -1: none
+        var group: Int32       // -1: none
+    }
+    private struct FlatLiteral: Sendable {
+        var start: Int32
+        var count: Int32
+        var child: Int32
+    }
+
+    /// Where the `:name` segments of a match lie in the path (at most `capacity` of them): kept
+    /// inline, so matching allocates nothing; the values become Strings once the route is known.
+    struct ParameterRanges {
+        static let capacity = 8
+        private var starts: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0)
+        private var ends: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0)
+        private(set) var count = 0
+
+        mutating func append(_ start: Int, _ end: Int) -> Bool {
+            guard count < Self.capacity else { return false }
+            withUnsafeMutableBytes(of: &starts) { $0.bindMemory(to: Int32.self)[count] = Int32(start) }
+            withUnsafeMutableBytes(of: &ends) { $0.bindMemory(to: Int32.self)[count] = Int32(end) }
+            count += 1
+            return true
+        }
+
+        mutating func removeLast() {
+            precondition(count > 0, "no parameter range to remove")
+            count -= 1
+        }
+
+        func range(_ i: Int) -> Range<Int> {
+            precondition(i >= 0 && i < count, "parameter range \(i) of \(count)")
+            let start = withUnsafeBytes(of: starts) { Int($0.bindMemory(to: Int32.self)[i]) }
+            let end = withUnsafeBytes(of: ends) { Int($0.bindMemory(to: Int32.self)[i]) }
+            return start..<end
+        }
+    }
+
     private let groups: [Group]
-    private let nodes: [Node]
+    private let nodes: [FlatNode]
+    private let literals: [FlatLiteral]
+    private let literalBytes: [UInt8]
     private let parameterNames: [[String]]
     /// Every route template, in the order `HTTPRequest.routeIndex` refers to.
     public let routeTemplates: [String]
@@ -136,6 +182,9 @@ public final class RoutingTable: HTTPResponder {
         self.groups = groups
         routeTemplates = self.groups.map(\.pattern)
         parameterNames = self.groups.map(\.parameterNames)
+        for (group, names) in zip(self.groups, parameterNames) {
+            precondition(names.count <= ParameterRanges.capacity, "\(group.pattern) has more than \(ParameterRanges.capacity) parameters")
+        }
         var nodes = [Node()]
         for (index, group) in self.groups.enumerated() {
             var node = 0
@@ -161,7 +210,18 @@ public final class RoutingTable: HTTPResponder {
             }
             if nodes[node].group == nil { nodes[node].group = index }
         }
-        self.nodes = nodes
+        var flat: [FlatNode] = [], literals: [FlatLiteral] = [], literalBytes: [UInt8] = []
+        for node in nodes {
+            flat.append(FlatNode(firstLiteral: Int32(literals.count), literalCount: Int32(node.literals.count),
+                                 parameter: Int32(node.parameter ?? -1), group: Int32(node.group ?? -1)))
+            for literal in node.literals {
+                literals.append(FlatLiteral(start: Int32(literalBytes.count), count: Int32(literal.segment.count), child: Int32(literal.child)))
+                literalBytes.append(contentsOf: literal.segment)
+            }
+        }
+        self.nodes = flat
+        self.literals = literals
+        self.literalBytes = literalBytes
         let notFoundResponse = HTTPError(.notFound, code: "not_found", detail: "No resource at this path.").response
         notFound = HTTPResolution(execution: .inline, handler: wrap { _ in notFoundResponse }, needsBody: false)
         let star = HTTPResponse(status: .noContent, headers: ["Allow": "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"])
@@ -193,15 +253,24 @@ public final class RoutingTable: HTTPResponder {
     }
 
     public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
-        if request.path == "*" { return serverOptions }
-        var values: [String] = []
-        guard let index = find(request.path, &values) else { return notFound }
+        var path = request.path
+        let found: (index: Int, parameters: [(name: String, value: String)])? = path.withUTF8 { p in
+            var ranges = ParameterRanges()
+            guard let index = find(p, &ranges) else { return nil }
+            guard ranges.count > 0 else { return (index, []) }
+            var parameters: [(name: String, value: String)] = []
+            parameters.reserveCapacity(ranges.count)
+            for i in 0..<ranges.count {
+                parameters.append((name: parameterNames[index][i], value: Self.decodedSegment(UnsafeBufferPointer(rebasing: p[ranges.range(i)]))))
+            }
+            return (index, parameters)
+        }
+        guard let found else { return request.path == "*" ? serverOptions : notFound }
+        let index = found.index
         // Fields read in place: copying the group retained and released each of its arrays.
         request.routeTemplate = groups[index].pattern
         request.routeIndex = index
-        if !values.isEmpty {
-            request.pathParameters = zip(parameterNames[index], values).map { (name: $0, value: $1) }
-        }
+        if !found.parameters.isEmpty { request.pathParameters = found.parameters }
         let method = request.method
         for j in groups[index].methods.indices where groups[index].methods[j].0 == method { return groups[index].methods[j].1 }
         if method == .HEAD {
@@ -211,41 +280,62 @@ public final class RoutingTable: HTTPResponder {
         return groups[index].methodNotAllowed ?? notFound
     }
 
-    /// The group whose pattern matches a decoded path, with the values of its parameters. Every
-    /// segment must be non-empty (`//` and a trailing `/` match nothing but the root).
-    func find(_ path: String, _ values: inout [String]) -> Int? {
-        var path = path
-        return path.withUTF8 { p -> Int? in
-            guard p.first == UInt8(ascii: "/") else { return nil }
-            if p.count == 1 { return nodes[0].group }
-            return walk(0, p, 1, &values)
+    /// The group whose pattern matches a decoded path, and where its parameters lie. Every segment
+    /// must be non-empty (`//` and a trailing `/` match nothing but the root).
+    private func find(_ p: UnsafeBufferPointer<UInt8>, _ ranges: inout ParameterRanges) -> Int? {
+        guard p.first == UInt8(ascii: "/") else { return nil }
+        return nodes.withUnsafeBufferPointer { nodes in
+            literals.withUnsafeBufferPointer { literals in
+                literalBytes.withUnsafeBufferPointer { bytes in
+                    let tree = Tree(nodes: nodes, literals: literals, bytes: bytes)
+                    if p.count == 1 { return tree.group(0) }
+                    return tree.walk(0, p, 1, &ranges)
+                }
+            }
         }
     }
 
-    private func walk(_ node: Int, _ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ values: inout [String]) -> Int? {
-        var end = start
-        while end < p.count, p[end] != UInt8(ascii: "/") { end += 1 }
-        guard end > start else { return nil }
-        let isLast = end == p.count
-        let segment = UnsafeBufferPointer(rebasing: p[start..<end])
-        for literal in nodes[node].literals where literal.segment.count == segment.count {
-            guard literal.segment.withUnsafeBufferPointer({ ByteClass.equal($0, segment) }) else { continue }
-            if isLast {
-                if let group = nodes[literal.child].group { return group }
-            } else if let group = walk(literal.child, p, end + 1, &values) {
-                return group
-            }
-            break
+    /// The flattened tree opened for one match.
+    private struct Tree {
+        let nodes: UnsafeBufferPointer<FlatNode>
+        let literals: UnsafeBufferPointer<FlatLiteral>
+        let bytes: UnsafeBufferPointer<UInt8>
+
+        func group(_ node: Int) -> Int? {
+            let g = nodes[node].group
+            return g < 0 ? nil : Int(g)
         }
-        if let child = nodes[node].parameter {
-            values.append(Self.decodedSegment(segment))
-            if isLast {
-                if let group = nodes[child].group { return group }
-            } else if let group = walk(child, p, end + 1, &values) {
-                return group
+
+        func walk(_ node: Int, _ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ ranges: inout ParameterRanges) -> Int? {
+            var end = start
+            while end < p.count, p[end] != UInt8(ascii: "/") { end += 1 }
+            guard end > start else { return nil }
+            let isLast = end == p.count
+            let count = end - start
+            let first = Int(nodes[node].firstLiteral)
+            for l in first..<(first + Int(nodes[node].literalCount)) where Int(literals[l].count) == count {
+                let at = Int(literals[l].start)
+                var same = true
+                for k in 0..<count where bytes[at + k] != p[start + k] { same = false; break }
+                guard same else { continue }
+                let child = Int(literals[l].child)
+                if isLast {
+                    if let group = group(child) { return group }
+                } else if let group = walk(child, p, end + 1, &ranges) {
+                    return group
+                }
+                break
             }
-            values.removeLast()
+            let child = Int(nodes[node].parameter)
+            if child >= 0, ranges.append(start, end) {
+                if isLast {
+                    if let group = group(child) { return group }
+                } else if let group = walk(child, p, end + 1, &ranges) {
+                    return group
+                }
+                ranges.removeLast()
+            }
+            return nil
         }
-        return nil
     }
 }

@@ -140,9 +140,11 @@ public final class PaywallDelivery: Sendable {
             return .holdout(assignment)
         }
         let (document, schemaVersion, formKey): (JSONValue, Int, ServedForms.Key)
-        let platform = { ProductStore(platform: http.header(RequestAttributes.Name.platform.header ?? "")) }
+        // The platform closure is written in the call (non-escaping): kept in a local, it would
+        // be an escaping context holding a copy of the request.
         do { (document, schemaVersion, formKey) = try served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme,
-                                                                          store: platform) } catch {
+                                                                          store: { ProductStore(platform: http.header(RequestAttributes.Name.platform.header ?? "")) })
+        } catch {
             throw DataFailure.recorded(.storedDocument, "\(served.published.paywallID) v\(served.published.version): \(error)", in: serving.activity)
         }
         let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,

@@ -5,32 +5,34 @@ import Digest
 
 /// One encoded answer of the SDK endpoint with its validators: identity bytes and their strong
 /// ETag (a digest of the bytes, so it changes exactly when they do), and the gzip form with its own
-/// tag. Built once per representation; a revalidation is a dictionary lookup.
-public struct Representation: Sendable {
+/// tag. Built once per representation; a revalidation is a dictionary lookup. A class holding its
+/// answer ready: handing it out of the cache is one retain, and the answer is not rebuilt (each
+/// field retained again) per request.
+public final class Representation: Sendable {
     public let body: [UInt8]
     public let etag: String
     public let gzip: HTTPResponse.Representation?
     /// The answer's header fields besides the validators, serialised once with the bytes.
     public let prepared: PreparedHeaders
     public var headers: HTTPHeaders { prepared.headers }
+    /// The representation as an answer.
+    public let response: HTTPResponse
 
     public init(body: [UInt8], headers: HTTPHeaders, gzipLevel: Int32 = 6) {
         self.body = body
-        prepared = PreparedHeaders(headers)
+        let prepared = PreparedHeaders(headers)
+        self.prepared = prepared
         let tag = Representation.strongETag(body)
         etag = tag
-        gzip = Gzip.compress(body, level: gzipLevel).map { HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: tag)) }
+        let gzip = Gzip.compress(body, level: gzipLevel).map { HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: tag)) }
+        self.gzip = gzip
+        response = HTTPResponse(status: .ok, body: body, etag: tag, gzip: gzip, prepared: prepared)
     }
 
     /// The server's one strong validator: the first 128 bits of SHA-256 of the exact bytes, so it
     /// changes exactly when they do.
     public static func strongETag(_ bytes: [UInt8]) -> String {
         "\"" + String(SHA256.hexDigest(bytes).prefix(32)) + "\""
-    }
-
-    /// The representation as an answer.
-    public var response: HTTPResponse {
-        HTTPResponse(status: .ok, body: body, etag: etag, gzip: gzip, prepared: prepared)
     }
 }
 
@@ -56,15 +58,14 @@ public struct RepresentationKey: Hashable, Sendable {
             && a.kind == b.kind && a.pageColorScheme == b.pageColorScheme && a.context == b.context && a.experiment == b.experiment
     }
 
+    /// The fields with many values (the version, placement, locale and page context); the few
+    /// forms, kinds, schemes and variants of one of those are told apart by `==` within the
+    /// bucket. Hashing every field was a fifth of a revalidation's cache lookup.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(served))
         hasher.combine(placement)
         hasher.combine(locale)
-        hasher.combine(form)
-        hasher.combine(kind)
-        hasher.combine(pageColorScheme)
         hasher.combine(context)
-        hasher.combine(experiment)
     }
 }
 

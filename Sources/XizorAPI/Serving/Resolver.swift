@@ -200,11 +200,11 @@ extension ServingState: SubscriberAttributeReader {
             }
             if let served = snapshot.latestVersions[variantPaywall] {
                 return Resolution(placement: key, served: served, matchedRule: rule,
-                                  paywallArchived: snapshot.archivedPaywalls.contains(variantPaywall), experiment: assignment)
+                                  paywallArchived: snapshot.isArchived(variantPaywall), experiment: assignment)
             }
         }
         guard let served = snapshot.latestVersions[paywallID] else { return nil }
-        return Resolution(placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.archivedPaywalls.contains(paywallID),
+        return Resolution(placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.isArchived(paywallID),
                           experiment: nil)
     }
 

@@ -87,6 +87,11 @@ public final class AppServingSnapshot: Sendable {
         let store: ProductStore
     }
 
+    /// Whether a paywall is archived; most apps have none, and asking an empty set still hashes the id.
+    func isArchived(_ paywallID: String) -> Bool {
+        !archivedPaywalls.isEmpty && archivedPaywalls.contains(paywallID)
+    }
+
     init(appID: String, routing: Routing, latestVersions: VersionTable, archivedPaywalls: Set<String>) {
         self.appID = appID
         placements = routing.placements

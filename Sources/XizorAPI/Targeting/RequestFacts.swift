@@ -34,7 +34,8 @@ public struct RequestFacts {
 
     /// Where the stored attributes come from (set by the resolver, which knows the app).
     mutating func readSubscriberAttributes(from reader: any SubscriberAttributeReader, appID: String) {
-        if case .known(let attributes) = subscriber, attributes.isEmpty, let subscriberID, !subscriberID.isEmpty {
+        // The subscriber first: most requests have none, and matching `subscriber` copies its payload.
+        if let subscriberID, !subscriberID.isEmpty, case .known(let attributes) = subscriber, attributes.isEmpty {
             subscriber = .unread(reader, appID: appID)
         }
     }
