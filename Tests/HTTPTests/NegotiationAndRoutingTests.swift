@@ -190,3 +190,29 @@ struct Tagging: HTTPMiddleware {
     #expect(Vary.addingAcceptEncoding("Accept, accept-encoding") == "Accept, accept-encoding")
     #expect(Vary.addingAcceptEncoding(nil) == "Accept-Encoding")
 }
+
+/// A request is one copy-on-write box: a copy handed on (to a handler pool, kept as the admitted
+/// head) must keep what it had when a later step writes to the other copy.
+@Test func requestCopiesDoNotShareWrites() {
+    let original = HTTPRequest(method: .POST, target: "/v1/x?a=1", path: "/v1/x", queryParameters: [(name: "a", value: "1")],
+                               headers: HTTPRequestHeaders([("Host", "h")]), body: [1, 2])
+    var copy = original
+    copy.body = [9]
+    copy.pathParameters = [(name: "id", value: "p")]
+    copy.routeTemplate = "/v1/:id"
+    copy.routeIndex = 3
+    copy.requestId = "r"
+    copy.remoteAddress = "127.0.0.1:1"
+    copy.context = Marker()
+    #expect(original.body == [1, 2] && copy.body == [9])
+    #expect(original.pathParameters.isEmpty && copy.pathParameter("id") == "p")
+    #expect(original.routeTemplate == nil && original.routeIndex == -1 && copy.routeIndex == 3)
+    #expect(original.requestId == "" && original.remoteAddress == "" && original.context == nil && copy.context != nil)
+    // Fields read by both stay the same after the copy's first write.
+    #expect(copy.path == "/v1/x" && copy.query("a") == "1" && copy.header("host") == "h" && copy.method == .POST)
+    var second = copy
+    second.requestId = "s"
+    #expect(copy.requestId == "r" && second.requestId == "s" && second.routeIndex == 3 && second.body == [9])
+}
+
+private final class Marker: Sendable {}
