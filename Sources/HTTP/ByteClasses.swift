@@ -91,3 +91,44 @@ enum ByteClass {
         return true
     }
 }
+
+/// Eight bytes at a time (SWAR, "SIMD within a register"): a word is passed over when none of its
+/// bytes can end the run, and the byte loop decides the rest. The tests are the bit tricks of
+/// "Bit Twiddling Hacks" (hasless, hasmore, haszero); each may flag a word that is fine (a tab in
+/// a value, say), never miss one that is not, so the word loop can only stop early.
+enum WordScan {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// Some byte of `w` is below `n` (n ≤ 128).
+    @inline(__always)
+    static func anyBelow(_ w: UInt64, _ n: UInt8) -> Bool { ((w &- ones &* UInt64(n)) & ~w & highs) != 0 }
+
+    /// Some byte of `w` is above `n` (n ≤ 127).
+    @inline(__always)
+    static func anyAbove(_ w: UInt64, _ n: UInt8) -> Bool { (((w &+ ones &* UInt64(127 - n)) | w) & highs) != 0 }
+
+    /// Some byte of `w` is `b`.
+    @inline(__always)
+    static func anyEqual(_ w: UInt64, _ b: UInt8) -> Bool {
+        let v = w ^ (ones &* UInt64(b))
+        return ((v &- ones) & ~v & highs) != 0
+    }
+
+    /// Request-target bytes (visible ASCII) need no look: nothing below `!` or above `~`.
+    @inline(__always)
+    static func allTarget(_ w: UInt64) -> Bool { !anyBelow(w, 0x21) && !anyAbove(w, 0x7E) }
+
+    /// Field-value bytes need no look: no control byte (a tab is looked at) and no DEL.
+    @inline(__always)
+    static func allFieldValue(_ w: UInt64) -> Bool { !anyBelow(w, 0x20) && !anyEqual(w, 0x7F) }
+
+    /// Where the words from `start` stop being all `accepted` (at most `end`, in steps of eight).
+    @inline(__always)
+    static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, _ accepted: (UInt64) -> Bool) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var j = start
+        while j + 8 <= end, accepted(UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)) { j += 8 }
+        return j
+    }
+}

@@ -155,10 +155,9 @@ final class Connection: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count && phase == .reading {
             let wasIdle = parser.isIdle
-            let (consumed, event) = parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            var (consumed, event) = parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
             offset += consumed
-            // Consumed: the request is moved into `dispatch`, not copied and destroyed after.
-            switch consume event {
+            switch event {
             case .needMoreData:
                 if parser.isReadingBody {
                     guard chargeBody(upTo: parser.bufferedBodyBytes) else { return }
@@ -175,8 +174,10 @@ final class Connection: @unchecked Sendable {
                 if parser.expectsContinue && offset == bytes.count {
                     sendInterimContinue()
                 }
-            case .request(let request):
-                dispatch(request)
+            case .request:
+                // Moved out of the event: a request still held by it would be shared when `dispatch`
+                // first writes to it, which copies its box.
+                if let request = event.takeRequest() { dispatch(request) }
             case .failure(let error):
                 respondToParseError(error)
                 return

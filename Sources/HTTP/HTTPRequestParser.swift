@@ -92,10 +92,14 @@ public struct HTTPRequestParser: Sendable {
 
     /// Length of the run of bytes from `start` that satisfy `accepts`, at most `limit` of them (the
     /// hot states consume a run at once instead of one loop turn per byte).
+    /// `words`, when given, passes eight bytes at a time over what surely satisfies `accepts`
+    /// (`WordScan`); the byte loop decides the rest.
     @inline(__always)
-    private func scanRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, _ accepts: (UInt8) -> Bool) -> Int {
+    private func scanRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, words: ((UInt64) -> Bool)? = nil,
+                         _ accepts: (UInt8) -> Bool) -> Int {
         let end = min(bytes.count, start + max(0, limit))
         var j = start
+        if let words { j = WordScan.skip(bytes, from: j, to: end, words) }
         while j < end && accepts(bytes[j]) { j += 1 }
         return j - start
     }
@@ -162,7 +166,8 @@ public struct HTTPRequestParser: Sendable {
             case .target:
                 // A run of target bytes at once (within the request-line limit); past it, `b` ends the
                 // target or is refused.
-                let targetRun = scanRun(bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, ByteClass.isTarget)
+                let targetRun = scanRun(bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, words: WordScan.allTarget,
+                                        ByteClass.isTarget)
                 if targetRun > 0 { requestLineBytes += targetRun; i += targetRun; continue }
                 requestLineBytes += 1
                 if requestLineBytes > limits.maxRequestLineBytes { return fail(.requestLineTooLong, i) }
@@ -233,7 +238,7 @@ public struct HTTPRequestParser: Sendable {
 
             case .fieldValueOWS, .fieldValue:
                 if state == .fieldValue {
-                    let valueRun = scanRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes) {
+                    let valueRun = scanRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, words: WordScan.allFieldValue) {
                         ByteClass.isWhitespace($0) || ByteClass.isFieldValue($0)
                     }
                     if valueRun > 0 {
@@ -548,6 +553,16 @@ public struct HTTPRequestParser: Sendable {
         emptyLines = 0
         state = .start
         isIdle = true
+        return request
+    }
+}
+
+extension HTTPRequestParser.Event {
+    /// The request of a `.request` event, moved out (the event is left as `.needMoreData`), so the
+    /// caller holds the only reference to it.
+    mutating func takeRequest() -> HTTPRequest? {
+        guard case .request(let request) = self else { return nil }
+        self = .needMoreData
         return request
     }
 }

@@ -1,0 +1,62 @@
+import Testing
+@testable import HTTP
+
+/// The word tests may stop on a word that is fine, never pass one that is not: every byte value
+/// at every position of a word, among bytes that pass, is checked against the byte predicate.
+@Test(arguments: ["target", "field value"])
+func wordTestsNeverPassABadByte(_ name: String) {
+    let isTarget = name == "target"
+    func word(_ w: UInt64) -> Bool { isTarget ? WordScan.allTarget(w) : WordScan.allFieldValue(w) }
+    func byte(_ b: UInt8) -> Bool { isTarget ? ByteClass.isTarget(b) : ByteClass.isWhitespace(b) || ByteClass.isFieldValue(b) }
+    let filler = isTarget ? UInt8(ascii: "a") : UInt8(ascii: " ")
+    var passedBad = 0, stoppedOnGood = 0
+    for position in 0..<8 {
+        for value in 0...255 {
+            var bytes = [UInt8](repeating: filler, count: 8)
+            bytes[position] = UInt8(value)
+            let w = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            if word(w) && !byte(UInt8(value)) { passedBad += 1 }
+            if !word(w) && byte(UInt8(value)) { stoppedOnGood += 1 }
+        }
+    }
+    #expect(passedBad == 0, "\(name): a word with a refused byte passed")
+    // Only the tab (field values) may stop the word loop without being refused.
+    #expect(stoppedOnGood == (name == "field value" ? 8 : 0), "\(name): \(stoppedOnGood) good words stopped the loop")
+    // Mixed words: random bytes, two of them possibly refused, against the byte predicate.
+    var rng = SystemRandomNumberGenerator()
+    for _ in 0..<20_000 {
+        var bytes = (0..<8).map { _ in UInt8.random(in: 0x20...0x7E, using: &rng) }
+        for _ in 0..<2 { bytes[Int.random(in: 0..<8, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+        let w = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        if word(w) {
+            let refused = bytes.filter { !byte($0) }
+            #expect(refused.isEmpty, "\(name): \(bytes) passed")
+        }
+    }
+}
+
+/// The parser reads a long field value and target the same whether or not they are eight-byte
+/// aligned, and refuses a control byte placed at any offset of them.
+@Test func longRunsAreReadAndRefusedAtEveryOffset() throws {
+    for offset in 0..<17 {
+        let value = String(repeating: "v", count: 40 + offset)
+        let path = "/" + String(repeating: "p", count: 30 + offset)
+        var parser = HTTPRequestParser()
+        let ok = parser.parse(Array("GET \(path) HTTP/1.1\r\nHost: h\r\nX-Long: \(value)  \r\n\r\n".utf8))
+        guard case .request(let request) = ok.event else { Issue.record("offset \(offset): \(ok.event)"); continue }
+        #expect(request.path == path && request.header("x-long") == value)
+        for bad: UInt8 in [0x00, 0x01, 0x0B, 0x1F, 0x7F] {
+            var bytes = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Long: \(value)\r\n\r\n".utf8)
+            let at = bytes.count - 4 - value.count + offset
+            bytes[at] = bad
+            var refusing = HTTPRequestParser()
+            guard case .failure(let error) = refusing.parse(bytes).event else { Issue.record("offset \(offset), byte \(bad): accepted"); continue }
+            #expect(error == .invalidHeaderValue)
+            var target = Array("GET \(path) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+            target[4 + 1 + offset] = bad == 0x7F ? 0x7F : 0x80 | bad
+            var refusingTarget = HTTPRequestParser()
+            guard case .failure(let targetError) = refusingTarget.parse(target).event else { Issue.record("target offset \(offset): accepted"); continue }
+            #expect(targetError == .invalidRequestTarget)
+        }
+    }
+}
