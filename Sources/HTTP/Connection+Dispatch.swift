@@ -69,7 +69,9 @@ extension Connection {
             request.body = parsed.body
             resolution = admitted.resolution
         } else {
-            request = parsed
+            // Consumed: kept alive to the end of the scope, `parsed` would share the request's box,
+            // and `prepare`'s first write would copy it.
+            request = consume parsed
             prepare(&request)
             switch route(&request, bodyPending: false) {
             case .run(let found):

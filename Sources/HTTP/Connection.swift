@@ -177,7 +177,7 @@ final class Connection: @unchecked Sendable {
             case .request:
                 // Moved out of the event: a request still held by it would be shared when `dispatch`
                 // first writes to it, which copies its box.
-                if let request = event.takeRequest() { dispatch(request) }
+                if let request = event.takeRequest() { dispatch(consume request) }
             case .failure(let error):
                 respondToParseError(error)
                 return

@@ -3,18 +3,74 @@
 /// server; a precomputed gzip representation lets a cache hand out compressed bytes without the
 /// server compressing per request.
 public struct HTTPResponse: Sendable {
-    public var status: HTTPStatus
-    public var headers: HTTPHeaders
-    public var body: Body
+    /// The fields in one box, copied on write (as `HTTPRequest`'s): an answer is handed from the
+    /// handler through the middleware to the connection, and each copy of five references was five
+    /// retains and, later, five releases. A box two responses share is never written: every write
+    /// makes it unique first, and its `var`s skip the dynamic exclusivity check for that reason.
+    private final class Box: @unchecked Sendable {
+        @exclusivity(unchecked) var status: HTTPStatus
+        @exclusivity(unchecked) var headers: HTTPHeaders
+        @exclusivity(unchecked) var body: Body
+        @exclusivity(unchecked) var etag: String?
+        @exclusivity(unchecked) var gzip: Representation?
+        @exclusivity(unchecked) var compressible: Bool
+        @exclusivity(unchecked) var prepared: PreparedHeaders?
+
+        init(status: HTTPStatus, headers: HTTPHeaders, body: Body, etag: String?, gzip: Representation?, compressible: Bool,
+             prepared: PreparedHeaders?) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.etag = etag
+            self.gzip = gzip
+            self.compressible = compressible
+            self.prepared = prepared
+        }
+
+        func copy() -> Box {
+            Box(status: status, headers: headers, body: body, etag: etag, gzip: gzip, compressible: compressible, prepared: prepared)
+        }
+    }
+
+    private var box: Box
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&box) { box = box.copy() }
+    }
+
+    public var status: HTTPStatus {
+        get { box.status }
+        _modify { makeUnique(); yield &box.status }
+    }
+    public var headers: HTTPHeaders {
+        get { box.headers }
+        _modify { makeUnique(); yield &box.headers }
+    }
+    public var body: Body {
+        get { box.body }
+        _modify { makeUnique(); yield &box.body }
+    }
     /// Strong entity tag of the identity representation, with quotes (`"abc"`), or nil.
-    public var etag: String?
+    public var etag: String? {
+        get { box.etag }
+        _modify { makeUnique(); yield &box.etag }
+    }
     /// A ready gzip representation of `body` (used when the client accepts gzip).
-    public var gzip: Representation?
+    public var gzip: Representation? {
+        get { box.gzip }
+        _modify { makeUnique(); yield &box.gzip }
+    }
     /// Whether the server may gzip `body` itself when no precomputed representation is given.
-    public var compressible: Bool
+    public var compressible: Bool {
+        get { box.compressible }
+        _modify { makeUnique(); yield &box.compressible }
+    }
     /// Fields serialised in advance (for answers sent many times), written before `headers`; a
     /// field in `headers` replaces a prepared one of the same name (`Vary` values are merged).
-    public var prepared: PreparedHeaders?
+    public var prepared: PreparedHeaders? {
+        get { box.prepared }
+        _modify { makeUnique(); yield &box.prepared }
+    }
 
     public enum Body: Sendable {
         case bytes([UInt8])
@@ -40,25 +96,16 @@ public struct HTTPResponse: Sendable {
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
                 etag: String? = nil, gzip: Representation? = nil, compressible: Bool = true,
                 prepared: PreparedHeaders? = nil) {
-        self.status = status
-        self.headers = headers
-        self.body = .bytes(body)
-        self.etag = etag
-        self.gzip = gzip
-        self.compressible = compressible
-        self.prepared = prepared
+        box = Box(status: status, headers: headers, body: .bytes(body), etag: etag, gzip: gzip, compressible: compressible,
+                  prepared: prepared)
     }
 
     /// A streamed body. `compressible`: the server gzips the chunks as they go when the client
     /// accepts it and the content type compresses (`Content-Encoding` stays the server's to set).
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), compressible: Bool = false,
                 stream: @escaping @Sendable (HTTPBodyWriter) throws -> Void) {
-        self.status = status
-        self.headers = headers
-        self.body = .stream(stream)
-        self.etag = nil
-        self.gzip = nil
-        self.compressible = compressible
+        box = Box(status: status, headers: headers, body: .stream(stream), etag: nil, gzip: nil, compressible: compressible,
+                  prepared: nil)
     }
 
     /// A UTF-8 text response.
