@@ -216,3 +216,23 @@ struct Tagging: HTTPMiddleware {
 }
 
 private final class Marker: Sendable {}
+
+/// A response is a copy-on-write box as well: an answer built once and handed to every request
+/// (a cached representation, the OpenAPI document) must not change when one copy is edited.
+@Test func responseCopiesDoNotShareWrites() {
+    let shared = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: [1], etag: "\"a\"")
+    var edited = shared
+    edited.headers["X-Extra"] = "1"
+    edited.status = .created
+    edited.body = .bytes([2, 3])
+    edited.etag = nil
+    edited.gzip = HTTPResponse.Representation(body: [9], etag: "\"g\"")
+    edited.compressible = false
+    #expect(shared.headers["X-Extra"] == nil && edited.headers["X-Extra"] == "1")
+    #expect(shared.status == .ok && edited.status == .created)
+    #expect(shared.body.count == 1 && edited.body.count == 2)
+    #expect(shared.etag == "\"a\"" && edited.etag == nil)
+    #expect(shared.gzip == nil && edited.gzip?.body == [9])
+    #expect(shared.compressible && !edited.compressible)
+    #expect(edited.headers["Content-Type"] == "application/json")
+}
