@@ -25,8 +25,10 @@ public protocol HTTPResponder: Sendable {
 /// record what it verified in `request.context` for the handler; it throws to refuse.
 public typealias HTTPAdmission = @Sendable (inout HTTPRequest) throws -> Void
 
-/// A resolved handler plus its execution mode, and what must hold before its body is read.
-public struct HTTPResolution: Sendable {
+/// A resolved handler plus its execution mode, and what must hold before its body is read. A
+/// class, built once per route: handing it out per request retains one reference, not the context
+/// of each of its three closures.
+public final class HTTPResolution: Sendable {
     public let execution: HTTPExecution
     public let handler: HTTPHandler
     /// Run on the I/O queue as soon as the head is complete, before any body byte is read or

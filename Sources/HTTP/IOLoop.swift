@@ -20,7 +20,8 @@ final class IOLoop: @unchecked Sendable {
     let queue: DispatchQueue
     /// Read buffer shared by every connection on this loop; connections copy out what they keep.
     let readBuffer: UnsafeMutableRawBufferPointer
-    var connections = ConnectionTable()
+    /// Touched only on `queue`: no dynamic exclusivity check per access (see `Connection`).
+    @exclusivity(unchecked) var connections = ConnectionTable()
     var date = HTTPDate()
     /// The epoll instance, or -1 when it could not be created (`startPolling` reports that).
     let poller: Int32
