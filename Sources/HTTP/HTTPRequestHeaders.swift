@@ -103,6 +103,20 @@ public struct HTTPRequestHeaders: Sendable {
         }
     }
 
+    /// The value bytes of the first field named by a lowercase literal (nil when there is none),
+    /// without making a String of them.
+    public func withFirstValue<R>(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
+        try storage.withUnsafeBufferPointer { buf in
+            for f in fields {
+                let n = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
+                if ByteClass.equalsLowercased(n, name) {
+                    return try body(UnsafeBufferPointer(rebasing: buf[Int(f.valueStart)..<Int(f.valueEnd)]))
+                }
+            }
+            return try body(nil)
+        }
+    }
+
     /// Calls `body` with the value bytes of every field named by a lowercase literal.
     func forEachValue(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         storage.withUnsafeBufferPointer { buf in

@@ -12,7 +12,18 @@ enum RequestTarget {
         throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)])
     {
         guard let first = target.first else { throw .invalidRequestTarget }
-        for b in target where b == UInt8(ascii: "#") { throw .invalidRequestTarget }
+        // One pass: a fragment anywhere is refused, and it finds where the query starts and whether
+        // anything before it is escaped (three scans of the target were a fifth of the parse).
+        var question = target.count
+        var escaped = false
+        for i in 0..<target.count {
+            switch target[i] {
+            case UInt8(ascii: "#"): throw .invalidRequestTarget
+            case UInt8(ascii: "?") where question == target.count: question = i
+            case UInt8(ascii: "%") where question == target.count: escaped = true
+            default: break
+            }
+        }
         if first == UInt8(ascii: "*") {
             guard target.count == 1, method == .OPTIONS else { throw .invalidRequestTarget }
             return ("*", [])
@@ -25,10 +36,10 @@ enum RequestTarget {
                 return ("/", try parseQuery(UnsafeBufferPointer(rebasing: target[(start + 1)...])))
             }
         }
-        var queryStart = target.count
-        for i in start..<target.count where target[i] == UInt8(ascii: "?") { queryStart = i; break }
+        // The authority stops at a `?`, so the first one of the target is the query's.
+        let queryStart = question
+        if start == 0 && queryStart == target.count && !escaped { return (whole, []) }
         let pathBytes = UnsafeBufferPointer(rebasing: target[start..<queryStart])
-        if start == 0 && queryStart == target.count && !pathBytes.contains(UInt8(ascii: "%")) { return (whole, []) }
         let path = try percentDecode(pathBytes, plusIsSpace: false, keepingSeparators: true)
         if queryStart == target.count { return (path, []) }
         return (path, try parseQuery(UnsafeBufferPointer(rebasing: target[(queryStart + 1)...])))

@@ -53,7 +53,7 @@ public final class KeyService: Sendable {
         var byPrefix: [String: [KnownKey]] = [:]
         /// Credentials already verified against their hash, so the hot path hashes each key once.
         /// Emptied on every reload (revocation, archive), bounded in size.
-        var verified: [String: VerifiedKey] = [:]
+        var verified = CredentialMemo()
     }
     private static let verifiedLimit = 10_000
     /// The shortest admin token `serve` accepts (generated ones are 35 characters).
@@ -109,7 +109,7 @@ public final class KeyService: Sendable {
                 current.byPrefix[prefix] = kept.isEmpty ? nil : kept
             }
             current.byPrefix.merge(table) { $0 + $1 }
-            current.verified = current.verified.filter { !scope.contains($0.value.principal) }
+            current.verified.removeAll { scope.contains($0.principal) }
         }
     }
 
@@ -119,7 +119,7 @@ public final class KeyService: Sendable {
     /// already holds as a String) remembers a verified answer until the next reload.
     public func verify(_ token: Substring, memoKey: String? = nil) -> VerifiedKey? {
         let key = memoKey ?? String(token)
-        if let memo = keys.read({ $0.verified[key] }) { return memo }
+        if let memo = keys.read({ $0.verified.find(key) }) { return memo }
         let tokenString = String(token)
         let prefix = Identifiers.displayPrefix(of: tokenString)
         guard let candidates = keys.read({ $0.byPrefix[prefix] }), !candidates.isEmpty else { return nil }
@@ -132,8 +132,8 @@ public final class KeyService: Sendable {
             keys.write { table in
                 // Only remember while the key is still live (a reload may have revoked it meanwhile).
                 guard table.byPrefix[prefix]?.contains(where: { $0.hash == hash }) == true else { return }
-                if table.verified.count >= KeyService.verifiedLimit { table.verified.removeAll(keepingCapacity: true) }
-                table.verified[key] = found
+                if table.verified.count >= KeyService.verifiedLimit { table.verified.removeAll() }
+                table.verified.insert(key, found)
             }
         }
         return found
@@ -159,7 +159,10 @@ public final class KeyService: Sendable {
     public func authenticate(_ token: String) -> Principal? { verify(token[...])?.principal }
 
     /// A credential (`memoKey`) verified before and still live, or nil.
-    public func verified(credential: String) -> VerifiedKey? { keys.read { $0.verified[credential] } }
+    public func verified(credential: String) -> VerifiedKey? { keys.read { $0.verified.find(credential) } }
+
+    /// The same, by the credential's bytes (the `Authorization` value as received).
+    public func verified(credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? { keys.read { $0.verified.find(credential) } }
 
     /// Whether any admin key exists (when none does, `serve` generates one).
     public func hasAdminKey() -> Bool {

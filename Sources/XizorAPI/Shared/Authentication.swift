@@ -58,12 +58,14 @@ struct RouteGuard: Sendable {
     /// address's failure bucket (`rateLimits.authFailuresPerSecond`); once it is empty, unknown
     /// credentials get 429 without being checked.
     static func verify(_ request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
+        // A credential seen before is answered from memory by its bytes, without a String of it.
+        if let known = request.headers.withFirstValue(ofLowercased: "authorization", { $0.flatMap(keys.verified(credential:)) }) {
+            return known
+        }
         guard let header = request.header("Authorization") else {
             try limits.failedAuthentication(request)
             throw ServiceError(.unauthorized, "missing_api_key", "Send 'Authorization: Bearer KEY'.")
         }
-        // A credential seen before is answered from memory without parsing it again.
-        if let known = keys.verified(credential: header) { return known }
         try limits.admitUnverified(request)
         guard let token = bearerToken(header) else {
             try limits.failedAuthentication(request)
