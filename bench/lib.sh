@@ -58,7 +58,7 @@ CONF
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 user_ticks() { awk '{print $14}' "/proc/$1/stat"; }
 
-bench_header() { printf "%-22s %12s %10s %10s %12s %12s %10s\n" "case" "req/s" "p50" "p99" "cpu_us/req" "user_us/req" "requests"; }
+bench_header() { printf "%-26s %12s %10s %10s %12s %12s %10s\n" "case" "req/s" "p50" "p99" "cpu_us/req" "user_us/req" "requests"; }
 
 # bench_run NAME PID URL OUTDIR [wrk args…] : wrk on CPU 1 (2 s warm-up, then the measured run);
 # prints a row (CPU and its user-space part per request); sets CPU_US, RPS, P99, REQUESTS. Fails when wrk saw errors or unexpected statuses.
@@ -76,7 +76,7 @@ bench_run() {
   P99=$(echo "$out" | awk '$1=="99%"{print $2}')
   CPU_US=$(awk -v t=$((after - before)) -v us="$TICK_US" -v n="$REQUESTS" 'BEGIN{printf "%.2f", t*us/n}')
   local user_us; user_us=$(awk -v t=$((user_after - user_before)) -v us="$TICK_US" -v n="$REQUESTS" 'BEGIN{printf "%.2f", t*us/n}')
-  printf "%-22s %12s %10s %10s %12s %12s %10s\n" "$name" "$RPS" "$p50" "$P99" "$CPU_US" "$user_us" "$REQUESTS"
+  printf "%-26s %12s %10s %10s %12s %12s %10s\n" "$name" "$RPS" "$p50" "$P99" "$CPU_US" "$user_us" "$REQUESTS"
   if echo "$out" | grep -q "Socket errors"; then echo "  ($name: $(echo "$out" | grep "Socket errors" | sed 's/^ *//'))"; fi
   if echo "$out" | grep -q "Non-2xx or 3xx"; then echo "$name: unexpected statuses: $(echo "$out" | grep "Non-2xx")"; return 1; fi
 }

@@ -73,10 +73,11 @@ grep -q "Non-2xx" "$OUT/wrk-xizor-304.txt" && { echo "unexpected statuses"; exit
 # Informative: nginx with open_file_cache, which keeps the file open and skips openat/fstat/close
 # per request (not in nginx's default configuration, which the targets are measured against).
 CURL="http://127.0.0.1:$NGINX_PORT/cached/paywall.json"
+bench_run nginx-cached-200-identity "$NGINX_PID" "$CURL" "$OUT" -H "Accept-Encoding: identity";           NC200=$CPU_US
 bench_run nginx-cached-200-gzip "$NGINX_PID" "$CURL" "$OUT" -H "Accept-Encoding: gzip";                   NCGZ=$CPU_US
 bench_run nginx-cached-304 "$NGINX_PID" "$CURL" "$OUT" -H "Accept-Encoding: gzip" -H "If-None-Match: $NGINX_GZIP_ETAG"; NC304=$CPU_US
 echo "ratio nginx/xizor cpu per request: 200 identity $(ratio "$N200" "$O200"), 200 gzip $(ratio "$NGZ" "$OGZ"), 304 $(ratio "$N304" "$O304") (targets ≥ 0.8, ≥ 0.8, ≥ 1.0)"
-echo "informative, against nginx with open_file_cache: 200 gzip $(ratio "$NCGZ" "$OGZ"), 304 $(ratio "$NC304" "$O304")"
+echo "against nginx with open_file_cache (issue 22 asks ≥ 1.2): 200 identity $(ratio "$NC200" "$O200"), 200 gzip $(ratio "$NCGZ" "$OGZ"), 304 $(ratio "$NC304" "$O304")"
 echo "p99: 200 identity $P99_200, 200 gzip $P99_GZ, 304 $P99_304 (target < 5 ms)"
 
 # Access logs on, both sides (their default configurations): a second `xizor serve` on the same data

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# User-space instructions per SDK request, counted by valgrind's callgrind: unlike CPU time on this
+# shared VM (which moves by 2× between hours for nginx and us alike), the count is the same from run
+# to run, so it shows what a change to the SDK path did. A release `xizor serve` runs under
+# callgrind with instrumentation off; after a warm-up, `wrk -c4` sends each case for 4 s with
+# counting on, and the count is divided by the requests wrk completed. Counts include the I/O
+# loop's own work (epoll, Dispatch) shared by a batch of requests, not the kernel's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib.sh
+OUT=$(pwd)/bench/out/instructions
+rm -rf "$OUT"; mkdir -p "$OUT"
+bench_install wrk valgrind
+flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+BIN=$(pwd)/.build/release/xizor
+
+export XIZOR_LOG_LEVEL=warning XIZOR_ACCESS_LOG=false XIZOR_ADMIN_TOKEN=xa_bench_admin_token_0123456789abcdef
+"$BIN" demo --data-dir "$OUT/data" > "$OUT/demo.json"
+PK=$(sed -E 's/.*"publicKey":"([^"]+)".*/\1/' "$OUT/demo.json")
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$OUT/callgrind.%p" \
+  "$BIN" serve --port 0 --data-dir "$OUT/data" > "$OUT/serve.out" 2> "$OUT/serve.err" &
+VPID=$!
+trap 'kill $VPID 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+for _ in $(seq 300); do [ -s "$OUT/serve.out" ] && break; sleep 0.2; done
+PORT=$(listening_port "$OUT/serve.out")
+URL="http://127.0.0.1:$PORT/v1/sdk/placements/onboarding/paywall"
+AUTH="Authorization: Bearer $PK"
+ETAG=$(curl -s -D - -o /dev/null -H "$AUTH" -H "Accept-Encoding: gzip" "$URL" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+
+count() {  # count NAME [wrk header args…]: instructions per request of one case
+  local name=$1; shift
+  wrk -t1 -c4 -d2s "$@" "$URL" >/dev/null
+  callgrind_control -z "$VPID" >/dev/null 2>&1
+  callgrind_control -i on "$VPID" >/dev/null 2>&1
+  local out; out=$(wrk -t1 -c4 -d4s "$@" "$URL")
+  callgrind_control -i off "$VPID" >/dev/null 2>&1
+  if echo "$out" | grep -q "Non-2xx"; then echo "$name: unexpected statuses"; exit 1; fi
+  local requests; requests=$(echo "$out" | awk '/requests in/{print $1}')
+  rm -f "$OUT"/callgrind.*.*
+  callgrind_control -d "$VPID" >/dev/null 2>&1
+  local file; file=$(ls -t "$OUT"/callgrind.*.* | head -1)
+  local total; total=$(callgrind_annotate "$file" 2>/dev/null | awk '/PROGRAM TOTALS/{gsub(",","",$1); print $1}')
+  printf "%-14s %10d instructions per request (%d requests)\n" "$name" $((total / requests)) "$requests"
+}
+count 304 -H "$AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $ETAG"
+count 200-gzip -H "$AUTH" -H "Accept-Encoding: gzip"
+count 200-identity -H "$AUTH" -H "Accept-Encoding: identity"
