@@ -10,10 +10,20 @@ public struct HTTPRequestHeaders: Sendable {
 
     let storage: [UInt8]
     let fields: [Field]
+    /// Bit n is set when some field's name is n bytes long (longer names set bit 63). An SDK request
+    /// asks for about ten names, most absent; a name of a length no field has is answered here,
+    /// without opening the buffers (each lookup did, and retained both arrays to do it).
+    let nameLengths: UInt64
+
+    @inline(__always)
+    static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
 
     init(storage: [UInt8], fields: [Field]) {
         self.storage = storage
         self.fields = fields
+        var lengths: UInt64 = 0
+        for f in fields { lengths |= Self.lengthBit(Int(f.nameEnd - f.nameStart)) }
+        nameLengths = lengths
     }
 
     /// Headers built from pairs (tests, synthetic requests).
@@ -27,8 +37,7 @@ public struct HTTPRequestHeaders: Sendable {
             storage.append(contentsOf: value.utf8)
             fields.append(Field(nameStart: ns, nameEnd: ne, valueStart: ne, valueEnd: Int32(storage.count)))
         }
-        self.storage = storage
-        self.fields = fields
+        self.init(storage: storage, fields: fields)
     }
 
     public var count: Int { fields.count }
@@ -73,6 +82,7 @@ public struct HTTPRequestHeaders: Sendable {
     /// false. The name's bytes and the storage are opened once per lookup, not once per field: an
     /// SDK request looks up five names that are mostly absent.
     private func forEachIndex(named name: String, _ body: (Int) -> Bool) {
+        guard nameLengths & Self.lengthBit(name.utf8.count) != 0 else { return }
         var name = name
         name.withUTF8 { wanted in
             storage.withUnsafeBufferPointer { buffer in
@@ -93,7 +103,8 @@ public struct HTTPRequestHeaders: Sendable {
 
     /// Index of the first field whose name equals a lowercase literal; no allocation.
     func index(ofLowercased name: StaticString) -> Int? {
-        storage.withUnsafeBufferPointer { buf in
+        guard nameLengths & Self.lengthBit(name.utf8CodeUnitCount) != 0 else { return nil }
+        return storage.withUnsafeBufferPointer { buf in
             for i in fields.indices {
                 let f = fields[i]
                 let slice = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
@@ -106,7 +117,8 @@ public struct HTTPRequestHeaders: Sendable {
     /// The value bytes of the first field named by a lowercase literal (nil when there is none),
     /// without making a String of them.
     public func withFirstValue<R>(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
-        try storage.withUnsafeBufferPointer { buf in
+        guard nameLengths & Self.lengthBit(name.utf8CodeUnitCount) != 0 else { return try body(nil) }
+        return try storage.withUnsafeBufferPointer { buf in
             for f in fields {
                 let n = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
                 if ByteClass.equalsLowercased(n, name) {
@@ -119,6 +131,7 @@ public struct HTTPRequestHeaders: Sendable {
 
     /// Calls `body` with the value bytes of every field named by a lowercase literal.
     func forEachValue(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard nameLengths & Self.lengthBit(name.utf8CodeUnitCount) != 0 else { return }
         storage.withUnsafeBufferPointer { buf in
             for f in fields {
                 let n = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])

@@ -236,3 +236,21 @@ private final class Marker: Sendable {}
     #expect(shared.compressible && !edited.compressible)
     #expect(edited.headers["Content-Type"] == "application/json")
 }
+
+/// Lookups answer by name, case-insensitively, whatever the name's length: the lengths present
+/// (one bit each, names of 63 bytes and more sharing the last) only skip the scan for absent ones.
+@Test func headerLookupsByLengthAndName() {
+    let long = String(repeating: "x", count: 70), otherLong = String(repeating: "y", count: 64)
+    let h = headers(("Host", "h"), ("X-Ab", "1"), (long, "long"), ("accept", "a"))
+    #expect(h["host"] == "h" && h["HOST"] == "h" && h["x-ab"] == "1" && h["Accept"] == "a")
+    #expect(h[long.uppercased()] == "long" && h[otherLong] == nil)
+    #expect(h["X-Ac"] == nil && h["Hos"] == nil && h["Accept-Language"] == nil)
+    #expect(h.index(ofLowercased: "accept") == 3 && h.index(ofLowercased: "accepts") == nil)
+    #expect(h.withFirstValue(ofLowercased: "x-ab") { $0.map { Array($0) } } == Array("1".utf8))
+    #expect(h.withFirstValue(ofLowercased: "x-zz") { $0 == nil })
+    var seen = 0
+    h.forEachValue(ofLowercased: "host") { _ in seen += 1 }
+    h.forEachValue(ofLowercased: "cookie") { _ in seen += 10 }
+    #expect(seen == 1)
+    #expect(HTTPRequestHeaders()["host"] == nil)
+}
