@@ -117,16 +117,9 @@ public struct HTTPRequestHeaders: Sendable {
     /// The value bytes of the first field named by a lowercase literal (nil when there is none),
     /// without making a String of them.
     public func withFirstValue<R>(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
-        guard nameLengths & Self.lengthBit(name.utf8CodeUnitCount) != 0 else { return try body(nil) }
-        return try storage.withUnsafeBufferPointer { buf in
-            for f in fields {
-                let n = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
-                if ByteClass.equalsLowercased(n, name) {
-                    return try body(UnsafeBufferPointer(rebasing: buf[Int(f.valueStart)..<Int(f.valueEnd)]))
-                }
-            }
-            return try body(nil)
-        }
+        guard let i = index(ofLowercased: name) else { return try body(nil) }
+        let f = fields[i]
+        return try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[Int(f.valueStart)..<Int(f.valueEnd)])) }
     }
 
     /// Calls `body` with the value bytes of every field named by a lowercase literal.

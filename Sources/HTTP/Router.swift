@@ -96,14 +96,14 @@ public final class RoutingTable: HTTPResponder {
     /// inline, so matching allocates nothing; the values become Strings once the route is known.
     struct ParameterRanges {
         static let capacity = 8
-        private var starts: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0)
-        private var ends: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0)
+        private var starts = InlineArray<8, Int32>(repeating: 0)
+        private var ends = InlineArray<8, Int32>(repeating: 0)
         private(set) var count = 0
 
         mutating func append(_ start: Int, _ end: Int) -> Bool {
             guard count < Self.capacity else { return false }
-            withUnsafeMutableBytes(of: &starts) { $0.bindMemory(to: Int32.self)[count] = Int32(start) }
-            withUnsafeMutableBytes(of: &ends) { $0.bindMemory(to: Int32.self)[count] = Int32(end) }
+            starts[count] = Int32(start)
+            ends[count] = Int32(end)
             count += 1
             return true
         }
@@ -115,9 +115,7 @@ public final class RoutingTable: HTTPResponder {
 
         func range(_ i: Int) -> Range<Int> {
             precondition(i >= 0 && i < count, "parameter range \(i) of \(count)")
-            let start = withUnsafeBytes(of: starts) { Int($0.bindMemory(to: Int32.self)[i]) }
-            let end = withUnsafeBytes(of: ends) { Int($0.bindMemory(to: Int32.self)[i]) }
-            return start..<end
+            return Int(starts[i])..<Int(ends[i])
         }
     }
 
