@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 /// One SQLite connection with the project's settings applied (WAL, synchronous, foreign keys, busy
-/// timeout) and a cache of prepared statements. Not Sendable: a connection is used by one thread
+/// timeout; for a writer, its page cache and checkpoint interval) and a cache of prepared statements. Not Sendable: a connection is used by one thread
 /// at a time; `DatabasePool` is what crosses threads.
 public final class Database {
     public enum OpenMode: Sendable {
@@ -44,6 +44,9 @@ public final class Database {
                     throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL (got \(journal ?? "nil"))")
                 }
                 try execute("PRAGMA synchronous=\(configuration.synchronous.rawValue.uppercased())")
+                // Negative: a size in KiB rather than in pages (SQLite's convention).
+                try execute("PRAGMA cache_size=-\(configuration.writerCacheBytes / 1024)")
+                try execute("PRAGMA wal_autocheckpoint=\(configuration.walAutocheckpointPages)")
             }
             try execute("PRAGMA foreign_keys=ON")
         } catch {

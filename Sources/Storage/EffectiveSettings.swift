@@ -1,5 +1,5 @@
 /// The settings a connection really runs with, read back from SQLite (`PRAGMA journal_mode`,
-/// `synchronous`, `foreign_keys`, `busy_timeout`) rather than taken from the configuration: the
+/// `synchronous`, `foreign_keys`, `busy_timeout`, `cache_size`, `wal_autocheckpoint`) rather than taken from the configuration: the
 /// promise that every acknowledged write survives power loss rests on what the writer applied, so
 /// that is what operators and tests are shown.
 public struct EffectiveSettings: Sendable, Equatable {
@@ -9,14 +9,19 @@ public struct EffectiveSettings: Sendable, Equatable {
     public var foreignKeys: Bool
     public var busyTimeoutMs: Int
     public var readConnections: Int
+    /// The connection's page cache in bytes (SQLite answers a negative size in KiB, or a page count).
+    public var cacheBytes: Int
+    public var walAutocheckpointPages: Int
 
     public init(journalMode: String, synchronous: DatabaseConfiguration.Synchronous?, foreignKeys: Bool,
-                busyTimeoutMs: Int, readConnections: Int) {
+                busyTimeoutMs: Int, readConnections: Int, cacheBytes: Int, walAutocheckpointPages: Int) {
         self.journalMode = journalMode
         self.synchronous = synchronous
         self.foreignKeys = foreignKeys
         self.busyTimeoutMs = busyTimeoutMs
         self.readConnections = readConnections
+        self.cacheBytes = cacheBytes
+        self.walAutocheckpointPages = walAutocheckpointPages
     }
 
     /// `PRAGMA synchronous` answers a number: 0 off, 1 normal, 2 full, 3 extra.
@@ -44,10 +49,15 @@ extension Database {
         let synchronous: Int = try pragma("synchronous").get(0)
         let foreignKeys: Int = try pragma("foreign_keys").get(0)
         let busyTimeout: Int = try pragma("busy_timeout").get(0)
+        let cacheSize: Int = try pragma("cache_size").get(0)
+        let pageSize: Int = try pragma("page_size").get(0)
+        let autocheckpoint: Int = try pragma("wal_autocheckpoint").get(0)
         return EffectiveSettings(journalMode: journal.lowercased(),
                                  synchronous: EffectiveSettings.synchronous(level: synchronous),
                                  foreignKeys: foreignKeys != 0, busyTimeoutMs: busyTimeout,
-                                 readConnections: readConnections)
+                                 readConnections: readConnections,
+                                 cacheBytes: cacheSize < 0 ? -cacheSize * 1024 : cacheSize * pageSize,
+                                 walAutocheckpointPages: autocheckpoint)
     }
 }
 

@@ -20,7 +20,9 @@ struct CommandEnvironment {
         DatabaseConfiguration(
             synchronous: configuration[\.storage.synchronous],
             busyTimeoutMs: configuration[\.storage.busyTimeoutMs],
-            readConnections: configuration[\.storage.readConnections])
+            readConnections: configuration[\.storage.readConnections],
+            writerCacheBytes: configuration[\.storage.writerCacheBytes],
+            walAutocheckpointPages: configuration[\.storage.walAutocheckpointPages])
     }
 
     var applicationOptions: XizorApplication.Options {

@@ -86,6 +86,8 @@ struct StorageSettings: Sendable {
     let synchronous = Setting.choice("storage.synchronous", default: .full, ["full": DatabaseConfiguration.Synchronous.full, "normal": .normal, "extra": .extra], help: "SQLite synchronous mode; full makes every 2xx write survive power loss")
     let busyTimeoutMs = Setting.int("storage.busyTimeoutMs", default: 5000, 0...600_000, help: "SQLite busy timeout")
     let readConnections = Setting.int("storage.readConnections", default: 4, 1...64, help: "read-only connections in the pool")
+    let writerCacheBytes = Setting.int("storage.writerCacheBytes", default: DatabaseConfiguration.defaultWriterCacheBytes, 1_048_576...4_294_967_296, help: "bytes of SQLite page cache on the writer connection (taken as pages are used): indexes written all over keep their pages in memory between commits")
+    let walAutocheckpointPages = Setting.int("storage.walAutocheckpointPages", default: DatabaseConfiguration.defaultWALAutocheckpointPages, 100...1_000_000, help: "WAL pages after which a commit copies them back into the database file (SQLite wal_autocheckpoint); the WAL file keeps about this many 4 KiB pages on disk")
     let startupCheck = Setting.choice("storage.startupCheck", default: .quick, ["quick": DataDirectoryGuard.Check.quick, "full": .full, "none": .none], help: "check run on the database before serving: quick (PRAGMA quick_check), full (PRAGMA integrity_check) or none; a damaged database refuses to start")
     let minFreeBytes = Setting.int("storage.minFreeBytes", default: 1_048_576, 0...(1 << 50), help: "free bytes the data directory's file system must keep for /readyz to answer 200")
 }

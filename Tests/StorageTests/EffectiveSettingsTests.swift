@@ -9,11 +9,25 @@ import Testing
     func theWriterReportsWhatItApplied(level: DatabaseConfiguration.Synchronous) throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.file("x.sqlite"),
-                                    configuration: DatabaseConfiguration(synchronous: level, busyTimeoutMs: 1234, readConnections: 3))
+                                    configuration: DatabaseConfiguration(synchronous: level, busyTimeoutMs: 1234, readConnections: 3,
+                                                                         writerCacheBytes: 4321 * 1024, walAutocheckpointPages: 777))
         defer { pool.close() }
         let settings = try pool.effectiveSettings()
         #expect(settings == EffectiveSettings(journalMode: "wal", synchronous: level, foreignKeys: true,
-                                              busyTimeoutMs: 1234, readConnections: 3))
+                                              busyTimeoutMs: 1234, readConnections: 3, cacheBytes: 4321 * 1024, walAutocheckpointPages: 777))
+    }
+
+    /// The defaults are the writer's, not SQLite's (2 MiB, 1000 pages): the event-ingest figures
+    /// in docs/benchmarks.md were measured with them. Readers keep SQLite's cache.
+    @Test func theWriterRunsWithItsCacheAndCheckpointIntervalAndReadersDoNot() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.file("x.sqlite"))
+        defer { pool.close() }
+        let settings = try pool.effectiveSettings()
+        #expect(settings.cacheBytes == DatabaseConfiguration.defaultWriterCacheBytes)
+        #expect(settings.walAutocheckpointPages == DatabaseConfiguration.defaultWALAutocheckpointPages)
+        let readerCache: Int = try pool.read { db in try #require(try db.queryOne("PRAGMA cache_size")).get(0) }
+        #expect(readerCache == -2000, "SQLite's default on read-only connections")
     }
 
     @Test func aChangeOnTheConnectionShowsInTheReport() throws {

@@ -121,7 +121,8 @@ def test_the_running_server_applies_full_durability(tmp_path):
     try:
         body = diagnostics(s)
         assert body["storage"] == {"driver": "sqlite", "journalMode": "wal", "synchronous": "full", "foreignKeys": True,
-                                   "busyTimeoutMs": 5000, "readConnections": 4}
+                                   "busyTimeoutMs": 5000, "readConnections": 4, "writerCacheBytes": 67108864,
+                                   "walAutocheckpointPages": 10000}
         assert body["version"]
         secret = create_app(s.base)["secretKey"]
         for key in (None, secret, "xa_forged_0123456789abcdef0123456789"):
@@ -132,6 +133,19 @@ def test_the_running_server_applies_full_durability(tmp_path):
     opened = [l for l in log_lines(s) if l["message"] == "storage opened"]
     assert len(opened) == 1 and opened[0]["synchronous"] == "full" and opened[0]["journalMode"] == "wal", opened
     assert opened[0]["path"].endswith("xizor.sqlite") and opened[0]["foreignKeys"] is True
+
+
+@pytest.mark.sqlite_only
+def test_the_writer_cache_and_checkpoint_interval_come_from_the_configuration(tmp_path):
+    # Guards the wiring of storage.writerCacheBytes and storage.walAutocheckpointPages (read back from
+    # the writer connection, not from the configuration).
+    s = XizorServer(tmp_path / "a", extra_env={"XIZOR_STORAGE_WRITER_CACHE_BYTES": "3145728",
+                                               "XIZOR_STORAGE_WAL_AUTOCHECKPOINT_PAGES": "100"})
+    try:
+        storage = diagnostics(s)["storage"]
+        assert (storage["writerCacheBytes"], storage["walAutocheckpointPages"]) == (3145728, 100), storage
+    finally:
+        assert s.stop() == 0
 
 
 @pytest.mark.sqlite_only  # SQLite's pragmas as the writer applies them (PostgreSQL's diagnostics: test_postgres.py)

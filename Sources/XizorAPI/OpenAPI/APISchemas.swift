@@ -71,6 +71,8 @@ public enum APISchemas {
                 "synchronous": ["type": ["string", "null"], "enum": ["off", "normal", "full", "extra", .null],
                                 "description": "What the writer connection runs with; `full` makes every 2xx write survive power loss."],
                 "foreignKeys": boolean, "busyTimeoutMs": integer, "readConnections": integer,
+                "writerCacheBytes": ["type": "integer", "description": "The writer's page cache (`storage.writerCacheBytes`)."],
+                "walAutocheckpointPages": ["type": "integer", "description": "WAL pages after which a commit checkpoints (`storage.walAutocheckpointPages`)."],
             ]),
             "PostgresDiagnostics": object([
                 "driver": ["type": "string", "enum": ["postgres"]],

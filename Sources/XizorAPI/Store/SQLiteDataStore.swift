@@ -40,6 +40,8 @@ public final class SQLiteDataStore: DataStore {
             "foreignKeys": .bool(settings.foreignKeys),
             "busyTimeoutMs": .number(settings.busyTimeoutMs),
             "readConnections": .number(settings.readConnections),
+            "writerCacheBytes": .number(settings.cacheBytes),
+            "walAutocheckpointPages": .number(settings.walAutocheckpointPages),
         ]
     }
 
