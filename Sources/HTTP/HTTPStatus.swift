@@ -14,6 +14,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let movedPermanently = HTTPStatus(301)
     public static let found = HTTPStatus(302)
     public static let notModified = HTTPStatus(304)
+    public static let permanentRedirect = HTTPStatus(308)
     public static let badRequest = HTTPStatus(400)
     public static let unauthorized = HTTPStatus(401)
     public static let forbidden = HTTPStatus(403)

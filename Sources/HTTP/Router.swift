@@ -129,6 +129,7 @@ public final class RoutingTable: HTTPResponder {
     /// Every route as registered (method and pattern), for checks that compare routes with their documentation.
     public let registeredRoutes: [(method: HTTPMethod, pattern: String)]
     private let notFound: HTTPResolution
+    private let trailingSlash: HTTPResolution
     private let serverOptions: HTTPResolution
 
     init(routes: [Router.Route], middleware: [any HTTPMiddleware]) {
@@ -222,6 +223,7 @@ public final class RoutingTable: HTTPResponder {
         self.literalBytes = literalBytes
         let notFoundResponse = HTTPError(.notFound, code: "not_found", detail: "No resource at this path.").response
         notFound = HTTPResolution(execution: .inline, handler: wrap { _ in notFoundResponse }, needsBody: false)
+        trailingSlash = HTTPResolution(execution: .inline, handler: wrap { request in RoutingTable.trailingSlashRedirect(request, otherwise: notFoundResponse) }, needsBody: false)
         let star = HTTPResponse(status: .noContent, headers: ["Allow": "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"])
         serverOptions = HTTPResolution(execution: .inline, handler: wrap { _ in star }, needsBody: false)
     }
@@ -263,7 +265,10 @@ public final class RoutingTable: HTTPResponder {
             }
             return (index, parameters)
         }
-        guard let found else { return request.path == "*" ? serverOptions : notFound }
+        guard let found else {
+            if request.path == "*" { return serverOptions }
+            return redirectsTrailingSlash(request) ? trailingSlash : notFound
+        }
         let index = found.index
         // Fields read in place: copying the group retained and released each of its arrays.
         request.routeTemplate = groups[index].pattern
@@ -276,6 +281,35 @@ public final class RoutingTable: HTTPResponder {
         }
         if method == .OPTIONS, let options = groups[index].options { return options }
         return groups[index].methodNotAllowed ?? notFound
+    }
+
+    /// Whether `request` is a GET or HEAD for a path that matches nothing only because it ends in
+    /// `/` (`/console/`, typed or pasted): it is sent to the path without the slash, which has a GET
+    /// route (308, query kept). Other methods still get 404 (a client would resend a body). Only an
+    /// origin-form target qualifies, and the slashless path matched a route, so its segments are
+    /// non-empty: the Location can never begin with `//` (another host).
+    private func redirectsTrailingSlash(_ request: HTTPRequest) -> Bool {
+        guard request.method == .GET || request.method == .HEAD, Self.slashless(request.target) != nil else { return false }
+        let path = request.path.utf8
+        guard path.count > 1, path.last == UInt8(ascii: "/") else { return false }
+        var ranges = ParameterRanges()
+        guard let index = Array(path.dropLast()).withUnsafeBufferPointer({ find($0, &ranges) }) else { return false }
+        return groups[index].methods.contains { $0.0 == .GET }
+    }
+
+    /// An origin-form target whose path ends in `/` after a first segment, as it should be
+    /// redirected: the path without that `/`, then the query as received.
+    static func slashless(_ target: String) -> String? {
+        let pathEnd = target.firstIndex(of: "?") ?? target.endIndex
+        let path = target[..<pathEnd]
+        guard path.hasPrefix("/"), path.count > 1, path.hasSuffix("/") else { return nil }
+        return String(path.dropLast()) + target[pathEnd...]
+    }
+
+    /// The redirect `redirectsTrailingSlash` chose.
+    static func trailingSlashRedirect(_ request: HTTPRequest, otherwise: HTTPResponse) -> HTTPResponse {
+        guard let location = slashless(request.target) else { return otherwise }
+        return HTTPResponse(status: .permanentRedirect, headers: ["Location": location, "Cache-Control": "no-cache"])
     }
 
     /// The group whose pattern matches a decoded path, and where its parameters lie. Every segment

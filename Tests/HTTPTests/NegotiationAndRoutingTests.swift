@@ -96,7 +96,9 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     #expect(try body(.GET, "/").3 == .inline)
     #expect(try body(.GET, "/v1/paywalls/zz").3 == .offloaded)
     #expect(try body(.GET, "/v1/paywalls").0 == 404)
-    #expect(try body(.GET, "/v1/paywalls/zz/").0 == 404)
+    #expect(try body(.PUT, "/v1/paywalls/zz/").0 == 404, "only GET and HEAD are redirected")
+    #expect(try body(.GET, "/v1/paywalls/zz/versions/").0 == 404, "the path without the slash matches nothing either")
+    #expect(try body(.GET, "/v1/paywalls/zz//").0 == 404)
     #expect(try body(.GET, "/v1/paywalls//versions/1").0 == 404)
     let (s405, _, _, _, r405) = try body(.DELETE, "/v1/paywalls/zz")
     #expect(s405 == 405)
@@ -110,6 +112,31 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     #expect(try body(.GET, "/v1/paywalls/a%2541").1 == "id a%41", "decoded once, never twice")
     #expect(try body(.GET, "/v1%2Fpaywalls%2Fzz").0 == 404)
     #expect(try body(.GET, "/v1/paywalls%2Fnew").0 == 404)
+}
+
+/// A GET or HEAD that misses only by a trailing `/` is sent (308) to the path without it, with the
+/// query as received; nothing else is redirected, and a Location never names another host.
+@Test func aTrailingSlashRedirectsToTheRouteWithoutIt() throws {
+    var router = Router()
+    router.get("/console") { _ in .text("page") }
+    router.get("/v1/paywalls/:id") { r in .text("id \(r.pathParameter("id") ?? "")") }
+    router.post("/v1/paywalls") { _ in .text("created") }
+    let table = router.build()
+    func answer(_ method: HTTPMethod, _ target: String) throws -> HTTPResponse {
+        var r = HTTPRequest(method: method, target: target, path: String(target.prefix { $0 != "?" }))
+        return try table.resolve(&r).handler(r)
+    }
+    for (target, location) in [("/console/", "/console"), ("/console/?a=1&b=%2F", "/console?a=1&b=%2F"),
+                               ("/v1/paywalls/a%2Fb/", "/v1/paywalls/a%2Fb")] {
+        let response = try answer(.GET, target)
+        #expect(response.status == .permanentRedirect && response.headers["Location"] == location, "\(target)")
+        #expect(try answer(.HEAD, target).status == .permanentRedirect)
+    }
+    #expect(try answer(.POST, "/v1/paywalls/").status == .notFound, "a body would be sent again")
+    #expect(try answer(.GET, "/v1/paywalls/").status == .notFound, "/v1/paywalls has a route, but no GET")
+    #expect(try answer(.GET, "//console/").status == .notFound)
+    #expect(try answer(.GET, "/console//").status == .notFound)
+    #expect(try answer(.GET, "/elsewhere/").status == .notFound)
 }
 
 /// The route tree backs up when a literal branch dead-ends, names parameters per pattern, and
@@ -135,7 +162,8 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     #expect(try answer("/b/7/fixed").1 == "fixed 7 -")  // literal beats parameter at the last segment
     #expect(try answer("/b/7/other").1 == "7+other")
     #expect(try answer("/b/7").0 == 404)
-    #expect(try answer("/b/7/other/").0 == 404)
+    #expect(try answer("/b/7/other/").0 == 308, "a trailing slash is redirected to the route without it")
+    #expect(try answer("/b/7/other/x").0 == 404)
 }
 
 struct Tagging: HTTPMiddleware {

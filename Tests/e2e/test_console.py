@@ -121,6 +121,16 @@ def test_the_root_redirects_to_the_console(module_server):
     assert SESSION.get(module_server.base + "/", timeout=30).url == module_server.base + "/console"
 
 
+def test_the_console_with_a_trailing_slash_redirects_to_it(module_server):
+    # Typed or pasted as /console/: a 308 to the page, keeping the query (the router's rule for any
+    # GET that misses only by its trailing slash); an asset path with one stays a 404.
+    r = SESSION.get(module_server.base + "/console/?from=docs", allow_redirects=False, timeout=30)
+    assert r.status_code == 308 and r.headers["Location"] == "/console?from=docs", (r.status_code, r.headers)
+    followed = SESSION.get(module_server.base + "/console/", timeout=30)
+    assert followed.status_code == 200 and followed.url == module_server.base + "/console"
+    assert SESSION.post(module_server.base + "/console/", timeout=30).status_code == 404
+
+
 def test_the_page_is_revalidated_under_a_strict_policy(module_server):
     url = module_server.base + "/console"
     r = fetch(url)
@@ -238,6 +248,8 @@ def test_the_console_path_is_configurable(tmp_path):
             assert url.startswith("/admin/ui/v/"), url
             assert SESSION.get(server.base + url, timeout=30).status_code == 200, url
         assert SESSION.get(server.base + "/console", timeout=30).status_code == 404
+        r = SESSION.get(server.base + "/admin/ui/", allow_redirects=False, timeout=30)
+        assert r.status_code == 308 and r.headers["Location"] == "/admin/ui", (r.status_code, r.headers)
         paths = SESSION.get(server.base + "/openapi.json", timeout=30).json()["paths"]
         assert "/admin/ui" in paths and "/admin/ui/v/{version}/{file}" in paths, sorted(paths)
     finally:
