@@ -103,7 +103,7 @@ def test_the_issues_flow_end_to_end(chromium, module_server, screenshots):  # no
     # Put it on a placement with a rule, and run the dry run.
     console.go("Placements")
     console.find("input[name=key]").send_keys("flow_spot")
-    Select(console.find("select[name=paywallId]")).select_by_visible_text("Other")
+    Select(console.find("select[name=target]")).select_by_visible_text("Other")
     console.driver.find_element(By.XPATH, "//button[text()='Save placement']").click()
     wait_for(lambda: console.driver.find_elements(By.ID, "placement-flow_spot"), what="the placement")
     section = console.find("section[aria-labelledby='placement-flow_spot']")
@@ -112,7 +112,7 @@ def test_the_issues_flow_end_to_end(chromium, module_server, screenshots):  # no
     # Each change redraws the builder (it rewrites the rules' JSON), so every field is found anew.
     section.find_element(By.CSS_SELECTOR, "input[aria-label='Rule 0 condition: key']").send_keys("plan\t")
     section.find_element(By.CSS_SELECTOR, "input[aria-label='Rule 0 condition: value']").send_keys("pro\t")
-    Select(section.find_element(By.CSS_SELECTOR, "select[aria-label='Rule 0: paywall']")).select_by_visible_text("Flow offer")
+    Select(section.find_element(By.CSS_SELECTOR, "select[aria-label='Rule 0: shows']")).select_by_visible_text("Flow offer")
     section.find_element(By.XPATH, ".//button[text()='Save rules']").click()
     wait_for(lambda: "Rules saved" in (console.text("#status") or ""), what="the rules saved")
     rules = app.dashboard.get("/v1/placements/flow_spot").json()["rules"]

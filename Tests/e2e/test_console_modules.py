@@ -100,3 +100,29 @@ def test_the_rule_builder_reads_values_as_the_api_types_them(typed, value, tmp_p
     # Every operator the server knows (Targeting/Condition.swift's error message lists them).
     assert answer["operators"] == ["eq", "ne", "in", "not_in", "exists", "gt", "gte", "lt", "lte", "starts_with", "between",
                                    "semver_eq", "semver_gt", "semver_gte", "semver_lt", "semver_lte"]
+
+
+@pytest.mark.parametrize("count, period, seconds, cap", [
+    ("3", "day", "", {"count": 3, "per": "day"}), ("1", "hour", "", {"count": 1, "per": "hour"}),
+    ("2", "week", "99", {"count": 2, "per": "week"}), ("5", "seconds", "90", {"count": 5, "seconds": 90}),
+    ("", "day", "", None), ("  ", "week", "", None), ("x", "day", "", None)])
+def test_the_rule_builder_writes_a_frequency_cap_as_the_api_reads_it(count, period, seconds, cap, tmp_path):
+    """A rule's cap from the builder's three fields: `{count, per}` for a named period, `{count,
+    seconds}` for another; an empty (or unreadable) count is no cap at all (the key is left out).
+    What the server then refuses (a fraction, zero seconds) it names by its JSON path."""
+    node = shutil.which("node")
+    assert node
+    (tmp_path / "dom.js").write_text("export const h = () => null; export const field = () => null; export const fill = () => null;\n")
+    (tmp_path / "rules.mjs").write_text((SITE / "rules.js").read_text())
+    (tmp_path / "case.mjs").write_text(
+        'import { frequencyCapOf, targetOf } from "./rules.mjs";\n'
+        f'const cap = frequencyCapOf({json.dumps(count)}, {json.dumps(period)}, {json.dumps(seconds)});\n'
+        'console.log(JSON.stringify({ cap: cap === undefined ? null : cap, rule: JSON.parse(JSON.stringify({ paywallId: "p", frequencyCap: cap })),\n'
+        '  paywall: JSON.parse(JSON.stringify(targetOf("paywall:pw_1"))), experiment: JSON.parse(JSON.stringify(targetOf("experiment:ex:1"))) }));')
+    out = subprocess.run([node, str(tmp_path / "case.mjs")], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["cap"] == cap
+    assert answer["rule"] == ({"paywallId": "p", "frequencyCap": cap} if cap else {"paywallId": "p"})
+    # A target's option value back into the body: one of paywallId / experimentId, the other dropped.
+    assert answer["paywall"] == {"paywallId": "pw_1"} and answer["experiment"] == {"experimentId": "ex:1"}

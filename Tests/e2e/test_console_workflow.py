@@ -391,11 +391,11 @@ def test_placements_assign_rules_and_the_dry_run(console, shop):
     shop.publish(main)
     shop.publish(target)
     console.go("Placements")
-    console.until(lambda: Select(console.find("#main select[name=paywallId]")).options, "the paywall choices")
+    console.until(lambda: Select(console.find("#main select[name=target]")).options, "the paywall choices")
 
     # Assign a paywall to a new key through the form.
     console.find("#main input[name=key]").send_keys("workflow_home")
-    Select(console.find("#main select[name=paywallId]")).select_by_value(main)
+    Select(console.find("#main select[name=target]")).select_by_value(f"paywall:{main}")
     console.button("Save placement").click()
     card = console.until(lambda: console.find_all("section[aria-labelledby='placement-workflow_home']"), "the new placement")[0]
     assert "Serves Home offer" in card.text, card.text
@@ -412,7 +412,7 @@ def test_placements_assign_rules_and_the_dry_run(console, shop):
     console.until(lambda: json.loads(area.get_property("value"))[0]["when"]["key"] == "context.plan", "the key in the JSON")
     labelled("Rule 0 condition: value").send_keys("pro", Keys.TAB)
     console.until(lambda: json.loads(area.get_property("value"))[0]["when"].get("value") == "pro", "the value in the JSON")
-    Select(labelled("Rule 0: paywall")).select_by_value(target)
+    Select(labelled("Rule 0: shows")).select_by_value(f"paywall:{target}")
     rules = [{"when": {"key": "context.plan", "op": "eq", "value": "pro"}, "paywallId": target}]
     console.until(lambda: json.loads(area.get_property("value")) == rules, "the rule in the JSON")
     console.button("Save rules", card).click()
@@ -452,6 +452,59 @@ def test_placements_assign_rules_and_the_dry_run(console, shop):
     resolved = api(shop.dashboard.get("/v1/placements/workflow_home/resolve", params={"context.plan": "free"}))
     assert resolved["fallback"] is True and resolved["paywallId"] == main
     console.screenshot("workflow-placements")
+    console.assert_clean()
+
+
+def test_a_placement_and_its_rule_run_an_experiment_and_the_rule_is_capped(console, shop):
+    """The placement form and the rule builder serve an experiment as readily as a paywall, and a
+    rule's frequency cap is drawn: what the builder writes is what is saved and read back."""
+    control = shop.create_paywall("clean", name="Trial control")
+    challenger = shop.create_paywall("cinematic", name="Trial challenger")
+    shop.publish(control)
+    shop.publish(challenger)
+    exp = api(shop.dashboard.post("/v1/experiments", {"name": "Trial split", "variants": [
+        {"paywallId": control, "weight": 50}, {"paywallId": challenger, "weight": 50}]}), 201)["id"]
+    console.go("Placements")
+    console.until(lambda: [o for o in Select(console.find("#main select[name=target]")).options
+                           if o.get_attribute("value") == f"experiment:{exp}"], "the experiment among the choices")
+    console.find("#main input[name=key]").send_keys("workflow_split")
+    Select(console.find("#main select[name=target]")).select_by_value(f"experiment:{exp}")
+    console.button("Save placement").click()
+    card = console.until(lambda: console.find_all("section[aria-labelledby='placement-workflow_split']"), "the new placement")[0]
+    assert "Serves experiment Trial split (control Trial control where it does not run)" in card.text, card.text
+    placement = api(shop.dashboard.get("/v1/placements/workflow_split"))
+    assert (placement["experimentId"], placement["paywallId"]) == (exp, control)
+
+    card.find_element(By.TAG_NAME, "summary").click()
+    area = card.find_element(By.CSS_SELECTOR, "textarea.code")
+    console.button("Add a rule", card).click()
+    labelled = lambda label: console.until(lambda: card.find_element(By.CSS_SELECTOR, f"[aria-label='{label}']"), label)
+    labelled("Rule 0 condition: key").send_keys("context.plan", Keys.TAB)
+    labelled("Rule 0 condition: value").send_keys("pro", Keys.TAB)
+    console.until(lambda: json.loads(area.get_property("value"))[0]["when"].get("value") == "pro", "the value in the JSON")
+    Select(labelled("Rule 0: shows")).select_by_value(f"experiment:{exp}")
+    console.until(lambda: json.loads(area.get_property("value"))[0].get("experimentId") == exp, "the experiment in the JSON")
+    labelled("Rule 0: at most (presentations)").send_keys("3", Keys.TAB)
+    console.until(lambda: json.loads(area.get_property("value"))[0].get("frequencyCap") == {"count": 3, "per": "day"}, "the cap in the JSON")
+    Select(labelled("Rule 0: per")).select_by_value("week")
+    rules = [{"when": {"key": "context.plan", "op": "eq", "value": "pro"}, "experimentId": exp, "frequencyCap": {"count": 3, "per": "week"}}]
+    console.until(lambda: json.loads(area.get_property("value")) == rules, "the rule in the JSON")
+    console.button("Save rules", card).click()
+    console.until(lambda: console.status() == "Rules saved.", "the rules saved")
+    stored = api(shop.dashboard.get("/v1/placements/workflow_split"))["rules"]
+    assert stored == [{"when": {"key": "context.plan", "op": "eq", "value": "pro"}, "paywallId": control, "experimentId": exp,
+                       "frequencyCap": {"count": 3, "seconds": 604800}}], stored
+    # Drawn again from what the server answered: a week, three presentations, the experiment.
+    assert Select(labelled("Rule 0: per")).first_selected_option.get_attribute("value") == "week"
+    assert labelled("Rule 0: at most (presentations)").get_property("value") == "3"
+    assert Select(labelled("Rule 0: shows")).first_selected_option.get_attribute("value") == f"experiment:{exp}"
+
+    # An emptied count removes the cap.
+    labelled("Rule 0: at most (presentations)").clear()
+    labelled("Rule 0: at most (presentations)").send_keys(Keys.TAB)
+    console.until(lambda: "frequencyCap" not in json.loads(area.get_property("value"))[0], "the cap gone from the JSON")
+    console.button("Save rules", card).click()
+    console.until(lambda: "frequencyCap" not in api(shop.dashboard.get("/v1/placements/workflow_split"))["rules"][0], "the cap removed")
     console.assert_clean()
 
 
@@ -712,17 +765,17 @@ def test_a_refused_form_shows_its_problem_and_the_next_submission_clears_it(cons
     live = shop.create_paywall("clean", name="Still live offer")
     shop.publish(live)
     console.go("Placements")
-    console.until(lambda: [o for o in Select(console.find("#main select[name=paywallId]")).options if o.get_attribute("value") == paywall],
+    console.until(lambda: [o for o in Select(console.find("#main select[name=target]")).options if o.get_attribute("value") == f"paywall:{paywall}"],
                   "the paywall among the choices")
     assert shop.dashboard.delete(f"/v1/paywalls/{paywall}").status_code in (200, 204)
     console.expected_failures.add(("/v1/placements/workflow_refused", 422))
     console.find("#main input[name=key]").send_keys("workflow_refused")
-    Select(console.find("#main select[name=paywallId]")).select_by_value(paywall)
+    Select(console.find("#main select[name=target]")).select_by_value(f"paywall:{paywall}")
     console.button("Save placement").click()
     problem = console.until(lambda: console.find_all("#main form .problem"), "the problem in the form")[0]
     assert "paywall_archived" in problem.text or "archived" in problem.text, problem.text
     assert shop.dashboard.get("/v1/placements/workflow_refused").status_code == 404
-    Select(console.find("#main select[name=paywallId]")).select_by_value(live)
+    Select(console.find("#main select[name=target]")).select_by_value(f"paywall:{live}")
     console.button("Save placement").click()
     console.until(lambda: console.find_all("section[aria-labelledby='placement-workflow_refused']"), "the placement saved")
     assert console.find_all("#main form .problem") == []

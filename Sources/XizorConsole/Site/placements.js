@@ -1,29 +1,33 @@
-// Placements: each with its paywall and rules; assign a paywall, edit the ordered rules (JSON, with
-// every error selected by its path), delete; and the resolve dry run with its trace.
+// Placements: each with its paywall or experiment and rules; assign a paywall or an experiment, edit
+// the ordered rules (builder and JSON, every error selected by its path), delete; and the resolve
+// dry run with its trace.
 import { get, put, del, ApiError } from "./api.js";
 import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
-import { ruleBuilder } from "./rules.js";
+import { ruleBuilder, targetSelect, targetOf } from "./rules.js";
 
 export async function placementsView() {
   const list = h("div", {});
   const errors = h("div", {});
   const key = h("input", { name: "key", required: true, maxlength: "100", pattern: "[A-Za-z0-9_.\\-]+" });
-  const paywall = h("select", { name: "paywallId", required: true });
   let paywalls = [];
+  let experiments = [];
+  let target = h("select", { name: "target", required: true });
+  const targetBox = h("div", {});
 
   const form = h("form", {
     class: "card",
     onsubmit: submitter(errors, async () => {
-      await put(`/v1/placements/${encodeURIComponent(key.value.trim())}`, { paywallId: paywall.value });
+      await put(`/v1/placements/${encodeURIComponent(key.value.trim())}`, targetOf(target.value));
       announce("Placement saved.");
       key.value = "";
       await refresh();
     }),
   }, h("h2", {}, "Assign a placement"), field("Placement key", key, "What the app passes to present(…): onboarding, settings_upsell."),
-  field("Paywall", paywall), errors, h("button", { type: "submit" }, "Save placement"));
+  targetBox, errors, h("button", { type: "submit" }, "Save placement"));
 
   const paywallName = (id) => paywalls.find((p) => p.id === id)?.name ?? id;
+  const experimentName = (id) => experiments.find((e) => e.id === id)?.name ?? id;
 
   function rulesEditor(placement) {
     const text = h("textarea", { class: "code", rows: "12", spellcheck: "false" });
@@ -70,11 +74,11 @@ export async function placementsView() {
       let current;
       try { current = locate(text.value).value; } catch (error) { return fill(feedback, h("p", { class: "problem", role: "alert" }, error.message)); }
       if (!Array.isArray(current)) return fill(feedback, h("p", { class: "problem", role: "alert" }, "The rules are a JSON array."));
-      fill(builderBox, ruleBuilder(current, (next) => { text.value = JSON.stringify(next, null, 2); }, paywalls));
+      fill(builderBox, ruleBuilder(current, (next) => { text.value = JSON.stringify(next, null, 2); }, paywalls, experiments));
     };
     drawBuilder();
     return h("details", {}, summary,
-      h("p", { class: "hint" }, "Rules are tried in order; the first whose condition matches decides (docs/targeting.md). Caps and anything else not drawn here can be written in the JSON below."),
+      h("p", { class: "hint" }, "Rules are tried in order; the first whose condition matches decides (docs/targeting.md). Anything not drawn here can be written in the JSON below."),
       builderBox,
       field(`Rules of ${placement.key} (JSON)`, text),
       h("button", { type: "button", class: "link", onclick: drawBuilder }, "Rebuild from the text"), feedback,
@@ -129,8 +133,9 @@ export async function placementsView() {
       fill(list, items.length === 0 ? h("p", {}, "No placements yet.") : h("div", {}, items.map((placement) =>
         h("section", { class: "card", "aria-labelledby": `placement-${placement.key}` },
           h("h2", { id: `placement-${placement.key}` }, placement.key),
-          h("p", {}, "Serves ", h("strong", {}, paywallName(placement.paywallId)),
-            placement.experimentId ? ` (experiment ${placement.experimentId})` : "", ` · updated ${time(placement.updatedAt)} · `,
+          h("p", {}, "Serves ", placement.experimentId
+            ? [h("strong", {}, `experiment ${experimentName(placement.experimentId)}`), ` (control ${paywallName(placement.paywallId)} where it does not run)`]
+            : h("strong", {}, paywallName(placement.paywallId)), ` · updated ${time(placement.updatedAt)} · `,
             h("button", { type: "button", class: "danger", "aria-label": `Delete placement ${placement.key}`, onclick: async () => {
               if (!confirm(`Delete the placement ${placement.key}? Apps asking for it get 404.`)) return;
               try { await del(`/v1/placements/${encodeURIComponent(placement.key)}`); announce("Deleted."); await refresh(); }
@@ -144,8 +149,12 @@ export async function placementsView() {
 
   show(h("h1", {}, "Placements"), list, form);
   try {
-    paywalls = (await get("/v1/paywalls?limit=200")).items;
-    fill(paywall, ...paywalls.map((p) => h("option", { value: p.id }, p.name)));
+    [paywalls, experiments] = await Promise.all([get("/v1/paywalls?limit=200").then((r) => r.items), get("/v1/experiments").then((r) => r.items)]);
+    target = targetSelect("Serves", {}, paywalls, experiments);
+    target.name = "target";
+    target.required = true;
+    target.removeAttribute("aria-label");
+    fill(targetBox, field("Serves", target, "A paywall, or an experiment: its variants split the placement's traffic."));
   } catch (error) {
     fill(errors, problemBox(error));
   }

@@ -1,5 +1,6 @@
 // The visual rule builder: each rule's condition as a tree of groups (all / any / not) and
-// comparisons (key, operator, value), audiences and rollouts, with its target and schedule. It
+// comparisons (key, operator, value), audiences and rollouts, with its target (a paywall or an
+// experiment), schedule and frequency cap. It
 // edits the same JSON the rules' text area holds (the text stays what is saved), so anything the
 // builder does not draw can still be written by hand.
 import { h, field, fill } from "./dom.js";
@@ -78,17 +79,67 @@ function conditionEditor(condition, set, label, paywalls) {
   return box;
 }
 
+/**
+ * What a placement or a rule serves: a paywall, or an experiment (whose control answers where the
+ * experiment does not: the API's `experimentId`). The option values are `paywall:ID` and
+ * `experiment:ID`; `targetOf` turns one back into the body's fields (the other one cleared).
+ */
+export function targetSelect(label, current, paywalls, experiments) {
+  const chosen = current.experimentId ? `experiment:${current.experimentId}` : `paywall:${current.paywallId ?? ""}`;
+  const live = experiments.filter((e) => e.status !== "stopped" || e.id === current.experimentId);
+  return h("select", { "aria-label": label },
+    h("optgroup", { label: "Paywalls" }, paywalls.map((p) => h("option", { value: `paywall:${p.id}`, selected: `paywall:${p.id}` === chosen }, p.name))),
+    live.length === 0 ? null : h("optgroup", { label: "Experiments" }, live.map((e) =>
+      h("option", { value: `experiment:${e.id}`, selected: `experiment:${e.id}` === chosen }, `${e.name} (${e.status})`))));
+}
+
+export function targetOf(value) {
+  const [kind, ...rest] = value.split(":");
+  const id = rest.join(":");
+  return kind === "experiment" ? { experimentId: id, paywallId: undefined } : { paywallId: id, experimentId: undefined };
+}
+
+const PERIODS = [["hour", 3600], ["day", 86400], ["week", 604800]];
+
+/**
+ * A rule's frequency cap: at most `count` presentations per period and subscriber (`{count, per}`, or
+ * `{count, seconds}` for another period). An empty count removes the cap.
+ */
+export function frequencyCapOf(countText, period, secondsText) {
+  const count = Number(countText);
+  if (countText.trim() === "" || !Number.isFinite(count)) return undefined;
+  if (period === "seconds") return { count, seconds: Number(secondsText) };
+  return { count, per: period };
+}
+
+function capEditor(rule, update, i) {
+  const cap = rule.frequencyCap;
+  const named = cap ? (cap.per ?? PERIODS.find(([, s]) => s === cap.seconds)?.[0]) : "day";
+  const count = h("input", { type: "number", min: "1", step: "1", value: cap?.count ?? "", placeholder: "no cap", "aria-label": `Rule ${i}: at most (presentations)` });
+  const period = h("select", { "aria-label": `Rule ${i}: per` },
+    [...PERIODS.map(([name]) => [name, name]), ["seconds", "seconds…"]].map(([value, text]) =>
+      h("option", { value, selected: value === (named ?? "seconds") }, text)));
+  const seconds = h("input", { type: "number", min: "1", step: "1", value: cap && !named ? cap.seconds : "", "aria-label": `Rule ${i}: period in seconds`,
+    hidden: (named ?? "seconds") !== "seconds" });
+  const changed = () => update({ frequencyCap: frequencyCapOf(count.value, period.value, seconds.value) });
+  count.addEventListener("change", changed);
+  period.addEventListener("change", changed);
+  seconds.addEventListener("change", changed);
+  return h("div", { class: "field", role: "group", "aria-label": `Rule ${i}: frequency cap` }, h("span", {}, "Frequency cap: at most "),
+    h("span", { class: "inline-form" }, count, h("span", {}, " per "), period, seconds),
+    h("p", { class: "hint" }, "Past this many presentations to one subscriber, the rule is skipped."));
+}
+
 /** The builder for `rules` (an array); `changed(next)` gets the whole new array after every edit. */
-export function ruleBuilder(rules, changed, paywalls) {
+export function ruleBuilder(rules, changed, paywalls, experiments = []) {
   const root = h("div", { class: "rule-builder" });
   function render(current) {
     const set = (next) => { changed(next); render(next); };
     fill(root, 
       ...current.map((rule, i) => {
         const update = (patch) => set(current.map((r, k) => k === i ? { ...r, ...patch } : r));
-        const target = h("select", { "aria-label": `Rule ${i}: paywall` },
-          paywalls.map((p) => h("option", { value: p.id, selected: p.id === rule.paywallId }, p.name)));
-        target.addEventListener("change", () => update({ paywallId: target.value }));
+        const target = targetSelect(`Rule ${i}: shows`, rule, paywalls, experiments);
+        target.addEventListener("change", () => update(targetOf(target.value)));
         const from = h("input", { type: "datetime-local", "aria-label": `Rule ${i}: active from`, value: local(rule.activeFrom) });
         const until = h("input", { type: "datetime-local", "aria-label": `Rule ${i}: active until`, value: local(rule.activeUntil) });
         from.addEventListener("change", () => update({ activeFrom: from.value ? new Date(from.value).getTime() : undefined }));
@@ -97,8 +148,8 @@ export function ruleBuilder(rules, changed, paywalls) {
           h("p", { class: "hint" }, "When"),
           conditionEditor(rule.when, (next) => update({ when: next }), `Rule ${i} condition`, paywalls),
           h("div", { class: "inline-form wrap" },
-            rule.experimentId ? h("p", {}, `runs experiment ${rule.experimentId}`) : field("Show paywall", target),
-            field("Active from", from), field("Active until", until)),
+            field("Show", target), field("Active from", from), field("Active until", until)),
+          capEditor(rule, update, i),
           h("div", { class: "toolbar" },
             h("button", { type: "button", class: "link", disabled: i === 0, onclick: () => set(move(current, i, -1)) }, "Move up"),
             h("button", { type: "button", class: "link", disabled: i === current.length - 1, onclick: () => set(move(current, i, 1)) }, "Move down"),
