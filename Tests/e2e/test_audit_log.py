@@ -11,6 +11,7 @@ import time
 import uuid
 
 import pytest
+import requests
 
 from conftest import ROOT, run_cli
 from test_scopes import Mcp, create_key, key_id_of, listed_keys, missing_scope, new_app
@@ -129,6 +130,10 @@ def test_every_rest_write_is_recorded_with_actor_target_request_and_hashes(app, 
     assert len(app.dashboard.get("/v1/audit-log", params={"action": "subscriber.deleted"}).json()["entries"]) == before
     spare = app.create_paywall("clean")
     write("DELETE", f"/v1/paywalls/{spare}", None, "paywall.archived", spare)
+    write("POST", f"/v1/paywalls/{spare}/unarchive", None, "paywall.unarchived", spare)
+    before = len(app.dashboard.get("/v1/audit-log", params={"action": "paywall.unarchived"}).json()["entries"])
+    ok(app.dashboard.post(f"/v1/paywalls/{spare}/unarchive"), 200)
+    assert len(app.dashboard.get("/v1/audit-log", params={"action": "paywall.unarchived"}).json()["entries"]) == before, "a live paywall: nothing recorded"
     write("DELETE", "/v1/placements/onboarding", None, "placement.deleted", "onboarding")
     assert asset
 
@@ -384,3 +389,13 @@ def test_another_apps_key_sees_none_of_this_apps_entries(app, module_server):
     assert entries(other.dashboard, targetId=pw) == []
     assert entries(other.dashboard, keyId=key_id_of(app, app.secret_key)) == []
     assert entries(other.dashboard, targetId=app.id) == []
+
+
+def test_the_documented_actions_are_the_ones_the_api_records(module_server):
+    # docs/integrations.md lists the actions; the OpenAPI document's enum is the server's AuditAction.
+    doc = (ROOT / "docs" / "integrations.md").read_text()
+    listed = doc.split("Actions: ", 1)[1].split("\n\n", 1)[0]
+    documented = set(re.findall(r"`([a-z_]+\.[a-z_]+)`", listed))
+    spec = requests.get(module_server.base + "/openapi.json", timeout=10).json()
+    entry = spec["components"]["schemas"]["AuditEntry"]["properties"]["action"]["enum"]
+    assert documented == set(entry), (sorted(documented - set(entry)), sorted(set(entry) - documented))

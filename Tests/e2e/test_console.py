@@ -631,6 +631,21 @@ def test_archive_a_paywall_through_the_confirmation(console, shop):
     wait_for(lambda: all(r["id"] != shop.spring for r in console.rows(PAYWALL_ROWS)), what="the archived paywall gone from the list")
     assert shop.spring not in live_paywalls(shop)
     assert shop.dashboard.get(f"/v1/paywalls/{shop.spring}").json()["archived"] is True
+
+    # The archived ones are listed apart, with the placements still serving them, and restored in a click.
+    archived_rows = """return [...document.querySelectorAll("#main tr[data-archived]")].map((r) => ({
+      id: r.dataset.archived, targets: r.cells[2].textContent.trim()}));"""
+    wait_for(lambda: console.rows(archived_rows) == [{"id": shop.spring, "targets": "onboarding, upsell"}], what="the archived list")
+    summary = console.find("#main details summary")
+    assert summary.text == "Archived paywalls (1)", summary.text
+    summary.click()
+    console.find("button[aria-label='Restore Spring sale']").click()
+    wait_for(lambda: any(r["id"] == shop.spring for r in console.rows(PAYWALL_ROWS)), what="the restored paywall in the list")
+    assert console.rows(archived_rows) == [] and console.driver.find_elements(By.CSS_SELECTOR, "#main details") == []
+    assert shop.spring in live_paywalls(shop) and shop.dashboard.get(f"/v1/paywalls/{shop.spring}").json()["archived"] is False
+    wait_for(lambda: "restored" in (console.text("#status") or ""), what="the announcement")
+    # Archived again for the views that follow (the accessibility check covers the archived list).
+    assert shop.dashboard.delete(f"/v1/paywalls/{shop.spring}").status_code == 200
     console.assert_clean()
 
 

@@ -101,6 +101,35 @@ def test_archived_paywall_cannot_be_published_but_keeps_serving(app):
     problem(app.dashboard.put("/v1/placements/upsell", {"paywallId": pw}), 422, "validation_failed")
 
 
+def test_an_archived_paywall_is_listed_apart_and_unarchived(app):
+    pw = app.create_paywall()
+    app.publish(pw)
+    app.assign("onboarding", pw)
+    live = app.create_paywall()
+    assert app.dashboard.delete(f"/v1/paywalls/{pw}").status_code == 200
+    archived = app.dashboard.get("/v1/paywalls", params={"archived": "true"}).json()
+    assert [p["id"] for p in archived["items"]] == [pw] and archived["items"][0]["archived"] is True
+    assert archived["items"][0]["placements"] == ["onboarding"], "the placements that still serve it"
+    assert [p["id"] for p in app.dashboard.get("/v1/paywalls", params={"archived": "false"}).json()["items"]] == [live]
+    problem(app.dashboard.get("/v1/paywalls", params={"archived": "yes"}), 400, "invalid_archived")
+
+    restored = app.dashboard.post(f"/v1/paywalls/{pw}/unarchive")
+    assert restored.status_code == 200, restored.text
+    assert restored.json()["archived"] is False and restored.json()["archivedAt"] is None
+    assert [p["id"] for p in app.dashboard.get("/v1/paywalls").json()["items"]] == [pw, live]
+    assert app.dashboard.get("/v1/paywalls", params={"archived": "true"}).json()["items"] == []
+    # Live again in every way: published, targeted, not flagged by the resolver.
+    assert app.dashboard.post(f"/v1/paywalls/{pw}/publish", {"force": True}).status_code == 201
+    assert app.dashboard.put("/v1/placements/upsell", {"paywallId": pw}).status_code == 200
+    assert app.dashboard.get("/v1/placements/onboarding/resolve").json()["paywallArchived"] is False
+    assert app.sdk.get("/v1/sdk/placements/onboarding/paywall").json()["version"] == 2
+    # Unarchiving a live paywall changes nothing; another app's or an unknown id is a 404.
+    before = app.dashboard.get(f"/v1/paywalls/{pw}").json()
+    again = app.dashboard.post(f"/v1/paywalls/{pw}/unarchive")
+    assert again.status_code == 200 and again.json() == before
+    problem(app.dashboard.post("/v1/paywalls/pw_unknown/unarchive"), 404, "paywall_not_found")
+
+
 # --- drafts ----------------------------------------------------------------------------------
 
 def test_draft_needs_if_match_and_answers_validation(app):

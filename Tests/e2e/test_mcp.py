@@ -27,7 +27,7 @@ TOOLS = {
     "resolve_placement", "get_paywall_analytics", "list_templates",
     "create_experiment", "start_experiment", "stop_experiment", "get_experiment_results",
     "rollback_paywall", "diff_versions", "patch_paywall_draft", "set_paywall_texts",
-    "list_experiments", "get_experiment", "set_experiment_weights", "promote_experiment", "archive_paywall", "rename_paywall",
+    "list_experiments", "get_experiment", "set_experiment_weights", "promote_experiment", "archive_paywall", "unarchive_paywall", "rename_paywall",
     "preview_paywall", "upload_asset", "list_assets",
     "list_audiences", "set_audience", "delete_audience",
 }

@@ -355,7 +355,7 @@ def test_mcp_lists_only_the_tools_of_the_keys_scopes(module_server):
     names = tool_names(reader)
     assert "list_paywalls" in names and "get_paywall" in names and "list_placements" in names
     assert not {"publish_paywall", "set_placement_rules", "create_paywall", "update_paywall_draft", "assign_placement",
-                "rollback_paywall", "archive_paywall", "create_experiment", "start_experiment", "set_audience"} & names, names
+                "rollback_paywall", "archive_paywall", "unarchive_paywall", "create_experiment", "start_experiment", "set_audience"} & names, names
     writes = [t["name"] for t in reader if not read_only(t)]
     assert not writes, f"a read-only key is offered tools that are not read-only: {writes}"
     # Analytics and experiment results are scope `analytics`, not `read`.
@@ -363,7 +363,7 @@ def test_mcp_lists_only_the_tools_of_the_keys_scopes(module_server):
     assert names < everything
 
     publisher = tool_names(Mcp(module_server.base, create_key(app, ["read", "publish"])["key"]).tools())
-    assert {"publish_paywall", "rollback_paywall", "archive_paywall", "list_paywalls"} <= publisher
+    assert {"publish_paywall", "rollback_paywall", "archive_paywall", "unarchive_paywall", "list_paywalls"} <= publisher
     assert not {"create_paywall", "set_placement_rules", "update_paywall_draft"} & publisher, publisher
     analyst = tool_names(Mcp(module_server.base, create_key(app, ["analytics"])["key"]).tools())
     assert {"get_paywall_analytics", "get_experiment_results"} <= analyst

@@ -475,6 +475,8 @@ def test_every_change_announces_itself_once_with_its_actor(hooks, receiver):
     act("DELETE", f"/v1/keys/{created['id']}", announces="key.revoked", data={"keyId": created["id"], "kind": "public"})
     act("DELETE", "/v1/placements/onboarding", announces="placement.updated", data={"placementKey": "onboarding", "deleted": True})
     act("DELETE", f"/v1/paywalls/{c}", announces="paywall.archived", data={"paywallId": c})
+    act("POST", f"/v1/paywalls/{c}/unarchive", announces="paywall.unarchived", data={"paywallId": c})
+    act("POST", f"/v1/paywalls/{c}/unarchive")   # already live: announces nothing
     # Writes that announce nothing: a draft edit, a paywall created, an experiment created (above), an endpoint.
     draft, etag = app.draft(a)
     assert app.save_draft(a, draft["document"], etag).status_code == 200

@@ -8,6 +8,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case keyCreated = "key.created", keyRevoked = "key.revoked"
     case paywallCreated = "paywall.created", paywallDraftUpdated = "paywall.draft_updated", paywallRenamed = "paywall.renamed"
     case paywallPublished = "paywall.published", paywallRolledBack = "paywall.rolled_back", paywallArchived = "paywall.archived"
+    case paywallUnarchived = "paywall.unarchived"
     case placementUpdated = "placement.updated", placementDeleted = "placement.deleted"
     case audienceUpdated = "audience.updated", audienceDeleted = "audience.deleted"
     case experimentCreated = "experiment.created", experimentStarted = "experiment.started", experimentStopped = "experiment.stopped"

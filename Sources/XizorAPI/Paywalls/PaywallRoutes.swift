@@ -31,11 +31,14 @@ struct PaywallRoutes {
             return APIResponse.json(created.json, status: .created, headers: ["Location": "/v1/paywalls/\(created.id)"])
         }
         routes.secret(.GET, "/v1/paywalls", scope: .read, OperationDoc(
-            "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time", tag: "paywalls",
-            parameters: PageSize.parameters,
+            "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time",
+            description: "With `archived=true`, the archived ones instead (to find one to unarchive).", tag: "paywalls",
+            parameters: PageSize.parameters + [.query("archived", "`true`: list archived paywalls instead of live ones.",
+                                                      schema: ["type": "boolean", "default": false])],
             responses: [.json(200, "A page of paywalls.", APISchemas.ref("PaywallPage")),
-                        .problem(400, "`limit` or `cursor` is malformed.")])) { request, caller in
-            let page = try paywalls.list(appID: caller.appID, cursor: request.query("cursor"), limit: try PageSize.from(request))
+                        .problem(400, "`limit`, `cursor` or `archived` is malformed.")])) { request, caller in
+            let page = try paywalls.list(appID: caller.appID, cursor: request.query("cursor"), limit: try PageSize.from(request),
+                                         archived: try PaywallRoutes.archivedFlag(request.query("archived")))
             return APIResponse.json(["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null])
         }
         routes.secret(.GET, "/v1/paywalls/:id", scope: .read, OperationDoc(
@@ -51,6 +54,13 @@ struct PaywallRoutes {
             responses: [.json(200, "The archived paywall.", APISchemas.ref("ArchivedPaywall"))])) { request, caller in
             let appID = caller.appID
             return APIResponse.json(try paywalls.archive(appID: appID, id: request.parameter("id")).archivedJSON)
+        }
+        routes.secret(.POST, "/v1/paywalls/:id/unarchive", scope: .publish, OperationDoc(
+            "unarchivePaywall", summary: "Unarchive a paywall",
+            description: "An archived paywall is live again: listed, publishable and assignable, its draft and versions as they were (`paywall.unarchived` in the audit log and to webhooks). A live paywall is answered unchanged, and nothing is recorded.",
+            tag: "paywalls", parameters: [.path("id", "A paywall id.")],
+            responses: [.json(200, "The paywall, live.", APISchemas.ref("PaywallSummary"))])) { request, caller in
+            APIResponse.json(try paywalls.unarchive(appID: caller.appID, id: request.parameter("id")).json)
         }
         routes.secret(.PATCH, "/v1/paywalls/:id", scope: .drafts, OperationDoc(
             "renamePaywall", summary: "Rename a paywall",
@@ -125,6 +135,15 @@ struct PaywallRoutes {
             let draft = try paywalls.setTexts(appID: appID, id: id, locale: request.parameter("locale"),
                                               translations: translations, expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
+        }
+    }
+
+    /// `archived=true|false` (absent: false); anything else is a 400 rather than a guess.
+    static func archivedFlag(_ raw: String?) throws -> Bool {
+        switch raw {
+        case nil, "false": return false
+        case "true": return true
+        case let other?: throw ServiceError(.badRequest, "invalid_archived", "'archived' is true or false, not '\(other)'.")
         }
     }
 }

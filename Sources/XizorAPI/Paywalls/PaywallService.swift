@@ -90,10 +90,11 @@ public final class PaywallService: Sendable {
     }
 
     /// One page of the app's live paywalls, read from one snapshot.
-    public func list(appID: String, cursor: String?, limit: Int) throws -> Page<PaywallSummary> {
+    /// Live paywalls, or with `archived` the archived ones (to find one to unarchive).
+    public func list(appID: String, cursor: String?, limit: Int, archived: Bool = false) throws -> Page<PaywallSummary> {
         let after = try PageCursor.parse(cursor)
         let (rows, placements) = try store.read { tx in
-            let rows = try tx.paywalls.page(appID: appID, after: after, limit: limit + 1)
+            let rows = try tx.paywalls.page(appID: appID, after: after, limit: limit + 1, archived: archived)
             return (rows, try tx.placements.references(appID: appID, targeting: rows.prefix(limit).map(\.id)))
         }
         let items = rows.prefix(limit).map { PaywallSummary($0, targetedBy: placements[$0.id] ?? []) }
@@ -140,6 +141,23 @@ public final class PaywallService: Sendable {
                                       data: ["paywallId": .string(id)]), now: now)
         }
         try changes.catchUp()
+        return try summary(appID: appID, id: id)
+    }
+
+    /// Makes an archived paywall live again: it is listed, can be published and targeted again; its
+    /// draft and versions are as they were. A live paywall is answered as it is, and nothing is
+    /// recorded (no audit entry, no `paywall.unarchived` webhook for a change that did not happen).
+    public func unarchive(appID: String, id: String) throws -> PaywallSummary {
+        let now = clock.now()
+        let changed = try store.write { tx -> Bool in
+            guard try tx.paywalls.lifecycle(appID: appID, id: id) != nil else { throw ServiceError.notFound("paywall", id) }
+            guard try tx.paywalls.unarchive(appID: appID, id: id, now: now) else { return false }
+            try tx.changes.append(appID: appID, kind: .paywall, entityID: id, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .paywallUnarchived, targetKind: "paywall", targetID: id,
+                                      data: ["paywallId": .string(id)]), now: now)
+            return true
+        }
+        if changed { try changes.catchUp() }
         return try summary(appID: appID, id: id)
     }
 

@@ -46,10 +46,12 @@ public protocol PaywallStore {
     func paywall(appID: String, id: String) throws -> StoredPaywall?
     /// Nil when the app has no such paywall.
     func lifecycle(appID: String, id: String) throws -> PaywallLifecycle?
-    /// Paywalls not archived, after `cursor` in creation order.
-    func page(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredPaywall]
+    /// Live paywalls (or, with `archived`, the archived ones), after `cursor` in creation order.
+    func page(appID: String, after cursor: PageCursor, limit: Int, archived: Bool) throws -> [StoredPaywall]
     /// Marks it archived (keeping the first time); false when the app has no such paywall.
     func archive(appID: String, id: String, now: Int64) throws -> Bool
+    /// Makes an archived paywall live again; false when the app has no such archived paywall.
+    func unarchive(appID: String, id: String, now: Int64) throws -> Bool
 
     func draft(appID: String, id: String) throws -> StoredDraft?
     /// Replaces the draft when it is still at `expectedRevision`; false when it is not (or missing).

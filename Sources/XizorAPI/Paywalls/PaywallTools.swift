@@ -2,7 +2,7 @@ import PaywallFormat
 
 /// Paywalls: create, list, read (versions and publishing are VersionTools).
 enum PaywallTools {
-    static var tools: [MCPTool] { [create, list, get, rename, archive] }
+    static var tools: [MCPTool] { [create, list, get, rename, archive, unarchive] }
 
     static let create = MCPTool(
         name: "create_paywall", scope: .drafts, title: "Create a paywall",
@@ -34,11 +34,12 @@ enum PaywallTools {
     static let list = MCPTool(
         name: "list_paywalls", scope: .read, title: "List paywalls",
         description: """
-            Lists the app's paywalls that are not archived, oldest first, with their id, name, draftRevision, latestVersion \
-            (null when never published) and the placements pointing at them. Pages: pass the answer's nextCursor as 'cursor' \
-            to get the next page; nextCursor is null on the last page.
+            Lists the app's paywalls that are not archived (with 'archived' true: the archived ones), oldest first, with \
+            their id, name, draftRevision, latestVersion (null when never published) and the placements pointing at them. \
+            Pages: pass the answer's nextCursor as 'cursor' to get the next page; nextCursor is null on the last page.
             """,
         inputSchema: ToolSchema.object([
+            "archived": ["type": "boolean", "description": "true: list archived paywalls (to unarchive one) instead of live ones."],
             "cursor": ToolSchema.string("nextCursor from the previous page.", maxLength: 300),
             "limit": ToolSchema.integer("Page size, 1 to \(PageSize.max) (default \(PageSize.fallback)).",
                                         minimum: 1, maximum: PageSize.max),
@@ -47,7 +48,8 @@ enum PaywallTools {
                        "required": ["items", "nextCursor"]],
         readOnly: true, idempotent: true
     ) { call in
-        let page = try call.services.paywalls.list(appID: call.appID, cursor: call.optionalString("cursor"), limit: call.optionalInt("limit") ?? PageSize.fallback)
+        let page = try call.services.paywalls.list(appID: call.appID, cursor: call.optionalString("cursor"), limit: call.optionalInt("limit") ?? PageSize.fallback,
+                                                   archived: call.arguments["archived"]?.boolValue ?? false)
         return ["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null]
     }
 
@@ -86,6 +88,18 @@ enum PaywallTools {
         readOnly: false, destructive: true, idempotent: true
     ) { call in
         try call.services.paywalls.archive(appID: call.appID, id: try call.string("paywallId")).archivedJSON
+    }
+
+    static let unarchive = MCPTool(
+        name: "unarchive_paywall", scope: .publish, title: "Unarchive a paywall",
+        description: """
+            Makes an archived paywall live again (list_paywalls with archived true finds them): it is listed, can be \
+            published and assigned again, its draft and versions as they were. A live paywall is answered unchanged.
+            """,
+        inputSchema: ToolSchema.object(["paywallId": ToolSchema.paywallID], required: ["paywallId"]),
+        readOnly: false, idempotent: true
+    ) { call in
+        try call.services.paywalls.unarchive(appID: call.appID, id: try call.string("paywallId")).json
     }
 
     static let rename = MCPTool(

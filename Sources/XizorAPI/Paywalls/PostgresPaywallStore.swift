@@ -20,9 +20,9 @@ struct PostgresPaywallStore: PaywallStore {
         return archivedAt == nil ? .live : .archived
     }
 
-    func page(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredPaywall] {
+    func page(appID: String, after cursor: PageCursor, limit: Int, archived: Bool) throws -> [StoredPaywall] {
         try db.query("""
-            \(PaywallRows.summary) WHERE p.app_id = $1 AND p.archived_at IS NULL AND (p.created_at, p.id) > ($2, $3)
+            \(PaywallRows.summary) WHERE p.app_id = $1 AND p.archived_at IS \(archived ? "NOT NULL" : "NULL") AND (p.created_at, p.id) > ($2, $3)
             ORDER BY p.created_at, p.id LIMIT $4
             """, [appID, cursor.createdAt, cursor.id, limit]).map(PaywallRows.paywall)
     }
@@ -30,6 +30,12 @@ struct PostgresPaywallStore: PaywallStore {
     func archive(appID: String, id: String, now: Int64) throws -> Bool {
         try db.execute("UPDATE paywalls SET archived_at = coalesce(archived_at, $1), updated_at = greatest(updated_at, $2) WHERE id = $3 AND app_id = $4",
                        [now, now, id, appID])
+        return db.changes == 1
+    }
+
+    func unarchive(appID: String, id: String, now: Int64) throws -> Bool {
+        try db.execute("UPDATE paywalls SET archived_at = NULL, updated_at = greatest(updated_at, $1) WHERE id = $2 AND app_id = $3 AND archived_at IS NOT NULL",
+                       [now, id, appID])
         return db.changes == 1
     }
 

@@ -18,9 +18,9 @@ struct SQLitePaywallStore: PaywallStore {
         return archivedAt == nil ? .live : .archived
     }
 
-    func page(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredPaywall] {
+    func page(appID: String, after cursor: PageCursor, limit: Int, archived: Bool) throws -> [StoredPaywall] {
         try db.query("""
-            \(PaywallRows.summary) WHERE p.app_id = ? AND p.archived_at IS NULL AND (p.created_at, p.id) > (?, ?)
+            \(PaywallRows.summary) WHERE p.app_id = ? AND p.archived_at IS \(archived ? "NOT NULL" : "NULL") AND (p.created_at, p.id) > (?, ?)
             ORDER BY p.created_at, p.id LIMIT ?
             """, [appID, cursor.createdAt, cursor.id, limit]).map(PaywallRows.paywall)
     }
@@ -28,6 +28,12 @@ struct SQLitePaywallStore: PaywallStore {
     func archive(appID: String, id: String, now: Int64) throws -> Bool {
         try db.execute("UPDATE paywalls SET archived_at = coalesce(archived_at, ?), updated_at = max(updated_at, ?) WHERE id = ? AND app_id = ?",
                        [now, now, id, appID])
+        return db.changes == 1
+    }
+
+    func unarchive(appID: String, id: String, now: Int64) throws -> Bool {
+        try db.execute("UPDATE paywalls SET archived_at = NULL, updated_at = max(updated_at, ?) WHERE id = ? AND app_id = ? AND archived_at IS NOT NULL",
+                       [now, id, appID])
         return db.changes == 1
     }
 

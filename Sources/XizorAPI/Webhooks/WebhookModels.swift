@@ -4,6 +4,7 @@ import PaywallFormat
 /// consumer outside acts on, plus `webhook.test`, which only the test call sends.
 public enum WebhookEventType: String, Sendable, CaseIterable {
     case paywallPublished = "paywall.published", paywallRolledBack = "paywall.rolled_back", paywallArchived = "paywall.archived"
+    case paywallUnarchived = "paywall.unarchived"
     case placementUpdated = "placement.updated"
     case experimentStarted = "experiment.started", experimentStopped = "experiment.stopped"
     case experimentReweighted = "experiment.reweighted", experimentPromoted = "experiment.promoted"
@@ -17,6 +18,7 @@ public enum WebhookEventType: String, Sendable, CaseIterable {
         case .paywallPublished: self = .paywallPublished
         case .paywallRolledBack: self = .paywallRolledBack
         case .paywallArchived: self = .paywallArchived
+        case .paywallUnarchived: self = .paywallUnarchived
         case .placementUpdated, .placementDeleted: self = .placementUpdated
         case .experimentStarted: self = .experimentStarted
         case .experimentStopped: self = .experimentStopped

@@ -1,9 +1,11 @@
-// Paywalls: the list with each one's status, create from a template, rename, archive.
+// Paywalls: the list with each one's status, create from a template, rename, archive; the archived
+// ones apart, each with the placements still serving it, restored in one click.
 import { get, post, patch, del } from "./api.js";
 import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 
 export async function paywallsView() {
   const list = h("div", {});
+  const archivedBox = h("div", {});
   const errors = h("div", {});
   const name = h("input", { name: "name", maxlength: "200", placeholder: "Spring sale" });
   const template = h("select", { name: "template" }, h("option", { value: "" }, "Blank"));
@@ -25,9 +27,8 @@ export async function paywallsView() {
   errors,
   h("button", { type: "submit" }, "Create paywall"));
 
-  /** The status a list shows: archived, never published, or published at its latest version. */
+  /** The status the list shows: never published, or published at its latest version. */
   function status(paywall) {
-    if (paywall.archived) return h("span", { class: "badge muted" }, "archived");
     if (paywall.latestVersion === null) return h("span", { class: "badge warn" }, "draft only");
     return h("span", {}, h("span", { class: "badge ok" }, `v${paywall.latestVersion} live`),
       paywall.draftChangedSincePublish ? [" ", h("span", { class: "badge warn" }, "draft changed")] : null);
@@ -66,15 +67,50 @@ export async function paywallsView() {
     };
   }
 
+  function unarchive(paywall) {
+    return async () => {
+      try {
+        await post(`/v1/paywalls/${encodeURIComponent(paywall.id)}/unarchive`);
+        announce(`“${paywall.name}” restored.`);
+        await refresh();
+      } catch (error) {
+        fill(errors, problemBox(error));
+      }
+    };
+  }
+
+  /** Every page of a paywall list (`archived`: the archived ones). */
+  async function every(archived) {
+    const items = [];
+    let cursor = null;
+    do {
+      const page = await get(`/v1/paywalls?limit=200${archived ? "&archived=true" : ""}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return items;
+  }
+
+  function archivedTable(items) {
+    if (items.length === 0) return null;
+    return h("details", { class: "card" }, h("summary", {}, `Archived paywalls (${items.length})`),
+      h("p", { class: "hint" }, "Archived paywalls cannot be published or targeted; placements that still point at one keep serving its last version. Restoring one makes it live again, its draft and versions as they were."),
+      h("table", {},
+        h("caption", {}, "Archived paywalls of this app"),
+        h("thead", {}, h("tr", {}, ["Name", "Archived", "Still serving", ""].map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, items.map((paywall) => h("tr", { dataset: { archived: paywall.id } },
+          h("th", { scope: "row" }, paywall.name, h("br"), h("code", { class: "muted" }, paywall.id)),
+          h("td", {}, time(paywall.archivedAt)),
+          h("td", {}, targets(paywall)),
+          h("td", {}, h("button", { type: "button", class: "secondary", "aria-label": `Restore ${paywall.name}`, onclick: unarchive(paywall) }, "Restore")))))));
+  }
+
   async function refresh() {
     try {
-      const items = [];
-      let cursor = null;
-      do {
-        const page = await get(`/v1/paywalls?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
-        items.push(...page.items);
-        cursor = page.nextCursor;
-      } while (cursor);
+      const [items, archived] = await Promise.all([every(false), every(true)]);
+      const wasOpen = archivedBox.querySelector("details")?.open;
+      fill(archivedBox, archivedTable(archived));
+      if (wasOpen) archivedBox.querySelector("details")?.setAttribute("open", "");
       fill(list, items.length === 0
         ? h("p", {}, "No paywalls yet: create one from a template below.")
         : h("table", {},
@@ -95,7 +131,7 @@ export async function paywallsView() {
     }
   }
 
-  show(h("h1", {}, "Paywalls"), list, form);
+  show(h("h1", {}, "Paywalls"), list, archivedBox, form);
   try {
     const { templates } = await get("/v1/templates");
     template.append(...templates.map((t) => h("option", { value: t.name }, t.title)));
