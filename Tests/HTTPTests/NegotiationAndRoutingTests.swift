@@ -132,7 +132,11 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
         #expect(response.status == .permanentRedirect && response.headers["Location"] == location, "\(target)")
         #expect(try answer(.HEAD, target).status == .permanentRedirect)
     }
-    #expect(try answer(.POST, "/v1/paywalls/").status == .notFound, "a body would be sent again")
+    for method in [HTTPMethod.POST, .PUT, .DELETE, .PATCH] {
+        #expect(try answer(method, "/console/").status == .notFound, "\(method): a body would be sent again")
+        #expect(try answer(method, "/v1/paywalls/a/").status == .notFound)
+    }
+    #expect(try answer(.POST, "/v1/paywalls/").status == .notFound)
     #expect(try answer(.GET, "/v1/paywalls/").status == .notFound, "/v1/paywalls has a route, but no GET")
     #expect(try answer(.GET, "//console/").status == .notFound)
     #expect(try answer(.GET, "/console//").status == .notFound)
