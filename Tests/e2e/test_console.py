@@ -508,8 +508,13 @@ def shop(module_server, console):
     app.publish(app.evergreen)
     app.publish(app.evergreen)
     app.assign("upsell", app.spring)
+    # An audience, used by the second rule, so the Audiences view has one to show with its user.
+    r = app.dashboard.put("/v1/audiences/returning", {"name": "Returning iPhone users", "condition": {"all": [
+        {"key": "device.platform", "op": "eq", "value": "ios"}, {"key": "visits", "op": "gte", "value": 3}]}})
+    assert r.status_code == 201, r.text
     r = app.dashboard.put("/v1/placements/upsell/rules",
-                          {"rules": [{"when": {"key": "country", "op": "in", "value": ["DE"]}, "paywallId": app.evergreen}]})
+                          {"rules": [{"when": {"key": "country", "op": "in", "value": ["DE"]}, "paywallId": app.evergreen},
+                                     {"when": {"audience": "returning"}, "paywallId": app.evergreen}]})
     assert r.status_code == 200, r.text
     # An experiment, so the Experiments view has one to list; one of its paywalls' drafts changed since.
     app.winter = app.create_paywall("cinematic", name="Winter test")
@@ -572,7 +577,7 @@ def test_the_paywall_list_shows_status_and_targets(console, shop):
     assert rows[shop.spring]["targets"] == "onboarding, upsell", rows[shop.spring]
     assert rows[shop.summer]["status"] == "draft only" and rows[shop.summer]["targets"] == "—", rows[shop.summer]
     assert rows[shop.evergreen]["status"] == "v2 live", rows[shop.evergreen]
-    assert rows[shop.evergreen]["targets"] == "upsell (rule 0)", rows[shop.evergreen]
+    assert rows[shop.evergreen]["targets"] == "upsell (rule 0), upsell (rule 1)", rows[shop.evergreen]
     assert rows[shop.winter]["status"] == "v1 live draft changed", rows[shop.winter]
     assert "Targeted by" in console.text("#main table thead")
     console.screenshot("paywalls")
@@ -646,6 +651,10 @@ def test_archive_a_paywall_through_the_confirmation(console, shop):
     wait_for(lambda: "restored" in (console.text("#status") or ""), what="the announcement")
     # Archived again for the views that follow (the accessibility check covers the archived list).
     assert shop.dashboard.delete(f"/v1/paywalls/{shop.spring}").status_code == 200
+    # The placements still serving it name it as archived.
+    console.open("#/placements")
+    wait_for(lambda: "Serves Spring sale (archived)" in (console.text("section[aria-labelledby='placement-onboarding']") or ""),
+             what="the archived paywall named on its placement")
     console.assert_clean()
 
 
@@ -773,7 +782,7 @@ def test_the_admin_creates_and_archives_an_app(console, shop, module_server):
 
 # --- accessibility ----------------------------------------------------------------------------------
 
-VIEWS = ["signin", "paywalls", "editor", "placements", "experiments", "keys", "apps"]
+VIEWS = ["signin", "paywalls", "editor", "placements", "audiences", "experiments", "keys", "apps"]
 
 
 def show_view(console, shop, view):
@@ -834,7 +843,7 @@ def test_no_serious_accessibility_violation(console, shop, view, scheme):
             console.settle()
         if scheme == "dark":
             console.screenshot(f"{view}-dark")
-        elif view in ("editor", "placements", "experiments"):
+        elif view in ("editor", "placements", "audiences", "experiments"):
             console.screenshot(view)        # the others are taken where their tests show them
         results = run_axe(console)
         violations = serious(results)

@@ -508,6 +508,76 @@ def test_a_placement_and_its_rule_run_an_experiment_and_the_rule_is_capped(conso
     console.assert_clean()
 
 
+# --- audiences -------------------------------------------------------------------------------------
+
+def test_an_audience_is_made_picked_by_a_rule_edited_and_deleted_only_when_unused(console, shop):
+    """The audiences view: one made with the builder (which offers no audience inside an audience),
+    picked by name in a rule's builder, its users listed, its condition edited (live on the next
+    resolve), its deletion refused while a rule refers to it and allowed after."""
+    target = shop.create_paywall("clean", name="DACH offer")
+    home = shop.create_paywall("clean", name="Audience home")
+    shop.publish(target)
+    shop.publish(home)
+    console.go("Audiences")
+    kinds = Select(console.until(lambda: console.find_all("#main form [aria-label='New audience condition: kind']"), "the new audience's builder")[0])
+    assert "audience" not in [o.get_attribute("value") for o in kinds.options], "an audience cannot refer to an audience"
+    console.find("#main input[name=id]").send_keys("dach")
+    console.find("#main input[name=name]").send_keys("German-speaking")
+    console.button("Create audience").click()
+    console.until(lambda: console.status() == "Audience dach saved.", "the audience saved")
+    stored = api(shop.dashboard.get("/v1/audiences/dach"))
+    assert (stored["name"], stored["condition"]) == ("German-speaking", {"key": "device.country", "op": "in", "value": ["DE", "AT", "CH"]})
+
+    def card():
+        return console.until(lambda: console.find_all("section[aria-labelledby='audience-dach']"), "the audience's card")[0]
+
+    assert "No rule uses it yet." in card().text
+
+    # A rule picks it by name in the placement's builder.
+    api(shop.dashboard.put("/v1/placements/audience_home", {"paywallId": home}))
+    console.go("Placements")
+    placement = console.until(lambda: console.find_all("section[aria-labelledby='placement-audience_home']"), "the placement")[0]
+    placement.find_element(By.TAG_NAME, "summary").click()
+    area = placement.find_element(By.CSS_SELECTOR, "textarea.code")
+    console.button("Add a rule", placement).click()
+    labelled = lambda label: console.until(lambda: placement.find_element(By.CSS_SELECTOR, f"[aria-label='{label}']"), label)
+    Select(labelled("Rule 0 condition: kind")).select_by_value("audience")
+    Select(labelled("Rule 0 condition: audience")).select_by_visible_text("German-speaking (dach)")
+    Select(labelled("Rule 0: shows")).select_by_value(f"paywall:{target}")
+    rules = [{"when": {"audience": "dach"}, "paywallId": target}]
+    console.until(lambda: json.loads(area.get_property("value")) == rules, "the rule in the JSON")
+    console.button("Save rules", placement).click()
+    console.until(lambda: console.status() == "Rules saved.", "the rules saved")
+    resolve = lambda country: api(shop.dashboard.get("/v1/placements/audience_home/resolve", params={"device.country": country}))["paywallId"]
+    assert resolve("CH") == target
+
+    # Edited in its card: Switzerland leaves, and the next resolve follows.
+    console.go("Audiences")
+    assert "Used by audience_home rule 0." in card().text
+    value = card().find_element(By.CSS_SELECTOR, "[aria-label='Audience dach condition: value']")
+    value.send_keys(Keys.CONTROL + "a")   # a modifier is held to the end of its send_keys call
+    value.send_keys('["DE", "AT"]', Keys.TAB)   # typed over the selection: one change
+    console.button("Save dach", card()).click()
+    console.until(lambda: api(shop.dashboard.get("/v1/audiences/dach"))["condition"]["value"] == ["DE", "AT"], "the condition saved")
+    assert resolve("CH") == home and resolve("AT") == target
+    console.screenshot("workflow-audiences")
+
+    # Deleting it is refused while the rule refers to it (the problem names the rule), then allowed.
+    console.expected_failures.add(("/v1/audiences/dach", 409))
+    console.button("Delete", card()).click()
+    console.confirm("Delete the audience dach?")
+    refused = console.until(lambda: card().find_elements(By.CSS_SELECTOR, "[role=alert]"), "the refusal")[0]
+    assert "audience_in_use" in refused.text and "audience_home" in refused.text, refused.text
+    api(shop.dashboard.put("/v1/placements/audience_home/rules", {"rules": []}))
+    console.go("Placements")
+    console.go("Audiences")
+    console.button("Delete", card()).click()
+    console.confirm("Delete the audience dach?")
+    console.until(lambda: console.status() == "Audience dach deleted.", "the audience deleted")
+    assert shop.dashboard.get("/v1/audiences/dach").status_code == 404
+    console.assert_clean()
+
+
 # --- experiments -----------------------------------------------------------------------------------
 
 def test_an_experiment_from_creation_to_promotion_with_its_results(console, shop):

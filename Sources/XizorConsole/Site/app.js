@@ -8,10 +8,11 @@ import { appsView } from "./apps.js";
 import { editorView } from "./editor.js";
 import { placementsView } from "./placements.js";
 import { experimentsView } from "./experiments.js";
+import { audiencesView } from "./audiences.js";
 
 const SECTIONS = {
   secret: [["paywalls", "Paywalls", paywallsView], ["placements", "Placements", placementsView],
-    ["experiments", "Experiments", experimentsView], ["keys", "Keys", keysView]],
+    ["audiences", "Audiences", audiencesView], ["experiments", "Experiments", experimentsView], ["keys", "Keys", keysView]],
   admin: [["apps", "Apps", appsView]],
 };
 

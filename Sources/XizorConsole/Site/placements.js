@@ -12,6 +12,8 @@ export async function placementsView() {
   const key = h("input", { name: "key", required: true, maxlength: "100", pattern: "[A-Za-z0-9_.\\-]+" });
   let paywalls = [];
   let experiments = [];
+  let audiences = [];
+  let archived = [];
   let target = h("select", { name: "target", required: true });
   const targetBox = h("div", {});
 
@@ -26,7 +28,9 @@ export async function placementsView() {
   }, h("h2", {}, "Assign a placement"), field("Placement key", key, "What the app passes to present(…): onboarding, settings_upsell."),
   targetBox, errors, h("button", { type: "submit" }, "Save placement"));
 
-  const paywallName = (id) => paywalls.find((p) => p.id === id)?.name ?? id;
+  // A placement may still serve a paywall archived since (it keeps serving its last version): named too.
+  const paywallName = (id) => paywalls.find((p) => p.id === id)?.name
+    ?? (archived.find((p) => p.id === id) ? `${archived.find((p) => p.id === id).name} (archived)` : id);
   const experimentName = (id) => experiments.find((e) => e.id === id)?.name ?? id;
 
   function rulesEditor(placement) {
@@ -74,7 +78,7 @@ export async function placementsView() {
       let current;
       try { current = locate(text.value).value; } catch (error) { return fill(feedback, h("p", { class: "problem", role: "alert" }, error.message)); }
       if (!Array.isArray(current)) return fill(feedback, h("p", { class: "problem", role: "alert" }, "The rules are a JSON array."));
-      fill(builderBox, ruleBuilder(current, (next) => { text.value = JSON.stringify(next, null, 2); }, paywalls, experiments));
+      fill(builderBox, ruleBuilder(current, (next) => { text.value = JSON.stringify(next, null, 2); }, paywalls, experiments, audiences));
     };
     drawBuilder();
     return h("details", {}, summary,
@@ -149,7 +153,9 @@ export async function placementsView() {
 
   show(h("h1", {}, "Placements"), list, form);
   try {
-    [paywalls, experiments] = await Promise.all([get("/v1/paywalls?limit=200").then((r) => r.items), get("/v1/experiments").then((r) => r.items)]);
+    [paywalls, archived, experiments, audiences] = await Promise.all([get("/v1/paywalls?limit=200").then((r) => r.items),
+      get("/v1/paywalls?limit=200&archived=true").then((r) => r.items),
+      get("/v1/experiments").then((r) => r.items), get("/v1/audiences").then((r) => r.items)]);
     target = targetSelect("Serves", {}, paywalls, experiments);
     target.name = "target";
     target.required = true;

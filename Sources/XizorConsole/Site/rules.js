@@ -40,10 +40,15 @@ export function typedValue(text) {
 
 const shown = (value) => value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
 
-/** The editor of one condition; `set(next)` replaces it in its parent. `label` names it for screen readers. */
-function conditionEditor(condition, set, label, paywalls) {
+/**
+ * The editor of one condition; `set(next)` replaces it in its parent. `label` names it for screen
+ * readers. `audiences` lists the app's audiences (an `{"audience": ID}` picks among them), or is null
+ * where an audience cannot be referred to: inside an audience's own condition.
+ */
+function conditionEditor(condition, set, label, audiences) {
   const kind = kindOf(condition);
-  const pick = h("select", { "aria-label": `${label}: kind` }, KINDS.map(([value, text]) => h("option", { value, selected: value === kind }, text)));
+  const kinds = audiences === null ? KINDS.filter(([value]) => value !== "audience") : KINDS;
+  const pick = h("select", { "aria-label": `${label}: kind` }, kinds.map(([value, text]) => h("option", { value, selected: value === kind }, text)));
   pick.addEventListener("change", () => set(fresh(pick.value)));
   const box = h("div", { class: `condition ${kind}`, role: "group", "aria-label": label }, pick);
   if (kind === "compare") {
@@ -61,14 +66,21 @@ function conditionEditor(condition, set, label, paywalls) {
   } else if (kind === "all" || kind === "any") {
     const items = Array.isArray(condition[kind]) ? condition[kind] : [];
     box.append(h("div", { class: "children" }, items.map((child, i) => h("div", { class: "child" },
-      conditionEditor(child, (next) => set({ [kind]: items.map((c, k) => k === i ? next : c) }), `${label} › ${i + 1}`, paywalls),
+      conditionEditor(child, (next) => set({ [kind]: items.map((c, k) => k === i ? next : c) }), `${label} › ${i + 1}`, audiences),
       h("button", { type: "button", class: "link", "aria-label": `Remove ${label} › ${i + 1}`,
         onclick: () => set({ [kind]: items.filter((_, k) => k !== i) }) }, "Remove")))),
       h("button", { type: "button", class: "secondary small", onclick: () => set({ [kind]: [...items, fresh("compare")] }) }, "Add a condition"));
   } else if (kind === "not") {
-    box.append(h("div", { class: "children" }, conditionEditor(condition.not, (next) => set({ not: next }), `${label} › not`, paywalls)));
+    box.append(h("div", { class: "children" }, conditionEditor(condition.not, (next) => set({ not: next }), `${label} › not`, audiences)));
   } else if (kind === "audience") {
-    const id = h("input", { value: condition.audience ?? "", "aria-label": `${label}: audience id` });
+    const current = condition.audience ?? "";
+    // The app's audiences by name; an id typed by hand that no audience has is kept (the API names it).
+    const choices = [...(audiences ?? [])];
+    if (current && !choices.some((a) => a.id === current)) choices.push({ id: current, name: `${current} (unknown)` });
+    const id = choices.length
+      ? h("select", { "aria-label": `${label}: audience` }, h("option", { value: "", selected: current === "" }, "Choose an audience"),
+        choices.map((a) => h("option", { value: a.id, selected: a.id === current }, a.name === a.id ? a.id : `${a.name} (${a.id})`)))
+      : h("input", { value: current, "aria-label": `${label}: audience id` });
     id.addEventListener("change", () => set({ audience: id.value }));
     box.append(id);
   } else {
@@ -130,8 +142,19 @@ function capEditor(rule, update, i) {
     h("p", { class: "hint" }, "Past this many presentations to one subscriber, the rule is skipped."));
 }
 
+/**
+ * A builder for one condition standing alone (an audience's): `changed(next)` gets the whole new
+ * condition after every edit, and the builder draws itself again.
+ */
+export function conditionBuilder(condition, changed, label, audiences = []) {
+  const root = h("div", { class: "rule-builder" });
+  const render = (current) => fill(root, conditionEditor(current, (next) => { changed(next); render(next); }, label, audiences));
+  render(condition);
+  return root;
+}
+
 /** The builder for `rules` (an array); `changed(next)` gets the whole new array after every edit. */
-export function ruleBuilder(rules, changed, paywalls, experiments = []) {
+export function ruleBuilder(rules, changed, paywalls, experiments = [], audiences = []) {
   const root = h("div", { class: "rule-builder" });
   function render(current) {
     const set = (next) => { changed(next); render(next); };
@@ -146,7 +169,7 @@ export function ruleBuilder(rules, changed, paywalls, experiments = []) {
         until.addEventListener("change", () => update({ activeUntil: until.value ? new Date(until.value).getTime() : undefined }));
         return h("fieldset", { class: "rule" }, h("legend", {}, `Rule ${i}`),
           h("p", { class: "hint" }, "When"),
-          conditionEditor(rule.when, (next) => update({ when: next }), `Rule ${i} condition`, paywalls),
+          conditionEditor(rule.when, (next) => update({ when: next }), `Rule ${i} condition`, audiences),
           h("div", { class: "inline-form wrap" },
             field("Show", target), field("Active from", from), field("Active until", until)),
           capEditor(rule, update, i),
