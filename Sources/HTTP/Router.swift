@@ -286,8 +286,9 @@ public final class RoutingTable: HTTPResponder {
     /// Whether `request` is a GET or HEAD for a path that matches nothing only because it ends in
     /// `/` (`/console/`, typed or pasted): it is sent to the path without the slash, which has a GET
     /// route (308, query kept). Other methods still get 404 (a client would resend a body). Only an
-    /// origin-form target qualifies, and the slashless path matched a route, so its segments are
-    /// non-empty: the Location can never begin with `//` (another host).
+    /// origin-form target qualifies, the slashless path matched a route (so its segments are
+    /// non-empty) and a path with a backslash is never redirected: browsers read `/\host` as
+    /// `//host`, so the Location can never name another host.
     private func redirectsTrailingSlash(_ request: HTTPRequest) -> Bool {
         guard request.method == .GET || request.method == .HEAD, Self.slashless(request.target) != nil else { return false }
         let path = request.path.utf8
@@ -302,7 +303,7 @@ public final class RoutingTable: HTTPResponder {
     static func slashless(_ target: String) -> String? {
         let pathEnd = target.firstIndex(of: "?") ?? target.endIndex
         let path = target[..<pathEnd]
-        guard path.hasPrefix("/"), path.count > 1, path.hasSuffix("/") else { return nil }
+        guard path.hasPrefix("/"), path.count > 1, path.hasSuffix("/"), !path.contains("\\") else { return nil }
         return String(path.dropLast()) + target[pathEnd...]
     }
 

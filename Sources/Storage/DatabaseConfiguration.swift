@@ -15,8 +15,9 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     public var writeBusyRetries: Int
     /// The writer's page cache in bytes (`PRAGMA cache_size`, set in KiB; SQLite's default is 2 MiB). Indexes
     /// whose new entries land all over them (an event id, a subscriber) otherwise have their pages
-    /// evicted between commits and read back from the file on the next one: with 64 MiB, ingesting
-    /// events cost 30 % less CPU per event (docs/benchmarks.md). Memory is taken as pages are used,
+    /// evicted between commits and read back from the file on the next one (with this and the
+    /// checkpoint interval below, SDK-like event ingest took 25 % less CPU per event:
+    /// docs/benchmarks.md). Memory is taken as pages are used,
     /// up to this bound; read-only connections keep SQLite's default.
     public var writerCacheBytes: Int
     /// Pages the WAL may hold before a commit copies them back into the database file

@@ -139,6 +139,7 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     #expect(try answer(.POST, "/v1/paywalls/").status == .notFound)
     #expect(try answer(.GET, "/v1/paywalls/").status == .notFound, "/v1/paywalls has a route, but no GET")
     #expect(try answer(.GET, "//console/").status == .notFound)
+    #expect(try answer(.GET, "/v1/paywalls/\\evil.example/").status == .notFound, "a browser reads /\\host as //host")
     #expect(try answer(.GET, "/console//").status == .notFound)
     #expect(try answer(.GET, "/elsewhere/").status == .notFound)
 }

@@ -130,6 +130,9 @@ def test_every_rest_write_is_recorded_with_actor_target_request_and_hashes(app, 
     assert len(app.dashboard.get("/v1/audit-log", params={"action": "subscriber.deleted"}).json()["entries"]) == before
     spare = app.create_paywall("clean")
     write("DELETE", f"/v1/paywalls/{spare}", None, "paywall.archived", spare)
+    archived_before = len(app.dashboard.get("/v1/audit-log", params={"action": "paywall.archived"}).json()["entries"])
+    ok(app.dashboard.delete(f"/v1/paywalls/{spare}"), 200)
+    assert len(app.dashboard.get("/v1/audit-log", params={"action": "paywall.archived"}).json()["entries"]) == archived_before, "an archived paywall: nothing recorded"
     write("POST", f"/v1/paywalls/{spare}/unarchive", None, "paywall.unarchived", spare)
     before = len(app.dashboard.get("/v1/audit-log", params={"action": "paywall.unarchived"}).json()["entries"])
     ok(app.dashboard.post(f"/v1/paywalls/{spare}/unarchive"), 200)

@@ -471,7 +471,7 @@ def test_a_placement_and_its_rule_run_an_experiment_and_the_rule_is_capped(conso
     Select(console.find("#main select[name=target]")).select_by_value(f"experiment:{exp}")
     console.button("Save placement").click()
     card = console.until(lambda: console.find_all("section[aria-labelledby='placement-workflow_split']"), "the new placement")[0]
-    assert "Serves experiment Trial split (control Trial control where it does not run)" in card.text, card.text
+    assert "Serves experiment Trial split (else Trial control)" in card.text, card.text
     placement = api(shop.dashboard.get("/v1/placements/workflow_split"))
     assert (placement["experimentId"], placement["paywallId"]) == (exp, control)
 
@@ -484,8 +484,21 @@ def test_a_placement_and_its_rule_run_an_experiment_and_the_rule_is_capped(conso
     console.until(lambda: json.loads(area.get_property("value"))[0]["when"].get("value") == "pro", "the value in the JSON")
     Select(labelled("Rule 0: shows")).select_by_value(f"experiment:{exp}")
     console.until(lambda: json.loads(area.get_property("value"))[0].get("experimentId") == exp, "the experiment in the JSON")
+    # The period first, then the count; then another number of seconds, starting from the period's.
+    cap = lambda: json.loads(area.get_property("value"))[0].get("frequencyCap")
+    Select(labelled("Rule 0: per")).select_by_value("hour")
+    assert cap() is None, "no count yet: no cap"
     labelled("Rule 0: at most (presentations)").send_keys("3", Keys.TAB)
-    console.until(lambda: json.loads(area.get_property("value"))[0].get("frequencyCap") == {"count": 3, "per": "day"}, "the cap in the JSON")
+    console.until(lambda: cap() == {"count": 3, "per": "hour"}, "the cap in the JSON")
+    Select(labelled("Rule 0: per")).select_by_value("seconds")
+    seconds = labelled("Rule 0: period in seconds")
+    assert seconds.is_displayed() and seconds.get_property("value") == "3600", "the box opens on the hour it replaces"
+    assert cap() == {"count": 3, "per": "hour"}, "nothing written until a number is typed"
+    seconds.send_keys(Keys.CONTROL + "a")
+    seconds.send_keys("7200", Keys.TAB)
+    console.until(lambda: cap() == {"count": 3, "seconds": 7200}, "two hours")
+    assert Select(labelled("Rule 0: per")).first_selected_option.get_attribute("value") == "seconds"
+    assert labelled("Rule 0: period in seconds").get_property("value") == "7200"
     Select(labelled("Rule 0: per")).select_by_value("week")
     rules = [{"when": {"key": "context.plan", "op": "eq", "value": "pro"}, "experimentId": exp, "frequencyCap": {"count": 3, "per": "week"}}]
     console.until(lambda: json.loads(area.get_property("value")) == rules, "the rule in the JSON")
@@ -505,6 +518,27 @@ def test_a_placement_and_its_rule_run_an_experiment_and_the_rule_is_capped(conso
     console.until(lambda: "frequencyCap" not in json.loads(area.get_property("value"))[0], "the cap gone from the JSON")
     console.button("Save rules", card).click()
     console.until(lambda: "frequencyCap" not in api(shop.dashboard.get("/v1/placements/workflow_split"))["rules"][0], "the cap removed")
+    console.assert_clean()
+
+
+def test_a_rules_target_archived_since_stays_chosen_and_says_so(console, shop):
+    """A rule keeps serving a paywall archived after the rule was written: its builder shows that
+    target (not the first live paywall in its place), and the JSON beside it is unchanged."""
+    gone = shop.create_paywall("clean", name="Archived later offer")
+    home = shop.create_paywall("clean", name="Archived later home")
+    shop.publish(gone)
+    shop.publish(home)
+    api(shop.dashboard.put("/v1/placements/workflow_later", {"paywallId": home}))
+    rules = [{"when": {"key": "context.plan", "op": "eq", "value": "pro"}, "paywallId": gone}]
+    api(shop.dashboard.put("/v1/placements/workflow_later/rules", {"rules": rules}))
+    assert shop.dashboard.delete(f"/v1/paywalls/{gone}").status_code == 200
+    console.go("Placements")
+    card = console.until(lambda: console.find_all("section[aria-labelledby='placement-workflow_later']"), "the placement")[0]
+    card.find_element(By.TAG_NAME, "summary").click()
+    shows = Select(console.until(lambda: card.find_element(By.CSS_SELECTOR, "[aria-label='Rule 0: shows']"), "the rule's target"))
+    assert shows.first_selected_option.get_attribute("value") == f"paywall:{gone}"
+    assert shows.first_selected_option.text == f"{gone} (archived or unknown)"
+    assert json.loads(card.find_element(By.CSS_SELECTOR, "textarea.code").get_property("value")) == rules
     console.assert_clean()
 
 

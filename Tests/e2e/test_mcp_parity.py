@@ -88,6 +88,16 @@ def test_archive_warns_about_placements_still_serving(server, app):
             assert pw not in [p["id"] for p in listed.structured_content["items"]]
             refused = await s.call_tool("publish_paywall", {"paywallId": pw, "force": True})
             assert refused.is_error and "paywall_archived" in refused.content[0].text
+            # Found among the archived ones, and made live again.
+            gone = await s.call_tool("list_paywalls", {"archived": True})
+            assert [p["id"] for p in gone.structured_content["items"]] == [pw]
+            restored = await s.call_tool("unarchive_paywall", {"paywallId": pw})
+            assert restored.structured_content["archived"] is False
+            assert pw in [p["id"] for p in (await s.call_tool("list_paywalls", {})).structured_content["items"]]
+            assert (await s.call_tool("list_paywalls", {"archived": True})).structured_content["items"] == []
+            published = await s.call_tool("publish_paywall", {"paywallId": pw, "force": True})
+            assert not published.is_error, published.content[0].text
+            assert tools["unarchive_paywall"].annotations.destructive_hint is not True
     asyncio.run(flow())
-    # Still served until reassigned, as the warning says.
+    # Still served while archived, as the warning says; v2 once published again.
     assert app.sdk.get(PAYWALL).json()["paywallId"] == pw

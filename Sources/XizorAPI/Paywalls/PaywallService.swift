@@ -131,16 +131,19 @@ public final class PaywallService: Sendable {
     }
 
     /// Archives a paywall: it leaves lists and cannot be published; placements that point at it
-    /// keep serving its last version until reassigned (the answer names them).
+    /// keep serving its last version until reassigned (the answer names them). An archived one is
+    /// answered as it is, and nothing is recorded (as `unarchive` does for a live one).
     public func archive(appID: String, id: String) throws -> PaywallSummary {
         let now = clock.now()
-        try store.write { tx in
-            guard try tx.paywalls.archive(appID: appID, id: id, now: now) else { throw ServiceError.notFound("paywall", id) }
+        let changed = try store.write { tx -> Bool in
+            guard try tx.paywalls.lifecycle(appID: appID, id: id) != nil else { throw ServiceError.notFound("paywall", id) }
+            guard try tx.paywalls.archive(appID: appID, id: id, now: now) else { return false }
             try tx.changes.append(appID: appID, kind: .paywall, entityID: id, now: now)
             try tx.record(WriteRecord(appID: appID, action: .paywallArchived, targetKind: "paywall", targetID: id,
                                       data: ["paywallId": .string(id)]), now: now)
+            return true
         }
-        try changes.catchUp()
+        if changed { try changes.catchUp() }
         return try summary(appID: appID, id: id)
     }
 

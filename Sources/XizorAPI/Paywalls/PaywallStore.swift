@@ -48,7 +48,7 @@ public protocol PaywallStore {
     func lifecycle(appID: String, id: String) throws -> PaywallLifecycle?
     /// Live paywalls (or, with `archived`, the archived ones), after `cursor` in creation order.
     func page(appID: String, after cursor: PageCursor, limit: Int, archived: Bool) throws -> [StoredPaywall]
-    /// Marks it archived (keeping the first time); false when the app has no such paywall.
+    /// Marks a live paywall archived; false when the app has no such live paywall.
     func archive(appID: String, id: String, now: Int64) throws -> Bool
     /// Makes an archived paywall live again; false when the app has no such archived paywall.
     func unarchive(appID: String, id: String, now: Int64) throws -> Bool

@@ -28,7 +28,7 @@ struct PostgresPaywallStore: PaywallStore {
     }
 
     func archive(appID: String, id: String, now: Int64) throws -> Bool {
-        try db.execute("UPDATE paywalls SET archived_at = coalesce(archived_at, $1), updated_at = greatest(updated_at, $2) WHERE id = $3 AND app_id = $4",
+        try db.execute("UPDATE paywalls SET archived_at = $1, updated_at = greatest(updated_at, $2) WHERE id = $3 AND app_id = $4 AND archived_at IS NULL",
                        [now, now, id, appID])
         return db.changes == 1
     }

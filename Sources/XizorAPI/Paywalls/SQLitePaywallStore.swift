@@ -26,7 +26,7 @@ struct SQLitePaywallStore: PaywallStore {
     }
 
     func archive(appID: String, id: String, now: Int64) throws -> Bool {
-        try db.execute("UPDATE paywalls SET archived_at = coalesce(archived_at, ?), updated_at = max(updated_at, ?) WHERE id = ? AND app_id = ?",
+        try db.execute("UPDATE paywalls SET archived_at = ?, updated_at = max(updated_at, ?) WHERE id = ? AND app_id = ? AND archived_at IS NULL",
                        [now, now, id, appID])
         return db.changes == 1
     }

@@ -6,6 +6,7 @@ import { h, show, field, problemBox, time, announce, fill, submitter } from "./d
 export async function paywallsView() {
   const list = h("div", {});
   const archivedBox = h("div", {});
+  const restoreErrors = h("div", {});
   const errors = h("div", {});
   const name = h("input", { name: "name", maxlength: "200", placeholder: "Spring sale" });
   const template = h("select", { name: "template" }, h("option", { value: "" }, "Blank"));
@@ -74,7 +75,7 @@ export async function paywallsView() {
         announce(`“${paywall.name}” restored.`);
         await refresh();
       } catch (error) {
-        fill(errors, problemBox(error));
+        fill(restoreErrors, problemBox(error));
       }
     };
   }
@@ -108,6 +109,7 @@ export async function paywallsView() {
   async function refresh() {
     try {
       const [items, archived] = await Promise.all([every(false), every(true)]);
+      fill(restoreErrors);
       const wasOpen = archivedBox.querySelector("details")?.open;
       fill(archivedBox, archivedTable(archived));
       if (wasOpen) archivedBox.querySelector("details")?.setAttribute("open", "");
@@ -131,7 +133,7 @@ export async function paywallsView() {
     }
   }
 
-  show(h("h1", {}, "Paywalls"), list, archivedBox, form);
+  show(h("h1", {}, "Paywalls"), list, restoreErrors, archivedBox, form);
   try {
     const { templates } = await get("/v1/templates");
     template.append(...templates.map((t) => h("option", { value: t.name }, t.title)));

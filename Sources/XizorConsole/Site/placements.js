@@ -138,7 +138,7 @@ export async function placementsView() {
         h("section", { class: "card", "aria-labelledby": `placement-${placement.key}` },
           h("h2", { id: `placement-${placement.key}` }, placement.key),
           h("p", {}, "Serves ", placement.experimentId
-            ? [h("strong", {}, `experiment ${experimentName(placement.experimentId)}`), ` (control ${paywallName(placement.paywallId)} where it does not run)`]
+            ? [h("strong", {}, `experiment ${experimentName(placement.experimentId)}`), ` (else ${paywallName(placement.paywallId)})`]
             : h("strong", {}, paywallName(placement.paywallId)), ` · updated ${time(placement.updatedAt)} · `,
             h("button", { type: "button", class: "danger", "aria-label": `Delete placement ${placement.key}`, onclick: async () => {
               if (!confirm(`Delete the placement ${placement.key}? Apps asking for it get 404.`)) return;
@@ -152,17 +152,19 @@ export async function placementsView() {
   }
 
   show(h("h1", {}, "Placements"), list, form);
-  try {
-    [paywalls, archived, experiments, audiences] = await Promise.all([get("/v1/paywalls?limit=200").then((r) => r.items),
-      get("/v1/paywalls?limit=200&archived=true").then((r) => r.items),
-      get("/v1/experiments").then((r) => r.items), get("/v1/audiences").then((r) => r.items)]);
+  // Each list loads on its own: without the experiments or audiences (or the archived names) the
+  // forms still work with what did load; without the paywalls there is nothing to assign.
+  const items = (path) => get(path).then((r) => r.items, (error) => { fill(errors, problemBox(error)); return null; });
+  const [live, gone, tests, named] = await Promise.all([items("/v1/paywalls?limit=200"), items("/v1/paywalls?limit=200&archived=true"),
+    items("/v1/experiments"), items("/v1/audiences")]);
+  [archived, experiments, audiences] = [gone ?? [], tests ?? [], named ?? []];
+  if (live) {
+    paywalls = live;
     target = targetSelect("Serves", {}, paywalls, experiments);
     target.name = "target";
     target.required = true;
     target.removeAttribute("aria-label");
     fill(targetBox, field("Serves", target, "A paywall, or an experiment: its variants split the placement's traffic."));
-  } catch (error) {
-    fill(errors, problemBox(error));
   }
   await refresh();
 }

@@ -99,7 +99,12 @@ function conditionEditor(condition, set, label, audiences) {
 export function targetSelect(label, current, paywalls, experiments) {
   const chosen = current.experimentId ? `experiment:${current.experimentId}` : `paywall:${current.paywallId ?? ""}`;
   const live = experiments.filter((e) => e.status !== "stopped" || e.id === current.experimentId);
+  // A target no longer offered (a paywall archived since, an experiment gone) stays chosen and
+  // says so, rather than the first paywall silently standing in for it.
+  const offered = paywalls.some((p) => `paywall:${p.id}` === chosen) || live.some((e) => `experiment:${e.id}` === chosen);
+  const kept = current.experimentId ?? current.paywallId;
   return h("select", { "aria-label": label },
+    !offered && kept ? h("option", { value: chosen, selected: true }, `${kept} (archived or unknown)`) : null,
     h("optgroup", { label: "Paywalls" }, paywalls.map((p) => h("option", { value: `paywall:${p.id}`, selected: `paywall:${p.id}` === chosen }, p.name))),
     live.length === 0 ? null : h("optgroup", { label: "Experiments" }, live.map((e) =>
       h("option", { value: `experiment:${e.id}`, selected: `experiment:${e.id}` === chosen }, `${e.name} (${e.status})`))));
@@ -133,10 +138,22 @@ function capEditor(rule, update, i) {
       h("option", { value, selected: value === (named ?? "seconds") }, text)));
   const seconds = h("input", { type: "number", min: "1", step: "1", value: cap && !named ? cap.seconds : "", "aria-label": `Rule ${i}: period in seconds`,
     hidden: (named ?? "seconds") !== "seconds" });
-  const changed = () => update({ frequencyCap: frequencyCapOf(count.value, period.value, seconds.value) });
-  count.addEventListener("change", changed);
-  period.addEventListener("change", changed);
-  seconds.addEventListener("change", changed);
+  let previous = period.value;
+  const write = () => {
+    // No count and no cap yet: nothing to write (a redraw would reset the period just chosen).
+    if (count.value.trim() === "" && !cap) return;
+    update({ frequencyCap: frequencyCapOf(count.value, period.value, seconds.value) });
+  };
+  period.addEventListener("change", () => {
+    seconds.hidden = period.value !== "seconds";
+    if (period.value !== "seconds") { previous = period.value; return write(); }
+    // "seconds…" opens the box on the period it replaces; what is typed there is written (a
+    // number of seconds that is a whole hour, day or week is drawn as that period again).
+    if (seconds.value.trim() === "") seconds.value = String(PERIODS.find(([name]) => name === previous)?.[1] ?? 86400);
+    seconds.focus();
+  });
+  count.addEventListener("change", write);
+  seconds.addEventListener("change", write);
   return h("div", { class: "field", role: "group", "aria-label": `Rule ${i}: frequency cap` }, h("span", {}, "Frequency cap: at most "),
     h("span", { class: "inline-form" }, count, h("span", {}, " per "), period, seconds),
     h("p", { class: "hint" }, "Past this many presentations to one subscriber, the rule is skipped."));
