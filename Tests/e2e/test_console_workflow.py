@@ -655,12 +655,13 @@ def test_an_experiment_from_creation_to_promotion_with_its_results(console, shop
     assert "on workflow_trial" in card().text
 
     # Events tagged with the experiment: control 10 subscribers, 2 buy; challenger 8, 4 buy.
-    def tagged(name, variant, paywall, subscriber):
-        return event(name, paywall, 1, subscriber, placement="workflow_trial", experimentId=exp, variant=variant)
+    def tagged(name, variant, paywall, subscriber, **extra):
+        return event(name, paywall, 1, subscriber, placement="workflow_trial", experimentId=exp, variant=variant, **extra)
+    PRICE = {"price": 5, "currency": "EUR"}
     send_events(shop, [tagged("paywall_open", names[0], control, f"c{i}") for i in range(10)]
-                + [tagged("purchase_completed", names[0], control, f"c{i}") for i in range(2)]
+                + [tagged("purchase_completed", names[0], control, f"c{i}", properties=PRICE) for i in range(2)]
                 + [tagged("paywall_open", names[1], challenger, f"k{i}") for i in range(8)]
-                + [tagged("purchase_completed", names[1], challenger, f"k{i}") for i in range(4)])
+                + [tagged("purchase_completed", names[1], challenger, f"k{i}", properties=PRICE) for i in range(4)])
 
     def check_results():
         console.button("Show results", card()).click()
@@ -680,6 +681,16 @@ def test_an_experiment_from_creation_to_promotion_with_its_results(console, shop
             beat = v["probabilityToBeatControl"]
             assert row[4] == ("—" if beat is None else f"{beat * 100:.0f}%"), row
             assert row[5] == f"{v['probabilityToBeBest'] * 100:.0f}%", row
+            purchases = lambda n: f"{n} purchase{'' if n == 1 else 's'}"
+            assert row[6] == ("—" if not v["revenue"] else "; ".join(
+                f"{r['amount']:.2f} {r['currency']} ({purchases(r['purchases'])}, {r['perSubscriber']:.2f} per subscriber)" for r in v["revenue"])), row
+            size = v["sampleSize"]
+            assert row[7] == (f"enough ({size['perVariant']} per variant)" if size["remaining"] == 0
+                              else f"{size['remaining']} more of {size['perVariant']}"), row
+        # Revenue from the purchases' price: 2 × 5 EUR over 10 subscribers, 4 × 5 EUR over 8.
+        assert [[(r["currency"], r["amount"], r["purchases"], r["perSubscriber"]) for r in v["revenue"]] for v in results["variants"]] == \
+            [[("EUR", 10, 2, 1)], [("EUR", 20, 4, 2.5)]]
+        assert all(v["sampleSize"]["remaining"] > 0 for v in results["variants"]), "18 subscribers are far from enough"
         return results
 
     check_results()

@@ -93,12 +93,16 @@ export async function experimentsView() {
             const answer = await get(`${base}/results`);
             fill(results, h("h3", {}, "Results (production events)"), resultsChart(answer),
               h("table", {}, h("caption", {}, "Per variant"),
-                h("thead", {}, h("tr", {}, ["Variant", "Subscribers", "Conversions", "Rate (95% CI)", "P(beats control)", "P(best)"].map((c) => h("th", { scope: "col" }, c)))),
+                h("thead", {}, h("tr", {}, ["Variant", "Subscribers", "Conversions", "Rate (95% CI)", "P(beats control)", "P(best)", "Revenue", "Sample size"]
+                  .map((c) => h("th", { scope: "col" }, c)))),
                 h("tbody", {}, answer.variants.map((v) => h("tr", {},
                   h("td", {}, v.name), h("td", {}, v.uniqueSubscribers ?? 0), h("td", {}, v.conversions),
                   h("td", {}, v.conversionRate === null ? "—" : `${(v.conversionRate * 100).toFixed(1)}% (${(v.confidenceInterval[0] * 100).toFixed(1)}–${(v.confidenceInterval[1] * 100).toFixed(1)}%)`),
                   h("td", {}, v.probabilityToBeatControl === null ? "—" : `${(v.probabilityToBeatControl * 100).toFixed(0)}%`),
-                  h("td", {}, v.probabilityToBeBest === null ? "—" : `${(v.probabilityToBeBest * 100).toFixed(0)}%`))))));
+                  h("td", {}, v.probabilityToBeBest === null ? "—" : `${(v.probabilityToBeBest * 100).toFixed(0)}%`),
+                  h("td", {}, revenueText(v.revenue)), h("td", {}, sampleText(v.sampleSize)))))),
+              h("p", { class: "hint" }, `Revenue from purchase_completed events' price and currency. Sample size: subscribers per variant to detect a ${
+                (answer.sampleSize.minimumDetectableEffect * 100).toFixed(0)}% relative change in the control's rate (95% confidence, 80% power).`));
           } catch (error) {
             fill(results, problemBox(error));
           }
@@ -124,4 +128,17 @@ export async function experimentsView() {
   addVariant();
   addVariant();
   await refresh();
+}
+
+/** A variant's revenue per currency: the sum, its purchases and the amount per subscriber. */
+export function revenueText(revenue) {
+  if (!revenue?.length) return "—";
+  return revenue.map((r) => `${r.amount.toFixed(2)} ${r.currency} (${r.purchases} purchase${r.purchases === 1 ? "" : "s"}, ${
+    r.perSubscriber === null ? "—" : r.perSubscriber.toFixed(2)} per subscriber)`).join("; ");
+}
+
+/** How many more subscribers a variant needs before the test can see the effect it is sized for. */
+export function sampleText(size) {
+  if (!size) return "—";
+  return size.remaining === 0 ? `enough (${size.perVariant} per variant)` : `${size.remaining} more of ${size.perVariant}`;
 }
