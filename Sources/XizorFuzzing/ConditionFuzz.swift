@@ -23,6 +23,10 @@ enum ConditionFuzz {
         guard let reparsed = Condition.parse(condition.json, path: "$", issues: &reparsedIssues), reparsed == condition else {
             throw FuzzFinding(.condition, "its own JSON does not parse back: \(condition.json.canonicalString) \(reparsedIssues)")
         }
+        // Past the evaluation budget a condition is refused when written (and stops a request's
+        // evaluation when served), so evaluating it alone is not a property to check; +1: the
+        // one-element `all`/`any`/`not` below wraps it.
+        guard EvaluationCost.of(condition, audiences: [:]) + 1 <= EvaluationCost.budget else { return }
         let matches = condition.matches(context)
         // The dry run's evaluator answers as the SDK path's does.
         // Over a context alone nothing is read from a database, so neither may throw.

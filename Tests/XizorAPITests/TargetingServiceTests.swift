@@ -126,7 +126,7 @@ import Testing
         #expect(deleted == ["subscriberId": "u1", "attributes": 1, "timers": 1, "events": 1])
         // Read back, not taken from the answer: the rows are gone, the other subscriber's stay.
         func opens(_ subscriber: String) throws -> Int {
-            try s.store.read { tx in try tx.events.presentations(appID: w.app, subscriberID: subscriber, placement: "home", paywallIDs: [w.offer], since: 0) }
+            try s.store.read { tx in try tx.events.presentations(appID: w.app, subscriberID: subscriber, placement: "home", paywallIDs: [w.offer], since: 0, atMost: 10) }
         }
         #expect(try opens("u1") == 0 && opens("u2") == 1)
         #expect(try s.subscribers.attributes(appID: w.app, subscriberID: "u1")["attributes"] == [:])

@@ -77,11 +77,21 @@ public final class AudienceService: Sendable {
         } else {
             issues.append(ValidationIssue(path: "$.condition", message: "An audience needs a 'condition'.", code: "missing_required_field"))
         }
+        let cost = condition.map { EvaluationCost.of($0, audiences: [:]) } ?? 0
+        if cost > EvaluationCost.budget { issues.append(EvaluationCost.refusal(path: "$.condition", what: "This audience", cost: cost)) }
         guard issues.isEmpty, let condition else { throw ServiceError.invalid(issues, detail: "The audience has \(issues.count) error(s).") }
         let now = clock.now()
         let created = try store.write { tx -> Bool in
             if try tx.audiences.audience(appID: appID, id: id) == nil, try tx.audiences.audiences(appID: appID).count >= AudienceService.maxPerApp {
                 throw ServiceError(.conflict, "too_many_audiences", "An app has at most \(AudienceService.maxPerApp) audiences; delete one first.")
+            }
+            // Every placement whose rules name it is priced again with its new condition.
+            let users = Set((try AudienceService.users(tx, appID: appID, activity: activity)[id] ?? []).map(\.placement))
+            let priced = try EvaluationCost.placements(tx, appID: appID, replacing: (id, cost))
+            let over = users.sorted().compactMap { key in priced[key].flatMap { $0 > EvaluationCost.budget ? (key, $0) : nil } }
+            if !over.isEmpty {
+                throw ServiceError.invalid(over.map { EvaluationCost.refusal(path: "$.condition", what: "Placement '\($0.0)' (whose rules name this audience)", cost: $0.1) },
+                                           detail: "The audience would put \(over.count) placement(s) over the evaluation budget.")
             }
             let before = try tx.audiences.audience(appID: appID, id: id)
             let text = condition.json.canonicalString

@@ -84,8 +84,9 @@ public protocol EventStore {
     /// id: the primary key's order, so an export pages through an app's events in one pass over it.
     func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int) throws -> [ExportedEvent]
     /// `paywall_open` events of one subscriber on `placement` showing one of `paywallIDs` that
-    /// occurred at or after `since` (ms): what a rule's frequency cap counts.
-    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int
+    /// occurred at or after `since` (ms): what a rule's frequency cap counts. Counted up to
+    /// `atMost` only, through `events_presentations`, so a cap reads at most its count of entries.
+    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64, atMost: Int) throws -> Int
 }
 
 /// The key of `events_by_hour`: `occurred_at / bucketMs`, an hour. Entries of one hour are kept

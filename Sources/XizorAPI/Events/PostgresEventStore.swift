@@ -115,12 +115,13 @@ struct PostgresEventStore: EventStore {
         return (sql, bindings)
     }
 
-    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int {
-        guard !paywallIDs.isEmpty else { return 0 }
-        let marks = paywallIDs.indices.map { "$\($0 + 5)" }.joined(separator: ", ")
+    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64, atMost: Int) throws -> Int {
+        guard !paywallIDs.isEmpty, atMost > 0 else { return 0 }
+        let marks = paywallIDs.indices.map { "$\($0 + 4)" }.joined(separator: ", ")
         let count: Int64? = try db.queryOne("""
-            SELECT count(*) FROM events WHERE app_id = $1 AND subscriber_id = $2 AND occurred_at >= $3 AND name = 'paywall_open' AND placement = $4 AND paywall_id IN (\(marks))
-            """, ([appID, subscriberID, since, placement] as [any SQLBindable]) + paywallIDs.map { $0 as any SQLBindable })?.get(0)
+            SELECT count(*) FROM (SELECT 1 FROM events WHERE app_id = $1 AND subscriber_id = $2 AND placement = $3 AND name = 'paywall_open'
+              AND paywall_id IN (\(marks)) AND occurred_at >= $\(paywallIDs.count + 4) LIMIT $\(paywallIDs.count + 5)) AS shown
+            """, ([appID, subscriberID, placement] as [any SQLBindable]) + paywallIDs.map { $0 as any SQLBindable } + [since, Int64(atMost)])?.get(0)
         return Int(count ?? 0)
     }
 

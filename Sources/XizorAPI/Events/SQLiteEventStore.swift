@@ -131,12 +131,13 @@ struct SQLiteEventStore: EventStore {
         return (sql, bindings)
     }
 
-    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64) throws -> Int {
-        guard !paywallIDs.isEmpty else { return 0 }
+    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64, atMost: Int) throws -> Int {
+        guard !paywallIDs.isEmpty, atMost > 0 else { return 0 }
         let marks = Array(repeating: "?", count: paywallIDs.count).joined(separator: ", ")
         let count: Int64? = try db.queryOne("""
-            SELECT count(*) FROM events WHERE app_id = ? AND subscriber_id = ? AND occurred_at >= ? AND name = 'paywall_open' AND placement = ? AND paywall_id IN (\(marks))
-            """, ([appID, subscriberID, since, placement] as [any SQLBindable]) + paywallIDs.map { $0 as any SQLBindable })?.get(0)
+            SELECT count(*) FROM (SELECT 1 FROM events WHERE app_id = ? AND subscriber_id = ? AND placement = ? AND name = 'paywall_open'
+              AND paywall_id IN (\(marks)) AND occurred_at >= ? LIMIT ?)
+            """, ([appID, subscriberID, placement] as [any SQLBindable]) + paywallIDs.map { $0 as any SQLBindable } + [since, Int64(atMost)])?.get(0)
         return Int(count ?? 0)
     }
 

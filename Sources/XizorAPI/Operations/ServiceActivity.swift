@@ -11,6 +11,7 @@ public final class ServiceActivity: Sendable {
     private let dataFailures = AtomicCounters(count: DataFailure.Kind.allCases.count)
     private let versionsNotParsed = Atomic<Int>(0)
     private let rulesCapped = Atomic<Int>(0)
+    private let budgetsExhausted = Atomic<Int>(0)
 
     public init() {}
 
@@ -34,6 +35,11 @@ public final class ServiceActivity: Sendable {
     /// A rule matched but its frequency cap was reached, so the next rule was tried.
     func recordRuleCapped() { rulesCapped.add(1, ordering: .relaxed) }
     public var rulesCappedCount: Int { rulesCapped.load(ordering: .relaxed) }
+
+    /// An SDK request's rule evaluation ran out of steps (`EvaluationCost.budget`): a placement
+    /// stored before budgets were checked at write time, served its own target instead.
+    func recordEvaluationBudgetExhausted() { budgetsExhausted.add(1, ordering: .relaxed) }
+    public var evaluationBudgetsExhausted: Int { budgetsExhausted.load(ordering: .relaxed) }
 
     public var publishes: Int { published.load(ordering: .relaxed) }
     public var eventsIngested: Int { eventsAccepted.load(ordering: .relaxed) }

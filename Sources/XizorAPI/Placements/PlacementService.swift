@@ -220,6 +220,10 @@ public final class PlacementService: Sendable {
                     warnings += try PlacementService.unpublishedWarnings(tx, appID: appID, target: target, path: path)
                 } catch let error as ServiceError { issues.append(contentsOf: error.errors) }
             }
+            // Priced with the audiences as stored now; an audience change is priced against these rules in turn.
+            let audienceCosts = try EvaluationCost.audienceCosts(tx, appID: appID)
+            let cost = parsed.reduce(0) { $0 + EvaluationCost.rule($1.condition, cap: $1.cap, audiences: audienceCosts) }
+            if cost > EvaluationCost.budget { issues.append(EvaluationCost.refusal(path: "$.rules", what: "These rules", cost: cost)) }
             guard issues.isEmpty else { throw ServiceError.invalid(issues, detail: "The rules have \(issues.count) error(s).") }
             let stored = zip(parsed, targets).map { rule, target in
                 StoredRule(condition: (rule.condition?.json ?? .null).canonicalString, paywallID: target.paywallID, experimentID: target.experimentID,

@@ -350,5 +350,11 @@ DROP INDEX events_by_time;
 CREATE INDEX events_by_hour ON events (app_id, paywall_id, (occurred_at / 3600000));
 
 """###),
+        ("0009_presentations.sql", ###"""
+-- 0009: as SQLite's 0011, a frequency cap reads at most `count` events of one subscriber: the
+-- subscriber's `paywall_open` entries on a placement and paywall, newest last, read with `LIMIT`.
+CREATE INDEX events_presentations ON events (app_id, subscriber_id, placement, paywall_id, occurred_at) WHERE name = 'paywall_open';
+
+"""###),
     ]
 }

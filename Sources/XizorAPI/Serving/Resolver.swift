@@ -60,6 +60,9 @@ public struct RuleTrace: Sendable {
         case targetUnpublished = "target_unpublished"
         /// An earlier rule won.
         case notReached = "not_reached"
+        /// The request's evaluation budget ran out here (rules stored before budgets were checked
+        /// at write time): no further rule is tried, the placement's own target serves.
+        case budgetExhausted = "budget_exhausted"
     }
 
     public let rule: Int
@@ -108,45 +111,62 @@ extension ServingState: SubscriberAttributeReader {
         defer { if !trace && facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }
         let now = clock.now()
         var traces: [RuleTrace] = []
-        for (index, rule) in placement.rules.enumerated() {
-            guard rule.isActive(at: now) else {
-                if trace { traces.append(RuleTrace(rule: index, outcome: .inactive)) }
-                continue
-            }
-            guard let condition = rule.condition else {
-                throw DataFailure.recorded(.storedRule, "rule \(index) of placement '\(key)' cannot be read (\(rule.unreadable ?? "unknown")); "
-                                           + "set the placement's rules again", in: activity)
-            }
-            do {
-                if trace {
-                    if let failure = try condition.explain(&facts, path: "$.rules[\(index)].when") {
-                        traces.append(RuleTrace(rule: index, outcome: .notMatched, failure: failure))
+        // The rule being tried when the request's evaluation budget ran out (EvaluationCost).
+        var reached = 0
+        do {
+            for (index, rule) in placement.rules.enumerated() {
+                reached = index
+                guard rule.isActive(at: now) else {
+                    if trace { traces.append(RuleTrace(rule: index, outcome: .inactive)) }
+                    continue
+                }
+                guard let condition = rule.condition else {
+                    throw DataFailure.recorded(.storedRule, "rule \(index) of placement '\(key)' cannot be read (\(rule.unreadable ?? "unknown")); "
+                                               + "set the placement's rules again", in: activity)
+                }
+                do {
+                    if trace {
+                        if let failure = try condition.explain(&facts, path: "$.rules[\(index)].when") {
+                            traces.append(RuleTrace(rule: index, outcome: .notMatched, failure: failure))
+                            continue
+                        }
+                    } else if try !condition.matches(&facts) {
                         continue
                     }
-                } else if try !condition.matches(&facts) {
-                    continue
+                } catch let unreadable as UnreadableAudience {
+                    throw DataFailure.recorded(.storedRule, "audience '\(unreadable.id)' (used by rule \(index) of placement '\(key)') cannot be read; "
+                                               + "set the audience again", in: activity)
                 }
-            } catch let unreadable as UnreadableAudience {
-                throw DataFailure.recorded(.storedRule, "audience '\(unreadable.id)' (used by rule \(index) of placement '\(key)') cannot be read; "
-                                           + "set the audience again", in: activity)
-            }
-            if let cap = rule.frequencyCap, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
-                let shown = try presentations(snapshot, placement: key, rule: rule, subscriberID: subscriberID, since: now - cap.seconds * 1000)
-                if shown >= cap.count {
-                    if trace { traces.append(RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap)) } else { activity.recordRuleCapped() }
-                    continue
+                if let cap = rule.frequencyCap, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
+                    // A cap reads at most `count` events: that is its price.
+                    try facts.spend(cap.count)
+                    let shown = try presentations(snapshot, placement: key, rule: rule, subscriberID: subscriberID, since: now - cap.seconds * 1000,
+                                                  atMost: cap.count)
+                    if shown >= cap.count {
+                        if trace { traces.append(RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap)) } else { activity.recordRuleCapped() }
+                        continue
+                    }
                 }
-            }
-            if var resolution = target(snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID, subscriberID: facts.subscriberID,
-                                       rule: index) {
-                if trace {
-                    traces.append(RuleTrace(rule: index, outcome: .matched, frequencyCap: rule.frequencyCap, targetArchived: resolution.paywallArchived))
-                    traces += (index + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
-                    resolution.trace = traces
+                if var resolution = target(snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID, subscriberID: facts.subscriberID,
+                                           rule: index) {
+                    if trace {
+                        traces.append(RuleTrace(rule: index, outcome: .matched, frequencyCap: rule.frequencyCap, targetArchived: resolution.paywallArchived))
+                        traces += (index + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
+                        resolution.trace = traces
+                    }
+                    return resolution
                 }
-                return resolution
+                if trace { traces.append(RuleTrace(rule: index, outcome: .targetUnpublished)) }
             }
-            if trace { traces.append(RuleTrace(rule: index, outcome: .targetUnpublished)) }
+        } catch is EvaluationBudgetExhausted {
+            // Stored before budgets were checked at write time: the rest of the rules are not
+            // tried, and the placement's own target serves (counted; the dry run says where).
+            if trace {
+                traces.append(RuleTrace(rule: reached, outcome: .budgetExhausted))
+                traces += (reached + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
+            } else {
+                activity.recordEvaluationBudgetExhausted()
+            }
         }
         if var resolution = target(snapshot, key, paywallID: placement.paywallID, experimentID: placement.experimentID,
                                    subscriberID: facts.subscriberID, rule: nil) {
@@ -156,14 +176,17 @@ extension ServingState: SubscriberAttributeReader {
         throw ServiceError(.notFound, "no_published_paywall", "Placement '\(key)' points at paywall '\(placement.paywallID)', which has no published version.")
     }
 
-    /// How often the subscriber was shown what the rule serves on this placement since `since`.
-    private func presentations(_ snapshot: AppServingSnapshot, placement: String, rule: ServingRule, subscriberID: String, since: Int64) throws -> Int {
+    /// How often the subscriber was shown what the rule serves on this placement since `since`,
+    /// counted up to `atMost` (the cap's count: whether it is reached is all that matters).
+    private func presentations(_ snapshot: AppServingSnapshot, placement: String, rule: ServingRule, subscriberID: String, since: Int64,
+                               atMost: Int) throws -> Int {
         var paywalls = [rule.paywallID]
         if let experimentID = rule.experimentID, let experiment = snapshot.experiments[experimentID] {
             paywalls += experiment.variants.map(\.paywallID).filter { $0 != rule.paywallID }
         }
         return try store.read { tx in
-            try tx.events.presentations(appID: snapshot.appID, subscriberID: subscriberID, placement: placement, paywallIDs: paywalls, since: since)
+            try tx.events.presentations(appID: snapshot.appID, subscriberID: subscriberID, placement: placement, paywallIDs: paywalls, since: since,
+                                        atMost: atMost)
         }
     }
 

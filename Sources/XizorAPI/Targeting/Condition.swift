@@ -72,23 +72,30 @@ public indirect enum Condition: Sendable, Equatable {
     /// Whether the condition holds for the request: the SDK path's evaluator, which builds nothing
     /// but the answer. `explain` (the dry run) walks the same way and records what failed; the two
     /// share every leaf (`test`) and are held equal by a test and the fuzzer.
+    /// Every node visited spends the request's budget (`EvaluationCost`), as `check` does.
     public func matches(_ facts: inout RequestFacts) throws -> Bool {
         switch self {
         case .all(let conditions):
+            try facts.spend(1)
             for condition in conditions where try !condition.matches(&facts) { return false }
             return true
         case .any(let conditions):
+            try facts.spend(1)
             for condition in conditions where try condition.matches(&facts) { return true }
             return false
         case .not(let inner):
+            try facts.spend(1)
             return try !inner.matches(&facts)
         case .audience(let id):
+            try facts.spend(1)
             if facts.unreadableAudiences.contains(id) { throw UnreadableAudience(id: id) }
             return try facts.audiences[id]?.matches(&facts) ?? false
         case .rollout(let basisPoints, let seed):
+            try facts.spend(1)
             guard let subscriberID = facts.subscriberID, !subscriberID.isEmpty else { return false }
             return Condition.rolloutBucket(seed: seed, subscriberID: subscriberID) < basisPoints
         case .compare(let comparison):
+            try facts.spend(comparison.steps)
             return try comparison.test(&facts).outcome == .matched
         }
     }
@@ -100,7 +107,8 @@ public indirect enum Condition: Sendable, Equatable {
     }
 
     /// For a context alone (tests, the fuzzer): no device, subscriber or audience. It cannot throw
-    /// — nothing is read from the database and no audience is unreadable — so a throw is a bug here.
+    /// — nothing is read from the database, no audience is unreadable, and a condition within
+    /// `EvaluationCost.budget` (all that can be written) cannot exhaust it — so a throw is a bug here.
     public func matches(_ context: PresentationContext) -> Bool {
         var facts = RequestFacts(context: context)
         do { return try matches(&facts) } catch { preconditionFailure("a condition over a context alone threw: \(error)") }
@@ -108,6 +116,7 @@ public indirect enum Condition: Sendable, Equatable {
 
     /// The dry run's evaluator: the same answers as `matches`, and `failure` says what failed first.
     func check(_ facts: inout RequestFacts, path: String, failure: inout ConditionFailure?) throws -> Bool {
+        if case .compare(let comparison) = self { try facts.spend(comparison.steps) } else { try facts.spend(1) }
         switch self {
         case .all(let conditions):
             for (index, condition) in conditions.enumerated() where try !condition.check(&facts, path: "\(path).all[\(index)]", failure: &failure) {

@@ -17,6 +17,9 @@ public struct RequestFacts {
     var versionsNotParsed = 0
     /// Versions parsed for this request: twenty rules on `device.appVersion` parse it once.
     private var versions: [(text: String, version: SemanticVersion?)] = []
+    /// Steps this request may still spend (`EvaluationCost`): a configuration stored before the
+    /// budget was checked at write time still cannot make one request expensive.
+    private(set) var stepsLeft = EvaluationCost.budget
 
     enum Subscriber {
         case unread(any SubscriberAttributeReader, appID: String)
@@ -55,6 +58,13 @@ public struct RequestFacts {
                 return attributes[name]
             }
         }
+    }
+
+    /// Spends `steps` of the request's budget; throws `EvaluationBudgetExhausted` past it.
+    @inline(__always)
+    mutating func spend(_ steps: Int) throws {
+        stepsLeft -= steps
+        if stepsLeft < 0 { throw EvaluationBudgetExhausted() }
     }
 
     /// `text` as a version, parsed once per request.
