@@ -81,16 +81,17 @@ extension Connection {
                 return
             }
         }
-        switch resolution.execution {
-        case .inline:
-            send(core.run(resolution.handler, request), for: request)
-        case .offloaded:
-            let core = self.core
-            let request = request
-            core.handlerPool.submit { [self] in
-                let response = core.run(resolution.handler, request)
-                self.queue.async { self.send(response, for: request) }
-            }
+        if resolution.execution == .inline, let response = core.runInline(resolution.handler, request) {
+            send(response, for: request)
+            return
+        }
+        // Offloaded, or inline and asked to be (`HTTPOffload`): on the pool, in the request's
+        // partition, so one tenant's slow requests wait behind each other, not before others'.
+        let core = self.core
+        let offloaded = request
+        core.handlerPool.submit(partition: offloaded.partition) { [self] in
+            let response = core.run(resolution.handler, offloaded)
+            self.queue.async { self.send(response, for: offloaded) }
         }
     }
 

@@ -3,8 +3,9 @@ public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
 
 /// Where a route's handler runs. `.inline` handlers run on the connection's I/O queue and must be
 /// memory-only and non-blocking (health checks, cache lookups); everything else is `.offloaded`
-/// so a slow handler cannot stall other connections.
-public enum HTTPExecution: Sendable {
+/// so a slow handler cannot stall other connections. An inline handler that finds a request needs
+/// more (a database read) throws `HTTPOffload` and is run again offloaded.
+public enum HTTPExecution: Sendable, Equatable {
     case inline
     case offloaded
 }

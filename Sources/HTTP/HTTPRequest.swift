@@ -23,6 +23,7 @@ public struct HTTPRequest: Sendable {
         @exclusivity(unchecked) var requestId: String = ""
         @exclusivity(unchecked) var remoteAddress: String = ""
         @exclusivity(unchecked) var context: (any AnyObject & Sendable)?
+        @exclusivity(unchecked) var partition: String = ""
 
         init(method: HTTPMethod, target: String, path: String, queryParameters: [(name: String, value: String)],
              version: HTTPVersion, headers: HTTPRequestHeaders, body: [UInt8], keepAlive: Bool) {
@@ -45,6 +46,7 @@ public struct HTTPRequest: Sendable {
             copy.requestId = requestId
             copy.remoteAddress = remoteAddress
             copy.context = context
+            copy.partition = partition
             return copy
         }
     }
@@ -105,6 +107,13 @@ public struct HTTPRequest: Sendable {
     public var context: (any AnyObject & Sendable)? {
         get { box.context }
         set { makeUnique(); box.context = newValue }
+    }
+
+    /// Whose share of the handler threads an offloaded handler of this request takes (`FairQueue`):
+    /// the admission names the tenant; "" (no admission) is one shared partition.
+    public var partition: String {
+        get { box.partition }
+        set { makeUnique(); box.partition = newValue }
     }
 
     public init(method: HTTPMethod, target: String, path: String,

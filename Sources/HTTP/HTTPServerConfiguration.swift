@@ -14,6 +14,9 @@ extension HTTPServer {
         public var maxConnections: Int = 10000
         /// Upper bound on threads running offloaded handlers (and, separately, streamed bodies).
         public var handlerThreads: Int = 64
+        /// How many of them one partition (one tenant, `HTTPRequest.partition`) may hold at once;
+        /// its further requests wait for its own to finish (`FairQueue`).
+        public var handlerThreadsPerPartition: Int = 8
         public var headerReadTimeoutMs: Int = 60000
         public var bodyReadTimeoutMs: Int = 60000
         /// Time to receive a whole request body, from the end of its head (a minimum rate for slow senders).

@@ -4,27 +4,30 @@ import Foundation
 /// slowly when its workers block (a sleeping or I/O-bound handler holds one), so one slow handler
 /// per core would stall every other offloaded request; this pool starts a new thread whenever all
 /// are busy, up to `maxThreads` (config `handlerThreads`), and keeps them.
+///
+/// Jobs are shared out fairly (`FairQueue`): round-robin over their partitions (the tenant a
+/// request's admission named), at most `share` of one partition at once, so one tenant's slow or
+/// numerous requests take at most its share of the threads and queue behind each other.
 final class HandlerPool: @unchecked Sendable {
     private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
-    private var head = 0
+    private var queue: FairQueue<@Sendable () -> Void>
     private var idle = 0
     private var threads = 0
     private let maxThreads: Int
     private let name: String
 
-    init(name: String, maxThreads: Int) {
+    init(name: String, maxThreads: Int, share: Int? = nil) {
         self.name = name
         self.maxThreads = max(1, maxThreads)
+        queue = FairQueue(share: max(1, min(share ?? maxThreads, maxThreads)))
     }
 
-    func submit(_ job: @escaping @Sendable () -> Void) {
+    func submit(partition: String = "", _ job: @escaping @Sendable () -> Void) {
         condition.lock()
-        jobs.append(job)
-        let queued = jobs.count - head
+        queue.enqueue(job, partition: partition)
         var spawn = false
         var index = 0
-        if queued > idle && threads < maxThreads {
+        if queue.runnable > idle && threads < maxThreads {
             threads += 1
             index = threads
             spawn = true
@@ -38,25 +41,29 @@ final class HandlerPool: @unchecked Sendable {
         }
     }
 
+    /// Jobs queued and not yet running (for metrics and tests).
+    var waiting: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.waiting
+    }
+
     private func work() {
+        condition.lock()
         while true {
-            condition.lock()
-            while head == jobs.count {
+            guard let (job, partition) = queue.next() else {
                 idle += 1
                 condition.wait()
                 idle -= 1
-            }
-            let job = jobs[head]
-            head += 1
-            if head == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head > 1024 {
-                jobs.removeFirst(head)
-                head = 0
+                continue
             }
             condition.unlock()
             job()
+            condition.lock()
+            queue.finished(partition)
+            // A job of this partition held back by its share may be runnable now: another idle
+            // thread may take it while this one loops for the next.
+            if queue.runnable > 0 && idle > 0 { condition.signal() }
         }
     }
 }

@@ -37,7 +37,7 @@ final class ServerCore: @unchecked Sendable {
         loops = (0..<max(1, configuration.resolvedIOQueues)).map { IOLoop(index: $0) }
         accessLog = logsAccess ? AccessLog(loopCount: loops.count, options: configuration.accessLogOptions, sink: logger.rawSink,
                                            onDrop: { [observer] lines in observer?.accessLogLinesDropped(lines) }) : nil
-        handlerPool = HandlerPool(name: "xizor-handler", maxThreads: configuration.handlerThreads)
+        handlerPool = HandlerPool(name: "xizor-handler", maxThreads: configuration.handlerThreads, share: configuration.handlerThreadsPerPartition)
         streamPool = HandlerPool(name: "xizor-stream", maxThreads: configuration.handlerThreads)
     }
 
@@ -55,14 +55,31 @@ final class ServerCore: @unchecked Sendable {
     func run(_ handler: HTTPHandler, _ request: HTTPRequest) -> HTTPResponse {
         do {
             return try handler(request)
-        } catch let error as HTTPError {
-            return error.response
         } catch {
-            logger.error("handler failed", [("path", .string(request.path)), ("requestId", .string(request.requestId)),
-                                            ("error", .string(String(describing: error)))])
-            return HTTPError(.internalServerError, code: "internal_error",
-                             detail: "The server failed to handle this request.").response
+            return response(for: error, request)
         }
+    }
+
+    /// Runs an `.inline` handler on the I/O loop (`InlineExecution`); nil when it asked to be
+    /// offloaded (`HTTPOffload`).
+    func runInline(_ handler: HTTPHandler, _ request: HTTPRequest) -> HTTPResponse? {
+        InlineExecution.run {
+            do {
+                return try handler(request)
+            } catch is HTTPOffload {
+                return nil
+            } catch {
+                return response(for: error, request)
+            }
+        }
+    }
+
+    private func response(for error: any Error, _ request: HTTPRequest) -> HTTPResponse {
+        if let error = error as? HTTPError { return error.response }
+        logger.error("handler failed", [("path", .string(request.path)), ("requestId", .string(request.requestId)),
+                                        ("error", .string(String(describing: error)))])
+        return HTTPError(.internalServerError, code: "internal_error",
+                         detail: "The server failed to handle this request.").response
     }
 
 }

@@ -61,6 +61,7 @@ struct CommandEnvironment {
         http.port = configuration.port
         http.ioQueues = configuration[\.http.ioQueues]
         http.handlerThreads = configuration[\.http.handlerThreads]
+        http.handlerThreadsPerPartition = configuration[\.http.handlerThreadsPerApp]
         http.maxConnections = configuration[\.http.maxConnections]
         http.headerReadTimeoutMs = configuration[\.http.headerReadTimeoutMs]
         http.bodyReadTimeoutMs = configuration[\.http.bodyReadTimeoutMs]

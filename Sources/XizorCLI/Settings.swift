@@ -41,6 +41,7 @@ struct Settings: Sendable {
 struct HTTPSettings: Sendable {
     let ioQueues = Setting.int("http.ioQueues", default: 0, 0...64, help: "serial I/O queues (event loops) connections are spread over; 0: one per CPU the process may use")
     let handlerThreads = Setting.int("http.handlerThreads", default: 64, 1...4096, help: "threads that run offloaded handlers (started on demand)")
+    let handlerThreadsPerApp = Setting.int("http.handlerThreadsPerApp", default: 8, 1...4096, help: "of those, how many one app's requests may hold at once (the rest of its requests wait for its own)")
     let maxConnections = Setting.int("http.maxConnections", default: 10_000, 1...1_000_000, help: "open connections beyond which new ones are refused")
     let headerReadTimeoutMs = Setting.int("http.headerReadTimeoutMs", default: 60_000, 1...3_600_000, help: "time to receive a request's header section (408 after)")
     let bodyReadTimeoutMs = Setting.int("http.bodyReadTimeoutMs", default: 60_000, 1...3_600_000, help: "time between two reads of a request body (408 after)")

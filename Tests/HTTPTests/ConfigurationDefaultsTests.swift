@@ -14,6 +14,7 @@ import Testing
     #expect(root["accessLog"] as? Bool == c.accessLog)
     let expected: [String: Int] = [
         "ioQueues": c.ioQueues, "maxConnections": c.maxConnections, "handlerThreads": c.handlerThreads,
+        "handlerThreadsPerApp": c.handlerThreadsPerPartition,
         "headerReadTimeoutMs": c.headerReadTimeoutMs, "bodyReadTimeoutMs": c.bodyReadTimeoutMs,
         "bodyDeadlineMs": c.bodyDeadlineMs, "maxBufferedBodyBytes": c.maxBufferedBodyBytes,
         "idleTimeoutMs": c.idleTimeoutMs, "writeTimeoutMs": c.writeTimeoutMs,

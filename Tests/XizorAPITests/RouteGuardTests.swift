@@ -41,6 +41,8 @@ import Testing
         let admission = try #require(resolution.admission)
         try admission(&listing)
         #expect(listing.verifiedKey?.principal == .secret(appID: app.appID))
+        // Its offloaded work takes the app's share of the handler threads, no other's.
+        #expect(listing.partition == app.appID)
         #expect(try resolution.handler(listing).status.code == 200)
         // The document's security is what the table enforces.
         #expect(document["paths"]?["/v1/apps"]?["post"]?["security"] == [["adminToken": []]])

@@ -25,10 +25,14 @@ public final class VerifiedKey: Sendable {
     public let scopes: ScopeSet
     /// A public key's environment, which its events take.
     public let environment: DataEnvironment
+    /// Whose share of the handler threads the key's requests take (`HTTPRequest.partition`): its
+    /// app's ("" for the admin token). Kept here so admission assigns a string it already has.
+    let partition: String
 
     init(id: String, principal: Principal, scopes: ScopeSet = .all, environment: DataEnvironment = .production) {
         self.id = id
         self.principal = principal
+        partition = principal.appID ?? ""
         self.scopes = scopes
         self.environment = environment
     }

@@ -34,6 +34,9 @@ struct MetricsExposition: Sendable {
         out.sample("xizor_rule_versions_not_parsed_total", [], activity.ruleVersionsNotParsed)
         out.family("xizor_rules_capped_total", .counter, "Rules that matched but had reached their frequency cap (the next rule was tried).")
         out.sample("xizor_rules_capped_total", [], activity.rulesCappedCount)
+        out.family("xizor_store_refused_on_io_loop_total", .counter,
+                   "Database transactions refused because an inline handler asked for one on an I/O loop (a server bug: always 0).")
+        out.sample("xizor_store_refused_on_io_loop_total", [], StoreErrors.refusedOnIOLoop.load(ordering: .relaxed))
         out.family("xizor_rule_evaluation_budget_exhausted_total", .counter,
                    "SDK requests whose rule evaluation ran out of its step budget (rules stored before budgets were checked); the placement's own target served.")
         out.sample("xizor_rule_evaluation_budget_exhausted_total", [], activity.evaluationBudgetsExhausted)

@@ -1,3 +1,4 @@
+import HTTP
 import PaywallFormat
 
 /// Where a subscriber landed in a running experiment.
@@ -102,6 +103,11 @@ extension ServingState: SubscriberAttributeReader {
                         device: () throws -> RequestAttributes? = { nil }) throws -> Resolution {
         guard let snapshot = snapshot(appID: appID), let placement = snapshot.placements[key] else {
             throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
+        }
+        // What the database holds of a subscriber is not read on an I/O loop: the request is run
+        // again on the handler pool, in its app's share (docs/http.md, "Where requests run").
+        if placement.readsStore, InlineExecution.isActive, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
+            throw HTTPOffload()
         }
         if placement.readsDevice, let attributes = try device() { facts.device = attributes }
         facts.audiences = snapshot.audiences

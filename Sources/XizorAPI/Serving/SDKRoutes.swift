@@ -8,8 +8,10 @@ struct SDKRoutes {
     let delivery: PaywallDelivery
 
     func register(in routes: inout APIRoutes) {
-        // Memory-only once a representation is cached (a revalidation never touches SQLite or
-        // zlib), so it runs inline on the connection's queue.
+        // Memory-only once a representation is cached (a revalidation never touches the database
+        // or zlib), so it runs inline on the connection's queue. A request whose placement's rules
+        // read what the database holds of its subscriber (attributes, frequency caps) is handed to
+        // the handler pool by the resolver (`HTTPOffload`), in its app's share of the threads.
         routes.publicKey(.GET, "/v1/sdk/placements/:key/paywall", OperationDoc(
             "getPlacementPaywall", summary: "The paywall for a placement",
             description: "`Accept: application/json` answers the document; `Accept: text/html` the self-contained page. Context as `context.KEY=VALUE` query parameters (`true`/`false` booleans, JSON numbers numbers, the rest strings). Strong ETag, `If-None-Match` → 304, gzip where accepted.",

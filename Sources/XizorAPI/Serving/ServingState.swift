@@ -43,6 +43,9 @@ public final class AppServingSnapshot: Sendable {
         public let rules: [ServingRule]
         /// Whether a rule reads request attributes: only then does a request's header parsing happen.
         public let readsDevice: Bool
+        /// Whether resolving it for a subscriber may read the database (a rule on `subscriber.*`,
+        /// itself or through an audience, or a frequency cap): such a request leaves the I/O loop.
+        public let readsStore: Bool
 
         init(key: String, paywallID: String, experimentID: String?, rules: [ServingRule], audiences: [String: Condition]) {
             self.key = key
@@ -50,6 +53,7 @@ public final class AppServingSnapshot: Sendable {
             self.experimentID = experimentID
             self.rules = rules
             readsDevice = rules.contains { $0.condition?.readsDevice(audiences: audiences) ?? false }
+            readsStore = rules.contains { $0.frequencyCap != nil || ($0.condition?.readsSubscriber(audiences: audiences) ?? false) }
         }
     }
 

@@ -51,6 +51,7 @@ struct RouteGuard: Sendable {
             if let scope { try key.scopes.require(scope) }
             try limits.take(for: request, key: key)
             request.context = key
+            request.partition = key.partition
         }
     }
 

@@ -1,5 +1,7 @@
+import HTTP
 import PaywallFormat
 import Storage
+import Synchronization
 
 /// The database behind the services, whichever it is. Services, the serving state and the change
 /// feed reach data only through it: all SQL lives in the stores a `StoreTransaction` hands out,
@@ -63,8 +65,20 @@ public struct StoreInconsistency: Error, CustomStringConvertible {
 /// The one error mapping of every `DataStore` (see its doc comment): what the body threw on purpose
 /// passes through; a constraint the validation let through is the caller's 422; any other driver
 /// failure is a 503 outage.
+///
+/// It is also where the rule "an I/O loop never waits on the store" is enforced: a transaction
+/// asked for from an `.inline` handler (`InlineExecution.isActive`) is refused with a 500 and
+/// counted, so a handler declared inline that reaches the store fails every test that reaches it.
 enum StoreErrors {
+    /// Transactions refused because they were asked for on an I/O loop (`/metrics`).
+    static let refusedOnIOLoop = Atomic<Int>(0)
+
     static func mapped<T>(isConstraintViolation: (any Error) -> String?, _ body: () throws -> T) throws -> T {
+        guard !InlineExecution.isActive else {
+            refusedOnIOLoop.add(1, ordering: .relaxed)
+            throw HTTPError(.internalServerError, code: "store_on_io_loop",
+                            detail: "This request reached the database from an I/O loop, which must never wait on it (a server bug).")
+        }
         do { return try body() }
         catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
         catch {

@@ -261,6 +261,18 @@ public indirect enum Condition: Sendable, Equatable {
         }
     }
 
+    /// Whether evaluating it reads a stored subscriber attribute (`subscriber.*`), itself or through
+    /// one of `audiences`.
+    public func readsSubscriber(audiences: [String: Condition]) -> Bool {
+        switch self {
+        case .all(let c), .any(let c): c.contains { $0.readsSubscriber(audiences: audiences) }
+        case .not(let c): c.readsSubscriber(audiences: audiences)
+        case .compare(let comparison): if case .subscriber = comparison.key { true } else { false }
+        case .audience(let id): audiences[id]?.readsSubscriber(audiences: [:]) ?? false
+        case .rollout: false
+        }
+    }
+
     /// The condition as stored and answered.
     public var json: JSONValue {
         switch self {
