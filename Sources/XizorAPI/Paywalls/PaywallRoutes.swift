@@ -82,7 +82,8 @@ struct PaywallRoutes {
         }
         routes.secret(.GET, "/v1/paywalls/:id/draft", scope: .read, OperationDoc(
             "getDraft", summary: "Read the draft with its validation", tag: "drafts", parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")])])) { request, caller in
+            responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")]),
+                        .problem(409, "`stored_draft_too_large`: the stored draft is over the JSON parser's limits (8 MiB, 128 levels); replace it with PUT (If-Match: *).")])) { request, caller in
             let appID = caller.appID
             let draft = try paywalls.draft(appID: appID, id: request.parameter("id"))
             return APIResponse.json(draft.json, headers: ["Cache-Control": "no-cache"], etag: draft.etag)
