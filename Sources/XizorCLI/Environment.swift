@@ -205,6 +205,7 @@ struct CommandEnvironment {
                                                      maxFutureMs: Int64(configuration[\.events.maxFutureMs]))
         limits.maxKeysPerApp = configuration[\.keys.maxPerApp]
         limits.requireCompleteLocales = configuration[\.publish.requireCompleteLocales]
+        limits.maxDraftBytes = configuration[\.http.maxBodyBytes]
         limits.assetLocation = AssetLocation(publicOrigin: configuration[\.publicURL])
         limits.assets.maxImageBytes = configuration[\.assets.maxImageBytes]
         limits.assets.maxVideoBytes = configuration[\.assets.maxVideoBytes]

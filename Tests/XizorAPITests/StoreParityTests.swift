@@ -20,7 +20,10 @@ import Testing
         let first = try s.paywalls.publish(appID: app, id: pw, idempotencyKey: "k1",
                                            options: PublishOptions(note: "launch", publishedBy: "key_parity"))
         #expect(first.version.version == 1 && first.outcome == .created)
-        #expect(try s.paywalls.publish(appID: app, id: pw, idempotencyKey: "k1").outcome == .replayed)
+        #expect(try s.paywalls.publish(appID: app, id: pw, idempotencyKey: "k1",
+                                       options: PublishOptions(note: "launch", publishedBy: "key_other")).outcome == .replayed)
+        // The key names that request: another body is refused, in every store (its hash is stored).
+        #expect(throws: ServiceError.self) { try s.paywalls.publish(appID: app, id: pw, idempotencyKey: "k1") }
         // The same content again: nothing created, unless forced.
         let same = try s.paywalls.publish(appID: app, id: pw, idempotencyKey: nil)
         #expect(same.outcome == .unchanged && same.version.version == 1)

@@ -32,6 +32,10 @@ public enum JSONPatch {
             case unresolvable
             /// A `test` whose value differs: the document is not what the patch expected.
             case testFailed
+            /// The operation would write past the patch's `Budget` of bytes (the document limit).
+            case budgetExceeded
+            /// The operation would nest the document deeper than the budget's `maxDepth`.
+            case tooDeep
         }
         public let kind: Kind
         public let index: Int?
@@ -86,18 +90,23 @@ public enum JSONPatch {
     }
 
     /// The document with every operation applied in order, or the first failure (nothing applied).
-    public static func apply(_ operations: [Operation], to document: JSONValue) throws(Failure) -> JSONValue {
+    /// Every value placed is charged to `budget` before it is placed (see `Budget`).
+    public static func apply(_ operations: [Operation], to document: JSONValue, budget: Budget = .standard) throws(Failure) -> JSONValue {
         var result = document
+        var meter = Meter(budget)
         for (index, operation) in operations.enumerated() {
             do throws(Failure) {
                 switch operation {
                 case .add(let path, let value):
+                    try meter.place(value, at: path, paying: true)
                     try result.insert(value, at: path.tokens[...])
                 case .remove(let path):
                     _ = try result.remove(at: path.tokens[...])
                 case .replace(let path, let value) where path.tokens.isEmpty:
+                    try meter.place(value, at: path, paying: true)
                     result = value
                 case .replace(let path, let value):
+                    try meter.place(value, at: path, paying: true)
                     _ = try result.remove(at: path.tokens[...])
                     try result.insert(value, at: path.tokens[...])
                 case .move(let from, let path):
@@ -105,9 +114,12 @@ public enum JSONPatch {
                         throw Failure(kind: .unresolvable, index: nil, field: "from", message: "A value cannot move into itself.")
                     }
                     let value = try result.remove(at: from.tokens[...])
+                    try meter.place(value, at: path, paying: false)
                     try result.insert(value, at: path.tokens[...])
                 case .copy(let from, let path):
-                    try result.insert(try result.value(at: from.tokens[...]), at: path.tokens[...])
+                    let value = try result.value(at: from.tokens[...])
+                    try meter.place(value, at: path, paying: true)
+                    try result.insert(value, at: path.tokens[...])
                 case .test(let path, let expected):
                     let actual = try result.value(at: path.tokens[...])
                     guard actual == expected else {
@@ -116,7 +128,9 @@ public enum JSONPatch {
                     }
                 }
             } catch {
-                throw Failure(kind: error.kind, index: index, field: error.field ?? "path", message: error.message)
+                // A limit is the whole operation's fault (`$[i]`); anything else names its member.
+                let limit = error.kind == .budgetExceeded || error.kind == .tooDeep
+                throw Failure(kind: error.kind, index: index, field: limit ? nil : error.field ?? "path", message: error.message)
             }
         }
         return result

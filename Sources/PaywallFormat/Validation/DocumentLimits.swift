@@ -41,6 +41,33 @@ public enum DocumentLimits {
         }
     }
 
+    /// The issues of `after` over a node-tree limit that `before` kept, or broke less: what an edit
+    /// (a patch) may not do. A draft may be saved invalid, so one already over a limit (put whole)
+    /// can still be patched, as long as the patch does not make that measure worse.
+    public static func grown(from before: JSONValue, to after: JSONValue) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        check(after, into: &issues)
+        guard !issues.isEmpty else { return [] }
+        let old = measure(before), new = measure(after)
+        return issues.filter { issue in
+            switch issue.code {
+            case ValidationCode.tooManyNodes.rawValue: new.nodes > old.nodes
+            case ValidationCode.nestingTooDeep.rawValue: new.depth > old.depth
+            case ValidationCode.expansionTooLarge.rawValue: new.expanded > old.expanded
+            default: true
+            }
+        }
+    }
+
+    /// Nodes written, deepest nesting and nodes rendered, as the limits count them.
+    static func measure(_ document: JSONValue) -> (nodes: Int, depth: Int, expanded: Int) {
+        guard let root = document["root"] else { return (0, 0, 0) }
+        let slots = document["products"]?.arrayValue?.compactMap { $0["slot"]?.stringValue } ?? []
+        var tally = Tally(productCount: slots.count, slots: Set(slots))
+        tally.visit(root, path: WalkPath.root.appending("root"), depth: 1, multiplier: 1)
+        return (tally.nodes, tally.deepest, tally.expanded)
+    }
+
     /// Counts while walking; the tree is walked once, whatever the multipliers.
     private struct Tally {
         let productCount: Int
@@ -48,6 +75,7 @@ public enum DocumentLimits {
         var nodes = 0
         var expanded = 0
         var tooDeep: (WalkPath, Int)?
+        var deepest = 0
         var largestSelector: (WalkPath, Int)?
 
         init(productCount: Int, slots: Set<String>) {
@@ -60,6 +88,7 @@ public enum DocumentLimits {
         mutating func visit(_ node: JSONValue, path: WalkPath, depth: Int, multiplier: Int) -> Int {
             guard case .object(let object) = node else { return 0 }
             if depth > DocumentLimits.depth, tooDeep == nil { tooDeep = (path, depth) }
+            deepest = max(deepest, depth)
             let items = object["type"] == "feature_list" ? object["items"]?.arrayValue?.count ?? 0 : 0
             var once = 1 + items
             nodes += once

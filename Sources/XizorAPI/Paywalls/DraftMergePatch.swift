@@ -14,6 +14,7 @@ extension PaywallService {
                                "The draft changed since revision \(expectedRevision); it is at revision \(current.revision). Reload it and apply your edit again.")
         }
         let patched = current.document.applyingMergePatch(patch)
+        try Self.checkEdit(patched, of: current.document)
         var saved = try saveDraft(appID: appID, id: id, document: patched, expectedRevision: expectedRevision)
         saved.editWarnings = current.document.mergePatchLosses(patch).map {
             ValidationIssue(path: $0.path.description, message: $0.message, code: "merge_patch_replaced")
@@ -37,14 +38,20 @@ extension PaywallService {
                                "The draft changed since revision \(expectedRevision); it is at revision \(current.revision). Reload it and apply your edit again.")
         }
         let patched: JSONValue
-        do { patched = try JSONPatch.apply(operations, to: current.document) } catch {
+        // The patch writes no more than the draft may hold (a copy pays for what it copies).
+        do { patched = try JSONPatch.apply(operations, to: current.document, budget: JSONPatch.Budget(maxBytes: maxDraftBytes)) } catch {
             switch error.kind {
             case .testFailed:
                 throw ServiceError(.conflict, "patch_test_failed", error.message, errors: [Self.issue(error, path: path)])
             case .unresolvable, .malformed:
                 throw ServiceError(.unprocessable, "patch_unresolvable", error.message, errors: [Self.issue(error, path: path)])
+            case .budgetExceeded:
+                throw ServiceError(.contentTooLarge, "patch_too_large", error.message, errors: [Self.issue(error, path: path)])
+            case .tooDeep:
+                throw ServiceError(.unprocessable, "patch_too_deep", error.message, errors: [Self.issue(error, path: path)])
             }
         }
+        try Self.checkEdit(patched, of: current.document)
         return try saveDraft(appID: appID, id: id, document: patched, expectedRevision: expectedRevision)
     }
 
@@ -55,6 +62,8 @@ extension PaywallService {
         case .malformed: "invalid_patch"
         case .unresolvable: "patch_unresolvable"
         case .testFailed: "patch_test_failed"
+        case .budgetExceeded: "patch_too_large"
+        case .tooDeep: "patch_too_deep"
         }
         return ValidationIssue(path: location, message: failure.message, code: code)
     }

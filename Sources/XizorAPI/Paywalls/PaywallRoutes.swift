@@ -77,12 +77,13 @@ struct PaywallRoutes {
                 throw ServiceError.badField("$.name", "missing_required_field", "'name' is required.")
             }
             let expected = request.header("If-Match") == nil
-                ? nil : try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
+                ? nil : try DraftPrecondition.revision(from: request, current: { try paywalls.draftRevision(appID: appID, id: id) })
             return APIResponse.json(try paywalls.rename(appID: appID, id: id, name: name, expectedRevision: expected).json)
         }
         routes.secret(.GET, "/v1/paywalls/:id/draft", scope: .read, OperationDoc(
             "getDraft", summary: "Read the draft with its validation", tag: "drafts", parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")])])) { request, caller in
+            responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")]),
+                        .problem(409, "`stored_draft_too_large`: the stored draft is over the JSON parser's limits (8 MiB, 128 levels); replace it with PUT (If-Match: *).")])) { request, caller in
             let appID = caller.appID
             let draft = try paywalls.draft(appID: appID, id: request.parameter("id"))
             return APIResponse.json(draft.json, headers: ["Cache-Control": "no-cache"], etag: draft.etag)
@@ -97,7 +98,7 @@ struct PaywallRoutes {
                         .problem(428, "If-Match is missing.")])) { request, caller in
             let appID = caller.appID
             let id = request.parameter("id")
-            let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
+            let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draftRevision(appID: appID, id: id) })
             let draft = try paywalls.saveDraft(appID: appID, id: id, document: try request.jsonBody(), expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
@@ -120,7 +121,7 @@ struct PaywallRoutes {
                         .problem(428, "If-Match is missing.")])) { request, caller in
             let appID = caller.appID
             let id = request.parameter("id")
-            let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draft(appID: appID, id: id).revision })
+            let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draftRevision(appID: appID, id: id) })
             let body = try request.jsonBody()
             guard let object = (body["texts"] ?? body).objectValue else {
                 throw ServiceError.badField("$.texts", "type_mismatch", "Send {\"texts\": {\"<path>\": \"<translation>\"}}.")

@@ -22,14 +22,19 @@ public final class PaywallService: Sendable {
     /// or has stale ones (`publish.requireCompleteLocales`).
     let requireCompleteLocales: Bool
 
+    /// The largest draft a save stores (canonical bytes): what a `PUT` may send (`http.maxBodyBytes`,
+    /// at most the JSON parser's 8 MiB so it can be read back). Patches are held to it too.
+    let maxDraftBytes: Int
+
     public init(store: any DataStore, clock: Clock, serving: ServingState, changes: ChangeFeed, activity: ServiceActivity = ServiceActivity(),
-                requireCompleteLocales: Bool = false) {
+                requireCompleteLocales: Bool = false, maxDraftBytes: Int = JSONPatch.Budget.standard.maxBytes) {
         self.store = store
         self.clock = clock
         self.serving = serving
         self.changes = changes
         self.activity = activity
         self.requireCompleteLocales = requireCompleteLocales
+        self.maxDraftBytes = min(maxDraftBytes, JSONParser().maxBytes)
     }
 
     // MARK: Create, list, read, archive
@@ -170,7 +175,7 @@ public final class PaywallService: Sendable {
         guard let stored = try store.read({ tx in try tx.paywalls.draft(appID: appID, id: id) }) else {
             throw ServiceError.notFound("paywall", id)
         }
-        let document = try DataFailure.storedJSON(Array(stored.document.utf8), what: "the draft of paywall '\(id)'", activity: activity)
+        let document = try storedDraftDocument(stored, id: id)
         var draft = Draft(paywallID: id, document: document, revision: stored.revision, validation: PaywallValidator.validate(document))
         draft.translations = try memory(stored, id: id)
         return draft
@@ -192,6 +197,9 @@ public final class PaywallService: Sendable {
         guard document.objectValue != nil else {
             throw ServiceError.badField("$", "not_an_object", "A draft is a JSON object.")
         }
+        // Every edit ends here, so no way of saving stores a draft larger than a PUT could send.
+        let text = document.canonicalString
+        try checkSize(text)
         let now = clock.now()
         // The paywall's name is the draft document's: a saved name renames it (one too long or not a
         // string is the validator's to report, and leaves the name as it was).
@@ -208,7 +216,6 @@ public final class PaywallService: Sendable {
                 before = nil
             }
             let memory = try self.memory(previous, id: id).updated(from: before, to: document)
-            let text = document.canonicalString
             if try tx.paywalls.saveDraft(appID: appID, id: id, document: text, name: name,
                                          translationSources: memory.json.canonicalString, expectedRevision: expectedRevision, now: now) {
                 try tx.record(WriteRecord(appID: appID, action: action, targetKind: "paywall", targetID: id,

@@ -60,15 +60,16 @@ public protocol PaywallStore {
     func saveDraft(appID: String, id: String, document: String, name: String?, translationSources: String,
                    expectedRevision: Int64, now: Int64) throws -> Bool
 
-    /// The version a publish with this idempotency key created, if any.
-    func version(appID: String, paywallID: String, idempotencyKey: String) throws -> Int?
+    /// The version a publish with this idempotency key created, if any, with its request's hash.
+    func version(appID: String, paywallID: String, idempotencyKey: String) throws -> IdempotentPublish?
     func latestVersionNumber(paywallID: String) throws -> Int?
     func hasVersion(appID: String, paywallID: String, version: Int) throws -> Bool
     /// Holds off other transactions publishing this paywall until this one ends, so two writers
     /// (replicas on one PostgreSQL) never number a version alike.
     func lockForPublish(paywallID: String) throws
-    /// Stores a version and bumps the paywall's `updatedAt`.
-    func insertVersion(_ version: StoredVersion, idempotencyKey: String?) throws
+    /// Stores a version (with the idempotency key and request hash of the publish that made it) and
+    /// bumps the paywall's `updatedAt`.
+    func insertVersion(_ version: StoredVersion, idempotencyKey: String?, requestHash: String?) throws
     /// Every version, newest first.
     func versions(paywallID: String) throws -> [StoredVersion]
     /// A version of one of the app's paywalls.
@@ -78,4 +79,10 @@ public protocol PaywallStore {
     /// The newest version number of each of the app's paywalls that has one.
     func latestVersionNumbers(appID: String) throws -> [String: Int]
     func archivedPaywallIDs(appID: String) throws -> [String]
+}
+
+/// The version a keyed publish created and the hash of its request (nil: stored before hashes were).
+public struct IdempotentPublish: Sendable, Equatable {
+    public let version: Int
+    public let requestHash: String?
 }

@@ -55,16 +55,25 @@ public struct PublishOptions: Sendable {
         }
         return PublishOptions(note: note, force: force, publishedBy: publishedBy)
     }
+
+    /// The hash that tells one keyed publish request from another: method, path and body (the
+    /// options as parsed, so REST and MCP, and `{}` and no body, agree). Who sends it is not part.
+    func requestHash(paywallID: String) -> String {
+        let body: JSONValue = ["note": note.map(JSONValue.string) ?? .null, "force": .bool(force)]
+        return SHA256.hexDigest(Array("POST /v1/paywalls/\(paywallID)/publish\n\(body.canonicalString)".utf8))
+    }
 }
 
 extension PaywallService {
     // MARK: Publish, versions, rollback
 
     /// Validates the draft strictly and, when valid, stores it as the next immutable version.
-    /// A repeated `idempotencyKey` answers the version the first call created.
+    /// A repeated `idempotencyKey` answers the version the first call created, when it comes with
+    /// the same request (422 `idempotency_key_mismatch` otherwise).
     public func publish(appID: String, id: String, idempotencyKey: String?,
                         options: PublishOptions = PublishOptions()) throws -> PublishResult {
-        if let idempotencyKey, let existing = try versionForIdempotencyKey(appID: appID, id: id, key: idempotencyKey) {
+        let requestHash = options.requestHash(paywallID: id)
+        if let idempotencyKey, let existing = try versionForIdempotencyKey(appID: appID, id: id, key: idempotencyKey, requestHash: requestHash) {
             return PublishResult(version: existing, outcome: .replayed)
         }
         let draft = try self.draft(appID: appID, id: id)
@@ -120,9 +129,9 @@ extension PaywallService {
             case .archived?: throw ServiceError(.conflict, "paywall_archived", "Paywall '\(id)' is archived and cannot be published.")
             case .live?: break
             }
-            if let idempotencyKey, let replayed = try tx.paywalls.version(appID: appID, paywallID: id, idempotencyKey: idempotencyKey),
-               let stored = try tx.paywalls.version(paywallID: id, version: replayed) {
-                return (stored, .replayed)
+            if let idempotencyKey, let replayed = try tx.paywalls.version(appID: appID, paywallID: id, idempotencyKey: idempotencyKey) {
+                try Self.checkSameRequest(replayed, key: idempotencyKey, requestHash: options.requestHash(paywallID: id))
+                if let stored = try tx.paywalls.version(paywallID: id, version: replayed.version) { return (stored, .replayed) }
             }
             let latest = try tx.paywalls.latestVersionNumber(paywallID: id)
             let current = try latest.flatMap { try tx.paywalls.version(paywallID: id, version: $0) }
@@ -134,7 +143,8 @@ extension PaywallService {
             let stored = StoredVersion(paywallID: id, version: (latest ?? 0) + 1, document: text, schemaVersion: schemaVersion,
                                        contentHash: hash, publishedAt: now, rolledBackFrom: rolledBackFrom,
                                        note: options.note, publishedBy: options.publishedBy)
-            try tx.paywalls.insertVersion(stored, idempotencyKey: idempotencyKey)
+            try tx.paywalls.insertVersion(stored, idempotencyKey: idempotencyKey,
+                                          requestHash: idempotencyKey == nil ? nil : options.requestHash(paywallID: id))
             try tx.changes.append(appID: appID, kind: .paywall, entityID: id, now: now)
             var data: JSONValue = ["paywallId": .string(id), "version": .number(stored.version),
                                    "note": options.note.map(JSONValue.string) ?? .null]
@@ -153,12 +163,22 @@ extension PaywallService {
         return (published, outcome.1)
     }
 
-    private func versionForIdempotencyKey(appID: String, id: String, key: String) throws -> PublishedVersion? {
+    private func versionForIdempotencyKey(appID: String, id: String, key: String, requestHash: String) throws -> PublishedVersion? {
         let stored = try store.read { tx -> StoredVersion? in
-            guard let number = try tx.paywalls.version(appID: appID, paywallID: id, idempotencyKey: key) else { return nil }
-            return try tx.paywalls.version(paywallID: id, version: number)
+            guard let first = try tx.paywalls.version(appID: appID, paywallID: id, idempotencyKey: key) else { return nil }
+            try Self.checkSameRequest(first, key: key, requestHash: requestHash)
+            return try tx.paywalls.version(paywallID: id, version: first.version)
         }
         return try stored.map { try PaywallService.publishedVersion($0, activity: activity) }
+    }
+
+    /// A key names one request: replaying its answer to another request would tell the caller that
+    /// this one happened (Stripe answers the same 422). A version stored before request hashes were
+    /// (nil) replays as it always did.
+    private static func checkSameRequest(_ first: IdempotentPublish, key: String, requestHash: String) throws {
+        guard let stored = first.requestHash, stored != requestHash else { return }
+        throw ServiceError(.unprocessable, "idempotency_key_mismatch",
+                           "Idempotency-Key '\(key)' was used for a different request (another note or force), which made version \(first.version); send a new key for a new request.")
     }
 
     public func versions(appID: String, id: String) throws -> [PublishedVersion] {

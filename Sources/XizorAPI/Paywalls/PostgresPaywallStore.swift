@@ -55,11 +55,13 @@ struct PostgresPaywallStore: PaywallStore {
         return db.changes == 1
     }
 
-    func version(appID: String, paywallID: String, idempotencyKey: String) throws -> Int? {
+    func version(appID: String, paywallID: String, idempotencyKey: String) throws -> IdempotentPublish? {
         try db.queryOne("""
-            SELECT v.version FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
+            SELECT v.version, v.request_hash FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
             WHERE v.paywall_id = $1 AND p.app_id = $2 AND v.idempotency_key = $3
-            """, [paywallID, appID, idempotencyKey])?.get(0)
+            """, [paywallID, appID, idempotencyKey]).map { row in
+            IdempotentPublish(version: try row.get(0), requestHash: try row.get(1))
+        }
     }
 
     func latestVersionNumber(paywallID: String) throws -> Int? {
@@ -79,13 +81,13 @@ struct PostgresPaywallStore: PaywallStore {
         try db.execute("SELECT 1 FROM paywalls WHERE id = $1 FOR UPDATE", [paywallID])
     }
 
-    func insertVersion(_ version: StoredVersion, idempotencyKey: String?) throws {
+    func insertVersion(_ version: StoredVersion, idempotencyKey: String?, requestHash: String?) throws {
         try db.execute("""
             INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at, idempotency_key,
-                                          rolled_back_from, note, published_by)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                          rolled_back_from, note, published_by, request_hash)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
             """, [version.paywallID, version.version, version.document, version.schemaVersion, version.contentHash,
-                  version.publishedAt, idempotencyKey, version.rolledBackFrom, version.note, version.publishedBy])
+                  version.publishedAt, idempotencyKey, version.rolledBackFrom, version.note, version.publishedBy, requestHash])
         try db.execute("UPDATE paywalls SET updated_at = greatest(updated_at, $1) WHERE id = $2", [version.publishedAt, version.paywallID])
     }
 

@@ -53,11 +53,13 @@ struct SQLitePaywallStore: PaywallStore {
         return db.changes == 1
     }
 
-    func version(appID: String, paywallID: String, idempotencyKey: String) throws -> Int? {
+    func version(appID: String, paywallID: String, idempotencyKey: String) throws -> IdempotentPublish? {
         try db.queryOne("""
-            SELECT v.version FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
+            SELECT v.version, v.request_hash FROM paywall_versions v JOIN paywalls p ON p.id = v.paywall_id
             WHERE v.paywall_id = ? AND p.app_id = ? AND v.idempotency_key = ?
-            """, [paywallID, appID, idempotencyKey])?.get(0)
+            """, [paywallID, appID, idempotencyKey]).map { row in
+            IdempotentPublish(version: try row.get(0), requestHash: try row.get(1))
+        }
     }
 
     func latestVersionNumber(paywallID: String) throws -> Int? {
@@ -74,13 +76,13 @@ struct SQLitePaywallStore: PaywallStore {
     /// Nothing to do: SQLite has one writer at a time, so a publish's transaction already runs alone.
     func lockForPublish(paywallID: String) throws {}
 
-    func insertVersion(_ version: StoredVersion, idempotencyKey: String?) throws {
+    func insertVersion(_ version: StoredVersion, idempotencyKey: String?, requestHash: String?) throws {
         try db.execute("""
             INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at, idempotency_key,
-                                          rolled_back_from, note, published_by)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                          rolled_back_from, note, published_by, request_hash)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [version.paywallID, version.version, version.document, version.schemaVersion, version.contentHash,
-                  version.publishedAt, idempotencyKey, version.rolledBackFrom, version.note, version.publishedBy])
+                  version.publishedAt, idempotencyKey, version.rolledBackFrom, version.note, version.publishedBy, requestHash])
         try db.execute("UPDATE paywalls SET updated_at = max(updated_at, ?) WHERE id = ?", [version.publishedAt, version.paywallID])
     }
 

@@ -18,7 +18,7 @@ struct VersionRoutes {
                               APISchemas.ref("Version"), headers: [("Location", "The version's URL.")]),
                         .json(200, "The draft is the latest version already: that version, with `unchanged: true`.", APISchemas.ref("Version")),
                         .problem(409, "The paywall is archived."),
-                        .problem(422, "The draft is invalid; `errors` lists every error with its path.")])) { request, caller in
+                        .problem(422, "The draft is invalid (`errors` lists every error with its path), or `idempotency_key_mismatch`: the Idempotency-Key was used with a different request (body).")])) { request, caller in
             let key = request.header("Idempotency-Key")
             if let key, key.isEmpty || key.count > 255 {
                 throw ServiceError(.badRequest, "invalid_idempotency_key", "Idempotency-Key is 1 to 255 characters.")
@@ -81,14 +81,16 @@ struct VersionRoutes {
         }
         routes.secret(.PATCH, "/v1/paywalls/:id/draft", scope: .drafts, OperationDoc(
             "patchDraft", summary: "Edit the draft precisely: a JSON Patch (RFC 6902) or a JSON Merge Patch (RFC 7396) under If-Match",
-            description: "`application/json-patch+json`: an array of operations applied in order, all or none; a failed `test` answers 409 `patch_test_failed`, a path that does not resolve 422 `patch_unresolvable`, a malformed operation 400 `invalid_patch`, each with the operation's JSON path (`$[i].path`). `application/merge-patch+json`: members merge, `null` removes, arrays replace.",
+            description: "`application/json-patch+json`: an array of operations applied in order, all or none; a failed `test` answers 409 `patch_test_failed`, a path that does not resolve 422 `patch_unresolvable`, a malformed operation 400 `invalid_patch`, each with the operation's JSON path (`$[i].path`). `application/merge-patch+json`: members merge, `null` removes, arrays replace. Either is held to the limits of what it produces: a JSON Patch writes at most `http.maxBodyBytes` (a `copy` pays for what it copies; 413 `patch_too_large` at `$[i]`) and nests at most 128 levels (422 `patch_too_deep`); the result is at most `http.maxBodyBytes` (413 `draft_too_large`) and does not go over a document limit the draft kept (422 `draft_limit_exceeded`). Nothing is stored when refused.",
             tag: "drafts",
             parameters: [.path("id", "A paywall id."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
             requestBody: ["description": "A JSON Patch (array of operations) or a merge patch (object), by Content-Type."],
             responses: [.json(200, "The saved draft with its validation.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]),
-                        .problem(409, "A `test` operation failed: the draft is not what the patch expected."),
+                        .problem(409, "A `test` operation failed (`patch_test_failed`), or the stored draft is over the JSON parser's limits (`stored_draft_too_large`: replace it with PUT)."),
                         .problem(412, "If-Match does not match the draft's ETag."),
+                        .problem(413, "The patch writes more than `http.maxBodyBytes` (`patch_too_large`, at `$[i]`), or the patched draft is larger (`draft_too_large`)."),
                         .problem(415, "Neither application/json-patch+json nor application/merge-patch+json."),
+                        .problem(422, "A path that does not resolve (`patch_unresolvable`), nesting past 128 levels (`patch_too_deep`), or a document limit passed (`draft_limit_exceeded`); `errors` names where."),
                         .problem(428, "If-Match is missing.")])) { request, caller in
             let appID = caller.appID
             let id = request.parameter("id")

@@ -395,5 +395,15 @@ CREATE INDEX events_by_hour ON events (app_id, paywall_id, occurred_at / 3600000
 CREATE INDEX events_presentations ON events (app_id, subscriber_id, placement, paywall_id, occurred_at) WHERE name = 'paywall_open';
 
 """###),
+        ("0013_idempotency_hash.sql", ###"""
+-- 0013: a publish's Idempotency-Key remembers the request it was sent with.
+--
+-- A key reused with a different request (another note, force, another paywall's path) must not
+-- replay the first answer as if it were this one's: the hash of method, path and body is stored with
+-- the version, and a mismatch answers 422 idempotency_key_mismatch (as Stripe does). Rows stored
+-- before this column existed have no hash and keep replaying as they did.
+ALTER TABLE paywall_versions ADD COLUMN request_hash TEXT CHECK (request_hash IS NULL OR length(request_hash) = 64);
+
+"""###),
     ]
 }

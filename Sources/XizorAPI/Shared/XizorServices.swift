@@ -1,3 +1,5 @@
+import PaywallFormat
+
 /// The domain services over one data store: what the REST routes, the MCP tools and the CLI share.
 public final class XizorServices: Sendable {
     public let store: any DataStore
@@ -33,6 +35,8 @@ public final class XizorServices: Sendable {
         public var maxKeysPerApp = KeyService.defaultMaxKeysPerApp
         /// Refuse to publish a draft with a locale missing texts or with stale translations.
         public var requireCompleteLocales = false
+        /// The largest draft (canonical bytes) a save or a patch may store: `http.maxBodyBytes`.
+        public var maxDraftBytes = JSONPatch.Budget.standard.maxBytes
         /// Upload limits of media assets.
         public var assets = AssetService.Limits()
         /// Where asset URLs point (`server.publicURL`).
@@ -52,7 +56,7 @@ public final class XizorServices: Sendable {
         keys = try KeyService(store: store, clock: clock, changes: changes, maxKeysPerApp: limits.maxKeysPerApp)
         serving = ServingState(store: store, clock: clock, activity: activity, assetLocation: limits.assetLocation)
         paywalls = PaywallService(store: store, clock: clock, serving: serving, changes: changes, activity: activity,
-                                  requireCompleteLocales: limits.requireCompleteLocales)
+                                  requireCompleteLocales: limits.requireCompleteLocales, maxDraftBytes: limits.maxDraftBytes)
         placements = PlacementService(store: store, clock: clock, changes: changes, activity: activity)
         audiences = AudienceService(store: store, clock: clock, changes: changes, activity: activity)
         subscribers = SubscriberService(store: store, clock: clock, activity: activity)
