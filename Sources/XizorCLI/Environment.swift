@@ -187,6 +187,8 @@ struct CommandEnvironment {
         options.pollMs = configuration[\.webhooks.pollMs]
         options.allowPrivateTargets = configuration[\.webhooks.allowPrivateTargets]
         options.caFile = configuration[\.webhooks.caFile]
+        options.maxInFlightPerApp = configuration[\.webhooks.maxInFlightPerApp]
+        options.disableAfterMs = Int64(configuration[\.webhooks.disableAfterMs])
         if let caFile = options.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw CommandFailure("webhooks.caFile \(caFile) is not a readable file")
         }

@@ -145,6 +145,8 @@ struct WebhookSettings: Sendable {
     let allowPrivateTargets = Setting.bool("webhooks.allowPrivateTargets", default: false, help: "allow webhook URLs on loopback, private, link-local and other internal addresses (off: refused when written, and checked again on every connection)")
     let caFile = Setting.optional("webhooks.caFile", help: "PEM bundle of the CAs HTTPS webhook endpoints are verified against, instead of the system's")
     let maxEndpointsPerApp = Setting.int("webhooks.maxEndpointsPerApp", default: 20, 1...1000, help: "most webhook endpoints one app may have")
+    let maxInFlightPerApp = Setting.int("webhooks.maxInFlightPerApp", default: 2, 1...64, help: "most deliveries of one app being sent at once, across every process (at most webhooks.workers − 1 in a process): the app with the fewest in flight is sent to first, so one app's slow endpoints cannot hold every sender")
+    let disableAfterMs = Setting.int("webhooks.disableAfterMs", default: 259_200_000, 1_000...2_592_000_000, help: "an endpoint whose every attempt failed for this long is disabled (webhook.disabled event and audit entry) until enabled by hand")
     let logRetentionDays = Setting.int("webhooks.logRetentionDays", default: 30, 1...3650, help: "days finished deliveries stay in the delivery log")
 }
 

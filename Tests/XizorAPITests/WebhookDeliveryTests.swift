@@ -48,6 +48,7 @@ import Testing
         ("224.0.0.1", true), ("255.255.255.255", true), ("8.8.8.8", false), ("93.184.216.34", false),
         ("::1", true), ("::", true), ("fc00::1", true), ("fd12:3456::1", true), ("fe80::1", true), ("ff02::1", true),
         ("::ffff:127.0.0.1", true), ("::ffff:8.8.8.8", false), ("64:ff9b::a00:1", true), ("2606:4700::1111", false),
+        ("2002:7f00:1::", true), ("2002:5db8:d822::", false), ("2001:0:4136:e378::1", true),
     ])
     func internalAddressesAreKnown(address: String, isInternal: Bool) throws {
         let bytes = try #require(WebhookTarget.literalAddress(address))
@@ -71,8 +72,64 @@ import Testing
         #expect(code("http://[::1]:9/") == "private_webhook_target")
         #expect(code("http://169.254.169.254/latest/meta-data") == "private_webhook_target")
         #expect(code("http://127.0.0.1:9/", allowPrivate: true) == nil)
-        // A name is checked when connecting, against what it resolves to.
-        #expect(code("http://localhost:9/") == nil)
+        // A name is checked when connecting, against what it resolves to; `localhost` and names
+        // under it are loopback whatever a resolver says (RFC 6761), so they are refused at once.
+        #expect(code("http://hooks.internal.example:9/") == nil)
+        #expect(code("http://localhost:9/") == "private_webhook_target")
+        #expect(code("http://foo.LOCALHOST./x") == "private_webhook_target")
+        #expect(code("http://localhost:9/", allowPrivate: true) == nil)
+        // An address that does not parse is not left to a resolver as a name.
+        for bad in ["http://256.1.1.1/", "http://1.2.3.4.5/", "http://0x100000000/", "http://08.1.2.3/", "http://[::1%25lo]/",
+                    "http://[127.0.0.1]/", "http://a..b/", "http://exa%6dple.com/"] {
+            #expect(code(bad) == "invalid_url", "\(bad)")
+        }
+    }
+
+    /// Every IPv4 spelling `inet_aton` accepts (so every resolver libcurl may hand it to), IPv6
+    /// forms with IPv4 inside, and names always loopback are internal when written, and the URL is
+    /// stored with its host spelled one way.
+    @Test(arguments: [
+        ("http://127.1:8080/a?b=1#c", "http://127.0.0.1:8080/a?b=1#c"), ("http://2130706433/", "http://127.0.0.1/"),
+        ("http://0x7f000001/", "http://127.0.0.1/"), ("http://0177.0.0.1/", "http://127.0.0.1/"), ("http://0x7F.1/", "http://127.0.0.1/"),
+        ("http://127.0.0.1./", "http://127.0.0.1/"), ("http://0/", "http://0.0.0.0/"), ("http://10.0x10203/", "http://10.1.2.3/"),
+        ("http://0xa9.254.0251.0376/latest", "http://169.254.169.254/latest"), ("http://3232235777/", "http://192.168.1.1/"),
+        ("http://[::FFFF:127.0.0.1]:9/", "http://[::ffff:127.0.0.1]:9/"), ("http://[0:0:0:0:0:ffff:7f00:1]/", "http://[::ffff:127.0.0.1]/"),
+        ("http://[::1]/", "http://[::1]/"), ("http://[0000::0001]/", "http://[::1]/"), ("http://[2002:7f00:1::]/", "http://[2002:7f00:1::]/"),
+        ("http://[fe80::1]/", "http://[fe80::1]/"), ("http://[::ffff:a9fe:a9fe]/", "http://[::ffff:169.254.169.254]/"),
+        ("http://LocalHost/", "http://localhost/"), ("http://localhost./", "http://localhost/"), ("HTTP://api.Foo.localhost:1/x", "http://api.foo.localhost:1/x"),
+    ])
+    func internalSpellingsAreRefusedAndStoredCanonical(url: String, canonical: String) throws {
+        do { _ = try WebhookTarget.validate(url, allowPrivate: false); Issue.record("\(url) accepted") } catch let error as ServiceError {
+            #expect(error.errors.first?.path == "$.url" && error.errors.first?.code == "private_webhook_target", "\(url)")
+        }
+        #expect(try WebhookTarget.validate(url, allowPrivate: true) == canonical)
+    }
+
+    @Test func publicAddressesAreStoredCanonicalToo() throws {
+        #expect(try WebhookTarget.validate("https://0x5db8d822/hook", allowPrivate: false) == "https://93.184.216.34/hook")
+        #expect(try WebhookTarget.validate("https://1572395042:8443/", allowPrivate: false) == "https://93.184.216.34:8443/")
+        #expect(try WebhookTarget.validate("https://[2606:4700:0:0:0:0:0:1111]/h", allowPrivate: false) == "https://[2606:4700::1111]/h")
+        #expect(try WebhookTarget.validate(" https://Hooks.Example.COM./x/Y?Q=1 ", allowPrivate: false) == "https://hooks.example.com/x/Y?Q=1")
+    }
+
+    /// The endpoint health machine (docs/integrations.md, "Failing endpoints").
+    @Test func anEndpointFailingForTheWindowIsDisabledAndOnlyAPersonEnablesIt() throws {
+        let window: Int64 = 1_000
+        let healthy = WebhookEndpointHealth.healthy
+        #expect(healthy.afterAttempt(delivered: true, enabled: true, now: 5, disableAfterMs: window) == .healthy)
+        let failing = healthy.afterAttempt(delivered: false, enabled: true, now: 100, disableAfterMs: window)
+        #expect(failing == .failing(since: 100))
+        #expect(failing.afterAttempt(delivered: false, enabled: true, now: 1_099, disableAfterMs: window) == .failing(since: 100))
+        #expect(failing.afterAttempt(delivered: true, enabled: true, now: 1_099, disableAfterMs: window) == .healthy)
+        let disabled = failing.afterAttempt(delivered: false, enabled: true, now: 1_100, disableAfterMs: window)
+        #expect(disabled == .disabledAfterFailing(since: 100))
+        // One a person disabled meanwhile stays theirs; one the server disabled stays so until enabled by hand.
+        #expect(failing.afterAttempt(delivered: false, enabled: false, now: 9_000, disableAfterMs: window) == .failing(since: 100))
+        #expect(disabled.afterAttempt(delivered: true, enabled: false, now: 9_000, disableAfterMs: window) == disabled)
+        #expect(disabled.enabledByHand == .healthy)
+        #expect(disabled.failingSince == 100 && disabled.disabledReason == "failing" && failing.disabledReason == nil)
+        #expect(try WebhookEndpointHealth.stored(failingSince: 100, disabledReason: "failing") == disabled)
+        #expect(throws: StoreInconsistency.self) { try WebhookEndpointHealth.stored(failingSince: nil, disabledReason: "failing") }
     }
 }
 

@@ -396,9 +396,10 @@ def test_private_targets_are_refused_without_the_setting(start_server, receiver)
     assert app.dashboard.get(f"/v1/webhooks/{public['id']}").json()["url"] == "https://93.184.216.34/hook"
     assert app.dashboard.delete(f"/v1/webhooks/{public['id']}").status_code in (200, 204)
 
-    # A host name is checked against the address it resolved to, at every connection: `localhost`
-    # is accepted, and its delivery fails with private_address without reaching the receiver.
-    local = create_endpoint(app, receiver.url("/local", host="localhost"))
+    # A host name is checked against the address it resolved to, at every connection: a name that
+    # resolves to loopback (but is not `localhost`, refused when written) is accepted, and its
+    # delivery fails with private_address without reaching the receiver.
+    local = create_endpoint(app, receiver.url("/local", host=loopback_name()))
     delivery = send_test(app, local["id"])
     log = wait_log(app, local["id"], lambda log: log and log[0]["state"] == "failed", what="the delivery to give up")
     assert log[0]["id"] == delivery["id"] and log[0]["attempts"] >= 1, log
@@ -406,23 +407,62 @@ def test_private_targets_are_refused_without_the_setting(start_server, receiver)
     assert receiver.all() == [] and receiver.tls_failures == 0
 
 
-def test_addresses_spelled_otherwise_still_do_not_reach_a_private_target(start_server, receiver):
-    """Either refused when written, or accepted as a host name and refused at connection time: never sent."""
-    server = start_server(private=False, XIZOR_WEBHOOKS_RETRY_FOR_MS="1000")
+def loopback_name():
+    """A host name other than `localhost` that this machine resolves to loopback only (its own name,
+    or Debian's ip6-localhost), for the check made at connection time."""
+    import socket
+    for name in (socket.gethostname(), "ip6-localhost", "ip6-loopback"):
+        try:
+            addresses = {info[4][0] for info in socket.getaddrinfo(name, 80, proto=socket.IPPROTO_TCP)}
+        except OSError:
+            continue
+        if addresses and name.rstrip(".").lower() != "localhost" and not name.lower().endswith(".localhost") \
+                and all(a.startswith("127.") or a == "::1" for a in addresses):
+            return name
+    raise AssertionError("no host name resolves to loopback here: the connect-time check cannot be tested")
+
+
+def test_addresses_spelled_otherwise_are_refused_when_written(start_server, receiver):
+    """Every spelling inet_aton (and so the resolver) reads as an internal address, IPv6 forms with
+    one inside, and localhost and names under it: 422 private_webhook_target at $.url when created or
+    changed, never stored, never sent."""
+    server = start_server(private=False)
     app = App(server, create_app(server.base))
     port = receiver.port
-    accepted = []
-    for host in ("127.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1", "127.0.0.1.", "LOCALHOST", "localhost.", "0"):
-        r = app.dashboard.post("/v1/webhooks", {"url": f"http://{host}:{port}/{host}"})
-        if r.status_code == 201:
-            accepted.append(r.json())
-            send_test(app, r.json()["id"])
-        else:
-            problem(r, 422)   # refused when written (private_webhook_target or not a URL at all)
-    for endpoint in accepted:
-        log = wait_log(app, endpoint["id"], lambda log: log and log[0]["state"] == "failed", what=endpoint["url"])
-        assert log[0]["attempts"] >= 1, log
+    spellings = ("127.1", "2130706433", "0x7f000001", "0x7f.0.0.1", "0177.0.0.1", "127.0.0.1.", "0", "017700000001",
+                 "0xa9.254.0251.0376", "10.1", "LOCALHOST", "localhost.", "foo.localhost", "Api.Foo.LocalHost.",
+                 "[::ffff:7f00:1]", "[0:0:0:0:0:ffff:127.0.0.1]", "[::ffff:a9fe:a9fe]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]",
+                 "[0000:0000::0001]")
+    for host in spellings:
+        private_target_code(app.dashboard.post("/v1/webhooks", {"url": f"http://{host}:{port}/{host}"}))
+    assert listed(app.dashboard.get("/v1/webhooks").json()) == []
+    public = create_endpoint(app, "https://93.184.216.34/hook")
+    for host in spellings:
+        private_target_code(app.dashboard.request("PATCH", f"/v1/webhooks/{public['id']}", json_body={"url": f"http://{host}:{port}/"}))
+    assert app.dashboard.get(f"/v1/webhooks/{public['id']}").json()["url"] == "https://93.184.216.34/hook"
+    # Not an address, not a name: refused as a URL rather than left to a resolver.
+    for host in ("256.1.1.1", "1.2.3.4.5", "0x100000000", "[::1%25lo]"):
+        got = problem(app.dashboard.post("/v1/webhooks", {"url": f"http://{host}/"}), 422, None)
+        assert got["errors"][0]["path"] == "$.url" and got["errors"][0]["code"] == "invalid_url", (host, got)
     assert receiver.all() == [], receiver.all()
+
+
+def test_urls_are_stored_canonical_and_delivered_to(hooks, receiver):
+    """With webhooks.allowPrivateTargets (as these tests run) the spellings are accepted, stored as
+    the one canonical URL, and that is where deliveries go."""
+    app = hooks
+    port = receiver.port
+    for written, stored in ((f"HTTP://0x7F.1:{port}/Canonical?x=1", f"http://127.0.0.1:{port}/Canonical?x=1"),
+                            (f"http://2130706433:{port}/n", f"http://127.0.0.1:{port}/n"),
+                            (f"http://[0:0::ffff:127.0.0.1]:{port}/v6", f"http://[::ffff:127.0.0.1]:{port}/v6"),
+                            (f"http://LocalHost.:{port}/name", f"http://localhost:{port}/name")):
+        r = app.dashboard.post("/v1/webhooks", {"url": written, "eventTypes": ["key.created"]})
+        assert r.status_code == 201 and r.json()["url"] == stored, (written, r.text)
+        assert app.dashboard.get(f"/v1/webhooks/{r.json()['id']}").json()["url"] == stored
+    first = listed(app.dashboard.get("/v1/webhooks").json())[0]
+    send_test(app, first["id"])
+    arrived = receiver.wait_for_events(1)[0]
+    assert arrived.path == "/Canonical?x=1", arrived
 
 
 # --- one event per change -----------------------------------------------------------------------------

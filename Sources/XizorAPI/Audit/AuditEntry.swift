@@ -16,7 +16,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case assetUploaded = "asset.uploaded"
     case subscriberAttributesDeleted = "subscriber.attributes_deleted", subscriberDeleted = "subscriber.deleted"
     case webhookCreated = "webhook.created", webhookUpdated = "webhook.updated", webhookDeleted = "webhook.deleted"
-    case webhookSecretRotated = "webhook.secret_rotated"
+    case webhookSecretRotated = "webhook.secret_rotated", webhookDisabled = "webhook.disabled"
 }
 
 /// One write, as the service that made it describes it: recorded by `StoreTransaction.record` in

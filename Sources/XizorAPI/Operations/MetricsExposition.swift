@@ -61,6 +61,8 @@ struct MetricsExposition: Sendable {
         out.sample("xizor_webhook_deliveries_total", [("outcome", "failed")], webhooks.failed.load(ordering: .relaxed))
         out.family("xizor_webhook_dispatch_errors_total", .counter, "Outbox reads or writes of the webhook senders that failed (the database was away).")
         out.sample("xizor_webhook_dispatch_errors_total", [], webhooks.errors.load(ordering: .relaxed))
+        out.family("xizor_webhook_endpoints_disabled_total", .counter, "Webhook endpoints this process disabled because they failed for webhooks.disableAfterMs.")
+        out.sample("xizor_webhook_endpoints_disabled_total", [], webhooks.disabled.load(ordering: .relaxed))
 
         let changes = services.changes
         out.family("xizor_changes_applied_total", .counter, "Changes of the change feed applied by this process (its own writes and every other process's).")

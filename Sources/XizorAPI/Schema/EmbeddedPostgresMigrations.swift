@@ -356,6 +356,16 @@ CREATE INDEX events_by_hour ON events (app_id, paywall_id, (occurred_at / 360000
 CREATE INDEX events_presentations ON events (app_id, subscriber_id, placement, paywall_id, occurred_at) WHERE name = 'paywall_open';
 
 """###),
+        ("0010_webhook_health.sql", ###"""
+-- 0010: webhook fairness and failing endpoints (docs/integrations.md), as SQLite's 0012.
+
+ALTER TABLE webhook_endpoints ADD COLUMN failing_since BIGINT;
+ALTER TABLE webhook_endpoints ADD COLUMN disabled_reason TEXT
+    CHECK (disabled_reason IS NULL OR (disabled_reason = 'failing' AND NOT enabled AND failing_since IS NOT NULL));
+
+CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (app_id, lease_until) WHERE lease_until IS NOT NULL;
+
+"""###),
         ("0011_idempotency_hash.sql", ###"""
 -- 0011 (SQLite's 0013): a publish's Idempotency-Key remembers the request it was sent with.
 --

@@ -6,8 +6,9 @@ struct PostgresWebhookStore: WebhookStore {
 
     func insertEndpoint(_ e: WebhookEndpoint) throws {
         try db.execute("""
-            INSERT INTO webhook_endpoints (\(WebhookRows.endpointColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-            """, [e.appID, e.id, e.url, e.description, e.eventTypes.json.canonicalString, e.secret, e.enabled, e.createdAt, e.updatedAt])
+            INSERT INTO webhook_endpoints (\(WebhookRows.endpointColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+            """, [e.appID, e.id, e.url, e.description, e.eventTypes.json.canonicalString, e.secret, e.enabled, e.createdAt, e.updatedAt,
+                  e.health.failingSince, e.health.disabledReason])
     }
 
     func endpoints(appID: String) throws -> [WebhookEndpoint] {
@@ -22,9 +23,11 @@ struct PostgresWebhookStore: WebhookStore {
 
     func updateEndpoint(_ e: WebhookEndpoint) throws -> Bool {
         try db.execute("""
-            UPDATE webhook_endpoints SET url = $1, description = $2, event_types = $3, secret = $4, enabled = $5, updated_at = $6
-            WHERE app_id = $7 AND id = $8
-            """, [e.url, e.description, e.eventTypes.json.canonicalString, e.secret, e.enabled, e.updatedAt, e.appID, e.id])
+            UPDATE webhook_endpoints SET url = $1, description = $2, event_types = $3, secret = $4, enabled = $5, updated_at = $6,
+                failing_since = $7, disabled_reason = $8
+            WHERE app_id = $9 AND id = $10
+            """, [e.url, e.description, e.eventTypes.json.canonicalString, e.secret, e.enabled, e.updatedAt,
+                  e.health.failingSince, e.health.disabledReason, e.appID, e.id])
         return db.changes == 1
     }
 
@@ -64,8 +67,14 @@ struct PostgresWebhookStore: WebhookStore {
 
     func nextDue() throws -> Int64? { try db.queryOne(WebhookRows.nextDueSQL)?.get(0) }
 
-    func claim(now: Int64, leaseUntil: Int64) throws -> ClaimedDelivery? {
-        guard let row = try db.queryOne(WebhookRows.dueHeadSQL("$1::bigint"), [now]) else { return nil }
+    /// Serialises claims between processes, so two senders cannot both see an app below its cap
+    /// and both lease one more (the count is read after the lock, in a snapshot of its own).
+    static let claimLockKey: Int64 = 0x7765626869636C61
+
+    func claim(now: Int64, leaseUntil: Int64, maxInFlightPerApp: Int) throws -> ClaimedDelivery? {
+        try db.execute("SELECT pg_advisory_xact_lock($1)", [Self.claimLockKey])
+        guard let row = try db.queryOne(WebhookRows.dueHeadSQL(now: "$1::bigint", cap: "$2::bigint"),
+                                        [now, Int64(maxInFlightPerApp)]) else { return nil }
         let claimed = try WebhookRows.claimed(row)
         // The read above saw a snapshot of its own; since then another sender may have leased the
         // row, or leased, sent and finished it (its lease cleared again). The UPDATE sees the row as
@@ -84,6 +93,12 @@ struct PostgresWebhookStore: WebhookStore {
                 finished_at = $5 WHERE seq = $6
             """, [outcome.state.rawValue, outcome.nextAttemptAt, outcome.status.map(Int64.init), outcome.error,
                   outcome.state == .pending ? nil : now, seq])
+    }
+
+    func postpone(endpointID: String, until: Int64) throws {
+        try db.execute("""
+            UPDATE webhook_deliveries SET next_attempt_at = $1 WHERE endpoint_id = $2 AND state = 'pending' AND next_attempt_at < $1
+            """, [until, endpointID])
     }
 
     func requeue(endpointID: String, id: String, now: Int64) throws -> Bool {

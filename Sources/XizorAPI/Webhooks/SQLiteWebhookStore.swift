@@ -5,8 +5,9 @@ struct SQLiteWebhookStore: WebhookStore {
 
     func insertEndpoint(_ e: WebhookEndpoint) throws {
         try db.execute("""
-            INSERT INTO webhook_endpoints (\(WebhookRows.endpointColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [e.appID, e.id, e.url, e.description, e.eventTypes.json.canonicalString, e.secret, e.enabled, e.createdAt, e.updatedAt])
+            INSERT INTO webhook_endpoints (\(WebhookRows.endpointColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [e.appID, e.id, e.url, e.description, e.eventTypes.json.canonicalString, e.secret, e.enabled, e.createdAt, e.updatedAt,
+                  e.health.failingSince, e.health.disabledReason])
     }
 
     func endpoints(appID: String) throws -> [WebhookEndpoint] {
@@ -21,9 +22,11 @@ struct SQLiteWebhookStore: WebhookStore {
 
     func updateEndpoint(_ e: WebhookEndpoint) throws -> Bool {
         try db.execute("""
-            UPDATE webhook_endpoints SET url = ?, description = ?, event_types = ?, secret = ?, enabled = ?, updated_at = ?
+            UPDATE webhook_endpoints SET url = ?, description = ?, event_types = ?, secret = ?, enabled = ?, updated_at = ?,
+                failing_since = ?, disabled_reason = ?
             WHERE app_id = ? AND id = ?
-            """, [e.url, e.description, e.eventTypes.json.canonicalString, e.secret, e.enabled, e.updatedAt, e.appID, e.id])
+            """, [e.url, e.description, e.eventTypes.json.canonicalString, e.secret, e.enabled, e.updatedAt,
+                  e.health.failingSince, e.health.disabledReason, e.appID, e.id])
         return db.changes == 1
     }
 
@@ -60,8 +63,9 @@ struct SQLiteWebhookStore: WebhookStore {
 
     func nextDue() throws -> Int64? { try db.queryOne(WebhookRows.nextDueSQL)?.get(0) }
 
-    func claim(now: Int64, leaseUntil: Int64) throws -> ClaimedDelivery? {
-        guard let row = try db.queryOne(WebhookRows.dueHeadSQL("?1"), [now]) else { return nil }
+    func claim(now: Int64, leaseUntil: Int64, maxInFlightPerApp: Int) throws -> ClaimedDelivery? {
+        // SQLite runs one write transaction at a time: the count of what is in flight cannot change under it.
+        guard let row = try db.queryOne(WebhookRows.dueHeadSQL(now: "?1", cap: "?2"), [now, Int64(maxInFlightPerApp)]) else { return nil }
         let claimed = try WebhookRows.claimed(row)
         try db.execute("""
             UPDATE webhook_deliveries SET lease_until = ?, attempts = attempts + 1, last_attempt_at = ?
@@ -76,6 +80,12 @@ struct SQLiteWebhookStore: WebhookStore {
                 finished_at = ? WHERE seq = ?
             """, [outcome.state.rawValue, outcome.nextAttemptAt, outcome.status.map(Int64.init), outcome.error,
                   outcome.state == .pending ? nil : now, seq])
+    }
+
+    func postpone(endpointID: String, until: Int64) throws {
+        try db.execute("""
+            UPDATE webhook_deliveries SET next_attempt_at = ?1 WHERE endpoint_id = ?2 AND state = 'pending' AND next_attempt_at < ?1
+            """, [until, endpointID])
     }
 
     func requeue(endpointID: String, id: String, now: Int64) throws -> Bool {

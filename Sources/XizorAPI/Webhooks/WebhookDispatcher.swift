@@ -5,6 +5,8 @@ import Synchronization
 /// head of some endpoint's queue, POSTing it signed, and recording the outcome. Leases make it
 /// safe for several processes on one database to send together; a sender killed mid-request
 /// leaves a lease that expires, and the delivery is sent again (at least once, same event id).
+/// Senders are shared out per app (the app with the fewest deliveries in flight first, none past
+/// its cap), so one app's endpoints that hang cannot take every sender from the others.
 public final class WebhookDispatcher: Sendable {
     public struct Options: Sendable {
         public var workers = 4
@@ -16,7 +18,15 @@ public final class WebhookDispatcher: Sendable {
         public var pollMs = 1_000
         public var allowPrivateTargets = false
         public var caFile: String?
+        /// `webhooks.maxInFlightPerApp`: the most deliveries of one app being sent at once.
+        public var maxInFlightPerApp = 2
+        /// `webhooks.disableAfterMs`: an endpoint failing this long is disabled.
+        public var disableAfterMs: Int64 = 259_200_000
         public init() {}
+
+        /// The cap as applied: below `workers`, so another app always finds a free sender in this
+        /// process however long one app's endpoints take to answer (one worker: one at a time anyway).
+        var effectiveMaxInFlightPerApp: Int { workers > 1 ? min(maxInFlightPerApp, workers - 1) : 1 }
     }
 
     private let store: any DataStore
@@ -32,7 +42,8 @@ public final class WebhookDispatcher: Sendable {
 
     public init(store: any DataStore, clock: Clock, signal: WakeSignal, counters: WebhookCounters, options: Options,
                 log: @escaping @Sendable (String) -> Void) {
-        precondition(options.workers >= 1 && options.timeoutMs >= 1 && options.pollMs >= 1, "webhook sending needs workers and positive times")
+        precondition(options.workers >= 1 && options.timeoutMs >= 1 && options.pollMs >= 1 && options.maxInFlightPerApp >= 1
+                     && options.disableAfterMs >= 1, "webhook sending needs workers and positive times")
         self.store = store
         self.clock = clock
         self.signal = signal
@@ -78,13 +89,18 @@ public final class WebhookDispatcher: Sendable {
                 if let due = try store.read({ tx in try tx.webhooks.nextDue() }) {
                     if due <= now {
                         if let claimed = try store.write({ tx in
-                            try tx.webhooks.claim(now: now, leaseUntil: now + Int64(options.timeoutMs) + 5_000)
+                            try tx.webhooks.claim(now: now, leaseUntil: now + Int64(options.timeoutMs) + 5_000,
+                                                  maxInFlightPerApp: options.effectiveMaxInFlightPerApp)
                         }) {
                             try send(claimed, with: sender)
+                            signal.wake()  // an app's count in flight fell: a sender waiting on its cap may go on
+                            continue  // look again at once: more may be due
                         }
-                        continue  // look again at once: more may be due
+                        // Due, but every due head belongs to an app at its cap (or another sender
+                        // took it): wait for an attempt to end rather than spin.
+                    } else {
+                        waitMs = Int(min(Int64(options.pollMs), due - now))
                     }
-                    waitMs = Int(min(Int64(options.pollMs), due - now))
                 }
             } catch {
                 counters.errors.add(1, ordering: .relaxed)
@@ -108,8 +124,14 @@ public final class WebhookDispatcher: Sendable {
         ])
         let now = clock.now()
         let outcome = schedule.outcome(answer, attempts: claimed.attempts, createdAt: claimed.createdAt, now: now)
-        try store.write { tx in try tx.webhooks.finish(seq: claimed.seq, outcome: outcome, now: now) }
+        let disabled = try store.write { tx in
+            try WebhookAttempts.record(claimed, outcome: outcome, now: now, disableAfterMs: options.disableAfterMs, in: tx)
+        }
         counters.count(outcome.state)
+        if disabled {
+            counters.disabled.add(1, ordering: .relaxed)
+            log("webhook endpoint \(claimed.endpointID) of app \(claimed.appID) failed for \(options.disableAfterMs) ms and was disabled")
+        }
     }
 }
 
@@ -123,6 +145,8 @@ public final class WebhookCounters: Sendable {
     public let delivered = Atomic<Int>(0)
     public let retried = Atomic<Int>(0)
     public let failed = Atomic<Int>(0)
+    /// Endpoints this process disabled because they kept failing.
+    public let disabled = Atomic<Int>(0)
     /// Outbox reads or writes that failed (the database was away).
     public let errors = Atomic<Int>(0)
 

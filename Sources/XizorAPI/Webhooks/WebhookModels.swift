@@ -9,6 +9,7 @@ public enum WebhookEventType: String, Sendable, CaseIterable {
     case experimentStarted = "experiment.started", experimentStopped = "experiment.stopped"
     case experimentReweighted = "experiment.reweighted", experimentPromoted = "experiment.promoted"
     case keyCreated = "key.created", keyRevoked = "key.revoked"
+    case webhookDisabled = "webhook.disabled"
     case webhookTest = "webhook.test"
 
     /// The event a write announces, or nil when it announces none. Deleting a placement is a
@@ -26,6 +27,7 @@ public enum WebhookEventType: String, Sendable, CaseIterable {
         case .experimentPromoted: self = .experimentPromoted
         case .keyCreated: self = .keyCreated
         case .keyRevoked: self = .keyRevoked
+        case .webhookDisabled: self = .webhookDisabled
         default: return nil
         }
     }
@@ -62,11 +64,14 @@ public struct WebhookEndpoint: Sendable, Equatable {
     public var enabled: Bool
     public let createdAt: Int64
     public var updatedAt: Int64
+    /// Whether its attempts have been failing, and whether that disabled it (`WebhookAttempts`).
+    public var health: WebhookEndpointHealth = .healthy
 
     public var json: JSONValue {
         ["id": .string(id), "url": .string(url), "description": description.map(JSONValue.string) ?? .null,
          "eventTypes": eventTypes.json, "enabled": .bool(enabled), "createdAt": .number(Int(createdAt)),
-         "updatedAt": .number(Int(updatedAt))]
+         "updatedAt": .number(Int(updatedAt)), "failingSince": health.failingSince.map { .number(Int($0)) } ?? .null,
+         "disabledReason": health.disabledReason.map(JSONValue.string) ?? .null]
     }
 
     /// The JSON the audit log hashes: everything but the secret (a rotation is its own action).
@@ -115,6 +120,8 @@ public struct WebhookDelivery: Sendable, Equatable {
 public struct ClaimedDelivery: Sendable {
     public let seq: Int64
     public let id: String
+    public let endpointID: String
+    public let appID: String
     public let eventID: String
     public let eventType: String
     public let payload: String
@@ -123,6 +130,13 @@ public struct ClaimedDelivery: Sendable {
     public let attempts: Int
     public let url: String
     public let secret: String
+}
+
+extension WebhookStore {
+    /// A claim with no cap per app.
+    func claim(now: Int64, leaseUntil: Int64) throws -> ClaimedDelivery? {
+        try claim(now: now, leaseUntil: leaseUntil, maxInFlightPerApp: Int(Int32.max))
+    }
 }
 
 /// How an attempt ended, for the log.
@@ -154,8 +168,13 @@ public protocol WebhookStore {
     /// The earliest time any delivery of an enabled endpoint may be attempted (nil: none pending).
     func nextDue() throws -> Int64?
     /// Leases the due delivery that heads its endpoint's queue (the oldest pending one of an
-    /// enabled endpoint), counting the attempt; nil when none is due. Run in a write transaction.
-    func claim(now: Int64, leaseUntil: Int64) throws -> ClaimedDelivery?
+    /// enabled endpoint), counting the attempt; nil when none is due. Senders are shared out per
+    /// app: the head of the app with the fewest deliveries in flight (leased) goes first, oldest due
+    /// first among equals, and an app with `maxInFlightPerApp` in flight gets none. Run in a write
+    /// transaction.
+    func claim(now: Int64, leaseUntil: Int64, maxInFlightPerApp: Int) throws -> ClaimedDelivery?
+    /// Makes the endpoint's pending deliveries due no earlier than `until` (its backoff).
+    func postpone(endpointID: String, until: Int64) throws
     /// Records how the attempt of a claimed delivery ended and releases its lease.
     func finish(seq: Int64, outcome: DeliveryOutcome, now: Int64) throws
     /// Makes a failed delivery pending again, due now; false when there is no such failed delivery.

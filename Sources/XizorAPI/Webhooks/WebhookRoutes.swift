@@ -15,9 +15,10 @@ struct WebhookRoutes {
         }
         routes.secret(.POST, "/v1/webhooks", scope: .webhooks, OperationDoc(
             "createWebhook", summary: "Create a webhook endpoint",
-            description: "Answers the signing secret this once. Loopback, private and link-local addresses are refused unless `webhooks.allowPrivateTargets`.",
+            description: "Answers the signing secret this once. The URL is stored canonical (an IPv4 address in any spelling as a dotted quad, IPv6 compressed, the host in lower case). Loopback, private, link-local and other internal addresses, in any spelling, and `localhost` and names under `.localhost` are refused unless `webhooks.allowPrivateTargets`.",
             tag: "webhooks", requestBody: APISchemas.ref("CreateWebhookRequest"),
             responses: [.json(201, "The endpoint with its `secret`.", APISchemas.ref("WebhookEndpoint")),
+                        .problem(422, "`private_webhook_target` at `$.url`: an internal address or `localhost`; `invalid_url`; or another field's error, with its path."),
                         .problem(409, "`webhook_limit_reached`: the app has `webhooks.maxEndpointsPerApp` endpoints.")])) { request, caller in
             let endpoint = try webhooks.create(appID: caller.appID, body: try request.jsonBody())
             return APIResponse.json(Self.withSecret(endpoint), status: .created)
@@ -28,9 +29,11 @@ struct WebhookRoutes {
             APIResponse.json(try webhooks.endpoint(appID: caller.appID, id: request.parameter("id")).json)
         }
         routes.secret(.PATCH, "/v1/webhooks/:id", scope: .webhooks, OperationDoc(
-            "updateWebhook", summary: "Change a webhook endpoint's URL, event types, description or enabled flag", tag: "webhooks",
-            parameters: [id], requestBody: APISchemas.ref("UpdateWebhookRequest"),
-            responses: [.json(200, "The endpoint.", APISchemas.ref("WebhookEndpoint"))])) { request, caller in
+            "updateWebhook", summary: "Change a webhook endpoint's URL, event types, description or enabled flag",
+            description: "The URL is checked and made canonical as when created. Enabling an endpoint the server disabled because it kept failing starts it healthy again.",
+            tag: "webhooks", parameters: [id], requestBody: APISchemas.ref("UpdateWebhookRequest"),
+            responses: [.json(200, "The endpoint.", APISchemas.ref("WebhookEndpoint")),
+                        .problem(422, "`private_webhook_target` at `$.url`: an internal address or `localhost`; `invalid_url`; or another field's error, with its path.")])) { request, caller in
             APIResponse.json(try webhooks.update(appID: caller.appID, id: request.parameter("id"), body: try request.jsonBody()).json)
         }
         routes.secret(.DELETE, "/v1/webhooks/:id", scope: .webhooks, OperationDoc(

@@ -3,13 +3,14 @@ import Storage
 
 /// How both SQL stores read webhook rows: the same columns and decoding, each dialect's statements.
 enum WebhookRows {
-    static let endpointColumns = "app_id, id, url, description, event_types, secret, enabled, created_at, updated_at"
+    static let endpointColumns = "app_id, id, url, description, event_types, secret, enabled, created_at, updated_at, failing_since, disabled_reason"
 
     static func endpoint(_ row: Row) throws -> WebhookEndpoint {
         let typesText: String = try row.get(4)
         return WebhookEndpoint(appID: try row.get(0), id: try row.get(1), url: try row.get(2), description: try row.get(3),
                                eventTypes: try subscription(stored: typesText), secret: try row.get(5), enabled: try row.get(6),
-                               createdAt: try row.get(7), updatedAt: try row.get(8))
+                               createdAt: try row.get(7), updatedAt: try row.get(8),
+                               health: try WebhookEndpointHealth.stored(failingSince: try row.get(9), disabledReason: try row.get(10)))
     }
 
     /// The stored `event_types` array; a type this binary does not know is a row it cannot trust.
@@ -52,21 +53,27 @@ enum WebhookRows {
                                lastStatus: status.map(Int.init), lastError: try row.get(12), finishedAt: try row.get(13))
     }
 
-    /// The due head of each enabled endpoint's queue, oldest due first (`claim`). Placeholder 1 is now.
-    static func dueHeadSQL(_ now: String) -> String {
+    /// The due head of each enabled endpoint's queue (`claim`), shared out per app: apps with
+    /// `cap` deliveries in flight are left out, and the app with the fewest in flight goes first,
+    /// then the oldest due. `now` and `cap` are the dialect's placeholders.
+    static func dueHeadSQL(now: String, cap: String) -> String {
         """
-        SELECT d.seq, d.id, d.event_id, d.event_type, d.payload, d.created_at, d.attempts, e.url, e.secret
-        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WITH busy AS (SELECT l.app_id, count(*) AS n FROM webhook_deliveries l
+                      WHERE l.lease_until IS NOT NULL AND l.lease_until > \(now) AND l.state = 'pending' GROUP BY l.app_id)
+        SELECT d.seq, d.id, d.event_id, d.event_type, d.payload, d.created_at, d.attempts, e.url, e.secret, d.endpoint_id, d.app_id
+        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id LEFT JOIN busy b ON b.app_id = d.app_id
         WHERE d.state = 'pending' AND e.enabled AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until <= \(now))
           AND d.seq = (SELECT min(p.seq) FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id AND p.state = 'pending')
-        ORDER BY d.next_attempt_at, d.seq LIMIT 1
+          AND coalesce(b.n, 0) < \(cap)
+        ORDER BY coalesce(b.n, 0), d.next_attempt_at, d.seq LIMIT 1
         """
     }
 
     /// The row of `dueHeadSQL`, its attempt counted.
     static func claimed(_ row: Row) throws -> ClaimedDelivery {
         let attempts: Int64 = try row.get(6)
-        return ClaimedDelivery(seq: try row.get(0), id: try row.get(1), eventID: try row.get(2), eventType: try row.get(3),
+        return ClaimedDelivery(seq: try row.get(0), id: try row.get(1), endpointID: try row.get(9), appID: try row.get(10),
+                               eventID: try row.get(2), eventType: try row.get(3),
                                payload: try row.get(4), createdAt: try row.get(5), attempts: Int(attempts) + 1,
                                url: try row.get(7), secret: try row.get(8))
     }

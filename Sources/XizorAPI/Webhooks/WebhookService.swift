@@ -70,7 +70,11 @@ public final class WebhookService: Sendable {
             if let url { after.url = url }
             if body["description"] != nil { after.description = description }
             if let types { after.eventTypes = types }
-            if let enabled { after.enabled = enabled }
+            if let enabled {
+                // Enabled by hand: a fresh start, whatever failures (or the server's disabling) came before.
+                if enabled && !before.enabled { after.health = before.health.enabledByHand }
+                after.enabled = enabled
+            }
             after.updatedAt = now
             guard try tx.webhooks.updateEndpoint(after) else { throw ServiceError.notFound("webhook", id) }
             try tx.record(WriteRecord(appID: appID, action: .webhookUpdated, targetKind: "webhook", targetID: id,
