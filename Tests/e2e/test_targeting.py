@@ -823,3 +823,46 @@ def test_a_two_decimal_rollout_percent_matches_the_documented_schema(routed):
     assert [r["when"]["rollout"]["percent"] for r in written["rules"]] == [33.33, 0.07]
     errors_ = sorted(e.message for e in component_validator(document, "Placement").iter_errors(written))
     assert not errors_, errors_
+
+
+# --- what a dry run shows of a subscriber ----------------------------------------------------------
+
+def test_a_dry_run_shows_subscriber_values_and_counts_only_to_an_analytics_key(routed, server):
+    """A key that may not read a subscriber's attributes (`GET /v1/subscribers/…` needs `analytics`)
+    does not read them through the dry run's trace either, nor how often the subscriber saw a paywall:
+    the trace says which rule read them (`reason: hidden`, `hidden: analytics`). REST and MCP alike."""
+    app = routed
+    set_rules(app, [{"when": {"key": "subscriber.plan", "op": "eq", "value": "pro"}, "paywallId": app.a},
+                    {"when": {"any": [{"key": "subscriber.age", "op": "gte", "value": 30}, {"key": "context.promo", "op": "exists"}]},
+                     "paywallId": app.b, "frequencyCap": {"count": 1, "per": "day"}}])
+    assert app.sdk.put("/v1/sdk/subscribers/u-9/attributes", {"attributes": {"plan": "free", "age": 21}}).status_code == 200
+    r = app.sdk.post("/v1/sdk/events", {"events": [{"id": uuid.uuid4().hex, "name": "paywall_open", "timestamp": now_ms(),
+                                                    "placement": "onboarding", "paywallId": app.b, "version": 1, "subscriberId": "u-9"}]})
+    assert r.status_code == 202 and r.json()["accepted"] == 1, r.text
+    reader_key = app.dashboard.post("/v1/keys", {"kind": "secret", "scopes": ["read"]}).json()["key"]
+    analyst_key = app.dashboard.post("/v1/keys", {"kind": "secret", "scopes": ["read", "analytics"]}).json()["key"]
+    params = {"subscriberId": "u-9", "context.promo": "yes"}
+
+    def traced(key):
+        r = app.dashboard.get("/v1/placements/onboarding/resolve", params=params, key=key)
+        assert r.status_code == 200, r.text
+        return r.json()["trace"]
+
+    seen = traced(analyst_key)
+    assert seen[0]["failed"] == {"path": "$.rules[0].when", "reason": "compared", "key": "subscriber.plan", "op": "eq",
+                                 "value": "pro", "saw": "free"}
+    assert seen[1] == {"rule": 1, "outcome": "capped", "presentations": 1, "frequencyCap": {"count": 1, "seconds": 86_400}}
+    hidden = traced(reader_key)
+    assert hidden[0]["failed"] == {"path": "$.rules[0].when", "reason": "hidden", "key": "subscriber.plan", "op": "eq",
+                                   "value": "pro", "hidden": "analytics"}
+    assert hidden[1] == {"rule": 1, "outcome": "capped", "hidden": "analytics", "frequencyCap": {"count": 1, "seconds": 86_400}}
+    assert "free" not in str(hidden) and "21" not in str(hidden)
+    # The answer itself (which paywall) is the same for both: only the subscriber's data is withheld.
+    assert dry(app, **params)["paywallId"] == app.fallback
+
+    async def flow():
+        async with mcp_session(server, reader_key) as s:
+            await s.initialize()
+            out = await call(s, "resolve_placement", {"placement": "onboarding", "subscriberId": "u-9", "context": {"promo": "yes"}})
+            assert out["trace"] == hidden
+    run(flow())

@@ -52,7 +52,7 @@ struct PlacementRoutes {
         }
         routes.secret(.GET, "/v1/placements/:key/resolve", scope: .read, OperationDoc(
             "resolvePlacement", summary: "Dry run: which paywall version a request gets, and why",
-            description: "The request is stated in query parameters: `context.KEY=VALUE` (`true`/`false` are booleans, JSON numbers numbers, the rest strings), `device.NAME=VALUE` for the request attributes (platform, appVersion, sdkVersion, osVersion, locale, country) and `subscriberId` (its stored attributes, rollouts, experiments and frequency caps apply). The answer's `trace` gives every rule's outcome in order (`matched`, `not_matched` with the first condition that failed and the value it saw, `inactive`, `capped`, `target_unpublished`, `not_reached`) and `fallback` whether the placement's own target answered. 404 `no_published_paywall` when nothing the placement could serve is published.",
+            description: "The request is stated in query parameters: `context.KEY=VALUE` (`true`/`false` are booleans, JSON numbers numbers, the rest strings), `device.NAME=VALUE` for the request attributes (platform, appVersion, sdkVersion, osVersion, locale, country) and `subscriberId` (its stored attributes, rollouts, experiments and frequency caps apply). The answer's `trace` gives every rule's outcome in order (`matched`, `not_matched` with the first condition that failed and the value it saw, `inactive`, `capped`, `target_unpublished`, `not_reached`, `budget_exhausted`) and `fallback` whether the placement's own target answered. What the database holds of the subscriber — a stored attribute's value in `saw`, a cap's `presentations` — is shown only to a key with the `analytics` scope (the one `GET /v1/subscribers/{id}/attributes` needs); to others the comparison answers `reason: hidden` and the capped rule `hidden: analytics` instead. 404 `no_published_paywall` when nothing the placement could serve is published.",
             tag: "placements",
             parameters: [.path("key", "The placement key."), .query("subscriberId", "The subscriber to resolve for.")],
             responses: [.json(200, "The resolution with its trace.", APISchemas.ref("Resolution")),
@@ -62,7 +62,7 @@ struct PlacementRoutes {
             var facts = RequestFacts(context: request.presentationContext, subscriberID: request.query("subscriberId"),
                                      device: try RequestAttributes(dryRunQuery: request.queryParameters.map { ($0.name, $0.value) }))
             let resolution = try services.serving.resolve(appID: appID, placement: request.parameter("key"), facts: &facts, trace: true)
-            return APIResponse.json(resolution.json)
+            return APIResponse.json(resolution.visible(to: caller.scopes).json)
         }
     }
 }

@@ -82,7 +82,9 @@ enum PlacementTools {
             serves), paywallArchived, the experiment assignment when an experiment decides (give 'subscriberId' to see that \
             subscriber's variant, rollouts, stored attributes and frequency caps; paywallId and version are null for an \
             experiment's holdout), and 'trace': every rule's outcome in order (matched, not_matched with the first condition \
-            that failed and the value it saw, inactive, capped, target_unpublished, not_reached).
+            that failed and the value it saw, inactive, capped, target_unpublished, not_reached, budget_exhausted). A stored \
+            subscriber attribute's value and a cap's count are shown only to a key with the analytics scope (reason 'hidden' \
+            otherwise).
             """,
         inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "context": ToolSchema.context,
                                         "subscriberId": ToolSchema.string("The subscriber to resolve for.", maxLength: 200),
@@ -103,7 +105,8 @@ enum PlacementTools {
             ("device.\($0.key)", $0.value.stringValue ?? $0.value.canonicalString)
         })
         var facts = RequestFacts(context: call.presentationContext(), subscriberID: call.optionalString("subscriberId"), device: device)
-        return try call.services.serving.resolve(appID: call.appID, placement: try call.string("placement"), facts: &facts, trace: true).json
+        return try call.services.serving.resolve(appID: call.appID, placement: try call.string("placement"), facts: &facts, trace: true)
+            .visible(to: call.caller.scopes).json
     }
 
     static let placementShape: JSONValue = [

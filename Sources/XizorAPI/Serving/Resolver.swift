@@ -46,6 +46,26 @@ public struct Resolution: Sendable {
     }
 }
 
+extension Resolution {
+    /// The dry run as `scopes` may see it: what the database holds of a subscriber (attribute
+    /// values, presentation counts) only with `analytics`, the scope `GET /v1/subscribers/…` needs;
+    /// without it the trace still says which rule read them and what became of it.
+    public func visible(to scopes: ScopeSet) -> Resolution {
+        guard !scopes.contains(.analytics), let trace else { return self }
+        var copy = self
+        copy.trace = trace.map { rule in
+            var rule = rule
+            rule.failure = rule.failure?.hidingSubscriberValues()
+            if rule.presentations != nil {
+                rule.presentations = nil
+                rule.presentationsHidden = true
+            }
+            return rule
+        }
+        return copy
+    }
+}
+
 /// What became of one rule in a dry run.
 public struct RuleTrace: Sendable {
     public enum Outcome: String, Sendable {
@@ -74,11 +94,16 @@ public struct RuleTrace: Sendable {
     /// The target is archived (it serves until retargeted).
     public var targetArchived = false
 
+    /// Set on a capped rule shown to a key without `analytics`: how often the subscriber saw the
+    /// paywall is theirs (the cap was reached is all that is said).
+    public var presentationsHidden = false
+
     public var json: JSONValue {
         var o: [String: JSONValue] = ["rule": .number(rule), "outcome": .string(outcome.rawValue)]
         if let failure { o["failed"] = failure.json }
         if let frequencyCap { o["frequencyCap"] = frequencyCap.json }
         if let presentations { o["presentations"] = .number(presentations) }
+        if presentationsHidden { o["hidden"] = .string(APIScope.analytics.rawValue) }
         if targetArchived { o["targetArchived"] = true }
         return .object(o)
     }

@@ -86,6 +86,22 @@ public protocol SubscriberAttributeReader: Sendable {
     func attributes(appID: String, subscriberID: String) throws -> [String: ContextValue]
 }
 
+extension ConditionFailure {
+    /// The failure as a key without `analytics` may see it: a comparison of a stored subscriber
+    /// attribute keeps its path, key, operator and operand (the rule's own text) but not the
+    /// subscriber's value nor whether there was one (`GET /v1/subscribers/{id}/attributes` needs
+    /// `analytics` too).
+    func hidingSubscriberValues() -> ConditionFailure {
+        var copy = self
+        if let key, case .success(.subscriber) = AttributeKey.parse(key), [.compared, .missing, .notAVersion].contains(reason) {
+            copy.reason = .hidden
+            copy.saw = nil
+        }
+        copy.alternatives = alternatives.map { $0.hidingSubscriberValues() }
+        return copy
+    }
+}
+
 /// The first part of a condition that did not hold, as the dry run answers it.
 public struct ConditionFailure: Sendable, Equatable {
     public enum Reason: String, Sendable {
@@ -97,6 +113,9 @@ public struct ConditionFailure: Sendable, Equatable {
         case notAVersion = "not_a_version"
         case noneMatched = "none_matched"
         case negatedConditionMatched = "negated_condition_matched"
+        /// A comparison of a stored subscriber attribute, shown to a key without `analytics`: that
+        /// it failed is said, what the subscriber's value was (or whether it had one) is not.
+        case hidden
         case unknownAudience = "unknown_audience"
         case audienceNotMatched = "audience_not_matched"
         case noSubscriber = "no_subscriber"
@@ -118,6 +137,7 @@ public struct ConditionFailure: Sendable, Equatable {
         if let op { o["op"] = .string(op.rawValue) }
         if let value = operand?.json { o["value"] = value }
         if reason == .compared || reason == .missing || reason == .notAVersion || reason == .outsideRollout { o["saw"] = saw?.json ?? .null }
+        if reason == .hidden { o["hidden"] = .string(APIScope.analytics.rawValue) }
         if let audience { o["audience"] = .string(audience) }
         if !alternatives.isEmpty { o["failures"] = .array(alternatives.map(\.json)) }
         return .object(o)
