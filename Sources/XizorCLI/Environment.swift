@@ -206,6 +206,7 @@ struct CommandEnvironment {
         limits.eventWindow = EventService.TimeWindow(maxAgeMs: Int64(configuration[\.events.maxAgeMs]),
                                                      maxFutureMs: Int64(configuration[\.events.maxFutureMs]))
         limits.maxKeysPerApp = configuration[\.keys.maxPerApp]
+        limits.eventsPerSubscriberPerMinute = configuration[\.rateLimits.eventsPerSubscriberPerMinute]
         limits.requireCompleteLocales = configuration[\.publish.requireCompleteLocales]
         limits.maxDraftBytes = configuration[\.http.maxBodyBytes]
         limits.assetLocation = AssetLocation(publicOrigin: configuration[\.publicURL])

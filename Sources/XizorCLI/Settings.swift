@@ -162,6 +162,7 @@ struct MCPSettings: Sendable {
 struct RateLimitSettings: Sendable {
     let eventsPerSecond = Setting.int("rateLimits.eventsPerSecond", default: 500, 0...1_000_000, help: "per-key refill rate for POST /v1/sdk/events and /v1/sdk/timers (requests per second); 0 turns the limit off")
     let eventsBurst = Setting.int("rateLimits.eventsBurst", default: 5000, 1...10_000_000, help: "per-key bucket size for SDK event and timer requests")
+    let eventsPerSubscriberPerMinute = Setting.int("rateLimits.eventsPerSubscriberPerMinute", default: 600, 0...1_000_000, help: "events one subscriber may send per minute, whatever key sends them (a batch past it answers 429 subscriber_rate_limited); 0 turns the limit off")
     let writesPerSecond = Setting.int("rateLimits.writesPerSecond", default: 100, 0...1_000_000, help: "per-key refill rate for dashboard and /mcp requests other than GET/HEAD/OPTIONS; 0 turns the limit off")
     let writesBurst = Setting.int("rateLimits.writesBurst", default: 1000, 1...10_000_000, help: "per-key bucket size for dashboard and /mcp writes")
     let authFailuresPerSecond = Setting.int("rateLimits.authFailuresPerSecond", default: 5, 0...1_000_000, help: "per-client-address refill rate for failed authentications (missing, malformed, unknown or revoked keys); once used up, unknown keys from that address answer 429 unchecked; 0 turns the limit off")

@@ -41,7 +41,7 @@ private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.js
         let paths = Settings.keys.map(\.path)
         #expect(Set(paths).count == paths.count)
         #expect(paths.first == "host" && paths.contains("rateLimits.authFailuresBurst") && paths.contains("http.gzipLevel"))
-        #expect(paths.count == 82, "a setting was added or removed: update this count and docs/operations.md")
+        #expect(paths.count == 83, "a setting was added or removed: update this count and docs/operations.md")
     }
 
     @Test func environmentOverridesTheFileAndFlagsOverrideBoth() throws {

@@ -138,6 +138,34 @@ import Testing
         })
     }
 
+    /// 2,500 events are more than two chunks of a deletion (`SubscriberService.deletionChunk`): all go,
+    /// counted once each, and another subscriber's stay.
+    @Test(arguments: Driver.allCases)
+    func aSubscriberWithThousandsOfEventsIsDeletedInChunks(driver: Driver) throws {
+        let test = try TestServices("subscriber-chunks", driver: driver)
+        defer { test.remove() }
+        let w = try world(test)
+        let now = Clock.system.now()
+        for batch in 0..<5 {
+            let events: [JSONValue] = (0..<500).map { i in
+                ["id": .string("e\(batch)-\(i)"), "name": "paywall_open", "timestamp": .number(Int(now) - i), "placement": "home",
+                 "paywallId": .string(w.offer), "version": 1, "subscriberId": "heavy"]
+            }
+            #expect(try w.services.events.ingest(appID: w.app, batch: ["events": .array(events)]).accepted == 500)
+        }
+        try open(w, subscriber: "light", paywall: w.offer, at: now, id: "light-1")
+        #expect(SubscriberService.deletionChunk < 2_500)
+        let deleted = try w.services.subscribers.delete(appID: w.app, subscriberID: "heavy")
+        #expect(deleted["events"] == 2_500)
+        func opens(_ subscriber: String) throws -> Int {
+            try w.services.store.read { tx in
+                try tx.events.presentations(appID: w.app, subscriberID: subscriber, placement: "home", paywallIDs: [w.offer], since: 0, atMost: 10_000)
+            }
+        }
+        #expect(try opens("heavy") == 0 && opens("light") == 1)
+        #expect(try w.services.subscribers.delete(appID: w.app, subscriberID: "heavy")["events"] == 0)
+    }
+
     @Test(arguments: Driver.allCases)
     func audiencesAreRoutingAndCannotVanishUnderARule(driver: Driver) throws {
         let test = try TestServices("audiences", driver: driver)

@@ -228,12 +228,42 @@ def test_writes_and_events_are_limited_per_key(tmp_path):
         assert a.sdk.post("/v1/sdk/events", {"events": [event(pw, 1)]}).status_code == 202
         assert a.sdk.post("/v1/sdk/events", {"events": [event(pw, 1)]}).status_code == 202
         assert_limited(a.sdk.post("/v1/sdk/events", {"events": [event(pw, 1)]}))
+        # A subscriber's attributes are an SDK write too: the same bucket.
+        assert_limited(a.sdk.put("/v1/sdk/subscribers/u-1/attributes", {"attributes": {"plan": "pro"}}))
 
         time.sleep(int(limited.headers["Retry-After"]) + 0.1)
         assert a.dashboard.post("/v1/paywalls", {"template": "clean"}).status_code == 201, "the bucket refilled"
         m = scrape(s.base)
         assert value(m, "xizor_rate_limited", "xizor_rate_limited_total", limit="writes") == 1
-        assert value(m, "xizor_rate_limited", "xizor_rate_limited_total", limit="events") == 1
+        assert value(m, "xizor_rate_limited", "xizor_rate_limited_total", limit="events") == 2
+    finally:
+        assert s.stop() == 0
+
+
+def test_events_are_limited_per_subscriber_whatever_key_sends_them(tmp_path):
+    """rateLimits.eventsPerSubscriberPerMinute: a batch that would take one subscriber past it is refused
+    whole (429 subscriber_rate_limited, Retry-After, nothing stored), counted, and other subscribers of the
+    app are unaffected; the sandbox key shares the subscriber's bucket."""
+    s = XizorServer(tmp_path / "data", extra_env={"XIZOR_RATE_LIMITS_EVENTS_PER_SUBSCRIBER_PER_MINUTE": "5"})
+    try:
+        a = App(s, create_app(s.base, "a"))
+        pw = a.create_paywall()
+        a.publish(pw)
+
+        def batch(subscriber, n):
+            return {"events": [{**event(pw, 1), "subscriberId": subscriber} for _ in range(n)]}
+        assert a.sdk.post("/v1/sdk/events", batch("u-1", 4)).json()["accepted"] == 4
+        refused = a.sdk.post("/v1/sdk/events", batch("u-1", 2))
+        assert refused.status_code == 429 and refused.json()["code"] == "subscriber_rate_limited", refused.text
+        assert int(refused.headers["Retry-After"]) >= 1
+        assert a.sdk.post("/v1/sdk/events", batch("u-2", 5)).json()["accepted"] == 5
+        assert a.sdk.post("/v1/sdk/events", batch("u-1", 1)).json()["accepted"] == 1
+        sandbox = a.dashboard.post("/v1/keys", {"kind": "public", "environment": "sandbox"}).json()["key"]
+        assert Client(s.base, sandbox).post("/v1/sdk/events", batch("u-1", 1)).status_code == 429
+        m = scrape(s.base)
+        assert value(m, "xizor_events_subscriber_limited", "xizor_events_subscriber_limited_total") == 2
+        exported = a.dashboard.get("/v1/events/export").text.splitlines()
+        assert sum('"u-1"' in line for line in exported) == 5
     finally:
         assert s.stop() == 0
 

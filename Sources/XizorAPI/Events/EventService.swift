@@ -1,4 +1,5 @@
 import Foundation
+import Dispatch
 import PaywallFormat
 
 /// Funnel events from the SDK. A batch is validated event by event (the valid ones are kept, each
@@ -30,13 +31,17 @@ public final class EventService: Sendable {
     private let clock: Clock
     let activity: ServiceActivity
     private let window: TimeWindow
+    /// Events per subscriber per minute (nil: no limit).
+    let subscriberLimit: SubscriberEventLimit?
 
-    public init(store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity(), window: TimeWindow = TimeWindow()) {
+    public init(store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity(), window: TimeWindow = TimeWindow(),
+                eventsPerSubscriberPerMinute: Int = 0) {
         self.store = store
         group = GroupCommit(store: store)
         self.clock = clock
         self.activity = activity
         self.window = window
+        subscriberLimit = eventsPerSubscriberPerMinute > 0 ? SubscriberEventLimit(perMinute: eventsPerSubscriberPerMinute) : nil
     }
 
     public struct Rejection: Sendable {
@@ -105,6 +110,11 @@ public final class EventService: Sendable {
             } else {
                 parsed.append((index, event))
             }
+        }
+        if let subscriberLimit {
+            var counts: [String: Int] = [:]
+            for (_, event) in parsed { if let subscriber = event.subscriberID { counts[subscriber, default: 0] += 1 } }
+            try subscriberLimit.admit(appID: appID, eventsBySubscriber: counts, nowMicros: Int64(DispatchTime.now().uptimeNanoseconds / 1000))
         }
         // Everything the transaction decides is its return value: a write the database runs again
         // (PostgreSQL's serialization retries) must not count twice.

@@ -34,6 +34,9 @@ struct MetricsExposition: Sendable {
         out.sample("xizor_rule_versions_not_parsed_total", [], activity.ruleVersionsNotParsed)
         out.family("xizor_rules_capped_total", .counter, "Rules that matched but had reached their frequency cap (the next rule was tried).")
         out.sample("xizor_rules_capped_total", [], activity.rulesCappedCount)
+        out.family("xizor_events_subscriber_limited_total", .counter,
+                   "Event batches refused (429 subscriber_rate_limited) because a subscriber in them was past rateLimits.eventsPerSubscriberPerMinute.")
+        out.sample("xizor_events_subscriber_limited_total", [], services.events.subscriberLimit?.refusedBatches ?? 0)
         out.family("xizor_store_refused_on_io_loop_total", .counter,
                    "Database transactions refused because an inline handler asked for one on an I/O loop (a server bug: always 0).")
         out.sample("xizor_store_refused_on_io_loop_total", [], StoreErrors.refusedOnIOLoop.load(ordering: .relaxed))

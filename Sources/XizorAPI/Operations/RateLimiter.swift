@@ -30,14 +30,17 @@ final class RateLimiter: Sendable {
     }
 
     let limit: RateLimit
+    /// Tokens added per second: `limit.perSecond`, or a finer rate (a limit per minute).
+    let refillPerSecond: Double
     /// Past this many buckets, the idle ones (refilled to full, so forgetting them changes
     /// nothing) are dropped; a table keyed by client addresses must not grow with an attacker.
     let maxBuckets: Int
     private let buckets = Mutex<[BucketKey: Bucket]>([:])
 
-    init(limit: RateLimit, maxBuckets: Int = 100_000) {
+    init(limit: RateLimit, maxBuckets: Int = 100_000, refillPerSecond: Double? = nil) {
         self.limit = limit
         self.maxBuckets = maxBuckets
+        self.refillPerSecond = refillPerSecond ?? Double(limit.perSecond)
     }
 
     /// How many buckets the table holds now.
@@ -45,7 +48,7 @@ final class RateLimiter: Sendable {
 
     /// Whether `key`'s bucket holds a whole token now (nothing is taken).
     func hasToken(_ key: BucketKey, nowMicros: Int64) -> Bool {
-        let rate = Double(limit.perSecond)
+        let rate = refillPerSecond
         let capacity = Double(max(1, limit.burst))
         return buckets.withLock { table in
             guard let bucket = table[key] else { return true }
@@ -58,7 +61,7 @@ final class RateLimiter: Sendable {
     func take(_ key: BucketKey, nowMicros: Int64, tokens wanted: Int = 1) -> Decision {
         precondition(wanted >= 1, "a request takes at least one token")
         let need = Double(wanted)
-        let rate = Double(limit.perSecond)
+        let rate = refillPerSecond
         let capacity = Double(max(1, limit.burst))
         return buckets.withLock { table in
             if table[key] == nil && table.count >= maxBuckets {
@@ -97,10 +100,16 @@ extension RateLimiter {
 /// Whose bucket a request draws from: the kind of key and its app, or (for failed
 /// authentications) the client's address.
 struct BucketKey: Hashable, Sendable {
-    enum Kind: UInt8, Hashable, Sendable { case admin, secret, publicKey, client }
+    enum Kind: UInt8, Hashable, Sendable { case admin, secret, publicKey, client, subscriber }
     let kind: Kind
-    /// The app of a key (empty for the admin token), or the client's host.
+    /// The app of a key (empty for the admin token), the client's host, or an app's subscriber.
     let owner: String
+
+    /// The bucket of one subscriber of an app (`SubscriberEventLimit`); a NUL cannot be in an app id.
+    init(app: String, subscriber: String) {
+        kind = .subscriber
+        owner = app + "\u{0}" + subscriber
+    }
 
     /// The bucket of a client address (`host` without the port).
     init(client host: String) {

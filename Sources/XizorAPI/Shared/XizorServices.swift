@@ -32,6 +32,8 @@ public final class XizorServices: Sendable {
     /// The abuse limits the services enforce themselves (docs/operations.md, "Abuse limits").
     public struct Limits: Sendable {
         public var eventWindow = EventService.TimeWindow()
+        /// `rateLimits.eventsPerSubscriberPerMinute` (0: none; the services' tests run without).
+        public var eventsPerSubscriberPerMinute = 0
         public var maxKeysPerApp = KeyService.defaultMaxKeysPerApp
         /// Refuse to publish a draft with a locale missing texts or with stale translations.
         public var requireCompleteLocales = false
@@ -60,7 +62,8 @@ public final class XizorServices: Sendable {
         placements = PlacementService(store: store, clock: clock, changes: changes, activity: activity)
         audiences = AudienceService(store: store, clock: clock, changes: changes, activity: activity)
         subscribers = SubscriberService(store: store, clock: clock, activity: activity)
-        events = EventService(store: store, clock: clock, activity: activity, window: limits.eventWindow)
+        events = EventService(store: store, clock: clock, activity: activity, window: limits.eventWindow,
+                              eventsPerSubscriberPerMinute: limits.eventsPerSubscriberPerMinute)
         analytics = AnalyticsService(store: store)
         timers = TimerService(store: store, clock: clock)
         experiments = ExperimentService(store: store, clock: clock, changes: changes)

@@ -28,8 +28,14 @@ struct PostgresSubscriberStore: SubscriberStore {
         removed.attributes = db.changes
         try db.execute("DELETE FROM timer_starts WHERE app_id = $1 AND subscriber_id = $2", [appID, subscriberID])
         removed.timers = db.changes
-        try db.execute("DELETE FROM events WHERE app_id = $1 AND subscriber_id = $2", [appID, subscriberID])
-        removed.events = db.changes
         return removed
+    }
+
+    func deleteEvents(appID: String, subscriberID: String, atMost: Int) throws -> Int {
+        try db.execute("""
+            DELETE FROM events WHERE (app_id, id) IN
+              (SELECT app_id, id FROM events WHERE app_id = $1 AND subscriber_id = $2 LIMIT $3)
+            """, [appID, subscriberID, Int64(atMost)])
+        return db.changes
     }
 }

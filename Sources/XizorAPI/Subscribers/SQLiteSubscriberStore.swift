@@ -27,8 +27,14 @@ struct SQLiteSubscriberStore: SubscriberStore {
         removed.attributes = db.changes
         try db.execute("DELETE FROM timer_starts WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
         removed.timers = db.changes
-        try db.execute("DELETE FROM events WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
-        removed.events = db.changes
         return removed
+    }
+
+    func deleteEvents(appID: String, subscriberID: String, atMost: Int) throws -> Int {
+        try db.execute("""
+            DELETE FROM events WHERE (app_id, id) IN
+              (SELECT app_id, id FROM events WHERE app_id = ? AND subscriber_id = ? LIMIT ?)
+            """, [appID, subscriberID, Int64(atMost)])
+        return db.changes
     }
 }

@@ -90,13 +90,29 @@ public final class SubscriberService: Sendable {
         }
     }
 
-    /// Deletes everything stored of the subscriber in one transaction: attributes, timers, events.
+    /// Events deleted per write transaction: about 1,000 rows of the events table and its indexes
+    /// take well under the 50 ms one transaction may hold the writer (docs/sdk.md).
+    static let deletionChunk = 1_000
+
+    /// Deletes everything stored of the subscriber: its events in chunks of `deletionChunk` (each
+    /// its own transaction, so a subscriber with 150,000 events does not hold every app's writes
+    /// for seconds), then its attributes and timers with the audit record. A failure part way
+    /// leaves some events gone and answers an error; deleting again finishes the job.
     /// Experiment results and analytics recount without them.
     public func delete(appID: String, subscriberID: String) throws -> JSONValue {
         try SubscriberService.checkSubscriberID(subscriberID)
+        var events = 0
+        while true {
+            let chunk = try store.write { tx in
+                try tx.subscribers.deleteEvents(appID: appID, subscriberID: subscriberID, atMost: SubscriberService.deletionChunk)
+            }
+            events += chunk
+            if chunk < SubscriberService.deletionChunk { break }
+        }
         let now = clock.now()
         let removed = try store.write { tx in
-            let removed = try tx.subscribers.delete(appID: appID, subscriberID: subscriberID)
+            var removed = try tx.subscribers.delete(appID: appID, subscriberID: subscriberID)
+            removed.events = events
             // A deletion that found nothing changed nothing, and is not a write to record (the
             // answer's zero counts tell the caller so).
             if removed.attributes + removed.timers + removed.events > 0 {

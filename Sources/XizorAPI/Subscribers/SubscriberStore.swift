@@ -18,6 +18,10 @@ public protocol SubscriberStore {
     func setAttributes(appID: String, subscriberID: String, attributes: String, now: Int64) throws
     /// The subscriber's attributes only; false when none were stored.
     func deleteAttributes(appID: String, subscriberID: String) throws -> Bool
-    /// Everything stored of the subscriber (a data-subject request), in the caller's transaction.
+    /// The subscriber's attributes and timers (a data-subject request; `events` is 0: its events go
+    /// in chunks, `deleteEvents`).
     func delete(appID: String, subscriberID: String) throws -> SubscriberDeletion
+    /// Up to `atMost` of the subscriber's events; how many went. A subscriber's events may be
+    /// hundreds of thousands: one transaction each chunk keeps the writer free for everyone else.
+    func deleteEvents(appID: String, subscriberID: String, atMost: Int) throws -> Int
 }
