@@ -51,6 +51,13 @@ public protocol AppStore {
     /// Apps not archived, for loading the serving state.
     func liveAppIDs() throws -> [String]
     func hasApps() throws -> Bool
+    /// Holds off every other write that checks one of the app's per-app limits (keys, webhook
+    /// endpoints, audiences, rules, asset bytes) until this transaction ends. Such a write counts
+    /// what is stored, then adds: two of them interleaving would both pass the count (on PostgreSQL,
+    /// replicas and the pool's connections write at once). Taken first in the transaction, so the
+    /// count reads what the previous holder committed. Nothing on SQLite, whose one writer already
+    /// runs these transactions one at a time.
+    func lockForLimits(appID: String) throws
     /// Every app, archived ones included, after `cursor` in creation order.
     func apps(after cursor: PageCursor, limit: Int) throws -> [StoredApp]
 

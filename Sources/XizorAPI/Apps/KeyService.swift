@@ -279,6 +279,7 @@ public final class KeyService: Sendable {
         let key = Identifiers.apiKey(prefix: kind == .secret ? "sk_" : "pk_")
         let now = clock.now()
         let id = try store.write { tx in
+            try tx.apps.lockForLimits(appID: appID)  // count, then insert: one creator of the app's keys at a time
             guard try tx.apps.liveKeyCount(appID: appID) < self.maxKeysPerApp else {
                 throw ServiceError(.conflict, "key_limit_reached",
                                    "An app has at most \(self.maxKeysPerApp) live keys (keys.maxPerApp); revoke one it no longer uses first.")

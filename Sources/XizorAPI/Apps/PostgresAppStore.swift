@@ -19,6 +19,14 @@ struct PostgresAppStore: AppStore {
 
     func hasApps() throws -> Bool { try db.queryOne("SELECT 1 FROM apps LIMIT 1") != nil }
 
+    /// `FOR NO KEY UPDATE`, not `FOR UPDATE`: the foreign-key checks of inserts under the app (its
+    /// events, timers, attributes) take `FOR KEY SHARE` on this row, which this does not block, so
+    /// only the limited writes wait for each other. The lock lasts until commit; under READ
+    /// COMMITTED each later statement sees what the previous holder committed.
+    func lockForLimits(appID: String) throws {
+        try db.execute("SELECT 1 FROM apps WHERE id = $1 FOR NO KEY UPDATE", [appID])
+    }
+
     func apps(after cursor: PageCursor, limit: Int) throws -> [StoredApp] {
         try db.query("SELECT \(AppRows.appColumns) FROM apps WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3", [cursor.createdAt, cursor.id, limit]).map(AppRows.app)
     }

@@ -68,6 +68,8 @@ public final class AssetService: Sendable {
                            size: Int64(bytes.count), name: name, createdAt: clock.now(), createdBy: caller.keyID)
         let limit = limits.maxBytesPerApp
         return try store.write { tx in
+            // Sum, then insert: one upload of the app's at a time, or two would each fit the quota's rest.
+            try tx.apps.lockForLimits(appID: caller.appID)
             if let existing = try tx.assets.row(appID: caller.appID, sha256: sha) { return (try json(existing), false) }
             let used = try tx.assets.totalSize(appID: caller.appID)
             guard used + row.size <= limit else {

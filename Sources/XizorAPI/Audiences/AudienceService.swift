@@ -82,6 +82,9 @@ public final class AudienceService: Sendable {
         guard issues.isEmpty, let condition else { throw ServiceError.invalid(issues, detail: "The audience has \(issues.count) error(s).") }
         let now = clock.now()
         let created = try store.write { tx -> Bool in
+            // Count, then insert, and price the rules naming it as they are: no other audience or
+            // rules write of the app may interleave (setRules takes the same lock).
+            try tx.apps.lockForLimits(appID: appID)
             if try tx.audiences.audience(appID: appID, id: id) == nil, try tx.audiences.audiences(appID: appID).count >= AudienceService.maxPerApp {
                 throw ServiceError(.conflict, "too_many_audiences", "An app has at most \(AudienceService.maxPerApp) audiences; delete one first.")
             }
@@ -116,6 +119,8 @@ public final class AudienceService: Sendable {
     public func delete(appID: String, id: String) throws {
         let now = clock.now()
         try store.write { tx in
+            // No rule may come to name it between this check and the delete (setRules takes the same lock).
+            try tx.apps.lockForLimits(appID: appID)
             let users = try AudienceService.users(tx, appID: appID, activity: activity)[id] ?? []
             guard users.isEmpty else {
                 let names = users.map { "rule \($0.rule ?? 0) of placement '\($0.placement)'" }.joined(separator: ", ")

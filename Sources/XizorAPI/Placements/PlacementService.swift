@@ -201,6 +201,9 @@ public final class PlacementService: Sendable {
         }
         let now = clock.now()
         let warnings = try store.write { tx -> [ValidationIssue] in
+            // Rules are replaced whole, checked against the audiences as stored (that they exist, what
+            // they cost): no other rules or audience write of the app may interleave.
+            try tx.apps.lockForLimits(appID: appID)
             guard let before = try tx.placements.placement(appID: appID, key: key) else {
                 throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app; assign it a paywall first.")
             }

@@ -45,6 +45,7 @@ public final class WebhookService: Sendable {
             description: try Self.description(body), eventTypes: try Self.subscription(body["eventTypes"]) ?? .all,
             secret: Identifiers.webhookSecret(), enabled: try Self.enabled(body) ?? true, createdAt: now, updatedAt: now)
         try store.write { tx in
+            try tx.apps.lockForLimits(appID: appID)  // count, then insert: one creator of the app's endpoints at a time
             guard try tx.webhooks.endpointCount(appID: appID) < self.options.maxEndpointsPerApp else {
                 throw ServiceError(.conflict, "webhook_limit_reached",
                                    "An app has at most \(self.options.maxEndpointsPerApp) webhook endpoints (webhooks.maxEndpointsPerApp).")
