@@ -53,6 +53,10 @@ public protocol AppStore {
     func hasApps() throws -> Bool
     /// Every app, archived ones included, after `cursor` in creation order.
     func apps(after cursor: PageCursor, limit: Int) throws -> [StoredApp]
+    /// The app, archived or not (nil: no such app). On PostgreSQL its row stays locked until the
+    /// transaction ends, so key writes of one app that count its other keys (the last full-access
+    /// key, the recovery mint) run one at a time; SQLite's single writer serialises them already.
+    func lockApp(id: String) throws -> StoredApp?
 
     func insertKey(_ key: StoredKey) throws
     /// Stores the key unless one with the same hash exists (then, or once a concurrent insert of it

@@ -23,6 +23,10 @@ struct PostgresAppStore: AppStore {
         try db.query("SELECT \(AppRows.appColumns) FROM apps WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3", [cursor.createdAt, cursor.id, limit]).map(AppRows.app)
     }
 
+    func lockApp(id: String) throws -> StoredApp? {
+        try db.queryOne("SELECT \(AppRows.appColumns) FROM apps WHERE id = $1 FOR UPDATE", [id]).map(AppRows.app)
+    }
+
     func insertKey(_ key: StoredKey) throws {
         try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label, scopes, environment) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                        [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label,

@@ -22,6 +22,10 @@ struct SQLiteAppStore: AppStore {
         try db.query("SELECT \(AppRows.appColumns) FROM apps WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [cursor.createdAt, cursor.id, limit]).map(AppRows.app)
     }
 
+    func lockApp(id: String) throws -> StoredApp? {
+        try db.queryOne("SELECT \(AppRows.appColumns) FROM apps WHERE id = ?", [id]).map(AppRows.app)
+    }
+
     func insertKey(_ key: StoredKey) throws {
         try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label, scopes, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label,
