@@ -31,7 +31,7 @@ extension Connection {
         if assembled.closeAfter { phase.transition(to: .responding(thenClose: true)) }
 
         exchange.method = request.method
-        exchange.path = request.path
+        exchange.path = request.loggedPath
         exchange.requestId = request.requestId
         exchange.status = assembled.status.code
         exchange.routeIndex = request.routeIndex

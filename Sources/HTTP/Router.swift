@@ -7,6 +7,7 @@ public struct Router: Sendable {
         let pattern: String
         let execution: HTTPExecution
         let admission: HTTPAdmission?
+        let redacting: Set<String>
         let handler: HTTPHandler
     }
 
@@ -16,10 +17,14 @@ public struct Router: Sendable {
     public init() {}
 
     /// Adds a route. `pattern` is a path like `/v1/paywalls/:id/versions/:n`. `admission` runs on
-    /// the head before the body is read (see `HTTPResolution.admission`).
+    /// the head before the body is read (see `HTTPResolution.admission`). `redacting` names `:name`
+    /// parameters whose values are credentials (a signed link's token): the access log and error
+    /// logs write `…` in their place (`HTTPRequest.loggedPath`). It holds for the path, whichever
+    /// method asks, since the value is in the URL before the method is known to be allowed.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, execution: HTTPExecution = .offloaded,
-                             admission: HTTPAdmission? = nil, _ handler: @escaping HTTPHandler) {
-        routes.append(Route(method: method, pattern: pattern, execution: execution, admission: admission, handler: handler))
+                             admission: HTTPAdmission? = nil, redacting: Set<String> = [], _ handler: @escaping HTTPHandler) {
+        routes.append(Route(method: method, pattern: pattern, execution: execution, admission: admission, redacting: redacting,
+                            handler: handler))
     }
 
     public mutating func get(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
@@ -59,6 +64,10 @@ public final class RoutingTable: HTTPResponder {
         var allow: String = ""
         var options: HTTPResolution?
         var methodNotAllowed: HTTPResolution?
+        /// Parameter names whose values logs leave out (the union over the pattern's routes).
+        var redacting: Set<String> = []
+        /// Their positions among the pattern's parameters, in order.
+        var redactedIndices: [Int] = []
         /// The names of the `:name` segments, in order (the values a match captures).
         var parameterNames: [String] {
             segments.compactMap { if case .parameter(let name) = $0 { return name } else { return nil } }
@@ -155,6 +164,7 @@ public final class RoutingTable: HTTPResponder {
             let resolution = HTTPResolution(execution: route.execution, handler: wrap(route.handler),
                                             admission: route.admission, refusal: refusal)
             if let i = groups.firstIndex(where: { $0.pattern == route.pattern }) {
+                groups[i].redacting.formUnion(route.redacting)
                 if let j = groups[i].methods.firstIndex(where: { $0.0 == route.method }) {
                     groups[i].methods[j] = (route.method, resolution)
                 } else {
@@ -162,10 +172,11 @@ public final class RoutingTable: HTTPResponder {
                 }
             } else {
                 groups.append(Group(pattern: route.pattern, segments: Self.compile(route.pattern),
-                                    methods: [(route.method, resolution)]))
+                                    methods: [(route.method, resolution)], redacting: route.redacting))
             }
         }
         for i in groups.indices {
+            groups[i].redactedIndices = groups[i].parameterNames.indices.filter { groups[i].redacting.contains(groups[i].parameterNames[$0]) }
             var names = groups[i].methods.map { $0.0.description }
             if names.contains("GET") && !names.contains("HEAD") { names.append("HEAD") }
             if !names.contains("OPTIONS") { names.append("OPTIONS") }
@@ -246,6 +257,20 @@ public final class RoutingTable: HTTPResponder {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `path` with each of `ranges` (in order, not overlapping) replaced by `…`.
+    static func redacted(_ path: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(path.count)
+        var start = 0
+        for range in ranges {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: path[start..<range.lowerBound]))
+            out.append(contentsOf: Array("…".utf8))
+            start = range.upperBound
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: path[start...]))
+        return String(decoding: out, as: UTF8.self)
+    }
+
     static func compile(_ pattern: String) -> [Segment] {
         pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
             part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : .literal(Array(part.utf8))
@@ -254,16 +279,17 @@ public final class RoutingTable: HTTPResponder {
 
     public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
         var path = request.path
-        let found: (index: Int, parameters: [(name: String, value: String)])? = path.withUTF8 { p in
+        let found: (index: Int, parameters: [(name: String, value: String)], redacted: String?)? = path.withUTF8 { p in
             var ranges = ParameterRanges()
             guard let index = find(p, &ranges) else { return nil }
-            guard ranges.count > 0 else { return (index, []) }
+            guard ranges.count > 0 else { return (index, [], nil) }
             var parameters: [(name: String, value: String)] = []
             parameters.reserveCapacity(ranges.count)
             for i in 0..<ranges.count {
                 parameters.append((name: parameterNames[index][i], value: Self.decodedSegment(UnsafeBufferPointer(rebasing: p[ranges.range(i)]))))
             }
-            return (index, parameters)
+            let hidden = groups[index].redactedIndices
+            return (index, parameters, hidden.isEmpty ? nil : Self.redacted(p, hidden.map { ranges.range($0) }))
         }
         guard let found else {
             if request.path == "*" { return serverOptions }
@@ -274,6 +300,7 @@ public final class RoutingTable: HTTPResponder {
         request.routeTemplate = groups[index].pattern
         request.routeIndex = index
         if !found.parameters.isEmpty { request.pathParameters = found.parameters }
+        if let redacted = found.redacted { request.redactedPath = redacted }
         let method = request.method
         for j in groups[index].methods.indices where groups[index].methods[j].0 == method { return groups[index].methods[j].1 }
         if method == .HEAD {

@@ -76,7 +76,7 @@ final class ServerCore: @unchecked Sendable {
 
     private func response(for error: any Error, _ request: HTTPRequest) -> HTTPResponse {
         if let error = error as? HTTPError { return error.response }
-        logger.error("handler failed", [("path", .string(request.path)), ("requestId", .string(request.requestId)),
+        logger.error("handler failed", [("path", .string(request.loggedPath)), ("requestId", .string(request.requestId)),
                                         ("error", .string(String(describing: error)))])
         return HTTPError(.internalServerError, code: "internal_error",
                          detail: "The server failed to handle this request.").response

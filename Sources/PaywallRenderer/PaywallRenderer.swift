@@ -87,6 +87,9 @@ public struct RenderedPage: Sendable {
     public var unknownNodes: [PaywallReader.UnknownNode]
     /// The document locale the page is in (its `lang`).
     public var locale: String
+    /// The policy the page's `<meta http-equiv="Content-Security-Policy">` carries, for a server
+    /// that also sends it as a header with directives a meta policy cannot hold (`frame-ancestors`).
+    public var contentSecurityPolicy: String
 }
 
 /// The most one page may cost. The validator's limits keep valid documents far below it; the budget is
@@ -145,7 +148,8 @@ public enum PaywallRenderer {
                               options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderedPage {
         var builder = PageBuilder(document: document, options: options, unknownNodes: unknownNodes)
         let html = try builder.page()
-        return RenderedPage(html: Array(html.utf8), unknownNodes: unknownNodes, locale: builder.documentLocale)
+        return RenderedPage(html: Array(html.utf8), unknownNodes: unknownNodes, locale: builder.documentLocale,
+                            contentSecurityPolicy: builder.contentSecurityPolicy)
     }
 
     /// Renders every form the SDK endpoint serves a published version in — each locale, light and dark,

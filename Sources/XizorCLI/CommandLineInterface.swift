@@ -48,6 +48,7 @@ public enum CommandLineInterface {
             Commands.serve,
             Commands.migrate,
             Commands.apps,
+            Commands.keys,
             Commands.events,
             Commands.demo,
             Commands.backup,

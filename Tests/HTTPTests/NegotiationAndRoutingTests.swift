@@ -287,3 +287,27 @@ private final class Marker: Sendable {}
     #expect(seen == 1)
     #expect(HTTPRequestHeaders()["host"] == nil)
 }
+
+/// A route may name parameters that are credentials (a signed link's token): `loggedPath`, which
+/// the access log and error logs write, has `…` in their place; the handler still gets the value,
+/// and other routes' paths are logged as they are.
+@Test func redactedParametersAreLeftOutOfTheLoggedPath() throws {
+    var router = Router()
+    router.add(.GET, "/v1/previews/:token", redacting: ["token"]) { r in .text(r.pathParameter("token") ?? "") }
+    router.add(.GET, "/v1/things/:a/parts/:b", redacting: ["b"]) { _ in .text("part") }
+    router.get("/v1/paywalls/:id") { _ in .text("paywall") }
+    let table = router.build()
+    func resolved(_ method: HTTPMethod, _ path: String) throws -> (HTTPRequest, HTTPResponse) {
+        var r = request(method, path)
+        let response = try table.resolve(&r).handler(r)
+        return (r, response)
+    }
+    let (link, response) = try resolved(.GET, "/v1/previews/secret.mac")
+    #expect(link.loggedPath == "/v1/previews/…" && link.path == "/v1/previews/secret.mac")
+    guard case .bytes(let body) = response.body else { Issue.record("no body"); return }
+    #expect(String(decoding: body, as: UTF8.self) == "secret.mac", "the handler gets the token")
+    #expect(try resolved(.HEAD, "/v1/previews/secret.mac").0.loggedPath == "/v1/previews/…")
+    #expect(try resolved(.POST, "/v1/previews/secret.mac").0.loggedPath == "/v1/previews/…", "a 405 is logged without it too")
+    #expect(try resolved(.GET, "/v1/things/a1/parts/b2").0.loggedPath == "/v1/things/a1/parts/…")
+    #expect(try resolved(.GET, "/v1/paywalls/pw1").0.loggedPath == "/v1/paywalls/pw1")
+}

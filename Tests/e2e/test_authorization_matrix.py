@@ -415,7 +415,7 @@ RECIPES = {
     "createPaywall": lambda w: Recipe({"template": "clean", "name": f"{w.marker} third"}),
     "saveDraft": draft_write(lambda w: w.draft()[0]),
     "setDraftTexts": draft_write(lambda w: {"texts": {w.text_path: f"Bonjour {w.marker}"}}),
-    "publishPaywall": lambda w: Recipe(headers={"Idempotency-Key": w.publish_key}),
+    "publishPaywall": lambda w: Recipe({"force": True}, headers={"Idempotency-Key": w.publish_key}),  # the request the world made
     "rollbackPaywall": lambda w: Recipe({"version": 1}),
     "renamePaywall": lambda w: Recipe({"name": f"{w.marker} renamed"}),
     "patchDraft": lambda w: Recipe([{"op": "replace", "path": "/name", "value": f"{w.marker} patched"}],

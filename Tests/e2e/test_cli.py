@@ -32,7 +32,7 @@ from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
 
 def test_every_command_has_help():
-    for command in ["serve", "migrate", "apps", "demo", "backup", "validate", "templates", "schema", "render", "version"]:
+    for command in ["serve", "migrate", "apps", "keys", "demo", "backup", "validate", "templates", "schema", "render", "version"]:
         proc = run_cli(command, "--help")
         assert "Usage: xizor " + command in proc.stdout, command
 

@@ -32,6 +32,19 @@ struct AppRoutes {
             try services.keys.archiveApp(appID: request.parameter("appId"))
             return HTTPResponse(status: .noContent)
         }
+        routes.admin(.POST, "/v1/apps/:appId/keys", OperationDoc(
+            "mintRecoveryKey", summary: "Mint a full-access secret key for an app (recovery)",
+            description: "For an owner left without a full-access key. Works whatever keys the app has (none, or `keys.maxPerApp` already: the operator's recovery is not capped). Recorded as `key.created` with the admin as actor. `xizor keys create APP_ID` does the same.",
+            tag: "apps", parameters: [.path("appId", "An app id.")], requestBody: APISchemas.ref("RecoveryKeyRequest"),
+            responses: [.json(201, "The new key, shown this once.", APISchemas.ref("CreatedAPIKey")),
+                        .problem(404, "`app_not_found`: no such app."),
+                        .problem(409, "`app_archived`: the app is archived (its keys cannot authenticate)."),
+                        .problem(422, "`label` is invalid.")])) { request, _ in
+            let body = try request.jsonBody(allowEmpty: true)
+            guard case .object = body else { throw ServiceError.badField("$", "type_mismatch", "The body is a JSON object (or empty).") }
+            let (info, key) = try services.keys.mintRecoveryKey(appID: request.parameter("appId"), label: try body.optionalString("label", path: "$"))
+            return APIResponse.json(info.created(key: key), status: .created)
+        }
         routes.secret(.GET, "/v1/keys", scope: .keys, OperationDoc(
             "listKeys", summary: "List the app's keys (prefixes only), a page at a time in creation order", tag: "apps",
             parameters: PageSize.parameters,
@@ -46,15 +59,15 @@ struct AppRoutes {
             responses: [.json(201, "The new key, shown this once.", APISchemas.ref("CreatedAPIKey")),
                         .problem(409, "The app already has `keys.maxPerApp` live keys.")])) { request, caller in
             let (info, key) = try services.keys.createKey(appID: caller.appID, .parse(try request.jsonBody()), creator: caller.scopes)
-            guard case .object(var object) = info.json else { return APIResponse.json(info.json, status: .created) }
-            object["key"] = .string(key)
-            return APIResponse.json(.object(object), status: .created)
+            return APIResponse.json(info.created(key: key), status: .created)
         }
         routes.secret(.DELETE, "/v1/keys/:keyId", scope: .keys, OperationDoc(
-            "revokeKey", summary: "Revoke a key", description: "Effective on the next request.", tag: "apps",
-            responses: [.empty(204, "Revoked.")])) { request, caller in
-            let appID = caller.appID
-            try services.keys.revokeKey(appID: appID, keyID: request.parameter("keyId"))
+            "revokeKey", summary: "Revoke a key",
+            description: "Effective on the next request. A key without full access cannot revoke the app's last full-access secret key (the owner would be locked out).",
+            tag: "apps",
+            responses: [.empty(204, "Revoked."),
+                        .problem(409, "`last_full_access_key`: the key to revoke is the app's last full-access secret key and the caller's key is scoped.")])) { request, caller in
+            try services.keys.revokeKey(appID: caller.appID, keyID: request.parameter("keyId"), revoker: caller.scopes)
             return HTTPResponse(status: .noContent)
         }
     }

@@ -56,8 +56,11 @@ public protocol AppStore {
     /// what is stored, then adds: two of them interleaving would both pass the count (on PostgreSQL,
     /// replicas and the pool's connections write at once). Taken first in the transaction, so the
     /// count reads what the previous holder committed. Nothing on SQLite, whose one writer already
-    /// runs these transactions one at a time.
-    func lockForLimits(appID: String) throws
+    /// runs these transactions one at a time. The same lock keeps key writes that count the app's
+    /// other keys (the last full-access key, the recovery mint) one at a time. Answers the app,
+    /// archived or not (nil: no such app).
+    @discardableResult
+    func lockForLimits(appID: String) throws -> StoredApp?
     /// Every app, archived ones included, after `cursor` in creation order.
     func apps(after cursor: PageCursor, limit: Int) throws -> [StoredApp]
 

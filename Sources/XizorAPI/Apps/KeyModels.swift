@@ -35,6 +35,19 @@ public struct APIKeyInfo: Sendable, Equatable {
         if kind == StoredKey.Kind.public.rawValue { o["environment"] = .string(environment.rawValue) }
         return .object(o)
     }
+
+    /// The listing plus the key itself: what creating a key answers, this once.
+    public func created(key: String) -> JSONValue {
+        guard case .object(var object) = json else { return json }
+        object["key"] = .string(key)
+        return .object(object)
+    }
+}
+
+extension StoredKey {
+    /// A secret key with every scope: what the owner needs to manage everything (the last one is
+    /// guarded against scoped keys, see `KeyService.revokeKey`).
+    var isFullAccessSecret: Bool { kind == .secret && scopes.isFullAccess }
 }
 
 extension KeyService {

@@ -296,16 +296,57 @@ public final class KeyService: Sendable {
         return (info, key)
     }
 
-    /// Revokes one of the app's keys; it stops working before this answers.
-    public func revokeKey(appID: String, keyID: String) throws {
+    /// Revokes one of the app's keys; it stops working before this answers. `revoker` is the scopes
+    /// of the key asking: a scoped key may not revoke the app's last full-access secret key, or a
+    /// key holding only `keys` could lock the owner out (409 `last_full_access_key`). A full-access
+    /// key may still revoke itself when it is the last: that is the owner's own decision, and the
+    /// admin token (`mintRecoveryKey`) can always mint another.
+    public func revokeKey(appID: String, keyID: String, revoker: ScopeSet = .all) throws {
         let now = clock.now()
         try store.write { tx in
+            // Locked first (PostgreSQL), so two scoped keys revoking the last two full-access keys
+            // at once cannot both see the other one still live.
+            try tx.apps.lockForLimits(appID: appID)
+            if !revoker.isFullAccess {
+                let fullAccess = try tx.apps.liveKeys(.app(appID)).filter(\.isFullAccessSecret)
+                if fullAccess.count == 1, fullAccess[0].id == keyID {
+                    throw ServiceError(.conflict, "last_full_access_key",
+                                       "This is the app's last full-access secret key: only a full-access key may revoke it (the admin token can mint another: POST /v1/apps/{appId}/keys).")
+                }
+            }
             guard let kind = try tx.apps.revokeKey(id: keyID, appID: appID, now: now) else { throw ServiceError.notFound("key", keyID) }
             try tx.changes.append(appID: appID, kind: .key, entityID: keyID, now: now)
             try tx.record(WriteRecord(appID: appID, action: .keyRevoked, targetKind: "key", targetID: keyID,
                                       data: ["keyId": .string(keyID), "kind": .string(kind.rawValue)]), now: now)
         }
         try changes.catchUp()
+    }
+
+    /// A new full-access secret key for the app, minted by the operator (admin token or CLI) to
+    /// recover an app whose owner has none left. Not counted against `keys.maxPerApp`: recovery
+    /// must work even when a scoped key filled the app up to the cap, and only the operator can ask.
+    /// Recorded as `key.created` with the operator as actor. An unknown app is 404, an archived one
+    /// 409 `app_archived` (its keys could not authenticate).
+    public func mintRecoveryKey(appID: String, label: String?) throws -> (info: APIKeyInfo, key: String) {
+        if let label, !TextLimits.fits(label, max: 100) {
+            throw ServiceError.badField("$.label", "invalid_label", "A key's label is 1 to 100 characters.")
+        }
+        let key = Identifiers.apiKey(prefix: "sk_")
+        let now = clock.now()
+        let id = try store.write { tx in
+            guard let app = try tx.apps.lockForLimits(appID: appID) else { throw ServiceError(.notFound, "app_not_found", "No app '\(appID)'.") }
+            guard app.archivedAt == nil else {
+                throw ServiceError(.conflict, "app_archived", "App '\(appID)' is archived: its keys cannot authenticate.")
+            }
+            let id = try KeyService.insertKey(tx, key: key, kind: .secret, appID: appID, label: label, now: now)
+            try tx.record(WriteRecord(appID: appID, action: .keyCreated, targetKind: "key", targetID: id,
+                                      data: ["keyId": .string(id), "kind": .string("secret")]), now: now)
+            return id
+        }
+        try changes.catchUp()
+        let info = APIKeyInfo(StoredKey(id: id, kind: .secret, prefix: Identifiers.displayPrefix(of: key), hash: [], appID: appID,
+                                        createdAt: now, revokedAt: nil, label: label))
+        return (info, key)
     }
 
     /// Every app, archived ones included, a page at a time in creation order (the admin's list).

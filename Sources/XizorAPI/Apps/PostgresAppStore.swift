@@ -23,8 +23,8 @@ struct PostgresAppStore: AppStore {
     /// events, timers, attributes) take `FOR KEY SHARE` on this row, which this does not block, so
     /// only the limited writes wait for each other. The lock lasts until commit; under READ
     /// COMMITTED each later statement sees what the previous holder committed.
-    func lockForLimits(appID: String) throws {
-        try db.execute("SELECT 1 FROM apps WHERE id = $1 FOR NO KEY UPDATE", [appID])
+    func lockForLimits(appID: String) throws -> StoredApp? {
+        try db.queryOne("SELECT \(AppRows.appColumns) FROM apps WHERE id = $1 FOR NO KEY UPDATE", [appID]).map(AppRows.app)
     }
 
     func apps(after cursor: PageCursor, limit: Int) throws -> [StoredApp] {

@@ -18,8 +18,11 @@ struct SQLiteAppStore: AppStore {
 
     func hasApps() throws -> Bool { try db.queryOne("SELECT 1 FROM apps LIMIT 1") != nil }
 
-    /// The one writer connection (`BEGIN IMMEDIATE`) already serializes every write transaction.
-    func lockForLimits(appID: String) throws {}
+    /// The one writer connection (`BEGIN IMMEDIATE`) already serializes every write transaction:
+    /// only the app is read.
+    func lockForLimits(appID: String) throws -> StoredApp? {
+        try db.queryOne("SELECT \(AppRows.appColumns) FROM apps WHERE id = ?", [appID]).map(AppRows.app)
+    }
 
     func apps(after cursor: PageCursor, limit: Int) throws -> [StoredApp] {
         try db.query("SELECT \(AppRows.appColumns) FROM apps WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [cursor.createdAt, cursor.id, limit]).map(AppRows.app)

@@ -17,10 +17,11 @@ public struct APIRoutes {
 
     public mutating func use(_ middleware: any HTTPMiddleware) { router.use(middleware) }
 
-    /// An open route (health, readiness, metrics): no key is asked for.
+    /// An open route (health, readiness, metrics): no key is asked for. `redacting` names path
+    /// parameters that are credentials themselves (a preview link's token): logs leave them out.
     mutating func open(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc,
-                       execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
-        add(method, pattern, doc, auth: .none, execution: execution, handler)
+                       execution: HTTPExecution = .offloaded, redacting: Set<String> = [], _ handler: @escaping HTTPHandler) {
+        add(method, pattern, doc, auth: .none, execution: execution, redacting: redacting, handler)
     }
 
     /// A route for the admin token; the handler runs only for a request that presented it.
@@ -61,11 +62,12 @@ public struct APIRoutes {
     /// The one place a route is registered: its documentation (with the authentication the
     /// registering function names) and its admission are derived from the same declaration.
     private mutating func add(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, auth: APIAuth,
-                              execution: HTTPExecution, _ handler: @escaping HTTPHandler) {
+                              execution: HTTPExecution, redacting: Set<String> = [], _ handler: @escaping HTTPHandler) {
         var doc = doc
         doc.auth = auth
         operations.append(APIOperation(method: method, pattern: pattern, doc: doc))
-        router.add(method, pattern, execution: execution, admission: guardian.admission(for: auth, scope: doc.scope), handler)
+        router.add(method, pattern, execution: execution, admission: guardian.admission(for: auth, scope: doc.scope),
+                   redacting: redacting, handler)
     }
 
     /// Adds `GET /openapi.json` (no auth; built once here, served with a strong ETag) and freezes the

@@ -46,12 +46,12 @@ public struct PageRendering: Sendable {
     /// A preview of any document (a draft may be invalid: the tolerant reader renders what it can),
     /// starting with `products` (samples and the caller's values) and `context`.
     func preview(_ document: JSONValue, appID: String, locale: String?, colorScheme: ColorScheme, context: [String: JSONValue] = [:],
-                 products: [String: JSONValue] = [:]) throws -> [UInt8] {
+                 products: [String: JSONValue] = [:]) throws -> RenderedPage {
         let media = assetLocation.forPages(document, appID: appID)
         let options = RenderOptions(locale: locale, colorScheme: colorScheme, mode: .preview, context: context,
                                     lottiePlayerURL: lottiePlayerURL, mediaOrigins: mediaOrigins, initialProducts: products,
                                     servedMediaPath: media.servedMediaPath)
-        do { return try PaywallRenderer.render(media.document, options: options).html } catch {
+        do { return try PaywallRenderer.render(media.document, options: options) } catch {
             let code = switch error {
             case .unsupportedSchemaVersion: "unsupported_schema_version"
             case .budgetExceeded: "render_budget_exceeded"

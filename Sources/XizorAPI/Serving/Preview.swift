@@ -127,6 +127,8 @@ struct PreviewPage: Sendable {
     var etag: String
     /// Slot → the product values the page starts with (samples marked `sample: true`).
     var products: [String: JSONValue]
+    /// The policy in the page's meta element (a preview link sends it as a header too).
+    var contentSecurityPolicy: String
 
     /// Slots whose values are (partly) samples, for the `X-Xizor-Sample-Products` header.
     var sampleSlots: [String] { products.filter { $0.value["sample"] == true }.keys.sorted() }
@@ -155,8 +157,9 @@ struct PreviewService: Sendable {
             for (field, value) in fields { merged[field] = value }
             products[slot] = .object(merged)
         }
-        let html = try pages.preview(document, appID: appID, locale: request.locale, colorScheme: request.colorScheme,
+        let page = try pages.preview(document, appID: appID, locale: request.locale, colorScheme: request.colorScheme,
                                      context: request.context.mapValues(\.json), products: products)
-        return PreviewPage(html: html, etag: Representation.strongETag(html), products: products)
+        return PreviewPage(html: page.html, etag: Representation.strongETag(page.html), products: products,
+                           contentSecurityPolicy: page.contentSecurityPolicy)
     }
 }

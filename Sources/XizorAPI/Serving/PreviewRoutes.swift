@@ -44,29 +44,50 @@ struct PreviewRoutes {
         let links = previews.services.previewLinks
         routes.secret(.POST, "/v1/paywalls/:id/preview-link", scope: .read, OperationDoc(
             "createPreviewLink", summary: "A short-lived URL of the preview, for a frame",
-            description: "The same options as POST …/preview. The URL works without a key for \(PreviewLinks.lifetimeMs / 60_000) minutes and shows only this preview (a frame cannot send Authorization, and keys never go in URLs).",
+            description: "The same options as POST …/preview. The URL works without a key for \(PreviewLinks.lifetimeMs / 60_000) minutes and shows only this preview (a frame cannot send Authorization, and keys never go in URLs); it stops working earlier when the key that made it is revoked or the app or paywall is archived.",
             tag: "paywalls", parameters: [.path("id", "A paywall id.")], requestBody: APISchemas.ref("PreviewOptions"),
             responses: [.json(201, "The link.", APISchemas.ref("PreviewLink")),
                         .problem(422, "An option is invalid (with its JSON path).")])) { request, caller in
-            let link = try links.create(appID: caller.appID, paywallID: request.parameter("id"),
+            let link = try links.create(appID: caller.appID, paywallID: request.parameter("id"), keyID: caller.keyID,
                                         options: try request.jsonBody(allowEmpty: true), previews: previews)
             return APIResponse.json(["url": .string(link.path), "expiresAt": .number(Int(link.expiresAt))], status: .created)
         }
         routes.open(.GET, "/v1/previews/:token", OperationDoc(
             "openPreviewLink", summary: "The preview a preview link shows (no key: the link is its proof)",
-            description: "404 once expired or when the token was not made by this server.",
+            description: "404 once expired, when the token was not made by this server, or once the key that made it is revoked or its app or paywall archived. Framed only by pages of this server's own origin (the console): `Content-Security-Policy` is the page's own policy plus `frame-ancestors 'self'`, with `X-Frame-Options: SAMEORIGIN` and `X-Content-Type-Options: nosniff`. The access log writes the path without the token.",
             tag: "paywalls", parameters: [.path("token", "The token of a link from POST …/preview-link.")],
-            responses: Self.responses + [.problem(404, "`preview_link_not_found`: unknown or expired.")])) { request in
+            responses: Self.linkResponses + [.problem(404, "`preview_link_not_found`: unknown, expired, or its key, app or paywall gone.")]),
+                    redacting: ["token"]) { request in
             let link = try links.open(request.parameter("token"))
-            var response = try respond(link.appID, link.paywallID, link.options)
+            let page = try previews.render(appID: link.appID, id: link.paywallID, link.options)
+            var response = respond(page)
             response.headers["Cache-Control"] = "no-store"
             response.headers["Referrer-Policy"] = "no-referrer"
+            // One policy: the page's own (also in its meta element, which cannot hold
+            // frame-ancestors) with the framing rule merged in. The console is served by this
+            // server and loads the link as a relative URL, so its origin is always 'self'.
+            response.headers["Content-Security-Policy"] = page.contentSecurityPolicy + "; frame-ancestors 'self'"
+            response.headers["X-Frame-Options"] = "SAMEORIGIN"
+            response.headers["X-Content-Type-Options"] = "nosniff"
             return response
         }
     }
 
+    /// The link's answer also names its framing and type headers.
+    static let linkResponses: [APIResponseSpec] = responses.map { spec in
+        guard spec.status == 200 else { return spec }
+        return APIResponseSpec(status: 200, description: "The page.", schema: ["type": "string"], contentType: "text/html",
+                               headers: [("ETag", "Strong tag of the page."),
+                                         ("X-Xizor-Sample-Products", "Slots shown with sample values, comma-separated (absent when none)."),
+                                         ("Content-Security-Policy", "The page's policy plus `frame-ancestors 'self'`."),
+                                         ("X-Frame-Options", "`SAMEORIGIN`."), ("X-Content-Type-Options", "`nosniff`.")])
+    }
+
     private func respond(_ appID: String, _ id: String, _ options: PreviewRequest) throws -> HTTPResponse {
-        let page = try previews.render(appID: appID, id: id, options)
+        respond(try previews.render(appID: appID, id: id, options))
+    }
+
+    private func respond(_ page: PreviewPage) -> HTTPResponse {
         var headers: HTTPHeaders = ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"]
         let samples = page.sampleSlots
         if !samples.isEmpty { headers["X-Xizor-Sample-Products"] = samples.joined(separator: ", ") }
