@@ -2,6 +2,9 @@
 #include <sys/socket.h>
 #include <sys/epoll.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "CSystem.h"
 
 int xizor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
@@ -35,4 +38,12 @@ int xizor_available_cpus(void) {
     if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
     int n = CPU_COUNT(&set);
     return n > 0 ? n : 1;
+}
+
+int xizor_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
+
+int xizor_thread_nice(void) {
+    return getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
 }

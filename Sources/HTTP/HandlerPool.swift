@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 
 /// Threads for offloaded handlers and streamed bodies. Dispatch's global pool on Linux grows only
@@ -35,10 +36,24 @@ final class HandlerPool: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         if spawn {
-            let thread = Thread { [self] in self.work() }
+            let thread = Thread { [self] in
+                HandlerPool.yieldToIOLoops()
+                self.work()
+            }
             thread.name = "\(name)-\(index)"
             thread.start()
         }
+    }
+
+    /// Lowers this thread's scheduling weight (nice 10): handler work (database reads, a tenant's
+    /// large bodies, patches, renders) then yields the CPU to the I/O loops, whose work is
+    /// memory-only and bounded, so a revalidation is not queued behind another app's CPU-heavy
+    /// request on a busy machine. Linux's nice is per thread; lowering it needs no privilege, so it
+    /// cannot fail for want of one (were it refused, the thread would only keep the loops' weight).
+    static let niceness: Int32 = 10
+
+    private static func yieldToIOLoops() {
+        _ = xizor_set_thread_nice(niceness)
     }
 
     /// Jobs queued and not yet running (for metrics and tests).

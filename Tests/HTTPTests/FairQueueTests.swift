@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystem
 import Dispatch
 import Logging
 import Synchronization
@@ -56,6 +57,7 @@ import Testing
             _ = release.wait(timeout: .now() + 30)
             return .text("slow")
         }
+        router.get("/nice") { _ in .text(String(xizor_thread_nice())) }
         // Inline, until it sees the query ask for more: then it runs again, off the loop.
         router.get("/maybe", execution: .inline) { request in
             if request.query("heavy") != nil && InlineExecution.isActive { throw HTTPOffload() }
@@ -90,6 +92,9 @@ import Testing
         let client = try RawClient(port: port)
         client.send("GET /maybe HTTP/1.1\r\nHost: t\r\n\r\nGET /maybe?heavy=1 HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(try client.readResponses(2).map(\.body) == ["inline", "offloaded"])
+        // Handler threads yield the CPU to the I/O loops.
+        client.send("GET /nice HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try client.readResponses(1).first?.body == String(HandlerPool.niceness))
         for _ in 0..<6 { release.signal() }
         #expect(try quiet.readResponses(1).first?.body == "slow")
         for c in noisy { #expect(try c.readResponses(1).first?.body == "slow") }

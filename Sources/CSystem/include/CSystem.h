@@ -23,6 +23,11 @@ int xizor_poll_remove(int poller, int fd);
 /* Waits at most timeout_ms (0: does not wait) for up to max (at most 256) ready descriptors. */
 int xizor_poll_wait(int poller, int *fds, uint32_t *events, int max, int timeout_ms);
 
+/* Sets the calling thread's nice value (Linux's nice is per thread); 0 on success, else -1. */
+int xizor_set_thread_nice(int nice);
+/* The calling thread's nice value. */
+int xizor_thread_nice(void);
+
 /* CPUs this process may run on (its affinity mask: 1 under `taskset -c 0`), at least 1. */
 int xizor_available_cpus(void);
 #endif
