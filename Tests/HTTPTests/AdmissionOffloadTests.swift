@@ -20,13 +20,14 @@ import Testing
 
     /// `Authorization: known` is admitted on the loop; `new` and `bad` leave it, where `new` is
     /// admitted (after a pause, so a request parsed meanwhile would show) and `bad` refused 401.
-    static func server(_ calls: Calls) throws -> (HTTPServer, Int) {
+    static func server(_ calls: Calls, awayMicros: UInt32 = 100_000,
+                       configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> (HTTPServer, Int) {
         let admission: HTTPAdmission = { request in
             calls.record(request.header("X-Tag") ?? "")
             let credential = request.header("Authorization") ?? ""
             if credential == "known" { return }
             if InlineExecution.isActive { throw HTTPOffload() }
-            usleep(100_000)
+            usleep(awayMicros)
             guard credential == "new" else { throw HTTPError(.unauthorized, code: "invalid_api_key", detail: "Unknown.") }
             request.partition = "tenant"
         }
@@ -37,6 +38,7 @@ import Testing
         configuration.port = 0
         configuration.accessLog = false
         configuration.ioQueues = 1
+        configure(&configuration)
         let server = HTTPServer(configuration: configuration, responder: router.build(),
                                 logger: Logger(minimumLevel: .error, sink: { _ in }))
         return (server, try server.start())
@@ -96,5 +98,33 @@ import Testing
         #expect(calls.of("c") == [true, false])
         #expect(throws: RawClient.ClientError.self) { _ = try refused.readResponses(1) }
         server.shutdown {}
+    }
+
+    /// While the admission is away no deadline runs (a header timeout shorter than the wait is not
+    /// a 408), a peer that hangs up costs only its connection once the admission is back, and a
+    /// drain waits for it and answers with `Connection: close`.
+    @Test func deadlinesHangUpsAndADrainDuringTheWait() throws {
+        let calls = Calls()
+        let (server, port) = try Self.server(calls, awayMicros: 600_000) { $0.headerReadTimeoutMs = 100 }
+        let slow = try RawClient(port: port)
+        defer { slow.close() }
+        slow.send("GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: new\r\nX-Tag: slow\r\n\r\n")
+        let answer = try slow.readResponses(1)
+        #expect(answer.map(\.status) == [200] && answer.first?.body == "hello tenant")
+
+        let gone = try RawClient(port: port)
+        gone.send("GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: new\r\nX-Tag: gone\r\n\r\n")
+        usleep(50_000)
+        gone.close()
+        // On a connection that has been served (a drain closes those when idle), while away.
+        slow.send("GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: new\r\nX-Tag: drain\r\n\r\n")
+        usleep(50_000)
+        let drained = DispatchSemaphore(value: 0)
+        server.shutdown { drained.signal() }
+        let last = try slow.readResponses(1)
+        #expect(last.map(\.status) == [200] && last.first?.head.contains("Connection: close") == true)
+        #expect(drained.wait(timeout: .now() + 30) == .success)
+        #expect(calls.of("gone") == [true, false] && calls.of("drain") == [true, false])
+        #expect(server.openConnections == 0)
     }
 }
