@@ -172,12 +172,8 @@ final class Connection: @unchecked Sendable {
             case .headComplete:
                 // Routed, admitted and charged to the body budget before a body byte is read or
                 // `100 Continue` is sent.
-                guard admitHead(), chargeBody(upTo: parser.declaredBodyLength ?? 0) else { break }
-                bodyDeadline = MonotonicClock.millis() + Int64(core.configuration.bodyDeadlineMs)
-                setBodyReadDeadline()
-                if parser.expectsContinue && offset == bytes.count {
-                    sendInterimContinue()
-                }
+                guard admitHead() else { break }
+                _ = startBody(bodyBytesArrived: offset < bytes.count)
             case .request:
                 // Moved out of the event: a request still held by it would be shared when `dispatch`
                 // first writes to it, which copies its box.
@@ -187,7 +183,7 @@ final class Connection: @unchecked Sendable {
                 return
             }
         }
-        if offset < bytes.count && (phase == .reading || phase.isResponding) {
+        if offset < bytes.count && (phase == .reading || phase == .admitting || phase.isResponding) {
             inbox.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
         }
         if phase.isResponding { pauseReading() }
@@ -201,6 +197,17 @@ final class Connection: @unchecked Sendable {
     func resumeReading() {
         wantsRead = true
         updateRegistration()
+    }
+
+    /// After a head whose body is to come was admitted: charges the declared body to the budget,
+    /// starts the body's deadlines and, when the client waits for it and has sent nothing of the
+    /// body yet, answers `100 Continue`. Returns whether reading may go on.
+    func startBody(bodyBytesArrived: Bool) -> Bool {
+        guard chargeBody(upTo: parser.declaredBodyLength ?? 0) else { return false }
+        bodyDeadline = MonotonicClock.millis() + Int64(core.configuration.bodyDeadlineMs)
+        setBodyReadDeadline()
+        if parser.expectsContinue && !bodyBytesArrived { sendInterimContinue() }
+        return true
     }
 
     private func sendInterimContinue() {

@@ -4,6 +4,8 @@
 ///
 ///     reading ──request──▶ responding ──done, keep-alive──▶ reading
 ///                          responding ──done, close──▶ lingering or closed
+///     reading ──admission offloaded──▶ admitting ──admitted, body to come──▶ reading
+///                                      admitting ──admitted or refused──▶ responding
 ///     any ──▶ closed
 enum ConnectionPhase: Equatable, Sendable {
     /// Waiting for a request or reading one.
@@ -11,6 +13,9 @@ enum ConnectionPhase: Equatable, Sendable {
     /// A request is being handled or its response written; input waits. `thenClose`: the connection
     /// ends after this response (the client asked, an error, a drain, the peer half-closed).
     case responding(thenClose: Bool)
+    /// A request's admission asked to run off the loop (`HTTPOffload`) and runs on the handler
+    /// pool; input waits (not a byte is read, no further request parsed) until it returns.
+    case admitting
     /// Half-closed after an error answer, discarding what the client still sends until a short
     /// deadline, so the answer is not destroyed by a reset.
     case lingering
@@ -24,7 +29,8 @@ enum ConnectionPhase: Equatable, Sendable {
     /// Moves to `next`, checking that the step is one of the diagram's.
     mutating func transition(to next: ConnectionPhase) {
         switch (self, next) {
-        case (.reading, .responding), (.responding, .reading), (.responding, .lingering):
+        case (.reading, .responding), (.responding, .reading), (.responding, .lingering),
+             (.reading, .admitting), (.admitting, .reading), (.admitting, .responding):
             break
         case (.responding(let closing), .responding(let willClose)):
             // Only ever from keep-alive to close (a response cannot reopen a closing connection).

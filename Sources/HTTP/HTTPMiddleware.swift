@@ -35,6 +35,8 @@ public final class HTTPResolution: Sendable {
     /// Run on the I/O queue as soon as the head is complete, before any body byte is read or
     /// `100 Continue` is sent; a refusal is answered with the body unread (and the connection closed
     /// when a body was announced), so an unauthenticated client never makes the server buffer one.
+    /// It runs marked inline (`InlineExecution`): one that needs more than memory throws
+    /// `HTTPOffload` and is run again on the handler pool, the connection reading nothing meanwhile.
     public let admission: HTTPAdmission?
     /// Turns a refused admission into the answer, through the same middleware as the handler (so a
     /// 401 carries CORS headers like any other answer).

@@ -74,6 +74,55 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
+    /// What a route's admission decided on the I/O loop.
+    enum Admission {
+        case admitted
+        case refused(HTTPResponse)
+        /// It threw `HTTPOffload`: it needs more than memory and must run again off the loop.
+        case offloaded
+    }
+
+    /// Runs a route's admission on the I/O loop, marked inline like an `.inline` handler (so the
+    /// API layer's store guard holds for admissions too). The refusal's answer is made unmarked,
+    /// as off the loop, since it runs the route's middleware rather than the admission.
+    func admitInline(_ resolution: HTTPResolution, _ request: inout HTTPRequest) -> Admission {
+        guard let admission = resolution.admission else { return .admitted }
+        let failure: (any Error)? = InlineExecution.run {
+            do {
+                try admission(&request)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard let failure else { return .admitted }
+        if failure is HTTPOffload { return .offloaded }
+        return .refused(refusal(of: resolution, request, failure))
+    }
+
+    /// Runs a route's admission again on the handler pool, after it asked to leave the loop: nil
+    /// when admitted, else the refusal's answer. An `HTTPOffload` thrown here is a refusal like
+    /// any other error (a 500 through the route's middleware): there is nowhere further to go.
+    func admitOffloaded(_ resolution: HTTPResolution, _ request: inout HTTPRequest) -> HTTPResponse? {
+        guard let admission = resolution.admission else { return nil }
+        do {
+            try admission(&request)
+            return nil
+        } catch {
+            return refusal(of: resolution, request, error)
+        }
+    }
+
+    /// A refused admission's answer: the route's refusal (its middleware) or, without one, the
+    /// error's own response.
+    private func refusal(of resolution: HTTPResolution, _ request: HTTPRequest, _ error: any Error) -> HTTPResponse {
+        let refusal = resolution.refusal
+        return run({ request in
+            guard let refusal else { throw error }
+            return try refusal(request, error)
+        }, request)
+    }
+
     private func response(for error: any Error, _ request: HTTPRequest) -> HTTPResponse {
         if let error = error as? HTTPError { return error.response }
         logger.error("handler failed", [("path", .string(request.loggedPath)), ("requestId", .string(request.requestId)),

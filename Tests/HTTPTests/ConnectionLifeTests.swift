@@ -23,6 +23,16 @@ import Testing
     keepAlive.transition(to: .reading)
     keepAlive.transition(to: .closed)   // any phase may close
     #expect(keepAlive == .closed)
+
+    // An admission run off the loop: back to reading a body, or on to the response.
+    var admitting = ConnectionPhase.reading
+    admitting.transition(to: .admitting)
+    #expect(!admitting.isResponding && admitting != .reading)
+    admitting.transition(to: .reading)
+    admitting.transition(to: .admitting)
+    admitting.transition(to: .responding(thenClose: true))
+    #expect(admitting.closesAfterResponse)
+    admitting.transition(to: .closed)
 }
 
 /// The library writes with MSG_NOSIGNAL and leaves the process's signal dispositions alone: starting

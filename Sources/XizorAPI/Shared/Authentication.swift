@@ -57,7 +57,9 @@ struct RouteGuard: Sendable {
 
     /// The key of `Authorization: Bearer KEY`. Every failure takes a token from the client
     /// address's failure bucket (`rateLimits.authFailuresPerSecond`); once it is empty, unknown
-    /// credentials get 429 without being checked.
+    /// credentials get 429 without being checked. A credential not in memory is looked for in the
+    /// database (the change feed's catch-up, then archived apps) only off the I/O loop: on it,
+    /// `HTTPOffload` sends the admission to the handler pool.
     static func verify(_ request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
         // A credential seen before is answered from memory by its bytes, without a String of it.
         if let known = request.headers.withFirstValue(ofLowercased: "authorization", { $0.flatMap(keys.verified(credential:)) }) {
@@ -72,7 +74,12 @@ struct RouteGuard: Sendable {
             try limits.failedAuthentication(request)
             throw ServiceError(.unauthorized, "invalid_authorization", "The Authorization header must be 'Bearer KEY'.")
         }
-        guard let key = try keys.verify(token, memoKey: header) ?? keys.verifyAfterCatchingUp(token, memoKey: header) else {
+        if let key = keys.verify(token, memoKey: header) { return key }
+        // Not known here: perhaps a key another process made moments ago. Catching the change feed
+        // up reads the database, which the I/O loop never waits on; the server runs the admission
+        // again on its handler pool (after the failure bucket above was looked at, in memory).
+        if InlineExecution.isActive { throw HTTPOffload() }
+        guard let key = try keys.verifyAfterCatchingUp(token, memoKey: header) else {
             try limits.failedAuthentication(request)
             let detail = try keys.isKeyOfArchivedApp(token)
                 ? "This key belongs to an archived app; an archived app's keys no longer work."
