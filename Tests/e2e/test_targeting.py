@@ -325,6 +325,16 @@ def test_a_subscriber_attribute_rule_answers_inline_from_the_cache(routed, serve
     assert app.dashboard.delete("/v1/subscribers/c-1").status_code == 200
     assert served(app, subscriberId="c-1") == app.fallback
     assert attribute_cache(server)[2] == misses + 4, "the subscriber's deletion dropped the entry"
+    # A frequency cap counts presentations in the database: a capped placement leaves the loop even
+    # for a cached subscriber (its attributes are then a hit on the handler pool).
+    pro = {"key": "subscriber.plan", "op": "eq", "value": "pro"}
+    set_rules(app, [{"when": pro, "paywallId": app.a, "frequencyCap": {"count": 1, "per": "day"}}, {"when": pro, "paywallId": app.b}])
+    assert app.sdk.put("/v1/sdk/subscribers/c-2/attributes", {"attributes": {"plan": "pro"}}).status_code == 200
+    loop, handler, misses = attribute_cache(server)
+    assert served(app, subscriberId="c-2") == app.a
+    send_events(app, [open_event(app.a, "c-2", now_ms() - 1000)])
+    assert served(app, subscriberId="c-2") == app.b
+    assert attribute_cache(server) == (loop, handler + 1, misses + 1)
 
 
 @pytest.mark.parametrize("subscriber", ["user@example.com", "a b", "a/b", "ü-1", "a+b", "50%"])
