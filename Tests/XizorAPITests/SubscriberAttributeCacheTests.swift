@@ -110,6 +110,17 @@ import Testing
         #expect(try served(other, w, "u1") == w.offer)
     }
 
+    /// A `subscriber` change drops cache entries and re-reads nothing else.
+    @Test func subscriberChangesFoldIntoEntriesToDrop() {
+        let effects = ChangeFeed.Effects([
+            Change(sequence: 1, appID: "a", kind: .subscriber, entityID: "u1"), Change(sequence: 2, appID: "a", kind: .subscriber, entityID: "u2"),
+            Change(sequence: 3, appID: "b", kind: .subscriber, entityID: "u1"), Change(sequence: 4, appID: "a", kind: .subscriber, entityID: "u1"),
+        ])
+        #expect(effects.subscribers == ["a": ["u1", "u2"], "b": ["u1"]])
+        #expect(effects.serving.isEmpty && effects.keyApps.isEmpty && !effects.adminKeys && !effects.allSubscribers && !effects.reloadAll)
+        #expect(ChangeFeed.Effects([Change(sequence: 5, appID: "a", kind: .subscriber, entityID: nil)]).allSubscribers)
+    }
+
     @Test func theCacheIsBoundedByEntriesAndBytesAndEvictsWhatWasNotReadAgain() {
         let cache = SubscriberAttributeCache(maxEntries: 3, maxBytes: 10_000)
         func put(_ id: String, bytes: Int = 0) -> Bool {
