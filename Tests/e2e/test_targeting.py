@@ -289,6 +289,54 @@ def test_subscriber_attributes_route_the_very_next_request(routed):
 
 
 
+def attribute_cache(server):
+    """(hits on the I/O loop, hits on the handler pool, misses) of the subscriber attribute cache."""
+    text = requests.get(server.base + "/metrics", timeout=10).text
+    def sample(pattern):
+        match = re.search(rf"^{pattern} ([0-9.e+]+)$", text, re.M)
+        assert match, f"{pattern} is not on /metrics"
+        return float(match.group(1))
+    return (sample(r'xizor_subscriber_attribute_cache_hits_total\{where="io_loop"\}'),
+            sample(r'xizor_subscriber_attribute_cache_hits_total\{where="handler"\}'),
+            sample("xizor_subscriber_attribute_cache_misses_total"))
+
+
+def test_a_subscriber_attribute_rule_answers_inline_from_the_cache(routed, server):
+    """A placement whose rules read only subscriber.* reads the database once per subscriber (the
+    request that misses is offloaded and fills the cache); the next requests are answered on the
+    I/O loop from the cache, and an attribute write is still seen by the very next request."""
+    app = routed
+    set_rules(app, [{"when": {"key": "subscriber.plan", "op": "eq", "value": "pro"}, "paywallId": app.a}])
+    assert app.sdk.put("/v1/sdk/subscribers/c-1/attributes", {"attributes": {"plan": "pro"}}).status_code == 200
+    loop, handler, misses = attribute_cache(server)
+    assert served(app, subscriberId="c-1") == app.a
+    assert attribute_cache(server) == (loop, handler, misses + 1), "the first request reads the database"
+    for _ in range(5):
+        assert served(app, subscriberId="c-1") == app.a
+    assert attribute_cache(server) == (loop + 5, handler, misses + 1), "then every request is answered inline"
+    # A write drops the entry: the next request reads the new attributes (one more miss).
+    assert app.sdk.put("/v1/sdk/subscribers/c-1/attributes", {"attributes": {"plan": "free"}}).status_code == 200
+    assert served(app, subscriberId="c-1") == app.fallback
+    assert served(app, subscriberId="c-1") == app.fallback
+    assert attribute_cache(server) == (loop + 6, handler, misses + 2)
+    # "No attributes" is cached too.
+    assert served(app, subscriberId="c-none") == app.fallback and served(app, subscriberId="c-none") == app.fallback
+    assert attribute_cache(server) == (loop + 7, handler, misses + 3)
+    assert app.dashboard.delete("/v1/subscribers/c-1").status_code == 200
+    assert served(app, subscriberId="c-1") == app.fallback
+    assert attribute_cache(server)[2] == misses + 4, "the subscriber's deletion dropped the entry"
+    # A frequency cap counts presentations in the database: a capped placement leaves the loop even
+    # for a cached subscriber (its attributes are then a hit on the handler pool).
+    pro = {"key": "subscriber.plan", "op": "eq", "value": "pro"}
+    set_rules(app, [{"when": pro, "paywallId": app.a, "frequencyCap": {"count": 1, "per": "day"}}, {"when": pro, "paywallId": app.b}])
+    assert app.sdk.put("/v1/sdk/subscribers/c-2/attributes", {"attributes": {"plan": "pro"}}).status_code == 200
+    loop, handler, misses = attribute_cache(server)
+    assert served(app, subscriberId="c-2") == app.a
+    send_events(app, [open_event(app.a, "c-2", now_ms() - 1000)])
+    assert served(app, subscriberId="c-2") == app.b
+    assert attribute_cache(server) == (loop, handler + 1, misses + 1)
+
+
 @pytest.mark.parametrize("subscriber", ["user@example.com", "a b", "a/b", "ü-1", "a+b", "50%"])
 def test_a_subscriber_id_is_the_same_in_the_path_and_the_query(routed, subscriber):
     """The id in PUT /v1/sdk/subscribers/{id}/attributes and DELETE /v1/subscribers/{id} is percent-decoded

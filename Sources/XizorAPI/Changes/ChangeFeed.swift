@@ -34,6 +34,9 @@ public final class ChangeFeed: Sendable {
         public var adminKeys = false
         /// Per app, what of its serving snapshot to re-read.
         public var serving: [String: ServingState.Update] = [:]
+        /// Per app, the subscribers whose cached attributes to drop (nil entity: the whole cache).
+        public var subscribers: [String: Set<String>] = [:]
+        public var allSubscribers = false
         /// Changes were pruned before this process read them: reload everything.
         public var reloadAll = false
 
@@ -51,6 +54,9 @@ public final class ChangeFeed: Sendable {
                     else { serving[app, default: .init()].whole = true }
                 case .placement, .experiment:
                     if let app = change.appID { serving[app, default: .init()].routing = true }
+                case .subscriber:
+                    if let app = change.appID, let subscriber = change.entityID { subscribers[app, default: []].insert(subscriber) }
+                    else { allSubscribers = true }
                 }
             }
         }

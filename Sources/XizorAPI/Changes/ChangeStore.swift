@@ -13,6 +13,9 @@ public struct Change: Sendable, Equatable {
         case placement
         /// An experiment started, stopped, was re-weighted or promoted.
         case experiment
+        /// A subscriber's stored attributes were written or deleted (entity: the subscriber id):
+        /// every process drops its cached copy (SubscriberAttributeCache).
+        case subscriber
     }
 
     public let sequence: Int64

@@ -75,6 +75,17 @@ struct MetricsExposition: Sendable {
         out.family("xizor_change_feed_failures_total", .counter, "Change-feed polls that failed (logged; retried on the next poll).")
         out.sample("xizor_change_feed_failures_total", [], changes.failureCount)
 
+        let attributes = services.serving.attributeCache
+        out.family("xizor_subscriber_attribute_cache_hits_total", .counter,
+                   "Reads of a subscriber's stored attributes (rules on subscriber.*) answered from this process's cache, by where: io_loop (the request answered inline), handler (offloaded anyway, e.g. a frequency cap).")
+        out.sample("xizor_subscriber_attribute_cache_hits_total", [("where", "io_loop")], attributes.loopHits)
+        out.sample("xizor_subscriber_attribute_cache_hits_total", [("where", "handler")], attributes.handlerHits)
+        out.family("xizor_subscriber_attribute_cache_misses_total", .counter,
+                   "Reads of a subscriber's stored attributes that went to the database (and filled the cache), off the I/O loop.")
+        out.sample("xizor_subscriber_attribute_cache_misses_total", [], attributes.misses)
+        out.family("xizor_subscriber_attribute_cache_entries", .gauge, "Subscribers whose attributes this process caches (none stored counts too).")
+        out.sample("xizor_subscriber_attribute_cache_entries", [], attributes.count)
+
         out.family("xizor_rate_limited_total", .counter, "Requests answered 429 by a per-key rate limit.")
         for kind in RateLimitClass.allCases {
             out.sample("xizor_rate_limited_total", [("limit", kind.label)], rateLimits.count(kind))

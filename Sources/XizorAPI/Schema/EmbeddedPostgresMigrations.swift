@@ -376,5 +376,14 @@ CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (app_id, lease_unti
 ALTER TABLE paywall_versions ADD COLUMN request_hash TEXT CHECK (request_hash IS NULL OR char_length(request_hash) = 64);
 
 """###),
+        ("0012_subscriber_changes.sql", ###"""
+-- A change kind for a subscriber's stored attributes: a write or delete of them appends a
+-- `subscriber` change (entity: the subscriber id) so every process drops its cached copy
+-- (docs/targeting.md, "Performance").
+ALTER TABLE changes DROP CONSTRAINT changes_kind_check;
+ALTER TABLE changes ADD CONSTRAINT changes_kind_check
+    CHECK (kind IN ('app', 'key', 'paywall', 'placement', 'experiment', 'subscriber'));
+
+"""###),
     ]
 }

@@ -130,14 +130,19 @@ extension ServingState: SubscriberAttributeReader {
             throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
         }
         // What the database holds of a subscriber is not read on an I/O loop: the request is run
-        // again on the handler pool, in its app's share (docs/http.md, "Where requests run").
+        // again on the handler pool, in its app's share (docs/http.md, "Where requests run"), and
+        // fills the attribute cache there. On a hit, rules on `subscriber.*` answer here; a
+        // frequency cap counts presentations, which only the database knows.
+        var cached: [String: ContextValue]?
         if placement.readsStore, InlineExecution.isActive, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
-            throw HTTPOffload()
+            guard !placement.capped, let hit = attributeCache.lookup(appID: appID, subscriberID: subscriberID) else { throw HTTPOffload() }
+            cached = hit
         }
         if placement.readsDevice, let attributes = try device() { facts.device = attributes }
         facts.audiences = snapshot.audiences
         facts.unreadableAudiences = snapshot.unreadableAudiences
         facts.readSubscriberAttributes(from: self, appID: appID)
+        if let cached { facts.knowSubscriberAttributes(cached) }
         // Serving's counters: a dry run (traced) is not serving.
         defer { if !trace && facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }
         let now = clock.now()
@@ -221,12 +226,20 @@ extension ServingState: SubscriberAttributeReader {
         }
     }
 
-    /// A subscriber's stored attributes, typed as context values (what `subscriber.KEY` compares).
+    /// A subscriber's stored attributes, typed as context values (what `subscriber.KEY` compares):
+    /// from the attribute cache, or read from the database and cached (none stored is cached too).
+    /// The ticket is taken before the read, so a write invalidated meanwhile is not cached stale.
     public func attributes(appID: String, subscriberID: String) throws -> [String: ContextValue] {
-        guard let stored = try store.read({ tx in try tx.subscribers.attributes(appID: appID, subscriberID: subscriberID) }) else { return [:] }
+        if let hit = attributeCache.lookup(appID: appID, subscriberID: subscriberID) { return hit }
+        let ticket = attributeCache.ticket()
+        guard let stored = try store.read({ tx in try tx.subscribers.attributes(appID: appID, subscriberID: subscriberID) }) else {
+            attributeCache.insert(appID: appID, subscriberID: subscriberID, attributes: [:], bytes: 0, ticket: ticket)
+            return [:]
+        }
         let json = try DataFailure.storedJSON(Array(stored.attributes.utf8), what: "the attributes of subscriber '\(subscriberID)'", activity: activity)
         var attributes: [String: ContextValue] = [:]
         for (key, value) in json.objectValue ?? [:] { attributes[key] = ContextValue(json: value) }
+        attributeCache.insert(appID: appID, subscriberID: subscriberID, attributes: attributes, bytes: stored.attributes.utf8.count, ticket: ticket)
         return attributes
     }
 

@@ -46,6 +46,9 @@ public final class AppServingSnapshot: Sendable {
         /// Whether resolving it for a subscriber may read the database (a rule on `subscriber.*`,
         /// itself or through an audience, or a frequency cap): such a request leaves the I/O loop.
         public let readsStore: Bool
+        /// Whether a rule has a frequency cap: counting presentations always reads the database, so
+        /// such a request leaves the I/O loop even when the subscriber's attributes are cached.
+        public let capped: Bool
 
         init(key: String, paywallID: String, experimentID: String?, rules: [ServingRule], audiences: [String: Condition]) {
             self.key = key
@@ -54,6 +57,7 @@ public final class AppServingSnapshot: Sendable {
             self.rules = rules
             readsDevice = rules.contains { $0.condition?.readsDevice(audiences: audiences) ?? false }
             readsStore = rules.contains { $0.frequencyCap != nil || ($0.condition?.readsSubscriber(audiences: audiences) ?? false) }
+            capped = rules.contains { $0.frequencyCap != nil }
         }
     }
 
@@ -183,8 +187,14 @@ public final class ServingState: Sendable {
     /// Where this server's media are reached: the fallback bundle names them as the SDK's JSON does.
     let assetLocation: AssetLocation
 
+    /// Subscribers' stored attributes, so a rule on `subscriber.*` answers on the I/O loop on a hit;
+    /// the change feed's `subscriber` changes keep it right (SubscriberAttributeCache).
+    public let attributeCache: SubscriberAttributeCache
+
     public init(store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity(),
-                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil)) {
+                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil),
+                attributeCache: SubscriberAttributeCache = SubscriberAttributeCache()) {
+        self.attributeCache = attributeCache
         self.activity = activity
         self.assetLocation = assetLocation
         self.store = store

@@ -61,7 +61,7 @@ public final class XizorServices: Sendable {
                                   requireCompleteLocales: limits.requireCompleteLocales, maxDraftBytes: limits.maxDraftBytes)
         placements = PlacementService(store: store, clock: clock, changes: changes, activity: activity)
         audiences = AudienceService(store: store, clock: clock, changes: changes, activity: activity)
-        subscribers = SubscriberService(store: store, clock: clock, activity: activity)
+        subscribers = SubscriberService(store: store, clock: clock, changes: changes, activity: activity)
         events = EventService(store: store, clock: clock, activity: activity, window: limits.eventWindow,
                               eventsPerSubscriberPerMinute: limits.eventsPerSubscriberPerMinute)
         analytics = AnalyticsService(store: store)
@@ -78,10 +78,14 @@ public final class XizorServices: Sendable {
             // (right after the write in this process, on the next poll in others) wakes the senders.
             outboxSignal.wake()
             if effects.reloadAll {
+                // Any attribute write may be among the pruned changes: nothing cached is trusted.
+                serving?.attributeCache.clear()
                 try keys?.reload()
                 try serving?.loadAll()
                 return
             }
+            if effects.allSubscribers { serving?.attributeCache.clear() }
+            for (app, subscribers) in effects.subscribers { serving?.attributeCache.invalidate(appID: app, subscriberIDs: subscribers) }
             if effects.adminKeys { try keys?.reload(.admin) }
             for app in effects.keyApps.sorted() { try keys?.reload(.app(app)) }
             for (app, update) in effects.serving.sorted(by: { $0.key < $1.key }) { try serving?.apply(appID: app, update) }

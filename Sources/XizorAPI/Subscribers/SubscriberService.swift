@@ -6,10 +6,14 @@ public final class SubscriberService: Sendable {
     private let store: any DataStore
     private let clock: Clock
     private let activity: ServiceActivity
+    /// Every write of attributes appends a `subscriber` change, so each process drops its cached
+    /// copy (SubscriberAttributeCache); this process catches up before answering.
+    private let changes: ChangeFeed
 
-    public init(store: any DataStore, clock: Clock, activity: ServiceActivity) {
+    public init(store: any DataStore, clock: Clock, changes: ChangeFeed, activity: ServiceActivity) {
         self.store = store
         self.clock = clock
+        self.changes = changes
         self.activity = activity
     }
 
@@ -61,7 +65,11 @@ public final class SubscriberService: Sendable {
         guard issues.isEmpty else { throw ServiceError.invalid(issues, detail: "The attributes have \(issues.count) error(s).") }
         let text = JSONValue.object(attributes).canonicalString
         let now = clock.now()
-        try store.write { tx in try tx.subscribers.setAttributes(appID: appID, subscriberID: subscriberID, attributes: text, now: now) }
+        try store.write { tx in
+            try tx.subscribers.setAttributes(appID: appID, subscriberID: subscriberID, attributes: text, now: now)
+            try tx.changes.append(appID: appID, kind: .subscriber, entityID: subscriberID, now: now)
+        }
+        try changes.catchUp()
         return try self.attributes(appID: appID, subscriberID: subscriberID)
     }
 
@@ -87,7 +95,9 @@ public final class SubscriberService: Sendable {
             }
             try tx.record(WriteRecord(appID: appID, action: .subscriberAttributesDeleted, targetKind: "subscriber", targetID: subscriberID,
                                       before: Array(before.attributes.utf8)), now: now)
+            try tx.changes.append(appID: appID, kind: .subscriber, entityID: subscriberID, now: now)
         }
+        try changes.catchUp()
     }
 
     /// Events deleted per write transaction: about 1,000 rows of the events table and its indexes
@@ -118,8 +128,11 @@ public final class SubscriberService: Sendable {
             if removed.attributes + removed.timers + removed.events > 0 {
                 try tx.record(WriteRecord(appID: appID, action: .subscriberDeleted, targetKind: "subscriber", targetID: subscriberID), now: now)
             }
+            // Only attributes are cached: a deletion that removed none leaves every cache right.
+            if removed.attributes > 0 { try tx.changes.append(appID: appID, kind: .subscriber, entityID: subscriberID, now: now) }
             return removed
         }
+        if removed.attributes > 0 { try changes.catchUp() }
         return ["subscriberId": .string(subscriberID), "attributes": .number(removed.attributes), "timers": .number(removed.timers),
                 "events": .number(removed.events)]
     }

@@ -43,6 +43,12 @@ public struct RequestFacts {
         }
     }
 
+    /// The subscriber's stored attributes as the attribute cache holds them (the resolver, on a hit
+    /// on the I/O loop, where the database is not read).
+    mutating func knowSubscriberAttributes(_ attributes: [String: ContextValue]) {
+        subscriber = .known(attributes)
+    }
+
     /// The value a key names, or nil when the request has none. Throws for an unreadable database
     /// (503) when a rule first reads the subscriber's stored attributes.
     mutating func value(of key: AttributeKey) throws -> ContextValue? {
