@@ -394,6 +394,7 @@ def png_file(path):
 API_SUBSTITUTIONS = [
     ("XIZOR=http://127.0.0.1:8080", "XIZOR=$LIVE_BASE"),
     ("ADMIN=xa_…", "ADMIN=$LIVE_ADMIN"),
+    ("APP=app_WaOebuvW1C2Dm305", "APP=$APP_ID"),
     ("SK=sk_LlCXAdYK…", "SK=$APP_SECRET_KEY"),
     ("keys/key_N9p4NmXDEjDbByAP", "keys/$NEW_KEY_ID"),  # revokes the key the line above creates
     ("webhooks/we_…", "webhooks/$WEBHOOK_ID"),
@@ -409,7 +410,7 @@ API_SUBSTITUTIONS = [
 
 # A command of docs/api.md (pattern) -> what the session runs right after it.
 API_AFTER = [
-    (r"-X POST \$XIZOR/v1/apps ", "APP_SECRET_KEY=$(xizor_field secretKey) && xizor_fixtures"),
+    (r"-X POST \$XIZOR/v1/apps ", "APP_SECRET_KEY=$(xizor_field secretKey) && APP_ID=$(xizor_field appId) && xizor_fixtures"),
     (r"-X POST \$XIZOR/v1/keys ", "NEW_KEY_ID=$(xizor_field id)"),
     (r"-X POST \$XIZOR/v1/webhooks -H", "WEBHOOK_ID=$(xizor_field id)"),
     (r"-X POST \$XIZOR/v1/paywalls -H", "PAYWALL_ID=$(xizor_field id)"),
