@@ -133,16 +133,18 @@ extension ServingState: SubscriberAttributeReader {
         // again on the handler pool, in its app's share (docs/http.md, "Where requests run"), and
         // fills the attribute cache there. On a hit, rules on `subscriber.*` answer here; a
         // frequency cap counts presentations, which only the database knows.
-        var cached: [String: ContextValue]?
-        if placement.readsStore, InlineExecution.isActive, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
-            guard !placement.capped, let hit = attributeCache.lookup(appID: appID, subscriberID: subscriberID) else { throw HTTPOffload() }
-            cached = hit
+        // A placement that reads nothing stored (most) skips all of this.
+        if placement.readsStore, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
+            if InlineExecution.isActive {
+                guard !placement.capped, let hit = attributeCache.lookup(appID: appID, subscriberID: subscriberID) else { throw HTTPOffload() }
+                facts.knowSubscriberAttributes(hit)
+            } else {
+                facts.readSubscriberAttributes(from: self, appID: appID)
+            }
         }
         if placement.readsDevice, let attributes = try device() { facts.device = attributes }
         facts.audiences = snapshot.audiences
         facts.unreadableAudiences = snapshot.unreadableAudiences
-        facts.readSubscriberAttributes(from: self, appID: appID)
-        if let cached { facts.knowSubscriberAttributes(cached) }
         // Serving's counters: a dry run (traced) is not serving.
         defer { if !trace && facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }
         let now = clock.now()
