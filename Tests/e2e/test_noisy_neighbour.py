@@ -5,10 +5,12 @@ For every case: the noisy app's configuration is refused when written with a cle
 its own requests answer within 250 ms; and the quiet app's SDK request and /healthz are never slower
 than 50 ms while it happens. Runs on both databases (the PostgreSQL pass runs it again).
 
-Cases here: the audience fan-out (1), frequency caps counted over a flood (2), JSON Patch
-amplification (3), a subscriber-attribute placement hammered (11: off the I/O loop, in the app's
-share of the threads), a subscriber with many events deleted (9). Webhook fairness (5) is
-test_webhook_fairness.py; the other findings have their own tests (docs/testing.md).
+Cases: the audience fan-out (1), frequency caps counted over a flood (2), JSON Patch amplification
+(3), racing per-app limits (4) and a lock-out attempt (7), internal webhook URLs and a replayed
+Idempotency-Key (10, with 5's URL side; the deliveries' fairness is test_webhook_fairness.py), a
+read-only key's dry run (6), a preview link outliving its key (8), a subscriber with many events
+deleted (9), a subscriber-attribute placement hammered and unknown keys (11: off the I/O loop, in the
+app's share of the threads). The race across two replicas is test_limits_under_concurrency.py.
 """
 import concurrent.futures
 import json
@@ -226,3 +228,57 @@ def test_deleting_a_subscriber_with_many_events_does_not_hold_the_writer(tenants
         stop.set()
         writer.join(timeout=30)
     assert writes and max(writes) < NOISY_BOUND_S
+
+
+def test_racing_replicas_and_lock_out_attempts_cost_the_quiet_app_nothing(tenants):
+    """Findings 4 and 7: 50 key creations at once past keys.maxPerApp (held: at most 50 live), and a
+    `keys`-scoped key revoking every full-access key (the last one is refused, 409)."""
+    quiet, noisy = tenants
+    scoped = noisy.dashboard.post("/v1/keys", {"kind": "secret", "scopes": ["keys"]}).json()
+    with QuietProbe(quiet):
+        with concurrent.futures.ThreadPoolExecutor(10) as pool:
+            codes = list(pool.map(lambda _: noisy.dashboard.post("/v1/keys", {"kind": "public"}).status_code, range(50)))
+        assert set(codes) <= {201, 409} and codes.count(409) >= 1
+        keys = noisy.dashboard.get("/v1/keys", params={"limit": 200}).json()["keys"]
+        live = [k for k in keys if not k.get("revokedAt")]
+        assert len(live) <= 50
+        full = [k for k in live if k["kind"] == "secret" and k.get("fullAccess")]
+        answers = [noisy.dashboard.delete(f"/v1/keys/{k['id']}", key=scoped["key"]).status_code for k in full]
+        assert answers[-1] == 409 and all(a == 204 for a in answers[:-1]), answers
+
+
+def test_hanging_webhooks_internal_urls_and_replayed_keys_are_refused_cheaply(tenants):
+    """Findings 5 and 10: internal webhook targets in other spellings refused when written (422), an
+    Idempotency-Key reused for another request refused (422), while the quiet app is timed."""
+    quiet, noisy = tenants
+    with QuietProbe(quiet):
+        for url in ["http://127.1/hook", "http://2130706433/hook", "http://0x7f000001/hook", "http://foo.localhost/hook"]:
+            r = noisy.dashboard.post("/v1/webhooks", {"url": url, "eventTypes": ["key.created"]})
+            assert r.status_code == 422 and r.json()["errors"][0]["code"] == "private_webhook_target", r.text
+        first = noisy.dashboard.post(f"/v1/paywalls/{noisy.paywall}/publish", {"force": True}, headers={"Idempotency-Key": "k-1"})
+        assert first.status_code == 201, first.text
+        again = noisy.dashboard.post(f"/v1/paywalls/{noisy.paywall}/publish", {"note": "other"}, headers={"Idempotency-Key": "k-1"})
+        assert again.status_code == 422 and again.json()["code"] == "idempotency_key_mismatch", again.text
+
+
+def test_subscriber_data_links_and_unknown_keys_cost_the_quiet_app_nothing(tenants):
+    """Findings 6, 8 and 11: a read-only key's dry runs (no subscriber values shown), a preview link that
+    died with its key, and 300 unknown keys (each caught up off the I/O loop) while the quiet app is timed."""
+    quiet, noisy = tenants
+    rules = [{"when": {"key": "subscriber.plan", "op": "eq", "value": "pro"}, "paywallId": noisy.paywall}]
+    assert noisy.dashboard.put("/v1/placements/home/rules", {"rules": rules}).status_code == 200
+    assert noisy.sdk.put("/v1/sdk/subscribers/u-1/attributes", {"attributes": {"plan": "free"}}).status_code == 200
+    reader = noisy.dashboard.post("/v1/keys", {"kind": "secret", "scopes": ["read"]}).json()["key"]
+    maker = noisy.dashboard.post("/v1/keys", {"kind": "secret"}).json()
+    link = noisy.dashboard.post(f"/v1/paywalls/{noisy.paywall}/preview-link", {}, key=maker["key"])
+    assert link.status_code == 201, link.text
+    with QuietProbe(quiet):
+        trace = noisy.dashboard.get("/v1/placements/home/resolve", params={"subscriberId": "u-1"}, key=reader).json()["trace"]
+        assert trace[0]["failed"]["reason"] == "hidden" and "free" not in json.dumps(trace)
+        assert requests.get(noisy.server.base + link.json()["url"], timeout=10).status_code == 200
+        assert noisy.dashboard.delete(f"/v1/keys/{maker['id']}").status_code == 204
+        assert requests.get(noisy.server.base + link.json()["url"], timeout=10).status_code == 404
+        session = requests.Session()
+        for i in range(300):
+            r = session.get(noisy.server.base + "/v1/paywalls", headers={"Authorization": f"Bearer sk_{uuid.uuid4().hex}"}, timeout=10)
+            assert r.status_code == 401
