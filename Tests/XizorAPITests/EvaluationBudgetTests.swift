@@ -10,6 +10,20 @@ import Testing
         .object(["any": .array((0..<n).map { .object(["key": .string("k\($0)"), "op": "eq", "value": .number($0)]) })])
     }
 
+    /// An app with two published paywalls and `home` assigned the first.
+    static func world(_ test: TestServices) throws -> (services: XizorServices, app: String, general: String, offer: String) {
+        let s = test.services
+        let app = try s.keys.createApp(name: "A").appID
+        func published() throws -> String {
+            let id = try s.paywalls.create(appID: app, from: .template("clean", name: nil)).id
+            _ = try s.paywalls.publish(appID: app, id: id, idempotencyKey: nil)
+            return id
+        }
+        let general = try published(), offer = try published()
+        _ = try s.placements.assign(appID: app, key: "home", paywallID: general)
+        return (s, app, general, offer)
+    }
+
     static func issueCodes(_ body: () throws -> Void) -> [String] {
         do {
             try body()
@@ -36,11 +50,7 @@ import Testing
     func rulesAndAudiencesArePricedWhenWritten(driver: Driver) throws {
         let test = try TestServices("budget", driver: driver)
         defer { test.remove() }
-        let s = test.services
-        let app = try s.keys.createApp(name: "A").appID
-        let paywall = try s.paywalls.create(appID: app, from: .template("clean", name: nil)).id
-        _ = try s.paywalls.publish(appID: app, id: paywall, idempotencyKey: nil)
-        _ = try s.placements.assign(appID: app, key: "home", paywallID: paywall)
+        let (s, app, paywall, _) = try Self.world(test)
         // An audience alone over the budget can never be named by a rule.
         #expect(Self.issueCodes { _ = try s.audiences.put(appID: app, id: "huge", body: ["condition": Self.wide(EvaluationCost.budget)]) }
                 == ["evaluation_budget_exceeded"])
@@ -70,15 +80,7 @@ import Testing
     func aStoredConfigurationPastTheBudgetServesThePlacementsOwnTarget(driver: Driver) throws {
         let test = try TestServices("budget-stored", driver: driver)
         defer { test.remove() }
-        let s = test.services
-        let app = try s.keys.createApp(name: "A").appID
-        func published() throws -> String {
-            let id = try s.paywalls.create(appID: app, from: .template("clean", name: nil)).id
-            _ = try s.paywalls.publish(appID: app, id: id, idempotencyKey: nil)
-            return id
-        }
-        let general = try published(), offer = try published()
-        _ = try s.placements.assign(appID: app, key: "home", paywallID: general)
+        let (s, app, general, offer) = try Self.world(test)
         // As a server before the budget would have stored them: a rule of 12,001 steps, then one that matches.
         let now = s.clock.now()
         try s.store.write { tx in
@@ -102,15 +104,7 @@ import Testing
     func aCapCountsPresentationsUpToItsCountOnly(driver: Driver) throws {
         let test = try TestServices("cap-count", driver: driver)
         defer { test.remove() }
-        let s = test.services
-        let app = try s.keys.createApp(name: "A").appID
-        func published() throws -> String {
-            let id = try s.paywalls.create(appID: app, from: .template("clean", name: nil)).id
-            _ = try s.paywalls.publish(appID: app, id: id, idempotencyKey: nil)
-            return id
-        }
-        let general = try published(), offer = try published()
-        _ = try s.placements.assign(appID: app, key: "home", paywallID: general)
+        let (s, app, general, offer) = try Self.world(test)
         _ = try s.placements.setRules(appID: app, key: "home", rules: [
             ["when": ["key": "promo", "op": "exists"], "paywallId": .string(offer), "frequencyCap": ["count": 2, "per": "day"]],
         ])

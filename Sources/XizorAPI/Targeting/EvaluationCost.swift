@@ -64,9 +64,14 @@ public enum EvaluationCost {
         return costs
     }
 
+    /// A stored condition, or nil when it no longer reads. Not counted here: loading the serving
+    /// snapshot counts every unreadable rule and audience once (`DataFailure.Kind.storedRule`) and
+    /// answers 500 for a request that reaches one, so pricing it at nothing refuses no write it
+    /// should have refused.
     private static func storedCondition(_ text: String, options: Condition.ParseOptions) -> Condition? {
+        let json: JSONValue
+        do { json = try JSONValue(parsing: text) } catch { return nil }
         var issues: [ValidationIssue] = []
-        guard let json = try? JSONValue(parsing: text) else { return nil }
         return Condition.parse(json, path: "$", issues: &issues, options: options)
     }
 }
