@@ -252,23 +252,22 @@ public indirect enum Condition: Sendable, Equatable {
 
     /// Whether evaluating it reads a request attribute (`device.*`), itself or through one of `audiences`.
     public func readsDevice(audiences: [String: Condition]) -> Bool {
-        switch self {
-        case .all(let c), .any(let c): c.contains { $0.readsDevice(audiences: audiences) }
-        case .not(let c): c.readsDevice(audiences: audiences)
-        case .compare(let comparison): if case .device = comparison.key { true } else { false }
-        case .audience(let id): audiences[id]?.readsDevice(audiences: [:]) ?? false
-        case .rollout: false
-        }
+        reads(audiences: audiences) { if case .device = $0 { true } else { false } }
     }
 
     /// Whether evaluating it reads a stored subscriber attribute (`subscriber.*`), itself or through
     /// one of `audiences`.
     public func readsSubscriber(audiences: [String: Condition]) -> Bool {
+        reads(audiences: audiences) { if case .subscriber = $0 { true } else { false } }
+    }
+
+    /// Whether a comparison it evaluates, itself or in an audience it names, has a key `kind` accepts.
+    private func reads(audiences: [String: Condition], _ kind: (AttributeKey) -> Bool) -> Bool {
         switch self {
-        case .all(let c), .any(let c): c.contains { $0.readsSubscriber(audiences: audiences) }
-        case .not(let c): c.readsSubscriber(audiences: audiences)
-        case .compare(let comparison): if case .subscriber = comparison.key { true } else { false }
-        case .audience(let id): audiences[id]?.readsSubscriber(audiences: [:]) ?? false
+        case .all(let c), .any(let c): c.contains { $0.reads(audiences: audiences, kind) }
+        case .not(let c): c.reads(audiences: audiences, kind)
+        case .compare(let comparison): kind(comparison.key)
+        case .audience(let id): audiences[id]?.reads(audiences: [:], kind) ?? false
         case .rollout: false
         }
     }

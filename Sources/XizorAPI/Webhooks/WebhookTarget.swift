@@ -133,6 +133,7 @@ public enum WebhookTarget {
     }
 
     /// An IPv4 (4 bytes) or IPv6 (16 bytes) address written literally as a URL host, or nil for a name.
+    /// `try?` on purpose: a host that does not parse as an address *is* a name (checked as one), not an error.
     static func literalAddress(_ host: String) -> [UInt8]? { (try? Host(host))?.address ?? (try? Host("[" + host + "]"))?.address }
 
     /// The address as `inet_ntop` writes it.
