@@ -21,6 +21,13 @@ struct PostgresWebhookStore: WebhookStore {
             .map(WebhookRows.endpoint)
     }
 
+    /// `FOR NO KEY UPDATE`: the row is rewritten, never its key, so inserts of deliveries that
+    /// reference it need not wait.
+    func endpointForUpdate(appID: String, id: String) throws -> WebhookEndpoint? {
+        try db.queryOne("SELECT \(WebhookRows.endpointColumns) FROM webhook_endpoints WHERE app_id = $1 AND id = $2 FOR NO KEY UPDATE",
+                        [appID, id]).map(WebhookRows.endpoint)
+    }
+
     func updateEndpoint(_ e: WebhookEndpoint) throws -> Bool {
         try db.execute("""
             UPDATE webhook_endpoints SET url = $1, description = $2, event_types = $3, secret = $4, enabled = $5, updated_at = $6,

@@ -20,6 +20,9 @@ struct SQLiteWebhookStore: WebhookStore {
             .map(WebhookRows.endpoint)
     }
 
+    /// One writer at a time: the plain read is already as good as a lock.
+    func endpointForUpdate(appID: String, id: String) throws -> WebhookEndpoint? { try endpoint(appID: appID, id: id) }
+
     func updateEndpoint(_ e: WebhookEndpoint) throws -> Bool {
         try db.execute("""
             UPDATE webhook_endpoints SET url = ?, description = ?, event_types = ?, secret = ?, enabled = ?, updated_at = ?,

@@ -71,7 +71,9 @@ enum WebhookAttempts {
             // delivery that gave up does not hand a dead endpoint a fresh, immediate attempt.
             try tx.webhooks.postpone(endpointID: claimed.endpointID, until: outcome.nextAttemptAt)
         }
-        guard let before = try tx.webhooks.endpoint(appID: claimed.appID, id: claimed.endpointID) else { return false }  // deleted meanwhile
+        // Locked: a rotation of the secret or an edit committed while this attempt was under way is
+        // what this write keeps (it changes the health only, but stores the endpoint whole).
+        guard let before = try tx.webhooks.endpointForUpdate(appID: claimed.appID, id: claimed.endpointID) else { return false }  // deleted meanwhile
         var after = before
         after.health = before.health.afterAttempt(delivered: delivered, enabled: before.enabled, now: now, disableAfterMs: disableAfterMs)
         guard after.health != before.health else { return false }

@@ -152,6 +152,11 @@ public protocol WebhookStore {
     func insertEndpoint(_ endpoint: WebhookEndpoint) throws
     func endpoints(appID: String) throws -> [WebhookEndpoint]
     func endpoint(appID: String, id: String) throws -> WebhookEndpoint?
+    /// The endpoint, for a write that reads it, changes it and writes it whole (`updateEndpoint`):
+    /// its row is locked until the transaction ends, so two such writes take turns and neither
+    /// writes back what the other changed (a sender recording an endpoint's health and a rotation of
+    /// its secret, on PostgreSQL; SQLite's one writer already makes them take turns).
+    func endpointForUpdate(appID: String, id: String) throws -> WebhookEndpoint?
     /// False when the app has no such endpoint.
     func updateEndpoint(_ endpoint: WebhookEndpoint) throws -> Bool
     /// Deletes it and its deliveries; false when the app has no such endpoint.

@@ -66,7 +66,7 @@ public final class WebhookService: Sendable {
         let enabled = try Self.enabled(body)
         let now = clock.now()
         return try store.write { tx in
-            let before = try Self.existing(tx, appID: appID, id: id)
+            let before = try Self.existingForUpdate(tx, appID: appID, id: id)
             var after = before
             if let url { after.url = url }
             if body["description"] != nil { after.description = description }
@@ -88,7 +88,7 @@ public final class WebhookService: Sendable {
     public func rotateSecret(appID: String, id: String) throws -> WebhookEndpoint {
         let now = clock.now()
         return try store.write { tx in
-            var endpoint = try Self.existing(tx, appID: appID, id: id)
+            var endpoint = try Self.existingForUpdate(tx, appID: appID, id: id)
             endpoint.secret = Identifiers.webhookSecret()
             endpoint.updatedAt = now
             guard try tx.webhooks.updateEndpoint(endpoint) else { throw ServiceError.notFound("webhook", id) }
@@ -167,6 +167,13 @@ public final class WebhookService: Sendable {
 
     private static func existing(_ tx: any StoreTransaction, appID: String, id: String) throws -> WebhookEndpoint {
         guard let endpoint = try tx.webhooks.endpoint(appID: appID, id: id) else { throw ServiceError.notFound("webhook", id) }
+        return endpoint
+    }
+
+    /// The endpoint, locked until commit, for a write that stores it whole: a sender recording its
+    /// health meanwhile waits, rather than write back the secret or settings this write replaces.
+    private static func existingForUpdate(_ tx: any StoreTransaction, appID: String, id: String) throws -> WebhookEndpoint {
+        guard let endpoint = try tx.webhooks.endpointForUpdate(appID: appID, id: id) else { throw ServiceError.notFound("webhook", id) }
         return endpoint
     }
 
