@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The standing mutation check: `make mutants`.
 
-Each `Tests/mutants/*.patch` plants one small bug in a behaviour that must never break. Its header
-(the lines before the first `diff --git`) names the tests that must catch it:
+Each `Tests/mutants/*.mutant` plants one small bug in a behaviour that must never break, anchored on
+the code it changes (mutant.py says how). Its header names the tests that must catch it:
 
     Breaks: what a user would suffer if this shipped
     Swift: a `swift test --filter` regular expression      (optional)
@@ -13,10 +13,10 @@ Each `Tests/mutants/*.patch` plants one small bug in a behaviour that must never
 
 The check copies the working tree to a scratch directory (`.build/mutants/tree`, kept between runs
 so builds are incremental), builds it and runs every named test once unmutated (they must pass);
-then, for each mutant in turn, applies its patch, rebuilds and runs its tests, which must FAIL: the
+then, for each mutant in turn, plants it, rebuilds and runs its tests, which must FAIL: the
 Swift filter (when given) and the live tests (when given) each have to catch it. The scratch file is
 restored from the working tree after each mutant. Exit 0 when every mutant is caught; otherwise
-exit 1, naming each survivor (or a patch that no longer applies or builds).
+exit 1, naming each survivor (or a mutant that no longer finds its anchor or builds).
 
     python3 Tests/mutants/run.py            # every mutant
     python3 Tests/mutants/run.py NAME ...   # some of them
@@ -30,6 +30,8 @@ import shutil
 import subprocess
 import sys
 import time
+
+from mutant import MutantError, parse
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MUTANTS = ROOT / "Tests" / "mutants"
@@ -54,35 +56,47 @@ class Mutant:
     driver: str = "sqlite"
 
     @property
+    def changes(self):
+        return parse(self.path.read_text(), self.name)
+
+    @property
     def files(self):
-        """The files the patch changes (restored from the working tree afterwards)."""
-        names = []
-        for line in self.path.read_text().splitlines():
-            if line.startswith("+++ b/"):
-                names.append(line[len("+++ b/"):])
-        return names
+        """The files the mutant changes (restored from the working tree afterwards)."""
+        return self.changes.paths
 
     @property
     def embedded(self):
-        """Files regenerated from the patched ones: the console's site is embedded in the binary,
+        """Files regenerated from the mutated ones: the console's site is embedded in the binary,
         so a mutant of a site file is re-embedded (and the embed restored with it afterwards)."""
         return [CONSOLE_EMBED] if any(name.startswith(CONSOLE_SITE) for name in self.files) else []
 
 
 def load(path):
-    header = path.read_text().split("\ndiff --git", 1)[0]
-    fields = {"Breaks": [], "Swift": [], "Live": [], "Client": [], "Driver": []}
-    for line in header.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() in fields and value.strip():
-            fields[key.strip()].append(value.strip())
+    try:
+        fields = parse(path.read_text(), path.stem).header
+    except MutantError as error:
+        raise SystemExit(str(error))
     # test_postgres.py runs in the PostgreSQL pass only: its mutants' tests run there.
     postgres = fields["Driver"] == ["postgres"] or any(n.startswith("Tests/e2e/test_postgres.py") for n in fields["Live"])
     mutant = Mutant(path.stem, path, " ".join(fields["Breaks"]), fields["Swift"], fields["Live"], fields["Client"],
                     "postgres" if postgres else "sqlite")
-    if not mutant.breaks or not (mutant.swift or mutant.live or mutant.client) or not mutant.files:
-        raise SystemExit(f"{path.name}: a mutant needs 'Breaks:', at least one 'Swift:', 'Live:' or 'Client:' line, and a diff")
+    if not mutant.breaks or not (mutant.swift or mutant.live or mutant.client):
+        raise SystemExit(f"{path.name}: a mutant needs 'Breaks:' and at least one 'Swift:', 'Live:' or 'Client:' line")
     return mutant
+
+
+def plant(mutant, log):
+    """Writes the mutated files into TREE; False (and why, in the log) when an anchor is not found."""
+    try:
+        planted = mutant.changes.planted(TREE)
+    except MutantError as error:
+        with open(log, "a") as out:
+            out.write(f"{error}\n")
+        return False
+    for name, text in planted.items():
+        (TREE / name).write_text(text)
+        os.utime(TREE / name)
+    return True
 
 
 def tracked_files():
@@ -164,7 +178,7 @@ def main():
     parser.add_argument("names", nargs="*", help="mutants to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = parser.parse_args()
-    mutants = [load(p) for p in sorted(MUTANTS.glob("*.patch"))]
+    mutants = [load(p) for p in sorted(MUTANTS.glob("*.mutant"))]
     if args.names:
         unknown = set(args.names) - {m.name for m in mutants}
         if unknown:
@@ -203,18 +217,14 @@ def main():
         with open(log, "a") as out:
             out.write(f"\n=== mutant {mutant.name}\n")
         try:
-            # The ceiling keeps git from taking the scratch copy for a subdirectory of the project's
-            # own repository (where it would skip every path as "outside" and apply nothing).
-            applied = run(["git", "apply", "--whitespace=nowarn", str(mutant.path)], log,
-                          {"GIT_CEILING_DIRECTORIES": str(TREE.parent)}) == 0
-            if not applied:
-                verdict = "does not apply (update the patch)"
+            if not plant(mutant, log):
+                verdict = "does not find its anchor (update the mutant)"
             elif all((TREE / name).read_bytes() == (ROOT / name).read_bytes() for name in mutant.files):
-                verdict = "changed nothing (check the patch)"
+                verdict = "changed nothing (check the mutant)"
             elif mutant.embedded and run(["python3", "Sources/XizorConsole/embed-console.py"], log) != 0:
-                verdict = "does not embed (check the patch)"
+                verdict = "does not embed (check the mutant)"
             elif not build(mutant, log):
-                verdict = "does not build (update the patch)"
+                verdict = "does not build (update the mutant)"
             else:
                 missed = []
                 if mutant.swift and not caught(swift_tests(mutant.swift, log), "swift"):
