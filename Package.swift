@@ -32,36 +32,64 @@ let package = Package(
         .target(name: "Digest", dependencies: ["CCrypto"], path: "Sources/Digest"),
         .target(name: "Storage", dependencies: ["CSQLite", "Digest"], path: "Sources/Storage"),
         // The PostgreSQL layer over libpq: connections, a pool, migrations; rows as the SQLite layer's.
-        .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage", "Digest"], path: "Sources/PostgresStorage"),
+        .target(
+            name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage", "Digest"], path: "Sources/PostgresStorage"
+        ),
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
         .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
         // The console in the browser: HTML, ES modules and CSS from Site/, embedded by `make embed`.
-        .target(name: "XizorConsole", dependencies: ["Digest"], path: "Sources/XizorConsole",
-                exclude: ["Site", "embed-console.py"]),
-        .target(name: "XizorAPI", dependencies: ["HTTP", "Storage", "PostgresStorage", "Digest", "CCurl", "XizorConsole", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorAPI",
-                exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
+        .target(
+            name: "XizorConsole", dependencies: ["Digest"], path: "Sources/XizorConsole",
+            exclude: ["Site", "embed-console.py"]),
+        .target(
+            name: "XizorAPI",
+            dependencies: [
+                "HTTP", "Storage", "PostgresStorage", "Digest", "CCurl", "XizorConsole", "PaywallFormat",
+                "PaywallRenderer", "Logging",
+            ], path: "Sources/XizorAPI",
+            exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
         // The fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by xizor-fuzz and FuzzTests.
-        .target(name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"], path: "Sources/XizorFuzzing"),
-        .target(name: "XizorCLI", dependencies: ["XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "PaywallRenderer", "Logging"], path: "Sources/XizorCLI"),
+        .target(
+            name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"],
+            path: "Sources/XizorFuzzing"),
+        .target(
+            name: "XizorCLI",
+            dependencies: [
+                "XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "PaywallRenderer", "Logging",
+            ], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
         .executableTarget(name: "xizor", dependencies: ["XizorCLI"], path: "Sources/xizor"),
-        .executableTarget(name: "xizor-http-fixture", dependencies: ["HTTP", "Logging"], path: "Sources/xizor-http-fixture"),
-        .executableTarget(name: "xizor-storage-fixture", dependencies: ["Storage"], path: "Sources/xizor-storage-fixture"),
-        .executableTarget(name: "xizor-format-bench", dependencies: ["PaywallFormat"], path: "Sources/xizor-format-bench"),
+        .executableTarget(
+            name: "xizor-http-fixture", dependencies: ["HTTP", "Logging"], path: "Sources/xizor-http-fixture"),
+        .executableTarget(
+            name: "xizor-storage-fixture", dependencies: ["Storage"], path: "Sources/xizor-storage-fixture"),
+        .executableTarget(
+            name: "xizor-format-bench", dependencies: ["PaywallFormat"], path: "Sources/xizor-format-bench"),
         .executableTarget(name: "xizor-fuzz", dependencies: ["XizorFuzzing", "CFuzz"], path: "Sources/xizor-fuzz"),
-        .executableTarget(name: "xizor-render-bench", dependencies: ["PaywallRenderer", "PaywallFormat"], path: "Sources/xizor-render-bench"),
+        .executableTarget(
+            name: "xizor-render-bench", dependencies: ["PaywallRenderer", "PaywallFormat"],
+            path: "Sources/xizor-render-bench"),
 
         // Tests (Swift Testing).
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CZlib"], path: "Tests/HTTPTests"),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Digest"], path: "Tests/StorageTests"),
-        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage"], path: "Tests/PostgresStorageTests"),
-        .testTarget(name: "PaywallFormatTests", dependencies: ["PaywallFormat"], path: "Tests/PaywallFormatTests",
-                    resources: [.copy("../Fixtures")]),
-        .testTarget(name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat", "Digest"], path: "Tests/PaywallRendererTests"),
+        .testTarget(
+            name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage"],
+            path: "Tests/PostgresStorageTests"),
+        .testTarget(
+            name: "PaywallFormatTests", dependencies: ["PaywallFormat"], path: "Tests/PaywallFormatTests",
+            resources: [.copy("../Fixtures")]),
+        .testTarget(
+            name: "PaywallRendererTests", dependencies: ["PaywallRenderer", "PaywallFormat", "Digest"],
+            path: "Tests/PaywallRendererTests"),
         .testTarget(name: "CLITests", dependencies: ["XizorCLI"], path: "Tests/CLITests"),
         .testTarget(name: "FuzzTests", dependencies: ["XizorFuzzing"], path: "Tests/FuzzTests"),
-        .testTarget(name: "XizorAPITests", dependencies: ["XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "Digest", "XizorConsole"], path: "Tests/XizorAPITests"),
+        .testTarget(
+            name: "XizorAPITests",
+            dependencies: [
+                "XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "Digest", "XizorConsole",
+            ], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]
 )

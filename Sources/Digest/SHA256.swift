@@ -14,11 +14,13 @@ public struct SHA256: Sendable {
     public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        let ok = bytes.withContiguousStorageIfAvailable { buffer in
-            EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
-        } ?? Array(bytes).withUnsafeBufferPointer { buffer in
-            EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
-        }
+        let ok =
+            bytes.withContiguousStorageIfAvailable { buffer in
+                EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
+            }
+            ?? Array(bytes).withUnsafeBufferPointer { buffer in
+                EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
+            }
         // EVP_Digest fails only without memory or a sha256 implementation: the process cannot go on.
         precondition(ok == 1 && length == 32, "libcrypto's SHA-256 failed")
         return digest

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The access log at the price of nginx's: each line is assembled from bytes the connection already
 /// holds into its I/O loop's buffer (no formatter, no per-line allocation once the buffer has grown),
@@ -53,9 +54,12 @@ final class AccessLog: Sendable {
     private let onDrop: @Sendable (Int) -> Void
     let droppedLines = Atomic<Int>(0)
 
-    init(loopCount: Int, options: Options = Options(), sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
-         onDrop: @escaping @Sendable (Int) -> Void = { _ in }) {
-        precondition(loopCount > 0 && options.bufferBytes > 0 && options.maxPendingBytes >= 0, "access log bounds are positive")
+    init(
+        loopCount: Int, options: Options = Options(), sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
+        onDrop: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
+        precondition(
+            loopCount > 0 && options.bufferBytes > 0 && options.maxPendingBytes >= 0, "access log bounds are positive")
         self.options = options
         self.sink = sink
         self.onDrop = onDrop
@@ -66,15 +70,18 @@ final class AccessLog: Sendable {
     }
 
     /// Appends one request's line to loop `loop`'s buffer (called on that loop's queue).
-    func append(loop: Int, method: HTTPMethod, path: String, status: Int, bytes: Int, micros: Int64,
-                requestId: String, remote: String) {
+    func append(
+        loop: Int, method: HTTPMethod, path: String, status: Int, bytes: Int, micros: Int64,
+        requestId: String, remote: String
+    ) {
         precondition(loops.indices.contains(loop), "an access log line from a loop the log does not know")
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let full: (bytes: [UInt8], lines: Int)? = loops[loop].buffer.withLock { buffer in
             if buffer.bytes.capacity == 0 { buffer.bytes.reserveCapacity(options.bufferBytes + 1024) }
-            LogLine.append(into: &buffer, seconds: Int(now.tv_sec), millis: Int(now.tv_nsec / 1_000_000), method: method,
-                           path: path, status: status, bytes: bytes, micros: micros, requestId: requestId, remote: remote)
+            LogLine.append(
+                into: &buffer, seconds: Int(now.tv_sec), millis: Int(now.tv_nsec / 1_000_000), method: method,
+                path: path, status: status, bytes: bytes, micros: micros, requestId: requestId, remote: remote)
             guard buffer.bytes.count >= options.bufferBytes else { return nil }
             return take(&buffer)
         }
@@ -105,12 +112,17 @@ final class AccessLog: Sendable {
     private func handOver(_ full: (bytes: [UInt8], lines: Int)) {
         while true {
             let queued = pending.withLock { state -> Bool in
-                guard state.bytes + full.bytes.count <= options.maxPendingBytes || state.buffers.isEmpty else { return false }
+                guard state.bytes + full.bytes.count <= options.maxPendingBytes || state.buffers.isEmpty else {
+                    return false
+                }
                 state.buffers.append(full)
                 state.bytes += full.bytes.count
                 return true
             }
-            if queued { wake.signal(); return }
+            if queued {
+                wake.signal()
+                return
+            }
             if options.dropWhenBehind {
                 droppedLines.add(full.lines, ordering: .relaxed)
                 onDrop(full.lines)
@@ -131,14 +143,19 @@ final class AccessLog: Sendable {
                 return (taken, state.stopping)
             }
             for loop in loops {
-                let partial = loop.buffer.withLock { buffer -> (bytes: [UInt8], lines: Int)? in buffer.bytes.isEmpty ? nil : take(&buffer) }
+                let partial = loop.buffer.withLock { buffer -> (bytes: [UInt8], lines: Int)? in
+                    buffer.bytes.isEmpty ? nil : take(&buffer)
+                }
                 if let partial { batch.buffers.append(partial) }
             }
             for buffer in batch.buffers { buffer.bytes.withUnsafeBytes(sink) }
             if batch.stopping {
                 // Lines appended while this batch was written (none once the server has stopped).
                 let late = pending.withLock { state -> [(bytes: [UInt8], lines: Int)] in
-                    defer { state.buffers = []; state.bytes = 0 }
+                    defer {
+                        state.buffers = []
+                        state.bytes = 0
+                    }
                     return state.buffers
                 }
                 for buffer in late { buffer.bytes.withUnsafeBytes(sink) }
@@ -160,8 +177,10 @@ final class AccessLog: Sendable {
         static let remote = Array(#","remote":"#.utf8)
         static let end = Array("}\n".utf8)
 
-        static func append(into buffer: inout LoopBuffer, seconds: Int, millis: Int, method: HTTPMethod, path: String,
-                           status: Int, bytes: Int, micros: Int64, requestId: String, remote: String) {
+        static func append(
+            into buffer: inout LoopBuffer, seconds: Int, millis: Int, method: HTTPMethod, path: String,
+            status: Int, bytes: Int, micros: Int64, requestId: String, remote: String
+        ) {
             if seconds != buffer.second {
                 buffer.second = seconds
                 buffer.datePrefix = datePrefix(seconds)
@@ -213,9 +232,12 @@ final class AccessLog: Sendable {
         /// sizes and durations are never negative).
         static func digits(_ value: Int, width: Int, into out: inout [UInt8]) {
             var v = max(0, value)
-            var scratch: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                          UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var scratch:
+                (
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+                ) =
+                    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             var count = 0
             withUnsafeMutableBytes(of: &scratch) { raw in
                 repeat {
@@ -237,7 +259,8 @@ final class AccessLog: Sendable {
             var s = s
             s.withUTF8 { utf8 in
                 var start = 0
-                for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                for (i, byte) in utf8.enumerated()
+                where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
                     switch byte {
                     case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -247,8 +270,10 @@ final class AccessLog: Sendable {
                     case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
                     default:
                         let hex = Array("0123456789abcdef".utf8)
-                        out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                                hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                        out.append(contentsOf: [
+                            UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                            hex[Int(byte >> 4)], hex[Int(byte & 0xF)],
+                        ])
                     }
                     start = i + 1
                 }

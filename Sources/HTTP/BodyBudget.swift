@@ -23,7 +23,8 @@ final class BodyBudget: Sendable {
         var current = used.load(ordering: .relaxed)
         while true {
             guard bytes <= capacity - current else { return false }
-            let (exchanged, original) = used.compareExchange(expected: current, desired: current + bytes, ordering: .relaxed)
+            let (exchanged, original) = used.compareExchange(
+                expected: current, desired: current + bytes, ordering: .relaxed)
             if exchanged { return true }
             current = original
         }

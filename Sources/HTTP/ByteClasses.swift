@@ -49,9 +49,9 @@ enum ByteClass {
         switch b {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
         case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "%"),
-             UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
-             UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
-             UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+            UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
             return true
         default: return false
         }
@@ -125,7 +125,9 @@ enum WordScan {
 
     /// Where the words from `start` stop being all `accepted` (at most `end`, in steps of eight).
     @inline(__always)
-    static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, _ accepted: (UInt64) -> Bool) -> Int {
+    static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, _ accepted: (UInt64) -> Bool)
+        -> Int
+    {
         guard let base = bytes.baseAddress else { return start }
         var j = start
         while j + 8 <= end, accepted(UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)) { j += 8 }

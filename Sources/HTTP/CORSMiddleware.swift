@@ -7,10 +7,14 @@ public struct CORSMiddleware: HTTPMiddleware {
     public let exposedHeaders: String
     public let maxAgeSeconds: Int
 
-    public init(allowedOrigins: [String],
-                allowedHeaders: [String] = ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "X-Request-Id"],
-                exposedHeaders: [String] = ["ETag", "Location", "X-Request-Id", "Idempotent-Replayed", "Retry-After"],
-                maxAgeSeconds: Int = 600) {
+    public init(
+        allowedOrigins: [String],
+        allowedHeaders: [String] = [
+            "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "X-Request-Id",
+        ],
+        exposedHeaders: [String] = ["ETag", "Location", "X-Request-Id", "Idempotent-Replayed", "Retry-After"],
+        maxAgeSeconds: Int = 600
+    ) {
         self.allowedOrigins = Set(allowedOrigins)
         self.allowedHeaders = allowedHeaders.joined(separator: ", ")
         self.exposedHeaders = exposedHeaders.joined(separator: ", ")

@@ -20,8 +20,11 @@ extension Connection {
     /// answers that never need the body (404, 405, OPTIONS) are given now rather than after reading it.
     func route(_ request: inout HTTPRequest, bodyPending: Bool) -> Routing {
         if case .other = request.method {
-            return .answer(HTTPError(.notImplemented, code: "method_not_implemented",
-                                     detail: "The method \(request.method) is not implemented.").response)
+            return .answer(
+                HTTPError(
+                    .notImplemented, code: "method_not_implemented",
+                    detail: "The method \(request.method) is not implemented."
+                ).response)
         }
         let resolution = core.responder.resolve(&request)
         if bodyPending && !resolution.needsBody { return .answer(core.run(resolution.handler, request)) }
@@ -115,13 +118,17 @@ extension Connection {
             var admitting = request
             let refusal = core.admitOffloaded(resolution, &admitting)
             let admitted = admitting
-            self.queue.async { self.admissionReturned(admitted, resolution, refusal: refusal, bodyPending: bodyPending) }
+            self.queue.async {
+                self.admissionReturned(admitted, resolution, refusal: refusal, bodyPending: bodyPending)
+            }
         }
     }
 
     /// Back on the connection's queue: goes on exactly as if the admission had just returned (or
     /// thrown) on the loop.
-    private func admissionReturned(_ request: HTTPRequest, _ resolution: HTTPResolution, refusal: HTTPResponse?, bodyPending: Bool) {
+    private func admissionReturned(
+        _ request: HTTPRequest, _ resolution: HTTPResolution, refusal: HTTPResponse?, bodyPending: Bool
+    ) {
         guard phase == .admitting else {
             precondition(isClosed, "only closing ends a connection's wait for its admission")
             return
@@ -151,7 +158,8 @@ extension Connection {
 
     func respondToTimeout() {
         guard phase == .reading else { return }
-        respondAndClose(HTTPError(.requestTimeout, code: "request_timeout", detail: "The request was not received in time."))
+        respondAndClose(
+            HTTPError(.requestTimeout, code: "request_timeout", detail: "The request was not received in time."))
     }
 
     /// Answers a request the server stops reading (parse error, timeout, body budget), then closes.

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @preconcurrency import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Writing: a response is assembled by the pure `ResponseAssembly`, written with one `sendmsg`,
 /// and what the socket did not take waits in `pending` until it is writable.
@@ -15,18 +16,22 @@ extension Connection {
         refundBody()
         let config = core.configuration
         requestsServed += 1
-        let keepAlive = request.keepAlive && !phase.closesAfterResponse && !core.drainState.isDraining
+        let keepAlive =
+            request.keepAlive && !phase.closesAfterResponse && !core.drainState.isDraining
             && requestsServed < config.maxRequestsPerConnection
         loop.date.refresh()
         // Written into a local buffer (taken from and handed back to `out`, keeping its capacity):
         // appending to the property checked exclusive access at every piece.
         var head: [UInt8] = []
         swap(&head, &out)
-        let assembled = ResponseAssembly(original, for: ResponseAssembly.RequestFacts(method: request.method, version: request.version,
-                                                                                     headers: request.headers, requestId: request.requestId),
-                                         closeAfter: !keepAlive,
-                                         settings: ResponseAssembly.Settings(gzipMinBytes: config.gzipMinBytes, gzipLevel: Int32(config.gzipLevel)),
-                                         dateLine: loop.date.line, into: &head)
+        let assembled = ResponseAssembly(
+            original,
+            for: ResponseAssembly.RequestFacts(
+                method: request.method, version: request.version,
+                headers: request.headers, requestId: request.requestId),
+            closeAfter: !keepAlive,
+            settings: ResponseAssembly.Settings(gzipMinBytes: config.gzipMinBytes, gzipLevel: Int32(config.gzipLevel)),
+            dateLine: loop.date.line, into: &head)
         swap(&head, &out)
         if assembled.closeAfter { phase.transition(to: .responding(thenClose: true)) }
 
@@ -72,8 +77,10 @@ extension Connection {
     /// reads), and MSG_NOSIGNAL keeps a closed peer from raising SIGPIPE — the library never changes
     /// the process's signal dispositions.
     func transmit(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Int {
-        var iov = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
-                   iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count))
+        var iov = (
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)
+        )
         return withUnsafeMutablePointer(to: &iov) { p in
             p.withMemoryRebound(to: iovec.self, capacity: 2) { vectors in
                 var message = msghdr()
@@ -120,10 +127,13 @@ extension Connection {
     func finishResponse() {
         if core.timesResponses {
             let micros = MonotonicClock.micros() - exchange.startMicros
-            core.accessLog?.append(loop: loop.index, method: exchange.method, path: exchange.path, status: exchange.status,
-                                   bytes: exchange.bytes, micros: micros, requestId: exchange.requestId, remote: remoteAddress)
-            core.observer?.responseCompleted(HTTPExchange(method: exchange.method, routeIndex: exchange.routeIndex,
-                                                          status: exchange.status, bytes: exchange.bytes, micros: micros))
+            core.accessLog?.append(
+                loop: loop.index, method: exchange.method, path: exchange.path, status: exchange.status,
+                bytes: exchange.bytes, micros: micros, requestId: exchange.requestId, remote: remoteAddress)
+            core.observer?.responseCompleted(
+                HTTPExchange(
+                    method: exchange.method, routeIndex: exchange.routeIndex,
+                    status: exchange.status, bytes: exchange.bytes, micros: micros))
         }
         if phase.closesAfterResponse {
             if exchange.status >= 400 || !inbox.isEmpty || !parser.isIdle {
@@ -159,9 +169,11 @@ extension Connection {
 
     // MARK: Streaming
 
-    func startStream(_ producer: @escaping @Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool, gzip: GzipStream?) {
-        let writer = ConnectionBodyWriter(connection: self, chunked: chunked,
-                                          timeoutMs: core.configuration.writeTimeoutMs)
+    func startStream(_ producer: @escaping @Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool, gzip: GzipStream?)
+    {
+        let writer = ConnectionBodyWriter(
+            connection: self, chunked: chunked,
+            timeoutMs: core.configuration.writeTimeoutMs)
         core.streamPool.submit { [self] in
             do {
                 if let gzip {
@@ -180,7 +192,10 @@ extension Connection {
     /// Called on `queue` by the writer: sends one chunk and signals when it is on the wire.
     func writeStreamChunk(_ bytes: [UInt8], signal: StreamSignal) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard !isClosed else { signal.finish(ok: false); return }
+        guard !isClosed else {
+            signal.finish(ok: false)
+            return
+        }
         out.removeAll(keepingCapacity: true)
         exchange.bytes += bytes.count
         writeOut(body: bytes, then: .streamChunk(signal))
@@ -217,7 +232,9 @@ struct PendingWrite {
     func withRemaining<R>(_ write: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
         head.withUnsafeBytes { h in
             body.withUnsafeBytes { b in
-                write(UnsafeRawBufferPointer(rebasing: h[headOffset...]), UnsafeRawBufferPointer(rebasing: b[bodyOffset...]))
+                write(
+                    UnsafeRawBufferPointer(rebasing: h[headOffset...]),
+                    UnsafeRawBufferPointer(rebasing: b[bodyOffset...]))
             }
         }
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-@preconcurrency import Dispatch
 import CSystem
+@preconcurrency import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One accepted socket: reads, parses, dispatches, writes, and enforces deadlines. All state is
 /// touched only on `queue`, a serial queue targeting the connection's `IOLoop` queue, or on that
@@ -79,7 +80,10 @@ final class Connection: @unchecked Sendable {
         loop.connections[fd] = self
         // After the loop stopped (it cannot while this connection is counted open; a safeguard).
         // Accepted during a drain is served: see `HTTPServer.shutdown`.
-        if loop.isStopped { close(); return }
+        if loop.isStopped {
+            close()
+            return
+        }
         setDeadline(.idle, core.configuration.idleTimeoutMs)
         updateRegistration()
     }
@@ -137,7 +141,10 @@ final class Connection: @unchecked Sendable {
                 processInbox()
             }
         } else if n == 0 {
-            guard phase.isResponding else { close(); return }
+            guard phase.isResponding else {
+                close()
+                return
+            }
             // Half-closed by the peer while its response is pending: answer, then close.
             phase.transition(to: .responding(thenClose: true))
             pauseReading()
@@ -230,9 +237,11 @@ final class Connection: @unchecked Sendable {
         }
         core.observer?.bodyRefused()
         admitted = nil
-        respondAndClose(HTTPError(.serviceUnavailable, code: "body_budget_exhausted",
-                                  detail: "The server is receiving too many request bodies; retry shortly."),
-                        headers: [("Retry-After", "1")])
+        respondAndClose(
+            HTTPError(
+                .serviceUnavailable, code: "body_budget_exhausted",
+                detail: "The server is receiving too many request bodies; retry shortly."),
+            headers: [("Retry-After", "1")])
         return false
     }
 

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-@preconcurrency import Dispatch
 import CSystem
+@preconcurrency import Dispatch
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A one-shot completion for a streamed chunk, waited on by the producer thread.
 final class StreamSignal: @unchecked Sendable {

@@ -30,7 +30,7 @@ enum ConnectionPhase: Equatable, Sendable {
     mutating func transition(to next: ConnectionPhase) {
         switch (self, next) {
         case (.reading, .responding), (.responding, .reading), (.responding, .lingering),
-             (.reading, .admitting), (.admitting, .reading), (.admitting, .responding):
+            (.reading, .admitting), (.admitting, .reading), (.admitting, .responding):
             break
         case (.responding(let closing), .responding(let willClose)):
             // Only ever from keep-alive to close (a response cannot reopen a closing connection).

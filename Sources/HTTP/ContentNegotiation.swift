@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `Accept-Encoding` and `If-None-Match` evaluation over raw header bytes (RFC 9110 §12.5.3,
@@ -22,7 +22,10 @@ enum ContentNegotiation {
             HeaderValueList.forEachElement(value) { element in
                 guard !element.isEmpty else { return }
                 var end = element.count
-                for k in 0..<element.count where element[k] == UInt8(ascii: ";") { end = k; break }
+                for k in 0..<element.count where element[k] == UInt8(ascii: ";") {
+                    end = k
+                    break
+                }
                 var codingEnd = end
                 while codingEnd > 0, ByteClass.isWhitespace(element[codingEnd - 1]) { codingEnd -= 1 }
                 let coding = UnsafeBufferPointer(rebasing: element[0..<codingEnd])
@@ -49,7 +52,8 @@ enum ContentNegotiation {
         var i = 0
         while i < params.count, ByteClass.isWhitespace(params[i]) { i += 1 }
         guard i + 1 < params.count, ByteClass.lower(params[i]) == UInt8(ascii: "q"),
-              params[i + 1] == UInt8(ascii: "=") else { return result }
+            params[i + 1] == UInt8(ascii: "=")
+        else { return result }
         i += 2
         guard i < params.count else { return 0 }
         let first = params[i]
@@ -85,17 +89,27 @@ enum ContentNegotiation {
                 var i = 0
                 while i < value.count {
                     let b = value[i]
-                    if ByteClass.isWhitespace(b) || b == UInt8(ascii: ",") { i += 1; continue }
-                    if b == UInt8(ascii: "*") { matched = true; return }
+                    if ByteClass.isWhitespace(b) || b == UInt8(ascii: ",") {
+                        i += 1
+                        continue
+                    }
+                    if b == UInt8(ascii: "*") {
+                        matched = true
+                        return
+                    }
                     var start = i
                     if b == UInt8(ascii: "W"), i + 1 < value.count, value[i + 1] == UInt8(ascii: "/") { start = i + 2 }
                     guard start < value.count, value[start] == UInt8(ascii: "\"") else { return }
                     // The closing quote by `memchr` (a tag is ~40 bytes; the byte loop was most of this check).
                     guard let base = value.baseAddress, start + 1 < value.count,
-                          let quote = memchr(base + start + 1, Int32(UInt8(ascii: "\"")), value.count - start - 1) else { return }
+                        let quote = memchr(base + start + 1, Int32(UInt8(ascii: "\"")), value.count - start - 1)
+                    else { return }
                     let end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(quote))
                     let candidate = UnsafeBufferPointer(rebasing: value[start...end])
-                    if ByteClass.equal(candidate, tag) { matched = true; return }
+                    if ByteClass.equal(candidate, tag) {
+                        matched = true
+                        return
+                    }
                     i = end + 1
                 }
             }
@@ -114,8 +128,10 @@ enum ContentNegotiation {
     /// Media types worth compressing.
     static func isCompressible(contentType: String?) -> Bool {
         guard let type = contentType?.lowercased() else { return false }
-        return type.hasPrefix("text/") || type.hasPrefix("application/json") || ByteClass.containsLowercased(type, "+json")
+        return type.hasPrefix("text/") || type.hasPrefix("application/json")
+            || ByteClass.containsLowercased(type, "+json")
             || type.hasPrefix("application/x-ndjson")
-            || type.hasPrefix("application/javascript") || ByteClass.containsLowercased(type, "xml") || type.hasPrefix("image/svg")
+            || type.hasPrefix("application/javascript") || ByteClass.containsLowercased(type, "xml")
+            || type.hasPrefix("image/svg")
     }
 }

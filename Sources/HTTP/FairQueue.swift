@@ -66,7 +66,9 @@ struct FairQueue<Job> {
         }
         // Mutated in place (through the default subscript): a copy taken out of the dictionary
         // would copy its job array on the first pop.
-        precondition(partitions[key].map { $0.scheduled && $0.waiting > 0 && $0.running < share(key) } == true, "a ready partition cannot run")
+        precondition(
+            partitions[key].map { $0.scheduled && $0.waiting > 0 && $0.running < share(key) } == true,
+            "a ready partition cannot run")
         partitions[key, default: Partition()].scheduled = false
         let job = partitions[key, default: Partition()].pop()
         partitions[key, default: Partition()].running += 1
@@ -78,7 +80,9 @@ struct FairQueue<Job> {
 
     /// A job of `partition` handed out by `next()` has finished.
     mutating func finished(_ key: String) {
-        guard let partition = partitions[key], partition.running > 0 else { preconditionFailure("finished a job of a partition with none running") }
+        guard let partition = partitions[key], partition.running > 0 else {
+            preconditionFailure("finished a job of a partition with none running")
+        }
         if partition.running == 1 && partition.waiting == 0 {
             partitions[key] = nil
             return
@@ -93,7 +97,9 @@ struct FairQueue<Job> {
     func running(_ key: String) -> Int { partitions[key]?.running ?? 0 }
 
     private mutating func scheduleIfRunnable(_ key: String) {
-        guard let partition = partitions[key], !partition.scheduled, partition.waiting > 0, partition.running < share(key) else { return }
+        guard let partition = partitions[key], !partition.scheduled, partition.waiting > 0,
+            partition.running < share(key)
+        else { return }
         partitions[key, default: Partition()].scheduled = true
         ready.append(key)
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) formatting into a fixed 29-byte buffer,
@@ -33,24 +33,35 @@ struct HTTPDate {
         gmtime_r(&t, &parts)
         let days: StaticString = "SunMonTueWedThuFriSat"
         let months: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
-        let d = Int(parts.tm_wday) * 3, m = Int(parts.tm_mon) * 3
+        let d = Int(parts.tm_wday) * 3
+        let m = Int(parts.tm_mon) * 3
         func two(_ v: Int32, _ at: Int) {
             out[offset + at] = UInt8(48 + v / 10)
             out[offset + at + 1] = UInt8(48 + v % 10)
         }
-        out[offset + 0] = days.utf8Start[d]; out[offset + 1] = days.utf8Start[d + 1]; out[offset + 2] = days.utf8Start[d + 2]
-        out[offset + 3] = UInt8(ascii: ","); out[offset + 4] = 0x20
+        out[offset + 0] = days.utf8Start[d]
+        out[offset + 1] = days.utf8Start[d + 1]
+        out[offset + 2] = days.utf8Start[d + 2]
+        out[offset + 3] = UInt8(ascii: ",")
+        out[offset + 4] = 0x20
         two(parts.tm_mday, 5)
         out[offset + 7] = 0x20
-        out[offset + 8] = months.utf8Start[m]; out[offset + 9] = months.utf8Start[m + 1]; out[offset + 10] = months.utf8Start[m + 2]
+        out[offset + 8] = months.utf8Start[m]
+        out[offset + 9] = months.utf8Start[m + 1]
+        out[offset + 10] = months.utf8Start[m + 2]
         out[offset + 11] = 0x20
         let year = parts.tm_year + 1900
         two(year / 100, 12)
         two(year % 100, 14)
         out[offset + 16] = 0x20
-        two(parts.tm_hour, 17); out[offset + 19] = UInt8(ascii: ":")
-        two(parts.tm_min, 20); out[offset + 22] = UInt8(ascii: ":")
+        two(parts.tm_hour, 17)
+        out[offset + 19] = UInt8(ascii: ":")
+        two(parts.tm_min, 20)
+        out[offset + 22] = UInt8(ascii: ":")
         two(parts.tm_sec, 23)
-        out[offset + 25] = 0x20; out[offset + 26] = UInt8(ascii: "G"); out[offset + 27] = UInt8(ascii: "M"); out[offset + 28] = UInt8(ascii: "T")
+        out[offset + 25] = 0x20
+        out[offset + 26] = UInt8(ascii: "G")
+        out[offset + 27] = UInt8(ascii: "M")
+        out[offset + 28] = UInt8(ascii: "T")
     }
 }

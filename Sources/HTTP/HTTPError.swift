@@ -13,9 +13,11 @@ public struct HTTPError: Error, Sendable {
     /// (for example `("errors", "[...]")`).
     public var extraMembers: [(String, String)]
 
-    public init(_ status: HTTPStatus, code: String, detail: String, title: String? = nil,
-                type: String = "about:blank", headers: HTTPHeaders = HTTPHeaders(),
-                extraMembers: [(String, String)] = []) {
+    public init(
+        _ status: HTTPStatus, code: String, detail: String, title: String? = nil,
+        type: String = "about:blank", headers: HTTPHeaders = HTTPHeaders(),
+        extraMembers: [(String, String)] = []
+    ) {
         self.status = status
         self.code = code
         self.detail = detail

@@ -34,7 +34,8 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence {
     /// cost ~100 instructions per byte in the response path's profile).
     static func same(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
-        var x = a, y = b
+        var x = a
+        var y = b
         return x.withUTF8 { p in
             y.withUTF8 { q in
                 for i in 0..<p.count where ByteClass.lower(p[i]) != ByteClass.lower(q[i]) { return false }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A request method; the common ones are cases so matching and routing never compare strings.
@@ -30,10 +30,27 @@ public enum HTTPMethod: Sendable, Hashable, CustomStringConvertible {
         func eq(_ s: StaticString) -> Bool {
             bytes.count == s.utf8CodeUnitCount && memcmp(bytes.baseAddress!, s.utf8Start, bytes.count) == 0
         }
-        if eq("GET") { self = .GET } else if eq("HEAD") { self = .HEAD } else if eq("POST") { self = .POST }
-        else if eq("PUT") { self = .PUT } else if eq("DELETE") { self = .DELETE } else if eq("PATCH") { self = .PATCH }
-        else if eq("OPTIONS") { self = .OPTIONS } else if eq("TRACE") { self = .TRACE } else if eq("CONNECT") { self = .CONNECT }
-        else { self = .other(String(decoding: bytes, as: UTF8.self)) }
+        if eq("GET") {
+            self = .GET
+        } else if eq("HEAD") {
+            self = .HEAD
+        } else if eq("POST") {
+            self = .POST
+        } else if eq("PUT") {
+            self = .PUT
+        } else if eq("DELETE") {
+            self = .DELETE
+        } else if eq("PATCH") {
+            self = .PATCH
+        } else if eq("OPTIONS") {
+            self = .OPTIONS
+        } else if eq("TRACE") {
+            self = .TRACE
+        } else if eq("CONNECT") {
+            self = .CONNECT
+        } else {
+            self = .other(String(decoding: bytes, as: UTF8.self))
+        }
     }
 
     public var description: String {

@@ -45,8 +45,10 @@ public final class HTTPResolution: Sendable {
     /// the head is complete.
     public let needsBody: Bool
 
-    public init(execution: HTTPExecution, handler: @escaping HTTPHandler, admission: HTTPAdmission? = nil,
-                refusal: (@Sendable (HTTPRequest, any Error) throws -> HTTPResponse)? = nil, needsBody: Bool = true) {
+    public init(
+        execution: HTTPExecution, handler: @escaping HTTPHandler, admission: HTTPAdmission? = nil,
+        refusal: (@Sendable (HTTPRequest, any Error) throws -> HTTPResponse)? = nil, needsBody: Bool = true
+    ) {
         self.execution = execution
         self.handler = handler
         self.admission = admission

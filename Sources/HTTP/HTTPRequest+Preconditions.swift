@@ -19,7 +19,10 @@ extension HTTPRequest {
                 if rest.first == "*" { return true }
                 guard rest.first == "\"" else {
                     // A weak tag or junk: skip to the next element.
-                    if let comma = rest.firstIndex(of: ",") { rest = rest[comma...]; continue }
+                    if let comma = rest.firstIndex(of: ",") {
+                        rest = rest[comma...]
+                        continue
+                    }
                     break
                 }
                 let afterQuote = rest.index(after: rest.startIndex)

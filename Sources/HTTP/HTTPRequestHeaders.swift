@@ -51,7 +51,10 @@ public struct HTTPRequestHeaders: Sendable {
     /// Every value of the named field, in order.
     public func values(for name: String) -> [String] {
         var out: [String] = []
-        forEachIndex(named: name) { out.append(value(at: $0)); return true }
+        forEachIndex(named: name) {
+            out.append(value(at: $0))
+            return true
+        }
         return out
     }
 
@@ -74,7 +77,10 @@ public struct HTTPRequestHeaders: Sendable {
 
     func index(of name: String) -> Int? {
         var found: Int?
-        forEachIndex(named: name) { found = $0; return false }
+        forEachIndex(named: name) {
+            found = $0
+            return false
+        }
         return found
     }
 
@@ -116,10 +122,14 @@ public struct HTTPRequestHeaders: Sendable {
 
     /// The value bytes of the first field named by a lowercase literal (nil when there is none),
     /// without making a String of them.
-    public func withFirstValue<R>(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
+    public func withFirstValue<R>(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R)
+        rethrows -> R
+    {
         guard let i = index(ofLowercased: name) else { return try body(nil) }
         let f = fields[i]
-        return try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[Int(f.valueStart)..<Int(f.valueEnd)])) }
+        return try storage.withUnsafeBufferPointer {
+            try body(UnsafeBufferPointer(rebasing: $0[Int(f.valueStart)..<Int(f.valueEnd)]))
+        }
     }
 
     /// Calls `body` with the value bytes of every field named by a lowercase literal.

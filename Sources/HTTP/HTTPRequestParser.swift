@@ -6,8 +6,10 @@ public struct HTTPParserLimits: Sendable, Hashable {
     public var maxHeaderFields: Int
     public var maxBodyBytes: Int
 
-    public init(maxRequestLineBytes: Int = 8192, maxHeaderBytes: Int = 32768,
-                maxHeaderFields: Int = 100, maxBodyBytes: Int = 1_048_576) {
+    public init(
+        maxRequestLineBytes: Int = 8192, maxHeaderBytes: Int = 32768,
+        maxHeaderFields: Int = 100, maxBodyBytes: Int = 1_048_576
+    ) {
         self.maxRequestLineBytes = maxRequestLineBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.maxHeaderFields = maxHeaderFields
@@ -95,8 +97,10 @@ public struct HTTPRequestParser: Sendable {
     /// `words`, when given, passes eight bytes at a time over what surely satisfies `accepts`
     /// (`WordScan`); the byte loop decides the rest.
     @inline(__always)
-    private func scanRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, words: ((UInt64) -> Bool)? = nil,
-                         _ accepts: (UInt8) -> Bool) -> Int {
+    private func scanRun(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, words: ((UInt64) -> Bool)? = nil,
+        _ accepts: (UInt8) -> Bool
+    ) -> Int {
         let end = min(bytes.count, start + max(0, limit))
         var j = start
         if let words { j = WordScan.skip(bytes, from: j, to: end, words) }
@@ -136,7 +140,11 @@ public struct HTTPRequestParser: Sendable {
                 return (i, .failure(failure))
 
             case .start:
-                if b == ByteClass.cr { state = .leadingLF; i += 1; continue }
+                if b == ByteClass.cr {
+                    state = .leadingLF
+                    i += 1
+                    continue
+                }
                 if b == ByteClass.lf { return fail(.bareLineFeed, i) }
                 guard ByteClass.isToken(b) else { return fail(.invalidMethod, i) }
                 from = i
@@ -166,9 +174,14 @@ public struct HTTPRequestParser: Sendable {
             case .target:
                 // A run of target bytes at once (within the request-line limit); past it, `b` ends the
                 // target or is refused.
-                let targetRun = scanRun(bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, words: WordScan.allTarget,
-                                        ByteClass.isTarget)
-                if targetRun > 0 { requestLineBytes += targetRun; i += targetRun; continue }
+                let targetRun = scanRun(
+                    bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, words: WordScan.allTarget,
+                    ByteClass.isTarget)
+                if targetRun > 0 {
+                    requestLineBytes += targetRun
+                    i += targetRun
+                    continue
+                }
                 requestLineBytes += 1
                 if requestLineBytes > limits.maxRequestLineBytes { return fail(.requestLineTooLong, i) }
                 if b == ByteClass.space {
@@ -222,7 +235,11 @@ public struct HTTPRequestParser: Sendable {
 
             case .fieldName:
                 let nameRun = scanRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, ByteClass.isToken)
-                if nameRun > 0 { headerBytes += nameRun; i += nameRun; continue }
+                if nameRun > 0 {
+                    headerBytes += nameRun
+                    i += nameRun
+                    continue
+                }
                 headerBytes += 1
                 if headerBytes > limits.maxHeaderBytes { return fail(.headerSectionTooLarge, i) }
                 if b == ByteClass.colon {
@@ -238,7 +255,9 @@ public struct HTTPRequestParser: Sendable {
 
             case .fieldValueOWS, .fieldValue:
                 if state == .fieldValue {
-                    let valueRun = scanRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, words: WordScan.allFieldValue) {
+                    let valueRun = scanRun(
+                        bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, words: WordScan.allFieldValue
+                    ) {
                         ByteClass.isWhitespace($0) || ByteClass.isFieldValue($0)
                     }
                     if valueRun > 0 {
@@ -258,7 +277,10 @@ public struct HTTPRequestParser: Sendable {
                     return fail(.bareLineFeed, i)
                 } else if ByteClass.isWhitespace(b) {
                 } else if ByteClass.isFieldValue(b) {
-                    if state == .fieldValueOWS { valueStart = base + i; state = .fieldValue }
+                    if state == .fieldValueOWS {
+                        valueStart = base + i
+                        state = .fieldValue
+                    }
                     valueEnd = base + i + 1
                 } else {
                     return fail(.invalidHeaderValue, i)
@@ -268,8 +290,10 @@ public struct HTTPRequestParser: Sendable {
                 headerBytes += 1
                 if headerBytes > limits.maxHeaderBytes { return fail(.headerSectionTooLarge, i) }
                 guard b == ByteClass.lf else { return fail(.bareCarriageReturn, i) }
-                fields.append(.init(nameStart: Int32(fieldStart), nameEnd: Int32(nameEnd),
-                                    valueStart: Int32(valueStart), valueEnd: Int32(valueEnd)))
+                fields.append(
+                    .init(
+                        nameStart: Int32(fieldStart), nameEnd: Int32(nameEnd),
+                        valueStart: Int32(valueStart), valueEnd: Int32(valueEnd)))
                 state = .fieldStart
 
             case .headEndLF:
@@ -421,11 +445,13 @@ public struct HTTPRequestParser: Sendable {
         guard count == 8 else { return .invalidVersion }
         let v = versionStart
         guard head[v] == 0x48, head[v + 1] == 0x54, head[v + 2] == 0x54, head[v + 3] == 0x50,
-              head[v + 4] == 0x2F, head[v + 6] == 0x2E,
-              head[v + 5] >= 0x30, head[v + 5] <= 0x39, head[v + 7] >= 0x30, head[v + 7] <= 0x39 else {
+            head[v + 4] == 0x2F, head[v + 6] == 0x2E,
+            head[v + 5] >= 0x30, head[v + 5] <= 0x39, head[v + 7] >= 0x30, head[v + 7] <= 0x39
+        else {
             return .invalidVersion
         }
-        let major = Int(head[v + 5] - 0x30), minor = Int(head[v + 7] - 0x30)
+        let major = Int(head[v + 5] - 0x30)
+        let minor = Int(head[v + 7] - 0x30)
         guard major == 1 else { return .unsupportedVersion }
         version = HTTPVersion(major: 1, minor: minor)
         return nil
@@ -456,35 +482,65 @@ public struct HTTPRequestParser: Sendable {
                 switch name.count {
                 case 4 where ByteClass.equalsLowercased(name, "host"):
                     hostCount += 1
-                    if hostCount > 1 { error = .duplicateHost; break }
-                    for b in value where !ByteClass.isHost(b) { error = .invalidHost; break }
+                    if hostCount > 1 {
+                        error = .duplicateHost
+                        break
+                    }
+                    for b in value where !ByteClass.isHost(b) {
+                        error = .invalidHost
+                        break
+                    }
                 case 14 where ByteClass.equalsLowercased(name, "content-length"):
                     var result: Int?
                     var bad: HTTPParseError?
                     HeaderValueList.forEachElement(value) { element in
                         guard bad == nil else { return }
-                        guard !element.isEmpty else { bad = .invalidContentLength; return }
+                        guard !element.isEmpty else {
+                            bad = .invalidContentLength
+                            return
+                        }
                         var v = 0
                         for b in element {
-                            guard b >= 0x30, b <= 0x39 else { bad = .invalidContentLength; return }
+                            guard b >= 0x30, b <= 0x39 else {
+                                bad = .invalidContentLength
+                                return
+                            }
                             let (m, o1) = v.multipliedReportingOverflow(by: 10)
                             let (s, o2) = m.addingReportingOverflow(Int(b - 0x30))
-                            if o1 || o2 { bad = .contentLengthOverflow; return }
+                            if o1 || o2 {
+                                bad = .contentLengthOverflow
+                                return
+                            }
                             v = s
                         }
-                        if let r = result, r != v { bad = .conflictingContentLength; return }
+                        if let r = result, r != v {
+                            bad = .conflictingContentLength
+                            return
+                        }
                         result = v
                     }
-                    if let bad { error = bad; break }
-                    guard let result else { error = .invalidContentLength; break }
-                    if let existing = contentLength, existing != result { error = .conflictingContentLength; break }
+                    if let bad {
+                        error = bad
+                        break
+                    }
+                    guard let result else {
+                        error = .invalidContentLength
+                        break
+                    }
+                    if let existing = contentLength, existing != result {
+                        error = .conflictingContentLength
+                        break
+                    }
                     contentLength = result
                 case 17 where ByteClass.equalsLowercased(name, "transfer-encoding"):
                     sawTransferEncoding = true
                     HeaderValueList.forEachElement(value) { element in
                         guard !element.isEmpty else { return }
                         var end = element.count
-                        for k in 0..<element.count where element[k] == UInt8(ascii: ";") { end = k; break }
+                        for k in 0..<element.count where element[k] == UInt8(ascii: ";") {
+                            end = k
+                            break
+                        }
                         var coding = UnsafeBufferPointer(rebasing: element[0..<end])
                         while let last = coding.last, ByteClass.isWhitespace(last) {
                             coding = UnsafeBufferPointer(rebasing: coding[0..<(coding.count - 1)])
@@ -495,12 +551,18 @@ public struct HTTPRequestParser: Sendable {
                     }
                 case 10 where ByteClass.equalsLowercased(name, "connection"):
                     HeaderValueList.forEachElement(value) { element in
-                        if ByteClass.equalsLowercased(element, "close") { close = true }
-                        else if ByteClass.equalsLowercased(element, "keep-alive") { keepAliveToken = true }
+                        if ByteClass.equalsLowercased(element, "close") {
+                            close = true
+                        } else if ByteClass.equalsLowercased(element, "keep-alive") {
+                            keepAliveToken = true
+                        }
                     }
                 case 6 where ByteClass.equalsLowercased(name, "expect"):
-                    if ByteClass.equalsLowercased(value, "100-continue") { expectContinue = true }
-                    else { error = .unsupportedExpectation }
+                    if ByteClass.equalsLowercased(value, "100-continue") {
+                        expectContinue = true
+                    } else {
+                        error = .unsupportedExpectation
+                    }
                 default:
                     break
                 }
@@ -532,9 +594,10 @@ public struct HTTPRequestParser: Sendable {
 
         let keepAlive = isHTTP11 ? !close : (keepAliveToken && !close)
         expectsContinue = expectContinue && isHTTP11
-        pending = HTTPRequest(method: method, target: target, path: decoded.path, queryParameters: decoded.query,
-                              version: version, headers: HTTPRequestHeaders(storage: head, fields: fields),
-                              body: [], keepAlive: keepAlive)
+        pending = HTTPRequest(
+            method: method, target: target, path: decoded.path, queryParameters: decoded.query,
+            version: version, headers: HTTPRequestHeaders(storage: head, fields: fields),
+            body: [], keepAlive: keepAlive)
         if sawTransferEncoding { return .chunked }
         if let contentLength, contentLength > 0 { return .length(contentLength) }
         return .noBody
@@ -574,7 +637,8 @@ enum HeaderValueList {
         var i = 0
         while i <= value.count {
             if i == value.count || value[i] == UInt8(ascii: ",") {
-                var s = start, e = i
+                var s = start
+                var e = i
                 while s < e, ByteClass.isWhitespace(value[s]) { s += 1 }
                 while e > s, ByteClass.isWhitespace(value[e - 1]) { e -= 1 }
                 body(UnsafeBufferPointer(rebasing: value[s..<e]))

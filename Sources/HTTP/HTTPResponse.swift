@@ -16,8 +16,11 @@ public struct HTTPResponse: Sendable {
         @exclusivity(unchecked) var compressible: Bool
         @exclusivity(unchecked) var prepared: PreparedHeaders?
 
-        init(status: HTTPStatus, headers: HTTPHeaders, body: Body, etag: String?, gzip: Representation?, compressible: Bool,
-             prepared: PreparedHeaders?) {
+        init(
+            status: HTTPStatus, headers: HTTPHeaders, body: Body, etag: String?, gzip: Representation?,
+            compressible: Bool,
+            prepared: PreparedHeaders?
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
@@ -28,7 +31,9 @@ public struct HTTPResponse: Sendable {
         }
 
         func copy() -> Box {
-            Box(status: status, headers: headers, body: body, etag: etag, gzip: gzip, compressible: compressible, prepared: prepared)
+            Box(
+                status: status, headers: headers, body: body, etag: etag, gzip: gzip, compressible: compressible,
+                prepared: prepared)
         }
     }
 
@@ -40,36 +45,57 @@ public struct HTTPResponse: Sendable {
 
     public var status: HTTPStatus {
         get { box.status }
-        _modify { makeUnique(); yield &box.status }
+        _modify {
+            makeUnique()
+            yield &box.status
+        }
     }
     public var headers: HTTPHeaders {
         get { box.headers }
-        _modify { makeUnique(); yield &box.headers }
+        _modify {
+            makeUnique()
+            yield &box.headers
+        }
     }
     public var body: Body {
         get { box.body }
-        _modify { makeUnique(); yield &box.body }
+        _modify {
+            makeUnique()
+            yield &box.body
+        }
     }
     /// Strong entity tag of the identity representation, with quotes (`"abc"`), or nil.
     public var etag: String? {
         get { box.etag }
-        _modify { makeUnique(); yield &box.etag }
+        _modify {
+            makeUnique()
+            yield &box.etag
+        }
     }
     /// A ready gzip representation of `body` (used when the client accepts gzip).
     public var gzip: Representation? {
         get { box.gzip }
-        _modify { makeUnique(); yield &box.gzip }
+        _modify {
+            makeUnique()
+            yield &box.gzip
+        }
     }
     /// Whether the server may gzip `body` itself when no precomputed representation is given.
     public var compressible: Bool {
         get { box.compressible }
-        _modify { makeUnique(); yield &box.compressible }
+        _modify {
+            makeUnique()
+            yield &box.compressible
+        }
     }
     /// Fields serialised in advance (for answers sent many times), written before `headers`; a
     /// field in `headers` replaces a prepared one of the same name (`Vary` values are merged).
     public var prepared: PreparedHeaders? {
         get { box.prepared }
-        _modify { makeUnique(); yield &box.prepared }
+        _modify {
+            makeUnique()
+            yield &box.prepared
+        }
     }
 
     public enum Body: Sendable {
@@ -93,24 +119,32 @@ public struct HTTPResponse: Sendable {
         }
     }
 
-    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
-                etag: String? = nil, gzip: Representation? = nil, compressible: Bool = true,
-                prepared: PreparedHeaders? = nil) {
-        box = Box(status: status, headers: headers, body: .bytes(body), etag: etag, gzip: gzip, compressible: compressible,
-                  prepared: prepared)
+    public init(
+        status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        etag: String? = nil, gzip: Representation? = nil, compressible: Bool = true,
+        prepared: PreparedHeaders? = nil
+    ) {
+        box = Box(
+            status: status, headers: headers, body: .bytes(body), etag: etag, gzip: gzip, compressible: compressible,
+            prepared: prepared)
     }
 
     /// A streamed body. `compressible`: the server gzips the chunks as they go when the client
     /// accepts it and the content type compresses (`Content-Encoding` stays the server's to set).
-    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), compressible: Bool = false,
-                stream: @escaping @Sendable (HTTPBodyWriter) throws -> Void) {
-        box = Box(status: status, headers: headers, body: .stream(stream), etag: nil, gzip: nil, compressible: compressible,
-                  prepared: nil)
+    public init(
+        status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), compressible: Bool = false,
+        stream: @escaping @Sendable (HTTPBodyWriter) throws -> Void
+    ) {
+        box = Box(
+            status: status, headers: headers, body: .stream(stream), etag: nil, gzip: nil, compressible: compressible,
+            prepared: nil)
     }
 
     /// A UTF-8 text response.
-    public static func text(_ text: String, status: HTTPStatus = .ok,
-                            contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
+    public static func text(
+        _ text: String, status: HTTPStatus = .ok,
+        contentType: String = "text/plain; charset=utf-8"
+    ) -> HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Array(text.utf8))
     }
 

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CSystem
-import Foundation
 @preconcurrency import Dispatch
+import Foundation
 import Logging
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Why the server could not start.
 public enum HTTPServerError: Error, Sendable, Equatable {
@@ -59,13 +60,16 @@ public final class HTTPServer: Sendable {
     }
 
     /// `observer` (optional) is told about every response and connection, for metrics.
-    public init(configuration: Configuration = Configuration(), responder: any HTTPResponder,
-                logger: Logger = Logger(), drainState: DrainState = DrainState(),
-                observer: (any HTTPRequestObserver)? = nil) {
+    public init(
+        configuration: Configuration = Configuration(), responder: any HTTPResponder,
+        logger: Logger = Logger(), drainState: DrainState = DrainState(),
+        observer: (any HTTPRequestObserver)? = nil
+    ) {
         self.configuration = configuration
         self.drainState = drainState
-        core = ServerCore(configuration: configuration, responder: responder, logger: logger, drainState: drainState,
-                          observer: observer)
+        core = ServerCore(
+            configuration: configuration, responder: responder, logger: logger, drainState: drainState,
+            observer: observer)
     }
 
     /// Whether a graceful shutdown has begun (for readiness checks).
@@ -77,8 +81,9 @@ public final class HTTPServer: Sendable {
     /// Binds, listens and starts accepting; returns the bound port (useful with port 0).
     @discardableResult
     public func start() throws -> Int {
-        let fd = try Self.bindListener(host: configuration.host, port: configuration.port, backlog: configuration.backlog,
-                                       reusePort: configuration.reusePort)
+        let fd = try Self.bindListener(
+            host: configuration.host, port: configuration.port, backlog: configuration.backlog,
+            reusePort: configuration.reusePort)
         do {
             for loop in core.loops { try loop.startPolling() }
         } catch {
@@ -138,7 +143,12 @@ public final class HTTPServer: Sendable {
         @Sendable func poll() {
             let listening = self.state.withLock { $0.started && !$0.listenerClosed }
             if core.openConnections.load(ordering: .relaxed) == 0 && !listening {
-                for loop in core.loops { loop.queue.async { loop.stopSweeping(); loop.stopPolling() } }
+                for loop in core.loops {
+                    loop.queue.async {
+                        loop.stopSweeping()
+                        loop.stopPolling()
+                    }
+                }
                 core.accessLog?.close()  // every response is written: the last lines reach the log first
                 completion()
                 return
@@ -200,7 +210,9 @@ public final class HTTPServer: Sendable {
 
     /// Accepts a batch of connections when the listening socket is readable; level-triggered,
     /// so whatever is left fires the source again.
-    private static func acceptPending(listenFD: Int32, core: ServerCore, source: DispatchSourceRead, queue: DispatchQueue) {
+    private static func acceptPending(
+        listenFD: Int32, core: ServerCore, source: DispatchSourceRead, queue: DispatchQueue
+    ) {
         for _ in 0..<256 {
             switch acceptOne(listenFD: listenFD, core: core) {
             case .opened, .refused, .aborted:
@@ -290,7 +302,9 @@ public final class HTTPServer: Sendable {
         }
         defer { freeaddrinfo(result) }
         let info = first.pointee
-        let fd = socket(info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            0)
         guard fd >= 0 else { throw HTTPServerError.socket(errno: errno) }
         var one: Int32 = 1
         var zero: Int32 = 0
@@ -340,7 +354,9 @@ enum SocketAddress {
             }
         case AF_INET6:
             return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             }
         default:
             return 0

@@ -51,8 +51,9 @@ extension HTTPServer {
         public var accessLogFlushMs: Int = 100
 
         var accessLogOptions: AccessLog.Options {
-            AccessLog.Options(maxPendingBytes: accessLogMaxPendingBytes, dropWhenBehind: accessLogDropWhenBehind,
-                              flushIntervalMs: accessLogFlushMs)
+            AccessLog.Options(
+                maxPendingBytes: accessLogMaxPendingBytes, dropWhenBehind: accessLogDropWhenBehind,
+                flushIntervalMs: accessLogFlushMs)
         }
         /// Listen backlog (not in the config file).
         public var backlog: Int32 = 1024
@@ -64,8 +65,9 @@ extension HTTPServer {
         var resolvedIOQueues: Int { ioQueues > 0 ? ioQueues : min(Int(xizor_available_cpus()), 64) }
 
         var parserLimits: HTTPParserLimits {
-            HTTPParserLimits(maxRequestLineBytes: maxRequestLineBytes, maxHeaderBytes: maxHeaderBytes,
-                             maxHeaderFields: maxHeaderFields, maxBodyBytes: maxBodyBytes)
+            HTTPParserLimits(
+                maxRequestLineBytes: maxRequestLineBytes, maxHeaderBytes: maxHeaderBytes,
+                maxHeaderFields: maxHeaderFields, maxBodyBytes: maxBodyBytes)
         }
     }
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystem
 @preconcurrency import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One of the fixed set of serial I/O queues. Every connection's own queue targets one of these,
 /// so thousands of connections share a handful of threads. State here (the connection table,

@@ -18,7 +18,8 @@ public final class PreparedHeaders: Sendable {
 
     public init(_ headers: HTTPHeaders) {
         self.headers = headers
-        var lines: [UInt8] = [], kept: [UInt8] = []
+        var lines: [UInt8] = []
+        var kept: [UInt8] = []
         for field in headers.fields where !ReservedHeader.isReserved(field.name) {
             lines.append(field: field.name, field.value)
             if ReservedHeader.keptOnNotModified(field.name) { kept.append(field: field.name, field.value) }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Request ids: the client's `X-Request-Id` when it is sane, else a 15-character id (a random
 /// per-process prefix plus a counter) that fits Swift's inline small-string storage.
@@ -16,9 +17,15 @@ enum RequestID {
         let hex: StaticString = "0123456789abcdef"
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15) { buf in
             var p = prefix
-            for i in stride(from: 5, through: 0, by: -1) { buf[i] = hex.utf8Start[Int(p & 0xF)]; p >>= 4 }
+            for i in stride(from: 5, through: 0, by: -1) {
+                buf[i] = hex.utf8Start[Int(p & 0xF)]
+                p >>= 4
+            }
             var c = n
-            for i in stride(from: 14, through: 6, by: -1) { buf[i] = hex.utf8Start[Int(c & 0xF)]; c >>= 4 }
+            for i in stride(from: 14, through: 6, by: -1) {
+                buf[i] = hex.utf8Start[Int(c & 0xF)]
+                c >>= 4
+            }
             return String(decoding: UnsafeBufferPointer(buf), as: UTF8.self)
         }
     }

@@ -75,9 +75,13 @@ enum RequestTarget {
                 if i > pairStart {
                     let pair = UnsafeBufferPointer(rebasing: q[pairStart..<i])
                     var eq = pair.count
-                    for k in 0..<pair.count where pair[k] == UInt8(ascii: "=") { eq = k; break }
+                    for k in 0..<pair.count where pair[k] == UInt8(ascii: "=") {
+                        eq = k
+                        break
+                    }
                     let name = try percentDecode(UnsafeBufferPointer(rebasing: pair[0..<eq]), plusIsSpace: true)
-                    let value = eq < pair.count
+                    let value =
+                        eq < pair.count
                         ? try percentDecode(UnsafeBufferPointer(rebasing: pair[(eq + 1)...]), plusIsSpace: true) : ""
                     out.append((name: name, value: value))
                 }
@@ -90,10 +94,15 @@ enum RequestTarget {
 
     /// Percent-decodes into a String; malformed escapes, NUL and invalid UTF-8 are rejected. With
     /// `keepingSeparators`, `%2F` and `%25` are checked but kept as they are (upper-cased).
-    static func percentDecode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool,
-                              keepingSeparators: Bool = false) throws(HTTPParseError) -> String {
+    static func percentDecode(
+        _ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool,
+        keepingSeparators: Bool = false
+    ) throws(HTTPParseError) -> String {
         var needsWork = false
-        for b in bytes where b == UInt8(ascii: "%") || (plusIsSpace && b == UInt8(ascii: "+")) { needsWork = true; break }
+        for b in bytes where b == UInt8(ascii: "%") || (plusIsSpace && b == UInt8(ascii: "+")) {
+            needsWork = true
+            break
+        }
         if !needsWork { return String(decoding: bytes, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -102,14 +111,17 @@ enum RequestTarget {
             let b = bytes[i]
             if b == UInt8(ascii: "%") {
                 guard i + 2 < bytes.count,
-                      let hi = ByteClass.hexValue(bytes[i + 1]), let lo = ByteClass.hexValue(bytes[i + 2]) else {
+                    let hi = ByteClass.hexValue(bytes[i + 1]), let lo = ByteClass.hexValue(bytes[i + 2])
+                else {
                     throw .invalidRequestTarget
                 }
                 let v = UInt8(hi * 16 + lo)
                 guard v != 0 else { throw .invalidRequestTarget }
                 if keepingSeparators && (v == UInt8(ascii: "/") || v == UInt8(ascii: "%")) {
                     out.append(UInt8(ascii: "%"))
-                    out.append(contentsOf: v == UInt8(ascii: "/") ? [UInt8(ascii: "2"), UInt8(ascii: "F")] : [UInt8(ascii: "2"), UInt8(ascii: "5")])
+                    out.append(
+                        contentsOf: v == UInt8(ascii: "/")
+                            ? [UInt8(ascii: "2"), UInt8(ascii: "F")] : [UInt8(ascii: "2"), UInt8(ascii: "5")])
                 } else {
                     out.append(v)
                 }

@@ -35,8 +35,10 @@ struct ResponseAssembly {
     /// Assembles `response` for `request`, writing the head into `head` (emptied first, capacity kept).
     /// `closeAfter` is whether the connection will close after the response; `dateLine` is the
     /// `Date:` field line, CRLF included.
-    init(_ original: HTTPResponse, for request: RequestFacts, closeAfter: Bool, settings: Settings,
-         dateLine: [UInt8], into head: inout [UInt8]) {
+    init(
+        _ original: HTTPResponse, for request: RequestFacts, closeAfter: Bool, settings: Settings,
+        dateLine: [UInt8], into head: inout [UInt8]
+    ) {
         var response = original
         var status = response.status
         var closeAfter = closeAfter
@@ -52,10 +54,14 @@ struct ResponseAssembly {
         var addVary = false
         if case .bytes(let identity) = response.body {
             body = identity
-            if !status.forbidsBody && response.headers["Content-Encoding"] == nil && response.prepared?.hasContentEncoding != true {
-                let eligible = response.gzip != nil
+            if !status.forbidsBody && response.headers["Content-Encoding"] == nil
+                && response.prepared?.hasContentEncoding != true
+            {
+                let eligible =
+                    response.gzip != nil
                     || (response.compressible && identity.count >= settings.gzipMinBytes
-                        && ContentNegotiation.isCompressible(contentType: response.headers["Content-Type"] ?? response.prepared?.contentType))
+                        && ContentNegotiation.isCompressible(
+                            contentType: response.headers["Content-Type"] ?? response.prepared?.contentType))
                 if eligible {
                     addVary = true
                     let preference = ContentNegotiation.encodingPreference(request.headers)
@@ -65,7 +71,8 @@ struct ResponseAssembly {
                             etag = precomputed.etag ?? etag.map(HTTPResponse.gzipETag)
                             gzipped = true
                         } else if let compressed = Gzip.compress(identity, level: settings.gzipLevel),
-                                  compressed.count < identity.count || preference.identityForbidden {
+                            compressed.count < identity.count || preference.identityForbidden
+                        {
                             body = compressed
                             etag = etag.map(HTTPResponse.gzipETag)
                             gzipped = true
@@ -76,10 +83,14 @@ struct ResponseAssembly {
         }
         // A compressible stream is gzipped chunk by chunk (it has no length, so no "is it smaller" test).
         var streamGzip: GzipStream?
-        if case .stream = response.body, response.compressible, !status.forbidsBody, response.headers["Content-Encoding"] == nil,
-           ContentNegotiation.isCompressible(contentType: response.headers["Content-Type"]) {
+        if case .stream = response.body, response.compressible, !status.forbidsBody,
+            response.headers["Content-Encoding"] == nil,
+            ContentNegotiation.isCompressible(contentType: response.headers["Content-Type"])
+        {
             addVary = true
-            if ContentNegotiation.encodingPreference(request.headers).gzipAllowed, let stream = GzipStream(level: settings.gzipLevel) {
+            if ContentNegotiation.encodingPreference(request.headers).gzipAllowed,
+                let stream = GzipStream(level: settings.gzipLevel)
+            {
                 streamGzip = stream
                 gzipped = true
             }
@@ -88,13 +99,17 @@ struct ResponseAssembly {
         // Conditional GET (strong validators only; comparison itself is weak).
         var notModified = false
         if let tag = etag, (200..<300).contains(status.code), !EntityTag.isWeak(tag),
-           let matched = ContentNegotiation.ifNoneMatch(request.headers, etag: tag), matched {
+            let matched = ContentNegotiation.ifNoneMatch(request.headers, etag: tag), matched
+        {
             if request.method.isSafeRead {
                 notModified = true
                 status = .notModified
             } else {
-                response = HTTPError(.preconditionFailed, code: "precondition_failed",
-                                     detail: "If-None-Match matched the current representation.").response
+                response =
+                    HTTPError(
+                        .preconditionFailed, code: "precondition_failed",
+                        detail: "If-None-Match matched the current representation."
+                    ).response
                 status = .preconditionFailed
                 body = []
                 if case .bytes(let b) = response.body { body = b }
@@ -114,8 +129,10 @@ struct ResponseAssembly {
                 head.append(contentsOf: notModified ? prepared.notModifiedLines : prepared.lines)
             } else {
                 // A field set on the response replaces the prepared one of the same name.
-                for field in prepared.headers.fields where !ReservedHeader.isReserved(field.name)
-                    && !response.headers.contains(field.name) {
+                for field in prepared.headers.fields
+                where !ReservedHeader.isReserved(field.name)
+                    && !response.headers.contains(field.name)
+                {
                     if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
                     head.append(field: field.name, field.value)
                 }

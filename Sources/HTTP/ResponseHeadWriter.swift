@@ -8,13 +8,23 @@ extension Array where Element == UInt8 {
 
     mutating func append(decimal value: Int) {
         var v = value
-        if v == 0 { append(0x30); return }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        if v == 0 {
+            append(0x30)
+            return
+        }
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var n = 0
         Swift.withUnsafeMutableBytes(of: &digits) { d in
-            while v > 0 { d[n] = UInt8(48 + v % 10); v /= 10; n += 1 }
+            while v > 0 {
+                d[n] = UInt8(48 + v % 10)
+                v /= 10
+                n += 1
+            }
             for i in stride(from: n - 1, through: 0, by: -1) { append(d[i]) }
         }
     }
@@ -23,7 +33,10 @@ extension Array where Element == UInt8 {
         let hexDigits: StaticString = "0123456789abcdef"
         var shift = 60
         while shift > 0 && (value >> shift) & 0xF == 0 { shift -= 4 }
-        while shift >= 0 { append(hexDigits.utf8Start[(value >> shift) & 0xF]); shift -= 4 }
+        while shift >= 0 {
+            append(hexDigits.utf8Start[(value >> shift) & 0xF])
+            shift -= 4
+        }
     }
 
     /// Appends a String's UTF-8, dropping CR, LF and NUL so a handler cannot inject fields. The
@@ -33,7 +46,10 @@ extension Array where Element == UInt8 {
         var text = s
         text.withUTF8 { bytes in
             var clean = true
-            for b in bytes where b == 0x0D || b == 0x0A || b == 0 { clean = false; break }
+            for b in bytes where b == 0x0D || b == 0x0A || b == 0 {
+                clean = false
+                break
+            }
             if clean {
                 append(contentsOf: bytes)
             } else {
@@ -57,7 +73,9 @@ extension Array where Element == UInt8 {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15 + reason.utf8CodeUnitCount) { line in
             let prefix: StaticString = "HTTP/1.1 "
             for k in 0..<9 { line[k] = prefix.utf8Start[k] }
-            line[9] = UInt8(48 + c / 100); line[10] = UInt8(48 + (c / 10) % 10); line[11] = UInt8(48 + c % 10)
+            line[9] = UInt8(48 + c / 100)
+            line[10] = UInt8(48 + (c / 10) % 10)
+            line[11] = UInt8(48 + c % 10)
             line[12] = 0x20
             for k in 0..<reason.utf8CodeUnitCount { line[13 + k] = reason.utf8Start[k] }
             line[13 + reason.utf8CodeUnitCount] = 0x0D
@@ -73,8 +91,9 @@ enum ReservedHeader {
         var name = name
         return name.withUTF8 { n in
             switch n.count {
-            case 4: return ByteClass.equalsLowercased(n, "date") || ByteClass.equalsLowercased(n, "etag")
-                || ByteClass.equalsLowercased(n, "vary")
+            case 4:
+                return ByteClass.equalsLowercased(n, "date") || ByteClass.equalsLowercased(n, "etag")
+                    || ByteClass.equalsLowercased(n, "vary")
             case 10: return ByteClass.equalsLowercased(n, "connection")
             case 12: return ByteClass.equalsLowercased(n, "x-request-id")
             case 14: return ByteClass.equalsLowercased(n, "content-length")

@@ -21,25 +21,37 @@ public struct Router: Sendable {
     /// parameters whose values are credentials (a signed link's token): the access log and error
     /// logs write `…` in their place (`HTTPRequest.loggedPath`). It holds for the path, whichever
     /// method asks, since the value is in the URL before the method is known to be allowed.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, execution: HTTPExecution = .offloaded,
-                             admission: HTTPAdmission? = nil, redacting: Set<String> = [], _ handler: @escaping HTTPHandler) {
-        routes.append(Route(method: method, pattern: pattern, execution: execution, admission: admission, redacting: redacting,
-                            handler: handler))
+    public mutating func add(
+        _ method: HTTPMethod, _ pattern: String, execution: HTTPExecution = .offloaded,
+        admission: HTTPAdmission? = nil, redacting: Set<String> = [], _ handler: @escaping HTTPHandler
+    ) {
+        routes.append(
+            Route(
+                method: method, pattern: pattern, execution: execution, admission: admission, redacting: redacting,
+                handler: handler))
     }
 
-    public mutating func get(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+    public mutating func get(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler)
+    {
         add(.GET, pattern, execution: execution, handler)
     }
-    public mutating func post(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+    public mutating func post(
+        _ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler
+    ) {
         add(.POST, pattern, execution: execution, handler)
     }
-    public mutating func put(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+    public mutating func put(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler)
+    {
         add(.PUT, pattern, execution: execution, handler)
     }
-    public mutating func delete(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+    public mutating func delete(
+        _ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler
+    ) {
         add(.DELETE, pattern, execution: execution, handler)
     }
-    public mutating func patch(_ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler) {
+    public mutating func patch(
+        _ pattern: String, execution: HTTPExecution = .offloaded, _ handler: @escaping HTTPHandler
+    ) {
         add(.PATCH, pattern, execution: execution, handler)
     }
 
@@ -92,8 +104,8 @@ public final class RoutingTable: HTTPResponder {
     private struct FlatNode: Sendable {
         var firstLiteral: Int32
         var literalCount: Int32
-        var parameter: Int32   // -1: none
-        var group: Int32       // -1: none
+        var parameter: Int32  // -1: none
+        var group: Int32  // -1: none
     }
     private struct FlatLiteral: Sendable {
         var start: Int32
@@ -161,8 +173,9 @@ public final class RoutingTable: HTTPResponder {
                     return try wrap(refuse)(request)
                 }
             }
-            let resolution = HTTPResolution(execution: route.execution, handler: wrap(route.handler),
-                                            admission: route.admission, refusal: refusal)
+            let resolution = HTTPResolution(
+                execution: route.execution, handler: wrap(route.handler),
+                admission: route.admission, refusal: refusal)
             if let i = groups.firstIndex(where: { $0.pattern == route.pattern }) {
                 groups[i].redacting.formUnion(route.redacting)
                 if let j = groups[i].methods.firstIndex(where: { $0.0 == route.method }) {
@@ -171,29 +184,39 @@ public final class RoutingTable: HTTPResponder {
                     groups[i].methods.append((route.method, resolution))
                 }
             } else {
-                groups.append(Group(pattern: route.pattern, segments: Self.compile(route.pattern),
-                                    methods: [(route.method, resolution)], redacting: route.redacting))
+                groups.append(
+                    Group(
+                        pattern: route.pattern, segments: Self.compile(route.pattern),
+                        methods: [(route.method, resolution)], redacting: route.redacting))
             }
         }
         for i in groups.indices {
-            groups[i].redactedIndices = groups[i].parameterNames.indices.filter { groups[i].redacting.contains(groups[i].parameterNames[$0]) }
+            groups[i].redactedIndices = groups[i].parameterNames.indices.filter {
+                groups[i].redacting.contains(groups[i].parameterNames[$0])
+            }
             var names = groups[i].methods.map { $0.0.description }
             if names.contains("GET") && !names.contains("HEAD") { names.append("HEAD") }
             if !names.contains("OPTIONS") { names.append("OPTIONS") }
             let allow = names.joined(separator: ", ")
             groups[i].allow = allow
             let optionsResponse = HTTPResponse(status: .noContent, headers: ["Allow": allow])
-            groups[i].options = HTTPResolution(execution: .inline, handler: wrap { _ in optionsResponse }, needsBody: false)
-            let notAllowed = HTTPError(.methodNotAllowed, code: "method_not_allowed",
-                                       detail: "This resource supports: \(allow).", headers: ["Allow": allow]).response
-            groups[i].methodNotAllowed = HTTPResolution(execution: .inline, handler: wrap { _ in notAllowed }, needsBody: false)
+            groups[i].options = HTTPResolution(
+                execution: .inline, handler: wrap { _ in optionsResponse }, needsBody: false)
+            let notAllowed = HTTPError(
+                .methodNotAllowed, code: "method_not_allowed",
+                detail: "This resource supports: \(allow).", headers: ["Allow": allow]
+            ).response
+            groups[i].methodNotAllowed = HTTPResolution(
+                execution: .inline, handler: wrap { _ in notAllowed }, needsBody: false)
         }
         // Registration order; precedence (literal before parameter) is the tree's walk order.
         self.groups = groups
         routeTemplates = self.groups.map(\.pattern)
         parameterNames = self.groups.map(\.parameterNames)
         for (group, names) in zip(self.groups, parameterNames) {
-            precondition(names.count <= ParameterRanges.capacity, "\(group.pattern) has more than \(ParameterRanges.capacity) parameters")
+            precondition(
+                names.count <= ParameterRanges.capacity,
+                "\(group.pattern) has more than \(ParameterRanges.capacity) parameters")
         }
         var nodes = [Node()]
         for (index, group) in self.groups.enumerated() {
@@ -220,12 +243,19 @@ public final class RoutingTable: HTTPResponder {
             }
             if nodes[node].group == nil { nodes[node].group = index }
         }
-        var flat: [FlatNode] = [], literals: [FlatLiteral] = [], literalBytes: [UInt8] = []
+        var flat: [FlatNode] = []
+        var literals: [FlatLiteral] = []
+        var literalBytes: [UInt8] = []
         for node in nodes {
-            flat.append(FlatNode(firstLiteral: Int32(literals.count), literalCount: Int32(node.literals.count),
-                                 parameter: Int32(node.parameter ?? -1), group: Int32(node.group ?? -1)))
+            flat.append(
+                FlatNode(
+                    firstLiteral: Int32(literals.count), literalCount: Int32(node.literals.count),
+                    parameter: Int32(node.parameter ?? -1), group: Int32(node.group ?? -1)))
             for literal in node.literals {
-                literals.append(FlatLiteral(start: Int32(literalBytes.count), count: Int32(literal.segment.count), child: Int32(literal.child)))
+                literals.append(
+                    FlatLiteral(
+                        start: Int32(literalBytes.count), count: Int32(literal.segment.count),
+                        child: Int32(literal.child)))
                 literalBytes.append(contentsOf: literal.segment)
             }
         }
@@ -234,7 +264,10 @@ public final class RoutingTable: HTTPResponder {
         self.literalBytes = literalBytes
         let notFoundResponse = HTTPError(.notFound, code: "not_found", detail: "No resource at this path.").response
         notFound = HTTPResolution(execution: .inline, handler: wrap { _ in notFoundResponse }, needsBody: false)
-        trailingSlash = HTTPResolution(execution: .inline, handler: wrap { request in RoutingTable.trailingSlashRedirect(request, otherwise: notFoundResponse) }, needsBody: false)
+        trailingSlash = HTTPResolution(
+            execution: .inline,
+            handler: wrap { request in RoutingTable.trailingSlashRedirect(request, otherwise: notFoundResponse) },
+            needsBody: false)
         let star = HTTPResponse(status: .noContent, headers: ["Allow": "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"])
         serverOptions = HTTPResolution(execution: .inline, handler: wrap { _ in star }, needsBody: false)
     }
@@ -248,8 +281,16 @@ public final class RoutingTable: HTTPResponder {
         var i = 0
         while i < segment.count {
             if segment[i] == UInt8(ascii: "%"), i + 2 < segment.count, segment[i + 1] == UInt8(ascii: "2") {
-                if segment[i + 2] == UInt8(ascii: "F") { out.append(UInt8(ascii: "/")); i += 3; continue }
-                if segment[i + 2] == UInt8(ascii: "5") { out.append(UInt8(ascii: "%")); i += 3; continue }
+                if segment[i + 2] == UInt8(ascii: "F") {
+                    out.append(UInt8(ascii: "/"))
+                    i += 3
+                    continue
+                }
+                if segment[i + 2] == UInt8(ascii: "5") {
+                    out.append(UInt8(ascii: "%"))
+                    i += 3
+                    continue
+                }
             }
             out.append(segment[i])
             i += 1
@@ -286,7 +327,11 @@ public final class RoutingTable: HTTPResponder {
             var parameters: [(name: String, value: String)] = []
             parameters.reserveCapacity(ranges.count)
             for i in 0..<ranges.count {
-                parameters.append((name: parameterNames[index][i], value: Self.decodedSegment(UnsafeBufferPointer(rebasing: p[ranges.range(i)]))))
+                parameters.append(
+                    (
+                        name: parameterNames[index][i],
+                        value: Self.decodedSegment(UnsafeBufferPointer(rebasing: p[ranges.range(i)]))
+                    ))
             }
             let hidden = groups[index].redactedIndices
             return (index, parameters, hidden.isEmpty ? nil : Self.redacted(p, hidden.map { ranges.range($0) }))
@@ -302,9 +347,13 @@ public final class RoutingTable: HTTPResponder {
         if !found.parameters.isEmpty { request.pathParameters = found.parameters }
         if let redacted = found.redacted { request.redactedPath = redacted }
         let method = request.method
-        for j in groups[index].methods.indices where groups[index].methods[j].0 == method { return groups[index].methods[j].1 }
+        for j in groups[index].methods.indices where groups[index].methods[j].0 == method {
+            return groups[index].methods[j].1
+        }
         if method == .HEAD {
-            for j in groups[index].methods.indices where groups[index].methods[j].0 == .GET { return groups[index].methods[j].1 }
+            for j in groups[index].methods.indices where groups[index].methods[j].0 == .GET {
+                return groups[index].methods[j].1
+            }
         }
         if method == .OPTIONS, let options = groups[index].options { return options }
         return groups[index].methodNotAllowed ?? notFound
@@ -317,7 +366,9 @@ public final class RoutingTable: HTTPResponder {
     /// non-empty) and a path with a backslash is never redirected: browsers read `/\host` as
     /// `//host`, so the Location can never name another host.
     private func redirectsTrailingSlash(_ request: HTTPRequest) -> Bool {
-        guard request.method == .GET || request.method == .HEAD, Self.slashless(request.target) != nil else { return false }
+        guard request.method == .GET || request.method == .HEAD, Self.slashless(request.target) != nil else {
+            return false
+        }
         let path = request.path.utf8
         guard path.count > 1, path.last == UInt8(ascii: "/") else { return false }
         var ranges = ParameterRanges()
@@ -376,7 +427,10 @@ public final class RoutingTable: HTTPResponder {
             for l in first..<(first + Int(nodes[node].literalCount)) where Int(literals[l].count) == count {
                 let at = Int(literals[l].start)
                 var same = true
-                for k in 0..<count where bytes[at + k] != p[start + k] { same = false; break }
+                for k in 0..<count where bytes[at + k] != p[start + k] {
+                    same = false
+                    break
+                }
                 guard same else { continue }
                 let child = Int(literals[l].child)
                 if isLast {

@@ -24,8 +24,10 @@ final class ServerCore: @unchecked Sendable {
     let accessLog: AccessLog?
     private let nextLoop = Atomic<Int>(0)
 
-    init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger, drainState: DrainState,
-         observer: (any HTTPRequestObserver)? = nil) {
+    init(
+        configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger, drainState: DrainState,
+        observer: (any HTTPRequestObserver)? = nil
+    ) {
         self.configuration = configuration
         self.observer = observer
         let logsAccess = configuration.accessLog && logger.isEnabled(.info)
@@ -35,9 +37,14 @@ final class ServerCore: @unchecked Sendable {
         self.drainState = drainState
         bodyBudget = BodyBudget(capacity: configuration.maxBufferedBodyBytes)
         loops = (0..<max(1, configuration.resolvedIOQueues)).map { IOLoop(index: $0) }
-        accessLog = logsAccess ? AccessLog(loopCount: loops.count, options: configuration.accessLogOptions, sink: logger.rawSink,
-                                           onDrop: { [observer] lines in observer?.accessLogLinesDropped(lines) }) : nil
-        handlerPool = HandlerPool(name: "xizor-handler", maxThreads: configuration.handlerThreads, share: configuration.handlerThreadsPerPartition)
+        accessLog =
+            logsAccess
+            ? AccessLog(
+                loopCount: loops.count, options: configuration.accessLogOptions, sink: logger.rawSink,
+                onDrop: { [observer] lines in observer?.accessLogLinesDropped(lines) }) : nil
+        handlerPool = HandlerPool(
+            name: "xizor-handler", maxThreads: configuration.handlerThreads,
+            share: configuration.handlerThreadsPerPartition)
         streamPool = HandlerPool(name: "xizor-stream", maxThreads: configuration.handlerThreads)
     }
 
@@ -117,18 +124,25 @@ final class ServerCore: @unchecked Sendable {
     /// error's own response.
     private func refusal(of resolution: HTTPResolution, _ request: HTTPRequest, _ error: any Error) -> HTTPResponse {
         let refusal = resolution.refusal
-        return run({ request in
-            guard let refusal else { throw error }
-            return try refusal(request, error)
-        }, request)
+        return run(
+            { request in
+                guard let refusal else { throw error }
+                return try refusal(request, error)
+            }, request)
     }
 
     private func response(for error: any Error, _ request: HTTPRequest) -> HTTPResponse {
         if let error = error as? HTTPError { return error.response }
-        logger.error("handler failed", [("path", .string(request.loggedPath)), ("requestId", .string(request.requestId)),
-                                        ("error", .string(String(describing: error)))])
-        return HTTPError(.internalServerError, code: "internal_error",
-                         detail: "The server failed to handle this request.").response
+        logger.error(
+            "handler failed",
+            [
+                ("path", .string(request.loggedPath)), ("requestId", .string(request.requestId)),
+                ("error", .string(String(describing: error))),
+            ])
+        return HTTPError(
+            .internalServerError, code: "internal_error",
+            detail: "The server failed to handle this request."
+        ).response
     }
 
 }

@@ -21,7 +21,8 @@ enum CSSValue {
     /// A token name safe inside a custom-property name.
     static func tokenName(_ name: String) -> String? {
         guard !name.isEmpty, name.utf8.count <= 64,
-              name.utf8.allSatisfy({ isAlnum($0) || $0 == 0x5F || $0 == 0x2D }) else { return nil }
+            name.utf8.allSatisfy({ isAlnum($0) || $0 == 0x5F || $0 == 0x2D })
+        else { return nil }
         return name
     }
 
@@ -29,7 +30,8 @@ enum CSSValue {
     static func hex(_ s: String) -> String? {
         let u = Array(s.utf8)
         guard let first = u.first, first == 0x23, [4, 5, 7, 9].contains(u.count),
-              u.dropFirst().allSatisfy(isHexDigit) else { return nil }
+            u.dropFirst().allSatisfy(isHexDigit)
+        else { return nil }
         return s.lowercased()
     }
 
@@ -40,7 +42,9 @@ enum CSSValue {
     }
 
     static func gradient(_ g: Gradient) -> String? {
-        let stops = g.stops.compactMap { stop in color(stop.color).map { "\($0) \(number(min(1, max(0, stop.position)) * 100))%" } }
+        let stops = g.stops.compactMap { stop in
+            color(stop.color).map { "\($0) \(number(min(1, max(0, stop.position)) * 100))%" }
+        }
         guard stops.count >= 2 else { return nil }
         switch g.kind {
         // The schema's angle: 0 = up, 90 = right — the same convention as CSS.
@@ -59,9 +63,10 @@ enum CSSValue {
     /// A quoted family followed by the system stack (no web fonts are fetched: a family is used when
     /// the device has it, as SwiftUI would).
     static func fontFamily(_ family: String) -> String? {
-        let clean = String(family.unicodeScalars.filter { c in
-            c.isASCII ? (isAlnum(UInt8(c.value)) || c == " " || c == "-" || c == "_") : c.properties.isAlphabetic
-        })
+        let clean = String(
+            family.unicodeScalars.filter { c in
+                c.isASCII ? (isAlnum(UInt8(c.value)) || c == " " || c == "-" || c == "_") : c.properties.isAlphabetic
+            })
         let trimmed = clean.trimmingSpaces
         guard !trimmed.isEmpty else { return nil }
         return "\"\(trimmed)\",var(--xz-font)"
@@ -73,8 +78,12 @@ enum CSSValue {
         return "\(px(i.top)) \(px(i.right)) \(px(i.bottom)) \(px(i.left))"
     }
 
-    static func isAlnum(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
-    static func isHexDigit(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66) }
+    static func isAlnum(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+    }
+    static func isHexDigit(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
+    }
 }
 
 extension String {

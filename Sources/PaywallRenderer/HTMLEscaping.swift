@@ -12,7 +12,9 @@ enum HTML {
 
     /// One escaper for both: text escapes `&`, `<`, `>`; attributes also both quotes.
     private static func escape(_ s: String, quotes: Bool) -> String {
-        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || (quotes && ($0 == 0x22 || $0 == 0x27)) }) else { return s }
+        guard
+            s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || (quotes && ($0 == 0x22 || $0 == 0x27)) })
+        else { return s }
         var out = ""
         out.reserveCapacity(s.utf8.count + 16)
         for c in s.unicodeScalars {
@@ -46,7 +48,9 @@ enum URLPolicy {
 
     static func allowed(_ url: String, schemes: [String]) -> String? {
         guard !url.isEmpty, url.utf8.count <= 4096,
-              !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0 == "\\" || $0 == "<" || $0 == ">" || $0 == "\"" })
+            !url.unicodeScalars.contains(where: {
+                $0.value <= 0x20 || $0.value == 0x7F || $0 == "\\" || $0 == "<" || $0 == ">" || $0 == "\""
+            })
         else { return nil }
         guard let colon = url.firstIndex(of: ":") else { return nil }
         let scheme = url[..<colon].lowercased()

@@ -46,7 +46,7 @@ struct Motion {
             }
         }
         if !list.isEmpty || result.classes.contains("xz-shimmer") {
-            usedKeyframes.insert("xz-i-fade")   // what reduced motion turns every entrance into
+            usedKeyframes.insert("xz-i-fade")  // what reduced motion turns every entrance into
             result.classes.insert("xz-anim", at: 0)
         }
         if !list.isEmpty {
@@ -83,7 +83,8 @@ struct Motion {
     /// CSS `linear()` easing; being critically damped it never overshoots.
     static let springLinear: String = {
         // Solve (1 + u)·e^(−u) = 0.001 for u by bisection.
-        var lo = 1.0, hi = 20.0
+        var lo = 1.0
+        var hi = 20.0
         for _ in 0..<60 {
             let mid = (lo + hi) / 2
             if (1 + mid) * exp(-mid) > 0.001 { lo = mid } else { hi = mid }
@@ -110,7 +111,8 @@ struct Motion {
         "xz-i-scale": "@keyframes xz-i-scale{from{opacity:0;transform:scale(.85)}}",
         "xz-l-pulse": "@keyframes xz-l-pulse{50%{transform:scale(1.04)}}",
         "xz-l-float": "@keyframes xz-l-float{50%{transform:translateY(-6px)}}",
-        "xz-l-bounce": "@keyframes xz-l-bounce{0%,50%,100%{transform:none}20%{transform:translateY(-8px)}35%{transform:translateY(-3px)}}",
+        "xz-l-bounce":
+            "@keyframes xz-l-bounce{0%,50%,100%{transform:none}20%{transform:translateY(-8px)}35%{transform:translateY(-3px)}}",
         "xz-l-rotate": "@keyframes xz-l-rotate{to{transform:rotate(360deg)}}",
         "xz-l-shimmer": "@keyframes xz-l-shimmer{0%{transform:translateX(-100%)}60%,100%{transform:translateX(100%)}}",
     ]

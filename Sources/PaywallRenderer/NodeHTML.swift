@@ -7,7 +7,8 @@ typealias Direction = PaywallNode.Kind.Direction
 /// `data-t` texts with product or timer variables, `data-src` lazy media).
 extension PageBuilder {
     /// Opens an element. Attribute values are escaped here; names are constants.
-    mutating func open(_ tag: String, _ classes: [String], style: [String] = [], _ attributes: [(String, String)] = []) {
+    mutating func open(_ tag: String, _ classes: [String], style: [String] = [], _ attributes: [(String, String)] = [])
+    {
         out += "<" + tag
         if !classes.isEmpty { out += " class=\"" + HTML.attribute(classes.joined(separator: " ")) + "\"" }
         if !style.isEmpty { out += " style=\"" + HTML.attribute(style.joined(separator: ";")) + "\"" }
@@ -83,14 +84,22 @@ extension PageBuilder {
         switch node.kind {
         case .stack(let direction, let children, let gap, let padding, let alignment, let distribution, let scroll):
             classes[0] = direction == .vertical ? "xz-col" : direction == .horizontal ? "xz-row" : "xz-layer"
-            if let padding = padding ?? node.common.style?.padding { style.insert("padding:" + CSSValue.padding(padding), at: 0) }
+            if let padding = padding ?? node.common.style?.padding {
+                style.insert("padding:" + CSSValue.padding(padding), at: 0)
+            }
             if gap > 0 { style.append("gap:" + CSSValue.px(gap)) }
             if direction == .layered {
                 // Stretch: children fill the layer; a row keeps its own height at the top (an HStack in a ZStack).
-                if alignment != .stretch { style.append("place-items:" + PageBuilder.flexValue(alignment.rawValue)) } else { classes.append("xz-layer-fill") }
+                if alignment != .stretch {
+                    style.append("place-items:" + PageBuilder.flexValue(alignment.rawValue))
+                } else {
+                    classes.append("xz-layer-fill")
+                }
             } else {
                 if alignment != .stretch { style.append("align-items:" + PageBuilder.flexValue(alignment.rawValue)) }
-                if distribution != .start { style.append("justify-content:" + PageBuilder.flexValue(distribution.rawValue)) }
+                if distribution != .start {
+                    style.append("justify-content:" + PageBuilder.flexValue(distribution.rawValue))
+                }
             }
             if scroll { classes.append(direction == .horizontal ? "xz-scroll-x" : "xz-scroll-y") }
             if let label { attributes += [("role", "group"), ("aria-label", label)] }
@@ -103,14 +112,17 @@ extension PageBuilder {
             attributes += dynamicAttributes(template, scope: scope)
             open("p", classes, style: style, attributes)
             if let label {
-                out += "<span aria-hidden=\"true\">" + textContent(template, scope: scope) + "</span><span class=\"xz-sr\">" + HTML.text(label) + "</span></p>"
+                out +=
+                    "<span aria-hidden=\"true\">" + textContent(template, scope: scope)
+                    + "</span><span class=\"xz-sr\">" + HTML.text(label) + "</span></p>"
             } else {
                 out += textContent(template, scope: scope) + "</p>"
             }
 
         case .image(let src, let blurhash, let aspectRatio, let fit, let lazy, let alt):
-            image(src: src, blurhash: blurhash, aspectRatio: aspectRatio, fit: fit, lazy: lazy,
-                  alt: pick(alt) ?? label ?? "", classes: classes + ["xz-media"], style: style, attributes: attributes)
+            image(
+                src: src, blurhash: blurhash, aspectRatio: aspectRatio, fit: fit, lazy: lazy,
+                alt: pick(alt) ?? label ?? "", classes: classes + ["xz-media"], style: style, attributes: attributes)
 
         case .video(let src, let poster, let loop, let muted, let autoplay, let lazy, let aspectRatio, let fit):
             style.insert("aspect-ratio:" + CSSValue.number(aspectRatio ?? 16.0 / 9.0), at: 0)
@@ -151,10 +163,13 @@ extension PageBuilder {
             out += "</div>"
 
         case .button(let labelText, let action):
-            button(labelText, action: action, classes: classes + ["xz-btn"], style: style, attributes: attributes, label: label, scope: scope)
+            button(
+                labelText, action: action, classes: classes + ["xz-btn"], style: style, attributes: attributes,
+                label: label, scope: scope)
 
         case .purchaseButton(let slot, let labelText, let sublabel):
-            let bound: String? = slot == "$selected" ? (hasSelector ? "$selected" : document.products.first?.slot) : slot
+            let bound: String? =
+                slot == "$selected" ? (hasSelector ? "$selected" : document.products.first?.slot) : slot
             classes.append("xz-btn")
             if let bound, bound == "$selected" || slots[bound] != nil {
                 attributes += [("type", "button"), ("data-a", "purchase"), ("data-slot", bound)]
@@ -175,37 +190,52 @@ extension PageBuilder {
             out += "</button>"
 
         case .carousel(let pages, let autoAdvanceMs, let loop, let indicator, let lazyRender):
-            carousel(pages, autoAdvanceMs: autoAdvanceMs, loop: loop, indicator: indicator, lazyRender: lazyRender,
-                     classes: classes, style: style, attributes: attributes, label: label, scope: scope)
+            carousel(
+                pages, autoAdvanceMs: autoAdvanceMs, loop: loop, indicator: indicator, lazyRender: lazyRender,
+                classes: classes, style: style, attributes: attributes, label: label, scope: scope)
 
         case .timer(let kind, let durationSeconds, let endsAt, let format, let onExpire, let labelText):
             timerCount += 1
             let template = pick(labelText) ?? "{{timer.remaining}}"
-            attributes += [("data-timer", kind.rawValue), ("data-fmt", format.rawValue), ("data-expire", onExpire.rawValue),
-                           ("data-tid", node.common.id ?? "timer\(timerCount)"), ("role", "timer")]
+            attributes += [
+                ("data-timer", kind.rawValue), ("data-fmt", format.rawValue), ("data-expire", onExpire.rawValue),
+                ("data-tid", node.common.id ?? "timer\(timerCount)"), ("role", "timer"),
+            ]
             if kind == .duration { attributes.append(("data-secs", String(max(0, durationSeconds ?? 0)))) }
             if let endsAt { attributes.append(("data-ends", endsAt)) }
             attributes.append(("data-t", template))
-            if let scope, extractVariables(template).contains(where: { $0.hasPrefix("product.") }) { attributes.append(("data-s", scope)) }
+            if let scope, extractVariables(template).contains(where: { $0.hasPrefix("product.") }) {
+                attributes.append(("data-s", scope))
+            }
             if let label { attributes.append(("aria-label", label)) }
-            let initial = kind == .duration ? PageBuilder.formatRemaining(max(0, durationSeconds ?? 0), format) : PageBuilder.unknownRemaining(format)
+            let initial =
+                kind == .duration
+                ? PageBuilder.formatRemaining(max(0, durationSeconds ?? 0), format)
+                : PageBuilder.unknownRemaining(format)
             open("p", classes, style: style, attributes)
-            out += textContent(template, scope: scope, extraContext: ["timer": ["remaining": .string(initial)]]) + "</p>"
+            out +=
+                textContent(template, scope: scope, extraContext: ["timer": ["remaining": .string(initial)]]) + "</p>"
 
         case .featureList(let items, let iconColor):
             if let label { attributes.append(("aria-label", label)) }
             open("ul", classes, style: style, attributes)
-            let iconStyle = iconColor.flatMap(CSSValue.color).map { " style=\"" + HTML.attribute("color:" + $0) + "\"" } ?? ""
+            let iconStyle =
+                iconColor.flatMap(CSSValue.color).map { " style=\"" + HTML.attribute("color:" + $0) + "\"" } ?? ""
             for item in items {
-                out += "<li><span class=\"xz-icon\" aria-hidden=\"true\"\(iconStyle)>" + HTML.text(item.icon ?? "✓") + "</span>"
+                out +=
+                    "<li><span class=\"xz-icon\" aria-hidden=\"true\"\(iconStyle)>" + HTML.text(item.icon ?? "✓")
+                    + "</span>"
                 textElement("span", [], item.text, scope: scope)
                 out += "</li>"
             }
             out += "</ul>"
 
         case .spacer(let size, let flex):
-            if let size { style.append(parent == .layered ? "height:" + CSSValue.px(size) : "flex:0 0 " + CSSValue.px(size)) }
-            else { style.append("flex:" + CSSValue.number(flex ?? 1) + " 1 0") }
+            if let size {
+                style.append(parent == .layered ? "height:" + CSSValue.px(size) : "flex:0 0 " + CSSValue.px(size))
+            } else {
+                style.append("flex:" + CSSValue.number(flex ?? 1) + " 1 0")
+            }
             attributes.append(("aria-hidden", "true"))
             open("div", classes, style: style, attributes)
             out += "</div>"
@@ -228,13 +258,19 @@ extension PageBuilder {
             out += textContent(template, scope: scope) + "</span>"
 
         case .productSelector(let selectorSlots, let layout, let option):
-            selector(selectorSlots, layout: layout, option: option, classes: classes, style: style, attributes: attributes, label: label)
+            selector(
+                selectorSlots, layout: layout, option: option, classes: classes, style: style, attributes: attributes,
+                label: label)
 
-        case .footerLinks(let privacyUrl, let termsUrl, let showRestore, let privacyLabel, let termsLabel, let restoreLabel):
+        case .footerLinks(
+            let privacyUrl, let termsUrl, let showRestore, let privacyLabel, let termsLabel, let restoreLabel):
             attributes.append(("aria-label", label ?? pick(DefaultStrings.legal) ?? "Legal"))
             open("nav", classes, style: style, attributes)
             var first = true
-            func separator(_ b: inout PageBuilder) { if !first { b.out += "<span class=\"xz-sep\" aria-hidden=\"true\">·</span>" }; first = false }
+            func separator(_ b: inout PageBuilder) {
+                if !first { b.out += "<span class=\"xz-sep\" aria-hidden=\"true\">·</span>" }
+                first = false
+            }
             if let url = privacyUrl.flatMap(URLPolicy.link) {
                 separator(&self)
                 open("a", [], [("href", url), ("data-a", "open_url"), ("target", "_blank"), ("rel", "noopener")])
@@ -247,7 +283,9 @@ extension PageBuilder {
             }
             if showRestore {
                 separator(&self)
-                out += "<button type=\"button\" data-a=\"restore\">" + HTML.text(pick(restoreLabel) ?? pick(DefaultStrings.restore) ?? "") + "</button>"
+                out +=
+                    "<button type=\"button\" data-a=\"restore\">"
+                    + HTML.text(pick(restoreLabel) ?? pick(DefaultStrings.restore) ?? "") + "</button>"
             }
             out += "</nav>"
         }
@@ -264,15 +302,18 @@ extension PageBuilder {
         }
     }
 
-    mutating func image(src: String, blurhash: String?, aspectRatio: Double?, fit: Fit, lazy: Bool, alt: String,
-                        classes: [String], style: [String], attributes: [(String, String)]) {
+    mutating func image(
+        src: String, blurhash: String?, aspectRatio: Double?, fit: Fit, lazy: Bool, alt: String,
+        classes: [String], style: [String], attributes: [(String, String)]
+    ) {
         var style = style
         if let ratio = aspectRatio { style.insert("aspect-ratio:" + CSSValue.number(ratio), at: 0) }
         // The placeholder: the blurhash's average colour at once, the decoded blurhash from the runtime.
         if let color = blurhash.flatMap(Blurhash.averageColor) { style.append("--xz-ph:" + color) }
         open("div", classes, style: style, attributes)
         if let bh = blurhash, Blurhash.isWellFormed(bh) {
-            out += "<canvas class=\"xz-bh\" width=\"32\" height=\"32\" data-bh=\"\(HTML.attribute(bh))\" aria-hidden=\"true\"></canvas>"
+            out +=
+                "<canvas class=\"xz-bh\" width=\"32\" height=\"32\" data-bh=\"\(HTML.attribute(bh))\" aria-hidden=\"true\"></canvas>"
         }
         var img: [(String, String)] = [("alt", alt), ("decoding", "async")]
         if let url = media(src) {
@@ -290,8 +331,10 @@ extension PageBuilder {
         out += "></div>"
     }
 
-    mutating func button(_ labelText: LocalizedText, action: Action, classes: [String], style: [String],
-                         attributes: [(String, String)], label: String?, scope: String?) {
+    mutating func button(
+        _ labelText: LocalizedText, action: Action, classes: [String], style: [String],
+        attributes: [(String, String)], label: String?, scope: String?
+    ) {
         var attributes = attributes
         var tag = "button"
         var labelScope = scope
@@ -328,9 +371,11 @@ extension PageBuilder {
         out += "</" + tag + ">"
     }
 
-    mutating func carousel(_ pages: [PaywallNode], autoAdvanceMs: Int?, loop: Bool, indicator: PaywallNode.Kind.Indicator,
-                           lazyRender: Bool, classes: [String], style: [String], attributes: [(String, String)],
-                           label: String?, scope: String?) {
+    mutating func carousel(
+        _ pages: [PaywallNode], autoAdvanceMs: Int?, loop: Bool, indicator: PaywallNode.Kind.Indicator,
+        lazyRender: Bool, classes: [String], style: [String], attributes: [(String, String)],
+        label: String?, scope: String?
+    ) {
         var attributes = attributes + [("role", "region"), ("aria-roledescription", "carousel")]
         if let label { attributes.append(("aria-label", label)) }
         if let ms = autoAdvanceMs { attributes.append(("data-auto", String(ms))) }
@@ -340,8 +385,10 @@ extension PageBuilder {
         out += "<div class=\"xz-track\">"
         for (i, page) in pages.enumerated() {
             let position = "\(i + 1) / \(pages.count)"
-            open("div", ["xz-slide"], [("role", "group"), ("aria-roledescription", "slide"), ("aria-label", position)]
-                 + (i == 0 ? [("data-active", "")] : []))
+            open(
+                "div", ["xz-slide"],
+                [("role", "group"), ("aria-roledescription", "slide"), ("aria-label", position)]
+                    + (i == 0 ? [("data-active", "")] : []))
             node(page, parent: .vertical, scope: scope)
             out += "</div>"
         }
@@ -349,7 +396,8 @@ extension PageBuilder {
         if indicator == .dots, pages.count > 1 {
             out += "<div class=\"xz-dots\">"
             for i in pages.indices {
-                out += "<button type=\"button\" class=\"xz-dot\" data-i=\"\(i)\" aria-label=\"\(i + 1) / \(pages.count)\""
+                out +=
+                    "<button type=\"button\" class=\"xz-dot\" data-i=\"\(i)\" aria-label=\"\(i + 1) / \(pages.count)\""
                     + (i == 0 ? " aria-current=\"true\"" : "") + "></button>"
             }
             out += "</div>"
@@ -357,8 +405,10 @@ extension PageBuilder {
         out += "</div>"
     }
 
-    mutating func selector(_ selectorSlots: [String]?, layout: PaywallNode.Kind.SelectorLayout, option: PaywallNode?,
-                           classes: [String], style: [String], attributes: [(String, String)], label: String?) {
+    mutating func selector(
+        _ selectorSlots: [String]?, layout: PaywallNode.Kind.SelectorLayout, option: PaywallNode?,
+        classes: [String], style: [String], attributes: [(String, String)], label: String?
+    ) {
         var attributes = attributes + [("role", "radiogroup")]
         if let label { attributes.append(("aria-label", label)) }
         open("div", classes + ["xz-" + layout.rawValue], style: style, attributes)
@@ -366,8 +416,12 @@ extension PageBuilder {
         let ring = option?.common.style?.borderRadius.flatMap(styleCSS.radius).map { ["border-radius:" + $0] } ?? []
         for slot in PageBuilder.offeredSlots(selectorSlots, products: document.products) {
             let selected = slot == initialSelection
-            open("div", ["xz-option"], style: ring, [("role", "radio"), ("tabindex", selected ? "0" : "-1"),
-                                                     ("aria-checked", selected ? "true" : "false"), ("data-slot", slot)])
+            open(
+                "div", ["xz-option"], style: ring,
+                [
+                    ("role", "radio"), ("tabindex", selected ? "0" : "-1"),
+                    ("aria-checked", selected ? "true" : "false"), ("data-slot", slot),
+                ])
             if let option {
                 node(option, parent: .vertical, scope: slot)
             } else {
@@ -386,7 +440,9 @@ extension PageBuilder {
         switch format {
         case .mmss: return two(seconds / 60) + ":" + two(seconds % 60)
         case .hhmmss: return two(seconds / 3600) + ":" + two(seconds / 60 % 60) + ":" + two(seconds % 60)
-        case .ddhhmmss: return two(seconds / 86400) + ":" + two(seconds / 3600 % 24) + ":" + two(seconds / 60 % 60) + ":" + two(seconds % 60)
+        case .ddhhmmss:
+            return two(seconds / 86400) + ":" + two(seconds / 3600 % 24) + ":" + two(seconds / 60 % 60) + ":"
+                + two(seconds % 60)
         }
     }
 

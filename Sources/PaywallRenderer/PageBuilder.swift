@@ -41,13 +41,19 @@ struct PageBuilder {
         requestedLocale = requested
         var localeMap: [String: String] = [:]
         for l in document.locales { localeMap[l] = l }
-        documentLocale = pickLocalizedText(localeMap, locale: requested, defaultLocale: document.defaultLocale) ?? document.defaultLocale
+        documentLocale =
+            pickLocalizedText(localeMap, locale: requested, defaultLocale: document.defaultLocale)
+            ?? document.defaultLocale
         styleCSS = StyleCSS(theme: document.theme)
         var productContext: [String: JSONValue] = [:]
         for (slot, value) in options.initialProducts {
             guard case .object(let fields) = value else { continue }
             var kept = fields.filter { SampleProducts.fields.contains($0.key) }
-            if fields["introEligible"] == false { kept["introPrice"] = nil; kept["introPeriod"] = nil; kept["trialDays"] = nil }
+            if fields["introEligible"] == false {
+                kept["introPrice"] = nil
+                kept["introPeriod"] = nil
+                kept["trialDays"] = nil
+            }
             productContext[slot] = .object(kept)
         }
         initialProductContext = productContext
@@ -97,24 +103,30 @@ struct PageBuilder {
 
         var page = "<!DOCTYPE html><html lang=\"\(HTML.attribute(documentLocale))\""
         if PageBuilder.isRightToLeft(documentLocale) { page += " dir=\"rtl\"" }
-        page += " class=\"xz-\(options.colorScheme.rawValue) xz-\(options.mode.rawValue)\"><head><meta charset=\"utf-8\">"
+        page +=
+            " class=\"xz-\(options.colorScheme.rawValue) xz-\(options.mode.rawValue)\"><head><meta charset=\"utf-8\">"
         page += "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1,viewport-fit=cover\">"
         page += "<meta name=\"color-scheme\" content=\"\(options.colorScheme.rawValue)\">"
         page += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(HTML.attribute(contentSecurityPolicy))\">"
         page += "<title>\(HTML.text(document.name))</title>"
-        for url in preloads { page += "<link rel=\"preload\" as=\"image\" href=\"\(HTML.attribute(url))\" fetchpriority=\"high\">" }
+        for url in preloads {
+            page += "<link rel=\"preload\" as=\"image\" href=\"\(HTML.attribute(url))\" fetchpriority=\"high\">"
+        }
         page += "<style>" + themeCSS + BaseStylesheet.css + canvasCSS + motion.keyframesCSS + "</style></head><body>"
         page += background
         page += "<main class=\"xz-page xz-safe-\(document.settings.safeArea.rawValue)\">" + body + "</main>"
         if options.mode == .preview, options.initialProducts.values.contains(where: { $0["sample"] == true }) {
             // Styled inline: only previews carry it, so production pages do not pay for its CSS.
-            page += "<p class=\"xz-sample-note\" role=\"note\" style=\"position:fixed;left:8px;bottom:8px;margin:0;padding:2px 8px;"
+            page +=
+                "<p class=\"xz-sample-note\" role=\"note\" style=\"position:fixed;left:8px;bottom:8px;margin:0;padding:2px 8px;"
                 + "border-radius:6px;background:#0009;color:#fff;font:600 11px/1.6 system-ui,sans-serif;pointer-events:none;z-index:10\">"
                 + "Sample prices</p>"
         }
         page += "<script type=\"application/json\" id=\"xz-config\">" + HTML.scriptJSON(config) + "</script>"
         page += "<script>" + RuntimeScript.source + "</script></body></html>"
-        guard page.utf8.count <= options.budget.maxBytes else { throw .budgetExceeded(.bytes, limit: options.budget.maxBytes) }
+        guard page.utf8.count <= options.budget.maxBytes else {
+            throw .budgetExceeded(.bytes, limit: options.budget.maxBytes)
+        }
         return page
     }
 
@@ -140,9 +152,12 @@ struct PageBuilder {
     func media(_ url: String) -> String? {
         if let allowed = URLPolicy.media(url) { return allowed }
         guard let prefix = options.servedMediaPath, url.hasPrefix(prefix), url.utf8.count <= 4096,
-              url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "\"")
-                                    && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "'") }),
-              !url.contains("..") else { return nil }
+            url.utf8.allSatisfy({
+                $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "\"")
+                    && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "'")
+            }),
+            !url.contains("..")
+        else { return nil }
         return url
     }
 
@@ -166,7 +181,8 @@ struct PageBuilder {
     }
 
     static func isRightToLeft(_ locale: String) -> Bool {
-        let language = locale.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? ""
+        let language =
+            locale.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? ""
         return ["ar", "he", "fa", "ur", "ps", "yi", "dv", "ckb", "sd", "ug"].contains(language)
     }
 
@@ -175,7 +191,8 @@ struct PageBuilder {
         var d: [String] = ["color-scheme:\(options.colorScheme.rawValue)"]
         for name in document.theme.colors.keys.sorted() {
             guard let token = CSSValue.tokenName(name), let color = document.theme.colors[name],
-                  let hex = CSSValue.hex(color.resolved(for: options.colorScheme)) else { continue }
+                let hex = CSSValue.hex(color.resolved(for: options.colorScheme))
+            else { continue }
             d.append("--c-\(token):\(hex)")
         }
         for name in document.theme.radii.keys.sorted() {
@@ -214,7 +231,10 @@ struct PageBuilder {
             if let v = CSSValue.gradient(g) { style.append("background:" + v) }
         case .image(let src, let blurhash):
             if let color = blurhash.flatMap(Blurhash.averageColor) { style.append("background:" + color) }
-            if let bh = blurhash, Blurhash.isWellFormed(bh) { inner += "<canvas class=\"xz-bh\" width=\"32\" height=\"32\" data-bh=\"\(HTML.attribute(bh))\"></canvas>" }
+            if let bh = blurhash, Blurhash.isWellFormed(bh) {
+                inner +=
+                    "<canvas class=\"xz-bh\" width=\"32\" height=\"32\" data-bh=\"\(HTML.attribute(bh))\"></canvas>"
+            }
             if let url = media(src) {
                 preloads.append(url)
                 inner += "<img class=\"xz-bg-media\" src=\"\(HTML.attribute(url))\" alt=\"\" fetchpriority=\"high\">"
@@ -226,7 +246,9 @@ struct PageBuilder {
                 inner += "<img class=\"xz-bg-media\" src=\"\(HTML.attribute(url))\" alt=\"\" fetchpriority=\"high\">"
             }
             if let url = media(src) {
-                attributes += " data-video=\"\(HTML.attribute(url))\"" + (loop ? " data-loop=\"1\"" : "") + (muted ? " data-muted=\"1\"" : "")
+                attributes +=
+                    " data-video=\"\(HTML.attribute(url))\"" + (loop ? " data-loop=\"1\"" : "")
+                    + (muted ? " data-muted=\"1\"" : "")
             }
             if let overlay, let v = CSSValue.gradient(overlay) {
                 inner += "<div class=\"xz-bg-overlay\" style=\"\(HTML.attribute("background:" + v))\"></div>"
@@ -243,7 +265,9 @@ struct PageBuilder {
             var product: JSONValue = ["slot": .string(p.slot), "storeProductId": .string(p.storeProductId)]
             // Version 3: the host picks its store's id from these (the page cannot know its platform).
             if !p.storeProductIds.isEmpty {
-                product["storeProductIds"] = .object(Dictionary(uniqueKeysWithValues: p.storeProductIds.map { ($0.key.rawValue, JSONValue.string($0.value)) }))
+                product["storeProductIds"] = .object(
+                    Dictionary(
+                        uniqueKeysWithValues: p.storeProductIds.map { ($0.key.rawValue, JSONValue.string($0.value)) }))
             }
             products.append(product)
         }
@@ -265,7 +289,10 @@ struct PageBuilder {
             "lottiePlayer": lottiePlayer.map(JSONValue.string) ?? .null,
             "timerStarts": .object(starts),
             "delivery": .object(options.delivery),
-            "unknownNodes": .array(unknownNodes.map { ["path": .string($0.path), "type": .string($0.type), "usedFallback": .bool($0.usedFallback)] }),
+            "unknownNodes": .array(
+                unknownNodes.map {
+                    ["path": .string($0.path), "type": .string($0.type), "usedFallback": .bool($0.usedFallback)]
+                }),
         ]
         // Only previews start with products: production pages carry no empty member for them.
         if !options.initialProducts.isEmpty { config["initialProducts"] = .object(options.initialProducts) }

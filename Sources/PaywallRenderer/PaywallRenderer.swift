@@ -41,11 +41,13 @@ public struct RenderOptions: Sendable, Hashable {
     /// server's assets, `/v1/assets/`) are kept and the CSP admits `'self'`. Nil: only `https:` URLs.
     public var servedMediaPath: String?
 
-    public init(locale: String? = nil, colorScheme: ColorScheme = .light, mode: RenderMode = .production,
-                context: [String: JSONValue] = [:], lottiePlayerURL: String? = nil, timerStarts: [String: Int64] = [:],
-                delivery: [String: JSONValue] = [:], budget: RenderBudget = .standard,
-                mediaOrigins: [String] = RenderOptions.defaultMediaOrigins, initialProducts: [String: JSONValue] = [:],
-                servedMediaPath: String? = nil) {
+    public init(
+        locale: String? = nil, colorScheme: ColorScheme = .light, mode: RenderMode = .production,
+        context: [String: JSONValue] = [:], lottiePlayerURL: String? = nil, timerStarts: [String: Int64] = [:],
+        delivery: [String: JSONValue] = [:], budget: RenderBudget = .standard,
+        mediaOrigins: [String] = RenderOptions.defaultMediaOrigins, initialProducts: [String: JSONValue] = [:],
+        servedMediaPath: String? = nil
+    ) {
         self.locale = locale
         self.colorScheme = colorScheme
         self.mode = mode
@@ -67,14 +69,18 @@ public struct RenderOptions: Sendable, Hashable {
         if source == "https:" { return true }
         guard source.hasPrefix("https://") else { return false }
         let rest = source.dropFirst("https://".count)
-        return !rest.isEmpty && rest.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || "-.:*".contains($0) }
+        return !rest.isEmpty
+            && rest.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || "-.:*".contains($0) }
     }
 
     /// Context given as strings (the simple case).
-    public init(locale: String? = nil, colorScheme: ColorScheme = .light, mode: RenderMode = .production,
-                stringContext: [String: String], lottiePlayerURL: String? = nil) {
-        self.init(locale: locale, colorScheme: colorScheme, mode: mode, context: stringContext.mapValues { .string($0) },
-                  lottiePlayerURL: lottiePlayerURL)
+    public init(
+        locale: String? = nil, colorScheme: ColorScheme = .light, mode: RenderMode = .production,
+        stringContext: [String: String], lottiePlayerURL: String? = nil
+    ) {
+        self.init(
+            locale: locale, colorScheme: colorScheme, mode: mode, context: stringContext.mapValues { .string($0) },
+            lottiePlayerURL: lottiePlayerURL)
     }
 }
 
@@ -124,7 +130,9 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unsupportedSchemaVersion(let v): return "unsupported schemaVersion \(v) (supported: \(SchemaVersions.supported.map(String.init).joined(separator: ", ")))"
+        case .unsupportedSchemaVersion(let v):
+            return
+                "unsupported schemaVersion \(v) (supported: \(SchemaVersions.supported.map(String.init).joined(separator: ", ")))"
         case .budgetExceeded(.nodes, let limit): return "the page would render more than \(limit) nodes"
         case .budgetExceeded(.bytes, let limit): return "the page would be larger than \(limit) bytes"
         }
@@ -136,7 +144,9 @@ public enum RenderError: Error, Sendable, Hashable, CustomStringConvertible {
 /// player, when configured).
 public enum PaywallRenderer {
     /// Renders `document` (read with the tolerant `PaywallReader`).
-    public static func render(_ document: JSONValue, options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderedPage {
+    public static func render(_ document: JSONValue, options: RenderOptions = RenderOptions()) throws(RenderError)
+        -> RenderedPage
+    {
         let version = document["schemaVersion"]?.intValue ?? 1
         guard SchemaVersions.supported.contains(version) else { throw .unsupportedSchemaVersion(version) }
         let read = PaywallReader.read(document)
@@ -144,12 +154,15 @@ public enum PaywallRenderer {
     }
 
     /// Renders an already-read document.
-    public static func render(_ document: PaywallDocument, unknownNodes: [PaywallReader.UnknownNode] = [],
-                              options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderedPage {
+    public static func render(
+        _ document: PaywallDocument, unknownNodes: [PaywallReader.UnknownNode] = [],
+        options: RenderOptions = RenderOptions()
+    ) throws(RenderError) -> RenderedPage {
         var builder = PageBuilder(document: document, options: options, unknownNodes: unknownNodes)
         let html = try builder.page()
-        return RenderedPage(html: Array(html.utf8), unknownNodes: unknownNodes, locale: builder.documentLocale,
-                            contentSecurityPolicy: builder.contentSecurityPolicy)
+        return RenderedPage(
+            html: Array(html.utf8), unknownNodes: unknownNodes, locale: builder.documentLocale,
+            contentSecurityPolicy: builder.contentSecurityPolicy)
     }
 
     /// Renders every form the SDK endpoint serves a published version in — each locale, light and dark,
@@ -161,7 +174,8 @@ public enum PaywallRenderer {
         let read = PaywallReader.read(document)
         for locale in read.document.locales.isEmpty ? [read.document.defaultLocale] : read.document.locales {
             for scheme in ColorScheme.allCases {
-                let options = RenderOptions(locale: locale, colorScheme: scheme, mode: .production, lottiePlayerURL: lottiePlayerURL)
+                let options = RenderOptions(
+                    locale: locale, colorScheme: scheme, mode: .production, lottiePlayerURL: lottiePlayerURL)
                 _ = try render(read.document, unknownNodes: read.unknownNodes, options: options)
             }
         }

@@ -10,21 +10,46 @@ import PaywallFormat
 /// them; every other locale gets the English values. `sample: true` marks each one.
 public enum SampleProducts {
     /// The product fields a page can show (`{{product.FIELD}}`), in the order docs/renderer.md lists them.
-    public static let fields = ["title", "description", "price", "period", "pricePerWeek", "pricePerMonth", "introPrice",
-                                "introPeriod", "trialDays", "currency"]
+    public static let fields = [
+        "title", "description", "price", "period", "pricePerWeek", "pricePerMonth", "introPrice",
+        "introPeriod", "trialDays", "currency",
+    ]
 
     enum Kind: CaseIterable {
         case yearly, monthly, weekly, lifetime
 
         /// Price in cents, trial days (nil: no introductory offer).
-        var cents: Int { switch self { case .yearly: 5999; case .monthly: 999; case .weekly: 499; case .lifetime: 14999 } }
-        var trialDays: Int? { switch self { case .yearly: 7; case .monthly, .weekly: 3; case .lifetime: nil } }
+        var cents: Int {
+            switch self {
+            case .yearly: 5999
+            case .monthly: 999
+            case .weekly: 499
+            case .lifetime: 14999
+            }
+        }
+        var trialDays: Int? {
+            switch self {
+            case .yearly: 7
+            case .monthly, .weekly: 3
+            case .lifetime: nil
+            }
+        }
         /// Cents per week and per month (nil for a one-time purchase).
         var perWeek: Int? {
-            switch self { case .yearly: cents / 52; case .monthly: cents * 12 / 52; case .weekly: cents; case .lifetime: nil }
+            switch self {
+            case .yearly: cents / 52
+            case .monthly: cents * 12 / 52
+            case .weekly: cents
+            case .lifetime: nil
+            }
         }
         var perMonth: Int? {
-            switch self { case .yearly: cents / 12; case .monthly: cents; case .weekly: cents * 52 / 12; case .lifetime: nil }
+            switch self {
+            case .yearly: cents / 12
+            case .monthly: cents
+            case .weekly: cents * 52 / 12
+            case .lifetime: nil
+            }
         }
 
         static func guess(slot: String, storeProductId: String) -> Kind? {
@@ -45,25 +70,36 @@ public enum SampleProducts {
         var days: String
         var description: String
 
-        static let english = Language(euro: false, titles: [.yearly: "Yearly", .monthly: "Monthly", .weekly: "Weekly", .lifetime: "Lifetime"],
-                                      periods: [.yearly: "year", .monthly: "month", .weekly: "week", .lifetime: "lifetime"],
-                                      days: "days", description: "Full access (sample product)")
+        static let english = Language(
+            euro: false, titles: [.yearly: "Yearly", .monthly: "Monthly", .weekly: "Weekly", .lifetime: "Lifetime"],
+            periods: [.yearly: "year", .monthly: "month", .weekly: "week", .lifetime: "lifetime"],
+            days: "days", description: "Full access (sample product)")
         static let byLanguage: [String: Language] = [
-            "de": Language(euro: true, titles: [.yearly: "Jährlich", .monthly: "Monatlich", .weekly: "Wöchentlich", .lifetime: "Lebenslang"],
-                           periods: [.yearly: "Jahr", .monthly: "Monat", .weekly: "Woche", .lifetime: "lebenslang"],
-                           days: "Tage", description: "Voller Zugriff (Beispielprodukt)"),
-            "fr": Language(euro: true, titles: [.yearly: "Annuel", .monthly: "Mensuel", .weekly: "Hebdomadaire", .lifetime: "À vie"],
-                           periods: [.yearly: "an", .monthly: "mois", .weekly: "semaine", .lifetime: "à vie"],
-                           days: "jours", description: "Accès complet (produit d’exemple)"),
-            "es": Language(euro: true, titles: [.yearly: "Anual", .monthly: "Mensual", .weekly: "Semanal", .lifetime: "De por vida"],
-                           periods: [.yearly: "año", .monthly: "mes", .weekly: "semana", .lifetime: "de por vida"],
-                           days: "días", description: "Acceso completo (producto de ejemplo)"),
-            "it": Language(euro: true, titles: [.yearly: "Annuale", .monthly: "Mensile", .weekly: "Settimanale", .lifetime: "A vita"],
-                           periods: [.yearly: "anno", .monthly: "mese", .weekly: "settimana", .lifetime: "a vita"],
-                           days: "giorni", description: "Accesso completo (prodotto di esempio)"),
-            "nl": Language(euro: true, titles: [.yearly: "Jaarlijks", .monthly: "Maandelijks", .weekly: "Wekelijks", .lifetime: "Levenslang"],
-                           periods: [.yearly: "jaar", .monthly: "maand", .weekly: "week", .lifetime: "levenslang"],
-                           days: "dagen", description: "Volledige toegang (voorbeeldproduct)"),
+            "de": Language(
+                euro: true,
+                titles: [.yearly: "Jährlich", .monthly: "Monatlich", .weekly: "Wöchentlich", .lifetime: "Lebenslang"],
+                periods: [.yearly: "Jahr", .monthly: "Monat", .weekly: "Woche", .lifetime: "lebenslang"],
+                days: "Tage", description: "Voller Zugriff (Beispielprodukt)"),
+            "fr": Language(
+                euro: true,
+                titles: [.yearly: "Annuel", .monthly: "Mensuel", .weekly: "Hebdomadaire", .lifetime: "À vie"],
+                periods: [.yearly: "an", .monthly: "mois", .weekly: "semaine", .lifetime: "à vie"],
+                days: "jours", description: "Accès complet (produit d’exemple)"),
+            "es": Language(
+                euro: true,
+                titles: [.yearly: "Anual", .monthly: "Mensual", .weekly: "Semanal", .lifetime: "De por vida"],
+                periods: [.yearly: "año", .monthly: "mes", .weekly: "semana", .lifetime: "de por vida"],
+                days: "días", description: "Acceso completo (producto de ejemplo)"),
+            "it": Language(
+                euro: true,
+                titles: [.yearly: "Annuale", .monthly: "Mensile", .weekly: "Settimanale", .lifetime: "A vita"],
+                periods: [.yearly: "anno", .monthly: "mese", .weekly: "settimana", .lifetime: "a vita"],
+                days: "giorni", description: "Accesso completo (prodotto di esempio)"),
+            "nl": Language(
+                euro: true,
+                titles: [.yearly: "Jaarlijks", .monthly: "Maandelijks", .weekly: "Wekelijks", .lifetime: "Levenslang"],
+                periods: [.yearly: "jaar", .monthly: "maand", .weekly: "week", .lifetime: "levenslang"],
+                days: "dagen", description: "Volledige toegang (voorbeeldproduct)"),
         ]
 
         static func of(_ locale: String) -> Language {
@@ -72,7 +108,8 @@ public enum SampleProducts {
         }
 
         func money(_ cents: Int) -> String {
-            let units = String(cents / 100), hundredths = String(cents % 100)
+            let units = String(cents / 100)
+            let hundredths = String(cents % 100)
             let fraction = hundredths.count == 1 ? "0" + hundredths : hundredths
             return euro ? units + "," + fraction + "\u{A0}€" : "$" + units + "." + fraction
         }
@@ -84,7 +121,8 @@ public enum SampleProducts {
         var unhinted = [Kind.yearly, .monthly, .weekly].makeIterator()
         var out: [String: JSONValue] = [:]
         for product in products where out[product.slot] == nil {
-            let kind = Kind.guess(slot: product.slot, storeProductId: product.storeProductId) ?? unhinted.next() ?? .monthly
+            let kind =
+                Kind.guess(slot: product.slot, storeProductId: product.storeProductId) ?? unhinted.next() ?? .monthly
             var fields: [String: JSONValue] = [
                 "title": .string(language.titles[kind] ?? ""),
                 "description": .string(language.description),

@@ -27,7 +27,9 @@ struct StyleCSS {
             out.classes.append("xz-ta-" + v)
         }
         if let r = style.borderRadius, let v = radius(r) { d.append("border-radius:" + v) }
-        if let b = style.border, let c = CSSValue.color(b.color) { d.append("border:\(CSSValue.px(max(0, b.width))) solid \(c)") }
+        if let b = style.border, let c = CSSValue.color(b.color) {
+            d.append("border:\(CSSValue.px(max(0, b.width))) solid \(c)")
+        }
         if let s = style.shadow, let c = CSSValue.color(s.color) {
             let value = "\(CSSValue.px(s.x)) \(CSSValue.px(s.y)) \(CSSValue.px(max(0, s.radius))) \(c)"
             // Text shadows its glyphs (as SwiftUI's .shadow on Text does); boxes shadow their frame.

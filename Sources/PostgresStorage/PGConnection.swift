@@ -80,7 +80,9 @@ public final class PGConnection {
     public func drainNotifications() throws(PGError) -> Int {
         let handle = try open()
         guard PQconsumeInput(handle) == 1 else {
-            throw PGError(sqlState: nil, message: "connection lost: \(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines)")
+            throw PGError(
+                sqlState: nil,
+                message: "connection lost: \(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines)")
         }
         var count = 0
         while let notification = PQnotifies(handle) {
@@ -110,7 +112,10 @@ public final class PGConnection {
 
     private func rows(of result: OpaquePointer?, sql: String?) throws(PGError) -> [Row] {
         guard let result else {
-            throw PGError(sqlState: nil, message: handle.map { String(cString: PQerrorMessage($0)).trimmingTrailingNewlines } ?? "no connection", sql: sql)
+            throw PGError(
+                sqlState: nil,
+                message: handle.map { String(cString: PQerrorMessage($0)).trimmingTrailingNewlines } ?? "no connection",
+                sql: sql)
         }
         defer { PQclear(result) }
         switch PQresultStatus(result) {
@@ -122,7 +127,8 @@ public final class PGConnection {
             throw PGError(sqlState: state, message: message.trimmingTrailingNewlines, sql: sql)
         }
         changes = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
-        let count = Int(PQntuples(result)), width = Int(PQnfields(result))
+        let count = Int(PQntuples(result))
+        let width = Int(PQnfields(result))
         guard count > 0 else { return [] }
         let columns = (0..<width).map { String(cString: PQfname(result, Int32($0))) }
         let types = (0..<width).map { PQftype(result, Int32($0)) }
@@ -132,7 +138,10 @@ public final class PGConnection {
             var values: [SQLValue] = []
             values.reserveCapacity(width)
             for c in 0..<Int32(width) {
-                if PQgetisnull(result, r, c) == 1 { values.append(.null); continue }
+                if PQgetisnull(result, r, c) == 1 {
+                    values.append(.null)
+                    continue
+                }
                 let text = String(cString: PQgetvalue(result, r, c))
                 values.append(try PGConnection.value(text, type: types[Int(c)]))
             }
@@ -144,18 +153,18 @@ public final class PGConnection {
     /// A text-format column as a storage class, by its type's OID (`pg_type`).
     static func value(_ text: String, type: Oid) throws(PGError) -> SQLValue {
         switch type {
-        case 16: return .integer(text == "t" ? 1 : 0)                // boolean
-        case 20, 21, 23, 26:                                        // int8, int2, int4, oid
+        case 16: return .integer(text == "t" ? 1 : 0)  // boolean
+        case 20, 21, 23, 26:  // int8, int2, int4, oid
             guard let n = Int64(text) else { throw PGError(sqlState: "22P02", message: "not an integer: \(text)") }
             return .integer(n)
-        case 1700:                                                  // numeric (sum() of integers)
+        case 1700:  // numeric (sum() of integers)
             if let n = Int64(text) { return .integer(n) }
             guard let d = Double(text) else { throw PGError(sqlState: "22P02", message: "not a number: \(text)") }
             return .real(d)
-        case 700, 701:                                              // float4, float8
+        case 700, 701:  // float4, float8
             guard let d = Double(text) else { throw PGError(sqlState: "22P02", message: "not a number: \(text)") }
             return .real(d)
-        case 17:                                                    // bytea, hex output
+        case 17:  // bytea, hex output
             guard let bytes = Hex.decode(text.utf8.dropFirst(2)), text.hasPrefix("\\x") else {
                 throw PGError(sqlState: "22P02", message: "bytea not in hex format")
             }
@@ -191,7 +200,10 @@ enum Hex {
     static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
-        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 0x0F)]) }
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -8,7 +8,7 @@ import Storage
 public struct PGMigrator: Sendable {
     public let migrator: Migrator
     /// The advisory lock's key: any constant shared by every Xizor process ("xizor" in ASCII).
-    static let lockKey: Int64 = 0x78697A6F72
+    static let lockKey: Int64 = 0x78_697A_6F72
 
     public init(_ migrator: Migrator) { self.migrator = migrator }
 
@@ -35,8 +35,9 @@ public struct PGMigrator: Sendable {
                 do throws(PGError) { try connection.executeScript(migration.sql) } catch {
                     throw PGMigrationFailure(name: migration.name, error: error)
                 }
-                try connection.execute("INSERT INTO schema_migrations (name, checksum, applied_at) VALUES ($1, $2, $3)",
-                                       [migration.name, migration.checksum, now()])
+                try connection.execute(
+                    "INSERT INTO schema_migrations (name, checksum, applied_at) VALUES ($1, $2, $3)",
+                    [migration.name, migration.checksum, now()])
                 return migration
             }
             guard let next else { return applied }

@@ -41,7 +41,10 @@ public final class PGPool: @unchecked Sendable {
     public func write<T>(_ body: (PGConnection) throws -> T) throws -> T {
         let start = DispatchTime.now().uptimeNanoseconds
         var committed = false
-        defer { metrics.recordWrite(seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, committed: committed) }
+        defer {
+            metrics.recordWrite(
+                seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, committed: committed)
+        }
         var attempt = 1
         while true {
             do {
@@ -65,7 +68,7 @@ public final class PGPool: @unchecked Sendable {
 
     private func transaction<T>(_ begin: String, _ body: (PGConnection) throws -> T) throws -> T {
         var connection = try checkOut()
-        do { try connection.executeScript(begin) } catch where !connection.isHealthy {
+        do { try connection.executeScript(begin) } catch  where !connection.isHealthy {
             // An idle connection the server closed (a restart, a failover, pg_terminate_backend)
             // fails on first use, and so will its idle siblings. Nothing of the transaction ran
             // yet: drop them all and open a new one.

@@ -7,8 +7,10 @@ public enum Backup {
     /// reading one snapshot while other connections (or processes) keep writing. The copy is
     /// written beside the destination, switched out of WAL into a single self-contained file,
     /// synced, then renamed into place, so a crash never leaves a half-written backup at the path.
-    public static func copy(from sourcePath: String, to destinationPath: String,
-                            configuration: DatabaseConfiguration = DatabaseConfiguration()) throws(SQLiteError) {
+    public static func copy(
+        from sourcePath: String, to destinationPath: String,
+        configuration: DatabaseConfiguration = DatabaseConfiguration()
+    ) throws(SQLiteError) {
         let source = try Database(path: sourcePath, mode: .readOnly, configuration: configuration)
         defer { source.close() }
         try copy(from: source, to: destinationPath)
@@ -23,8 +25,9 @@ public enum Backup {
             let sourceHandle = try source.live()
             let destinationHandle = try destination.live()
             guard let backup = sqlite3_backup_init(destinationHandle, "main", sourceHandle, "main") else {
-                throw SQLiteError(code: sqlite3_extended_errcode(destinationHandle), connection: destinationHandle,
-                                  sql: "backup of \(source.path)")
+                throw SQLiteError(
+                    code: sqlite3_extended_errcode(destinationHandle), connection: destinationHandle,
+                    sql: "backup of \(source.path)")
             }
             // -1: all pages in one step, under one read transaction of the source: one snapshot.
             var code = sqlite3_backup_step(backup, -1)
@@ -34,7 +37,8 @@ public enum Backup {
             }
             let finish = sqlite3_backup_finish(backup)
             guard code == SQLITE_DONE else {
-                throw SQLiteError(code: code, message: "backup of \(source.path) failed: \(String(cString: sqlite3_errstr(code)))")
+                throw SQLiteError(
+                    code: code, message: "backup of \(source.path) failed: \(String(cString: sqlite3_errstr(code)))")
             }
             guard finish == SQLITE_OK else {
                 throw SQLiteError(code: finish, connection: destinationHandle, sql: "backup of \(source.path)")
@@ -84,7 +88,10 @@ public enum Backup {
     private static func syncDirectory(of path: String) {
         let directory = (path as NSString).deletingLastPathComponent
         let fd = open(directory.isEmpty ? "." : directory, O_RDONLY)
-        if fd >= 0 { fsync(fd); close(fd) }
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
     }
 }
 

@@ -18,8 +18,10 @@ public final class Database {
     private var cache: [String: Statement] = [:]
     private var savepointDepth = 0
 
-    public init(path: String, mode: OpenMode = .readWriteCreate,
-                configuration: DatabaseConfiguration = DatabaseConfiguration()) throws(SQLiteError) {
+    public init(
+        path: String, mode: OpenMode = .readWriteCreate,
+        configuration: DatabaseConfiguration = DatabaseConfiguration()
+    ) throws(SQLiteError) {
         self.path = path
         self.mode = mode
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_EXRESCODE
@@ -41,7 +43,8 @@ public final class Database {
             if mode == .readWriteCreate {
                 let journal: String? = try queryOne("PRAGMA journal_mode=WAL")?.get(0)
                 guard journal?.lowercased() == "wal" else {
-                    throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL (got \(journal ?? "nil"))")
+                    throw SQLiteError(
+                        code: SQLITE_ERROR, message: "cannot switch \(path) to WAL (got \(journal ?? "nil"))")
                 }
                 try execute("PRAGMA synchronous=\(configuration.synchronous.rawValue.uppercased())")
                 // Negative: a size in KiB rather than in pages (SQLite's convention).
@@ -131,15 +134,18 @@ public final class Database {
                 let code = sqlite3_prepare_v3(connection, current, -1, 0, &statement, &tail)
                 // The statement's own text, for the error message.
                 let text = tail.map { end in
-                    String(decoding: UnsafeRawBufferPointer(start: current, count: current.distance(to: end)), as: UTF8.self)
-                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                    String(
+                        decoding: UnsafeRawBufferPointer(start: current, count: current.distance(to: end)),
+                        as: UTF8.self
+                    )
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
                 }
                 if code != SQLITE_OK {
                     failure = SQLiteError(code: code, connection: connection, sql: text ?? String(cString: current))
                     sqlite3_finalize(statement)
                     break
                 }
-                if let statement {   // nil for whitespace or a comment
+                if let statement {  // nil for whitespace or a comment
                     var rc = sqlite3_step(statement)
                     while rc == SQLITE_ROW { rc = sqlite3_step(statement) }
                     if rc != SQLITE_DONE {
@@ -184,8 +190,10 @@ public final class Database {
     }
 
     /// Streams the rows of a query without copying them: `body` reads columns from the statement.
-    public func forEachRow(_ sql: String, _ bindings: [any SQLBindable] = [],
-                           _ body: (Statement) throws -> Void) throws {
+    public func forEachRow(
+        _ sql: String, _ bindings: [any SQLBindable] = [],
+        _ body: (Statement) throws -> Void
+    ) throws {
         let statement = try cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(bindings)

@@ -29,10 +29,13 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     public static let defaultWriterCacheBytes = 64 << 20
     public static let defaultWALAutocheckpointPages = 10_000
 
-    public init(synchronous: Synchronous = .full, busyTimeoutMs: Int = 5000, readConnections: Int = 4,
-                writeBusyRetries: Int = 3, writerCacheBytes: Int = DatabaseConfiguration.defaultWriterCacheBytes,
-                walAutocheckpointPages: Int = DatabaseConfiguration.defaultWALAutocheckpointPages) {
-        precondition(writerCacheBytes >= 1024 && walAutocheckpointPages > 0, "a cache and a checkpoint interval are positive")
+    public init(
+        synchronous: Synchronous = .full, busyTimeoutMs: Int = 5000, readConnections: Int = 4,
+        writeBusyRetries: Int = 3, writerCacheBytes: Int = DatabaseConfiguration.defaultWriterCacheBytes,
+        walAutocheckpointPages: Int = DatabaseConfiguration.defaultWALAutocheckpointPages
+    ) {
+        precondition(
+            writerCacheBytes >= 1024 && walAutocheckpointPages > 0, "a cache and a checkpoint interval are positive")
         self.synchronous = synchronous
         self.busyTimeoutMs = busyTimeoutMs
         self.readConnections = readConnections

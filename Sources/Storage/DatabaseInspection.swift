@@ -1,7 +1,8 @@
 extension DatabasePool {
     /// Whether the database has a table of this name (`sqlite_master`).
     public func hasTable(named name: String) throws -> Bool {
-        try read { db in try db.queryOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) != nil }
+        try read { db in try db.queryOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) != nil
+        }
     }
 
     /// What SQLite's own check finds wrong with the file: empty when it answers "ok".

@@ -83,7 +83,7 @@ public final class DatabasePool: @unchecked Sendable {
             do {
                 try writer.execute("BEGIN IMMEDIATE")
                 return
-            } catch where error.kind == .busy && attempt < configuration.writeBusyRetries {
+            } catch  where error.kind == .busy && attempt < configuration.writeBusyRetries {
                 attempt += 1
                 metrics.recordBusyRetry()
                 usleep(useconds_t(min(attempt * 50_000, 250_000)))

@@ -13,8 +13,10 @@ public struct EffectiveSettings: Sendable, Equatable {
     public var cacheBytes: Int
     public var walAutocheckpointPages: Int
 
-    public init(journalMode: String, synchronous: DatabaseConfiguration.Synchronous?, foreignKeys: Bool,
-                busyTimeoutMs: Int, readConnections: Int, cacheBytes: Int, walAutocheckpointPages: Int) {
+    public init(
+        journalMode: String, synchronous: DatabaseConfiguration.Synchronous?, foreignKeys: Bool,
+        busyTimeoutMs: Int, readConnections: Int, cacheBytes: Int, walAutocheckpointPages: Int
+    ) {
         self.journalMode = journalMode
         self.synchronous = synchronous
         self.foreignKeys = foreignKeys
@@ -52,18 +54,21 @@ extension Database {
         let cacheSize: Int = try pragma("cache_size").get(0)
         let pageSize: Int = try pragma("page_size").get(0)
         let autocheckpoint: Int = try pragma("wal_autocheckpoint").get(0)
-        return EffectiveSettings(journalMode: journal.lowercased(),
-                                 synchronous: EffectiveSettings.synchronous(level: synchronous),
-                                 foreignKeys: foreignKeys != 0, busyTimeoutMs: busyTimeout,
-                                 readConnections: readConnections,
-                                 cacheBytes: cacheSize < 0 ? -cacheSize * 1024 : cacheSize * pageSize,
-                                 walAutocheckpointPages: autocheckpoint)
+        return EffectiveSettings(
+            journalMode: journal.lowercased(),
+            synchronous: EffectiveSettings.synchronous(level: synchronous),
+            foreignKeys: foreignKeys != 0, busyTimeoutMs: busyTimeout,
+            readConnections: readConnections,
+            cacheBytes: cacheSize < 0 ? -cacheSize * 1024 : cacheSize * pageSize,
+            walAutocheckpointPages: autocheckpoint)
     }
 }
 
 extension DatabasePool {
     /// The writer connection's effective settings (the connection every commit goes through).
     public func effectiveSettings() throws -> EffectiveSettings {
-        try writeWithoutTransaction { db in try db.effectiveSettings(readConnections: max(1, configuration.readConnections)) }
+        try writeWithoutTransaction { db in
+            try db.effectiveSettings(readConnections: max(1, configuration.readConnections))
+        }
     }
 }

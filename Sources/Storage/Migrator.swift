@@ -1,5 +1,5 @@
-import Foundation
 import Digest
+import Foundation
 
 /// Why start-up must stop rather than run on a schema it cannot vouch for.
 public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -27,13 +27,18 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .unreadable(let path, let reason): return "cannot read migrations at \(path): \(reason)"
         case .badFileName(let name): return "migration file \(name) is not named NNNN_description.sql"
-        case .duplicateNumber(let n, let names): return "migration number \(n) is used by \(names.joined(separator: ", "))"
+        case .duplicateNumber(let n, let names):
+            return "migration number \(n) is used by \(names.joined(separator: ", "))"
         case .changed(let name, let applied, let file):
-            return "migration \(name) was changed after it was applied (applied checksum \(applied), file now \(file)); restore the file and add a new migration instead"
+            return
+                "migration \(name) was changed after it was applied (applied checksum \(applied), file now \(file)); restore the file and add a new migration instead"
         case .missing(let name): return "migration \(name) was applied to this database but its file is gone"
         case .unknownApplied(let names):
-            return "this database has migrations this build does not know: \(names.joined(separator: ", ")) (migrated by a newer version?)"
-        case .outOfOrder(let name, let after): return "migration \(name) is pending but \(after) is already applied; renumber it after the last applied one"
+            return
+                "this database has migrations this build does not know: \(names.joined(separator: ", ")) (migrated by a newer version?)"
+        case .outOfOrder(let name, let after):
+            return
+                "migration \(name) is pending but \(after) is already applied; renumber it after the last applied one"
         case .failed(let name, let error): return "migration \(name) failed and was rolled back: \(error)"
         case .storage(let error): return "cannot read schema_migrations: \(error)"
         }
@@ -117,7 +122,7 @@ public struct Migrator: Sendable {
         let digits = stem[..<underscore]
         let description = stem[stem.index(after: underscore)...]
         guard digits.count >= 4, digits.allSatisfy(\.isASCII), !description.isEmpty,
-              description.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+            description.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
         else { return nil }
         return Int(digits)
     }
@@ -139,7 +144,8 @@ public struct Migrator: Sendable {
     /// (re-checked inside it, so two processes migrating at once apply each file once). Returns
     /// the names applied, empty when the schema was current.
     @discardableResult
-    public func migrate(_ pool: DatabasePool, now: @Sendable () -> Date = Date.init) throws(MigrationError) -> [String] {
+    public func migrate(_ pool: DatabasePool, now: @Sendable () -> Date = Date.init) throws(MigrationError) -> [String]
+    {
         var applied: [String] = []
         while true {
             let next: Migration?
@@ -151,8 +157,9 @@ public struct Migrator: Sendable {
                     } catch {
                         throw MigrationError.failed(name: migration.name, error: error)
                     }
-                    try db.execute("INSERT INTO schema_migrations (name, checksum, applied_at) VALUES (?, ?, ?)",
-                                   [migration.name, migration.checksum, now()])
+                    try db.execute(
+                        "INSERT INTO schema_migrations (name, checksum, applied_at) VALUES (?, ?, ?)",
+                        [migration.name, migration.checksum, now()])
                     return migration
                 }
             } catch let error as MigrationError {
@@ -186,7 +193,8 @@ public struct Migrator: Sendable {
         for entry in recorded {
             if let file = byName[entry.name] {
                 guard file.checksum == entry.checksum else {
-                    throw MigrationError.changed(name: entry.name, appliedChecksum: entry.checksum, fileChecksum: file.checksum)
+                    throw MigrationError.changed(
+                        name: entry.name, appliedChecksum: entry.checksum, fileChecksum: file.checksum)
                 }
             } else if let number = Migrator.number(of: entry.name), number > highestFile {
                 unknown.append(entry.name)
@@ -198,8 +206,9 @@ public struct Migrator: Sendable {
         let appliedNames = Set(recorded.map(\.name))
         let pending = migrations.filter { !appliedNames.contains($0.name) }
         if let first = pending.first,
-           let lastApplied = migrations.last(where: { appliedNames.contains($0.name) }),
-           lastApplied.number > first.number {
+            let lastApplied = migrations.last(where: { appliedNames.contains($0.name) }),
+            lastApplied.number > first.number
+        {
             throw MigrationError.outOfOrder(name: first.name, after: lastApplied.name)
         }
         return pending

@@ -55,7 +55,8 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Builds the error from a connection's state after `code` was returned.
     init(code: Int32, connection: OpaquePointer?, sql: String?) {
-        let text = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let text =
+            connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? sqlite3_errstr(code).map { String(cString: $0) } ?? "SQLite error \(code)"
         self.init(code: code, message: text, sql: sql)
     }
@@ -77,11 +78,11 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
 
     static func kind(of code: Int32) -> Kind {
         switch code {
-        case 2067, 1555, 2579: return .unique          // UNIQUE, PRIMARYKEY, ROWID
-        case 787: return .foreignKey                   // FOREIGNKEY
-        case 275: return .check                        // CHECK
-        case 1299: return .notNull                     // NOTNULL
-        case 1811: return .trigger                     // TRIGGER (RAISE(ABORT, ...))
+        case 2067, 1555, 2579: return .unique  // UNIQUE, PRIMARYKEY, ROWID
+        case 787: return .foreignKey  // FOREIGNKEY
+        case 275: return .check  // CHECK
+        case 1299: return .notNull  // NOTNULL
+        case 1811: return .trigger  // TRIGGER (RAISE(ABORT, ...))
         default: break
         }
         switch code & 0xFF {

@@ -4,7 +4,9 @@ import Synchronization
 /// layer knowing about Prometheus or HTTP.
 public final class StorageMetrics: Sendable {
     /// Upper bounds (seconds) of the write-latency histogram buckets; the last bucket is +Inf.
-    public static let latencyBucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+    public static let latencyBucketBounds: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+    ]
 
     public struct Snapshot: Sendable, Equatable {
         /// Write transactions that committed.
@@ -18,7 +20,8 @@ public final class StorageMetrics: Sendable {
         /// Sum of write durations (queue wait included), seconds.
         public var writeSecondsTotal: Double = 0
         /// Cumulative counts per bucket of `latencyBucketBounds`, then one for +Inf (= all writes).
-        public var writeLatencyBuckets: [UInt64] = Array(repeating: 0, count: StorageMetrics.latencyBucketBounds.count + 1)
+        public var writeLatencyBuckets: [UInt64] = Array(
+            repeating: 0, count: StorageMetrics.latencyBucketBounds.count + 1)
     }
 
     private let state = Mutex(Snapshot())

@@ -3,9 +3,12 @@ import XizorAPI
 
 extension Commands {
     static let apps = Subcommand(
-        spec: CommandSpec(name: "apps", summary: "Manage apps: 'xizor apps create NAME' prints {appId, secretKey, publicKey}; 'xizor apps list' prints one app per line.",
-                          positionals: "create NAME | list", minPositionals: 1, maxPositionals: 2,
-                          options: Commands.dataDirectoryOptions)
+        spec: CommandSpec(
+            name: "apps",
+            summary:
+                "Manage apps: 'xizor apps create NAME' prints {appId, secretKey, publicKey}; 'xizor apps list' prints one app per line.",
+            positionals: "create NAME | list", minPositionals: 1, maxPositionals: 2,
+            options: Commands.dataDirectoryOptions)
     ) { arguments in
         switch (arguments.positionals[0], arguments.positionals.count) {
         case ("create", 2), ("list", 1): break
@@ -23,7 +26,10 @@ extension Commands {
             return .success
         }
         let created = try services.keys.createApp(name: arguments.positionals[1])
-        printJSONLine([("appId", .string(created.appID)), ("secretKey", .string(created.secretKey)), ("publicKey", .string(created.publicKey))])
+        printJSONLine([
+            ("appId", .string(created.appID)), ("secretKey", .string(created.secretKey)),
+            ("publicKey", .string(created.publicKey)),
+        ])
         return .success
     }
 }

@@ -3,7 +3,7 @@
 public struct CommandSpec: Sendable {
     public struct Option: Sendable {
         public let name: String
-        public let valueName: String?   // nil for a boolean flag
+        public let valueName: String?  // nil for a boolean flag
         public let help: String
         public init(_ name: String, value: String? = nil, help: String) {
             self.name = name
@@ -14,13 +14,15 @@ public struct CommandSpec: Sendable {
 
     public let name: String
     public let summary: String
-    public let positionals: String     // usage text for positionals, e.g. "FILE…"
+    public let positionals: String  // usage text for positionals, e.g. "FILE…"
     public let minPositionals: Int
-    public let maxPositionals: Int?    // nil = unbounded
+    public let maxPositionals: Int?  // nil = unbounded
     public let options: [Option]
 
-    public init(name: String, summary: String, positionals: String = "", minPositionals: Int = 0,
-                maxPositionals: Int? = 0, options: [Option] = []) {
+    public init(
+        name: String, summary: String, positionals: String = "", minPositionals: Int = 0,
+        maxPositionals: Int? = 0, options: [Option] = []
+    ) {
         self.name = name
         self.summary = summary
         self.positionals = positionals
@@ -81,8 +83,14 @@ public enum ArgumentParser {
                 parsed.positionals.append(argument)
                 continue
             }
-            if argument == "--" { onlyPositionals = true; continue }
-            if argument == "--help" || argument == "-h" { parsed.helpRequested = true; continue }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            if argument == "--help" || argument == "-h" {
+                parsed.helpRequested = true
+                continue
+            }
             guard argument.hasPrefix("--") else { throw UsageError("unknown option '\(argument)'") }
             var name = String(argument.dropFirst(2))
             var inlineValue: String?

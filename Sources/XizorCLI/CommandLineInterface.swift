@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import XizorAPI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Every exit status of `xizor` (docs/operations.md lists them; scripts and orchestrators branch on
 /// them). The BSD `sysexits.h` values where one fits.
@@ -61,9 +62,12 @@ public enum CommandLineInterface {
     }
 
     static var overview: String {
-        var text = "xizor \(version): the server behind server-hosted mobile paywalls.\n\nUsage: xizor COMMAND [OPTIONS]\n\nCommands:\n"
+        var text =
+            "xizor \(version): the server behind server-hosted mobile paywalls.\n\nUsage: xizor COMMAND [OPTIONS]\n\nCommands:\n"
         for command in subcommands {
-            text += "  " + command.spec.name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.spec.summary + "\n"
+            text +=
+                "  " + command.spec.name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.spec.summary
+                + "\n"
         }
         text += "\nRun 'xizor COMMAND --help' for a command's options.\n"
         return text

@@ -5,11 +5,13 @@ extension Commands {
     /// key's compiled-in default, or those of a `--config` file), so docs/operations.md is produced
     /// from (and tested against) the one declaration.
     static let config = Subcommand(
-        spec: CommandSpec(name: "config", summary: "Print the configuration reference (every key, environment variable, default).",
-                          options: [
-                              .init("config", value: "FILE", help: "show the values of this file instead of the compiled-in defaults"),
-                              .init("reference", help: "print the reference as a Markdown table (the default)"),
-                          ])
+        spec: CommandSpec(
+            name: "config", summary: "Print the configuration reference (every key, environment variable, default).",
+            options: [
+                .init(
+                    "config", value: "FILE", help: "show the values of this file instead of the compiled-in defaults"),
+                .init("reference", help: "print the reference as a Markdown table (the default)"),
+            ])
     ) { arguments in
         let defaults: Configuration
         if let file = arguments.value("config") {
@@ -30,7 +32,8 @@ enum ConfigurationReference {
         var text = "| key | environment variable | default | values | meaning |\n| --- | --- | --- | --- | --- |\n"
         for key in Settings.keys {
             let value = defaults[path: key.path].map { "`\(display($0))`" } ?? "(unset)"
-            text += "| `\(key.path)` | `\(key.environmentName)` | \(value) | \(values(key.kind)) | \(escape(key.help)) |\n"
+            text +=
+                "| `\(key.path)` | `\(key.environmentName)` | \(value) | \(values(key.kind)) | \(escape(key.help)) |\n"
         }
         return text
     }

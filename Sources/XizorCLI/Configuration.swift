@@ -8,15 +8,19 @@ struct Configuration: Sendable, Equatable {
     private(set) var values: [String: ConfigurationValue]
 
     /// Every setting at its compiled-in default.
-    static let defaults = Configuration(values: Dictionary(uniqueKeysWithValues: Settings.keys.compactMap { key in
-        key.defaultValue.map { (key.path, $0) }
-    }))
+    static let defaults = Configuration(
+        values: Dictionary(
+            uniqueKeysWithValues: Settings.keys.compactMap { key in
+                key.defaultValue.map { (key.path, $0) }
+            }))
 
     subscript<Value>(_ setting: KeyPath<Settings, Setting<Value>>) -> Value {
         let declared = Settings.all[keyPath: setting]
         // The loader only stores values it parsed with the setting's own kind.
         guard let value = declared.read(values[declared.key.path]) else {
-            preconditionFailure("setting \(declared.key.path) holds \(String(describing: values[declared.key.path])), not its declared kind")
+            preconditionFailure(
+                "setting \(declared.key.path) holds \(String(describing: values[declared.key.path])), not its declared kind"
+            )
         }
         return value
     }
@@ -71,11 +75,16 @@ struct ConfigurationKey: Sendable {
         var name = "XIZOR_"
         let characters = Array(path)
         for (i, character) in characters.enumerated() {
-            if character == "." { name += "_"; continue }
+            if character == "." {
+                name += "_"
+                continue
+            }
             if character.isUppercase, i > 0 {
                 let previous = characters[i - 1]
                 let nextIsLowercase = i + 1 < characters.count && characters[i + 1].isLowercase
-                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLowercase) { name += "_" }
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLowercase) {
+                    name += "_"
+                }
             }
             name += character.uppercased()
         }
@@ -90,10 +99,14 @@ enum ConfigurationLoader {
     /// be known), then `environment`, then `overrides` (flag values keyed by JSON path), then checks
     /// what no single value can show (`ConfigurationChecks`). No file is read unless named: the
     /// binary behaves the same from any working directory.
-    static func load(file: String?, environment: [String: String], overrides: [String: String]) throws(ConfigurationError) -> Configuration {
+    static func load(file: String?, environment: [String: String], overrides: [String: String])
+        throws(ConfigurationError) -> Configuration
+    {
         var values: [String: ConfigurationValue] = [:]
         if let path = file {
-            guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError("configuration file \(path) does not exist") }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ConfigurationError("configuration file \(path) does not exist")
+            }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ConfigurationError("cannot read configuration file \(path)")
             }
@@ -101,7 +114,9 @@ enum ConfigurationLoader {
             do { object = try JSONSerialization.jsonObject(with: data) } catch {
                 throw ConfigurationError("configuration file \(path) is not valid JSON: \(error.localizedDescription)")
             }
-            guard let root = object as? [String: Any] else { throw ConfigurationError("configuration file \(path) must hold a JSON object") }
+            guard let root = object as? [String: Any] else {
+                throw ConfigurationError("configuration file \(path) must hold a JSON object")
+            }
             try flatten(root, prefix: "", into: &values, file: path)
         }
         for key in Settings.keys {
@@ -119,7 +134,9 @@ enum ConfigurationLoader {
         return configuration
     }
 
-    private static func flatten(_ object: [String: Any], prefix: String, into values: inout [String: ConfigurationValue], file: String) throws(ConfigurationError) {
+    private static func flatten(
+        _ object: [String: Any], prefix: String, into values: inout [String: ConfigurationValue], file: String
+    ) throws(ConfigurationError) {
         for (name, value) in object {
             let path = prefix.isEmpty ? name : "\(prefix).\(name)"
             if let nested = value as? [String: Any] {
@@ -137,10 +154,14 @@ enum ConfigurationLoader {
         }
     }
 
-    private static func convert(_ value: Any, as key: ConfigurationKey, source: String) throws(ConfigurationError) -> ConfigurationValue {
+    private static func convert(_ value: Any, as key: ConfigurationKey, source: String) throws(ConfigurationError)
+        -> ConfigurationValue
+    {
         switch key.kind {
         case .string, .optionalString, .choice:
-            guard let s = value as? String else { throw ConfigurationError("setting \(key.path) in \(source) must be a string") }
+            guard let s = value as? String else {
+                throw ConfigurationError("setting \(key.path) in \(source) must be a string")
+            }
             return try parse(s, as: key, source: source)
         case .int:
             guard let n = value as? NSNumber, !isBoolean(n), n.doubleValue == n.doubleValue.rounded() else {
@@ -153,7 +174,9 @@ enum ConfigurationLoader {
             }
             return .bool(n.boolValue)
         case .stringList:
-            guard let list = value as? [String] else { throw ConfigurationError("setting \(key.path) in \(source) must be an array of strings") }
+            guard let list = value as? [String] else {
+                throw ConfigurationError("setting \(key.path) in \(source) must be an array of strings")
+            }
             return .strings(list)
         }
     }
@@ -164,19 +187,23 @@ enum ConfigurationLoader {
     }
 
     /// Parses a textual value (environment variable or flag).
-    static func parse(_ raw: String, as key: ConfigurationKey, source: String) throws(ConfigurationError) -> ConfigurationValue {
+    static func parse(_ raw: String, as key: ConfigurationKey, source: String) throws(ConfigurationError)
+        -> ConfigurationValue
+    {
         switch key.kind {
         case .string, .optionalString:
             guard !raw.isEmpty else { throw ConfigurationError("\(source): \(key.path) may not be empty") }
             return .string(raw)
         case .choice(let options):
             guard options.contains(raw.lowercased()) else {
-                throw ConfigurationError("\(source): \(key.path) must be one of \(options.joined(separator: ", ")), not '\(raw)'")
+                throw ConfigurationError(
+                    "\(source): \(key.path) must be one of \(options.joined(separator: ", ")), not '\(raw)'")
             }
             return .string(raw.lowercased())
         case .int(let min, let max):
             guard let n = Int(raw), n >= min, n <= max else {
-                throw ConfigurationError("\(source): \(key.path) must be an integer from \(min) to \(max), not '\(raw)'")
+                throw ConfigurationError(
+                    "\(source): \(key.path) must be an integer from \(min) to \(max), not '\(raw)'")
             }
             return .int(n)
         case .bool:
@@ -186,7 +213,8 @@ enum ConfigurationLoader {
             default: throw ConfigurationError("\(source): \(key.path) must be true or false, not '\(raw)'")
             }
         case .stringList:
-            return .strings(raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            return .strings(
+                raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
     }
 }

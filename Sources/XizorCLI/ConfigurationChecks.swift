@@ -7,23 +7,32 @@ import XizorAPI
 enum ConfigurationChecks {
     static func check(_ configuration: Configuration) throws(ConfigurationError) {
         if let token = configuration[\.adminToken], token.count < KeyService.minimumAdminTokenLength {
-            throw ConfigurationError("adminToken (XIZOR_ADMIN_TOKEN) is \(token.count) characters; it needs at least \(KeyService.minimumAdminTokenLength)")
+            throw ConfigurationError(
+                "adminToken (XIZOR_ADMIN_TOKEN) is \(token.count) characters; it needs at least \(KeyService.minimumAdminTokenLength)"
+            )
         }
-        let budget = configuration[\.http.maxBufferedBodyBytes], largest = configuration[\.http.maxBodyBytes]
+        let budget = configuration[\.http.maxBufferedBodyBytes]
+        let largest = configuration[\.http.maxBodyBytes]
         if budget < largest {
-            throw ConfigurationError("http.maxBufferedBodyBytes (\(budget)) is smaller than http.maxBodyBytes (\(largest))")
+            throw ConfigurationError(
+                "http.maxBufferedBodyBytes (\(budget)) is smaller than http.maxBodyBytes (\(largest))")
         }
         if configuration[\.storage.driver] == .postgres, configuration[\.storage.postgresURL] == nil {
-            throw ConfigurationError("storage.driver is postgres but storage.postgresURL (XIZOR_STORAGE_POSTGRES_URL) is not set")
+            throw ConfigurationError(
+                "storage.driver is postgres but storage.postgresURL (XIZOR_STORAGE_POSTGRES_URL) is not set")
         }
         if let origin = configuration[\.publicURL], !AssetLocation.isValidPublicOrigin(origin) {
-            throw ConfigurationError("publicURL (XIZOR_PUBLIC_URL): \"\(origin)\" is not an https://host[:port] origin (no path)")
+            throw ConfigurationError(
+                "publicURL (XIZOR_PUBLIC_URL): \"\(origin)\" is not an https://host[:port] origin (no path)")
         }
         for origin in configuration[\.renderer.mediaOrigins] where !RenderOptions.isValidMediaOrigin(origin) {
-            throw ConfigurationError("renderer.mediaOrigins: \"\(origin)\" is not `https:` or an https://host[:port] origin")
+            throw ConfigurationError(
+                "renderer.mediaOrigins: \"\(origin)\" is not `https:` or an https://host[:port] origin")
         }
         if configuration[\.console.enabled], !ConsolePath.isValid(configuration[\.console.path]) {
-            throw ConfigurationError("console.path: \"\(configuration[\.console.path])\" is not /segment[/segment…] of a-z, 0-9, - and _ outside /v1 and /mcp")
+            throw ConfigurationError(
+                "console.path: \"\(configuration[\.console.path])\" is not /segment[/segment…] of a-z, 0-9, - and _ outside /v1 and /mcp"
+            )
         }
     }
 }

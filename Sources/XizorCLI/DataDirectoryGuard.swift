@@ -27,7 +27,8 @@ struct DataDirectoryGuard {
         guard FileManager.default.fileExists(atPath: markerPath) else { return }
         let size = databaseSize
         if size == nil || size == 0 {
-            throw CommandFailure("""
+            throw CommandFailure(
+                """
                 database \(databasePath) is \(size == nil ? "missing" : "empty"), but \(markerPath) records that this data \
                 directory held one; refusing to start with an empty dataset. Restore the database from a backup \
                 (see docs/operations.md), or delete \(markerPath) to deliberately start from scratch.
@@ -43,7 +44,8 @@ struct DataDirectoryGuard {
         do {
             let hasSchema = try pool.hasTable(named: "schema_migrations")
             if markerExists && !hasSchema {
-                throw CommandFailure("""
+                throw CommandFailure(
+                    """
                     database \(databasePath) holds no Xizor schema, but \(markerPath) records that this data directory \
                     held an initialised database; refusing to start with an empty dataset. Restore the database from a \
                     backup, or delete \(markerPath) to deliberately start from scratch.
@@ -53,7 +55,8 @@ struct DataDirectoryGuard {
             let problems = try pool.integrityProblems(thorough: check == .full)
             guard problems.isEmpty else {
                 let pragma = check == .full ? "integrity_check" : "quick_check"
-                throw CommandFailure("""
+                throw CommandFailure(
+                    """
                     database \(databasePath) is damaged (PRAGMA \(pragma): \(problems.prefix(5).joined(separator: "; "))); refusing \
                     to serve it. Restore it from a backup (see docs/operations.md).
                     """, exitCode: Self.exitCode)
@@ -61,15 +64,17 @@ struct DataDirectoryGuard {
         } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CommandFailure("database \(databasePath) cannot be read (\(error)); refusing to serve it. Restore it from a backup.",
-                                 exitCode: Self.exitCode)
+            throw CommandFailure(
+                "database \(databasePath) cannot be read (\(error)); refusing to serve it. Restore it from a backup.",
+                exitCode: Self.exitCode)
         }
     }
 
     /// After migrating: records that this directory now holds an initialised database.
     func recordInitialised() throws {
         guard !FileManager.default.fileExists(atPath: markerPath) else { return }
-        let text = "{\"database\":\"\((databasePath as NSString).lastPathComponent)\",\"initializedAt\":\"\(ISO8601DateFormatter().string(from: Date()))\"}\n"
+        let text =
+            "{\"database\":\"\((databasePath as NSString).lastPathComponent)\",\"initializedAt\":\"\(ISO8601DateFormatter().string(from: Date()))\"}\n"
         do { try Data(text.utf8).write(to: URL(fileURLWithPath: markerPath), options: .atomic) } catch {
             throw CommandFailure("cannot write \(markerPath): \(error.localizedDescription)")
         }

@@ -12,8 +12,14 @@ enum DemoSetup {
         let app: KeyService.CreatedApp
 
         func logFields(host: String, port: Int) -> [(String, LogValue)] {
-            [("appId", .string(app.appID)), ("secretKey", .string(app.secretKey)), ("publicKey", .string(app.publicKey)),
-             ("try", .string(Created.curl(url: FirstRunSummary.url(host: host, port: port), publicKey: app.publicKey)))]
+            [
+                ("appId", .string(app.appID)), ("secretKey", .string(app.secretKey)),
+                ("publicKey", .string(app.publicKey)),
+                (
+                    "try",
+                    .string(Created.curl(url: FirstRunSummary.url(host: host, port: port), publicKey: app.publicKey))
+                ),
+            ]
         }
 
         static func curl(url: String, publicKey: String) -> String {
@@ -38,8 +44,10 @@ enum DemoSetup {
 
 extension Commands {
     static let demo = Subcommand(
-        spec: CommandSpec(name: "demo", summary: "Create a demo app with the three templates published on onboarding, upsell and settings.",
-                          options: Commands.configurationOptions)
+        spec: CommandSpec(
+            name: "demo",
+            summary: "Create a demo app with the three templates published on onboarding, upsell and settings.",
+            options: Commands.configurationOptions)
     ) { arguments in
         let environment = try CommandEnvironment(arguments)
         let services = try environment.openServices()

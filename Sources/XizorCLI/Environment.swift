@@ -26,10 +26,11 @@ struct CommandEnvironment {
     }
 
     var applicationOptions: XizorApplication.Options {
-        var options = XizorApplication.Options(corsAllowedOrigins: configuration[\.cors.allowedOrigins],
-                                               version: CommandLineInterface.version,
-                                               lottiePlayerURL: configuration[\.renderer.lottiePlayerURL],
-                                               mcpMaxBatchMessages: configuration[\.mcp.maxBatchMessages])
+        var options = XizorApplication.Options(
+            corsAllowedOrigins: configuration[\.cors.allowedOrigins],
+            version: CommandLineInterface.version,
+            lottiePlayerURL: configuration[\.renderer.lottiePlayerURL],
+            mcpMaxBatchMessages: configuration[\.mcp.maxBatchMessages])
         options.pageCacheMaxContextVariants = configuration[\.pageCache.maxContextVariants]
         options.uncachedRendersPerApp = configuration[\.pageCache.uncachedRendersPerApp]
         options.mediaOrigins = configuration[\.renderer.mediaOrigins]
@@ -43,13 +44,16 @@ struct CommandEnvironment {
         var options = OperationsOptions(
             httpMetrics: httpMetrics,
             metricsToken: configuration[\.metrics.token],
-            eventsLimit: RateLimit(perSecond: configuration[\.rateLimits.eventsPerSecond], burst: configuration[\.rateLimits.eventsBurst]),
-            writesLimit: RateLimit(perSecond: configuration[\.rateLimits.writesPerSecond], burst: configuration[\.rateLimits.writesBurst]),
+            eventsLimit: RateLimit(
+                perSecond: configuration[\.rateLimits.eventsPerSecond], burst: configuration[\.rateLimits.eventsBurst]),
+            writesLimit: RateLimit(
+                perSecond: configuration[\.rateLimits.writesPerSecond], burst: configuration[\.rateLimits.writesBurst]),
             dataDirectory: configuration[\.storage.driver] == .sqlite ? configuration.dataDirectory : nil,
             expectedMigrations: try migrator.migrations.count)
         options.minimumFreeBytes = configuration[\.storage.minFreeBytes]
-        options.authFailuresLimit = RateLimit(perSecond: configuration[\.rateLimits.authFailuresPerSecond],
-                                              burst: configuration[\.rateLimits.authFailuresBurst])
+        options.authFailuresLimit = RateLimit(
+            perSecond: configuration[\.rateLimits.authFailuresPerSecond],
+            burst: configuration[\.rateLimits.authFailuresBurst])
         options.readinessProbeIntervalMs = configuration[\.readiness.probeIntervalMs]
         options.logger = logger
         return options
@@ -89,7 +93,8 @@ struct CommandEnvironment {
     var migrator: Migrator {
         get throws {
             do {
-                return try configuration[\.storage.driver] == .sqlite ? XizorSchema.migrator() : XizorSchema.postgresMigrator()
+                return try configuration[\.storage.driver] == .sqlite
+                    ? XizorSchema.migrator() : XizorSchema.postgresMigrator()
             } catch { throw CommandFailure("migrations: \(error)") }
         }
     }
@@ -127,7 +132,9 @@ struct CommandEnvironment {
             if migrate { return (PostgresDataStore(pool: pool), try migrator.migrate(pool)) }
             let pending = try migrator.pending(in: pool)
             guard pending.isEmpty else {
-                throw CommandFailure("the PostgreSQL database has \(pending.count) pending migration(s) (\(pending.map(\.name).joined(separator: ", "))); run 'xizor migrate' first")
+                throw CommandFailure(
+                    "the PostgreSQL database has \(pending.count) pending migration(s) (\(pending.map(\.name).joined(separator: ", "))); run 'xizor migrate' first"
+                )
             }
             return (PostgresDataStore(pool: pool), [])
         } catch let failure as CommandFailure {
@@ -153,8 +160,9 @@ struct CommandEnvironment {
         let existed = FileManager.default.fileExists(atPath: configuration.databasePath)
         let pool: DatabasePool
         do { pool = try DatabasePool(path: configuration.databasePath, configuration: databaseConfiguration) } catch {
-            throw CommandFailure("cannot open database \(configuration.databasePath): \(error)",
-                                 exitCode: existed ? DataDirectoryGuard.exitCode : .failure)
+            throw CommandFailure(
+                "cannot open database \(configuration.databasePath): \(error)",
+                exitCode: existed ? DataDirectoryGuard.exitCode : .failure)
         }
         try guardian.checkOpened(pool, check: configuration[\.storage.startupCheck])
         do {
@@ -166,7 +174,9 @@ struct CommandEnvironment {
             }
             let pending = try migrator.pending(in: pool)
             guard pending.isEmpty else {
-                throw CommandFailure("database \(configuration.databasePath) has \(pending.count) pending migration(s) (\(pending.map(\.name).joined(separator: ", "))); run 'xizor migrate' first")
+                throw CommandFailure(
+                    "database \(configuration.databasePath) has \(pending.count) pending migration(s) (\(pending.map(\.name).joined(separator: ", "))); run 'xizor migrate' first"
+                )
             }
             try guardian.recordInitialised()
             return (pool, [])
@@ -192,8 +202,10 @@ struct CommandEnvironment {
         if let caFile = options.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw CommandFailure("webhooks.caFile \(caFile) is not a readable file")
         }
-        return WebhookDispatcher(store: services.store, clock: services.clock, signal: services.outboxSignal,
-                                 counters: services.webhookCounters, options: options) {
+        return WebhookDispatcher(
+            store: services.store, clock: services.clock, signal: services.outboxSignal,
+            counters: services.webhookCounters, options: options
+        ) {
             [logger] message in logger.warning("webhooks", [("detail", .string(message))])
         }
     }
@@ -203,8 +215,9 @@ struct CommandEnvironment {
         for name in applied { logger.info("applied migration", [("migration", .string(name))]) }
         try logEffectiveSettings(store)
         var limits = XizorServices.Limits()
-        limits.eventWindow = EventService.TimeWindow(maxAgeMs: Int64(configuration[\.events.maxAgeMs]),
-                                                     maxFutureMs: Int64(configuration[\.events.maxFutureMs]))
+        limits.eventWindow = EventService.TimeWindow(
+            maxAgeMs: Int64(configuration[\.events.maxAgeMs]),
+            maxFutureMs: Int64(configuration[\.events.maxFutureMs]))
         limits.maxKeysPerApp = configuration[\.keys.maxPerApp]
         limits.eventsPerSubscriberPerMinute = configuration[\.rateLimits.eventsPerSubscriberPerMinute]
         limits.requireCompleteLocales = configuration[\.publish.requireCompleteLocales]
@@ -230,14 +243,16 @@ extension CommandEnvironment {
     /// weakened durability setting shows in the log of every start, not only in the config.
     func logEffectiveSettings(_ store: any DataStore) throws {
         guard case .object(let settings) = try store.diagnostics() else { return }
-        logger.info("storage opened", settings.sorted { $0.key < $1.key }.map { key, value in
-            switch value {
-            case .string(let s): (key, .string(s))
-            case .bool(let b): (key, .bool(b))
-            case .number(let n): (key, .int(n.int64Value ?? 0))
-            default: (key, .string(value.canonicalString))
-            }
-        } + (configuration[\.storage.driver] == .sqlite ? [("path", .string(configuration.databasePath))] : []))
+        logger.info(
+            "storage opened",
+            settings.sorted { $0.key < $1.key }.map { key, value in
+                switch value {
+                case .string(let s): (key, .string(s))
+                case .bool(let b): (key, .bool(b))
+                case .number(let n): (key, .int(n.int64Value ?? 0))
+                default: (key, .string(value.canonicalString))
+                }
+            } + (configuration[\.storage.driver] == .sqlite ? [("path", .string(configuration.databasePath))] : []))
     }
 }
 

@@ -12,7 +12,9 @@ struct FirstRunSummary {
 
     var text: String {
         var lines = ["", "Xizor is serving \(url)"]
-        if let console { lines.append("  console      \(console)   (sign in with an app's secret key or the admin token)") }
+        if let console {
+            lines.append("  console      \(console)   (sign in with an app's secret key or the admin token)")
+        }
         if let adminToken {
             lines.append("  admin token  \(adminToken)   (shown only now: store it; XIZOR_ADMIN_TOKEN)")
         }

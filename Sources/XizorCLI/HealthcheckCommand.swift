@@ -1,20 +1,28 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension Commands {
     /// `xizor healthcheck`: GET /healthz (or --path) on the configured port of this host; exit 0 on
     /// 200, 1 otherwise. The container's HEALTHCHECK runs it, so the image needs no curl.
     static let healthcheck = Subcommand(
-        spec: CommandSpec(name: "healthcheck", summary: "Exit 0 when the local server answers GET /healthz with 200 (for container health checks).",
-                          options: [
-                              .init("config", value: "FILE", help: "configuration file overriding the compiled-in defaults (Config/xizor.json is a copy of them)"),
-                              .init("host", value: "H", help: "address to ask (default: the configured host; 127.0.0.1 for 0.0.0.0, ::1 for ::)"),
-                              .init("port", value: "P", help: "port to ask (default: the configured port, XIZOR_PORT)"),
-                              .init("path", value: "PATH", help: "path to GET (default /healthz; /readyz for readiness)"),
-                              .init("timeout-ms", value: "MS", help: "give up after this long (default 2000)"),
-                          ])
+        spec: CommandSpec(
+            name: "healthcheck",
+            summary: "Exit 0 when the local server answers GET /healthz with 200 (for container health checks).",
+            options: [
+                .init(
+                    "config", value: "FILE",
+                    help: "configuration file overriding the compiled-in defaults (Config/xizor.json is a copy of them)"
+                ),
+                .init(
+                    "host", value: "H",
+                    help: "address to ask (default: the configured host; 127.0.0.1 for 0.0.0.0, ::1 for ::)"),
+                .init("port", value: "P", help: "port to ask (default: the configured port, XIZOR_PORT)"),
+                .init("path", value: "PATH", help: "path to GET (default /healthz; /readyz for readiness)"),
+                .init("timeout-ms", value: "MS", help: "give up after this long (default 2000)"),
+            ])
     ) { arguments in
         let configuration = try Commands.configuration(from: arguments)
         var host = configuration.host
@@ -58,8 +66,10 @@ enum HealthProbe {
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             return .failure(Failure(message: "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))"))
         }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\nUser-Agent: xizor-healthcheck\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+        let request = Array(
+            "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\nUser-Agent: xizor-healthcheck\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+        else {
             return .failure(Failure(message: "cannot send the request"))
         }
         var buffer = [UInt8](repeating: 0, count: 512)
@@ -71,7 +81,9 @@ enum HealthProbe {
             if buffer[0..<received].contains(UInt8(ascii: "\n")) { break }
         }
         // "HTTP/1.1 200 OK"
-        let line = String(decoding: buffer[0..<received].prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        let line = String(
+            decoding: buffer[0..<received].prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") },
+            as: UTF8.self)
         let parts = line.split(separator: " ")
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
             return .failure(Failure(message: "no HTTP answer from \(host):\(port)"))

@@ -1,7 +1,8 @@
 extension Commands {
     static let migrate = Subcommand(
-        spec: CommandSpec(name: "migrate", summary: "Apply pending migrations from the migrations folder.",
-                          options: Commands.dataDirectoryOptions)
+        spec: CommandSpec(
+            name: "migrate", summary: "Apply pending migrations from the migrations folder.",
+            options: Commands.dataDirectoryOptions)
     ) { arguments in
         let environment = try CommandEnvironment(arguments)
         let (store, applied) = try environment.openStore(migrate: true)

@@ -6,10 +6,11 @@ import XizorAPI
 
 extension Commands {
     static let serve = Subcommand(
-        spec: CommandSpec(name: "serve", summary: "Serve the API (first stdout line: {\"event\":\"listening\",…}).",
-                          options: Commands.configurationOptions + [
-                              .init("demo-if-empty", help: "create the demo app when the database has no app yet"),
-                          ])
+        spec: CommandSpec(
+            name: "serve", summary: "Serve the API (first stdout line: {\"event\":\"listening\",…}).",
+            options: Commands.configurationOptions + [
+                .init("demo-if-empty", help: "create the demo app when the database has no app yet")
+            ])
     ) { arguments in
         // Before any thread exists, so every thread inherits the mask and SIGTERM waits for the
         // server's handler (see HTTPServer.handleTerminationSignals).
@@ -28,11 +29,13 @@ extension Commands {
             try services.changes.startTailing(
                 intervalMs: environment.configuration[\.changes.pollIntervalMs],
                 retentionMs: Int64(environment.configuration[\.changes.retentionMs]),
-                maxRows: environment.configuration[\.changes.maxRows]) { [logger = environment.logger] error in
+                maxRows: environment.configuration[\.changes.maxRows]
+            ) { [logger = environment.logger] error in
                 logger.error("change feed", [("error", .string(error))])
             }
         } catch {
-            throw CommandFailure("cannot open the change feed's connection to \(environment.storageDescription): \(error)")
+            throw CommandFailure(
+                "cannot open the change feed's connection to \(environment.storageDescription): \(error)")
         }
         let retention = RetentionJobs(services: services) { [logger = environment.logger] message in
             logger.warning("retention", [("detail", .string(message))])
@@ -43,15 +46,19 @@ extension Commands {
         let httpMetrics = HTTPMetrics()
         var options = environment.applicationOptions
         options.operations = try environment.operationsOptions(httpMetrics: httpMetrics)
-        let server = HTTPServer(configuration: environment.httpConfiguration,
-                                responder: XizorApplication.routes(services: services, options: options,
-                                                                   isDraining: { drain.isDraining }),
-                                logger: environment.logger, drainState: drain, observer: httpMetrics)
+        let server = HTTPServer(
+            configuration: environment.httpConfiguration,
+            responder: XizorApplication.routes(
+                services: services, options: options,
+                isDraining: { drain.isDraining }),
+            logger: environment.logger, drainState: drain, observer: httpMetrics)
         let port: Int
         do { port = try server.start() } catch {
-            var message = "cannot listen on \(environment.configuration.host):\(environment.configuration.port): \(error)"
+            var message =
+                "cannot listen on \(environment.configuration.host):\(environment.configuration.port): \(error)"
             if case HTTPServerError.bind(_, _, EADDRINUSE) = error {
-                message += "; another process listens there. A second server may bind beside it (a zero-downtime restart)"
+                message +=
+                    "; another process listens there. A second server may bind beside it (a zero-downtime restart)"
                     + " only when both run with http.reusePort (XIZOR_HTTP_REUSE_PORT=true); see docs/operations.md"
             }
             throw CommandFailure(message)
@@ -59,9 +66,13 @@ extension Commands {
         do { try dispatcher?.start() } catch { throw CommandFailure("cannot send webhooks: \(error)") }
         // Before the `listening` line: whoever reads it may send SIGTERM at once.
         server.handleTerminationSignals()
-        printJSONLine([("event", "listening"), ("host", .string(environment.configuration.host)), ("port", .int(Int64(port)))])
+        printJSONLine([
+            ("event", "listening"), ("host", .string(environment.configuration.host)), ("port", .int(Int64(port))),
+        ])
         if let demo {
-            environment.logger.info("created the demo app; its keys are shown only now", demo.logFields(host: environment.configuration.host, port: port))
+            environment.logger.info(
+                "created the demo app; its keys are shown only now",
+                demo.logFields(host: environment.configuration.host, port: port))
         }
         let url = FirstRunSummary.url(host: environment.configuration.host, port: port)
         let console = options.consolePath.map { url + $0 }
@@ -86,8 +97,9 @@ extension Commands {
             try services.keys.ensureAdminToken(token)
         } else if !services.keys.hasAdminKey() {
             let token = try services.keys.generateAdminToken()
-            environment.logger.warning("generated an admin token; it is shown only this once, store it now",
-                                       [("adminToken", .string(token))])
+            environment.logger.warning(
+                "generated an admin token; it is shown only this once, store it now",
+                [("adminToken", .string(token))])
             return token
         }
         return nil

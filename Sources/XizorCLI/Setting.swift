@@ -21,7 +21,11 @@ extension Setting where Value == String {
 extension Setting where Value == Int {
     static func int(_ path: String, default value: Int, _ range: ClosedRange<Int>, help: String) -> Setting {
         precondition(range.contains(value), "the default of \(path) is outside its range")
-        return Setting(key: ConfigurationKey(path: path, kind: .int(min: range.lowerBound, max: range.upperBound), help: help, defaultValue: .int(value))) {
+        return Setting(
+            key: ConfigurationKey(
+                path: path, kind: .int(min: range.lowerBound, max: range.upperBound), help: help,
+                defaultValue: .int(value))
+        ) {
             if case .int(let i)? = $0 { i } else { nil }
         }
     }
@@ -46,7 +50,8 @@ extension Setting where Value == [String] {
 extension Setting where Value == String? {
     /// A setting that is unset unless given (no default).
     static func optional(_ path: String, help: String) -> Setting {
-        Setting(key: ConfigurationKey(path: path, kind: .optionalString, help: help, defaultValue: nil)) { stored -> String?? in
+        Setting(key: ConfigurationKey(path: path, kind: .optionalString, help: help, defaultValue: nil)) {
+            stored -> String?? in
             switch stored {
             case nil: .some(nil)
             case .string(let s)?: .some(s)
@@ -58,13 +63,17 @@ extension Setting where Value == String? {
 
 extension Setting {
     /// One of a fixed set of names, each standing for a typed value (`"full"` → `.full`).
-    static func choice(_ path: String, default value: Value, _ names: KeyValuePairs<String, Value>, help: String) -> Setting
+    static func choice(_ path: String, default value: Value, _ names: KeyValuePairs<String, Value>, help: String)
+        -> Setting
     where Value: Equatable & Sendable {
         let table = Array(names)
         guard let defaultName = table.first(where: { $0.value == value })?.key else {
             preconditionFailure("the default of \(path) has no name among its choices")
         }
-        return Setting(key: ConfigurationKey(path: path, kind: .choice(table.map(\.key)), help: help, defaultValue: .string(defaultName))) { stored in
+        return Setting(
+            key: ConfigurationKey(
+                path: path, kind: .choice(table.map(\.key)), help: help, defaultValue: .string(defaultName))
+        ) { stored in
             guard case .string(let name)? = stored else { return nil }
             return table.first { $0.key == name }?.value
         }

@@ -2,8 +2,9 @@ import PaywallFormat
 
 extension Commands {
     static let templates = Subcommand(
-        spec: CommandSpec(name: "templates", summary: "List the paywall templates, or print one as JSON.",
-                          positionals: "[NAME]", minPositionals: 0, maxPositionals: 1)
+        spec: CommandSpec(
+            name: "templates", summary: "List the paywall templates, or print one as JSON.",
+            positionals: "[NAME]", minPositionals: 0, maxPositionals: 1)
     ) { arguments in
         guard let name = arguments.positionals.first else {
             for (name, document) in PaywallTemplates.all {
@@ -12,7 +13,8 @@ extension Commands {
             return .success
         }
         guard let document = PaywallTemplates.document(named: name) else {
-            throw CommandFailure("unknown template '\(name)' (known: \(PaywallTemplates.names.joined(separator: ", ")))")
+            throw CommandFailure(
+                "unknown template '\(name)' (known: \(PaywallTemplates.names.joined(separator: ", ")))")
         }
         print(document.prettyString, terminator: "")
         return .success

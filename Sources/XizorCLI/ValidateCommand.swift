@@ -3,9 +3,10 @@ import PaywallFormat
 
 extension Commands {
     static let validate = Subcommand(
-        spec: CommandSpec(name: "validate", summary: "Validate paywall documents (errors with paths; exit 1 if any is invalid).",
-                          positionals: "FILE…", minPositionals: 1, maxPositionals: nil,
-                          options: [.init("json", help: "print one JSON result per file instead of text")])
+        spec: CommandSpec(
+            name: "validate", summary: "Validate paywall documents (errors with paths; exit 1 if any is invalid).",
+            positionals: "FILE…", minPositionals: 1, maxPositionals: nil,
+            options: [.init("json", help: "print one JSON result per file instead of text")])
     ) { arguments in
         var anyInvalid = false
         var results: [JSONValue] = []
@@ -25,7 +26,10 @@ extension Commands {
         var warnings: [ValidationIssue]
 
         var json: JSONValue {
-            ["file": .string(file), "ok": .bool(ok), "errors": .array(errors.map(\.json)), "warnings": .array(warnings.map(\.json))]
+            [
+                "file": .string(file), "ok": .bool(ok), "errors": .array(errors.map(\.json)),
+                "warnings": .array(warnings.map(\.json)),
+            ]
         }
 
         var text: String {
@@ -44,8 +48,10 @@ extension Commands {
             bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
         } else {
             guard let data = FileManager.default.contents(atPath: file) else {
-                return FileValidation(file: file, ok: false,
-                                      errors: [ValidationIssue(path: "$", message: "cannot read file", code: "unreadable_file")], warnings: [])
+                return FileValidation(
+                    file: file, ok: false,
+                    errors: [ValidationIssue(path: "$", message: "cannot read file", code: "unreadable_file")],
+                    warnings: [])
             }
             bytes = Array(data)
         }
@@ -54,8 +60,9 @@ extension Commands {
             let result = PaywallValidator.validate(document)
             return FileValidation(file: file, ok: result.isValid, errors: result.errors, warnings: result.warnings)
         } catch {
-            let issue = ValidationIssue(path: "$", message: "invalid JSON: \(error.message) at line \(error.line), column \(error.column)",
-                                        code: error.code.rawValue)
+            let issue = ValidationIssue(
+                path: "$", message: "invalid JSON: \(error.message) at line \(error.line), column \(error.column)",
+                code: error.code.rawValue)
             return FileValidation(file: file, ok: false, errors: [issue], warnings: [])
         }
     }

@@ -42,7 +42,10 @@ public struct ConsoleSite: Sendable {
         for (name, base64) in EmbeddedConsole.files.sorted(by: { $0.key < $1.key }) {
             guard let data = Data(base64Encoded: base64) else { throw ConsoleSiteError.undecodable(name) }
             let bytes = [UInt8](data)
-            if name == "index.html" { index = bytes; continue }
+            if name == "index.html" {
+                index = bytes
+                continue
+            }
             guard let type = Self.contentType(of: name) else { throw ConsoleSiteError.unknownType(name) }
             assets[name] = File(bytes: bytes, contentType: type, etag: Self.tag(bytes))
             versionInput += Array(name.utf8) + [0] + bytes + [0]

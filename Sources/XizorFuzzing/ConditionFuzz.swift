@@ -20,8 +20,10 @@ enum ConditionFuzz {
         }
         guard issues.isEmpty else { throw FuzzFinding(.condition, "parsed despite issues \(issues)") }
         var reparsedIssues: [ValidationIssue] = []
-        guard let reparsed = Condition.parse(condition.json, path: "$", issues: &reparsedIssues), reparsed == condition else {
-            throw FuzzFinding(.condition, "its own JSON does not parse back: \(condition.json.canonicalString) \(reparsedIssues)")
+        guard let reparsed = Condition.parse(condition.json, path: "$", issues: &reparsedIssues), reparsed == condition
+        else {
+            throw FuzzFinding(
+                .condition, "its own JSON does not parse back: \(condition.json.canonicalString) \(reparsedIssues)")
         }
         // Past the evaluation budget a condition is refused when written (and stops a request's
         // evaluation when served), so evaluating it alone is not a property to check; +1: the
@@ -32,7 +34,8 @@ enum ConditionFuzz {
         // Over a context alone nothing is read from a database, so neither may throw.
         var facts = RequestFacts(context: context, subscriberID: json["subscriberId"]?.stringValue)
         var again = facts
-        let explained: ConditionFailure?, matched: Bool
+        let explained: ConditionFailure?
+        let matched: Bool
         do {
             explained = try condition.explain(&facts, path: "$")
             matched = try condition.matches(&again)
@@ -42,8 +45,12 @@ enum ConditionFuzz {
         guard matched == (explained == nil) else {
             throw FuzzFinding(.condition, "matches and explain disagree on \(condition.json.canonicalString)")
         }
-        guard Condition.not(condition).matches(context) == !matches else { throw FuzzFinding(.condition, "not does not negate") }
-        guard Condition.all([condition]).matches(context) == matches, Condition.any([condition]).matches(context) == matches else {
+        guard Condition.not(condition).matches(context) == !matches else {
+            throw FuzzFinding(.condition, "not does not negate")
+        }
+        guard Condition.all([condition]).matches(context) == matches,
+            Condition.any([condition]).matches(context) == matches
+        else {
             throw FuzzFinding(.condition, "a one-element all/any differs from its element")
         }
     }

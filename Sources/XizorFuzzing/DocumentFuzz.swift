@@ -11,11 +11,14 @@ enum DocumentFuzz {
         let result = PaywallValidator.validate(first)
         for issue in result.errors + result.warnings {
             guard issue.path.hasPrefix("$") else { throw FuzzFinding(.document, "issue without a JSON path: \(issue)") }
-            guard ValidationCode(rawValue: issue.code) != nil else { throw FuzzFinding(.document, "undocumented code: \(issue)") }
+            guard ValidationCode(rawValue: issue.code) != nil else {
+                throw FuzzFinding(.document, "undocumented code: \(issue)")
+            }
         }
         let again = PaywallValidator.validate(second)
         guard again.errors == result.errors, again.warnings == result.warnings else {
-            throw FuzzFinding(.document, "two copies of one document validate differently: \(result.errors) vs \(again.errors)")
+            throw FuzzFinding(
+                .document, "two copies of one document validate differently: \(result.errors) vs \(again.errors)")
         }
         guard result.isValid == (result.document != nil) else {
             throw FuzzFinding(.document, "valid=\(result.isValid) but document present=\(result.document != nil)")

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Saved fuzz inputs on disk: the committed seed corpora and regressions (`Tests/fuzz`), read by

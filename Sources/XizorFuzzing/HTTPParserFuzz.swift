@@ -6,7 +6,8 @@ import HTTP
 /// no more, `needMoreData` must consume everything, and what completes must be within the limits.
 enum HTTPParserFuzz {
     /// Small limits, so short inputs reach every limit's edge.
-    static let limits = HTTPParserLimits(maxRequestLineBytes: 256, maxHeaderBytes: 1024, maxHeaderFields: 16, maxBodyBytes: 512)
+    static let limits = HTTPParserLimits(
+        maxRequestLineBytes: 256, maxHeaderBytes: 1024, maxHeaderFields: 16, maxBodyBytes: 512)
 
     static func run(_ input: UnsafeRawBufferPointer) throws(FuzzFinding) {
         let whole = try transcript(input, pieceSizes: [max(1, input.count)])
@@ -32,7 +33,9 @@ enum HTTPParserFuzz {
             while offset < end {
                 let rest = UnsafeRawBufferPointer(rebasing: input[offset..<end])
                 let (consumed, event) = parser.parse(rest)
-                guard consumed >= 0 && consumed <= rest.count else { throw finding("consumed \(consumed) of \(rest.count) bytes") }
+                guard consumed >= 0 && consumed <= rest.count else {
+                    throw finding("consumed \(consumed) of \(rest.count) bytes")
+                }
                 offset += consumed
                 stalls = consumed == 0 ? stalls + 1 : 0
                 guard stalls < 3 else { throw finding("no progress after \(events)") }
@@ -40,10 +43,16 @@ enum HTTPParserFuzz {
                 case .needMoreData:
                     guard offset == end else { throw finding("needMoreData left \(end - offset) bytes unconsumed") }
                 case .headComplete:
-                    events.append("head continue=\(parser.expectsContinue) declared=\(String(describing: parser.declaredBodyLength))")
+                    events.append(
+                        "head continue=\(parser.expectsContinue) declared=\(String(describing: parser.declaredBodyLength))"
+                    )
                 case .request(let request):
-                    guard request.body.count <= limits.maxBodyBytes else { throw finding("a body of \(request.body.count) bytes passed the limit") }
-                    guard request.headers.count <= limits.maxHeaderFields else { throw finding("\(request.headers.count) header fields passed the limit") }
+                    guard request.body.count <= limits.maxBodyBytes else {
+                        throw finding("a body of \(request.body.count) bytes passed the limit")
+                    }
+                    guard request.headers.count <= limits.maxHeaderFields else {
+                        throw finding("\(request.headers.count) header fields passed the limit")
+                    }
                     events.append(summary(request))
                 case .failure(let error):
                     events.append("failure \(error)")
@@ -57,6 +66,7 @@ enum HTTPParserFuzz {
     static func summary(_ request: HTTPRequest) -> String {
         let headers = request.headers.pairs.map { "\($0.name): \($0.value)" }.joined(separator: "|")
         let query = request.queryParameters.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-        return "\(request.method) \(request.target) path=\(request.path) query=\(query) \(request.version) keepAlive=\(request.keepAlive) [\(headers)] body=\(request.body)"
+        return
+            "\(request.method) \(request.target) path=\(request.path) query=\(query) \(request.version) keepAlive=\(request.keepAlive) [\(headers)] body=\(request.body)"
     }
 }

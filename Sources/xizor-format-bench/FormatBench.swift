@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PaywallFormat
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Measures validations, canonical serializations and parses per second of the `cinematic` template.
 enum FormatBench {
@@ -12,12 +13,15 @@ enum FormatBench {
             print(doc.canonicalString)
             return 0
         case "schema":
-            guard arguments.count == 2, let v = Int(arguments[1]), let schema = JSONSchemaGenerator.schema(version: v) else { return usage() }
+            guard arguments.count == 2, let v = Int(arguments[1]), let schema = JSONSchemaGenerator.schema(version: v)
+            else { return usage() }
             print(schema.canonicalString)
             return 0
         case "loop":
             // For profilers: one operation, N times.
-            guard arguments.count == 3, let n = Int(arguments[2]), let doc = PaywallTemplates.document(named: "cinematic") else { return usage() }
+            guard arguments.count == 3, let n = Int(arguments[2]),
+                let doc = PaywallTemplates.document(named: "cinematic")
+            else { return usage() }
             var sink = 0
             for _ in 0..<n {
                 switch arguments[1] {
@@ -46,7 +50,7 @@ enum FormatBench {
     static func measure(_ seconds: Double, _ body: () -> Int) -> Double {
         let clock = ContinuousClock()
         var sink = 0
-        for _ in 0..<50 { sink &+= body() }   // warm up
+        for _ in 0..<50 { sink &+= body() }  // warm up
         var count = 0
         let start = clock.now
         let limit = Duration.milliseconds(Int64(seconds * 1000))

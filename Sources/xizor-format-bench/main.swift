@@ -1,11 +1,12 @@
+import PaywallFormat
+
 // Benchmark fixture for bench/format.bench.sh: throughput of the paywall format library.
 //   xizor-format-bench template NAME   print a template (canonical JSON)
 //   xizor-format-bench schema N        print the JSON Schema of version N
 //   xizor-format-bench run [SECONDS]   measure and print one JSON object of figures
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import PaywallFormat
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 exit(FormatBench.main(arguments))

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import XizorFuzzing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs saved inputs (files, or every file of a directory) through a target once: how a crash
 /// libFuzzer wrote is reproduced, and how a fix is checked before it becomes a regression input.

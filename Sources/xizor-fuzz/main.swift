@@ -1,11 +1,12 @@
+import XizorFuzzing
+
 // xizor-fuzz: the fuzz targets of XizorFuzzing under libFuzzer (`make fuzz`, docs/fuzzing.md).
 //
 //   xizor-fuzz TARGET [libFuzzer flags] [CORPUS_DIR...]   fuzz (a build with -DFUZZING only)
 //   xizor-fuzz replay TARGET FILE_OR_DIR...               run saved inputs once (any build)
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import XizorFuzzing
 
 func fail(_ message: String, code: Int32 = 64) -> Never {
     FileHandleStderr.write("xizor-fuzz: \(message)\n")
@@ -24,10 +25,10 @@ if arguments.first == "replay" {
 }
 
 #if FUZZING
-guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
-    fail("usage: xizor-fuzz TARGET [libFuzzer flags] [CORPUS_DIR...] (targets: \(names))")
-}
-FuzzDriver.run(target, libFuzzerArguments: Array(arguments.dropFirst()))
+    guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
+        fail("usage: xizor-fuzz TARGET [libFuzzer flags] [CORPUS_DIR...] (targets: \(names))")
+    }
+    FuzzDriver.run(target, libFuzzerArguments: Array(arguments.dropFirst()))
 #else
-fail("this build replays only (xizor-fuzz replay TARGET PATH...); `make fuzz` builds the fuzzing one")
+    fail("this build replays only (xizor-fuzz replay TARGET PATH...); `make fuzz` builds the fuzzing one")
 #endif

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTP
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `xizor-http-fixture [--host H] [--port P] [--no-access-log] [--<configKey> N]…`: starts a
 /// server with `FixtureRoutes`, prints the `listening` line, drains on SIGTERM/SIGINT, exits 0.
@@ -16,11 +17,19 @@ enum FixtureMain {
             let flag = arguments[i]
             let value = i + 1 < arguments.count ? arguments[i + 1] : ""
             switch flag {
-            case "--host": configuration.host = value; i += 2
-            case "--port": configuration.port = Int(value) ?? 0; i += 2
-            case "--no-access-log": configuration.accessLog = false; i += 1
+            case "--host":
+                configuration.host = value
+                i += 2
+            case "--port":
+                configuration.port = Int(value) ?? 0
+                i += 2
+            case "--no-access-log":
+                configuration.accessLog = false
+                i += 1
             default:
-                guard flag.hasPrefix("--"), let number = Int(value), set(&configuration, String(flag.dropFirst(2)), number) else {
+                guard flag.hasPrefix("--"), let number = Int(value),
+                    set(&configuration, String(flag.dropFirst(2)), number)
+                else {
                     fail("unknown or invalid option \(flag) \(value)")
                 }
                 i += 2
@@ -28,8 +37,9 @@ enum FixtureMain {
         }
         raiseFileLimit()
         let drain = DrainState()
-        let server = HTTPServer(configuration: configuration, responder: FixtureRoutes.router(drain: drain).build(),
-                                logger: Logger(), drainState: drain)
+        let server = HTTPServer(
+            configuration: configuration, responder: FixtureRoutes.router(drain: drain).build(),
+            logger: Logger(), drainState: drain)
         let port: Int
         do {
             port = try server.start()
@@ -37,7 +47,8 @@ enum FixtureMain {
             fail("cannot start: \(error)")
         }
         server.handleTerminationSignals()
-        Logger.standardOutput("{\"event\":\"listening\",\"host\":\(JSONText.string(configuration.host)),\"port\":\(port)}\n")
+        Logger.standardOutput(
+            "{\"event\":\"listening\",\"host\":\(JSONText.string(configuration.host)),\"port\":\(port)}\n")
         server.runUntilTerminated()
         Logger.standardOutput("{\"event\":\"stopped\"}\n")
         exit(0)
@@ -80,5 +91,5 @@ enum FixtureMain {
 }
 
 #if canImport(Glibc)
-let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 #endif

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTP
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The routes the live tests and the benchmark exercise.
 enum FixtureRoutes {
@@ -25,19 +26,22 @@ enum FixtureRoutes {
 
     static func router(drain: DrainState) -> Router {
         var router = Router()
-        let health = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: Array("{\"status\":\"ok\"}".utf8))
+        let health = HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json"], body: Array("{\"status\":\"ok\"}".utf8))
         router.get("/healthz", execution: .inline) { _ in health }
         router.get("/readyz", execution: .inline) { _ in
             drain.isDraining ? HTTPResponse.text("draining", status: .serviceUnavailable) : HTTPResponse.text("ready")
         }
 
-        let bench = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
-                                 body: benchBody, etag: benchETag,
-                                 gzip: .init(body: Gzip.compress(benchBody) ?? benchBody, etag: HTTPResponse.gzipETag(for: benchETag)))
+        let bench = HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
+            body: benchBody, etag: benchETag,
+            gzip: .init(body: Gzip.compress(benchBody) ?? benchBody, etag: HTTPResponse.gzipETag(for: benchETag)))
         router.get("/bench", execution: .inline) { _ in bench }
 
-        let small = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
-                                 body: Array("{\"v\":1}".utf8), etag: "\"small-v1\"")
+        let small = HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
+            body: Array("{\"v\":1}".utf8), etag: "\"small-v1\"")
         router.get("/etag", execution: .inline) { _ in small }
         router.put("/etag") { _ in small }
 
@@ -67,11 +71,15 @@ enum FixtureRoutes {
         let large: [UInt8] = {
             var s = ""
             var i = 0
-            while s.utf8.count < 200_000 { s += "line \(i): the quick brown fox jumps over the lazy dog\n"; i += 1 }
+            while s.utf8.count < 200_000 {
+                s += "line \(i): the quick brown fox jumps over the lazy dog\n"
+                i += 1
+            }
             return Array(s.utf8)
         }()
         router.get("/large") { _ in
-            HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8"], body: large, etag: "\"large-v1\"")
+            HTTPResponse(
+                status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8"], body: large, etag: "\"large-v1\"")
         }
         return router
     }
@@ -80,14 +88,27 @@ enum FixtureRoutes {
 
     /// Reflects the request as JSON for the tests.
     static func echo(_ request: HTTPRequest) -> HTTPResponse {
-        var json = "{\"method\":\(JSONText.string(request.method.description)),\"target\":\(JSONText.string(request.target))"
+        var json =
+            "{\"method\":\(JSONText.string(request.method.description)),\"target\":\(JSONText.string(request.target))"
         json += ",\"path\":\(JSONText.string(request.path)),\"version\":\(JSONText.string(request.version.description))"
-        json += ",\"requestId\":\(JSONText.string(request.requestId)),\"remote\":\(JSONText.string(request.remoteAddress))"
+        json +=
+            ",\"requestId\":\(JSONText.string(request.requestId)),\"remote\":\(JSONText.string(request.remoteAddress))"
         json += ",\"route\":\(JSONText.string(request.routeTemplate ?? ""))"
-        json += ",\"query\":[" + request.queryParameters.map { "[\(JSONText.string($0.name)),\(JSONText.string($0.value))]" }.joined(separator: ",") + "]"
-        json += ",\"params\":{" + request.pathParameters.map { "\(JSONText.string($0.name)):\(JSONText.string($0.value))" }.joined(separator: ",") + "}"
-        json += ",\"headers\":[" + request.headers.pairs.map { "[\(JSONText.string($0.name)),\(JSONText.string($0.value))]" }.joined(separator: ",") + "]"
-        json += ",\"bodyLength\":\(request.body.count),\"body\":\(JSONText.string(String(decoding: request.body, as: UTF8.self)))}"
-        return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: Array(json.utf8), compressible: false)
+        json +=
+            ",\"query\":["
+            + request.queryParameters.map { "[\(JSONText.string($0.name)),\(JSONText.string($0.value))]" }.joined(
+                separator: ",") + "]"
+        json +=
+            ",\"params\":{"
+            + request.pathParameters.map { "\(JSONText.string($0.name)):\(JSONText.string($0.value))" }.joined(
+                separator: ",") + "}"
+        json +=
+            ",\"headers\":["
+            + request.headers.pairs.map { "[\(JSONText.string($0.name)),\(JSONText.string($0.value))]" }.joined(
+                separator: ",") + "]"
+        json +=
+            ",\"bodyLength\":\(request.body.count),\"body\":\(JSONText.string(String(decoding: request.body, as: UTF8.self)))}"
+        return HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json"], body: Array(json.utf8), compressible: false)
     }
 }

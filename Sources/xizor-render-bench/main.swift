@@ -17,7 +17,8 @@ func renderOnce(_ document: JSONValue, _ options: RenderOptions) -> [UInt8] {
 switch arguments.first {
 case "page":
     guard arguments.count == 3, let document = PaywallTemplates.document(named: arguments[1]),
-          let scheme = ColorScheme(rawValue: arguments[2]) else {
+        let scheme = ColorScheme(rawValue: arguments[2])
+    else {
         FileHandle.standardError.write(Data("usage: xizor-render-bench page NAME light|dark\n".utf8))
         exit(64)
     }
@@ -27,7 +28,7 @@ case "run", nil:
     for (name, document) in PaywallTemplates.all {
         let options = RenderOptions(locale: "en", colorScheme: .dark, mode: .production)
         var bytes = 0
-        for _ in 0..<20 { bytes = renderOnce(document, options).count }   // warm-up
+        for _ in 0..<20 { bytes = renderOnce(document, options).count }  // warm-up
         let start = DispatchTime.now().uptimeNanoseconds
         var iterations = 0
         var elapsed = 0.0
@@ -36,7 +37,9 @@ case "run", nil:
             iterations += 50
             elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         } while elapsed < seconds
-        print("{\"template\":\"\(name)\",\"pagesPerSecond\":\(Int(Double(iterations) / elapsed)),\"iterations\":\(iterations),\"bytes\":\(bytes)}")
+        print(
+            "{\"template\":\"\(name)\",\"pagesPerSecond\":\(Int(Double(iterations) / elapsed)),\"iterations\":\(iterations),\"bytes\":\(bytes)}"
+        )
     }
 case "limits":
     let example = DocumentLimits.exampleAtEveryLimit()
@@ -44,7 +47,7 @@ case "limits":
     let baseline = peakResidentKiB()
     var milliseconds: [Double] = []
     var largest = 0
-    for _ in 0..<3 {   // three rounds: the first warms up, the figures are the worst form of any round
+    for _ in 0..<3 {  // three rounds: the first warms up, the figures are the worst form of any round
         for locale in read.document.locales {
             for scheme in ColorScheme.allCases {
                 let start = DispatchTime.now().uptimeNanoseconds
@@ -62,21 +65,29 @@ case "limits":
     }
     let peakGrowth = peakResidentKiB() - baseline
     var amplification = example
-    let option: JSONValue = ["type": "stack", "direction": "vertical",
-                             "children": .array(Array(repeating: ["type": "text", "text": ["en": "{{product.price}}"]], count: 5_000))]
-    _ = amplification.set(.array((0..<5_000).map { ["slot": .string("s\($0)"), "storeProductId": .string("com.x.s\($0)")] }),
-                          at: JSONPath([.key("products")]))
+    let option: JSONValue = [
+        "type": "stack", "direction": "vertical",
+        "children": .array(Array(repeating: ["type": "text", "text": ["en": "{{product.price}}"]], count: 5_000)),
+    ]
+    _ = amplification.set(
+        .array((0..<5_000).map { ["slot": .string("s\($0)"), "storeProductId": .string("com.x.s\($0)")] }),
+        at: JSONPath([.key("products")]))
     _ = amplification.set(["type": "product_selector", "option": option], at: JSONPath([.key("root")]))
     let start = DispatchTime.now().uptimeNanoseconds
     let outcome: String
-    do { _ = try PaywallRenderer.render(amplification, options: RenderOptions(locale: "en", mode: .preview)); outcome = "rendered" } catch { outcome = "\(error)" }
+    do {
+        _ = try PaywallRenderer.render(amplification, options: RenderOptions(locale: "en", mode: .preview))
+        outcome = "rendered"
+    } catch { outcome = "\(error)" }
     let stopMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     let sorted = milliseconds.sorted()
-    print("{\"forms\":\(read.document.locales.count * 2),\"p50Ms\":\(sorted[sorted.count / 2]),\"maxMs\":\(sorted.last ?? 0),"
-        + "\"largestPageBytes\":\(largest),\"peakRSSGrowthKiB\":\(peakGrowth),\"amplificationStopMs\":\(stopMs),"
-        + "\"amplificationOutcome\":\"\(outcome)\"}")
+    print(
+        "{\"forms\":\(read.document.locales.count * 2),\"p50Ms\":\(sorted[sorted.count / 2]),\"maxMs\":\(sorted.last ?? 0),"
+            + "\"largestPageBytes\":\(largest),\"peakRSSGrowthKiB\":\(peakGrowth),\"amplificationStopMs\":\(stopMs),"
+            + "\"amplificationOutcome\":\"\(outcome)\"}")
 default:
-    FileHandle.standardError.write(Data("usage: xizor-render-bench run [SECONDS] | page NAME light|dark | limits\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: xizor-render-bench run [SECONDS] | page NAME light|dark | limits\n".utf8))
     exit(64)
 }
 

@@ -36,7 +36,8 @@ enum StorageBenchmark {
 
         let path = directory + "/swift-bench.sqlite"
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
-        let pool = try DatabasePool(path: path, configuration: DatabaseConfiguration(synchronous: .full, readConnections: 1))
+        let pool = try DatabasePool(
+            path: path, configuration: DatabaseConfiguration(synchronous: .full, readConnections: 1))
         defer { pool.close() }
         try pool.write { db in
             try db.execute("CREATE TABLE bench (id INTEGER PRIMARY KEY, name TEXT NOT NULL, amount INTEGER NOT NULL)")
@@ -87,7 +88,8 @@ enum StorageBenchmark {
     /// cost of the layer itself (queue hop, BEGIN/INSERT/COMMIT, bindings).
     static func singleInsertsWithoutFsync(path: String, rows: Int) throws {
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
-        let pool = try DatabasePool(path: path, configuration: DatabaseConfiguration(synchronous: .off, readConnections: 1))
+        let pool = try DatabasePool(
+            path: path, configuration: DatabaseConfiguration(synchronous: .off, readConnections: 1))
         defer {
             pool.close()
             for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
@@ -108,7 +110,8 @@ enum StorageBenchmark {
 
     static func report(_ name: String, ops: Int, seconds: Double, extra: String? = nil) {
         let rate = Double(ops) / seconds
-        var line = "{\"impl\":\"swift\",\"workload\":\"\(name)\",\"ops\":\(ops),\"seconds\":\(String(format: "%.4f", seconds)),\"per_second\":\(String(format: "%.1f", rate))"
+        var line =
+            "{\"impl\":\"swift\",\"workload\":\"\(name)\",\"ops\":\(ops),\"seconds\":\(String(format: "%.4f", seconds)),\"per_second\":\(String(format: "%.1f", rate))"
         if let extra { line += "," + extra }
         FileHandle.standardOutput.write(Data((line + "}\n").utf8))
     }

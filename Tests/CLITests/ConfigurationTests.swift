@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+
 @testable import XizorCLI
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.json").path
 
 @Suite struct ConfigurationTests {
@@ -29,7 +31,9 @@ private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.js
     @Test func theConfigFileIsACopyOfTheCompiledInDefaults() throws {
         let fromFile = try ConfigurationLoader.load(file: defaultFile, environment: [:], overrides: [:])
         #expect(fromFile == Configuration.defaults)
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: defaultFile))) as? [String: Any])
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: defaultFile)))
+                as? [String: Any])
         for key in Settings.keys where key.defaultValue != nil {
             var node: Any? = root
             for part in key.path.split(separator: ".") { node = (node as? [String: Any])?[String(part)] }
@@ -40,17 +44,21 @@ private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.js
     @Test func everySettingIsListedOnceInDeclarationOrder() {
         let paths = Settings.keys.map(\.path)
         #expect(Set(paths).count == paths.count)
-        #expect(paths.first == "host" && paths.contains("rateLimits.authFailuresBurst") && paths.contains("http.gzipLevel"))
+        #expect(
+            paths.first == "host" && paths.contains("rateLimits.authFailuresBurst") && paths.contains("http.gzipLevel"))
         #expect(paths.count == 83, "a setting was added or removed: update this count and docs/operations.md")
     }
 
     @Test func environmentOverridesTheFileAndFlagsOverrideBoth() throws {
         let fromEnvironment = try ConfigurationLoader.load(
-            file: defaultFile, environment: ["XIZOR_PORT": "9090", "XIZOR_HTTP_GZIP_LEVEL": "3", "XIZOR_STORAGE_SYNCHRONOUS": "NORMAL"], overrides: [:])
+            file: defaultFile,
+            environment: ["XIZOR_PORT": "9090", "XIZOR_HTTP_GZIP_LEVEL": "3", "XIZOR_STORAGE_SYNCHRONOUS": "NORMAL"],
+            overrides: [:])
         #expect(fromEnvironment.port == 9090)
         #expect(fromEnvironment[\.http.gzipLevel] == 3)
         #expect(fromEnvironment[\.storage.synchronous] == .normal)
-        let fromFlag = try ConfigurationLoader.load(file: defaultFile, environment: ["XIZOR_PORT": "9090"], overrides: ["port": "0"])
+        let fromFlag = try ConfigurationLoader.load(
+            file: defaultFile, environment: ["XIZOR_PORT": "9090"], overrides: ["port": "0"])
         #expect(fromFlag.port == 0)
     }
 
@@ -58,25 +66,39 @@ private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.js
         #expect(throws: ConfigurationError("adminToken (XIZOR_ADMIN_TOKEN) is 5 characters; it needs at least 32")) {
             try ConfigurationLoader.load(file: nil, environment: ["XIZOR_ADMIN_TOKEN": "short"], overrides: [:])
         }
-        #expect(throws: ConfigurationError("http.maxBufferedBodyBytes (1000) is smaller than http.maxBodyBytes (1048576)")) {
-            try ConfigurationLoader.load(file: nil, environment: ["XIZOR_HTTP_MAX_BUFFERED_BODY_BYTES": "1000"], overrides: [:])
+        #expect(
+            throws: ConfigurationError("http.maxBufferedBodyBytes (1000) is smaller than http.maxBodyBytes (1048576)")
+        ) {
+            try ConfigurationLoader.load(
+                file: nil, environment: ["XIZOR_HTTP_MAX_BUFFERED_BODY_BYTES": "1000"], overrides: [:])
         }
-        #expect(throws: ConfigurationError(#"renderer.mediaOrigins: "http://x" is not `https:` or an https://host[:port] origin"#)) {
-            try ConfigurationLoader.load(file: nil, environment: ["XIZOR_RENDERER_MEDIA_ORIGINS": "http://x"], overrides: [:])
+        #expect(
+            throws: ConfigurationError(
+                #"renderer.mediaOrigins: "http://x" is not `https:` or an https://host[:port] origin"#)
+        ) {
+            try ConfigurationLoader.load(
+                file: nil, environment: ["XIZOR_RENDERER_MEDIA_ORIGINS": "http://x"], overrides: [:])
         }
     }
 
     @Test func badValuesNameTheKeyAndTheSource() {
-        #expect(throws: ConfigurationError("environment variable XIZOR_PORT: port must be an integer from 0 to 65535, not 'http'")) {
+        #expect(
+            throws: ConfigurationError(
+                "environment variable XIZOR_PORT: port must be an integer from 0 to 65535, not 'http'")
+        ) {
             try ConfigurationLoader.load(file: defaultFile, environment: ["XIZOR_PORT": "http"], overrides: [:])
         }
-        #expect(throws: ConfigurationError("environment variable XIZOR_LOG_LEVEL: logLevel must be one of debug, info, warning, error, not 'loud'")) {
+        #expect(
+            throws: ConfigurationError(
+                "environment variable XIZOR_LOG_LEVEL: logLevel must be one of debug, info, warning, error, not 'loud'")
+        ) {
             try ConfigurationLoader.load(file: defaultFile, environment: ["XIZOR_LOG_LEVEL": "loud"], overrides: [:])
         }
     }
 
     @Test func unknownKeysInTheFileAreRefused() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-config-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "xizor-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("bad.json")
@@ -94,8 +116,9 @@ private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.js
 }
 
 @Suite struct ArgumentParserTests {
-    let spec = CommandSpec(name: "demo", summary: "s", positionals: "FILE…", minPositionals: 1, maxPositionals: nil,
-                           options: [.init("port", value: "P", help: ""), .init("check", help: "")])
+    let spec = CommandSpec(
+        name: "demo", summary: "s", positionals: "FILE…", minPositionals: 1, maxPositionals: nil,
+        options: [.init("port", value: "P", help: ""), .init("check", help: "")])
 
     @Test func parsesValuesFlagsAndPositionals() throws {
         let parsed = try ArgumentParser.parse(["a.json", "--port", "8", "--check", "--port=9", "b.json"], spec: spec)
@@ -105,10 +128,16 @@ private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.js
     }
 
     @Test func rejectsUnknownOptionsAndMissingValues() {
-        #expect(throws: UsageError("unknown option '--nope'")) { try ArgumentParser.parse(["x", "--nope"], spec: spec) }
-        #expect(throws: UsageError("option '--port' needs a value")) { try ArgumentParser.parse(["x", "--port"], spec: spec) }
+        #expect(throws: UsageError("unknown option '--nope'")) {
+            try ArgumentParser.parse(["x", "--nope"], spec: spec)
+        }
+        #expect(throws: UsageError("option '--port' needs a value")) {
+            try ArgumentParser.parse(["x", "--port"], spec: spec)
+        }
         #expect(throws: UsageError("missing argument FILE…")) { try ArgumentParser.parse([], spec: spec) }
-        #expect(throws: UsageError("option '--check' takes no value")) { try ArgumentParser.parse(["x", "--check=1"], spec: spec) }
+        #expect(throws: UsageError("option '--check' takes no value")) {
+            try ArgumentParser.parse(["x", "--check=1"], spec: spec)
+        }
     }
 
     @Test func helpSkipsPositionalChecks() throws {

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+
 @testable import XizorCLI
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 /// docs/operations.md carries the configuration reference generated from `Settings`;
 /// this fails when a key is added, removed or changes its default without the doc following.
@@ -20,8 +22,11 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
     }
 
     @Test func environmentNamesKeepAcronymsWhole() {
-        #expect(ConfigurationKey.named("renderer.lottiePlayerURL")?.environmentName == "XIZOR_RENDERER_LOTTIE_PLAYER_URL")
-        #expect(ConfigurationKey.named("rateLimits.eventsPerSecond")?.environmentName == "XIZOR_RATE_LIMITS_EVENTS_PER_SECOND")
+        #expect(
+            ConfigurationKey.named("renderer.lottiePlayerURL")?.environmentName == "XIZOR_RENDERER_LOTTIE_PLAYER_URL")
+        #expect(
+            ConfigurationKey.named("rateLimits.eventsPerSecond")?.environmentName
+                == "XIZOR_RATE_LIMITS_EVENTS_PER_SECOND")
         #expect(ConfigurationKey.named("http.ioQueues")?.environmentName == "XIZOR_HTTP_IO_QUEUES")
         let names = Settings.keys.map(\.environmentName)
         #expect(Set(names).count == names.count, "environment names are unique")

@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Logging
 import Synchronization
 import Testing
+
 @testable import HTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An admission that needs more than memory throws `HTTPOffload` on the I/O loop and is run again
 /// on the handler pool; the connection then goes on as if it had returned on the loop.
@@ -20,27 +22,34 @@ import Testing
 
     /// `Authorization: known` is admitted on the loop; `new` and `bad` leave it, where `new` is
     /// admitted (after a pause, so a request parsed meanwhile would show) and `bad` refused 401.
-    static func server(_ calls: Calls, awayMicros: UInt32 = 100_000,
-                       configure: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> (HTTPServer, Int) {
+    static func server(
+        _ calls: Calls, awayMicros: UInt32 = 100_000,
+        configure: (inout HTTPServer.Configuration) -> Void = { _ in }
+    ) throws -> (HTTPServer, Int) {
         let admission: HTTPAdmission = { request in
             calls.record(request.header("X-Tag") ?? "")
             let credential = request.header("Authorization") ?? ""
             if credential == "known" { return }
             if InlineExecution.isActive { throw HTTPOffload() }
             usleep(awayMicros)
-            guard credential == "new" else { throw HTTPError(.unauthorized, code: "invalid_api_key", detail: "Unknown.") }
+            guard credential == "new" else {
+                throw HTTPError(.unauthorized, code: "invalid_api_key", detail: "Unknown.")
+            }
             request.partition = "tenant"
         }
         var router = Router()
         router.add(.GET, "/hello", admission: admission) { request in .text("hello \(request.partition)") }
-        router.add(.POST, "/upper", admission: admission) { request in .text(String(decoding: request.body, as: UTF8.self).uppercased()) }
+        router.add(.POST, "/upper", admission: admission) { request in
+            .text(String(decoding: request.body, as: UTF8.self).uppercased())
+        }
         var configuration = HTTPServer.Configuration()
         configuration.port = 0
         configuration.accessLog = false
         configuration.ioQueues = 1
         configure(&configuration)
-        let server = HTTPServer(configuration: configuration, responder: router.build(),
-                                logger: Logger(minimumLevel: .error, sink: { _ in }))
+        let server = HTTPServer(
+            configuration: configuration, responder: router.build(),
+            logger: Logger(minimumLevel: .error, sink: { _ in }))
         return (server, try server.start())
     }
 
@@ -49,10 +58,11 @@ import Testing
         let (server, port) = try Self.server(calls)
         let client = try RawClient(port: port)
         defer { client.close() }
-        client.send("GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: new\r\nX-Tag: 1\r\n\r\n"
-            + "POST /upper HTTP/1.1\r\nHost: t\r\nAuthorization: new\r\nX-Tag: 2\r\nContent-Length: 5\r\n\r\nhello"
-            + "GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: bad\r\nX-Tag: 3\r\n\r\n"
-            + "GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: known\r\nX-Tag: 4\r\n\r\n")
+        client.send(
+            "GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: new\r\nX-Tag: 1\r\n\r\n"
+                + "POST /upper HTTP/1.1\r\nHost: t\r\nAuthorization: new\r\nX-Tag: 2\r\nContent-Length: 5\r\n\r\nhello"
+                + "GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: bad\r\nX-Tag: 3\r\n\r\n"
+                + "GET /hello HTTP/1.1\r\nHost: t\r\nAuthorization: known\r\nX-Tag: 4\r\n\r\n")
         let responses = try client.readResponses(4)
         #expect(responses.map(\.status) == [200, 200, 401, 200])
         #expect(responses[0].body == "hello tenant")
@@ -75,7 +85,9 @@ import Testing
         let (server, port) = try Self.server(calls)
         let client = try RawClient(port: port)
         defer { client.close() }
-        client.send("POST /upper HTTP/1.1\r\nHost: t\r\nAuthorization: new\r\nX-Tag: a\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+        client.send(
+            "POST /upper HTTP/1.1\r\nHost: t\r\nAuthorization: new\r\nX-Tag: a\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n"
+        )
         #expect(try client.readResponses(1).map(\.status) == [100])
         #expect(calls.of("a") == [true, false])
         client.send("body")
@@ -92,7 +104,8 @@ import Testing
 
         let refused = try RawClient(port: port)
         defer { refused.close() }
-        refused.send("POST /upper HTTP/1.1\r\nHost: t\r\nAuthorization: bad\r\nX-Tag: c\r\nContent-Length: 100\r\n\r\nsome")
+        refused.send(
+            "POST /upper HTTP/1.1\r\nHost: t\r\nAuthorization: bad\r\nX-Tag: c\r\nContent-Length: 100\r\n\r\nsome")
         let answer = try refused.readResponses(1)
         #expect(answer.map(\.status) == [401] && answer.first?.head.contains("Connection: close") == true)
         #expect(calls.of("c") == [true, false])

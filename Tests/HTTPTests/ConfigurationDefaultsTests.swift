@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTP
 
 /// The library's defaults must be the ones in Config/xizor.json, so neither drifts.

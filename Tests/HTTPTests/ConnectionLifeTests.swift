@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Logging
 import Testing
+
 @testable import HTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The connection's life as an enum: the steps the diagram allows, and what each phase answers.
 @Test func connectionPhasesFollowTheDiagram() {
@@ -12,7 +14,7 @@ import Testing
     #expect(!phase.isResponding && !phase.closesAfterResponse)
     phase.transition(to: .responding(thenClose: false))
     #expect(phase.isResponding && !phase.closesAfterResponse)
-    phase.transition(to: .responding(thenClose: true))   // the peer half-closed, or a drain began
+    phase.transition(to: .responding(thenClose: true))  // the peer half-closed, or a drain began
     #expect(phase.closesAfterResponse)
     phase.transition(to: .lingering)
     phase.transition(to: .closed)
@@ -21,7 +23,7 @@ import Testing
     var keepAlive = ConnectionPhase.reading
     keepAlive.transition(to: .responding(thenClose: false))
     keepAlive.transition(to: .reading)
-    keepAlive.transition(to: .closed)   // any phase may close
+    keepAlive.transition(to: .closed)  // any phase may close
     #expect(keepAlive == .closed)
 
     // An admission run off the loop: back to reading a body, or on to the response.
@@ -55,16 +57,17 @@ import Testing
     var configuration = HTTPServer.Configuration()
     configuration.port = 0
     configuration.accessLog = false
-    let server = HTTPServer(configuration: configuration, responder: router.build(), logger: Logger(minimumLevel: .error, sink: { _ in }))
+    let server = HTTPServer(
+        configuration: configuration, responder: router.build(), logger: Logger(minimumLevel: .error, sink: { _ in }))
     let port = try server.start()
     #expect(disposition() == 0, "the HTTP library changed the process's SIGPIPE disposition")
     for _ in 0..<5 {
         let client = try RawClient(port: port)
         client.send("GET /large HTTP/1.1\r\nHost: t\r\n\r\n")
-        usleep(20_000)   // the server has written what the socket buffers take and waits to write more
+        usleep(20_000)  // the server has written what the socket buffers take and waits to write more
         var reset = linger(l_onoff: 1, l_linger: 0)
         setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
-        client.close()   // RST: the server's next write fails with EPIPE/ECONNRESET
+        client.close()  // RST: the server's next write fails with EPIPE/ECONNRESET
     }
     usleep(200_000)
     let after = try RawClient(port: port)

@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystem
 import Dispatch
 import Logging
 import Synchronization
 import Testing
+
 @testable import HTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Handler jobs are shared out per partition (one per tenant): round-robin, at most `share` of one
 /// partition running at once; an inline handler that throws `HTTPOffload` runs again on the pool.
@@ -52,7 +54,8 @@ import Testing
         let release = DispatchSemaphore(value: 0)
         let running = Atomic<Int>(0)
         var router = Router()
-        router.add(.GET, "/slow", admission: { request in request.partition = request.query("tenant") ?? "" }) { _ in
+        let admission: HTTPAdmission = { request in request.partition = request.query("tenant") ?? "" }
+        router.add(.GET, "/slow", admission: admission) { _ in
             running.add(1, ordering: .relaxed)
             _ = release.wait(timeout: .now() + 30)
             return .text("slow")
@@ -68,7 +71,9 @@ import Testing
         configuration.accessLog = false
         configuration.handlerThreads = 4
         configuration.handlerThreadsPerPartition = 2
-        let server = HTTPServer(configuration: configuration, responder: router.build(), logger: Logger(minimumLevel: .error, sink: { _ in }))
+        let server = HTTPServer(
+            configuration: configuration, responder: router.build(),
+            logger: Logger(minimumLevel: .error, sink: { _ in }))
         let port = try server.start()
         defer {
             for _ in 0..<8 { release.signal() }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP
 
 /// A streamed gzip body: chunks compressed one after another make one member that decompresses
@@ -6,9 +7,11 @@ import Testing
 @Suite struct GzipStreamTests {
     @Test func chunksMakeOneMemberOfEverythingWritten() throws {
         let stream = try #require(GzipStream())
-        var written: [UInt8] = [], compressed: [UInt8] = []
+        var written: [UInt8] = []
+        var compressed: [UInt8] = []
         for index in 0..<200 {
-            let line = Array("{\"id\":\"e\(index)\",\"name\":\"paywall_open\",\"timestamp\":\(1_796_000_000_000 + index)}\n".utf8)
+            let line = Array(
+                "{\"id\":\"e\(index)\",\"name\":\"paywall_open\",\"timestamp\":\(1_796_000_000_000 + index)}\n".utf8)
             written += line
             compressed += stream.compress(line)
         }

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Logging
 import Testing
+
 @testable import HTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A blocking loopback client speaking raw bytes, so the server is tested through a real socket.
 struct RawClient {
@@ -19,7 +21,9 @@ struct RawClient {
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard rc == 0 else { throw ClientError.connect(errno) }
     }
@@ -37,7 +41,10 @@ struct RawClient {
         var out: [(Int, String, String)] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while out.count < count {
-            if let parsed = Self.parseOne(&buffer) { out.append(parsed); continue }
+            if let parsed = Self.parseOne(&buffer) {
+                out.append(parsed)
+                continue
+            }
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             guard n > 0 else { throw ClientError.closed }
             buffer += chunk[0..<n]
@@ -47,11 +54,14 @@ struct RawClient {
 
     private static func parseOne(_ buffer: inout [UInt8]) -> (Int, String, String)? {
         let marker: [UInt8] = [13, 10, 13, 10]
-        guard buffer.count >= 4, let end = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == marker }) else {
+        guard buffer.count >= 4,
+            let end = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == marker })
+        else {
             return nil
         }
         let head = String(decoding: buffer[0..<end], as: UTF8.self)
-        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+        let length =
+            head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: " ")) } ?? 0
         guard buffer.count >= end + 4 + length else { return nil }
         let body = String(decoding: buffer[(end + 4)..<(end + 4 + length)], as: UTF8.self)
@@ -63,8 +73,8 @@ struct RawClient {
     func close() { _ = Glibc.close(fd) }
 }
 
-private extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
+extension StringProtocol {
+    fileprivate func trimmingCharacters(in set: String) -> String {
         String(self.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
     }
 }
@@ -79,15 +89,17 @@ private extension StringProtocol {
     configuration.accessLog = false
     configuration.ioQueues = 2
     let drain = DrainState()
-    let server = HTTPServer(configuration: configuration, responder: router.build(),
-                            logger: Logger(minimumLevel: .error, sink: { _ in }), drainState: drain)
+    let server = HTTPServer(
+        configuration: configuration, responder: router.build(),
+        logger: Logger(minimumLevel: .error, sink: { _ in }), drainState: drain)
     let port = try server.start()
     #expect(port > 0)
 
     let client = try RawClient(port: port)
-    client.send("GET /inline HTTP/1.1\r\nHost: t\r\n\r\n"
-        + "POST /upper HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello"
-        + "GET /fail HTTP/1.1\r\nHost: t\r\n\r\n")
+    client.send(
+        "GET /inline HTTP/1.1\r\nHost: t\r\n\r\n"
+            + "POST /upper HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello"
+            + "GET /fail HTTP/1.1\r\nHost: t\r\n\r\n")
     let responses = try client.readResponses(3)
     #expect(responses.map(\.status) == [200, 200, 500])
     #expect(responses[0].body == "inline")
@@ -108,18 +120,23 @@ private extension StringProtocol {
 /// Prepared fields go out as serialised once, the 304 keeps only its repeatable ones, a field set
 /// on the response replaces the prepared one of that name, and every `Vary` is merged once each.
 @Test func preparedHeadersAreWrittenOverriddenAndMergedOverASocket() throws {
-    let prepared = PreparedHeaders(["Content-Type": "application/json", "Cache-Control": "no-cache",
-                                    "Content-Language": "de", "Vary": "Accept, Accept-Language"])
+    let prepared = PreparedHeaders([
+        "Content-Type": "application/json", "Cache-Control": "no-cache",
+        "Content-Language": "de", "Vary": "Accept, Accept-Language",
+    ])
     let body = Array(String(repeating: "{\"k\":1}", count: 200).utf8)
     var router = Router()
     router.get("/plain", execution: .inline) { _ in HTTPResponse(body: body, etag: "\"t1\"", prepared: prepared) }
     router.get("/override", execution: .inline) { _ in
-        HTTPResponse(headers: ["Cache-Control": "no-store", "Vary": "origin, Accept"], body: body, etag: "\"t1\"", prepared: prepared)
+        HTTPResponse(
+            headers: ["Cache-Control": "no-store", "Vary": "origin, Accept"], body: body, etag: "\"t1\"",
+            prepared: prepared)
     }
     var configuration = HTTPServer.Configuration()
     configuration.port = 0
     configuration.accessLog = false
-    let server = HTTPServer(configuration: configuration, responder: router.build(), logger: Logger(minimumLevel: .error, sink: { _ in }))
+    let server = HTTPServer(
+        configuration: configuration, responder: router.build(), logger: Logger(minimumLevel: .error, sink: { _ in }))
     let port = try server.start()
     let client = try RawClient(port: port)
     defer { client.close() }
@@ -127,12 +144,14 @@ private extension StringProtocol {
         head.split(separator: "\r\n").filter { $0.lowercased().hasPrefix(name.lowercased() + ":") }
             .map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: " ") }
     }
-    client.send("GET /plain HTTP/1.1\r\nHost: t\r\nAccept-Encoding: identity\r\n\r\n"
-        + "GET /plain HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"t1\"\r\n\r\n"
-        + "GET /override HTTP/1.1\r\nHost: t\r\n\r\n")
+    client.send(
+        "GET /plain HTTP/1.1\r\nHost: t\r\nAccept-Encoding: identity\r\n\r\n"
+            + "GET /plain HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"t1\"\r\n\r\n"
+            + "GET /override HTTP/1.1\r\nHost: t\r\n\r\n")
     let r = try client.readResponses(3)
     #expect(r[0].status == 200 && r[0].body.utf8.count == body.count)
-    #expect(fields(r[0].head, "Content-Type") == ["application/json"] && fields(r[0].head, "Content-Language") == ["de"])
+    #expect(
+        fields(r[0].head, "Content-Type") == ["application/json"] && fields(r[0].head, "Content-Language") == ["de"])
     #expect(fields(r[0].head, "Vary") == ["Accept, Accept-Language, Accept-Encoding"])
     #expect(r[1].status == 304 && r[1].body.isEmpty)
     #expect(fields(r[1].head, "Cache-Control") == ["no-cache"] && fields(r[1].head, "ETag") == ["\"t1\""])

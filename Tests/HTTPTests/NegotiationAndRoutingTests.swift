@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP
 
 private func headers(_ pairs: (String, String)...) -> HTTPRequestHeaders { HTTPRequestHeaders(pairs) }
@@ -37,7 +38,9 @@ func acceptEncoding(_ c: EncodingCase) {
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"abc\"")), etag: tag) == true)
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "W/\"abc\"")), etag: tag) == true)
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"x\", W/\"abc\"")), etag: tag) == true)
-    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"x\""), ("if-none-match", "\"abc\"")), etag: tag) == true)
+    #expect(
+        ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"x\""), ("if-none-match", "\"abc\"")), etag: tag)
+            == true)
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "*")), etag: tag) == true)
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"abcd\", \"ab\"")), etag: tag) == false)
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "abc")), etag: tag) == false)
@@ -55,14 +58,19 @@ func acceptEncoding(_ c: EncodingCase) {
 }
 
 @Test func dateIsIMFFixdate() {
-    #expect(HTTPDate.string(784111777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    #expect(HTTPDate.string(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
     #expect(HTTPDate.string(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
 }
 
 @Test func responseHeadNumbers() {
     var out: [UInt8] = []
-    out.append(decimal: 0); out.append(literal: " "); out.append(decimal: 6144); out.append(literal: " ")
-    out.append(hex: 255); out.append(literal: " "); out.append(hex: 0x10)
+    out.append(decimal: 0)
+    out.append(literal: " ")
+    out.append(decimal: 6144)
+    out.append(literal: " ")
+    out.append(hex: 255)
+    out.append(literal: " ")
+    out.append(hex: 0x10)
     #expect(String(decoding: out, as: UTF8.self) == "0 6144 ff 10")
 }
 
@@ -72,7 +80,9 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
 
 @Test func routerMatchesParametersPrefersLiteralsAndAnswers404And405() throws {
     var router = Router()
-    router.get("/v1/paywalls/:id/versions/:n") { r in .text("\(r.pathParameter("id") ?? "")/\(r.pathParameter("n") ?? "")") }
+    router.get("/v1/paywalls/:id/versions/:n") { r in
+        .text("\(r.pathParameter("id") ?? "")/\(r.pathParameter("n") ?? "")")
+    }
     router.get("/v1/paywalls/:id") { r in .text("id \(r.pathParameter("id") ?? "")") }
     router.get("/v1/paywalls/new") { _ in .text("literal") }
     router.put("/v1/paywalls/:id") { _ in .text("put") }
@@ -83,7 +93,9 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
         var r = request(method, path)
         let resolution = table.resolve(&r)
         let response = try resolution.handler(r)
-        guard case .bytes(let b) = response.body else { return (response.status.code, "", r, resolution.execution, response) }
+        guard case .bytes(let b) = response.body else {
+            return (response.status.code, "", r, resolution.execution, response)
+        }
         return (response.status.code, String(decoding: b, as: UTF8.self), r, resolution.execution, response)
     }
     let (s1, b1, r1, _, _) = try body(.GET, "/v1/paywalls/p1/versions/7")
@@ -126,8 +138,10 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
         var r = HTTPRequest(method: method, target: target, path: String(target.prefix { $0 != "?" }))
         return try table.resolve(&r).handler(r)
     }
-    for (target, location) in [("/console/", "/console"), ("/console/?a=1&b=%2F", "/console?a=1&b=%2F"),
-                               ("/v1/paywalls/a%2Fb/", "/v1/paywalls/a%2Fb")] {
+    for (target, location) in [
+        ("/console/", "/console"), ("/console/?a=1&b=%2F", "/console?a=1&b=%2F"),
+        ("/v1/paywalls/a%2Fb/", "/v1/paywalls/a%2Fb"),
+    ] {
         let response = try answer(.GET, target)
         #expect(response.status == .permanentRedirect && response.headers["Location"] == location, "\(target)")
         #expect(try answer(.HEAD, target).status == .permanentRedirect)
@@ -152,7 +166,8 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     router.get("/a/:p/z") { r in .text("param \(r.pathParameter("p") ?? "")") }
     router.get("/a/x/y") { _ in .text("literal") }
     router.get("/b/:id/:rest") { r in .text("\(r.pathParameter("id") ?? "")+\(r.pathParameter("rest") ?? "")") }
-    router.get("/b/:name/fixed") { r in .text("fixed \(r.pathParameter("name") ?? "") \(r.pathParameter("id") ?? "-")") }
+    router.get("/b/:name/fixed") { r in .text("fixed \(r.pathParameter("name") ?? "") \(r.pathParameter("id") ?? "-")")
+    }
     let table = router.build()
     func answer(_ path: String) throws -> (Int, String) {
         var r = request(.GET, path)
@@ -161,7 +176,7 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
         return (response.status.code, String(decoding: b, as: UTF8.self))
     }
     #expect(try answer("/a/x/y").1 == "literal")
-    #expect(try answer("/a/x/z").1 == "param x")      // the literal `x` dead-ends at `z`: back up
+    #expect(try answer("/a/x/z").1 == "param x")  // the literal `x` dead-ends at `z`: back up
     #expect(try answer("/a/q/z").1 == "param q")
     #expect(try answer("/a/x/w").0 == 404)
     #expect(try answer("/b/7/fixed").1 == "fixed 7 -")  // literal beats parameter at the last segment
@@ -192,15 +207,21 @@ struct Tagging: HTTPMiddleware {
 
 @Test func problemBodyHasTheFixedMembers() {
     let response = HTTPError(.notFound, code: "not_found", detail: "No \"such\" thing.").response
-    guard case .bytes(let b) = response.body else { Issue.record("no body"); return }
-    #expect(String(decoding: b, as: UTF8.self)
-        == #"{"type":"about:blank","title":"Not Found","status":404,"detail":"No \"such\" thing.","code":"not_found"}"#)
+    guard case .bytes(let b) = response.body else {
+        Issue.record("no body")
+        return
+    }
+    #expect(
+        String(decoding: b, as: UTF8.self)
+            == #"{"type":"about:blank","title":"Not Found","status":404,"detail":"No \"such\" thing.","code":"not_found"}"#
+    )
     #expect(response.headers["content-type"] == "application/problem+json")
 }
 
 @Test func ifMatchUsesStrongComparison() {
     func r(_ v: String?) -> HTTPRequest {
-        HTTPRequest(method: .PUT, target: "/", path: "/", headers: HTTPRequestHeaders(v.map { [("If-Match", $0)] } ?? []))
+        HTTPRequest(
+            method: .PUT, target: "/", path: "/", headers: HTTPRequestHeaders(v.map { [("If-Match", $0)] } ?? []))
     }
     #expect(r(nil).ifMatchMatches("\"a\"") == nil)
     #expect(r("\"a\"").ifMatchMatches("\"a\"") == true)
@@ -209,14 +230,16 @@ struct Tagging: HTTPMiddleware {
     #expect(r("W/\"x\", \"a\"").ifMatchMatches("\"a\"") == true)
     #expect(r("*").ifMatchMatches("\"a\"") == true)
     #expect(r("\"ab\"").ifMatchMatches("\"a\"") == false)
-    let conditional = HTTPRequest(method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders([("If-None-Match", "\"a\"")]))
+    let conditional = HTTPRequest(
+        method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders([("If-None-Match", "\"a\"")]))
     #expect(conditional.ifNoneMatchMatches("W/\"a\"") == true)
     #expect(conditional.ifMatchMatches("\"a\"") == nil)
 }
 
 @Test func varyValuesMergeOnceEachAndStarAbsorbs() {
     #expect(Vary.merged(["Vary": "Origin"], into: "Accept,  origin") == "Accept, origin")
-    #expect(Vary.merged(["Vary": "Origin", "X": "y", "vary": "Accept-Language"], into: nil) == "Origin, Accept-Language")
+    #expect(
+        Vary.merged(["Vary": "Origin", "X": "y", "vary": "Accept-Language"], into: nil) == "Origin, Accept-Language")
     #expect(Vary.merged(["X": "y"], into: nil) == nil)
     #expect(Vary.merged(["Vary": "*"], into: "Accept") == "*")
     #expect(Vary.addingAcceptEncoding("*") == "*")
@@ -227,8 +250,9 @@ struct Tagging: HTTPMiddleware {
 /// A request is one copy-on-write box: a copy handed on (to a handler pool, kept as the admitted
 /// head) must keep what it had when a later step writes to the other copy.
 @Test func requestCopiesDoNotShareWrites() {
-    let original = HTTPRequest(method: .POST, target: "/v1/x?a=1", path: "/v1/x", queryParameters: [(name: "a", value: "1")],
-                               headers: HTTPRequestHeaders([("Host", "h")]), body: [1, 2])
+    let original = HTTPRequest(
+        method: .POST, target: "/v1/x?a=1", path: "/v1/x", queryParameters: [(name: "a", value: "1")],
+        headers: HTTPRequestHeaders([("Host", "h")]), body: [1, 2])
     var copy = original
     copy.body = [9]
     copy.pathParameters = [(name: "id", value: "p")]
@@ -273,7 +297,8 @@ private final class Marker: Sendable {}
 /// Lookups answer by name, case-insensitively, whatever the name's length: the lengths present
 /// (one bit each, names of 63 bytes and more sharing the last) only skip the scan for absent ones.
 @Test func headerLookupsByLengthAndName() {
-    let long = String(repeating: "x", count: 70), otherLong = String(repeating: "y", count: 64)
+    let long = String(repeating: "x", count: 70)
+    let otherLong = String(repeating: "y", count: 64)
     let h = headers(("Host", "h"), ("X-Ab", "1"), (long, "long"), ("accept", "a"))
     #expect(h["host"] == "h" && h["HOST"] == "h" && h["x-ab"] == "1" && h["Accept"] == "a")
     #expect(h[long.uppercased()] == "long" && h[otherLong] == nil)
@@ -304,10 +329,15 @@ private final class Marker: Sendable {}
     }
     let (link, response) = try resolved(.GET, "/v1/previews/secret.mac")
     #expect(link.loggedPath == "/v1/previews/…" && link.path == "/v1/previews/secret.mac")
-    guard case .bytes(let body) = response.body else { Issue.record("no body"); return }
+    guard case .bytes(let body) = response.body else {
+        Issue.record("no body")
+        return
+    }
     #expect(String(decoding: body, as: UTF8.self) == "secret.mac", "the handler gets the token")
     #expect(try resolved(.HEAD, "/v1/previews/secret.mac").0.loggedPath == "/v1/previews/…")
-    #expect(try resolved(.POST, "/v1/previews/secret.mac").0.loggedPath == "/v1/previews/…", "a 405 is logged without it too")
+    #expect(
+        try resolved(.POST, "/v1/previews/secret.mac").0.loggedPath == "/v1/previews/…",
+        "a 405 is logged without it too")
     #expect(try resolved(.GET, "/v1/things/a1/parts/b2").0.loggedPath == "/v1/things/a1/parts/…")
     #expect(try resolved(.GET, "/v1/paywalls/pw1").0.loggedPath == "/v1/paywalls/pw1")
 }

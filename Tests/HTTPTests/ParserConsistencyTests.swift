@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP
 
 /// A small deterministic generator so the mutation test is reproducible.
@@ -42,7 +43,8 @@ private func summary(_ outcome: ParseOutcome) -> String {
             default: if bytes.count > 1 { bytes.remove(at: at) }
             }
         }
-        let limits = HTTPParserLimits(maxRequestLineBytes: 64, maxHeaderBytes: 256, maxHeaderFields: 8, maxBodyBytes: 64)
+        let limits = HTTPParserLimits(
+            maxRequestLineBytes: 64, maxHeaderBytes: 256, maxHeaderFields: 8, maxBodyBytes: 64)
         let whole = summary(parseOne(bytes, limits: limits, byteByByte: false))
         let split = summary(parseOne(bytes, limits: limits, byteByByte: true))
         #expect(whole == split, "input: \(bytes)")

@@ -54,7 +54,9 @@ func parseAll(_ bytes: [UInt8], chunk: Int) -> ([HTTPRequest], HTTPParseError?) 
             switch event {
             case .needMoreData: break
             case .headComplete: continue
-            case .request(let r): out.append(r); continue
+            case .request(let r):
+                out.append(r)
+                continue
             case .failure(let e): return (out, e)
             }
             break

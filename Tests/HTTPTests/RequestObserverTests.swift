@@ -1,11 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Logging
 import Synchronization
 import Testing
+
 @testable import HTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Records what the server reports, for the assertions below.
 final class RecordingObserver: HTTPRequestObserver {
@@ -22,7 +24,10 @@ final class RecordingObserver: HTTPRequestObserver {
     func responseCompleted(_ exchange: HTTPExchange) {
         #expect(exchange.micros >= 0)
         exchanges.withLock {
-            $0.append(Seen(method: exchange.method.description, routeIndex: exchange.routeIndex, status: exchange.status, bytes: exchange.bytes))
+            $0.append(
+                Seen(
+                    method: exchange.method.description, routeIndex: exchange.routeIndex, status: exchange.status,
+                    bytes: exchange.bytes))
         }
     }
     func connectionOpened() { opened.add(1, ordering: .relaxed) }
@@ -38,18 +43,21 @@ final class RecordingObserver: HTTPRequestObserver {
     configuration.port = 0
     configuration.accessLog = false  // the observer is told even without the access log
     let observer = RecordingObserver()
-    let server = HTTPServer(configuration: configuration, responder: table,
-                            logger: Logger(minimumLevel: .error, sink: { _ in }), observer: observer)
+    let server = HTTPServer(
+        configuration: configuration, responder: table,
+        logger: Logger(minimumLevel: .error, sink: { _ in }), observer: observer)
     let port = try server.start()
     let a = try #require(table.routeTemplates.firstIndex(of: "/a/:id"))
     let b = try #require(table.routeTemplates.firstIndex(of: "/b"))
 
     let client = try RawClient(port: port)
     var statuses: [Int] = []
-    for request in ["GET /a/1 HTTP/1.1\r\nHost: t\r\n\r\n",
-                    "GET /a/2 HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"v1\"\r\n\r\n",
-                    "POST /b HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n",
-                    "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n"] {
+    for request in [
+        "GET /a/1 HTTP/1.1\r\nHost: t\r\n\r\n",
+        "GET /a/2 HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"v1\"\r\n\r\n",
+        "POST /b HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n",
+        "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n",
+    ] {
         client.send(request)
         statuses += try client.readResponses(1).map(\.status)
     }
@@ -60,12 +68,13 @@ final class RecordingObserver: HTTPRequestObserver {
     #expect(done.wait(timeout: .now() + 30) == .success)
 
     let seen = observer.exchanges.withLock { $0 }
-    #expect(seen == [
-        .init(method: "GET", routeIndex: a, status: 200, bytes: 7),
-        .init(method: "GET", routeIndex: a, status: 304, bytes: 0),
-        .init(method: "POST", routeIndex: b, status: 201, bytes: 4),
-        .init(method: "GET", routeIndex: -1, status: 404, bytes: seen.last?.bytes ?? 0),
-    ])
+    #expect(
+        seen == [
+            .init(method: "GET", routeIndex: a, status: 200, bytes: 7),
+            .init(method: "GET", routeIndex: a, status: 304, bytes: 0),
+            .init(method: "POST", routeIndex: b, status: 201, bytes: 4),
+            .init(method: "GET", routeIndex: -1, status: 404, bytes: seen.last?.bytes ?? 0),
+        ])
     #expect(observer.opened.load(ordering: .relaxed) == 1)
     #expect(observer.closed.load(ordering: .relaxed) == 1)
 }

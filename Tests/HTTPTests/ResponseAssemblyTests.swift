@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP
 
 /// `ResponseAssembly` as a table: a handler's response and a request in, the exact status, head
@@ -27,47 +28,76 @@ import Testing
     static let gzipped = "\"t1-gzip\""
 
     static let cases: [Case] = [
-        Case(name: "plain 200 with length", response: { .text("hello") }, status: 200,
-             lines: ["HTTP/1.1 200 OK", "Content-Length: 5", "X-Request-Id: r1"], absent: ["Connection", "Vary"], payloadBytes: 5),
-        Case(name: "HEAD keeps the length, sends no body", response: { .text("hello") }, method: .HEAD, status: 200,
-             lines: ["Content-Length: 5"], payloadBytes: 0),
-        Case(name: "close decided by the caller", response: { .text("x") }, closeAfter: true, status: 200,
-             lines: ["Connection: close"], payloadBytes: 1, closes: true),
-        Case(name: "HTTP/1.0 keep-alive is explicit", response: { .text("x") }, version: .http1_0, status: 200,
-             lines: ["Connection: keep-alive"], payloadBytes: 1),
-        Case(name: "a matching If-None-Match is a 304 without body or length", response: { HTTPResponse(body: big, etag: "\"t1\"") },
-             requestHeaders: [("If-None-Match", "\"t1\"")], status: 304, lines: ["HTTP/1.1 304 Not Modified", "ETag: \"t1\""],
-             absent: ["Content-Length"], payloadBytes: 0),
-        Case(name: "If-None-Match on an unsafe method is a 412", response: { HTTPResponse(body: big, etag: "\"t1\"") }, method: .PUT,
-             requestHeaders: [("If-None-Match", "*")], status: 412, absent: ["ETag"], payloadBytes: -1),
-        Case(name: "a weak tag never gives a 304", response: { HTTPResponse(body: big, etag: "W/\"t1\"") },
-             requestHeaders: [("If-None-Match", "W/\"t1\"")], status: 200, payloadBytes: 2_000),
-        Case(name: "gzip when accepted and worth it, with its own tag and Vary", response: { HTTPResponse(headers: ["Content-Type": "text/plain"], body: big, etag: "\"t1\"") },
-             requestHeaders: [("Accept-Encoding", "gzip")], status: 200,
-             lines: ["Content-Encoding: gzip", "Vary: Accept-Encoding", "ETag: \(gzipped)"], payloadBytes: -1),
-        Case(name: "identity for a client that does not accept gzip, still Vary", response: { HTTPResponse(headers: ["Content-Type": "text/plain"], body: big) },
-             status: 200, lines: ["Vary: Accept-Encoding", "Content-Length: 2000"], absent: ["Content-Encoding"], payloadBytes: 2_000),
-        Case(name: "small bodies are not compressed", response: { HTTPResponse(headers: ["Content-Type": "text/plain"], body: Array("tiny".utf8)) },
-             requestHeaders: [("Accept-Encoding", "gzip")], status: 200, absent: ["Content-Encoding", "Vary"], payloadBytes: 4),
-        Case(name: "an unquoted handler tag is quoted", response: { HTTPResponse(body: [1], etag: "abc") }, status: 200,
-             lines: ["ETag: \"abc\""], payloadBytes: 1),
-        Case(name: "204 has no body and no length", response: { HTTPResponse(status: .noContent, body: [1, 2, 3]) }, status: 204,
-             absent: ["Content-Length"], payloadBytes: 0),
-        Case(name: "a stream is chunked on HTTP/1.1", response: { HTTPResponse(stream: { _ in }) }, status: 200,
-             lines: ["Transfer-Encoding: chunked"], absent: ["Content-Length"], payloadBytes: nil),
-        Case(name: "a stream on HTTP/1.0 ends by closing", response: { HTTPResponse(stream: { _ in }) }, version: .http1_0, status: 200,
-             lines: ["Connection: close"], absent: ["Transfer-Encoding", "Content-Length"], payloadBytes: nil, closes: true),
-        Case(name: "reserved fields set by a handler are not written twice", response: { HTTPResponse(headers: ["Content-Length": "99", "Date": "x"], body: [1]) },
-             status: 200, lines: ["Content-Length: 1"], payloadBytes: 1),
+        Case(
+            name: "plain 200 with length", response: { .text("hello") }, status: 200,
+            lines: ["HTTP/1.1 200 OK", "Content-Length: 5", "X-Request-Id: r1"], absent: ["Connection", "Vary"],
+            payloadBytes: 5),
+        Case(
+            name: "HEAD keeps the length, sends no body", response: { .text("hello") }, method: .HEAD, status: 200,
+            lines: ["Content-Length: 5"], payloadBytes: 0),
+        Case(
+            name: "close decided by the caller", response: { .text("x") }, closeAfter: true, status: 200,
+            lines: ["Connection: close"], payloadBytes: 1, closes: true),
+        Case(
+            name: "HTTP/1.0 keep-alive is explicit", response: { .text("x") }, version: .http1_0, status: 200,
+            lines: ["Connection: keep-alive"], payloadBytes: 1),
+        Case(
+            name: "a matching If-None-Match is a 304 without body or length",
+            response: { HTTPResponse(body: big, etag: "\"t1\"") },
+            requestHeaders: [("If-None-Match", "\"t1\"")], status: 304,
+            lines: ["HTTP/1.1 304 Not Modified", "ETag: \"t1\""],
+            absent: ["Content-Length"], payloadBytes: 0),
+        Case(
+            name: "If-None-Match on an unsafe method is a 412", response: { HTTPResponse(body: big, etag: "\"t1\"") },
+            method: .PUT,
+            requestHeaders: [("If-None-Match", "*")], status: 412, absent: ["ETag"], payloadBytes: -1),
+        Case(
+            name: "a weak tag never gives a 304", response: { HTTPResponse(body: big, etag: "W/\"t1\"") },
+            requestHeaders: [("If-None-Match", "W/\"t1\"")], status: 200, payloadBytes: 2_000),
+        Case(
+            name: "gzip when accepted and worth it, with its own tag and Vary",
+            response: { HTTPResponse(headers: ["Content-Type": "text/plain"], body: big, etag: "\"t1\"") },
+            requestHeaders: [("Accept-Encoding", "gzip")], status: 200,
+            lines: ["Content-Encoding: gzip", "Vary: Accept-Encoding", "ETag: \(gzipped)"], payloadBytes: -1),
+        Case(
+            name: "identity for a client that does not accept gzip, still Vary",
+            response: { HTTPResponse(headers: ["Content-Type": "text/plain"], body: big) },
+            status: 200, lines: ["Vary: Accept-Encoding", "Content-Length: 2000"], absent: ["Content-Encoding"],
+            payloadBytes: 2_000),
+        Case(
+            name: "small bodies are not compressed",
+            response: { HTTPResponse(headers: ["Content-Type": "text/plain"], body: Array("tiny".utf8)) },
+            requestHeaders: [("Accept-Encoding", "gzip")], status: 200, absent: ["Content-Encoding", "Vary"],
+            payloadBytes: 4),
+        Case(
+            name: "an unquoted handler tag is quoted", response: { HTTPResponse(body: [1], etag: "abc") }, status: 200,
+            lines: ["ETag: \"abc\""], payloadBytes: 1),
+        Case(
+            name: "204 has no body and no length", response: { HTTPResponse(status: .noContent, body: [1, 2, 3]) },
+            status: 204,
+            absent: ["Content-Length"], payloadBytes: 0),
+        Case(
+            name: "a stream is chunked on HTTP/1.1", response: { HTTPResponse(stream: { _ in }) }, status: 200,
+            lines: ["Transfer-Encoding: chunked"], absent: ["Content-Length"], payloadBytes: nil),
+        Case(
+            name: "a stream on HTTP/1.0 ends by closing", response: { HTTPResponse(stream: { _ in }) },
+            version: .http1_0, status: 200,
+            lines: ["Connection: close"], absent: ["Transfer-Encoding", "Content-Length"], payloadBytes: nil,
+            closes: true),
+        Case(
+            name: "reserved fields set by a handler are not written twice",
+            response: { HTTPResponse(headers: ["Content-Length": "99", "Date": "x"], body: [1]) },
+            status: 200, lines: ["Content-Length: 1"], payloadBytes: 1),
     ]
 
     @Test(arguments: cases)
     func assembles(_ c: Case) throws {
         var head: [UInt8] = [9, 9, 9]  // emptied first
         let headers = HTTPRequestHeaders(c.requestHeaders)
-        let assembled = ResponseAssembly(c.response(), for: .init(method: c.method, version: c.version, headers: headers, requestId: "r1"),
-                                         closeAfter: c.closeAfter, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
-                                         dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &head)
+        let assembled = ResponseAssembly(
+            c.response(), for: .init(method: c.method, version: c.version, headers: headers, requestId: "r1"),
+            closeAfter: c.closeAfter, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
+            dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &head)
         let text = String(decoding: head, as: UTF8.self)
         #expect(text.hasSuffix("\r\n\r\n"))
         let lines = text.split(separator: "\r\n").map(String.init)
@@ -75,14 +105,22 @@ import Testing
         #expect(lines.first?.hasPrefix("HTTP/1.1 \(c.status) ") == true, "\(lines.first ?? "")")
         #expect(lines.contains("Date: Tue, 01 Dec 2026 00:00:00 GMT"))
         for line in c.lines { #expect(lines.contains(line), "missing \(line) in \(lines)") }
-        for name in c.absent { #expect(!lines.contains { $0.lowercased().hasPrefix(name.lowercased() + ":") }, "unexpected \(name)") }
+        for name in c.absent {
+            #expect(!lines.contains { $0.lowercased().hasPrefix(name.lowercased() + ":") }, "unexpected \(name)")
+        }
         let names = lines.dropFirst().compactMap { $0.split(separator: ":").first.map { $0.lowercased() } }
-        for name in ["content-length", "date", "etag", "connection"] { #expect(names.filter { $0 == name }.count <= 1, "\(name) twice") }
+        for name in ["content-length", "date", "etag", "connection"] {
+            #expect(names.filter { $0 == name }.count <= 1, "\(name) twice")
+        }
         #expect(assembled.closeAfter == c.closes)
         switch assembled.payload {
         case .bytes(let body):
             if let expected = c.payloadBytes {
-                if expected >= 0 { #expect(body.count == expected) } else { #expect(body.count > 0 && body.count < Self.big.count) }
+                if expected >= 0 {
+                    #expect(body.count == expected)
+                } else {
+                    #expect(body.count > 0 && body.count < Self.big.count)
+                }
             } else {
                 Issue.record("expected a stream")
             }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP
 
 /// The word tests may stop on a word that is fine, never pass one that is not: every byte value
@@ -7,9 +8,12 @@ import Testing
 func wordTestsNeverPassABadByte(_ name: String) {
     let isTarget = name == "target"
     func word(_ w: UInt64) -> Bool { isTarget ? WordScan.allTarget(w) : WordScan.allFieldValue(w) }
-    func byte(_ b: UInt8) -> Bool { isTarget ? ByteClass.isTarget(b) : ByteClass.isWhitespace(b) || ByteClass.isFieldValue(b) }
+    func byte(_ b: UInt8) -> Bool {
+        isTarget ? ByteClass.isTarget(b) : ByteClass.isWhitespace(b) || ByteClass.isFieldValue(b)
+    }
     let filler = isTarget ? UInt8(ascii: "a") : UInt8(ascii: " ")
-    var passedBad = 0, stoppedOnGood = 0
+    var passedBad = 0
+    var stoppedOnGood = 0
     for position in 0..<8 {
         for value in 0...255 {
             var bytes = [UInt8](repeating: filler, count: 8)
@@ -43,19 +47,28 @@ func wordTestsNeverPassABadByte(_ name: String) {
         let path = "/" + String(repeating: "p", count: 30 + offset)
         var parser = HTTPRequestParser()
         let ok = parser.parse(Array("GET \(path) HTTP/1.1\r\nHost: h\r\nX-Long: \(value)  \r\n\r\n".utf8))
-        guard case .request(let request) = ok.event else { Issue.record("offset \(offset): \(ok.event)"); continue }
+        guard case .request(let request) = ok.event else {
+            Issue.record("offset \(offset): \(ok.event)")
+            continue
+        }
         #expect(request.path == path && request.header("x-long") == value)
         for bad: UInt8 in [0x00, 0x01, 0x0B, 0x1F, 0x7F] {
             var bytes = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Long: \(value)\r\n\r\n".utf8)
             let at = bytes.count - 4 - value.count + offset
             bytes[at] = bad
             var refusing = HTTPRequestParser()
-            guard case .failure(let error) = refusing.parse(bytes).event else { Issue.record("offset \(offset), byte \(bad): accepted"); continue }
+            guard case .failure(let error) = refusing.parse(bytes).event else {
+                Issue.record("offset \(offset), byte \(bad): accepted")
+                continue
+            }
             #expect(error == .invalidHeaderValue)
             var target = Array("GET \(path) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
             target[4 + 1 + offset] = bad == 0x7F ? 0x7F : 0x80 | bad
             var refusingTarget = HTTPRequestParser()
-            guard case .failure(let targetError) = refusingTarget.parse(target).event else { Issue.record("target offset \(offset): accepted"); continue }
+            guard case .failure(let targetError) = refusingTarget.parse(target).event else {
+                Issue.record("target offset \(offset): accepted")
+                continue
+            }
             #expect(targetError == .invalidRequestTarget)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PaywallFormat
 
 /// The byte-level RFC 3339 reader agrees with Foundation's ISO 8601 formatter on valid input
@@ -13,10 +14,16 @@ import Testing
         return Int((seed >> 33) % UInt64(bound))
     }
     for _ in 0..<2000 {
-        let year = 1900 + next(400), month = 1 + next(12)
+        let year = 1900 + next(400)
+        let month = 1 + next(12)
         let day = 1 + next(DateTime.daysIn(month: month, year: year))
-        let zone = next(3) == 0 ? "Z" : String(format: "%@%02d:%02d", next(2) == 0 ? "+" : "-", next(15), [0, 30, 45][next(3)])
-        let text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03d", year, month, day, next(24), next(60), next(60), next(1000)) + zone
+        let zone =
+            next(3) == 0
+            ? "Z" : String(format: "%@%02d:%02d", next(2) == 0 ? "+" : "-", next(15), [0, 30, 45][next(3)])
+        let text =
+            String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d.%03d", year, month, day, next(24), next(60), next(60), next(1000)
+            ) + zone
         let expected = formatter.date(from: text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
         #expect(expected != nil, "\(text)")
         #expect(DateTime.millisecondsSince1970(text) == expected, "\(text)")
@@ -36,9 +43,11 @@ func dateTimeKnownValues(_ text: String, _ millis: Int64) {
     #expect(DateTime.millisecondsSince1970(text) == millis)
 }
 
-@Test(arguments: ["2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-04-31T00:00:00Z", "2026-01-01T24:00:00Z",
-                  "2026-01-01T00:60:00Z", "2026-01-01T00:00:60Z", "2026-01-01T00:00:00+24:00", "2026-01-01 00:00:00Z",
-                  "2026-01-01T00:00:00", "2026-01-01T00:00:00.Z", "", "yesterday"])
+@Test(arguments: [
+    "2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-04-31T00:00:00Z", "2026-01-01T24:00:00Z",
+    "2026-01-01T00:60:00Z", "2026-01-01T00:00:60Z", "2026-01-01T00:00:00+24:00", "2026-01-01 00:00:00Z",
+    "2026-01-01T00:00:00", "2026-01-01T00:00:00.Z", "", "yesterday",
+])
 func dateTimeRefusesWhatIsNotADate(_ text: String) {
     #expect(DateTime.millisecondsSince1970(text) == nil)
 }

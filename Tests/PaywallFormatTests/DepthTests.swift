@@ -14,8 +14,10 @@ import Testing
             node = #"{"type":"stack","direction":"vertical","children":["# + node + "]}"
             depth += 2
         }
-        let source = #"{"schemaVersion":1,"id":"pw_deep","name":"Deep","locales":["en"],"defaultLocale":"en","theme":{"colors":{}},"products":[],"#
-            + ##""settings":{"dismissable":false,"safeArea":"all","background":{"kind":"color","color":"#000"}},"root":"## + node + "}"
+        let source =
+            #"{"schemaVersion":1,"id":"pw_deep","name":"Deep","locales":["en"],"defaultLocale":"en","theme":{"colors":{}},"products":[],"#
+            + ##""settings":{"dismissable":false,"safeArea":"all","background":{"kind":"color","color":"#000"}},"root":"##
+            + node + "}"
         let document = try JSONValue(parsing: source)
         let finished = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var valid = false

@@ -5,7 +5,8 @@ import Testing
 /// it broke already (a draft saved whole may be invalid, and must stay editable towards valid).
 @Suite struct DocumentLimitsGrowthTests {
     func doc(spacers: Int) -> JSONValue {
-        DocumentLimitsTests.withChildren(DocumentLimits.exampleAtEveryLimit(), Array(repeating: DocumentLimitsTests.spacer, count: spacers))
+        DocumentLimitsTests.withChildren(
+            DocumentLimits.exampleAtEveryLimit(), Array(repeating: DocumentLimitsTests.spacer, count: spacers))
     }
 
     @Test func passingTheNodeLimitIsGrowthAndNamesIt() {
@@ -14,15 +15,21 @@ import Testing
         #expect(DocumentLimits.grown(from: doc(spacers: 0), to: doc(spacers: atLimit)).isEmpty)
         let grown = DocumentLimits.grown(from: doc(spacers: 0), to: doc(spacers: atLimit + 1))
         #expect(grown.map { "\($0.path) \($0.code)" } == ["$.root too_many_nodes"])
-        #expect(grown.first?.message == "the document has \(DocumentLimits.nodes + 1) nodes, more than the limit of \(DocumentLimits.nodes)")
+        #expect(
+            grown.first?.message
+                == "the document has \(DocumentLimits.nodes + 1) nodes, more than the limit of \(DocumentLimits.nodes)")
     }
 
     @Test func aDraftOverALimitMayShrinkButNotGrow() {
         let over = doc(spacers: DocumentLimits.nodes + 10)
-        #expect(PaywallValidator.validate(doc(spacers: DocumentLimits.nodes + 5)).errors.map(\.code) == ["too_many_nodes"])
+        #expect(
+            PaywallValidator.validate(doc(spacers: DocumentLimits.nodes + 5)).errors.map(\.code) == ["too_many_nodes"])
         #expect(DocumentLimits.grown(from: over, to: doc(spacers: DocumentLimits.nodes + 5)).isEmpty)
         #expect(DocumentLimits.grown(from: over, to: over).isEmpty)
-        #expect(DocumentLimits.grown(from: over, to: doc(spacers: DocumentLimits.nodes + 11)).map(\.code) == ["too_many_nodes"])
+        #expect(
+            DocumentLimits.grown(from: over, to: doc(spacers: DocumentLimits.nodes + 11)).map(\.code) == [
+                "too_many_nodes"
+            ])
     }
 
     @Test func nestingAndExpansionCountAsGrowth() {

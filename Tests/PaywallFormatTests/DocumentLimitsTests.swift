@@ -4,7 +4,9 @@ import Testing
 /// Every document limit: the example at every limit is valid, one step past each is the documented code
 /// at its path, and the templates stay at most a tenth of each limit (the margin docs/schema.md promises).
 @Suite struct DocumentLimitsTests {
-    static func pairs(_ document: JSONValue) -> [String] { PaywallValidator.validate(document).errors.map { "\($0.path) \($0.code)" } }
+    static func pairs(_ document: JSONValue) -> [String] {
+        PaywallValidator.validate(document).errors.map { "\($0.path) \($0.code)" }
+    }
 
     static func children(_ document: JSONValue) -> [JSONValue] { document["root"]?["children"]?.arrayValue ?? [] }
 
@@ -15,7 +17,9 @@ import Testing
     }
 
     /// `JSONValue.set` with the outcome kept (the #expect macro cannot call a mutating method).
-    static func set(_ value: inout JSONValue, _ newValue: JSONValue, at path: JSONPath) -> Bool { value.set(newValue, at: path) }
+    static func set(_ value: inout JSONValue, _ newValue: JSONValue, at path: JSONPath) -> Bool {
+        value.set(newValue, at: path)
+    }
 
     static let spacer: JSONValue = ["type": "spacer"]
 
@@ -36,7 +40,8 @@ import Testing
     }
 
     @Test func tooManyNodesWithoutASelector() {
-        let doc = Self.withChildren(DocumentLimits.exampleAtEveryLimit(), Array(repeating: Self.spacer, count: DocumentLimits.nodes))
+        let doc = Self.withChildren(
+            DocumentLimits.exampleAtEveryLimit(), Array(repeating: Self.spacer, count: DocumentLimits.nodes))
         #expect(Self.pairs(doc) == ["$.root too_many_nodes"])
         let atLimit = Self.withChildren(doc, Array(repeating: Self.spacer, count: DocumentLimits.nodes - 1))
         #expect(Self.pairs(atLimit).isEmpty)
@@ -53,7 +58,9 @@ import Testing
 
     @Test func nestingOneLevelTooDeep() {
         var node: JSONValue = Self.spacer
-        for _ in 0..<(DocumentLimits.depth - 1) { node = ["type": "stack", "direction": "vertical", "children": [node]] }
+        for _ in 0..<(DocumentLimits.depth - 1) {
+            node = ["type": "stack", "direction": "vertical", "children": [node]]
+        }
         // The root holds `node`: the spacer is at depth `depth + 1`.
         let doc = Self.withChildren(DocumentLimits.exampleAtEveryLimit(), [node])
         let path = "$.root.children[0]" + String(repeating: ".children[0]", count: DocumentLimits.depth - 1)
@@ -71,7 +78,9 @@ import Testing
         #expect(Self.pairs(products).contains("$.products array_too_long"))
 
         var locales = example
-        #expect(Self.set(&locales, .array((example["locales"]?.arrayValue ?? []) + ["zz-ZZ"]), at: JSONPath([.key("locales")])))
+        #expect(
+            Self.set(
+                &locales, .array((example["locales"]?.arrayValue ?? []) + ["zz-ZZ"]), at: JSONPath([.key("locales")])))
         #expect(Self.pairs(locales) == ["$.locales array_too_long"])
 
         var text = example
@@ -91,12 +100,16 @@ import Testing
     }
 
     static func amplification(slots: Int, optionNodes: Int) -> JSONValue {
-        let option: JSONValue = ["type": "stack", "direction": "vertical",
-                                 "children": .array(Array(repeating: ["type": "text", "text": ["en": "{{product.price}}"]], count: optionNodes))]
+        let option: JSONValue = [
+            "type": "stack", "direction": "vertical",
+            "children": .array(
+                Array(repeating: ["type": "text", "text": ["en": "{{product.price}}"]], count: optionNodes)),
+        ]
         return [
             "schemaVersion": 1, "id": "pw_amp", "name": "Amp", "locales": ["en"], "defaultLocale": "en",
             "theme": ["colors": ["bg": "#000000"]],
-            "products": .array((0..<slots).map { ["slot": .string("s\($0)"), "storeProductId": .string("com.x.s\($0)")] }),
+            "products": .array(
+                (0..<slots).map { ["slot": .string("s\($0)"), "storeProductId": .string("com.x.s\($0)")] }),
             "settings": ["dismissable": false, "safeArea": "all", "background": ["kind": "color", "color": "$bg"]],
             "root": ["type": "product_selector", "option": option],
         ]
@@ -106,9 +119,12 @@ import Testing
     @Test func templatesUseAtMostATenthOfEachLimit() {
         for (name, template) in PaywallTemplates.all {
             #expect(PaywallValidator.validate(template).isValid, "\(name)")
-            let tenfold = Self.withChildren(template, Array(repeating: Self.children(template), count: 10).flatMap { $0 })
+            let tenfold = Self.withChildren(
+                template, Array(repeating: Self.children(template), count: 10).flatMap { $0 })
             let codes = Set(PaywallValidator.validate(tenfold).errors.map(\.code))
-            #expect(codes.isDisjoint(with: ["too_many_nodes", "expansion_too_large", "nesting_too_deep", "text_too_long"]), "\(name): \(codes)")
+            #expect(
+                codes.isDisjoint(with: ["too_many_nodes", "expansion_too_large", "nesting_too_deep", "text_too_long"]),
+                "\(name): \(codes)")
             #expect((template["products"]?.arrayValue?.count ?? 0) * 10 <= DocumentLimits.products)
             #expect((template["locales"]?.arrayValue?.count ?? 0) * 10 <= DocumentLimits.locales)
         }
@@ -119,6 +135,8 @@ import Testing
         let root = schema["$defs"]?["PaywallDocument"]?["properties"]
         #expect(root?["products"]?["maxItems"]?.intValue == DocumentLimits.products)
         #expect(root?["locales"]?["maxItems"]?.intValue == DocumentLimits.locales)
-        #expect(schema["$defs"]?["LocalizedText"]?["additionalProperties"]?["maxLength"]?.intValue == DocumentLimits.textLength)
+        #expect(
+            schema["$defs"]?["LocalizedText"]?["additionalProperties"]?["maxLength"]?.intValue
+                == DocumentLimits.textLength)
     }
 }

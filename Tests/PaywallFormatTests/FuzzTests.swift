@@ -14,8 +14,10 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 @Suite struct FuzzTests {
-    static let words: [String] = ["type", "stack", "text", "hologram", "$text", "$nope", "#FFF", "red", "{{product.price}}", "{{", "en", "de",
-                                  "https://x.example/a.png", "http://x", "$selected", "duration", "children", "fallback", "", "😀", "yearly"]
+    static let words: [String] = [
+        "type", "stack", "text", "hologram", "$text", "$nope", "#FFF", "red", "{{product.price}}", "{{", "en", "de",
+        "https://x.example/a.png", "http://x", "$selected", "duration", "children", "fallback", "", "😀", "yearly",
+    ]
 
     static func randomValue(_ rng: inout SplitMix64, depth: Int) -> JSONValue {
         switch Int.random(in: 0..<(depth > 3 ? 5 : 8), using: &rng) {
@@ -27,7 +29,9 @@ struct SplitMix64: RandomNumberGenerator {
         case 5: return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in randomValue(&rng, depth: depth + 1) })
         default:
             var o: [String: JSONValue] = [:]
-            for _ in 0..<Int.random(in: 0...4, using: &rng) { o[words.randomElement(using: &rng) ?? "k"] = randomValue(&rng, depth: depth + 1) }
+            for _ in 0..<Int.random(in: 0...4, using: &rng) {
+                o[words.randomElement(using: &rng) ?? "k"] = randomValue(&rng, depth: depth + 1)
+            }
             return .object(o)
         }
     }

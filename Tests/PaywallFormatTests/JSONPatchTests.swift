@@ -15,14 +15,32 @@ import Testing
         (#"{"foo":["bar","baz"]}"#, #"[{"op":"add","path":"/foo/1","value":"qux"}]"#, #"{"foo":["bar","qux","baz"]}"#),
         (#"{"baz":"qux","foo":"bar"}"#, #"[{"op":"remove","path":"/baz"}]"#, #"{"foo":"bar"}"#),
         (#"{"foo":["bar","qux","baz"]}"#, #"[{"op":"remove","path":"/foo/1"}]"#, #"{"foo":["bar","baz"]}"#),
-        (#"{"baz":"qux","foo":"bar"}"#, #"[{"op":"replace","path":"/baz","value":"boo"}]"#, #"{"baz":"boo","foo":"bar"}"#),
-        (#"{"foo":{"bar":"baz","waldo":"fred"},"qux":{"corge":"grault"}}"#, #"[{"op":"move","from":"/foo/waldo","path":"/qux/thud"}]"#,
-         #"{"foo":{"bar":"baz"},"qux":{"corge":"grault","thud":"fred"}}"#),
-        (#"{"foo":["all","grass","cows","eat"]}"#, #"[{"op":"move","from":"/foo/1","path":"/foo/3"}]"#, #"{"foo":["all","cows","eat","grass"]}"#),
-        (#"{"baz":"qux","foo":["a",2,"c"]}"#, #"[{"op":"test","path":"/baz","value":"qux"},{"op":"test","path":"/foo/1","value":2}]"#,
-         #"{"baz":"qux","foo":["a",2,"c"]}"#),
-        (#"{"foo":"bar"}"#, #"[{"op":"add","path":"/child","value":{"grandchild":{}}}]"#, #"{"foo":"bar","child":{"grandchild":{}}}"#),
-        (#"{"foo":["bar"]}"#, #"[{"op":"add","path":"/foo/-","value":["abc","def"]}]"#, #"{"foo":["bar",["abc","def"]]}"#),
+        (
+            #"{"baz":"qux","foo":"bar"}"#, #"[{"op":"replace","path":"/baz","value":"boo"}]"#,
+            #"{"baz":"boo","foo":"bar"}"#
+        ),
+        (
+            #"{"foo":{"bar":"baz","waldo":"fred"},"qux":{"corge":"grault"}}"#,
+            #"[{"op":"move","from":"/foo/waldo","path":"/qux/thud"}]"#,
+            #"{"foo":{"bar":"baz"},"qux":{"corge":"grault","thud":"fred"}}"#
+        ),
+        (
+            #"{"foo":["all","grass","cows","eat"]}"#, #"[{"op":"move","from":"/foo/1","path":"/foo/3"}]"#,
+            #"{"foo":["all","cows","eat","grass"]}"#
+        ),
+        (
+            #"{"baz":"qux","foo":["a",2,"c"]}"#,
+            #"[{"op":"test","path":"/baz","value":"qux"},{"op":"test","path":"/foo/1","value":2}]"#,
+            #"{"baz":"qux","foo":["a",2,"c"]}"#
+        ),
+        (
+            #"{"foo":"bar"}"#, #"[{"op":"add","path":"/child","value":{"grandchild":{}}}]"#,
+            #"{"foo":"bar","child":{"grandchild":{}}}"#
+        ),
+        (
+            #"{"foo":["bar"]}"#, #"[{"op":"add","path":"/foo/-","value":["abc","def"]}]"#,
+            #"{"foo":["bar",["abc","def"]]}"#
+        ),
         // A.14 and A.15: ~ escapes; a.16: comparing numbers by value.
         (#"{"/":9,"~1":10}"#, #"[{"op":"test","path":"/~01","value":10}]"#, #"{"/":9,"~1":10}"#),
         (#"{"/":9,"~1":10}"#, #"[{"op":"test","path":"/~1","value":9}]"#, #"{"/":9,"~1":10}"#),
@@ -35,9 +53,15 @@ import Testing
 
     @Test(arguments: [
         // A.8's failing twin, A.9, A.12, A.13 (not an operation), out-of-range and leading-zero indices.
-        (#"{"baz":"qux"}"#, #"[{"op":"test","path":"/baz","value":"bar"}]"#, JSONPatch.Failure.Kind.testFailed, "$[0].value"),
+        (
+            #"{"baz":"qux"}"#, #"[{"op":"test","path":"/baz","value":"bar"}]"#, JSONPatch.Failure.Kind.testFailed,
+            "$[0].value"
+        ),
         (#"{"foo":"bar"}"#, #"[{"op":"add","path":"/baz/bat","value":"qux"}]"#, .unresolvable, "$[0].path"),
-        (#"{"foo":"bar"}"#, #"[{"op":"add","path":"/baz","value":"qux","op2":"x"},{"op":"remove","path":"/nope"}]"#, .unresolvable, "$[1].path"),
+        (
+            #"{"foo":"bar"}"#, #"[{"op":"add","path":"/baz","value":"qux","op2":"x"},{"op":"remove","path":"/nope"}]"#,
+            .unresolvable, "$[1].path"
+        ),
         (#"{"foo":"bar"}"#, #"[{"op":"move","path":"/x"}]"#, .malformed, "$[0].from"),
         (#"{"foo":"bar"}"#, #"[{"op":"add","path":"/x"}]"#, .malformed, "$[0].value"),
         (#"{"foo":"bar"}"#, #"[{"op":"merge","path":"/x"}]"#, .malformed, "$[0].op"),
@@ -95,11 +119,12 @@ import Testing
         let after = try json(#"{"texts":{"en":{"title":"Go Premium"},"de":{"title":"Pro werden"}},"list":[1,3,4,5]}"#)
         let ops = JSONPatch.diff(from: before, to: after).map(\.json)
         // [1,2,3,4] → [1,3,4,5]: no common suffix, so the middle is replaced element by element.
-        #expect(ops == [
-            ["op": "replace", "path": "/list/1", "value": 3], ["op": "replace", "path": "/list/2", "value": 4],
-            ["op": "replace", "path": "/list/3", "value": 5],
-            ["op": "replace", "path": "/texts/en/title", "value": "Go Premium"],
-        ])
+        #expect(
+            ops == [
+                ["op": "replace", "path": "/list/1", "value": 3], ["op": "replace", "path": "/list/2", "value": 4],
+                ["op": "replace", "path": "/list/3", "value": 5],
+                ["op": "replace", "path": "/texts/en/title", "value": "Go Premium"],
+            ])
         #expect(try JSONPatch.apply(JSONPatch.diff(from: before, to: after), to: before) == after)
     }
 

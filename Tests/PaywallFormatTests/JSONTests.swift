@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct JSONParserTests {
     @Test func parsesAllValueKinds() throws {
-        let v = try JSONValue(parsing: #" { "a": [1, -2.5, 1e3, true, false, null, "x\u00e9\n\"\ud83d\ude00"], "b": {} } "#)
+        let v = try JSONValue(
+            parsing: #" { "a": [1, -2.5, 1e3, true, false, null, "x\u00e9\n\"\ud83d\ude00"], "b": {} } "#)
         #expect(v["a"]?[0] == 1)
         #expect(v["a"]?[1]?.doubleValue == -2.5)
         #expect(v["a"]?[2]?.doubleValue == 1000)
@@ -15,7 +16,7 @@ import Testing
 
     @Test func keepsIntegersExact() throws {
         let v = try JSONValue(parsing: "[9007199254740993, -9223372036854775808, 1.0, 1e2]")
-        #expect(v[0]?.numberValue == .integer(9007199254740993))
+        #expect(v[0]?.numberValue == .integer(9_007_199_254_740_993))
         #expect(v[0]?.canonicalString == "9007199254740993")
         #expect(v[1]?.intValue == Int.min)
         #expect(v.canonicalString == "[9007199254740993,-9223372036854775808,1,100]")
@@ -66,18 +67,25 @@ import Testing
 
     @Test func enforcesDepthAndSizeLimits() {
         let deep = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
-        #expect { try JSONParser(maxDepth: 128).parse(deep) } throws: { ($0 as? JSONParseError)?.code == .depthLimitExceeded }
+        #expect { try JSONParser(maxDepth: 128).parse(deep) } throws: {
+            ($0 as? JSONParseError)?.code == .depthLimitExceeded
+        }
         #expect { try JSONParser(maxDepth: 128).parse(String(repeating: "[", count: 100000)) } throws: {
             ($0 as? JSONParseError)?.code == .depthLimitExceeded
         }
-        #expect { try JSONParser(maxBytes: 10).parse("[1,2,3,4,5,6]") } throws: { ($0 as? JSONParseError)?.code == .sizeLimitExceeded }
+        #expect { try JSONParser(maxBytes: 10).parse("[1,2,3,4,5,6]") } throws: {
+            ($0 as? JSONParseError)?.code == .sizeLimitExceeded
+        }
         #expect((try? JSONParser(maxDepth: 3).parse("[[[1]]]")) != nil)
     }
 }
 
 @Suite struct JSONSerializerTests {
     @Test func canonicalFormIsSortedCompactAndEscaped() throws {
-        let v = try JSONValue(parsing: "{ \"b\": 1.50, \"a\": [true, null], \"é\": \"\\u0001\\t\\\"/\", \"B\": 2.0, \"c\": 1e-7, \"d\": -0.0 }")
+        let v = try JSONValue(
+            parsing:
+                "{ \"b\": 1.50, \"a\": [true, null], \"é\": \"\\u0001\\t\\\"/\", \"B\": 2.0, \"c\": 1e-7, \"d\": -0.0 }"
+        )
         #expect(v.canonicalString == #"{"B":2,"a":[true,null],"b":1.5,"c":1e-07,"d":0,"é":"\u0001\t\"/"}"#)
     }
 
@@ -125,7 +133,8 @@ import Testing
 
 @Suite struct JSONPathTests {
     @Test func printsAndParses() throws {
-        let path = JSONPath.root.appending("root").appending("children").appending(3).appending("text").appending("de-AT")
+        let path = JSONPath.root.appending("root").appending("children").appending(3).appending("text").appending(
+            "de-AT")
         #expect(path.description == #"$.root.children[3].text["de-AT"]"#)
         #expect(JSONPath(parsing: path.description) == path)
         #expect(JSONPath(parsing: "$.a[x]") == nil)

@@ -6,9 +6,11 @@ import Testing
         var doc = try Support.base
         try Support.edit(&doc, "$.root.children[0].text.de", nil)
         let texts = PaywallLocalization.texts(in: doc)
-        #expect(texts.map(\.path.description) == [
-            "$.root.children[0].text", "$.root.children[1].label", "$.root.children[2].label", "$.root.children[3].label",
-        ])
+        #expect(
+            texts.map(\.path.description) == [
+                "$.root.children[0].text", "$.root.children[1].label", "$.root.children[2].label",
+                "$.root.children[3].label",
+            ])
         #expect(texts[0].missingLocales == ["de"])
         #expect(texts[1].missingLocales.isEmpty)
         #expect(texts[0].values == ["en": "Go **Pro**"])
@@ -50,8 +52,13 @@ import Testing
         let req = PaywallLocalization.requirements(for: source)
         #expect(req.variables == ["product.trialDays", "product.price"])
         #expect(req.marks.boldPairs == 1 && req.marks.italicPairs == 1)
-        #expect(PaywallLocalization.check(translation: "**{{product.trialDays}} Tage** gratis, dann *{{ product.price }}*", source: source).isEmpty)
-        let problems = PaywallLocalization.check(translation: "{{product.trialDays}} Tage gratis {{product.prize}} {{oops", source: source)
-        #expect(Set(problems.map(\.code)) == [.malformedTemplate, .missingVariable, .unexpectedVariable, .markdownMismatch])
+        #expect(
+            PaywallLocalization.check(
+                translation: "**{{product.trialDays}} Tage** gratis, dann *{{ product.price }}*", source: source
+            ).isEmpty)
+        let problems = PaywallLocalization.check(
+            translation: "{{product.trialDays}} Tage gratis {{product.prize}} {{oops", source: source)
+        #expect(
+            Set(problems.map(\.code)) == [.malformedTemplate, .missingVariable, .unexpectedVariable, .markdownMismatch])
     }
 }

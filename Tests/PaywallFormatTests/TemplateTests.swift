@@ -26,8 +26,14 @@ import Testing
     }
 
     @Test func togetherTheyCoverTheFormat() throws {
-        var types = Set<String>(), backgrounds = Set<String>(), entrances = Set<String>(), loops = Set<String>()
-        var selectedWithSelector = false, durationTimer = false, lottieWithImageFallback = false, appearancePair = false
+        var types = Set<String>()
+        var backgrounds = Set<String>()
+        var entrances = Set<String>()
+        var loops = Set<String>()
+        var selectedWithSelector = false
+        var durationTimer = false
+        var lottieWithImageFallback = false
+        var appearancePair = false
         for (_, doc) in PaywallTemplates.all {
             let all = Self.nodes(try #require(doc["root"]))
             types.formUnion(all.compactMap { $0["type"]?.stringValue })
@@ -38,10 +44,14 @@ import Testing
                 if n["type"] == "timer", n["kind"] == "duration", n["id"] != nil { durationTimer = true }
                 if n["type"] == "lottie", n["fallback"]?["type"] == "image" { lottieWithImageFallback = true }
             }
-            if all.contains(where: { $0["productSlot"] == "$selected" }) && all.contains(where: { $0["type"] == "product_selector" }) {
+            if all.contains(where: { $0["productSlot"] == "$selected" })
+                && all.contains(where: { $0["type"] == "product_selector" })
+            {
                 selectedWithSelector = true
             }
-            if doc["theme"]?["colors"]?.objectValue?.values.contains(where: { $0.objectValue != nil }) == true { appearancePair = true }
+            if doc["theme"]?["colors"]?.objectValue?.values.contains(where: { $0.objectValue != nil }) == true {
+                appearancePair = true
+            }
         }
         #expect(types == Set(SchemaDefinitions.nodeTypes.map(\.value)))
         // One background per document: three templates show three of the four kinds (image: see backgroundKinds test).
@@ -50,7 +60,9 @@ import Testing
         #expect(selectedWithSelector && durationTimer && lottieWithImageFallback && appearancePair)
     }
 
-    @Test(arguments: PaywallTemplates.names, ColorScheme.allCases) func migratesDownToVersionOne(_ name: String, _ scheme: ColorScheme) throws {
+    @Test(arguments: PaywallTemplates.names, ColorScheme.allCases) func migratesDownToVersionOne(
+        _ name: String, _ scheme: ColorScheme
+    ) throws {
         let doc = try #require(PaywallTemplates.document(named: name))
         let v1 = try SchemaMigrations.migrate(doc, to: 1, colorScheme: scheme)
         #expect(v1["schemaVersion"] == 1)
@@ -59,9 +71,12 @@ import Testing
         #expect(result.warnings.isEmpty)
         #expect(PaywallValidator.validate(v1).isValid)
         // Everything but the schema version and the theme colours is untouched.
-        var a = doc, b = v1
-        a["schemaVersion"] = nil; b["schemaVersion"] = nil
-        a["theme"] = nil; b["theme"] = nil
+        var a = doc
+        var b = v1
+        a["schemaVersion"] = nil
+        b["schemaVersion"] = nil
+        a["theme"] = nil
+        b["theme"] = nil
         #expect(a == b)
         for (token, value) in doc["theme"]?["colors"]?.objectValue ?? [:] {
             let expected = value.objectValue != nil ? value[scheme.rawValue] : value
@@ -96,11 +111,13 @@ import Testing
     }
 
     @Test func imageBackgroundKindValidates() throws {
-        let doc = try Support.base(setting: "$.settings.background",
-                                   to: ["kind": "image", "src": "https://cdn.example.com/bg.jpg", "blurhash": "LEHV6nWB2yk8pyo0adR*.7kCMdnj"])
+        let doc = try Support.base(
+            setting: "$.settings.background",
+            to: ["kind": "image", "src": "https://cdn.example.com/bg.jpg", "blurhash": "LEHV6nWB2yk8pyo0adR*.7kCMdnj"])
         #expect(PaywallValidator.validate(doc).errors.isEmpty)
         guard case .image(let src, _)? = PaywallValidator.validate(doc).document?.settings.background else {
-            Issue.record("not read as an image background"); return
+            Issue.record("not read as an image background")
+            return
         }
         #expect(src == "https://cdn.example.com/bg.jpg")
     }

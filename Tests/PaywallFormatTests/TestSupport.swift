@@ -16,33 +16,33 @@ enum Support {
     }
 
     static let baseSource = #"""
-    {
-      "schemaVersion": 1, "id": "pw_test", "name": "Test", "locales": ["en", "de"], "defaultLocale": "en",
-      "theme": {
-        "colors": { "bg": "#070707", "text": "#FFFFFF", "accent": "#FFFFFF", "onAccent": "#070707" },
-        "fonts": { "heading": { "family": "Inter", "weight": 700 } },
-        "radii": { "card": 16 }
-      },
-      "products": [
-        { "slot": "monthly", "storeProductId": "com.app.pro.monthly" },
-        { "slot": "yearly", "storeProductId": "com.app.pro.yearly" }
-      ],
-      "settings": { "dismissable": true, "safeArea": "all", "background": { "kind": "color", "color": "$bg" } },
-      "root": {
-        "type": "stack", "direction": "vertical",
-        "children": [
-          { "type": "text", "text": { "en": "Go **Pro**", "de": "**Pro** holen" },
-            "style": { "color": "$text", "borderRadius": "$card", "font": { "family": "$heading", "size": 34 } } },
-          { "type": "purchase_button", "productSlot": "monthly", "label": { "en": "{{product.price}}", "de": "{{product.price}}" } },
-          { "type": "button", "label": { "en": "Close", "de": "Schließen" }, "action": { "type": "close" } },
-          { "type": "timer", "id": "t1", "kind": "duration", "durationSeconds": 60,
-            "label": { "en": "{{timer.remaining}}", "de": "{{timer.remaining}}" } },
-          { "type": "image", "src": "https://cdn.xizor.dev/a.png" },
-          { "type": "footer_links", "privacyUrl": "https://example.com/privacy", "termsUrl": "https://example.com/terms" }
-        ]
-      }
-    }
-    """#
+        {
+          "schemaVersion": 1, "id": "pw_test", "name": "Test", "locales": ["en", "de"], "defaultLocale": "en",
+          "theme": {
+            "colors": { "bg": "#070707", "text": "#FFFFFF", "accent": "#FFFFFF", "onAccent": "#070707" },
+            "fonts": { "heading": { "family": "Inter", "weight": 700 } },
+            "radii": { "card": 16 }
+          },
+          "products": [
+            { "slot": "monthly", "storeProductId": "com.app.pro.monthly" },
+            { "slot": "yearly", "storeProductId": "com.app.pro.yearly" }
+          ],
+          "settings": { "dismissable": true, "safeArea": "all", "background": { "kind": "color", "color": "$bg" } },
+          "root": {
+            "type": "stack", "direction": "vertical",
+            "children": [
+              { "type": "text", "text": { "en": "Go **Pro**", "de": "**Pro** holen" },
+                "style": { "color": "$text", "borderRadius": "$card", "font": { "family": "$heading", "size": 34 } } },
+              { "type": "purchase_button", "productSlot": "monthly", "label": { "en": "{{product.price}}", "de": "{{product.price}}" } },
+              { "type": "button", "label": { "en": "Close", "de": "Schließen" }, "action": { "type": "close" } },
+              { "type": "timer", "id": "t1", "kind": "duration", "durationSeconds": 60,
+                "label": { "en": "{{timer.remaining}}", "de": "{{timer.remaining}}" } },
+              { "type": "image", "src": "https://cdn.xizor.dev/a.png" },
+              { "type": "footer_links", "privacyUrl": "https://example.com/privacy", "termsUrl": "https://example.com/terms" }
+            ]
+          }
+        }
+        """#
 
     static var base: JSONValue {
         get throws { try JSONValue(parsing: baseSource) }
@@ -77,9 +77,9 @@ enum Support {
 struct FileReadError: Error {}
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads a whole file (tests only; the library itself never does I/O).

@@ -12,8 +12,9 @@ import Testing
     @Test func pickLocalizedTextVectors() throws {
         for c in try Self.cases("pickLocalizedText.json") {
             let text = try #require(c["text"]?.objectValue).compactMapValues(\.stringValue)
-            let got = pickLocalizedText(text, locale: try #require(c["locale"]?.stringValue),
-                                        defaultLocale: try #require(c["defaultLocale"]?.stringValue))
+            let got = pickLocalizedText(
+                text, locale: try #require(c["locale"]?.stringValue),
+                defaultLocale: try #require(c["defaultLocale"]?.stringValue))
             #expect(got.map(JSONValue.string) ?? .null == c["expected"], "\(c["name"]?.stringValue ?? "")")
         }
     }
@@ -21,7 +22,8 @@ import Testing
     @Test func resolveTextVectors() throws {
         for c in try Self.cases("resolveText.json") {
             let policy = try #require(MissingVariablePolicy(rawValue: c["onMissing"]?.stringValue ?? ""))
-            let got = resolveText(try #require(c["template"]?.stringValue), context: c["context"] ?? [:], onMissing: policy)
+            let got = resolveText(
+                try #require(c["template"]?.stringValue), context: c["context"] ?? [:], onMissing: policy)
             #expect(.string(got) == c["expected"], "\(c["name"]?.stringValue ?? "")")
         }
     }

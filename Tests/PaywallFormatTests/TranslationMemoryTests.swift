@@ -3,12 +3,21 @@ import Testing
 
 /// What each translation was made from, through the saves that change sources and translations.
 @Suite struct TranslationMemoryTests {
-    func document(_ title: [String: String], _ button: [String: String], locales: [String] = ["en", "de"]) -> JSONValue {
+    func document(_ title: [String: String], _ button: [String: String], locales: [String] = ["en", "de"]) -> JSONValue
+    {
         func text(_ values: [String: String]) -> JSONValue { .object(values.mapValues(JSONValue.string)) }
-        return ["schemaVersion": 2, "id": "pw_1", "name": "M", "defaultLocale": "en", "locales": .array(locales.map(JSONValue.string)),
-                "products": [["slot": "yearly", "storeProductId": "y"]],
-                "root": ["type": "stack", "children": [["type": "text", "text": text(title)],
-                                                      ["type": "purchase_button", "productSlot": "yearly", "label": text(button)]]]]
+        return [
+            "schemaVersion": 2, "id": "pw_1", "name": "M", "defaultLocale": "en",
+            "locales": .array(locales.map(JSONValue.string)),
+            "products": [["slot": "yearly", "storeProductId": "y"]],
+            "root": [
+                "type": "stack",
+                "children": [
+                    ["type": "text", "text": text(title)],
+                    ["type": "purchase_button", "productSlot": "yearly", "label": text(button)],
+                ],
+            ],
+        ]
     }
 
     func stale(_ memory: TranslationMemory, _ doc: JSONValue) -> [String: [String]] {
@@ -44,7 +53,9 @@ import Testing
     }
 
     @Test func coverageCountsMissingTextsPerLocaleAndTheMemoryRoundTrips() {
-        let doc = document(["en": "Go Pro", "de": "Pro werden", "fr": "Passez Pro"], ["en": "Buy", "de": "Kaufen"], locales: ["en", "de", "fr"])
+        let doc = document(
+            ["en": "Go Pro", "de": "Pro werden", "fr": "Passez Pro"], ["en": "Buy", "de": "Kaufen"],
+            locales: ["en", "de", "fr"])
         let memory = TranslationMemory().updated(from: nil, to: doc)
         let coverage = memory.coverage(of: doc)
         #expect(coverage.map(\.locale) == ["de", "fr"])

@@ -1,7 +1,8 @@
 import Digest
 import PaywallFormat
-@testable import PaywallRenderer
 import Testing
+
+@testable import PaywallRenderer
 
 /// The page's Content-Security-Policy: scripts by hash, media from the configured origins, no
 /// fetching unless a Lottie animation is played.
@@ -24,7 +25,10 @@ import Testing
         let scripts = try #require(csp["script-src"])
         #expect(!scripts.contains("unsafe-inline") && !scripts.contains("https:"))
         // The hash is of the script exactly as the page embeds it.
-        let body = try #require(page.range(of: "<script>").map { page[$0.upperBound...] }.flatMap { rest in rest.range(of: "</script>").map { String(rest[..<$0.lowerBound]) } })
+        let body = try #require(
+            page.range(of: "<script>").map { page[$0.upperBound...] }.flatMap { rest in
+                rest.range(of: "</script>").map { String(rest[..<$0.lowerBound]) }
+            })
         #expect(body == PaywallRenderer.runtimeJavaScript)
         #expect(scripts == "'sha256-" + Base64.encode(SHA256.hash(Array(body.utf8))) + "'")
         #expect(page.components(separatedBy: "<script>").count == 2, "one executable script: the runtime")
@@ -39,9 +43,11 @@ import Testing
         #expect(csp["media-src"] == "https://cdn.example.com https://img.example.org:8443 blob:")
     }
 
-    @Test(arguments: [("https:", true), ("https://cdn.example.com", true), ("https://cdn.example.com:8443", true),
-                      ("https://*.example.com", true), ("http:", false), ("https://cdn.example.com/path", false),
-                      ("https://a.com; script-src *", false), ("'unsafe-inline'", false), ("https://", false), ("*", false)])
+    @Test(arguments: [
+        ("https:", true), ("https://cdn.example.com", true), ("https://cdn.example.com:8443", true),
+        ("https://*.example.com", true), ("http:", false), ("https://cdn.example.com/path", false),
+        ("https://a.com; script-src *", false), ("'unsafe-inline'", false), ("https://", false), ("*", false),
+    ])
     func mediaOriginsAreHTTPSOriginsOnly(_ source: String, _ valid: Bool) {
         #expect(RenderOptions.isValidMediaOrigin(source) == valid)
     }

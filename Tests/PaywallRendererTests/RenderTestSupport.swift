@@ -1,15 +1,25 @@
 import PaywallFormat
+
 @testable import PaywallRenderer
 
 /// A minimal valid document around `children` (a vertical root stack), for tests that need one node.
-func document(_ children: [JSONValue], products: [JSONValue]? = nil, settings: JSONValue? = nil,
-              theme: JSONValue? = nil, locales: [JSONValue] = ["en"], name: String = "Test") -> JSONValue {
+func document(
+    _ children: [JSONValue], products: [JSONValue]? = nil, settings: JSONValue? = nil,
+    theme: JSONValue? = nil, locales: [JSONValue] = ["en"], name: String = "Test"
+) -> JSONValue {
     [
         "schemaVersion": 1, "id": "pw_test", "name": .string(name), "locales": .array(locales), "defaultLocale": "en",
-        "theme": theme ?? ["colors": ["bg": "#FFFFFF", "text": "#111111", "accent": "#2563EB"], "radii": ["card": 16]],
-        "products": .array(products ?? [["slot": "yearly", "storeProductId": "com.example.yearly", "preselected": true],
-                                        ["slot": "monthly", "storeProductId": "com.example.monthly"]]),
-        "settings": settings ?? ["dismissable": true, "safeArea": "all", "background": ["kind": "color", "color": "$bg"]],
+        "theme": theme ?? [
+            "colors": ["bg": "#FFFFFF", "text": "#111111", "accent": "#2563EB"], "radii": ["card": 16],
+        ],
+        "products": .array(
+            products ?? [
+                ["slot": "yearly", "storeProductId": "com.example.yearly", "preselected": true],
+                ["slot": "monthly", "storeProductId": "com.example.monthly"],
+            ]),
+        "settings": settings ?? [
+            "dismissable": true, "safeArea": "all", "background": ["kind": "color", "color": "$bg"],
+        ],
         "root": ["type": "stack", "direction": "vertical", "children": .array(children)],
     ]
 }
@@ -38,7 +48,10 @@ extension String {
     func occurrences(of needle: String) -> Int {
         var count = 0
         var search = startIndex..<endIndex
-        while let r = range(of: needle, range: search) { count += 1; search = r.upperBound..<endIndex }
+        while let r = range(of: needle, range: search) {
+            count += 1
+            search = r.upperBound..<endIndex
+        }
         return count
     }
 }

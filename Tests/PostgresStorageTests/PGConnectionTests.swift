@@ -1,6 +1,7 @@
 import Foundation
 import Storage
 import Testing
+
 @testable import PostgresStorage
 
 @Suite struct PGConnectionTests {
@@ -11,7 +12,9 @@ import Testing
         defer { c.close() }
         try c.executeScript("CREATE TABLE t (i BIGINT, s TEXT, b BYTEA, f BOOLEAN, d DOUBLE PRECISION, n INTEGER)")
         let bytes: [UInt8] = [0, 1, 0x7F, 0x80, 0xFF]
-        try c.execute("INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6)", [Int64.max, "é 'quoted' \\ ünïcode", bytes, true, 2.5, Int?.none])
+        try c.execute(
+            "INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6)",
+            [Int64.max, "é 'quoted' \\ ünïcode", bytes, true, 2.5, Int?.none])
         #expect(c.changes == 1)
         let row = try #require(try c.queryOne("SELECT i, s, b, f, d, n, count(*) OVER () FROM t"))
         #expect(try row.get(0, as: Int64.self) == Int64.max)
@@ -31,7 +34,8 @@ import Testing
         defer { db.drop() }
         let c = try PGConnection(url: db.url)
         defer { c.close() }
-        try c.executeScript("""
+        try c.executeScript(
+            """
             CREATE TABLE p (id TEXT PRIMARY KEY, n INTEGER NOT NULL CHECK (n > 0));
             CREATE TABLE c (p TEXT REFERENCES p (id));
             CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'immutable'; END $$;
@@ -39,7 +43,10 @@ import Testing
             INSERT INTO p VALUES ('a', 1);
             """)
         func kind(_ sql: String, _ bindings: [any SQLBindable] = []) -> DatabaseErrorKind? {
-            do { try c.execute(sql, bindings); return nil } catch { return error.kind }
+            do {
+                try c.execute(sql, bindings)
+                return nil
+            } catch { return error.kind }
         }
         #expect(kind("INSERT INTO p VALUES ($1, 1)", ["a"]) == .unique)
         #expect(kind("INSERT INTO p VALUES ('b', 0)") == .check)
@@ -61,8 +68,12 @@ import Testing
     @Test func notificationsArriveOnTheListeningConnection() throws {
         let db = try TestDatabase()
         defer { db.drop() }
-        let listener = try PGConnection(url: db.url), talker = try PGConnection(url: db.url)
-        defer { listener.close(); talker.close() }
+        let listener = try PGConnection(url: db.url)
+        let talker = try PGConnection(url: db.url)
+        defer {
+            listener.close()
+            talker.close()
+        }
         try listener.listen("xizor_changes")
         #expect(try listener.drainNotifications() == 0)
         try talker.executeScript("NOTIFY xizor_changes; NOTIFY xizor_changes, 'x'")

@@ -1,6 +1,7 @@
 import Foundation
 import Storage
 import Testing
+
 @testable import PostgresStorage
 
 @Suite struct PGPoolTests {
@@ -74,6 +75,14 @@ import Testing
 final class Failures: @unchecked Sendable {
     private let lock = NSLock()
     private var n = 0
-    func add() { lock.lock(); n += 1; lock.unlock() }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return n }
+    func add() {
+        lock.lock()
+        n += 1
+        lock.unlock()
+    }
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return n
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import Storage
 
 @Suite struct DatabasePoolTests {
@@ -40,7 +41,8 @@ import Testing
 
     @Test func readersSeeASnapshotWhileTheWriterWrites() throws {
         let directory = try TemporaryDirectory()
-        let pool = try DatabasePool(path: directory.file("p.sqlite"), configuration: DatabaseConfiguration(readConnections: 2))
+        let pool = try DatabasePool(
+            path: directory.file("p.sqlite"), configuration: DatabaseConfiguration(readConnections: 2))
         try pool.write { db in
             try db.execute("CREATE TABLE t (v INTEGER) STRICT")
             try db.execute("INSERT INTO t VALUES (1)")
@@ -74,10 +76,14 @@ import Testing
 
     @Test func concurrentReadersAndWritersNeverSeeBusy() throws {
         let directory = try TemporaryDirectory()
-        let pool = try DatabasePool(path: directory.file("p.sqlite"), configuration: DatabaseConfiguration(readConnections: 3))
-        try pool.write { db in try db.execute("CREATE TABLE t (n INTEGER PRIMARY KEY, doubled INTEGER NOT NULL) STRICT") }
+        let pool = try DatabasePool(
+            path: directory.file("p.sqlite"), configuration: DatabaseConfiguration(readConnections: 3))
+        try pool.write { db in try db.execute("CREATE TABLE t (n INTEGER PRIMARY KEY, doubled INTEGER NOT NULL) STRICT")
+        }
         let failures = Locked<[String]>([])
-        let writers = 4, writesEach = 50, readers = 4
+        let writers = 4
+        let writesEach = 50
+        let readers = 4
         DispatchQueue.concurrentPerform(iterations: writers + readers) { worker in
             do {
                 if worker < writers {
@@ -89,7 +95,8 @@ import Testing
                     for _ in 0..<100 {
                         // Every snapshot is consistent: each row's invariant holds.
                         try pool.read { db in
-                            let bad: Int = try db.queryOne("SELECT count(*) FROM t WHERE doubled <> n * 2")?.get(0) ?? -1
+                            let bad: Int =
+                                try db.queryOne("SELECT count(*) FROM t WHERE doubled <> n * 2")?.get(0) ?? -1
                             if bad != 0 { failures.update { $0.append("inconsistent row") } }
                         }
                     }
@@ -111,14 +118,15 @@ import Testing
         let error = #expect(throws: SQLiteError.self) {
             try pool.read { db in try db.execute("INSERT INTO t VALUES (1)") }
         }
-        #expect(error?.primaryCode == 8)   // SQLITE_READONLY
+        #expect(error?.primaryCode == 8)  // SQLITE_READONLY
     }
 
     @Test func writerWaitsOutAnotherProcessHoldingTheLock() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("p.sqlite")
         // Retries back off up to 250 ms each: 20 of them outlast any scheduling delay of a loaded machine.
-        let pool = try DatabasePool(path: path, configuration: DatabaseConfiguration(busyTimeoutMs: 20, writeBusyRetries: 20))
+        let pool = try DatabasePool(
+            path: path, configuration: DatabaseConfiguration(busyTimeoutMs: 20, writeBusyRetries: 20))
         try pool.write { db in try db.execute("CREATE TABLE t (v INTEGER) STRICT") }
         // Another connection (as another process would) holds the write lock for a while.
         let other = Handover(try Database(path: path))
@@ -149,7 +157,8 @@ import Testing
 @Suite struct NestedReadTests {
     @Test func nestedReadReusesTheSnapshotInsteadOfDeadlocking() throws {
         let directory = try TemporaryDirectory()
-        let pool = try DatabasePool(path: directory.file("p.sqlite"), configuration: DatabaseConfiguration(readConnections: 1))
+        let pool = try DatabasePool(
+            path: directory.file("p.sqlite"), configuration: DatabaseConfiguration(readConnections: 1))
         try pool.write { db in try db.execute("CREATE TABLE t (v INTEGER) STRICT") }
         let counts: (Int, Int) = try pool.read { outer in
             let before: Int = try outer.queryOne("SELECT count(*) FROM t")?.get(0) ?? -1
@@ -157,7 +166,7 @@ import Testing
             let inner: Int = try pool.read { db in try db.queryOne("SELECT count(*) FROM t")?.get(0) ?? -1 }
             return (before, inner)
         }
-        #expect(counts == (0, 0))   // same snapshot as the outer read
+        #expect(counts == (0, 0))  // same snapshot as the outer read
         let after: Int = try pool.read { db in try db.queryOne("SELECT count(*) FROM t")?.get(0) ?? -1 }
         #expect(after == 1)
     }
@@ -170,7 +179,9 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.file("shared.sqlite")
         let first = try DatabasePool(path: path, configuration: DatabaseConfiguration(readConnections: 1))
-        try first.write { db in try db.execute("CREATE TABLE t (pool INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (pool, n)) STRICT") }
+        try first.write { db in
+            try db.execute("CREATE TABLE t (pool INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (pool, n)) STRICT")
+        }
         let second = try DatabasePool(path: path, configuration: DatabaseConfiguration(readConnections: 1))
         let pools = [first, second]
         let failures = Locked<[String]>([])

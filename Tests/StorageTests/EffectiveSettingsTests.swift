@@ -8,13 +8,18 @@ import Testing
     @Test(arguments: DatabaseConfiguration.Synchronous.allCases)
     func theWriterReportsWhatItApplied(level: DatabaseConfiguration.Synchronous) throws {
         let directory = try TemporaryDirectory()
-        let pool = try DatabasePool(path: directory.file("x.sqlite"),
-                                    configuration: DatabaseConfiguration(synchronous: level, busyTimeoutMs: 1234, readConnections: 3,
-                                                                         writerCacheBytes: 4321 * 1024, walAutocheckpointPages: 777))
+        let pool = try DatabasePool(
+            path: directory.file("x.sqlite"),
+            configuration: DatabaseConfiguration(
+                synchronous: level, busyTimeoutMs: 1234, readConnections: 3,
+                writerCacheBytes: 4321 * 1024, walAutocheckpointPages: 777))
         defer { pool.close() }
         let settings = try pool.effectiveSettings()
-        #expect(settings == EffectiveSettings(journalMode: "wal", synchronous: level, foreignKeys: true,
-                                              busyTimeoutMs: 1234, readConnections: 3, cacheBytes: 4321 * 1024, walAutocheckpointPages: 777))
+        #expect(
+            settings
+                == EffectiveSettings(
+                    journalMode: "wal", synchronous: level, foreignKeys: true,
+                    busyTimeoutMs: 1234, readConnections: 3, cacheBytes: 4321 * 1024, walAutocheckpointPages: 777))
     }
 
     /// The defaults are the writer's, not SQLite's (2 MiB, 1000 pages): the event-ingest figures
@@ -36,6 +41,7 @@ import Testing
         defer { pool.close() }
         #expect(try pool.effectiveSettings().synchronous == .full)
         try pool.writeWithoutTransaction { db in try db.execute("PRAGMA synchronous=NORMAL") }
-        #expect(try pool.effectiveSettings().synchronous == .normal, "read back from SQLite, not from the configuration")
+        #expect(
+            try pool.effectiveSettings().synchronous == .normal, "read back from SQLite, not from the configuration")
     }
 }

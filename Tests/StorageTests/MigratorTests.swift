@@ -1,7 +1,8 @@
+import Digest
 import Foundation
 import Testing
+
 @testable import Storage
-import Digest
 
 @Suite struct MigratorTests {
     let directory: TemporaryDirectory
@@ -32,8 +33,11 @@ import Digest
         let recorded: [String] = try pool.read { db in
             try db.query("SELECT checksum FROM schema_migrations ORDER BY name").map { try $0.get(0) }
         }
-        #expect(recorded == [SHA256.hexDigest(of: "CREATE TABLE a (x INTEGER) STRICT;\nINSERT INTO a VALUES (1);"),
-                             SHA256.hexDigest(of: "-- adds b\nCREATE TABLE b (y TEXT) STRICT;")])
+        #expect(
+            recorded == [
+                SHA256.hexDigest(of: "CREATE TABLE a (x INTEGER) STRICT;\nINSERT INTO a VALUES (1);"),
+                SHA256.hexDigest(of: "-- adds b\nCREATE TABLE b (y TEXT) STRICT;"),
+            ])
         try write("0003_third.sql", "ALTER TABLE b ADD COLUMN z INTEGER;")
         #expect(try Migrator(path: migrations).migrate(pool) == ["0003_third.sql"])
     }
@@ -43,7 +47,10 @@ import Digest
         try Migrator(path: migrations).migrate(pool)
         try write("0001_first.sql", "CREATE TABLE a (x INTEGER, extra TEXT) STRICT;")
         let error = #expect(throws: MigrationError.self) { try Migrator(path: migrations).migrate(pool) }
-        guard case .changed(let name, _, _) = error else { Issue.record("expected .changed, got \(String(describing: error))"); return }
+        guard case .changed(let name, _, _) = error else {
+            Issue.record("expected .changed, got \(String(describing: error))")
+            return
+        }
         #expect(name == "0001_first.sql")
         #expect(error?.description.contains("changed after it was applied") == true)
         #expect(throws: MigrationError.self) { try Migrator(path: migrations).pending(in: pool) }
@@ -80,12 +87,17 @@ import Digest
         let pool = try pool()
         try write("0003_broken.sql", "CREATE TABLE c (z INTEGER) STRICT;\nINSERT INTO nowhere VALUES (1);")
         let error = #expect(throws: MigrationError.self) { try Migrator(path: migrations).migrate(pool) }
-        guard case .failed(let name, let sqliteError) = error else { Issue.record("expected .failed"); return }
+        guard case .failed(let name, let sqliteError) = error else {
+            Issue.record("expected .failed")
+            return
+        }
         #expect(name == "0003_broken.sql")
         #expect(sqliteError.message.contains("nowhere"))
         #expect(sqliteError.sql?.hasPrefix("INSERT INTO nowhere") == true, "the failing statement, not the whole file")
         let state: [String] = try pool.read { db in
-            try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('a', 'b', 'c') ORDER BY name").map { try $0.get(0) }
+            try db.query(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('a', 'b', 'c') ORDER BY name"
+            ).map { try $0.get(0) }
                 + db.query("SELECT name FROM schema_migrations ORDER BY name").map { try $0.get(0) }
         }
         #expect(state == ["a", "b", "0001_first.sql", "0002_second.sql"])
@@ -107,8 +119,10 @@ import Digest
         let tables: [String] = try pool.read { db in
             try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { try $0.get(0) }
         }
-        for table in ["apps", "api_keys", "settings", "paywalls", "paywall_versions", "placements",
-                      "placement_rules", "events", "timer_starts", "schema_migrations"] {
+        for table in [
+            "apps", "api_keys", "settings", "paywalls", "paywall_versions", "placements",
+            "placement_rules", "events", "timer_starts", "schema_migrations",
+        ] {
             #expect(tables.contains(table), "missing table \(table)")
         }
         #expect(try pool.integrityCheck() == [])

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import Storage
 
 /// A running `xizor-storage-fixture crash-writer DB`, collecting the numbers it prints.
@@ -10,8 +11,9 @@ final class CrashWriterProcess: Sendable {
 
     init(database: String) throws {
         let fixture = Repository.fixture
-        try #require(FileManager.default.isExecutableFile(atPath: fixture),
-                     "build the fixture first (swift build): \(fixture)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: fixture),
+            "build the fixture first (swift build): \(fixture)")
         process = Process()
         process.executableURL = URL(fileURLWithPath: fixture)
         process.arguments = ["crash-writer", database]
@@ -30,7 +32,7 @@ final class CrashWriterProcess: Sendable {
     var printed: [Int64] {
         let text = String(decoding: output.value, as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        lines.removeLast()   // the (possibly partial) text after the last newline
+        lines.removeLast()  // the (possibly partial) text after the last newline
         return lines.compactMap { Int64($0) }
     }
 
@@ -164,7 +166,9 @@ func committedNumbers(in path: String) throws -> Set<Int64> {
         // An existing file at the destination is replaced whole.
         try Backup.copy(from: directory.file("xizor.sqlite"), to: path)
         #expect(try Backup.integrityCheck(path: path) == [])
-        #expect(throws: SQLiteError.self) { try Backup.copy(from: directory.file("nope.sqlite"), to: directory.file("x.sqlite")) }
+        #expect(throws: SQLiteError.self) {
+            try Backup.copy(from: directory.file("nope.sqlite"), to: directory.file("x.sqlite"))
+        }
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.sqlite")))
     }
 
@@ -176,7 +180,9 @@ func committedNumbers(in path: String) throws -> Set<Int64> {
             try db.execute("CREATE TABLE t (v TEXT) STRICT")
             try db.execute("CREATE INDEX t_v ON t (v)")
             try db.transaction { db in
-                for i in 0..<2000 { try db.execute("INSERT INTO t VALUES (?)", ["value \(i) " + String(repeating: "x", count: 100)]) }
+                for i in 0..<2000 {
+                    try db.execute("INSERT INTO t VALUES (?)", ["value \(i) " + String(repeating: "x", count: 100)])
+                }
             }
             _ = try db.query("PRAGMA wal_checkpoint(TRUNCATE)")
             try db.execute("PRAGMA journal_mode=DELETE")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Storage
 
 @Suite struct StatementTests {
@@ -29,7 +30,10 @@ import Testing
     }
 
     @Test func stringsRoundTrip() throws {
-        for v in ["", "plain", "ünïcødé 🎉", "quote ' and \" and ;", String(repeating: "long", count: 10_000), "nul\u{0}inside"] {
+        for v in [
+            "", "plain", "ünïcødé 🎉", "quote ' and \" and ;", String(repeating: "long", count: 10_000),
+            "nul\u{0}inside",
+        ] {
             #expect(try roundTrip(v) == v)
         }
         // The empty string is stored as text, not NULL.
@@ -136,13 +140,14 @@ import Testing
 
     @Test func connectionSettingsApplied() throws {
         #expect(try db.queryOne("PRAGMA journal_mode")?.get(0) == "wal")
-        #expect(try db.queryOne("PRAGMA synchronous")?.get(0) == 2)   // FULL
+        #expect(try db.queryOne("PRAGMA synchronous")?.get(0) == 2)  // FULL
         #expect(try db.queryOne("PRAGMA foreign_keys")?.get(0) == 1)
-        let normal = try Database(path: directory.file("n.sqlite"), configuration: DatabaseConfiguration(synchronous: .normal))
+        let normal = try Database(
+            path: directory.file("n.sqlite"), configuration: DatabaseConfiguration(synchronous: .normal))
         #expect(try normal.queryOne("PRAGMA synchronous")?.get(0) == 1)
         let readOnly = try Database(path: directory.file("t.sqlite"), mode: .readOnly)
         let write = #expect(throws: SQLiteError.self) { try readOnly.execute("INSERT INTO t (v) VALUES (1)") }
-        #expect(write?.primaryCode == 8)   // SQLITE_READONLY
+        #expect(write?.primaryCode == 8)  // SQLITE_READONLY
         #expect(throws: SQLiteError.self) { try Database(path: directory.file("missing.sqlite"), mode: .readOnly) }
     }
 }

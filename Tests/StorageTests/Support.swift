@@ -7,7 +7,8 @@ final class TemporaryDirectory: Sendable {
     let path: String
 
     init() throws {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("xizor-storage-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -23,14 +24,16 @@ enum Repository {
         .deletingLastPathComponent().deletingLastPathComponent()
     static let migrations = root.appendingPathComponent("Migrations")
     /// Built by `swift build` (the Makefile runs it before `swift test`).
-    static let fixture = ProcessInfo.processInfo.environment["XIZOR_STORAGE_FIXTURE"]
+    static let fixture =
+        ProcessInfo.processInfo.environment["XIZOR_STORAGE_FIXTURE"]
         ?? root.appendingPathComponent(".build/debug/xizor-storage-fixture").path
 }
 
 /// A pool on a new file with the real migrations applied.
 func migratedPool(in directory: TemporaryDirectory, readConnections: Int = 2) throws -> DatabasePool {
-    let pool = try DatabasePool(path: directory.file("xizor.sqlite"),
-                                configuration: DatabaseConfiguration(readConnections: readConnections))
+    let pool = try DatabasePool(
+        path: directory.file("xizor.sqlite"),
+        configuration: DatabaseConfiguration(readConnections: readConnections))
     try Migrator(directory: Repository.migrations).migrate(pool)
     return pool
 }

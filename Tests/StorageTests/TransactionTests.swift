@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Storage
 
 @Suite struct TransactionTests {
@@ -29,7 +30,7 @@ import Testing
     @Test func nestedSavepoints() throws {
         try db.transaction { db in
             try db.execute("INSERT INTO t VALUES ('outer')")
-            try db.transaction { db in           // nested: a savepoint
+            try db.transaction { db in  // nested: a savepoint
                 try db.execute("INSERT INTO t VALUES ('kept')")
                 #expect(throws: Boom.self) {
                     try db.savepoint { db in
@@ -53,7 +54,7 @@ import Testing
         try db.execute("INSERT INTO t VALUES ('x')")
         let error = #expect(throws: SQLiteError.self) { try db.execute("INSERT INTO t VALUES (?)", ["x"]) }
         #expect(error?.kind == .unique)
-        #expect(error?.code == 1555)   // SQLITE_CONSTRAINT_PRIMARYKEY
+        #expect(error?.code == 1555)  // SQLITE_CONSTRAINT_PRIMARYKEY
         #expect(error?.isConstraintViolation == true)
         #expect(error?.message.contains("t.v") == true)
         #expect(error?.sql == "INSERT INTO t VALUES (?)")
@@ -71,7 +72,8 @@ import Testing
     }
 
     @Test func immediateTransactionTakesTheWriteLock() throws {
-        let other = try Database(path: directory.file("t.sqlite"), configuration: DatabaseConfiguration(busyTimeoutMs: 50))
+        let other = try Database(
+            path: directory.file("t.sqlite"), configuration: DatabaseConfiguration(busyTimeoutMs: 50))
         try db.transaction(.immediate) { _ in
             let error = #expect(throws: SQLiteError.self) { try other.execute("BEGIN IMMEDIATE") }
             #expect(error?.kind == .busy)

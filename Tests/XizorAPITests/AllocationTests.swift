@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XizorAPI
 
 @Suite struct AllocationTests {
@@ -24,14 +25,19 @@ import Testing
     }
 
     @Test func bucketsAreStableAndSpread() {
-        #expect(Allocation.bucket(experimentID: "exp_a", subscriberID: "s1") == Allocation.bucket(experimentID: "exp_a", subscriberID: "s1"))
+        #expect(
+            Allocation.bucket(experimentID: "exp_a", subscriberID: "s1")
+                == Allocation.bucket(experimentID: "exp_a", subscriberID: "s1"))
         // SHA-256("exp_a:s1"), first 8 bytes big-endian, mod 10,000 (computed with Python's hashlib):
         // a fixed value every server and device agrees on.
         #expect(Allocation.bucket(experimentID: "exp_a", subscriberID: "s1") == 8594)
         let buckets = Set((0..<1000).map { Allocation.bucket(experimentID: "exp_a", subscriberID: "s\($0)") })
         #expect(buckets.count > 940)  // 1,000 draws from 10,000 buckets: about 951 distinct
         // Different experiments split independently.
-        let same = (0..<1000).filter { Allocation.bucket(experimentID: "exp_a", subscriberID: "s\($0)") == Allocation.bucket(experimentID: "exp_b", subscriberID: "s\($0)") }
+        let same = (0..<1000).filter {
+            Allocation.bucket(experimentID: "exp_a", subscriberID: "s\($0)")
+                == Allocation.bucket(experimentID: "exp_b", subscriberID: "s\($0)")
+        }
         #expect(same.count < 5)
     }
 
@@ -50,16 +56,21 @@ import Testing
         let oldShares = (old + [oldHoldout]).map { Double($0) / Double(old.reduce(0, +) + oldHoldout) }
         let newShares = (new + [newHoldout]).map { Double($0) / Double(new.reduce(0, +) + newHoldout) }
         let distance = zip(oldShares, newShares).map { max(0, $0 - $1) }.reduce(0, +)
-        #expect(abs(Double(moved) / Double(Allocation.bucketCount) - distance) <= 0.0003, "moved \(moved) buckets, distance \(distance)")
+        #expect(
+            abs(Double(moved) / Double(Allocation.bucketCount) - distance) <= 0.0003,
+            "moved \(moved) buckets, distance \(distance)")
         // And the new allocation has the new split.
-        let counts = (0..<(new.count + 1)).map { slot in after.filter { ($0 == Allocation.holdout ? new.count : Int($0)) == slot }.count }
+        let counts = (0..<(new.count + 1)).map { slot in
+            after.filter { ($0 == Allocation.holdout ? new.count : Int($0)) == slot }.count
+        }
         for (count, share) in zip(counts, newShares) { #expect(abs(Double(count) / 10_000 - share) <= 0.0002) }
     }
 
     @Test func aSubscriberOnlyMovesWhenTheirBucketMoves() {
         let before = Allocation.initial(weights: [50, 50], holdoutWeight: 0)
         let after = Allocation.rebalance(before, weights: [60, 40], holdoutWeight: 0)
-        var movedToControl = 0, movedAway = 0
+        var movedToControl = 0
+        var movedAway = 0
         for i in 0..<100_000 {
             let b = Allocation.bucket(experimentID: "exp_move", subscriberID: "s\(i)")
             if before[b] != after[b] { if after[b] == 0 { movedToControl += 1 } else { movedAway += 1 } }

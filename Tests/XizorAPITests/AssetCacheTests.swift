@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XizorAPI
 
 /// The served-asset cache keeps at most its capacity and evicts the least recently used file.
@@ -13,8 +14,8 @@ import Testing
         let cache = AssetCache(capacity: 100)
         cache.store(file(40, "a"), for: key("a"))
         cache.store(file(40, "b"), for: key("b"))
-        #expect(cache.file(key("a"))?.etag == "\"a\"")   // a is now more recent than b
-        cache.store(file(40, "c"), for: key("c"))           // 120 > 100: b goes
+        #expect(cache.file(key("a"))?.etag == "\"a\"")  // a is now more recent than b
+        cache.store(file(40, "c"), for: key("c"))  // 120 > 100: b goes
         #expect(cache.file(key("b")) == nil)
         #expect(cache.file(key("a")) != nil && cache.file(key("c")) != nil)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import XizorAPI
 
 /// The Bayesian figures of experiment results, against closed forms computed here independently.
@@ -10,7 +11,9 @@ import Testing
         var total = 0.0
         for i in 0..<Int(x.a) {
             let i = Double(i)
-            total += exp(BetaBinomial.logBeta(y.a + i, x.b + y.b) - log(x.b + i) - BetaBinomial.logBeta(1 + i, x.b) - BetaBinomial.logBeta(y.a, y.b))
+            total += exp(
+                BetaBinomial.logBeta(y.a + i, x.b + y.b) - log(x.b + i) - BetaBinomial.logBeta(1 + i, x.b)
+                    - BetaBinomial.logBeta(y.a, y.b))
         }
         return total
     }
@@ -23,34 +26,54 @@ import Testing
             #expect(abs(BetaBinomial.regularizedIncompleteBeta(x, 1, 1) - x) < 1e-14)
             #expect(abs(BetaBinomial.regularizedIncompleteBeta(x, 4, 1) - pow(x, 4)) < 1e-13)
             // I_x(2, 3) = 6x²(1−x)² … summed: 1 − (1−x)^4 − 4x(1−x)^3.
-            #expect(abs(BetaBinomial.regularizedIncompleteBeta(x, 2, 3) - (1 - pow(1 - x, 4) - 4 * x * pow(1 - x, 3))) < 1e-13)
+            #expect(
+                abs(BetaBinomial.regularizedIncompleteBeta(x, 2, 3) - (1 - pow(1 - x, 4) - 4 * x * pow(1 - x, 3)))
+                    < 1e-13)
         }
         #expect(abs(BetaBinomial.regularizedIncompleteBeta(0.5, 2_000, 2_000) - 0.5) < 1e-12)
     }
 
-    @Test(arguments: [(10, 100, 12, 100), (120, 1_000, 150, 1_000), (1_200, 10_000, 1_290, 10_000), (0, 5, 1, 5), (300, 2_000, 250, 2_100)])
-    func theProbabilityToBeatTheControlMatchesTheClosedForm(controlConversions: Int, controlTrials: Int, conversions: Int, trials: Int) {
+    @Test(arguments: [
+        (10, 100, 12, 100), (120, 1_000, 150, 1_000), (1_200, 10_000, 1_290, 10_000), (0, 5, 1, 5),
+        (300, 2_000, 250, 2_100),
+    ])
+    func theProbabilityToBeatTheControlMatchesTheClosedForm(
+        controlConversions: Int, controlTrials: Int, conversions: Int, trials: Int
+    ) {
         let control = BetaBinomial.Posterior(conversions: controlConversions, trials: controlTrials)
         let variant = BetaBinomial.Posterior(conversions: conversions, trials: trials)
         let (beats, best) = BetaBinomial.probabilities([control, variant])
         // The reference's posteriors are written out from the counts with the stated Beta(1, 1) prior.
-        #expect(control == BetaBinomial.Posterior(a: Double(1 + controlConversions), b: Double(1 + controlTrials - controlConversions)))
-        let expected = closedForm(BetaBinomial.Posterior(a: Double(1 + conversions), b: Double(1 + trials - conversions)),
-                                  beats: BetaBinomial.Posterior(a: Double(1 + controlConversions), b: Double(1 + controlTrials - controlConversions)))
+        #expect(
+            control
+                == BetaBinomial.Posterior(
+                    a: Double(1 + controlConversions), b: Double(1 + controlTrials - controlConversions)))
+        let expected = closedForm(
+            BetaBinomial.Posterior(a: Double(1 + conversions), b: Double(1 + trials - conversions)),
+            beats: BetaBinomial.Posterior(
+                a: Double(1 + controlConversions), b: Double(1 + controlTrials - controlConversions)))
         #expect(abs(beats[1] - expected) < 1e-6, "\(beats[1]) vs \(expected)")
-        #expect(abs(best[1] - expected) < 1e-6 && abs(best[0] - (1 - expected)) < 1e-6, "with two, best is beating the other")
+        #expect(
+            abs(best[1] - expected) < 1e-6 && abs(best[0] - (1 - expected)) < 1e-6,
+            "with two, best is beating the other")
     }
 
     @Test func probabilitiesToBeBestSumToOneAndAreDeterministic() {
         let equal = Array(repeating: BetaBinomial.Posterior(conversions: 50, trials: 500), count: 3)
         let (_, even) = BetaBinomial.probabilities(equal)
         #expect(even.allSatisfy { abs($0 - 1.0 / 3) < 1e-6 }, "\(even)")
-        let mixed = [BetaBinomial.Posterior(conversions: 100, trials: 1_000), BetaBinomial.Posterior(conversions: 130, trials: 1_000),
-                     BetaBinomial.Posterior(conversions: 90, trials: 800)]
-        let first = BetaBinomial.probabilities(mixed), second = BetaBinomial.probabilities(mixed)
+        let mixed = [
+            BetaBinomial.Posterior(conversions: 100, trials: 1_000),
+            BetaBinomial.Posterior(conversions: 130, trials: 1_000),
+            BetaBinomial.Posterior(conversions: 90, trials: 800),
+        ]
+        let first = BetaBinomial.probabilities(mixed)
+        let second = BetaBinomial.probabilities(mixed)
         #expect(abs(first.best.reduce(0, +) - 1) < 1e-6, "\(first.best)")
         #expect(first.best == second.best && first.beatsFirst == second.beatsFirst)
-        #expect(first.best[1] > 0.85 && first.best[1] == first.best.max(), "130/1000 is most likely best (0.86: 90/800 is not far behind)")
+        #expect(
+            first.best[1] > 0.85 && first.best[1] == first.best.max(),
+            "130/1000 is most likely best (0.86: 90/800 is not far behind)")
         // The uniform prior alone (no subscribers yet) would beat 13 % with probability 0.87: why the
         // results leave variants without subscribers out of the comparison.
         let (_, withEmpty) = BetaBinomial.probabilities(mixed + [BetaBinomial.Posterior(conversions: 0, trials: 0)])

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// The templates' media embedded in the binary are the files in `Sources/XizorAPI/Assets/Bundled`
@@ -27,7 +28,9 @@ import Testing
         let prefix = ServerMedia.origin + ServerMedia.templatesPath
         var named: Set<String> = []
         for template in PaywallTemplates.names {
-            let text = String(decoding: JSONSerializer.canonicalBytes(try #require(PaywallTemplates.document(named: template))), as: UTF8.self)
+            let text = String(
+                decoding: JSONSerializer.canonicalBytes(try #require(PaywallTemplates.document(named: template))),
+                as: UTF8.self)
             var rest = text[...]
             while let range = rest.range(of: prefix) {
                 let after = rest[range.upperBound...]

@@ -1,6 +1,7 @@
 import Foundation
 import Storage
 import Testing
+
 @testable import XizorAPI
 
 /// The change feed (issue 15): two sets of services on one database (an SQLite file, or a PostgreSQL
@@ -12,7 +13,8 @@ import Testing
     func anotherProcesssKeysAndPublishesArriveWhenItCatchesUp(driver: Driver) throws {
         let test = try TestServices("feed", driver: driver)
         defer { test.remove() }
-        let server = test.services, cli = try test.second()
+        let server = test.services
+        let cli = try test.second()
         let created = try cli.keys.createApp(name: "From the CLI")
         #expect(server.keys.authenticate(created.secretKey) == nil, "not applied before catching up")
         try server.changes.catchUp()
@@ -43,7 +45,9 @@ import Testing
         _ = try s.paywalls.publish(appID: app.appID, id: pw, idempotencyKey: nil)
         _ = try s.placements.assign(appID: app.appID, key: "home", paywallID: pw)
         #expect(try s.serving.resolve(appID: app.appID, placement: "home", context: [:]).version?.version == 1)
-        #expect(s.changes.appliedSequence == before + 2, "publish and assignment are one change each; creating a draft is none")
+        #expect(
+            s.changes.appliedSequence == before + 2,
+            "publish and assignment are one change each; creating a draft is none")
     }
 
     @Test(arguments: Driver.allCases)
@@ -52,7 +56,9 @@ import Testing
         defer { test.remove() }
         let store = test.services.store
         try store.write { tx in
-            for i in 0..<100_000 { try tx.changes.append(appID: "app_x", kind: .placement, entityID: "k\(i % 7)", now: 1_000) }
+            for i in 0..<100_000 {
+                try tx.changes.append(appID: "app_x", kind: .placement, entityID: "k\(i % 7)", now: 1_000)
+            }
         }
         let latest = try store.read { tx in try tx.changes.latestSequence() }
         let deleted = try store.write { tx in try tx.changes.prune(olderThan: 0, keepingAtMost: 10_000) }
@@ -69,13 +75,16 @@ import Testing
     func aProcessThatFellBehindThePrunedChangesReloadsEverything(driver: Driver) throws {
         let test = try TestServices("feed-gap", driver: driver)
         defer { test.remove() }
-        let server = test.services, other = try test.second()
+        let server = test.services
+        let other = try test.second()
         _ = try server.keys.createApp(name: "Seen")  // the server's position is past 0
         let late = try other.keys.createApp(name: "Missed")
         _ = try other.store.write { tx in try tx.changes.prune(olderThan: Int64.max, keepingAtMost: 1_000) }
         let after = try other.keys.createApp(name: "After the prune")
         try server.changes.catchUp()
-        #expect(server.keys.authenticate(late.secretKey) == .secret(appID: late.appID), "the pruned change's app arrives by the full reload")
+        #expect(
+            server.keys.authenticate(late.secretKey) == .secret(appID: late.appID),
+            "the pruned change's app arrives by the full reload")
         #expect(server.keys.authenticate(after.publicKey) == .publicKey(appID: after.appID))
     }
 
@@ -90,7 +99,8 @@ import Testing
         let store = test.services.store
         let start = try store.read { tx in try tx.changes.latestSequence() }
         let appended = DispatchSemaphore(value: 0)
-        let firstCommitted = DispatchGroup(), done = DispatchGroup()
+        let firstCommitted = DispatchGroup()
+        let done = DispatchGroup()
         firstCommitted.enter()
         DispatchQueue.global().async(group: done) {
             _ = try? store.write { tx in
@@ -102,7 +112,9 @@ import Testing
         }
         appended.wait()
         DispatchQueue.global().async(group: done) {
-            _ = try? store.write { tx in try tx.changes.append(appID: "app_a", kind: .placement, entityID: "second", now: 1) }
+            _ = try? store.write { tx in
+                try tx.changes.append(appID: "app_a", kind: .placement, entityID: "second", now: 1)
+            }
         }
         var seen: [[String?]] = []
         while firstCommitted.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
@@ -113,7 +125,9 @@ import Testing
         #expect(final == ["first", "second"])
         #expect(seen.count > 5, "the reader looked while the first transaction was open")
         for look in seen {
-            #expect(Array(final.prefix(look.count)) == look, "a reader saw \(look): a later change committed before an earlier one")
+            #expect(
+                Array(final.prefix(look.count)) == look,
+                "a reader saw \(look): a later change committed before an earlier one")
         }
     }
 
@@ -125,15 +139,21 @@ import Testing
         let ids = try (0..<3).map { _ in try s.paywalls.create(appID: app, from: .template("clean", name: nil)).id }
         for id in ids { _ = try s.paywalls.publish(appID: app, id: id, idempotencyKey: nil) }
         _ = try s.placements.assign(appID: app, key: "home", paywallID: ids[0])
-        _ = try s.placements.setRules(appID: app, key: "home", rules: [["when": ["key": "tier", "op": "eq", "value": "pro"], "paywallId": .string(ids[1])]])
-        try s.pool.write { db in try db.execute("UPDATE placement_rules SET condition = ? WHERE app_id = ?", [#"{"op": "near"}"#, app]) }
+        _ = try s.placements.setRules(
+            appID: app, key: "home",
+            rules: [["when": ["key": "tier", "op": "eq", "value": "pro"], "paywallId": .string(ids[1])]])
+        try s.pool.write { db in
+            try db.execute("UPDATE placement_rules SET condition = ? WHERE app_id = ?", [#"{"op": "near"}"#, app])
+        }
         let failures = s.activity.dataFailureCount(.storedRule)
         let before = try #require(s.serving.snapshot(appID: app))
 
         _ = try s.paywalls.publish(appID: app, id: ids[2], idempotencyKey: nil, options: PublishOptions(force: true))
         let after = try #require(s.serving.snapshot(appID: app))
         #expect(after.latestVersions[ids[2]]?.published.version == 2)
-        #expect(after.latestVersions[ids[0]] === before.latestVersions[ids[0]] && after.latestVersions[ids[1]] === before.latestVersions[ids[1]])
+        #expect(
+            after.latestVersions[ids[0]] === before.latestVersions[ids[0]]
+                && after.latestVersions[ids[1]] === before.latestVersions[ids[1]])
         #expect(after.placements["home"]?.rules.first?.unreadable == nil, "the routing was not re-read")
         #expect(s.activity.dataFailureCount(.storedRule) == failures)
 
@@ -146,9 +166,13 @@ import Testing
     }
 
     @Test func effectsFoldEachAppOnce() {
-        let changes = [Change(sequence: 1, appID: "a", kind: .paywall, entityID: "p"), Change(sequence: 2, appID: "a", kind: .placement, entityID: "k"),
-                       Change(sequence: 3, appID: "b", kind: .key, entityID: "x"), Change(sequence: 4, appID: nil, kind: .key, entityID: nil),
-                       Change(sequence: 5, appID: "b", kind: .app, entityID: "b")]
+        let changes = [
+            Change(sequence: 1, appID: "a", kind: .paywall, entityID: "p"),
+            Change(sequence: 2, appID: "a", kind: .placement, entityID: "k"),
+            Change(sequence: 3, appID: "b", kind: .key, entityID: "x"),
+            Change(sequence: 4, appID: nil, kind: .key, entityID: nil),
+            Change(sequence: 5, appID: "b", kind: .app, entityID: "b"),
+        ]
         let effects = ChangeFeed.Effects(changes)
         #expect(effects.serving == ["a": ServingState.Update(routing: true, paywalls: ["p"])])
         #expect(effects.keyApps == ["b"] && effects.adminKeys && !effects.reloadAll)

@@ -1,12 +1,14 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 @Suite struct ContextValueTests {
     @Test(arguments: [
         ("true", ContextValue.bool(true)), ("false", .bool(false)), ("True", .string("True")),
         ("3", .number(3)), ("-2.5", .number(-2.5)), ("1e3", .number(1000)), ("01", .string("01")),
-        ("1.", .string("1.")), (".5", .string(".5")), ("", .string("")), ("DE", .string("DE")), ("0x10", .string("0x10")),
+        ("1.", .string("1.")), (".5", .string(".5")), ("", .string("")), ("DE", .string("DE")),
+        ("0x10", .string("0x10")),
     ])
     func queryValuesAreTyped(raw: String, expected: ContextValue) {
         #expect(ContextValue(queryValue: raw) == expected)
@@ -58,14 +60,21 @@ import Testing
     }
 
     @Test func combinators() {
-        let both: JSONValue = ["all": [["key": "a", "op": "exists"], ["any": [["key": "b", "op": "eq", "value": 1], ["key": "c", "op": "exists"]]]]]
+        let both: JSONValue = [
+            "all": [
+                ["key": "a", "op": "exists"],
+                ["any": [["key": "b", "op": "eq", "value": 1], ["key": "c", "op": "exists"]]],
+            ]
+        ]
         #expect(matches(both, ["a": .bool(true), "c": .string("x")]))
         #expect(!matches(both, ["a": .bool(true), "b": .number(2)]))
         #expect(!matches(both, ["c": .string("x")]))
     }
 
     @Test func everyProblemIsReportedWithItsPath() {
-        let (condition, issues) = parse(["all": [["key": "x", "op": "near", "value": 1], ["key": "", "op": "eq"], ["any": []], 7]])
+        let (condition, issues) = parse([
+            "all": [["key": "x", "op": "near", "value": 1], ["key": "", "op": "eq"], ["any": []], 7]
+        ])
         #expect(condition == nil)
         #expect(issues.map(\.path) == ["$.when.all[0].op", "$.when.all[1].key", "$.when.all[2].any", "$.when.all[3]"])
         #expect(issues.map(\.code) == ["invalid_operator", "type_mismatch", "array_too_short", "type_mismatch"])
@@ -76,7 +85,9 @@ import Testing
     }
 
     @Test func roundTripsThroughJSON() {
-        let json: JSONValue = ["any": [["key": "x", "op": "in", "value": [1, "a", true]], ["not": ["key": "y", "op": "exists"]]]]
+        let json: JSONValue = [
+            "any": [["key": "x", "op": "in", "value": [1, "a", true]], ["not": ["key": "y", "op": "exists"]]]
+        ]
         let (condition, _) = parse(json)
         #expect(condition?.json == json)
     }
@@ -84,16 +95,27 @@ import Testing
 
 @Suite struct LocaleNegotiationTests {
     @Test func acceptLanguageIsRankedByQuality() {
-        #expect(LocaleNegotiation.preferences("fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5") == ["fr-CH", "fr", "en", "de", "*"])
+        #expect(
+            LocaleNegotiation.preferences("fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5") == [
+                "fr-CH", "fr", "en", "de", "*",
+            ])
         #expect(LocaleNegotiation.preferences("de;q=0, en;q=0.4, es") == ["es", "en"])
         #expect(LocaleNegotiation.preferences("en;q=abc") == [])
     }
 
     @Test func choiceFollowsTheFormatsOrder() {
         let locales = ["en", "de", "pt-BR"]
-        #expect(LocaleNegotiation.choose(parameter: "pt", acceptLanguage: nil, locales: locales, defaultLocale: "en") == "pt-BR")
-        #expect(LocaleNegotiation.choose(parameter: nil, acceptLanguage: "fr, de-AT;q=0.5", locales: locales, defaultLocale: "en") == "de")
-        #expect(LocaleNegotiation.choose(parameter: "fr", acceptLanguage: "de", locales: locales, defaultLocale: "en") == "en")
-        #expect(LocaleNegotiation.choose(parameter: nil, acceptLanguage: nil, locales: locales, defaultLocale: "de") == "de")
+        #expect(
+            LocaleNegotiation.choose(parameter: "pt", acceptLanguage: nil, locales: locales, defaultLocale: "en")
+                == "pt-BR")
+        #expect(
+            LocaleNegotiation.choose(
+                parameter: nil, acceptLanguage: "fr, de-AT;q=0.5", locales: locales, defaultLocale: "en") == "de")
+        #expect(
+            LocaleNegotiation.choose(parameter: "fr", acceptLanguage: "de", locales: locales, defaultLocale: "en")
+                == "en")
+        #expect(
+            LocaleNegotiation.choose(parameter: nil, acceptLanguage: nil, locales: locales, defaultLocale: "de") == "de"
+        )
     }
 }

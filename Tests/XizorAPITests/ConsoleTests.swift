@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import XizorAPI
 @testable import XizorConsole
 
@@ -7,7 +8,8 @@ import Testing
 @Suite struct ConsoleTests {
     /// The binary serves what Sources/XizorConsole/Site holds: `make embed` was run after the last edit.
     @Test func theEmbeddedFilesAreTheSiteFiles() throws {
-        let site = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/XizorConsole/Site")
+        let site = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Sources/XizorConsole/Site")
         let names = try FileManager.default.contentsOfDirectory(atPath: site.path)
             .filter { [".html", ".js", ".css", ".svg"].contains(where: $0.hasSuffix) }.sorted()
         #expect(names == EmbeddedConsole.files.keys.sorted(), "run make embed")
@@ -30,9 +32,11 @@ import Testing
         #expect(!ConsoleSite.contentSecurityPolicy.contains("unsafe"))
     }
 
-    @Test(arguments: [("/console", true), ("/admin/ui", true), ("/a-b_c/d1", true), ("/", false), ("console", false),
-                      ("/console/", false), ("/v1", false), ("/v1/console", false), ("/mcp", false), ("/Console", false),
-                      ("/con sole", false), ("//console", false)])
+    @Test(arguments: [
+        ("/console", true), ("/admin/ui", true), ("/a-b_c/d1", true), ("/", false), ("console", false),
+        ("/console/", false), ("/v1", false), ("/v1/console", false), ("/mcp", false), ("/Console", false),
+        ("/con sole", false), ("//console", false),
+    ])
     func consolePaths(path: String, valid: Bool) {
         #expect(ConsolePath.isValid(path) == valid, "\(path)")
     }

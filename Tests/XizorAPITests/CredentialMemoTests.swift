@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XizorAPI
 
 /// The memo finds a credential by its whole bytes: credentials that share the bucket word (the same
@@ -10,8 +11,8 @@ import Testing
     let c = VerifiedKey(id: "k_c", principal: .secret(appID: "app_1"))
     var memo = CredentialMemo()
     memo.insert("Bearer pk_aaaa_SAMETAIL", a)
-    memo.insert("Bearer pk_bbbb_SAMETAIL", b)   // same length and last eight bytes: one bucket
-    memo.insert("xy", c)                        // shorter than a word
+    memo.insert("Bearer pk_bbbb_SAMETAIL", b)  // same length and last eight bytes: one bucket
+    memo.insert("xy", c)  // shorter than a word
     #expect(memo.count == 3)
     #expect(memo.find("Bearer pk_aaaa_SAMETAIL") === a)
     #expect(memo.find("Bearer pk_bbbb_SAMETAIL") === b)
@@ -27,7 +28,7 @@ import Testing
         changed[i] ^= 0x01
         #expect(changed.withUnsafeBufferPointer { memo.find($0) } == nil, "byte \(i) changed")
     }
-    memo.insert("Bearer pk_aaaa_SAMETAIL", b)   // inserted again: replaced, not counted twice
+    memo.insert("Bearer pk_aaaa_SAMETAIL", b)  // inserted again: replaced, not counted twice
     #expect(memo.count == 3 && memo.find("Bearer pk_aaaa_SAMETAIL") === b)
     memo.removeAll { $0.principal.appID == "app_2" }
     #expect(memo.count == 1 && memo.find("Bearer pk_aaaa_SAMETAIL") == nil && memo.find("xy") === c)

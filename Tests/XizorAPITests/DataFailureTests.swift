@@ -3,6 +3,7 @@ import PaywallFormat
 import Storage
 import Synchronization
 import Testing
+
 @testable import XizorAPI
 
 /// No failure is served as success: a page that fails to render is not cached (the next request
@@ -29,7 +30,8 @@ import Testing
             if failures.next() == 0 { throw RenderFailed() }
             return Array("<html>page</html>".utf8)
         }
-        let request = HTTPRequest(method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders([("Accept", "text/html")]))
+        let request = HTTPRequest(
+            method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders([("Accept", "text/html")]))
         let ask = try DeliveryRequest(request, placement: "onboarding")
         #expect(throws: RenderFailed.self) { _ = try delivery.deliver(appID: app, ask, from: request) }
         guard case .paywall(let page) = try delivery.deliver(appID: app, ask, from: request) else {
@@ -46,8 +48,9 @@ import Testing
         defer { test.remove() }
         let app = try published(test.services)
         let resolution = try test.services.serving.resolve(appID: app, placement: "onboarding", context: [:])
-        let input = PaywallDelivery.PageInput(appID: app, document: ["schemaVersion": 99], locale: "en", colorScheme: .light,
-                                              context: [:], resolution: resolution)
+        let input = PaywallDelivery.PageInput(
+            appID: app, document: ["schemaVersion": 99], locale: "en", colorScheme: .light,
+            context: [:], resolution: resolution)
         #expect(throws: DataFailure.self) { _ = try pages.production(input) }
         #expect(activity.dataFailureCount(.pageRender) == 1)
     }
@@ -66,7 +69,8 @@ import Testing
             try db.execute("PRAGMA ignore_check_constraints = OFF")
         }
         try s.pool.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO placement_rules (app_id, placement_key, position, condition, paywall_id) VALUES (?, 'onboarding', 0, ?, ?)
                 """, [app, "{\"key\":\"tier\",\"op\":\"resembles\",\"value\":1}", pw])
         }
@@ -75,7 +79,9 @@ import Testing
         // Serving reads the rule again: kept as unreadable, so a request reaching it fails loudly.
         try s.serving.refresh(appID: app)
         #expect(s.activity.dataFailureCount(.storedRule) == 1)
-        #expect(throws: DataFailure.self) { _ = try s.serving.resolve(appID: app, placement: "onboarding", context: [:]) }
+        #expect(throws: DataFailure.self) {
+            _ = try s.serving.resolve(appID: app, placement: "onboarding", context: [:])
+        }
     }
 }
 
@@ -83,5 +89,10 @@ import Testing
 final class Counter: Sendable {
     private let value = Mutex<Int>(0)
     /// The count before this call.
-    func next() -> Int { value.withLock { v in defer { v += 1 }; return v } }
+    func next() -> Int {
+        value.withLock { v in
+            defer { v += 1 }
+            return v
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// `X-Xizor-Schema-Version`: which document form an SDK gets. A wrong parse serves an SDK a schema it

@@ -1,5 +1,6 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// A placement's rules and the audiences they name have a price (`EvaluationCost`), checked when
@@ -11,7 +12,9 @@ import Testing
     }
 
     /// An app with two published paywalls and `home` assigned the first.
-    static func world(_ test: TestServices) throws -> (services: XizorServices, app: String, general: String, offer: String) {
+    static func world(_ test: TestServices) throws -> (
+        services: XizorServices, app: String, general: String, offer: String
+    ) {
         let s = test.services
         let app = try s.keys.createApp(name: "A").appID
         func published() throws -> String {
@@ -19,7 +22,8 @@ import Testing
             _ = try s.paywalls.publish(appID: app, id: id, idempotencyKey: nil)
             return id
         }
-        let general = try published(), offer = try published()
+        let general = try published()
+        let offer = try published()
         _ = try s.placements.assign(appID: app, key: "home", paywallID: general)
         return (s, app, general, offer)
     }
@@ -37,13 +41,19 @@ import Testing
 
     @Test func stepsCountNodesListValuesAndAudiencesWhereverNamed() throws {
         var issues: [ValidationIssue] = []
-        let json: JSONValue = ["all": [["key": "a", "op": "in", "value": [1, 2, 3, 4]], ["not": ["audience": "x"]], ["audience": "x"],
-                                       ["rollout": ["percent": 5, "seed": "s"]]]]
+        let json: JSONValue = [
+            "all": [
+                ["key": "a", "op": "in", "value": [1, 2, 3, 4]], ["not": ["audience": "x"]], ["audience": "x"],
+                ["rollout": ["percent": 5, "seed": "s"]],
+            ]
+        ]
         let condition = try #require(Condition.parse(json, path: "$", issues: &issues))
         // all 1 + in 4 + (not 1 + audience 1 + 10) + (audience 1 + 10) + rollout 1
         #expect(EvaluationCost.of(condition, audiences: ["x": 10]) == 29)
         #expect(EvaluationCost.rule(condition, cap: FrequencyCap(count: 3, seconds: 60), audiences: ["x": 10]) == 32)
-        #expect(EvaluationCost.of(try #require(Condition.parse(Self.wide(9), path: "$", issues: &issues)), audiences: [:]) == 10)
+        #expect(
+            EvaluationCost.of(try #require(Condition.parse(Self.wide(9), path: "$", issues: &issues)), audiences: [:])
+                == 10)
     }
 
     @Test(arguments: Driver.allCases)
@@ -52,25 +62,38 @@ import Testing
         defer { test.remove() }
         let (s, app, paywall, _) = try Self.world(test)
         // An audience alone over the budget can never be named by a rule.
-        #expect(Self.issueCodes { _ = try s.audiences.put(appID: app, id: "huge", body: ["condition": Self.wide(EvaluationCost.budget)]) }
+        #expect(
+            Self.issueCodes {
+                _ = try s.audiences.put(appID: app, id: "huge", body: ["condition": Self.wide(EvaluationCost.budget)])
+            }
                 == ["evaluation_budget_exceeded"])
         _ = try s.audiences.put(appID: app, id: "big", body: ["condition": Self.wide(2_400)])
         func rules(_ references: Int, cap: Int? = nil) -> JSONValue {
-            var rule: [String: JSONValue] = ["when": .object(["any": .array(Array(repeating: ["audience": "big"], count: references))]),
-                                             "paywallId": .string(paywall)]
+            var rule: [String: JSONValue] = [
+                "when": .object(["any": .array(Array(repeating: ["audience": "big"], count: references))]),
+                "paywallId": .string(paywall),
+            ]
             if let cap { rule["frequencyCap"] = ["count": .number(cap), "per": "day"] }
             return .array([.object(rule)])
         }
         // 1 + 4 × (1 + 2,401) = 9,609 steps: within; a fifth reference is 12,011: refused, nothing stored.
         _ = try s.placements.setRules(appID: app, key: "home", rules: rules(4))
-        #expect(Self.issueCodes { _ = try s.placements.setRules(appID: app, key: "home", rules: rules(5)) } == ["evaluation_budget_exceeded"])
+        #expect(
+            Self.issueCodes { _ = try s.placements.setRules(appID: app, key: "home", rules: rules(5)) } == [
+                "evaluation_budget_exceeded"
+            ])
         #expect(try s.placements.placement(appID: app, key: "home").rules.count == 1)
         // A cap's events are part of the price: 9,609 + 391 = 10,000 fits, one more does not.
         _ = try s.placements.setRules(appID: app, key: "home", rules: rules(4, cap: 391))
-        #expect(Self.issueCodes { _ = try s.placements.setRules(appID: app, key: "home", rules: rules(4, cap: 392)) } == ["evaluation_budget_exceeded"])
+        #expect(
+            Self.issueCodes { _ = try s.placements.setRules(appID: app, key: "home", rules: rules(4, cap: 392)) } == [
+                "evaluation_budget_exceeded"
+            ])
         // Growing the audience re-prices the placement that names it (refused, the old condition kept);
         // shrinking it is always fine.
-        let growing = Self.issueCodes { _ = try s.audiences.put(appID: app, id: "big", body: ["condition": Self.wide(2_500)]) }
+        let growing = Self.issueCodes {
+            _ = try s.audiences.put(appID: app, id: "big", body: ["condition": Self.wide(2_500)])
+        }
         #expect(growing == ["evaluation_budget_exceeded"])
         #expect(try s.audiences.audience(appID: app, id: "big").condition == Self.wide(2_400))
         _ = try s.audiences.put(appID: app, id: "big", body: ["condition": Self.wide(100)])
@@ -84,10 +107,16 @@ import Testing
         // As a server before the budget would have stored them: a rule of 12,001 steps, then one that matches.
         let now = s.clock.now()
         try s.store.write { tx in
-            try tx.placements.replaceRules(appID: app, key: "home", rules: [
-                StoredRule(condition: Self.wide(12_000).canonicalString, paywallID: offer, experimentID: nil, activeFrom: nil, activeUntil: nil, frequencyCap: nil),
-                StoredRule(condition: #"{"key":"promo","op":"exists"}"#, paywallID: offer, experimentID: nil, activeFrom: nil, activeUntil: nil, frequencyCap: nil),
-            ], now: now)
+            try tx.placements.replaceRules(
+                appID: app, key: "home",
+                rules: [
+                    StoredRule(
+                        condition: Self.wide(12_000).canonicalString, paywallID: offer, experimentID: nil,
+                        activeFrom: nil, activeUntil: nil, frequencyCap: nil),
+                    StoredRule(
+                        condition: #"{"key":"promo","op":"exists"}"#, paywallID: offer, experimentID: nil,
+                        activeFrom: nil, activeUntil: nil, frequencyCap: nil),
+                ], now: now)
             try tx.changes.append(appID: app, kind: .placement, entityID: "home", now: now)
         }
         try s.changes.catchUp()
@@ -105,16 +134,24 @@ import Testing
         let test = try TestServices("cap-count", driver: driver)
         defer { test.remove() }
         let (s, app, general, offer) = try Self.world(test)
-        _ = try s.placements.setRules(appID: app, key: "home", rules: [
-            ["when": ["key": "promo", "op": "exists"], "paywallId": .string(offer), "frequencyCap": ["count": 2, "per": "day"]],
-        ])
+        _ = try s.placements.setRules(
+            appID: app, key: "home",
+            rules: [
+                [
+                    "when": ["key": "promo", "op": "exists"], "paywallId": .string(offer),
+                    "frequencyCap": ["count": 2, "per": "day"],
+                ]
+            ])
         let now = s.clock.now()
         let opens: [JSONValue] = (0..<7).map { i in
-            ["id": .string("e\(i)"), "name": "paywall_open", "timestamp": .number(Int(now) - i), "placement": "home",
-             "paywallId": .string(offer), "version": 1, "subscriberId": "u1"]
+            [
+                "id": .string("e\(i)"), "name": "paywall_open", "timestamp": .number(Int(now) - i), "placement": "home",
+                "paywallId": .string(offer), "version": 1, "subscriberId": "u1",
+            ]
         }
         #expect(try s.events.ingest(appID: app, batch: ["events": .array(opens)]).accepted == 7)
-        let traced = try s.serving.resolve(appID: app, placement: "home", context: ["promo": .bool(true)], subscriberID: "u1", trace: true)
+        let traced = try s.serving.resolve(
+            appID: app, placement: "home", context: ["promo": .bool(true)], subscriberID: "u1", trace: true)
         #expect(traced.version?.paywallID == general)
         // Seven were sent; the cap read two, all it needed to know it is reached.
         #expect(traced.trace?.first?.presentations == 2 && traced.trace?.first?.outcome == .capped)

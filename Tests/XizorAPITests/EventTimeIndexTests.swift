@@ -2,6 +2,7 @@ import Foundation
 import PaywallFormat
 import Storage
 import Testing
+
 @testable import XizorAPI
 
 /// Time windows found through `events_by_hour` (the hour of `occurred_at`, Migrations/0010): the
@@ -37,11 +38,15 @@ import Testing
         let offsets: [Int64] = [-1, 0, 1, Self.hour - 1, Self.hour, Self.hour + 1, 2 * Self.hour - 1, 2 * Self.hour]
         let times = offsets.map { base + $0 }
         let events: [JSONValue] = times.enumerated().map { i, t in
-            ["id": .string("e\(i)"), "name": "paywall_open", "timestamp": .number(.integer(t)), "paywallId": .string(pw), "version": 1,
-             "subscriberId": .string("s\(i)")]
+            [
+                "id": .string("e\(i)"), "name": "paywall_open", "timestamp": .number(.integer(t)),
+                "paywallId": .string(pw), "version": 1,
+                "subscriberId": .string("s\(i)"),
+            ]
         }
         #expect(try s.events.ingest(appID: app, batch: ["events": .array(events)]).accepted == times.count)
-        let edges: [Int64?] = offsets.flatMap { offset -> [Int64?] in [base + offset - 1, base + offset, base + offset + 1] } + [nil]
+        let edges: [Int64?] =
+            offsets.flatMap { offset -> [Int64?] in [base + offset - 1, base + offset, base + offset + 1] } + [nil]
         for from in edges {
             for to in edges {
                 var filter = AnalyticsService.Filter()
@@ -49,23 +54,30 @@ import Testing
                 filter.to = to
                 let expected = times.filter { t in (from.map { t >= $0 } ?? true) && (to.map { t < $0 } ?? true) }.count
                 let funnel = try s.analytics.funnel(appID: app, paywallID: pw, filter: filter)
-                let counted = funnel["versions"]?.arrayValue?.first { $0["version"]?.intValue == 1 }?["impressions"]?.intValue ?? 0
-                #expect(counted == expected, "from \(from.map { $0 - base } as Any) to \(to.map { $0 - base } as Any) (from the base hour)")
+                let counted =
+                    funnel["versions"]?.arrayValue?.first { $0["version"]?.intValue == 1 }?["impressions"]?.intValue
+                    ?? 0
+                #expect(
+                    counted == expected,
+                    "from \(from.map { $0 - base } as Any) to \(to.map { $0 - base } as Any) (from the base hour)")
             }
         }
     }
 
     @Test func sqliteFindsAWindowThroughTheHourIndex() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-by-hour-plan-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "xizor-by-hour-plan-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let pool = try DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path)
         _ = try XizorSchema.migrator().migrate(pool)
         let plan = try pool.read { db in
-            try db.query("""
+            try db.query(
+                """
                 EXPLAIN QUERY PLAN SELECT occurred_at, placement FROM events
                 WHERE app_id = ? AND paywall_id = ? AND occurred_at / \(EventTimeIndex.bucketMs) >= ? AND occurred_at >= ?
-                """, ["a", "p", Int64(1), Int64(3_600_000)]).map { row -> String in try row.get(3) }
+                """, ["a", "p", Int64(1), Int64(3_600_000)]
+            ).map { row -> String in try row.get(3) }
         }
         #expect(plan.joined().contains("events_by_hour"), "\(plan)")
     }

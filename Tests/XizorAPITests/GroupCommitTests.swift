@@ -3,6 +3,7 @@ import Foundation
 import PaywallFormat
 import Synchronization
 import Testing
+
 @testable import XizorAPI
 
 /// Group commit: concurrent event batches share transactions (fewer commits than batches), every
@@ -10,10 +11,17 @@ import Testing
 /// is in the database.
 @Suite struct GroupCommitTests {
     func batch(_ pw: String, _ tag: String, _ count: Int) -> JSONValue {
-        ["events": .array((0..<count).map { i in
-            ["id": .string("\(tag)-\(i)"), "name": "paywall_open", "timestamp": .number(.integer(Int64(Date().timeIntervalSince1970 * 1000))),
-             "placement": "onboarding", "paywallId": .string(pw), "version": 1, "subscriberId": .string("s\(i)")]
-        })]
+        [
+            "events": .array(
+                (0..<count).map { i in
+                    [
+                        "id": .string("\(tag)-\(i)"), "name": "paywall_open",
+                        "timestamp": .number(.integer(Int64(Date().timeIntervalSince1970 * 1000))),
+                        "placement": "onboarding", "paywallId": .string(pw), "version": 1,
+                        "subscriberId": .string("s\(i)"),
+                    ]
+                })
+        ]
     }
 
     @Test(arguments: Driver.allCases)
@@ -25,7 +33,8 @@ import Testing
         let pw = try s.paywalls.create(appID: app, from: .template("clean", name: nil)).id
         _ = try s.paywalls.publish(appID: app, id: pw, idempotencyKey: nil)
         let before = s.store.metrics.snapshot().writesCommitted
-        let accepted = Atomic<Int>(0), failures = Atomic<Int>(0)
+        let accepted = Atomic<Int>(0)
+        let failures = Atomic<Int>(0)
         // Sixteen threads of their own, as the server's handler threads are (concurrentPerform would
         // run only as many at once as there are cores).
         let done = DispatchGroup()
@@ -67,18 +76,18 @@ import Testing
         for i in 0..<24 {
             done.enter()
             Thread {
-            defer { done.leave() }
-            let node = "node-\(i)"
-            do {
-                _ = try group.write { tx -> Bool in
-                    _ = try tx.timers.start(appID: app, subscriberID: "s", paywallID: pw, nodeID: node, now: 1)
-                    if i % 5 == 0 { throw Planted() }   // rolls back everything in its transaction
-                    return true
+                defer { done.leave() }
+                let node = "node-\(i)"
+                do {
+                    _ = try group.write { tx -> Bool in
+                        _ = try tx.timers.start(appID: app, subscriberID: "s", paywallID: pw, nodeID: node, now: 1)
+                        if i % 5 == 0 { throw Planted() }  // rolls back everything in its transaction
+                        return true
+                    }
+                    answers.withLock { $0.append((node, true)) }
+                } catch {
+                    answers.withLock { $0.append((node, false)) }
                 }
-                answers.withLock { $0.append((node, true)) }
-            } catch {
-                answers.withLock { $0.append((node, false)) }
-            }
             }.start()
         }
         done.wait()
@@ -87,13 +96,20 @@ import Testing
         // `start` creates a row only when there was none: `created` false means the caller's row was stored.
         let rows = try s.store.write { tx -> [String: Bool] in
             var created: [String: Bool] = [:]
-            for (node, _) in all { created[node] = try tx.timers.start(appID: app, subscriberID: "s", paywallID: pw, nodeID: node, now: 2).created }
+            for (node, _) in all {
+                created[node] = try tx.timers.start(appID: app, subscriberID: "s", paywallID: pw, nodeID: node, now: 2)
+                    .created
+            }
             return created
         }
         for (node, committed) in all {
-            #expect(rows[node] == !committed, "\(node): told committed \(committed), but its row was \(rows[node] == false ? "there" : "absent") before")
+            #expect(
+                rows[node] == !committed,
+                "\(node): told committed \(committed), but its row was \(rows[node] == false ? "there" : "absent") before"
+            )
         }
         // Each caller's own outcome: exactly the planted failures failed, whoever shared their transaction.
-        #expect(Set(all.filter { !$0.committed }.map(\.node)) == Set((0..<24).filter { $0 % 5 == 0 }.map { "node-\($0)" }))
+        #expect(
+            Set(all.filter { !$0.committed }.map(\.node)) == Set((0..<24).filter { $0 % 5 == 0 }.map { "node-\($0)" }))
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XizorAPI
 
 /// Authentication compares the whole key against its stored hash: the 12-character prefix that
@@ -48,8 +49,9 @@ import Testing
 
         let other = try keys.createApp(name: "B")
         let (otherInfo, otherKey) = try keys.createKey(appID: other.appID, .init(kind: "public"))
-        #expect(failsWith("key_not_found") { try keys.revokeKey(appID: app.appID, keyID: otherInfo.id) },
-                "an app cannot revoke another app's key")
+        #expect(
+            failsWith("key_not_found") { try keys.revokeKey(appID: app.appID, keyID: otherInfo.id) },
+            "an app cannot revoke another app's key")
         #expect(keys.authenticate(otherKey) == .publicKey(appID: other.appID))
 
         #expect(keys.authenticate(app.publicKey) != nil)
@@ -69,7 +71,8 @@ import Testing
         var limits = XizorServices.Limits()
         limits.maxKeysPerApp = 4
         let keys = try test.second(limits: limits).keys
-        let a = try keys.createApp(name: "A"), b = try keys.createApp(name: "B")
+        let a = try keys.createApp(name: "A")
+        let b = try keys.createApp(name: "B")
         #expect(keys.authenticate(b.secretKey) == .secret(appID: b.appID))  // remembered
         let third = try keys.createKey(appID: a.appID, .init(kind: "public"))
         _ = try keys.createKey(appID: a.appID, .init(kind: "secret"))

@@ -1,5 +1,6 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// Every MCP tool against a key without its scope: hidden from `tools/list`, refused with the REST
@@ -13,22 +14,35 @@ import Testing
         let toolbox = MCPToolbox(services: test.services, previews: previews)
         let full = AppCaller(appID: app, keyID: "key_full")
         #expect(toolbox.tools(for: full).map(\.name) == toolbox.tools.map(\.name))
-        #expect(Set(toolbox.tools.map(\.scope)).isSubset(of: [.read, .drafts, .publish, .placements, .experiments, .analytics]))
+        #expect(
+            Set(toolbox.tools.map(\.scope)).isSubset(of: [
+                .read, .drafts, .publish, .placements, .experiments, .analytics,
+            ]))
         for tool in toolbox.tools {
             #expect(tool.definition["_meta"]?["dev.xizor/scope"] == .string(tool.scope.rawValue))
             #expect(tool.scope != .read || tool.readOnly, "\(tool.name) writes but needs only read")
-            let without = AppCaller(appID: app, keyID: "key_without", scopes: ScopeSet(APIScope.allCases.filter { $0 != tool.scope }))
-            #expect(!toolbox.tools(for: without).contains { $0.name == tool.name }, "\(tool.name) listed without its scope")
-            let refused = toolbox.call(name: tool.name, arguments: [:], caller: without, protocolVersion: MCPProtocolVersion.latest)
-            guard case .success(let answer) = refused else { Issue.record("\(tool.name): a protocol error"); continue }
+            let without = AppCaller(
+                appID: app, keyID: "key_without", scopes: ScopeSet(APIScope.allCases.filter { $0 != tool.scope }))
+            #expect(
+                !toolbox.tools(for: without).contains { $0.name == tool.name }, "\(tool.name) listed without its scope")
+            let refused = toolbox.call(
+                name: tool.name, arguments: [:], caller: without, protocolVersion: MCPProtocolVersion.latest)
+            guard case .success(let answer) = refused else {
+                Issue.record("\(tool.name): a protocol error")
+                continue
+            }
             #expect(answer["isError"] == true, "\(tool.name)")
             #expect(answer["structuredContent"]?["error"]?["code"] == "missing_scope", "\(tool.name)")
             #expect(answer["structuredContent"]?["error"]?["scope"] == .string(tool.scope.rawValue), "\(tool.name)")
 
             let only = AppCaller(appID: app, keyID: "key_only", scopes: ScopeSet([tool.scope]))
             #expect(toolbox.tools(for: only).contains { $0.name == tool.name })
-            if case .success(let answer) = toolbox.call(name: tool.name, arguments: [:], caller: only, protocolVersion: MCPProtocolVersion.latest) {
-                #expect(answer["structuredContent"]?["error"]?["code"] != "missing_scope", "\(tool.name) refused with its own scope")
+            if case .success(let answer) = toolbox.call(
+                name: tool.name, arguments: [:], caller: only, protocolVersion: MCPProtocolVersion.latest)
+            {
+                #expect(
+                    answer["structuredContent"]?["error"]?["code"] != "missing_scope",
+                    "\(tool.name) refused with its own scope")
             }
         }
     }

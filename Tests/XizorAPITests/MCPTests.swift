@@ -1,5 +1,6 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// The MCP layer without a server: message classification, version rules, and the argument
@@ -91,7 +92,8 @@ import Testing
                 #expect(properties[name] != nil, "\(tool.name) requires unknown \(name)")
             }
             for (name, property) in properties where property["$ref"] == nil {
-                #expect(property["description"]?.stringValue?.isEmpty == false || name == "rules", "\(tool.name).\(name)")
+                #expect(
+                    property["description"]?.stringValue?.isEmpty == false || name == "rules", "\(tool.name).\(name)")
             }
             #expect(tool.description.count > 60, "\(tool.name)")
             // An empty call is checked without the validator tripping over its own schema.
@@ -104,7 +106,10 @@ import Testing
         #expect(Self.issues(tool, [:]) == [])
         #expect(Self.issues(tool, ["template": "clean", "name": "A"]) == [])
         #expect(Self.issues(tool, ["template": "clean", "document": [:]]) == ["$ mutually_exclusive_fields"])
-        #expect(Self.issues(tool, ["template": "fancy", "extra": 1]) == ["$.extra unknown_property", "$.template not_in_enum"])
+        #expect(
+            Self.issues(tool, ["template": "fancy", "extra": 1]) == [
+                "$.extra unknown_property", "$.template not_in_enum",
+            ])
         #expect(Self.issues(tool, ["name": ""]) == ["$.name string_too_short"])
     }
 
@@ -113,32 +118,66 @@ import Testing
         #expect(Self.issues(tool, ["paywallId": "pw_1", "revision": 3, "mergePatch": ["name": "x"]]) == [])
         #expect(Self.issues(tool, ["paywallId": "pw_1", "revision": 3, "document": [:]]) == [])
         #expect(Self.issues(tool, ["paywallId": "pw_1", "revision": 3]) == ["$ missing_required_field"])
-        #expect(Self.issues(tool, ["paywallId": "pw_1", "revision": 3, "document": [:], "mergePatch": [:]]) == ["$ mutually_exclusive_fields"])
-        #expect(Self.issues(tool, ["paywallId": "pw_1", "revision": -1, "mergePatch": [:]]) == ["$.revision number_out_of_range"])
-        #expect(Self.issues(tool, ["paywallId": "pw_1", "revision": 1.5, "mergePatch": [:]]) == ["$.revision type_mismatch"])
+        #expect(
+            Self.issues(tool, ["paywallId": "pw_1", "revision": 3, "document": [:], "mergePatch": [:]]) == [
+                "$ mutually_exclusive_fields"
+            ])
+        #expect(
+            Self.issues(tool, ["paywallId": "pw_1", "revision": -1, "mergePatch": [:]]) == [
+                "$.revision number_out_of_range"
+            ])
+        #expect(
+            Self.issues(tool, ["paywallId": "pw_1", "revision": 1.5, "mergePatch": [:]]) == ["$.revision type_mismatch"]
+        )
     }
 
     @Test func localizeTranslationsAreStrings() throws {
         let tool = try Self.tool("localize_paywall")
         #expect(Self.issues(tool, ["paywallId": "pw_1", "locale": "de"]) == [])
         #expect(Self.issues(tool, ["paywallId": "pw_1", "locale": "de", "translations": ["$.a": "x"]]) == [])
-        #expect(Self.issues(tool, ["paywallId": "pw_1", "locale": "de", "translations": [:]]) == ["$.translations too_few_properties"])
-        #expect(Self.issues(tool, ["paywallId": "pw_1", "locale": "de", "translations": ["$.root.text": 3]])
+        #expect(
+            Self.issues(tool, ["paywallId": "pw_1", "locale": "de", "translations": [:]]) == [
+                "$.translations too_few_properties"
+            ])
+        #expect(
+            Self.issues(tool, ["paywallId": "pw_1", "locale": "de", "translations": ["$.root.text": 3]])
                 == [#"$.translations["$.root.text"] type_mismatch"#])
     }
 
     @Test func conditionsRecurseThroughDefs() throws {
         let tool = try Self.tool("set_placement_rules")
-        let good: JSONValue = ["placement": "onboarding", "rules": [
-            ["when": ["all": [["key": "wasReferred", "op": "eq", "value": true],
-                              ["not": ["any": [["key": "country", "op": "in", "value": ["DE", "AT"]], ["key": "plan", "op": "exists"]]]]]],
-             "paywallId": "pw_1", "activeFrom": 0, "activeUntil": 10],
-        ]]
+        let good: JSONValue = [
+            "placement": "onboarding",
+            "rules": [
+                [
+                    "when": [
+                        "all": [
+                            ["key": "wasReferred", "op": "eq", "value": true],
+                            [
+                                "not": [
+                                    "any": [
+                                        ["key": "country", "op": "in", "value": ["DE", "AT"]],
+                                        ["key": "plan", "op": "exists"],
+                                    ]
+                                ]
+                            ],
+                        ]
+                    ],
+                    "paywallId": "pw_1", "activeFrom": 0, "activeUntil": 10,
+                ]
+            ],
+        ]
         #expect(Self.issues(tool, good) == [])
         #expect(Self.issues(tool, ["placement": "x", "rules": []]) == [])
-        let deep: JSONValue = ["placement": "x", "rules": [["when": ["all": [["not": ["key": "a", "op": "like", "value": 1]]]], "paywallId": "p"]]]
+        let deep: JSONValue = [
+            "placement": "x",
+            "rules": [["when": ["all": [["not": ["key": "a", "op": "like", "value": 1]]]], "paywallId": "p"]],
+        ]
         #expect(Self.issues(tool, deep) == ["$.rules[0].when.all[0].not.op not_in_enum"])
-        #expect(Self.issues(tool, ["placement": "x", "rules": [["paywallId": "p"]]]) == ["$.rules[0].when missing_required_field"])
+        #expect(
+            Self.issues(tool, ["placement": "x", "rules": [["paywallId": "p"]]]) == [
+                "$.rules[0].when missing_required_field"
+            ])
     }
 
     @Test func placementsTargetAPaywallOrAnExperiment() throws {
@@ -148,8 +187,14 @@ import Testing
         #expect(Self.issues(tool, ["placement": "onboarding", "paywallId": "pw_1", "experimentId": "ex_1"]) == [])
         #expect(Self.issues(tool, ["placement": "onboarding"]) == ["$ missing_required_field"])
         let rules = try Self.tool("set_placement_rules")
-        #expect(Self.issues(rules, ["placement": "x", "rules": [["when": ["key": "a", "op": "exists"], "experimentId": "ex_1"]]]) == [])
-        #expect(Self.issues(rules, ["placement": "x", "rules": [["when": ["key": "a", "op": "exists"]]]]) == ["$.rules[0] missing_required_field"])
+        #expect(
+            Self.issues(
+                rules, ["placement": "x", "rules": [["when": ["key": "a", "op": "exists"], "experimentId": "ex_1"]]])
+                == [])
+        #expect(
+            Self.issues(rules, ["placement": "x", "rules": [["when": ["key": "a", "op": "exists"]]]]) == [
+                "$.rules[0] missing_required_field"
+            ])
     }
 
     @Test func contextValuesAreScalars() throws {

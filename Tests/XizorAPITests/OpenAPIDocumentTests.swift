@@ -3,6 +3,7 @@ import HTTP
 import PaywallFormat
 import Storage
 import Testing
+
 @testable import XizorAPI
 
 /// The real application's routes and document, built over a migrated SQLite file in a temp dir.
@@ -32,10 +33,14 @@ private struct BuiltApplication {
     }
 
     var registeredOperations: Set<String> {
-        Set(table.registeredRoutes.map { route in
-            let path = "/" + route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
-            return "\(route.method) \(path)"
-        })
+        Set(
+            table.registeredRoutes.map { route in
+                let path =
+                    "/"
+                    + route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                    .joined(separator: "/")
+                return "\(route.method) \(path)"
+            })
     }
 }
 
@@ -45,8 +50,10 @@ private struct BuiltApplication {
     #expect(app.table.registeredRoutes.count == app.registeredOperations.count, "a route is registered twice")
     #expect(app.registeredOperations.subtracting(app.documentedOperations).isEmpty, "registered but undocumented")
     #expect(app.documentedOperations.subtracting(app.registeredOperations).isEmpty, "documented but not registered")
-    for expected in ["GET /healthz", "GET /readyz", "GET /openapi.json", "POST /v1/apps", "PUT /v1/paywalls/{id}/draft",
-                     "GET /v1/placements/{key}/resolve", "PUT /v1/paywalls/{id}/draft/texts/{locale}"] {
+    for expected in [
+        "GET /healthz", "GET /readyz", "GET /openapi.json", "POST /v1/apps", "PUT /v1/paywalls/{id}/draft",
+        "GET /v1/placements/{key}/resolve", "PUT /v1/paywalls/{id}/draft/texts/{locale}",
+    ] {
         #expect(app.documentedOperations.contains(expected), "\(expected)")
     }
 }
@@ -59,7 +66,9 @@ private struct BuiltApplication {
         let names = path.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
         for (method, operation) in item.objectValue ?? [:] {
             ids.append(operation["operationId"]?.stringValue ?? "")
-            let declared = (operation["parameters"]?.arrayValue ?? []).filter { $0["in"] == "path" }.compactMap { $0["name"]?.stringValue }
+            let declared = (operation["parameters"]?.arrayValue ?? []).filter { $0["in"] == "path" }.compactMap {
+                $0["name"]?.stringValue
+            }
             #expect(declared == names, "\(method) \(path) declares path parameters \(declared)")
             let problem = operation["responses"]?["default"]?["content"]?["application/problem+json"]
             #expect(problem != nil, "\(method) \(path) has no problem answer")
@@ -88,8 +97,10 @@ private struct BuiltApplication {
     walk(app.document)
     #expect(references.count > 50)
     for target in Set(references) {
-        #expect(target.hasPrefix("#/components/schemas/") && schemas[String(target.dropFirst("#/components/schemas/".count))] != nil,
-                "unresolved $ref \(target)")
+        #expect(
+            target.hasPrefix("#/components/schemas/")
+                && schemas[String(target.dropFirst("#/components/schemas/".count))] != nil,
+            "unresolved $ref \(target)")
     }
     // The paywall document schema of every supported version, taken from the format library.
     for version in SchemaVersions.supported {
@@ -107,7 +118,10 @@ private struct BuiltApplication {
     #expect(response.status == .ok)
     let etag = try #require(response.etag)
     #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))
-    guard case .bytes(let body) = response.body else { Issue.record("streamed document"); return }
+    guard case .bytes(let body) = response.body else {
+        Issue.record("streamed document")
+        return
+    }
     #expect(try JSONParser().parse(body) == app.document)
     #expect(app.document["openapi"] == "3.1.0")
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTP
 import Storage
 import Testing
+
 @testable import XizorAPI
 
 @Suite struct RateLimiterTests {
@@ -77,26 +78,28 @@ import Testing
         out.family("x_total", .counter, "Help with \\ and\nnewline.")
         out.sample("x_total", [("route", "/a\"b\\c\nd")], 3)
         out.sample("x_ratio", [], 0.25)
-        #expect(out.text == """
-            # HELP x_total Help with \\\\ and\\nnewline.
-            # TYPE x_total counter
-            x_total{route="/a\\"b\\\\c\\nd"} 3
-            x_ratio 0.25
+        #expect(
+            out.text == """
+                # HELP x_total Help with \\\\ and\\nnewline.
+                # TYPE x_total counter
+                x_total{route="/a\\"b\\\\c\\nd"} 3
+                x_ratio 0.25
 
-            """)
+                """)
     }
 
     @Test func histogramsAreCumulativeWithInfAndCount() {
         var out = PrometheusText()
         out.histogram("h", [("r", "x")], bounds: [0.1, 1], counts: [2, 1, 4], sum: 9.5)
-        #expect(out.text == """
-            h_bucket{r="x",le="0.1"} 2
-            h_bucket{r="x",le="1"} 3
-            h_bucket{r="x",le="+Inf"} 7
-            h_sum{r="x"} 9.5
-            h_count{r="x"} 7
+        #expect(
+            out.text == """
+                h_bucket{r="x",le="0.1"} 2
+                h_bucket{r="x",le="1"} 3
+                h_bucket{r="x",le="+Inf"} 7
+                h_sum{r="x"} 9.5
+                h_count{r="x"} 7
 
-            """)
+                """)
     }
 }
 
@@ -106,9 +109,13 @@ import Testing
         metrics.setRouteTemplates(["/a", "/b/:id"])
         metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 1, status: 200, bytes: 10, micros: 50))
         metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 1, status: 304, bytes: 0, micros: 2_000_000))
-        metrics.responseCompleted(HTTPExchange(method: .other("PURGE"), routeIndex: -1, status: 501, bytes: 5, micros: 1))
+        metrics.responseCompleted(
+            HTTPExchange(method: .other("PURGE"), routeIndex: -1, status: 501, bytes: 5, micros: 1))
         metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 99, status: 799, bytes: 0, micros: 1))
-        metrics.connectionOpened(); metrics.connectionOpened(); metrics.connectionClosed(); metrics.connectionRefused()
+        metrics.connectionOpened()
+        metrics.connectionOpened()
+        metrics.connectionClosed()
+        metrics.connectionRefused()
         #expect(metrics.requestCount(route: "/b/:id") == 2)
         #expect(metrics.requestCount(route: "/b/:id", status: 304) == 1)
         #expect(metrics.requestCount(route: "/a") == 0)
@@ -117,8 +124,10 @@ import Testing
         var out = PrometheusText()
         metrics.write(to: &out)
         #expect(out.text.contains("xizor_http_requests_total{route=\"/b/:id\",method=\"GET\",status=\"304\"} 1\n"))
-        #expect(out.text.contains("xizor_http_requests_total{route=\"(unmatched)\",method=\"other\",status=\"501\"} 1\n"))
-        #expect(out.text.contains("xizor_http_requests_total{route=\"(unmatched)\",method=\"GET\",status=\"other\"} 1\n"))
+        #expect(
+            out.text.contains("xizor_http_requests_total{route=\"(unmatched)\",method=\"other\",status=\"501\"} 1\n"))
+        #expect(
+            out.text.contains("xizor_http_requests_total{route=\"(unmatched)\",method=\"GET\",status=\"other\"} 1\n"))
         #expect(out.text.contains("xizor_http_request_duration_seconds_bucket{route=\"/b/:id\",le=\"0.0001\"} 1\n"))
         #expect(out.text.contains("xizor_http_request_duration_seconds_bucket{route=\"/b/:id\",le=\"1\"} 1\n"))
         #expect(out.text.contains("xizor_http_request_duration_seconds_bucket{route=\"/b/:id\",le=\"2.5\"} 2\n"))
@@ -130,12 +139,17 @@ import Testing
 @Suite struct ReadinessTests {
     func services() throws -> XizorServices { try TestServices("readyz").services }
 
-    func readyz(_ services: XizorServices, draining: Bool, _ operations: OperationsOptions = OperationsOptions()) -> (Int, String) {
-        let table = XizorApplication.routes(services: services, options: .init(operations: operations), isDraining: { draining })
+    func readyz(_ services: XizorServices, draining: Bool, _ operations: OperationsOptions = OperationsOptions()) -> (
+        Int, String
+    ) {
+        let table = XizorApplication.routes(
+            services: services, options: .init(operations: operations), isDraining: { draining })
         var request = HTTPRequest(method: .GET, target: "/readyz", path: "/readyz")
         let resolution = table.resolve(&request)
         let response: HTTPResponse
-        do { response = try resolution.handler(request) } catch let error as HTTPError { response = error.response } catch {
+        do { response = try resolution.handler(request) } catch let error as HTTPError {
+            response = error.response
+        } catch {
             return (0, "\(error)")
         }
         guard case .bytes(let body) = response.body else { return (response.status.code, "") }
@@ -156,7 +170,8 @@ import Testing
     /// interval, and a failure names neither the data directory nor SQLite's error (the log does).
     @Test func theWriteProbeRunsOncePerIntervalAndAnswersCarryNoInternals() throws {
         let services = try services()
-        let table = XizorApplication.routes(services: services, options: .init(operations: OperationsOptions()), isDraining: { false })
+        let table = XizorApplication.routes(
+            services: services, options: .init(operations: OperationsOptions()), isDraining: { false })
         func call() -> (Int, String) {
             var request = HTTPRequest(method: .GET, target: "/readyz", path: "/readyz")
             let response = (try? table.resolve(&request).handler(request)) ?? HTTPResponse(status: .internalServerError)
@@ -165,18 +180,26 @@ import Testing
         }
         let before = services.pool.metrics.snapshot().writesCommitted
         for _ in 0..<200 { #expect(call().0 == 200) }
-        #expect(services.pool.metrics.snapshot().writesCommitted - before == 1, "one probe for 200 calls within the interval")
+        #expect(
+            services.pool.metrics.snapshot().writesCommitted - before == 1,
+            "one probe for 200 calls within the interval")
 
         var options = OperationsOptions(dataDirectory: FileManager.default.temporaryDirectory.path)
         options.readinessProbeIntervalMs = 0
-        let unwritable = XizorApplication.routes(services: services, options: .init(operations: options), isDraining: { false })
+        let unwritable = XizorApplication.routes(
+            services: services, options: .init(operations: options), isDraining: { false })
         services.pool.close()
         var request = HTTPRequest(method: .GET, target: "/readyz", path: "/readyz")
         let response = try unwritable.resolve(&request).handler(request)
-        guard case .bytes(let body) = response.body else { Issue.record("no body"); return }
+        guard case .bytes(let body) = response.body else {
+            Issue.record("no body")
+            return
+        }
         let text = String(decoding: body, as: UTF8.self)
         #expect(response.status.code == 503 && text.contains("database_unwritable"))
-        #expect(!text.contains(services.pool.path) && !text.contains("xizor.sqlite") && !text.lowercased().contains("sqlite"), "\(text)")
+        #expect(
+            !text.contains(services.pool.path) && !text.contains("xizor.sqlite")
+                && !text.lowercased().contains("sqlite"), "\(text)")
     }
 
     @Test func notReadyWhileDraining() throws {
@@ -188,8 +211,9 @@ import Testing
     @Test func notReadyWhileTheChangeFeedIsBehind() throws {
         let services = try services()
         let readiness = { @Sendable (caughtUp: Bool) in
-            ReadinessCheck(store: services.store, clock: services.clock, isDraining: { false }, feedCaughtUp: { caughtUp },
-                           dataDirectory: nil, minimumFreeBytes: 0, expectedMigrations: nil, probeIntervalMs: 0)
+            ReadinessCheck(
+                store: services.store, clock: services.clock, isDraining: { false }, feedCaughtUp: { caughtUp },
+                dataDirectory: nil, minimumFreeBytes: 0, expectedMigrations: nil, probeIntervalMs: 0)
         }
         #expect(failsWith("changes_behind") { try readiness(false).check() })
         try readiness(true).check()

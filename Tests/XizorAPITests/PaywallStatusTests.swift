@@ -1,5 +1,6 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// The list's "draft changed since publish", on both databases.
@@ -11,7 +12,9 @@ import Testing
         let app = try test.services.keys.createApp(name: "Status").appID
         let paywalls = test.services.paywalls
         let id = try paywalls.create(appID: app, from: .template("clean", name: "Offer")).id
-        func changed() throws -> Bool? { try paywalls.list(appID: app, cursor: nil, limit: 10).items.first { $0.id == id }?.draftChanged }
+        func changed() throws -> Bool? {
+            try paywalls.list(appID: app, cursor: nil, limit: 10).items.first { $0.id == id }?.draftChanged
+        }
         #expect(try changed() == nil, "never published")
         _ = try paywalls.publish(appID: app, id: id, idempotencyKey: nil)
         #expect(try changed() == false)

@@ -1,5 +1,6 @@
 import HTTP
 import Testing
+
 @testable import XizorAPI
 
 /// Authentication is the route table's: every route but the open ones carries an admission, the
@@ -18,10 +19,12 @@ import Testing
         let app = try test.services.keys.createApp(name: "A")
         let (table, document) = XizorApplication.build(services: test.services, isDraining: { false })
         // The console's page and files are static and public: it signs in with a key the user types.
-        let open: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.json", "/v1/assets/:folder/:file",
-                                 "/", "/console", "/console/v/:version/:file",
-                                 // A preview link is its own proof (signed, expiring): a frame cannot send a key.
-                                 "/v1/previews/:token"]
+        let open: Set<String> = [
+            "/healthz", "/readyz", "/metrics", "/openapi.json", "/v1/assets/:folder/:file",
+            "/", "/console", "/console/v/:version/:file",
+            // A preview link is its own proof (signed, expiring): a frame cannot send a key.
+            "/v1/previews/:token",
+        ]
         for (method, pattern) in table.registeredRoutes {
             let path = pattern.split(separator: "/").map { $0.hasPrefix(":") ? "x" : String($0) }.joined(separator: "/")
             var plain = request(method, "/" + path, key: nil)
@@ -54,8 +57,10 @@ import Testing
         defer { test.remove() }
         let app = try test.services.keys.createApp(name: "A")
         let table = XizorApplication.routes(services: test.services, isDraining: { false })
-        let cases: [(String?, String)] = [(nil, "missing_api_key"), ("sk_nothing", "invalid_api_key"),
-                                          (app.publicKey, "secret_key_required")]
+        let cases: [(String?, String)] = [
+            (nil, "missing_api_key"), ("sk_nothing", "invalid_api_key"),
+            (app.publicKey, "secret_key_required"),
+        ]
         for (key, code) in cases {
             var r = request(.POST, "/v1/paywalls", key: key)
             let resolution = table.resolve(&r)
@@ -65,7 +70,10 @@ import Testing
             } catch {
                 let refusal = try #require(resolution.refusal)
                 let answer = try refusal(r, error)
-                guard case .bytes(let body) = answer.body else { Issue.record("no body"); continue }
+                guard case .bytes(let body) = answer.body else {
+                    Issue.record("no body")
+                    continue
+                }
                 #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"\(code)\""))
             }
             #expect(r.verifiedKey == nil)

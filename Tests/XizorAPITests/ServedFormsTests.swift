@@ -1,5 +1,6 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// A version loaded from storage keeps its source form only and builds an older form the first
@@ -36,13 +37,21 @@ import Testing
 @Test func versionThreeFormsArePerStoreOnlyWhereTheyDiffer() throws {
     var document = try #require(PaywallTemplates.document(named: "clean"))
     document["schemaVersion"] = 3
-    document["products"] = [["slot": "yearly", "storeProductIds": ["appStore": "ios.yearly", "googlePlay": "android.yearly"]],
-                            ["slot": "monthly", "storeProductIds": ["appStore": "ios.monthly", "googlePlay": "android.monthly"]]]
+    document["products"] = [
+        ["slot": "yearly", "storeProductIds": ["appStore": "ios.yearly", "googlePlay": "android.yearly"]],
+        ["slot": "monthly", "storeProductIds": ["appStore": "ios.monthly", "googlePlay": "android.monthly"]],
+    ]
     let eager = try ServedForms(document: document)
     #expect(eager.builtCount == 8, "versions 2 and 1, light and dark, App Store and Google Play")
     var asked = 0
-    let own = try eager.form(clientVersion: 3, colorScheme: .dark, store: { asked += 1; return .googlePlay })
-    #expect(own.document == document && own.key.store == nil && asked == 0, "the source form does not ask for the platform")
+    let own = try eager.form(
+        clientVersion: 3, colorScheme: .dark,
+        store: {
+            asked += 1
+            return .googlePlay
+        })
+    #expect(
+        own.document == document && own.key.store == nil && asked == 0, "the source form does not ask for the platform")
     let android = try eager.form(clientVersion: 2, colorScheme: .light, store: { .googlePlay })
     let ios = try eager.form(clientVersion: 2, colorScheme: .light, store: { .appStore })
     #expect(android.document["products"]?[0]?["storeProductId"] == "android.yearly" && android.key.store == .googlePlay)

@@ -5,13 +5,14 @@ import Testing
 /// stores (`SQLite*.swift`, `Postgres*.swift`), two implementations of the same protocols; nothing
 /// else in XizorAPI or the CLI talks to a connection.
 @Suite struct StoreLayerTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Files outside the stores that may import the SQLite layer, and why.
     static let allowedImporters: Set<String> = [
-        "Store/DataStore.swift",                // the protocol names `StorageMetrics`
-        "Operations/MetricsExposition.swift",   // renders `StorageMetrics`
-        "Schema/XizorSchema.swift",             // builds the migrator over the embedded migrations
+        "Store/DataStore.swift",  // the protocol names `StorageMetrics`
+        "Operations/MetricsExposition.swift",  // renders `StorageMetrics`
+        "Schema/XizorSchema.swift",  // builds the migrator over the embedded migrations
     ]
 
     static func sources(_ module: String) throws -> [(path: String, text: String)] {
@@ -32,21 +33,25 @@ import Testing
         let files = try Self.sources("XizorAPI")
         #expect(files.count > 50, "the source tree was found")
         let offenders = files.filter { file in
-            (file.text.contains("import Storage") || file.text.contains("import PostgresStorage")) && !Self.isStore(file.path) && !Self.allowedImporters.contains(file.path)
+            (file.text.contains("import Storage") || file.text.contains("import PostgresStorage"))
+                && !Self.isStore(file.path) && !Self.allowedImporters.contains(file.path)
         }.map(\.path)
         #expect(offenders.isEmpty, "outside the stores: \(offenders)")
     }
 
     @Test func noSQLOutsideTheStores() throws {
         let statement = try NSRegularExpression(
-            pattern: #"(db\.(query|queryOne|execute)\(|"(SELECT|INSERT|UPDATE|DELETE|PRAGMA) |^\s+(SELECT .* FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM) )"#,
+            pattern:
+                #"(db\.(query|queryOne|execute)\(|"(SELECT|INSERT|UPDATE|DELETE|PRAGMA) |^\s+(SELECT .* FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM) )"#,
             options: [.anchorsMatchLines])
         var offenders: [String] = []
         for module in ["XizorAPI", "XizorCLI"] {
-            for file in try Self.sources(module) where !Self.isStore(file.path) && !file.path.hasPrefix("Schema/Embedded") {
+            for file in try Self.sources(module)
+            where !Self.isStore(file.path) && !file.path.hasPrefix("Schema/Embedded") {
                 let range = NSRange(file.text.startIndex..., in: file.text)
                 for match in statement.matches(in: file.text, range: range) {
-                    let line = file.text[..<(Range(match.range, in: file.text)?.lowerBound ?? file.text.startIndex)].split(separator: "\n", omittingEmptySubsequences: false).count
+                    let line = file.text[..<(Range(match.range, in: file.text)?.lowerBound ?? file.text.startIndex)]
+                        .split(separator: "\n", omittingEmptySubsequences: false).count
                     offenders.append("\(module)/\(file.path):\(line)")
                 }
             }
@@ -58,10 +63,34 @@ import Testing
         let paths = Set(try Self.sources("XizorAPI").map(\.path))
         for (folder, files) in [
             ("Apps", ["AppStore", "SQLiteAppStore", "PostgresAppStore", "KeyService", "AppRoutes"]),
-            ("Paywalls", ["PaywallStore", "SQLitePaywallStore", "PostgresPaywallStore", "PaywallService", "PaywallRoutes", "PaywallTools"]),
-            ("Placements", ["PlacementStore", "SQLitePlacementStore", "PostgresPlacementStore", "PlacementService", "PlacementRoutes", "PlacementTools"]),
-            ("Experiments", ["ExperimentStore", "SQLiteExperimentStore", "PostgresExperimentStore", "ExperimentService", "ExperimentRoutes", "ExperimentTools"]),
-            ("Events", ["EventStore", "SQLiteEventStore", "PostgresEventStore", "EventService", "EventRoutes", "AnalyticsTools"]),
+            (
+                "Paywalls",
+                [
+                    "PaywallStore", "SQLitePaywallStore", "PostgresPaywallStore", "PaywallService", "PaywallRoutes",
+                    "PaywallTools",
+                ]
+            ),
+            (
+                "Placements",
+                [
+                    "PlacementStore", "SQLitePlacementStore", "PostgresPlacementStore", "PlacementService",
+                    "PlacementRoutes", "PlacementTools",
+                ]
+            ),
+            (
+                "Experiments",
+                [
+                    "ExperimentStore", "SQLiteExperimentStore", "PostgresExperimentStore", "ExperimentService",
+                    "ExperimentRoutes", "ExperimentTools",
+                ]
+            ),
+            (
+                "Events",
+                [
+                    "EventStore", "SQLiteEventStore", "PostgresEventStore", "EventService", "EventRoutes",
+                    "AnalyticsTools",
+                ]
+            ),
             ("Timers", ["TimerStore", "SQLiteTimerStore", "PostgresTimerStore", "TimerService", "TimerRoutes"]),
         ] {
             for file in files { #expect(paths.contains("\(folder)/\(file).swift"), "\(folder)/\(file).swift") }

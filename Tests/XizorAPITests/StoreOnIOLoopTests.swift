@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTP
 @testable import XizorAPI
 
@@ -14,8 +15,10 @@ import Testing
         let refusedBefore = StoreErrors.refusedOnIOLoop.load(ordering: .relaxed)
         let codes = InlineExecution.run { () -> [String] in
             #expect(InlineExecution.isActive)
-            return [code(of: { _ = try store.read { tx in try tx.apps.liveAppIDs() } }),
-                    code(of: { _ = try store.write { tx in try tx.apps.liveAppIDs() } })]
+            return [
+                code(of: { _ = try store.read { tx in try tx.apps.liveAppIDs() } }),
+                code(of: { _ = try store.write { tx in try tx.apps.liveAppIDs() } }),
+            ]
         }
         #expect(codes == ["store_on_io_loop", "store_on_io_loop"])
         #expect(StoreErrors.refusedOnIOLoop.load(ordering: .relaxed) >= refusedBefore + 2)
@@ -33,8 +36,9 @@ import Testing
         let app = try test.services.keys.createApp(name: "A")
         let table = XizorApplication.routes(services: test.services, isDraining: { false })
         func request(_ key: String) -> HTTPRequest {
-            HTTPRequest(method: .GET, target: "/v1/paywalls", path: "/v1/paywalls",
-                        headers: HTTPRequestHeaders([("Host", "x"), ("Authorization", "Bearer \(key)")]))
+            HTTPRequest(
+                method: .GET, target: "/v1/paywalls", path: "/v1/paywalls",
+                headers: HTTPRequestHeaders([("Host", "x"), ("Authorization", "Bearer \(key)")]))
         }
         var known = request(app.secretKey)
         let resolution = table.resolve(&known)

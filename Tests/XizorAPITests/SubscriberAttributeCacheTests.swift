@@ -1,5 +1,6 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// The subscriber attribute cache (docs/targeting.md, "Performance"): a write, a delete and a
@@ -21,14 +22,17 @@ import Testing
         let offer = try s.paywalls.create(appID: app, from: .template("clean", name: nil)).id
         for id in [general, offer] { _ = try s.paywalls.publish(appID: app, id: id, idempotencyKey: nil) }
         _ = try s.placements.assign(appID: app, key: "home", paywallID: general)
-        _ = try s.placements.setRules(appID: app, key: "home", rules: [
-            ["when": ["key": "subscriber.plan", "op": "eq", "value": "pro"], "paywallId": .string(offer)],
-        ])
+        _ = try s.placements.setRules(
+            appID: app, key: "home",
+            rules: [
+                ["when": ["key": "subscriber.plan", "op": "eq", "value": "pro"], "paywallId": .string(offer)]
+            ])
         return World(services: s, app: app, general: general, offer: offer)
     }
 
     func served(_ s: XizorServices, _ w: World, _ subscriber: String) throws -> String? {
-        try s.serving.resolve(appID: w.app, placement: "home", context: [:], subscriberID: subscriber).version?.paywallID
+        try s.serving.resolve(appID: w.app, placement: "home", context: [:], subscriberID: subscriber).version?
+            .paywallID
     }
 
     @Test(arguments: Driver.allCases)
@@ -46,7 +50,9 @@ import Testing
 
         _ = try s.subscribers.setAttributes(appID: w.app, subscriberID: "u1", body: ["attributes": ["plan": "pro"]])
         #expect(try served(s, w, "u1") == w.offer, "the writing process caught up before answering")
-        #expect(try served(other, w, "u1") == w.general, "the other process answers from its cache until it applies the change")
+        #expect(
+            try served(other, w, "u1") == w.general,
+            "the other process answers from its cache until it applies the change")
         try other.changes.catchUp()
         #expect(try served(other, w, "u1") == w.offer)
         #expect(other.serving.attributeCache.lookup(appID: w.app, subscriberID: "u1") == ["plan": .string("pro")])
@@ -77,7 +83,8 @@ import Testing
         let test = try TestServices("attr-race", driver: driver)
         defer { test.remove() }
         let w = try world(test)
-        let s = w.services, cache = s.serving.attributeCache
+        let s = w.services
+        let cache = s.serving.attributeCache
         let other = try test.second()
         // The fill's first half: a ticket, then the read (nothing stored yet).
         let ticket = cache.ticket()
@@ -86,7 +93,9 @@ import Testing
         // Another process writes; this one applies it before the fill inserts.
         _ = try other.subscribers.setAttributes(appID: w.app, subscriberID: "u1", body: ["attributes": ["plan": "pro"]])
         try s.changes.catchUp()
-        #expect(!cache.insert(appID: w.app, subscriberID: "u1", attributes: [:], bytes: 0, ticket: ticket), "the stale read is refused")
+        #expect(
+            !cache.insert(appID: w.app, subscriberID: "u1", attributes: [:], bytes: 0, ticket: ticket),
+            "the stale read is refused")
         #expect(cache.lookup(appID: w.app, subscriberID: "u1") == nil)
         #expect(try served(s, w, "u1") == w.offer)
         // A fill with no invalidation in between is cached.
@@ -113,36 +122,48 @@ import Testing
     /// A `subscriber` change drops cache entries and re-reads nothing else.
     @Test func subscriberChangesFoldIntoEntriesToDrop() {
         let effects = ChangeFeed.Effects([
-            Change(sequence: 1, appID: "a", kind: .subscriber, entityID: "u1"), Change(sequence: 2, appID: "a", kind: .subscriber, entityID: "u2"),
-            Change(sequence: 3, appID: "b", kind: .subscriber, entityID: "u1"), Change(sequence: 4, appID: "a", kind: .subscriber, entityID: "u1"),
+            Change(sequence: 1, appID: "a", kind: .subscriber, entityID: "u1"),
+            Change(sequence: 2, appID: "a", kind: .subscriber, entityID: "u2"),
+            Change(sequence: 3, appID: "b", kind: .subscriber, entityID: "u1"),
+            Change(sequence: 4, appID: "a", kind: .subscriber, entityID: "u1"),
         ])
         #expect(effects.subscribers == ["a": ["u1", "u2"], "b": ["u1"]])
-        #expect(effects.serving.isEmpty && effects.keyApps.isEmpty && !effects.adminKeys && !effects.allSubscribers && !effects.reloadAll)
+        #expect(
+            effects.serving.isEmpty && effects.keyApps.isEmpty && !effects.adminKeys && !effects.allSubscribers
+                && !effects.reloadAll)
         #expect(ChangeFeed.Effects([Change(sequence: 5, appID: "a", kind: .subscriber, entityID: nil)]).allSubscribers)
     }
 
     @Test func theCacheIsBoundedByEntriesAndBytesAndEvictsWhatWasNotReadAgain() {
         let cache = SubscriberAttributeCache(maxEntries: 3, maxBytes: 10_000)
         func put(_ id: String, bytes: Int = 0) -> Bool {
-            cache.insert(appID: "a", subscriberID: id, attributes: ["k": .string(id)], bytes: bytes, ticket: cache.ticket())
+            cache.insert(
+                appID: "a", subscriberID: id, attributes: ["k": .string(id)], bytes: bytes, ticket: cache.ticket())
         }
         #expect(put("s1") && put("s2") && put("s3"))
         #expect(cache.lookup(appID: "a", subscriberID: "s1") != nil)
         #expect(put("s4"))
         #expect(cache.count == 3)
-        #expect(cache.lookup(appID: "a", subscriberID: "s2") == nil, "the clock evicts the first entry not read since it passed")
-        #expect(cache.lookup(appID: "a", subscriberID: "s1") != nil && cache.lookup(appID: "a", subscriberID: "s4") != nil)
+        #expect(
+            cache.lookup(appID: "a", subscriberID: "s2") == nil,
+            "the clock evicts the first entry not read since it passed")
+        #expect(
+            cache.lookup(appID: "a", subscriberID: "s1") != nil && cache.lookup(appID: "a", subscriberID: "s4") != nil)
         for i in 0..<100 { #expect(put("n\(i)")) }
         #expect(cache.count == 3)
 
-        let small = SubscriberAttributeCache(maxEntries: 1_000, maxBytes: 3 * (SubscriberAttributeCache.entryOverhead + 1_000 + 3))
+        let small = SubscriberAttributeCache(
+            maxEntries: 1_000, maxBytes: 3 * (SubscriberAttributeCache.entryOverhead + 1_000 + 3))
         for i in 0..<10 {
-            #expect(small.insert(appID: "a", subscriberID: "s\(i)", attributes: [:], bytes: 1_000, ticket: small.ticket()))
+            #expect(
+                small.insert(appID: "a", subscriberID: "s\(i)", attributes: [:], bytes: 1_000, ticket: small.ticket()))
             #expect(small.byteCount <= small.maxBytes)
         }
         #expect(small.count == 3)
-        #expect(!small.insert(appID: "a", subscriberID: "huge", attributes: [:], bytes: small.maxBytes, ticket: small.ticket()),
-                "an entry bigger than the cache is not cached")
+        #expect(
+            !small.insert(
+                appID: "a", subscriberID: "huge", attributes: [:], bytes: small.maxBytes, ticket: small.ticket()),
+            "an entry bigger than the cache is not cached")
         small.clear()
         #expect(small.count == 0 && small.byteCount == 0)
     }

@@ -2,6 +2,7 @@ import Foundation
 import PostgresStorage
 import Storage
 import Synchronization
+
 @testable import XizorAPI
 
 /// The databases the services run on; suites that hold for both take it as a test argument.
@@ -21,7 +22,10 @@ struct TestServices {
     let postgresURL: String?
     private let dropDatabase: @Sendable () -> Void
 
-    init(_ label: String = "services", driver: Driver = .sqlite, limits: XizorServices.Limits = .init(), clock: Clock = .system) throws {
+    init(
+        _ label: String = "services", driver: Driver = .sqlite, limits: XizorServices.Limits = .init(),
+        clock: Clock = .system
+    ) throws {
         self.driver = driver
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizor-\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -34,9 +38,11 @@ struct TestServices {
             dropDatabase = {}
         case .postgres:
             guard let server = ProcessInfo.processInfo.environment["XIZOR_TEST_POSTGRES_URL"] else {
-                throw TestSetupError("XIZOR_TEST_POSTGRES_URL is not set: run `make test` or Tests/postgres/with-cluster.sh swift test")
+                throw TestSetupError(
+                    "XIZOR_TEST_POSTGRES_URL is not set: run `make test` or Tests/postgres/with-cluster.sh swift test")
             }
-            let name = "xizor_\(label.lowercased().filter { $0.isLetter })_\(UUID().uuidString.lowercased().filter { $0.isHexDigit })"
+            let name =
+                "xizor_\(label.lowercased().filter { $0.isLetter })_\(UUID().uuidString.lowercased().filter { $0.isHexDigit })"
             let admin = try PGConnection(url: server)
             try admin.executeScript("CREATE DATABASE \(name)")
             admin.close()
@@ -57,9 +63,11 @@ struct TestServices {
     func second(limits: XizorServices.Limits = .init()) throws -> XizorServices {
         switch driver {
         case .sqlite:
-            return try XizorServices(pool: DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path), limits: limits)
+            return try XizorServices(
+                pool: DatabasePool(path: directory.appendingPathComponent("xizor.sqlite").path), limits: limits)
         case .postgres:
-            return try XizorServices(store: PostgresDataStore(pool: PGPool(url: postgresURL ?? "", size: 4)), limits: limits)
+            return try XizorServices(
+                store: PostgresDataStore(pool: PGPool(url: postgresURL ?? "", size: 4)), limits: limits)
         }
     }
 

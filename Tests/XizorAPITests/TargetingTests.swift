@@ -1,5 +1,6 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// The new parts of conditions: their types at write time, their answers at request time, and
@@ -25,7 +26,8 @@ import Testing
         #expect(try !evaluate(rule, RequestFacts(context: [:], device: .init(values: [.appVersion: "1.9.0"]))))
         #expect(try !evaluate(rule, RequestFacts(context: [:], device: .init(values: [.appVersion: "1.10.0-rc.1"]))))
         // The same comparison as a string says 1.9.0 > 1.10.0: the issue this operator exists for.
-        #expect(try evaluate(["key": "v", "op": "gte", "value": "1.10.0"], RequestFacts(context: ["v": .string("1.9.0")])))
+        #expect(
+            try evaluate(["key": "v", "op": "gte", "value": "1.10.0"], RequestFacts(context: ["v": .string("1.9.0")])))
     }
 
     @Test func aValueThatIsNotAVersionIsANonMatchAndCounted() throws {
@@ -42,13 +44,23 @@ import Testing
     }
 
     @Test func startsWithAndBetween() throws {
-        #expect(try evaluate(["key": "device.locale", "op": "starts_with", "value": "de"], RequestFacts(context: [:], device: .init(values: [.locale: "de-AT"]))))
-        #expect(try !evaluate(["key": "device.locale", "op": "starts_with", "value": "de"], RequestFacts(context: [:], device: .init(values: [.locale: "en-DE"]))))
+        #expect(
+            try evaluate(
+                ["key": "device.locale", "op": "starts_with", "value": "de"],
+                RequestFacts(context: [:], device: .init(values: [.locale: "de-AT"]))))
+        #expect(
+            try !evaluate(
+                ["key": "device.locale", "op": "starts_with", "value": "de"],
+                RequestFacts(context: [:], device: .init(values: [.locale: "en-DE"]))))
         let sessions: JSONValue = ["key": "subscriber.sessions", "op": "between", "value": [3, 10]]
         for (n, expected) in [(2.0, false), (3, true), (10, true), (10.5, false)] {
-            #expect(try evaluate(sessions, RequestFacts(context: [:], subscriberAttributes: ["sessions": .number(n)])) == expected, "\(n)")
+            #expect(
+                try evaluate(sessions, RequestFacts(context: [:], subscriberAttributes: ["sessions": .number(n)]))
+                    == expected, "\(n)")
         }
-        #expect(try !evaluate(sessions, RequestFacts(context: [:], subscriberAttributes: ["sessions": .string("5")])), "one type only")
+        #expect(
+            try !evaluate(sessions, RequestFacts(context: [:], subscriberAttributes: ["sessions": .string("5")])),
+            "one type only")
     }
 
     @Test func everyOperatorIsTypedAtWriteTime() {
@@ -100,9 +112,13 @@ import Testing
             let share = Double(matched) / Double(ids.count) * 100
             #expect(abs(share - percent) < 1, "\(percent) %: \(share) %")
         }
-        #expect(Condition.rolloutBucket(seed: "spring", subscriberID: "u-42") == 8763, "a fixed value: changing the hash moves subscribers")
+        #expect(
+            Condition.rolloutBucket(seed: "spring", subscriberID: "u-42") == 8763,
+            "a fixed value: changing the hash moves subscribers")
         var anonymous = RequestFacts(context: [:])
-        #expect(try !Condition.rollout(basisPoints: 10_000, seed: "x").matches(&anonymous), "no subscriber, no match — not even at 100 %")
+        #expect(
+            try !Condition.rollout(basisPoints: 10_000, seed: "x").matches(&anonymous),
+            "no subscriber, no match — not even at 100 %")
         // Different seeds pick different subscribers (independent rollouts).
         let first = ids.prefix(2_000).filter { Condition.rolloutBucket(seed: "one", subscriberID: $0) < 5_000 }
         let second = ids.prefix(2_000).filter { Condition.rolloutBucket(seed: "two", subscriberID: $0) < 5_000 }
@@ -110,17 +126,26 @@ import Testing
     }
 
     @Test func theFirstFailureIsExplainedWithWhatItSaw() throws {
-        let (condition, _) = parse(["all": [["key": "device.platform", "op": "eq", "value": "ios"],
-                                            ["any": [["key": "plan", "op": "eq", "value": "pro"], ["not": ["key": "trial", "op": "exists"]]]]]])
+        let (condition, _) = parse([
+            "all": [
+                ["key": "device.platform", "op": "eq", "value": "ios"],
+                ["any": [["key": "plan", "op": "eq", "value": "pro"], ["not": ["key": "trial", "op": "exists"]]]],
+            ]
+        ])
         let c = try #require(condition)
         var facts = RequestFacts(context: ["trial": .bool(true)], device: .init(values: [.platform: "ios"]))
         let failure = try #require(try c.explain(&facts, path: "$.rules[2].when"))
         #expect(failure.path == "$.rules[2].when.all[1].any" && failure.reason == .noneMatched)
-        #expect(failure.alternatives.map(\.path) == ["$.rules[2].when.all[1].any[0]", "$.rules[2].when.all[1].any[1].not"])
+        #expect(
+            failure.alternatives.map(\.path) == ["$.rules[2].when.all[1].any[0]", "$.rules[2].when.all[1].any[1].not"])
         #expect(failure.alternatives.map(\.reason) == [.missing, .negatedConditionMatched])
         var android = RequestFacts(context: [:], device: .init(values: [.platform: "android"]))
         let first = try #require(try c.explain(&android, path: "$"))
-        #expect(first.json == ["path": "$.all[0]", "reason": "compared", "key": "device.platform", "op": "eq", "value": "ios", "saw": "android"])
+        #expect(
+            first.json == [
+                "path": "$.all[0]", "reason": "compared", "key": "device.platform", "op": "eq", "value": "ios",
+                "saw": "android",
+            ])
     }
 
     @Test func audiencesAreEvaluatedWhereTheyAreNamed() throws {
@@ -130,7 +155,9 @@ import Testing
         #expect(try condition.matches(&facts))
         var free = RequestFacts(context: [:], subscriberAttributes: ["plan": .string("free")], audiences: ["pro": pro])
         let failure = try #require(try condition.explain(&free, path: "$"))
-        #expect(failure.reason == .audienceNotMatched && failure.audience == "pro" && failure.alternatives.first?.saw == .string("free"))
+        #expect(
+            failure.reason == .audienceNotMatched && failure.audience == "pro"
+                && failure.alternatives.first?.saw == .string("free"))
         var missing = RequestFacts(context: [:])
         #expect(try condition.explain(&missing, path: "$")?.reason == .unknownAudience)
     }
@@ -140,7 +167,8 @@ import Testing
     @Test func theTwoEvaluatorsAgree() throws {
         let leaves: [JSONValue] = [
             ["key": "plan", "op": "eq", "value": "pro"], ["key": "n", "op": "between", "value": [1, 5]],
-            ["key": "device.appVersion", "op": "semver_gte", "value": "2.0"], ["key": "device.locale", "op": "starts_with", "value": "de"],
+            ["key": "device.appVersion", "op": "semver_gte", "value": "2.0"],
+            ["key": "device.locale", "op": "starts_with", "value": "de"],
             ["key": "subscriber.tier", "op": "in", "value": ["gold", "silver"]], ["key": "missing", "op": "exists"],
             ["rollout": ["percent": 50, "seed": "s"]], ["audience": "gold"],
         ]
@@ -148,17 +176,22 @@ import Testing
         for a in leaves { for b in leaves { conditions += [["all": [a, b]], ["any": [a, ["not": b]]]] } }
         let gold = try #require(parse(["key": "subscriber.tier", "op": "eq", "value": "gold"]).0)
         let requests: [RequestFacts] = [
-            RequestFacts(context: ["plan": .string("pro"), "n": .number(3)], subscriberID: "a",
-                         device: .init(values: [.appVersion: "2.1", .locale: "de-AT"]), subscriberAttributes: ["tier": .string("gold")], audiences: ["gold": gold]),
-            RequestFacts(context: ["plan": .string("free"), "n": .number(9)], subscriberID: "b",
-                         device: .init(values: [.appVersion: "1.9 (3)"]), subscriberAttributes: ["tier": .string("bronze")], audiences: ["gold": gold]),
+            RequestFacts(
+                context: ["plan": .string("pro"), "n": .number(3)], subscriberID: "a",
+                device: .init(values: [.appVersion: "2.1", .locale: "de-AT"]),
+                subscriberAttributes: ["tier": .string("gold")], audiences: ["gold": gold]),
+            RequestFacts(
+                context: ["plan": .string("free"), "n": .number(9)], subscriberID: "b",
+                device: .init(values: [.appVersion: "1.9 (3)"]), subscriberAttributes: ["tier": .string("bronze")],
+                audiences: ["gold": gold]),
             RequestFacts(context: [:]),
         ]
         var checked = 0
         for json in conditions {
             let condition = try #require(parse(json).0, "\(json)")
             for request in requests {
-                var a = request, b = request
+                var a = request
+                var b = request
                 let matched = try condition.matches(&a)
                 #expect(matched == (try condition.explain(&b, path: "$") == nil), "\(json.canonicalString)")
                 checked += 1
@@ -168,11 +201,18 @@ import Testing
     }
 
     @Test func comparisonsThatCanNeverHoldAreSaid() throws {
-        let (condition, _) = parse(["any": [["key": "device.platform", "op": "eq", "value": "iOS"],
-                                            ["key": "device.country", "op": "in", "value": ["DE", "at", "XX"]],
-                                            ["key": "device.platform", "op": "eq", "value": "android"]]])
+        let (condition, _) = parse([
+            "any": [
+                ["key": "device.platform", "op": "eq", "value": "iOS"],
+                ["key": "device.country", "op": "in", "value": ["DE", "at", "XX"]],
+                ["key": "device.platform", "op": "eq", "value": "android"],
+            ]
+        ])
         let warnings = try #require(condition).warnings(path: "$.rules[0].when")
-        #expect(warnings.map(\.path) == ["$.rules[0].when.any[0].value", "$.rules[0].when.any[1].value", "$.rules[0].when.any[1].value"])
+        #expect(
+            warnings.map(\.path) == [
+                "$.rules[0].when.any[0].value", "$.rules[0].when.any[1].value", "$.rules[0].when.any[1].value",
+            ])
         #expect(warnings.allSatisfy { $0.code == "never_matches" })
     }
 }

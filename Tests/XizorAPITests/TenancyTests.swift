@@ -1,5 +1,6 @@
 import PaywallFormat
 import Testing
+
 @testable import XizorAPI
 
 /// Every service read and write is scoped to the caller's app: another app's ids are "not found",
@@ -18,9 +19,13 @@ import Testing
         _ = try s.paywalls.publish(appID: a, id: pw, idempotencyKey: nil)
         _ = try s.paywalls.publish(appID: a, id: other, idempotencyKey: nil)
         _ = try s.placements.assign(appID: a, key: "onboarding", paywallID: pw)
-        let experiment = try s.experiments.create(appID: a, body: [
-            "name": "E", "variants": [["paywallId": .string(pw), "weight": 50], ["paywallId": .string(other), "weight": 50]],
-        ]).id
+        let experiment = try s.experiments.create(
+            appID: a,
+            body: [
+                "name": "E",
+                "variants": [["paywallId": .string(pw), "weight": 50], ["paywallId": .string(other), "weight": 50]],
+            ]
+        ).id
         let revision = try s.paywalls.draft(appID: a, id: pw).revision
 
         // A version of a paywall the app does not have is "version not found", as for an unknown id.
@@ -28,7 +33,10 @@ import Testing
             ("summary", { _ = try s.paywalls.summary(appID: b, id: pw) }),
             ("draft", { _ = try s.paywalls.draft(appID: b, id: pw) }),
             ("texts", { _ = try s.paywalls.texts(appID: b, id: pw) }),
-            ("saveDraft", { _ = try s.paywalls.saveDraft(appID: b, id: pw, document: ["x": 1], expectedRevision: revision) }),
+            (
+                "saveDraft",
+                { _ = try s.paywalls.saveDraft(appID: b, id: pw, document: ["x": 1], expectedRevision: revision) }
+            ),
             ("publish", { _ = try s.paywalls.publish(appID: b, id: pw, idempotencyKey: nil) }),
             ("versions", { _ = try s.paywalls.versions(appID: b, id: pw) }),
             ("archive", { _ = try s.paywalls.archive(appID: b, id: pw) }),

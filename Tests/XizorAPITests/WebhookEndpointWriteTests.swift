@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import XizorAPI
 
 /// A sender recording an endpoint's health and a person editing the endpoint write the same row;
@@ -28,17 +29,20 @@ import Testing
         let endpoint = try test.services.webhooks.create(appID: app, body: ["url": "http://127.0.0.1:9/hook"])
         _ = try test.services.webhooks.sendTest(appID: app, id: endpoint.id)
         let now = Int64(Date().timeIntervalSince1970 * 1000) + 1_000
-        let claimed = try #require(try test.services.store.write { tx in
-            try tx.webhooks.claim(now: now, leaseUntil: now + 10_000, maxInFlightPerApp: 2)
-        })
+        let claimed = try #require(
+            try test.services.store.write { tx in
+                try tx.webhooks.claim(now: now, leaseUntil: now + 10_000, maxInFlightPerApp: 2)
+            })
         return Setup(test: test, app: app, endpoint: endpoint, claimed: claimed, now: now)
     }
 
     /// Runs `holder` in a write transaction on another thread that first reads the endpoint for
     /// update, then `meanwhile` here once it has; `holder` goes on, with the endpoint as it read it,
     /// after a pause long enough for `meanwhile` to reach the row.
-    private static func race(_ s: Setup, holder: @escaping @Sendable (any StoreTransaction, WebhookEndpoint) throws -> Void,
-                             meanwhile: () throws -> Void) throws {
+    private static func race(
+        _ s: Setup, holder: @escaping @Sendable (any StoreTransaction, WebhookEndpoint) throws -> Void,
+        meanwhile: () throws -> Void
+    ) throws {
         let locked = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         let failure = Mutex<String?>(nil)
@@ -77,19 +81,25 @@ import Testing
         defer { s.test.remove() }
         let webhooks = s.test.services.webhooks
         let rotated = Mutex<String?>(nil)
-        try Self.race(s, holder: { tx, read in
-            // A rotation that read the endpoint before the sender did, and commits after it.
-            var endpoint = read
-            endpoint.secret = "whsec_rotated_while_sending"
-            _ = try tx.webhooks.updateEndpoint(endpoint)
-            rotated.withLock { $0 = endpoint.secret }
-        }, meanwhile: {
-            try s.test.services.store.write { tx in
-                _ = try WebhookAttempts.record(s.claimed, outcome: Self.failed(s), now: s.now, disableAfterMs: 86_400_000, in: tx)
-            }
-        })
+        try Self.race(
+            s,
+            holder: { tx, read in
+                // A rotation that read the endpoint before the sender did, and commits after it.
+                var endpoint = read
+                endpoint.secret = "whsec_rotated_while_sending"
+                _ = try tx.webhooks.updateEndpoint(endpoint)
+                rotated.withLock { $0 = endpoint.secret }
+            },
+            meanwhile: {
+                try s.test.services.store.write { tx in
+                    _ = try WebhookAttempts.record(
+                        s.claimed, outcome: Self.failed(s), now: s.now, disableAfterMs: 86_400_000, in: tx)
+                }
+            })
         let after = try webhooks.endpoint(appID: s.app, id: s.endpoint.id)
-        #expect(after.secret == rotated.withLock { $0 } && after.secret != s.endpoint.secret, "the sender wrote back the old secret")
+        #expect(
+            after.secret == rotated.withLock { $0 } && after.secret != s.endpoint.secret,
+            "the sender wrote back the old secret")
         #expect(after.health == .failing(since: s.now))
     }
 
@@ -99,14 +109,20 @@ import Testing
         defer { s.test.remove() }
         let webhooks = s.test.services.webhooks
         var rotated: WebhookEndpoint?
-        let claimed = s.claimed, outcome = Self.failed(s), now = s.now
-        try Self.race(s, holder: { tx, _ in
-            _ = try WebhookAttempts.record(claimed, outcome: outcome, now: now, disableAfterMs: 86_400_000, in: tx)
-        }, meanwhile: {
-            rotated = try webhooks.rotateSecret(appID: s.app, id: s.endpoint.id)
-        })
+        let claimed = s.claimed
+        let outcome = Self.failed(s)
+        let now = s.now
+        try Self.race(
+            s,
+            holder: { tx, _ in
+                _ = try WebhookAttempts.record(claimed, outcome: outcome, now: now, disableAfterMs: 86_400_000, in: tx)
+            },
+            meanwhile: {
+                rotated = try webhooks.rotateSecret(appID: s.app, id: s.endpoint.id)
+            })
         let after = try webhooks.endpoint(appID: s.app, id: s.endpoint.id)
         #expect(after.secret == rotated?.secret && after.secret != s.endpoint.secret)
-        #expect(after.health == .failing(since: s.now), "the rotation wrote back the health it read before the sender's")
+        #expect(
+            after.health == .failing(since: s.now), "the rotation wrote back the health it read before the sender's")
     }
 }

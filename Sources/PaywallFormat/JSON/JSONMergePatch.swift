@@ -30,8 +30,12 @@ extension JSONValue {
             case (.object, .object):
                 losses += old.mergePatchLosses(new, at: here)
             case (.array(let before), .array(let after)) where before != after:
-                losses.append((here, "A merge patch replaces arrays whole: \(here) had \(before.count) item(s) and now has \(after.count). "
-                               + "To change one element, use a JSON Patch (patch_paywall_draft) or set texts by path."))
+                losses.append(
+                    (
+                        here,
+                        "A merge patch replaces arrays whole: \(here) had \(before.count) item(s) and now has \(after.count). "
+                            + "To change one element, use a JSON Patch (patch_paywall_draft) or set texts by path."
+                    ))
             case (.array(let before), .null) where !before.isEmpty, (.array(let before), .object) where !before.isEmpty:
                 losses.append((here, "The merge patch removed \(here) and its \(before.count) item(s)."))
             case (.object(let before), .null) where !before.isEmpty:

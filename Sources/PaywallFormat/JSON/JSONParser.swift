@@ -38,19 +38,26 @@ public struct JSONParser: Sendable {
 
     public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         var text = text
-        let result = text.withUTF8 { buffer in Result { () throws(JSONParseError) -> JSONValue in try parse(bytes: buffer) } }
+        let result = text.withUTF8 { buffer in
+            Result { () throws(JSONParseError) -> JSONValue in try parse(bytes: buffer) }
+        }
         return try result.get()
     }
 
     public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        let result = bytes.withUnsafeBufferPointer { buffer in Result { () throws(JSONParseError) -> JSONValue in try parse(bytes: buffer) } }
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParseError) -> JSONValue in try parse(bytes: buffer) }
+        }
         return try result.get()
     }
 
     public func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
         var reader = Reader(bytes: bytes, maxDepth: maxDepth)
         if bytes.count > maxBytes {
-            throw JSONParseError(code: .sizeLimitExceeded, message: "document is \(bytes.count) bytes, more than the limit of \(maxBytes)", line: 1, column: 1, offset: 0)
+            throw JSONParseError(
+                code: .sizeLimitExceeded,
+                message: "document is \(bytes.count) bytes, more than the limit of \(maxBytes)", line: 1, column: 1,
+                offset: 0)
         }
         reader.skipWhitespace()
         let value = try reader.parseValue(depth: 1)
@@ -85,7 +92,10 @@ private struct Reader {
         var lineStart = 0
         var i = 0
         while i < offset {
-            if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
+            if bytes[i] == 0x0A {
+                line += 1
+                lineStart = i + 1
+            }
             i += 1
         }
         return JSONParseError(code: code, message: message, line: line, column: offset - lineStart + 1, offset: offset)
@@ -113,9 +123,15 @@ private struct Reader {
         case UInt8(ascii: "{"): return try parseObject(depth: depth)
         case UInt8(ascii: "["): return try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw error(.unexpectedCharacter, "expected a value, found \(describeCurrent())")
         }
@@ -128,7 +144,9 @@ private struct Reader {
         for i in 0..<count {
             guard position < bytes.count else { throw error(.unexpectedEnd, "input ended inside '\(word)'") }
             guard bytes[position] == p[i] else {
-                throw error(.unexpectedCharacter, "expected '\(word)', found \(describeCurrent())", at: i == 0 ? start : position)
+                throw error(
+                    .unexpectedCharacter, "expected '\(word)', found \(describeCurrent())",
+                    at: i == 0 ? start : position)
             }
             position += 1
         }
@@ -139,7 +157,10 @@ private struct Reader {
         position += 1
         var object: [String: JSONValue] = [:]
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return .object(object) }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return .object(object)
+        }
         while true {
             skipWhitespace()
             guard position < bytes.count else { throw error(.unexpectedEnd, "input ended inside an object") }
@@ -163,7 +184,9 @@ private struct Reader {
             guard position < bytes.count else { throw error(.unexpectedEnd, "input ended inside an object") }
             switch bytes[position] {
             case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"): position += 1; return .object(object)
+            case UInt8(ascii: "}"):
+                position += 1
+                return .object(object)
             default: throw error(.unexpectedCharacter, "expected ',' or '}', found \(describeCurrent())")
             }
         }
@@ -174,7 +197,10 @@ private struct Reader {
         position += 1
         var array: [JSONValue] = []
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") { position += 1; return .array(array) }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return .array(array)
+        }
         while true {
             skipWhitespace()
             array.append(try parseValue(depth: depth + 1))
@@ -182,7 +208,9 @@ private struct Reader {
             guard position < bytes.count else { throw error(.unexpectedEnd, "input ended inside an array") }
             switch bytes[position] {
             case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"): position += 1; return .array(array)
+            case UInt8(ascii: "]"):
+                position += 1
+                return .array(array)
             default: throw error(.unexpectedCharacter, "expected ',' or ']', found \(describeCurrent())")
             }
         }
@@ -248,7 +276,9 @@ private struct Reader {
                 return s
             }
             if b == UInt8(ascii: "\\") { break }
-            if b < 0x20 { throw error(.controlCharacterInString, "control character in a string must be escaped", at: scan) }
+            if b < 0x20 {
+                throw error(.controlCharacterInString, "control character in a string must be escaped", at: scan)
+            }
             scan += 1
         }
         var buffer: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[position..<min(scan, bytes.count)]))
@@ -256,9 +286,16 @@ private struct Reader {
         while true {
             guard position < bytes.count else { throw error(.unexpectedEnd, "input ended inside a string") }
             let b = bytes[position]
-            if b == UInt8(ascii: "\"") { position += 1; break }
+            if b == UInt8(ascii: "\"") {
+                position += 1
+                break
+            }
             if b < 0x20 { throw error(.controlCharacterInString, "control character in a string must be escaped") }
-            if b != UInt8(ascii: "\\") { buffer.append(b); position += 1; continue }
+            if b != UInt8(ascii: "\\") {
+                buffer.append(b)
+                position += 1
+                continue
+            }
             position += 1
             guard position < bytes.count else { throw error(.unexpectedEnd, "input ended inside a string") }
             let e = bytes[position]
@@ -276,19 +313,24 @@ private struct Reader {
                 let escapeStart = position - 2
                 var scalar = try readHex4()
                 if scalar >= 0xD800 && scalar <= 0xDBFF {
-                    guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                    guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                        bytes[position + 1] == UInt8(ascii: "u")
+                    else {
                         throw error(.invalidUnicodeEscape, "unpaired high surrogate", at: escapeStart)
                     }
                     position += 2
                     let low = try readHex4()
                     guard low >= 0xDC00 && low <= 0xDFFF else {
-                        throw error(.invalidUnicodeEscape, "high surrogate not followed by a low surrogate", at: escapeStart)
+                        throw error(
+                            .invalidUnicodeEscape, "high surrogate not followed by a low surrogate", at: escapeStart)
                     }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
                     throw error(.invalidUnicodeEscape, "unpaired low surrogate", at: escapeStart)
                 }
-                guard let u = Unicode.Scalar(scalar) else { throw error(.invalidUnicodeEscape, "invalid code point", at: escapeStart) }
+                guard let u = Unicode.Scalar(scalar) else {
+                    throw error(.invalidUnicodeEscape, "invalid code point", at: escapeStart)
+                }
                 buffer.append(contentsOf: String(u).utf8)
             default:
                 throw error(.invalidEscape, "invalid escape sequence", at: position - 2)
@@ -304,7 +346,10 @@ private struct Reader {
     /// ASCII (the common case) decodes without validation; anything else is validated strictly.
     func decodeUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var ascii = true
-        for b in bytes where b >= 0x80 { ascii = false; break }
+        for b in bytes where b >= 0x80 {
+            ascii = false
+            break
+        }
         if ascii { return String(decoding: bytes, as: UTF8.self) }
         return String(validating: bytes, as: UTF8.self)
     }

@@ -16,8 +16,10 @@ public enum JSONPatch {
             case .add(let path, let value): ["op": "add", "path": .string(path.description), "value": value]
             case .remove(let path): ["op": "remove", "path": .string(path.description)]
             case .replace(let path, let value): ["op": "replace", "path": .string(path.description), "value": value]
-            case .move(let from, let path): ["op": "move", "from": .string(from.description), "path": .string(path.description)]
-            case .copy(let from, let path): ["op": "copy", "from": .string(from.description), "path": .string(path.description)]
+            case .move(let from, let path):
+                ["op": "move", "from": .string(from.description), "path": .string(path.description)]
+            case .copy(let from, let path):
+                ["op": "copy", "from": .string(from.description), "path": .string(path.description)]
             case .test(let path, let value): ["op": "test", "path": .string(path.description), "value": value]
             }
         }
@@ -61,16 +63,20 @@ public enum JSONPatch {
             }
             func pointer(_ field: String) throws(Failure) -> JSONPointer {
                 guard let raw = object[field]?.stringValue else {
-                    throw Failure(kind: .malformed, index: index, field: field, message: "'\(field)' is a JSON Pointer string.")
+                    throw Failure(
+                        kind: .malformed, index: index, field: field, message: "'\(field)' is a JSON Pointer string.")
                 }
                 guard let parsed = JSONPointer(raw) else {
-                    throw Failure(kind: .malformed, index: index, field: field, message: "'\(raw)' is not a JSON Pointer (it starts with '/', and '~' is escaped as ~0 or ~1).")
+                    throw Failure(
+                        kind: .malformed, index: index, field: field,
+                        message: "'\(raw)' is not a JSON Pointer (it starts with '/', and '~' is escaped as ~0 or ~1).")
                 }
                 return parsed
             }
             func value() throws(Failure) -> JSONValue {
                 guard let value = object["value"] else {
-                    throw Failure(kind: .malformed, index: index, field: "value", message: "This operation needs a 'value'.")
+                    throw Failure(
+                        kind: .malformed, index: index, field: "value", message: "This operation needs a 'value'.")
                 }
                 return value
             }
@@ -82,8 +88,10 @@ public enum JSONPatch {
             case "copy": operations.append(.copy(from: try pointer("from"), path: try pointer("path")))
             case "test": operations.append(.test(path: try pointer("path"), value: try value()))
             case let other:
-                throw Failure(kind: .malformed, index: index, field: "op",
-                              message: "'op' is one of add, remove, replace, move, copy, test\(other.map { ", not '\($0)'" } ?? "").")
+                throw Failure(
+                    kind: .malformed, index: index, field: "op",
+                    message:
+                        "'op' is one of add, remove, replace, move, copy, test\(other.map { ", not '\($0)'" } ?? "").")
             }
         }
         return operations
@@ -91,7 +99,9 @@ public enum JSONPatch {
 
     /// The document with every operation applied in order, or the first failure (nothing applied).
     /// Every value placed is charged to `budget` before it is placed (see `Budget`).
-    public static func apply(_ operations: [Operation], to document: JSONValue, budget: Budget = .standard) throws(Failure) -> JSONValue {
+    public static func apply(_ operations: [Operation], to document: JSONValue, budget: Budget = .standard)
+        throws(Failure) -> JSONValue
+    {
         var result = document
         var meter = Meter(budget)
         for (index, operation) in operations.enumerated() {
@@ -111,7 +121,8 @@ public enum JSONPatch {
                     try result.insert(value, at: path.tokens[...])
                 case .move(let from, let path):
                     guard from == path || !path.isInside(from) else {
-                        throw Failure(kind: .unresolvable, index: nil, field: "from", message: "A value cannot move into itself.")
+                        throw Failure(
+                            kind: .unresolvable, index: nil, field: "from", message: "A value cannot move into itself.")
                     }
                     let value = try result.remove(at: from.tokens[...])
                     try meter.place(value, at: path, paying: false)
@@ -123,14 +134,16 @@ public enum JSONPatch {
                 case .test(let path, let expected):
                     let actual = try result.value(at: path.tokens[...])
                     guard actual == expected else {
-                        throw Failure(kind: .testFailed, index: index, field: "value",
-                                      message: "The value at '\(path)' is not the one the patch tests for: the document changed.")
+                        throw Failure(
+                            kind: .testFailed, index: index, field: "value",
+                            message: "The value at '\(path)' is not the one the patch tests for: the document changed.")
                     }
                 }
             } catch {
                 // A limit is the whole operation's fault (`$[i]`); anything else names its member.
                 let limit = error.kind == .budgetExceeded || error.kind == .tooDeep
-                throw Failure(kind: error.kind, index: index, field: limit ? nil : error.field ?? "path", message: error.message)
+                throw Failure(
+                    kind: error.kind, index: index, field: limit ? nil : error.field ?? "path", message: error.message)
             }
         }
         return result
@@ -165,12 +178,15 @@ public enum JSONPatch {
             while prefix < left.count, prefix < right.count, left[prefix] == right[prefix] { prefix += 1 }
             var suffix = 0
             while suffix < left.count - prefix, suffix < right.count - prefix,
-                  left[left.count - 1 - suffix] == right[right.count - 1 - suffix] { suffix += 1 }
+                left[left.count - 1 - suffix] == right[right.count - 1 - suffix]
+            { suffix += 1 }
             let oldMiddle = left.count - prefix - suffix
             let newMiddle = right.count - prefix - suffix
             let shared = min(oldMiddle, newMiddle)
             for offset in 0..<shared {
-                diff(left[prefix + offset], right[prefix + offset], at: path.appending(prefix + offset), into: &operations)
+                diff(
+                    left[prefix + offset], right[prefix + offset], at: path.appending(prefix + offset),
+                    into: &operations)
             }
             // Removed from the end of the middle backwards, so earlier indices stay valid.
             for index in stride(from: prefix + oldMiddle - 1, through: prefix + shared, by: -1) {
@@ -196,7 +212,10 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// Parses the string form; nil when it does not start with `/` (and is not empty) or has a
     /// `~` not followed by 0 or 1.
     public init?(_ text: String) {
-        if text.isEmpty { tokens = []; return }
+        if text.isEmpty {
+            tokens = []
+            return
+        }
         guard text.first == "/" else { return nil }
         var parsed: [String] = []
         for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
@@ -249,37 +268,45 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     static func index(_ token: String, count: Int, allowingEnd: Bool) throws(JSONPatch.Failure) -> Int {
         if allowingEnd && token == "-" { return count }
         guard !token.isEmpty, token.allSatisfy(\.isASCIIDigit), token == "0" || token.first != "0",
-              let index = Int(token), index <= (allowingEnd ? count : count - 1) else {
-            throw JSONPatch.Failure(kind: .unresolvable, index: nil, field: nil,
-                                    message: "'\(token)' is not an index of this array of \(count).")
+            let index = Int(token), index <= (allowingEnd ? count : count - 1)
+        else {
+            throw JSONPatch.Failure(
+                kind: .unresolvable, index: nil, field: nil,
+                message: "'\(token)' is not an index of this array of \(count).")
         }
         return index
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
 
-private extension JSONValue {
-    func value(at tokens: ArraySlice<String>) throws(JSONPatch.Failure) -> JSONValue {
+extension JSONValue {
+    fileprivate func value(at tokens: ArraySlice<String>) throws(JSONPatch.Failure) -> JSONValue {
         guard let token = tokens.first else { return self }
         switch self {
         case .object(let members):
             guard let member = members[token] else {
-                throw JSONPatch.Failure(kind: .unresolvable, index: nil, field: nil, message: "There is no member '\(token)'.")
+                throw JSONPatch.Failure(
+                    kind: .unresolvable, index: nil, field: nil, message: "There is no member '\(token)'.")
             }
             return try member.value(at: tokens.dropFirst())
         case .array(let items):
-            return try items[JSONPointer.index(token, count: items.count, allowingEnd: false)].value(at: tokens.dropFirst())
+            return try items[JSONPointer.index(token, count: items.count, allowingEnd: false)].value(
+                at: tokens.dropFirst())
         default:
-            throw JSONPatch.Failure(kind: .unresolvable, index: nil, field: nil, message: "A \(typeName) has no member '\(token)'.")
+            throw JSONPatch.Failure(
+                kind: .unresolvable, index: nil, field: nil, message: "A \(typeName) has no member '\(token)'.")
         }
     }
 
     /// RFC 6902 `add`: sets a member, inserts into an array (`-` appends), or replaces the root.
-    mutating func insert(_ value: JSONValue, at tokens: ArraySlice<String>) throws(JSONPatch.Failure) {
-        guard let token = tokens.first else { self = value; return }
+    fileprivate mutating func insert(_ value: JSONValue, at tokens: ArraySlice<String>) throws(JSONPatch.Failure) {
+        guard let token = tokens.first else {
+            self = value
+            return
+        }
         let last = tokens.count == 1
         switch self {
         case .object(var members):
@@ -287,7 +314,8 @@ private extension JSONValue {
                 members[token] = value
             } else {
                 guard var child = members[token] else {
-                    throw JSONPatch.Failure(kind: .unresolvable, index: nil, field: nil, message: "There is no member '\(token)'.")
+                    throw JSONPatch.Failure(
+                        kind: .unresolvable, index: nil, field: nil, message: "There is no member '\(token)'.")
                 }
                 try child.insert(value, at: tokens.dropFirst())
                 members[token] = child
@@ -302,20 +330,23 @@ private extension JSONValue {
             }
             self = .array(items)
         default:
-            throw JSONPatch.Failure(kind: .unresolvable, index: nil, field: nil, message: "A \(typeName) has no member '\(token)'.")
+            throw JSONPatch.Failure(
+                kind: .unresolvable, index: nil, field: nil, message: "A \(typeName) has no member '\(token)'.")
         }
     }
 
     /// Removes and returns the value at the pointer (which must exist; the root cannot be removed).
-    mutating func remove(at tokens: ArraySlice<String>) throws(JSONPatch.Failure) -> JSONValue {
+    fileprivate mutating func remove(at tokens: ArraySlice<String>) throws(JSONPatch.Failure) -> JSONValue {
         guard let token = tokens.first else {
-            throw JSONPatch.Failure(kind: .unresolvable, index: nil, field: nil, message: "The whole document cannot be removed.")
+            throw JSONPatch.Failure(
+                kind: .unresolvable, index: nil, field: nil, message: "The whole document cannot be removed.")
         }
         let last = tokens.count == 1
         switch self {
         case .object(var members):
             guard var child = members[token] else {
-                throw JSONPatch.Failure(kind: .unresolvable, index: nil, field: nil, message: "There is no member '\(token)'.")
+                throw JSONPatch.Failure(
+                    kind: .unresolvable, index: nil, field: nil, message: "There is no member '\(token)'.")
             }
             let removed: JSONValue
             if last {
@@ -338,7 +369,8 @@ private extension JSONValue {
             self = .array(items)
             return removed
         default:
-            throw JSONPatch.Failure(kind: .unresolvable, index: nil, field: nil, message: "A \(typeName) has no member '\(token)'.")
+            throw JSONPatch.Failure(
+                kind: .unresolvable, index: nil, field: nil, message: "A \(typeName) has no member '\(token)'.")
         }
     }
 }

@@ -33,14 +33,20 @@ extension JSONPatch {
             // The value's containers sit below the pointer's `tokens.count` levels.
             let room = budget.maxDepth - pointer.tokens.count
             guard room >= 0, value.containerDepth(exceeding: room) <= room else {
-                throw Failure(kind: .tooDeep, index: nil, field: nil,
-                              message: "The result would nest arrays and objects more than \(budget.maxDepth) levels deep, the limit of a JSON document.")
+                throw Failure(
+                    kind: .tooDeep, index: nil, field: nil,
+                    message:
+                        "The result would nest arrays and objects more than \(budget.maxDepth) levels deep, the limit of a JSON document."
+                )
             }
             guard paying else { return }
             value.addWeight(to: &written, limit: budget.maxBytes)
             guard written <= budget.maxBytes else {
-                throw Failure(kind: .budgetExceeded, index: nil, field: nil,
-                              message: "The patch writes more than \(budget.maxBytes) bytes (a copy counts the size of what it copies), the limit of a draft; nothing was applied.")
+                throw Failure(
+                    kind: .budgetExceeded, index: nil, field: nil,
+                    message:
+                        "The patch writes more than \(budget.maxBytes) bytes (a copy counts the size of what it copies), the limit of a draft; nothing was applied."
+                )
             }
         }
     }
@@ -98,7 +104,10 @@ extension JSONValue {
     private static func digits(_ n: Int64) -> Int {
         var count = n < 0 ? 2 : 1
         var rest = n.magnitude / 10
-        while rest > 0 { count += 1; rest /= 10 }
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
         return count
     }
 }

@@ -21,7 +21,11 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Comparable 
             switch component {
             case .index(let i): text += "[\(i)]"
             case .key(let k):
-                if JSONPath.isIdentifier(k) { text += "." + k } else { text += "[" + JSONValue.string(k).canonicalString + "]" }
+                if JSONPath.isIdentifier(k) {
+                    text += "." + k
+                } else {
+                    text += "[" + JSONValue.string(k).canonicalString + "]"
+                }
             }
         }
         return text
@@ -56,7 +60,13 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible, Comparable 
                     var end = chars.startIndex + 1
                     var escaped = false
                     while end < chars.endIndex {
-                        if escaped { escaped = false } else if chars[end] == "\\" { escaped = true } else if chars[end] == "\"" { break }
+                        if escaped {
+                            escaped = false
+                        } else if chars[end] == "\\" {
+                            escaped = true
+                        } else if chars[end] == "\"" {
+                            break
+                        }
                         end += 1
                     }
                     guard end < chars.endIndex else { return nil }
@@ -101,7 +111,10 @@ extension JSONValue {
     }
 
     private mutating func set(_ newValue: JSONValue, at components: ArraySlice<JSONPath.Component>) -> Bool {
-        guard let first = components.first else { self = newValue; return true }
+        guard let first = components.first else {
+            self = newValue
+            return true
+        }
         let rest = components.dropFirst()
         switch (first, self) {
         case (.key(let k), .object(var object)):

@@ -29,7 +29,10 @@ public enum JSONSerializer {
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
-            if items.isEmpty { out.append(UInt8(ascii: "]")); return }
+            if items.isEmpty {
+                out.append(UInt8(ascii: "]"))
+                return
+            }
             for (i, item) in items.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, indent: indent, level: level + 1)
@@ -39,7 +42,10 @@ public enum JSONSerializer {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            if object.isEmpty { out.append(UInt8(ascii: "}")); return }
+            if object.isEmpty {
+                out.append(UInt8(ascii: "}"))
+                return
+            }
             for (i, key) in sortedKeys(object).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, indent: indent, level: level + 1)
@@ -70,13 +76,27 @@ public enum JSONSerializer {
         }
         for b in s.utf8 {
             switch b {
-            case 0x22: out.append(0x5C); out.append(0x22)
-            case 0x5C: out.append(0x5C); out.append(0x5C)
-            case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
-            case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
-            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case 0x22:
+                out.append(0x5C)
+                out.append(0x22)
+            case 0x5C:
+                out.append(0x5C)
+                out.append(0x5C)
+            case 0x08:
+                out.append(0x5C)
+                out.append(UInt8(ascii: "b"))
+            case 0x0C:
+                out.append(0x5C)
+                out.append(UInt8(ascii: "f"))
+            case 0x0A:
+                out.append(0x5C)
+                out.append(UInt8(ascii: "n"))
+            case 0x0D:
+                out.append(0x5C)
+                out.append(UInt8(ascii: "r"))
+            case 0x09:
+                out.append(0x5C)
+                out.append(UInt8(ascii: "t"))
             case 0..<0x20:
                 out.append(contentsOf: "\\u00".utf8)
                 out.append(hexDigits[Int(b >> 4)])

@@ -90,7 +90,7 @@ extension JSONValue {
         get { if case .object(let o) = self { return o[key] } else { return nil } }
         set {
             guard case .object(var o) = self else { return }
-            self = .null   // release the storage so the mutation below does not copy
+            self = .null  // release the storage so the mutation below does not copy
             o[key] = newValue
             self = .object(o)
         }

@@ -7,9 +7,11 @@ public struct LocalizedTextEntry: Sendable, Hashable {
     public var missingLocales: [String]
 
     public var json: JSONValue {
-        ["path": .string(path.description),
-         "values": .object(values.mapValues(JSONValue.string)),
-         "missingLocales": .array(missingLocales.map(JSONValue.string))]
+        [
+            "path": .string(path.description),
+            "values": .object(values.mapValues(JSONValue.string)),
+            "missingLocales": .array(missingLocales.map(JSONValue.string)),
+        ]
     }
 }
 
@@ -24,8 +26,10 @@ public struct TranslationRequirements: Sendable, Hashable {
     }
 
     public var json: JSONValue {
-        ["variables": .array(variables.map(JSONValue.string)),
-         "boldPairs": .number(marks.boldPairs), "italicPairs": .number(marks.italicPairs)]
+        [
+            "variables": .array(variables.map(JSONValue.string)),
+            "boldPairs": .number(marks.boldPairs), "italicPairs": .number(marks.italicPairs),
+        ]
     }
 }
 
@@ -59,26 +63,32 @@ public enum PaywallLocalization {
     public static func texts(in document: JSONValue) -> [LocalizedTextEntry] {
         let version = document["schemaVersion"]?.intValue ?? SchemaVersions.latest
         guard let schema = SchemaDefinitions.forVersion(version) ?? SchemaDefinitions.forVersion(SchemaVersions.latest),
-              let root = schema.definitions[SchemaDefinitions.rootName] else { return [] }
+            let root = schema.definitions[SchemaDefinitions.rootName]
+        else { return [] }
         var walker = StructuralWalker(schema: schema)
         walker.walk(document, root, WalkPath.root, definition: SchemaDefinitions.rootName)
         let locales = document["locales"]?.arrayValue?.compactMap(\.stringValue) ?? []
         return walker.facts.texts.map { fact in
-            LocalizedTextEntry(path: fact.path.jsonPath, values: fact.entries, missingLocales: locales.filter { fact.entries[$0] == nil })
+            LocalizedTextEntry(
+                path: fact.path.jsonPath, values: fact.entries,
+                missingLocales: locales.filter { fact.entries[$0] == nil })
         }
     }
 
     /// Writes `translations` (path text → translated template) for `locale` into the document, adding
     /// `locale` to `locales` when it is new. Paths that are not LocalizedTexts of the document are reported
     /// and skipped. Does not validate; run the validator on the result.
-    public static func apply(_ translations: [String: String], locale: String, to document: JSONValue) -> TranslationApplication {
+    public static func apply(_ translations: [String: String], locale: String, to document: JSONValue)
+        -> TranslationApplication
+    {
         let known = Set(texts(in: document).map(\.path.description))
         var result = document
         var unknown: [String] = []
         var applied: [String] = []
         for pathText in translations.keys.sorted() {
             guard let text = translations[pathText], known.contains(pathText), let path = JSONPath(parsing: pathText),
-                  result.set(.string(text), at: path.appending(locale)) else {
+                result.set(.string(text), at: path.appending(locale))
+            else {
                 unknown.append(pathText)
                 continue
             }
@@ -92,7 +102,9 @@ public enum PaywallLocalization {
     }
 
     /// What a translation of `source` must keep.
-    public static func requirements(for source: String) -> TranslationRequirements { TranslationRequirements(source: source) }
+    public static func requirements(for source: String) -> TranslationRequirements {
+        TranslationRequirements(source: source)
+    }
 
     /// Every way `translation` fails to keep what `source` has; empty when it fits.
     public static func check(translation: String, source: String) -> [TranslationProblem] {
@@ -100,17 +112,23 @@ public enum PaywallLocalization {
         let wanted = TranslationRequirements(source: source)
         let got = TranslationRequirements(source: translation)
         for case .malformed(let raw, let reason) in TextTemplate.parse(translation) {
-            problems.append(TranslationProblem(code: .malformedTemplate, message: "malformed placeholder \(raw): \(reason)"))
+            problems.append(
+                TranslationProblem(code: .malformedTemplate, message: "malformed placeholder \(raw): \(reason)"))
         }
         for v in wanted.variables where !got.variables.contains(v) {
             problems.append(TranslationProblem(code: .missingVariable, message: "the translation must keep {{\(v)}}"))
         }
         for v in got.variables where !wanted.variables.contains(v) {
-            problems.append(TranslationProblem(code: .unexpectedVariable, message: "{{\(v)}} is not in the source text"))
+            problems.append(
+                TranslationProblem(code: .unexpectedVariable, message: "{{\(v)}} is not in the source text"))
         }
         if wanted.marks != got.marks {
-            problems.append(TranslationProblem(code: .markdownMismatch, message:
-                "the source has \(wanted.marks.boldPairs) **bold** and \(wanted.marks.italicPairs) *italic* spans, the translation \(got.marks.boldPairs) and \(got.marks.italicPairs)"))
+            problems.append(
+                TranslationProblem(
+                    code: .markdownMismatch,
+                    message:
+                        "the source has \(wanted.marks.boldPairs) **bold** and \(wanted.marks.italicPairs) *italic* spans, the translation \(got.marks.boldPairs) and \(got.marks.italicPairs)"
+                ))
         }
         return problems
     }

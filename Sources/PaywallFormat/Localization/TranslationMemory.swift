@@ -18,7 +18,9 @@ public struct TranslationMemory: Sendable, Hashable {
     public func updated(from previous: JSONValue?, to document: JSONValue) -> TranslationMemory {
         let defaultLocale = TranslationMemory.defaultLocale(of: document)
         var before: [String: [String: String]] = [:]
-        for entry in previous.map(PaywallLocalization.texts(in:)) ?? [] { before[entry.path.description] = entry.values }
+        for entry in previous.map(PaywallLocalization.texts(in:)) ?? [] {
+            before[entry.path.description] = entry.values
+        }
         var next: [String: [String: String]] = [:]
         for entry in PaywallLocalization.texts(in: document) {
             let path = entry.path.description
@@ -49,8 +51,11 @@ public struct TranslationMemory: Sendable, Hashable {
             var missing: [String] = []
             var stale: [String] = []
             for entry in entries {
-                if entry.values[locale] == nil { missing.append(entry.path.description) }
-                else if staleLocales(of: entry, defaultLocale: defaultLocale).contains(locale) { stale.append(entry.path.description) }
+                if entry.values[locale] == nil {
+                    missing.append(entry.path.description)
+                } else if staleLocales(of: entry, defaultLocale: defaultLocale).contains(locale) {
+                    stale.append(entry.path.description)
+                }
             }
             return LocaleCoverage(locale: locale, texts: entries.count, missing: missing, stale: stale)
         }
@@ -85,7 +90,9 @@ public struct LocaleCoverage: Sendable, Hashable {
     public var isComplete: Bool { missing.isEmpty && stale.isEmpty }
 
     public var json: JSONValue {
-        ["locale": .string(locale), "texts": .number(texts), "missing": .array(missing.map(JSONValue.string)),
-         "stale": .array(stale.map(JSONValue.string))]
+        [
+            "locale": .string(locale), "texts": .number(texts), "missing": .array(missing.map(JSONValue.string)),
+            "stale": .array(stale.map(JSONValue.string)),
+        ]
     }
 }

@@ -25,7 +25,8 @@ public enum MigrationError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unsupportedSourceVersion(let v): return "unsupported source schemaVersion \(v?.canonicalString ?? "(missing)")"
+        case .unsupportedSourceVersion(let v):
+            return "unsupported source schemaVersion \(v?.canonicalString ?? "(missing)")"
         case .unsupportedTargetVersion(let v): return "unsupported target schemaVersion \(v)"
         }
     }
@@ -40,8 +41,10 @@ public enum SchemaMigrations {
 
     /// The document as version `target`. A document already at or below `target` is returned unchanged
     /// (newer renderers read older documents). The result of migrating a valid document is valid at `target`.
-    public static func migrate(_ document: JSONValue, to target: Int, colorScheme: ColorScheme = .light,
-                               store: ProductStore = .appStore) throws(MigrationError) -> JSONValue {
+    public static func migrate(
+        _ document: JSONValue, to target: Int, colorScheme: ColorScheme = .light,
+        store: ProductStore = .appStore
+    ) throws(MigrationError) -> JSONValue {
         guard SchemaVersions.supported.contains(target) else { throw .unsupportedTargetVersion(target) }
         guard let version = document["schemaVersion"]?.intValue, SchemaVersions.supported.contains(version) else {
             throw .unsupportedSourceVersion(document["schemaVersion"])
@@ -50,7 +53,9 @@ public enum SchemaMigrations {
         var currentVersion = version
         let options = MigrationOptions(colorScheme: colorScheme, store: store)
         while currentVersion > target {
-            guard let step = steps.first(where: { $0.from == currentVersion }) else { throw .unsupportedTargetVersion(target) }
+            guard let step = steps.first(where: { $0.from == currentVersion }) else {
+                throw .unsupportedTargetVersion(target)
+            }
             current = step.migrate(current, options)
             currentVersion = step.to
         }
@@ -59,8 +64,10 @@ public enum SchemaMigrations {
 }
 
 /// `migrate(document, to:colorScheme:)` as a free function.
-public func migrate(_ document: JSONValue, to target: Int, colorScheme: ColorScheme = .light,
-                    store: ProductStore = .appStore) throws(MigrationError) -> JSONValue {
+public func migrate(
+    _ document: JSONValue, to target: Int, colorScheme: ColorScheme = .light,
+    store: ProductStore = .appStore
+) throws(MigrationError) -> JSONValue {
     try SchemaMigrations.migrate(document, to: target, colorScheme: colorScheme, store: store)
 }
 
@@ -71,11 +78,16 @@ enum V3ToV2 {
         var result = document
         result["schemaVersion"] = 2
         guard let products = document["products"]?.arrayValue else { return result }
-        result["products"] = .array(products.map { product in
-            guard var slot = product.objectValue, let ids = slot.removeValue(forKey: "storeProductIds") else { return product }
-            if let id = ids[options.store.rawValue] ?? ids[options.store.other.rawValue] { slot["storeProductId"] = id }
-            return .object(slot)
-        })
+        result["products"] = .array(
+            products.map { product in
+                guard var slot = product.objectValue, let ids = slot.removeValue(forKey: "storeProductIds") else {
+                    return product
+                }
+                if let id = ids[options.store.rawValue] ?? ids[options.store.other.rawValue] {
+                    slot["storeProductId"] = id
+                }
+                return .object(slot)
+            })
         return result
     }
 }

@@ -25,7 +25,10 @@ public struct Theme: Sendable, Hashable {
 public struct ThemeColor: Sendable, Hashable {
     public var light: String
     public var dark: String
-    public init(light: String, dark: String) { self.light = light; self.dark = dark }
+    public init(light: String, dark: String) {
+        self.light = light
+        self.dark = dark
+    }
     public init(_ hex: String) { self.init(light: hex, dark: hex) }
     public func resolved(for scheme: ColorScheme) -> String { scheme == .dark ? dark : light }
 }
@@ -117,8 +120,16 @@ public struct Style: Sendable, Hashable {
         public var lineHeight: Double?
         public var letterSpacing: Double?
     }
-    public struct Border: Sendable, Hashable { public var width: Double; public var color: String }
-    public struct Shadow: Sendable, Hashable { public var color: String; public var radius: Double; public var x: Double; public var y: Double }
+    public struct Border: Sendable, Hashable {
+        public var width: Double
+        public var color: String
+    }
+    public struct Shadow: Sendable, Hashable {
+        public var color: String
+        public var radius: Double
+        public var x: Double
+        public var y: Double
+    }
 
     public var padding: Padding?
     public var margin: Padding?
@@ -138,14 +149,18 @@ public struct Style: Sendable, Hashable {
 }
 
 public enum Easing: Sendable, Hashable {
-    public enum Preset: String, Sendable, Hashable, CaseIterable { case linear, ease, ease_in, ease_out, ease_in_out, spring }
+    public enum Preset: String, Sendable, Hashable, CaseIterable {
+        case linear, ease, ease_in, ease_out, ease_in_out, spring
+    }
     case preset(Preset)
     case cubicBezier(Double, Double, Double, Double)
 }
 
 public struct Animation: Sendable, Hashable {
     public struct Entrance: Sendable, Hashable {
-        public enum Kind: String, Sendable, Hashable, CaseIterable { case fade, slide_up, slide_down, slide_left, slide_right, scale, none }
+        public enum Kind: String, Sendable, Hashable, CaseIterable {
+            case fade, slide_up, slide_down, slide_left, slide_right, scale, none
+        }
         public var kind: Kind
         public var delayMs: Int
         public var durationMs: Int
@@ -195,33 +210,44 @@ public struct PaywallNode: Sendable, Hashable {
     public indirect enum Kind: Sendable, Hashable {
         public enum Direction: String, Sendable, Hashable { case vertical, horizontal, layered }
         public enum Alignment: String, Sendable, Hashable { case start, center, end, stretch }
-        public enum Distribution: String, Sendable, Hashable { case start, center, end, space_between, space_around, space_evenly }
+        public enum Distribution: String, Sendable, Hashable {
+            case start, center, end, space_between, space_around, space_evenly
+        }
         public enum TimerKind: String, Sendable, Hashable { case duration, deadline }
-        public enum TimerFormat: String, Sendable, Hashable { case hhmmss = "hh:mm:ss", mmss = "mm:ss", ddhhmmss = "dd:hh:mm:ss" }
+        public enum TimerFormat: String, Sendable, Hashable {
+            case hhmmss = "hh:mm:ss", mmss = "mm:ss", ddhhmmss = "dd:hh:mm:ss"
+        }
         public enum TimerExpiry: String, Sendable, Hashable { case hide, show_zero }
         public enum Indicator: String, Sendable, Hashable { case dots, none }
         public enum BadgeVariant: String, Sendable, Hashable { case filled, outline }
         public enum SelectorLayout: String, Sendable, Hashable { case cards, segments, list }
 
-        case stack(direction: Direction, children: [PaywallNode], gap: Double, padding: Padding?, alignment: Alignment,
-                   distribution: Distribution, scroll: Bool)
+        case stack(
+            direction: Direction, children: [PaywallNode], gap: Double, padding: Padding?, alignment: Alignment,
+            distribution: Distribution, scroll: Bool)
         case text(LocalizedText)
         case image(src: String, blurhash: String?, aspectRatio: Double?, fit: Fit, lazy: Bool, alt: LocalizedText?)
-        case video(src: String, poster: String?, loop: Bool, muted: Bool, autoplay: Bool, lazy: Bool, aspectRatio: Double?, fit: Fit)
-        case lottie(src: String, loop: Bool, speed: Double, autoplay: Bool, aspectRatio: Double?, fallback: PaywallNode?)
+        case video(
+            src: String, poster: String?, loop: Bool, muted: Bool, autoplay: Bool, lazy: Bool, aspectRatio: Double?,
+            fit: Fit)
+        case lottie(
+            src: String, loop: Bool, speed: Double, autoplay: Bool, aspectRatio: Double?, fallback: PaywallNode?)
         case button(label: LocalizedText, action: Action)
         case purchaseButton(productSlot: String, label: LocalizedText, sublabel: LocalizedText?)
         case restoreButton(label: LocalizedText?)
         case carousel(pages: [PaywallNode], autoAdvanceMs: Int?, loop: Bool, indicator: Indicator, lazyRender: Bool)
-        case timer(kind: TimerKind, durationSeconds: Int?, endsAt: String?, format: TimerFormat, onExpire: TimerExpiry, label: LocalizedText?)
+        case timer(
+            kind: TimerKind, durationSeconds: Int?, endsAt: String?, format: TimerFormat, onExpire: TimerExpiry,
+            label: LocalizedText?)
         case featureList(items: [FeatureItem], iconColor: String?)
         /// `size` nil and `flex` nil = flexible spacer with weight 1.
         case spacer(size: Double?, flex: Double?)
         case divider(thickness: Double, color: String?, inset: Double)
         case badge(text: LocalizedText, variant: BadgeVariant)
         case productSelector(slots: [String]?, layout: SelectorLayout, option: PaywallNode?)
-        case footerLinks(privacyUrl: String?, termsUrl: String?, showRestore: Bool, privacyLabel: LocalizedText?,
-                         termsLabel: LocalizedText?, restoreLabel: LocalizedText?)
+        case footerLinks(
+            privacyUrl: String?, termsUrl: String?, showRestore: Bool, privacyLabel: LocalizedText?,
+            termsLabel: LocalizedText?, restoreLabel: LocalizedText?)
     }
 
     /// The `type` string of this node.

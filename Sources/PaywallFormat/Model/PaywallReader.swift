@@ -29,8 +29,9 @@ public enum PaywallReader {
         var context = ReadContext()
         let document = context.document(json)
         let version = json["schemaVersion"]?.intValue
-        return Result(document: document, unknownNodes: context.unknownNodes,
-                      isSupportedVersion: version.map(SchemaVersions.supported.contains) ?? false)
+        return Result(
+            document: document, unknownNodes: context.unknownNodes,
+            isSupportedVersion: version.map(SchemaVersions.supported.contains) ?? false)
     }
 }
 
@@ -51,8 +52,11 @@ struct ReadContext {
                 var ids: [ProductStore: String] = [:]
                 for store in ProductStore.allCases { ids[store] = p["storeProductIds"]?[store.rawValue]?.stringValue }
                 guard let slot = p["slot"]?.stringValue,
-                      let id = p["storeProductId"]?.stringValue ?? ids[.appStore] ?? ids[.googlePlay] else { return nil }
-                return ProductSlot(slot: slot, storeProductId: id, preselected: p["preselected"]?.boolValue ?? false, storeProductIds: ids)
+                    let id = p["storeProductId"]?.stringValue ?? ids[.appStore] ?? ids[.googlePlay]
+                else { return nil }
+                return ProductSlot(
+                    slot: slot, storeProductId: id, preselected: p["preselected"]?.boolValue ?? false,
+                    storeProductIds: ids)
             },
             settings: settings(j["settings"]),
             root: j["root"].flatMap { node($0, path: WalkPath.root.appending("root")) })
@@ -61,14 +65,17 @@ struct ReadContext {
     func theme(_ j: JSONValue?) -> Theme {
         var colors: [String: ThemeColor] = [:]
         for (name, value) in j?["colors"]?.objectValue ?? [:] {
-            if let hex = value.stringValue { colors[name] = ThemeColor(hex) }
-            else if let light = value["light"]?.stringValue, let dark = value["dark"]?.stringValue {
+            if let hex = value.stringValue {
+                colors[name] = ThemeColor(hex)
+            } else if let light = value["light"]?.stringValue, let dark = value["dark"]?.stringValue {
                 colors[name] = ThemeColor(light: light, dark: dark)
             }
         }
         var fonts: [String: ThemeFont] = [:]
         for (name, value) in j?["fonts"]?.objectValue ?? [:] {
-            if let family = value["family"]?.stringValue { fonts[name] = ThemeFont(family: family, weight: value["weight"]?.intValue) }
+            if let family = value["family"]?.stringValue {
+                fonts[name] = ThemeFont(family: family, weight: value["weight"]?.intValue)
+            }
         }
         var radii: [String: Double] = [:]
         for (name, value) in j?["radii"]?.objectValue ?? [:] { if let r = value.doubleValue { radii[name] = r } }
@@ -76,20 +83,23 @@ struct ReadContext {
     }
 
     func settings(_ j: JSONValue?) -> PaywallSettings {
-        PaywallSettings(dismissable: j?["dismissable"]?.boolValue ?? true,
-                        safeArea: enumValue(j?["safeArea"], .all),
-                        background: background(j?["background"]),
-                        dismissDelayMs: max(0, j?["dismissDelayMs"]?.intValue ?? 0))
+        PaywallSettings(
+            dismissable: j?["dismissable"]?.boolValue ?? true,
+            safeArea: enumValue(j?["safeArea"], .all),
+            background: background(j?["background"]),
+            dismissDelayMs: max(0, j?["dismissDelayMs"]?.intValue ?? 0))
     }
 
     func background(_ j: JSONValue?) -> Background {
         switch j?["kind"]?.stringValue {
         case "gradient": if let g = gradient(j?["gradient"]) { return .gradient(g) }
-        case "image": if let src = j?["src"]?.stringValue { return .image(src: src, blurhash: j?["blurhash"]?.stringValue) }
+        case "image":
+            if let src = j?["src"]?.stringValue { return .image(src: src, blurhash: j?["blurhash"]?.stringValue) }
         case "video":
             if let src = j?["src"]?.stringValue {
-                return .video(src: src, poster: j?["poster"]?.stringValue, loop: j?["loop"]?.boolValue ?? true,
-                              muted: j?["muted"]?.boolValue ?? true, overlay: gradient(j?["overlay"]))
+                return .video(
+                    src: src, poster: j?["poster"]?.stringValue, loop: j?["loop"]?.boolValue ?? true,
+                    muted: j?["muted"]?.boolValue ?? true, overlay: gradient(j?["overlay"]))
             }
         default: break
         }
@@ -120,8 +130,10 @@ struct ReadContext {
         guard let j else { return nil }
         if let v = j.doubleValue { return .uniform(v) }
         guard j.objectValue != nil else { return nil }
-        return .edges(top: j["top"]?.doubleValue, right: j["right"]?.doubleValue, bottom: j["bottom"]?.doubleValue,
-                      left: j["left"]?.doubleValue, horizontal: j["horizontal"]?.doubleValue, vertical: j["vertical"]?.doubleValue)
+        return .edges(
+            top: j["top"]?.doubleValue, right: j["right"]?.doubleValue, bottom: j["bottom"]?.doubleValue,
+            left: j["left"]?.doubleValue, horizontal: j["horizontal"]?.doubleValue, vertical: j["vertical"]?.doubleValue
+        )
     }
 
     func length(_ j: JSONValue?) -> Length? {
@@ -134,20 +146,31 @@ struct ReadContext {
         var s = Style()
         s.padding = padding(j["padding"])
         s.margin = padding(j["margin"])
-        if let c = j["background"]?.stringValue { s.background = .color(c) }
-        else if let g = gradient(j["background"]) { s.background = .gradient(g) }
+        if let c = j["background"]?.stringValue {
+            s.background = .color(c)
+        } else if let g = gradient(j["background"]) {
+            s.background = .gradient(g)
+        }
         s.color = j["color"]?.stringValue
         if let f = j["font"], f.objectValue != nil {
-            s.font = Style.Font(family: f["family"]?.stringValue, size: f["size"]?.doubleValue, weight: f["weight"]?.intValue,
-                                italic: f["italic"]?.boolValue ?? false, lineHeight: f["lineHeight"]?.doubleValue,
-                                letterSpacing: f["letterSpacing"]?.doubleValue)
+            s.font = Style.Font(
+                family: f["family"]?.stringValue, size: f["size"]?.doubleValue, weight: f["weight"]?.intValue,
+                italic: f["italic"]?.boolValue ?? false, lineHeight: f["lineHeight"]?.doubleValue,
+                letterSpacing: f["letterSpacing"]?.doubleValue)
         }
         s.textAlign = j["textAlign"]?.stringValue.flatMap(Style.TextAlign.init(rawValue:))
-        if let r = j["borderRadius"]?.doubleValue { s.borderRadius = .points(r) }
-        else if let t = j["borderRadius"]?.stringValue, t.hasPrefix("$") { s.borderRadius = .token(String(t.dropFirst())) }
-        if let b = j["border"], let w = b["width"]?.doubleValue, let c = b["color"]?.stringValue { s.border = Style.Border(width: w, color: c) }
+        if let r = j["borderRadius"]?.doubleValue {
+            s.borderRadius = .points(r)
+        } else if let t = j["borderRadius"]?.stringValue, t.hasPrefix("$") {
+            s.borderRadius = .token(String(t.dropFirst()))
+        }
+        if let b = j["border"], let w = b["width"]?.doubleValue, let c = b["color"]?.stringValue {
+            s.border = Style.Border(width: w, color: c)
+        }
         if let sh = j["shadow"], let c = sh["color"]?.stringValue {
-            s.shadow = Style.Shadow(color: c, radius: sh["radius"]?.doubleValue ?? 0, x: sh["x"]?.doubleValue ?? 0, y: sh["y"]?.doubleValue ?? 0)
+            s.shadow = Style.Shadow(
+                color: c, radius: sh["radius"]?.doubleValue ?? 0, x: sh["x"]?.doubleValue ?? 0,
+                y: sh["y"]?.doubleValue ?? 0)
         }
         s.opacity = j["opacity"]?.doubleValue.map { min(1, max(0, $0)) }
         s.width = length(j["width"])
@@ -158,7 +181,8 @@ struct ReadContext {
 
     func easing(_ j: JSONValue?, _ fallback: Easing.Preset) -> Easing {
         if let a = j?.arrayValue, a.count == 4, let x1 = a[0].doubleValue, let y1 = a[1].doubleValue,
-           let x2 = a[2].doubleValue, let y2 = a[3].doubleValue {
+            let x2 = a[2].doubleValue, let y2 = a[3].doubleValue
+        {
             return .cubicBezier(x1, y1, x2, y2)
         }
         return .preset(enumValue(j, fallback))
@@ -168,11 +192,13 @@ struct ReadContext {
         guard let j, j.objectValue != nil else { return nil }
         var a = Animation()
         if let e = j["entrance"], e.objectValue != nil {
-            a.entrance = Animation.Entrance(kind: enumValue(e["kind"], .fade), delayMs: max(0, e["delayMs"]?.intValue ?? 0),
-                                            durationMs: max(0, e["durationMs"]?.intValue ?? 350), easing: easing(e["easing"], .ease_out))
+            a.entrance = Animation.Entrance(
+                kind: enumValue(e["kind"], .fade), delayMs: max(0, e["delayMs"]?.intValue ?? 0),
+                durationMs: max(0, e["durationMs"]?.intValue ?? 350), easing: easing(e["easing"], .ease_out))
         }
         if let l = j["loop"], l.objectValue != nil {
-            a.loop = Animation.Loop(kind: enumValue(l["kind"], .none), durationMs: max(1, l["durationMs"]?.intValue ?? 2000))
+            a.loop = Animation.Loop(
+                kind: enumValue(l["kind"], .none), durationMs: max(1, l["durationMs"]?.intValue ?? 2000))
         }
         return a
     }
@@ -202,12 +228,14 @@ struct ReadContext {
     /// The node at `path`, its fallback when the type is unknown, or nil (skipped, reported).
     mutating func node(_ j: JSONValue, path: WalkPath) -> PaywallNode? {
         guard j.objectValue != nil else { return nil }
-        let common = NodeCommon(id: j["id"]?.stringValue, style: style(j["style"]), animation: animation(j["animation"]),
-                                accessibilityLabel: text(j["accessibilityLabel"]))
+        let common = NodeCommon(
+            id: j["id"]?.stringValue, style: style(j["style"]), animation: animation(j["animation"]),
+            accessibilityLabel: text(j["accessibilityLabel"]))
         let type = j["type"]?.stringValue ?? ""
         if let kind = kind(type, j, path: path) { return PaywallNode(common: common, kind: kind) }
         let fallback = j["fallback"].flatMap { node($0, path: path.appending("fallback")) }
-        unknownNodes.append(PaywallReader.UnknownNode(path: path.jsonPath.description, type: type, usedFallback: fallback != nil))
+        unknownNodes.append(
+            PaywallReader.UnknownNode(path: path.jsonPath.description, type: type, usedFallback: fallback != nil))
         return fallback
     }
 
@@ -215,39 +243,51 @@ struct ReadContext {
         let label = text(j["label"])
         switch type {
         case "stack":
-            return .stack(direction: enumValue(j["direction"], .vertical), children: nodes(j["children"], path: path.appending("children")),
-                          gap: max(0, j["gap"]?.doubleValue ?? 0), padding: padding(j["padding"]),
-                          alignment: enumValue(j["alignment"], .stretch), distribution: enumValue(j["distribution"], .start),
-                          scroll: j["scroll"]?.boolValue ?? false)
+            return .stack(
+                direction: enumValue(j["direction"], .vertical),
+                children: nodes(j["children"], path: path.appending("children")),
+                gap: max(0, j["gap"]?.doubleValue ?? 0), padding: padding(j["padding"]),
+                alignment: enumValue(j["alignment"], .stretch), distribution: enumValue(j["distribution"], .start),
+                scroll: j["scroll"]?.boolValue ?? false)
         case "text":
             return .text(text(j["text"]) ?? [:])
         case "image":
             guard let src = j["src"]?.stringValue else { return nil }
-            return .image(src: src, blurhash: j["blurhash"]?.stringValue, aspectRatio: positive(j["aspectRatio"]),
-                          fit: enumValue(j["fit"], .cover), lazy: j["lazy"]?.boolValue ?? true, alt: text(j["alt"]))
+            return .image(
+                src: src, blurhash: j["blurhash"]?.stringValue, aspectRatio: positive(j["aspectRatio"]),
+                fit: enumValue(j["fit"], .cover), lazy: j["lazy"]?.boolValue ?? true, alt: text(j["alt"]))
         case "video":
             guard let src = j["src"]?.stringValue else { return nil }
-            return .video(src: src, poster: j["poster"]?.stringValue, loop: j["loop"]?.boolValue ?? true, muted: j["muted"]?.boolValue ?? true,
-                          autoplay: j["autoplay"]?.boolValue ?? true, lazy: j["lazy"]?.boolValue ?? true,
-                          aspectRatio: positive(j["aspectRatio"]), fit: enumValue(j["fit"], .cover))
+            return .video(
+                src: src, poster: j["poster"]?.stringValue, loop: j["loop"]?.boolValue ?? true,
+                muted: j["muted"]?.boolValue ?? true,
+                autoplay: j["autoplay"]?.boolValue ?? true, lazy: j["lazy"]?.boolValue ?? true,
+                aspectRatio: positive(j["aspectRatio"]), fit: enumValue(j["fit"], .cover))
         case "lottie":
             guard let src = j["src"]?.stringValue else { return nil }
             let fallback = j["fallback"].flatMap { node($0, path: path.appending("fallback")) }
-            return .lottie(src: src, loop: j["loop"]?.boolValue ?? true, speed: positive(j["speed"]) ?? 1,
-                           autoplay: j["autoplay"]?.boolValue ?? true, aspectRatio: positive(j["aspectRatio"]), fallback: fallback)
+            return .lottie(
+                src: src, loop: j["loop"]?.boolValue ?? true, speed: positive(j["speed"]) ?? 1,
+                autoplay: j["autoplay"]?.boolValue ?? true, aspectRatio: positive(j["aspectRatio"]), fallback: fallback)
         case "button":
             return .button(label: label ?? [:], action: action(j["action"]))
         case "purchase_button":
-            return .purchaseButton(productSlot: j["productSlot"]?.stringValue ?? "$selected", label: label ?? [:], sublabel: text(j["sublabel"]))
+            return .purchaseButton(
+                productSlot: j["productSlot"]?.stringValue ?? "$selected", label: label ?? [:],
+                sublabel: text(j["sublabel"]))
         case "restore_button":
             return .restoreButton(label: label)
         case "carousel":
-            return .carousel(pages: nodes(j["pages"], path: path.appending("pages")), autoAdvanceMs: j["autoAdvanceMs"]?.intValue.map { max(500, $0) },
-                             loop: j["loop"]?.boolValue ?? false, indicator: enumValue(j["indicator"], .dots),
-                             lazyRender: j["lazyRender"]?.boolValue ?? true)
+            return .carousel(
+                pages: nodes(j["pages"], path: path.appending("pages")),
+                autoAdvanceMs: j["autoAdvanceMs"]?.intValue.map { max(500, $0) },
+                loop: j["loop"]?.boolValue ?? false, indicator: enumValue(j["indicator"], .dots),
+                lazyRender: j["lazyRender"]?.boolValue ?? true)
         case "timer":
-            return .timer(kind: enumValue(j["kind"], .duration), durationSeconds: j["durationSeconds"]?.intValue, endsAt: j["endsAt"]?.stringValue,
-                          format: enumValue(j["format"], .hhmmss), onExpire: enumValue(j["onExpire"], .show_zero), label: label)
+            return .timer(
+                kind: enumValue(j["kind"], .duration), durationSeconds: j["durationSeconds"]?.intValue,
+                endsAt: j["endsAt"]?.stringValue,
+                format: enumValue(j["format"], .hhmmss), onExpire: enumValue(j["onExpire"], .show_zero), label: label)
         case "feature_list":
             let items = (j["items"]?.arrayValue ?? []).compactMap { item -> FeatureItem? in
                 guard let t = text(item["text"]) else { return nil }
@@ -258,18 +298,22 @@ struct ReadContext {
             let size = j["size"]?.doubleValue.map { max(0, $0) }
             return .spacer(size: size, flex: size == nil ? positive(j["flex"]) : nil)
         case "divider":
-            return .divider(thickness: max(0, j["thickness"]?.doubleValue ?? 1), color: j["color"]?.stringValue, inset: max(0, j["inset"]?.doubleValue ?? 0))
+            return .divider(
+                thickness: max(0, j["thickness"]?.doubleValue ?? 1), color: j["color"]?.stringValue,
+                inset: max(0, j["inset"]?.doubleValue ?? 0))
         case "badge":
             return .badge(text: text(j["text"]) ?? [:], variant: enumValue(j["variant"], .filled))
         case "product_selector":
             let slots = j["slots"]?.arrayValue.map { $0.compactMap(\.stringValue) }
-            return .productSelector(slots: slots, layout: enumValue(j["layout"], .cards),
-                                    option: j["option"].flatMap { node($0, path: path.appending("option")) })
+            return .productSelector(
+                slots: slots, layout: enumValue(j["layout"], .cards),
+                option: j["option"].flatMap { node($0, path: path.appending("option")) })
         case "footer_links":
             let labels = j["labels"]
-            return .footerLinks(privacyUrl: j["privacyUrl"]?.stringValue, termsUrl: j["termsUrl"]?.stringValue,
-                                showRestore: j["showRestore"]?.boolValue ?? true, privacyLabel: text(labels?["privacy"]),
-                                termsLabel: text(labels?["terms"]), restoreLabel: text(labels?["restore"]))
+            return .footerLinks(
+                privacyUrl: j["privacyUrl"]?.stringValue, termsUrl: j["termsUrl"]?.stringValue,
+                showRestore: j["showRestore"]?.boolValue ?? true, privacyLabel: text(labels?["privacy"]),
+                termsLabel: text(labels?["terms"]), restoreLabel: text(labels?["restore"]))
         default:
             return nil
         }

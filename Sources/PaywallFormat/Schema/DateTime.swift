@@ -7,10 +7,15 @@ public enum DateTime {
         let u = Array(text.utf8)
         guard StringFormat.isDateTime(u) else { return nil }
         func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(u[$1] - 0x30) } }
-        let year = number(0..<4), month = number(5..<7), day = number(8..<10)
-        let hour = number(11..<13), minute = number(14..<16), second = number(17..<19)
+        let year = number(0..<4)
+        let month = number(5..<7)
+        let day = number(8..<10)
+        let hour = number(11..<13)
+        let minute = number(14..<16)
+        let second = number(17..<19)
         guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour <= 23, minute <= 59, second <= 59 else { return nil }
+            hour <= 23, minute <= 59, second <= 59
+        else { return nil }
         var i = 19
         var millis = 0
         if u[i] == UInt8(ascii: ".") {
@@ -20,7 +25,12 @@ public enum DateTime {
             var first = true
             while i < u.count, StringFormat.isDigit(u[i]) {
                 let digit = Int(u[i] - 0x30)
-                if scale > 0 { millis += digit * scale } else if first { roundUp = digit >= 5; first = false }
+                if scale > 0 {
+                    millis += digit * scale
+                } else if first {
+                    roundUp = digit >= 5
+                    first = false
+                }
                 scale /= 10
                 i += 1
             }
@@ -28,11 +38,13 @@ public enum DateTime {
         }
         var offsetMinutes = 0
         if u[i] != UInt8(ascii: "Z") {
-            let hours = number((i + 1)..<(i + 3)), minutes = number((i + 4)..<(i + 6))
+            let hours = number((i + 1)..<(i + 3))
+            let minutes = number((i + 4)..<(i + 6))
             guard hours <= 23, minutes <= 59 else { return nil }
             offsetMinutes = (hours * 60 + minutes) * (u[i] == UInt8(ascii: "-") ? -1 : 1)
         }
-        let seconds = daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        let seconds =
+            daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
             - offsetMinutes * 60
         return Int64(seconds) * 1000 + Int64(millis)
     }

@@ -19,7 +19,8 @@ public enum JSONSchemaGenerator {
             "$schema": .string(draft),
             "$id": .string("https://xizor.dev/schemas/paywall-document-v\(version).json"),
             "title": .string("Xizor paywall document, schemaVersion \(version)"),
-            "description": "Structure of a paywall document. Cross-references (theme tokens, product slots, locales, template variables, unique ids) are checked by the Xizor validator.",
+            "description":
+                "Structure of a paywall document. Cross-references (theme tokens, product slots, locales, template variables, unique ids) are checked by the Xizor validator.",
             "$ref": .string("#/$defs/\(SchemaDefinitions.rootName)"),
             "$defs": .object(definitions),
         ]
@@ -27,7 +28,9 @@ public enum JSONSchemaGenerator {
 
     /// The named schemas of `version` (root: `namePrefix + "PaywallDocument"`), for embedding in another
     /// document such as OpenAPI's `components.schemas`. Nil for an unsupported version.
-    public static func definitions(version: Int, refPrefix: String = "#/$defs/", namePrefix: String = "") -> [String: JSONValue]? {
+    public static func definitions(version: Int, refPrefix: String = "#/$defs/", namePrefix: String = "") -> [String:
+        JSONValue]?
+    {
         guard let defs = SchemaDefinitions.forVersion(version) else { return nil }
         let naming = Naming(refPrefix: refPrefix, namePrefix: namePrefix)
         var definitions: [String: JSONValue] = [:]
@@ -86,14 +89,18 @@ public enum JSONSchemaGenerator {
             if o.minProperties > 0 { s["minProperties"] = .number(o.minProperties) }
             var all: [JSONValue] = []
             for c in o.conditionals {
-                all.append(["if": ["properties": [c.field: ["const": .string(c.value)]], "required": [.string(c.field)]],
-                            "then": ["required": .array(c.required.map(JSONValue.string))]])
+                all.append([
+                    "if": ["properties": [c.field: ["const": .string(c.value)]], "required": [.string(c.field)]],
+                    "then": ["required": .array(c.required.map(JSONValue.string))],
+                ])
             }
             for group in o.exclusive {
                 // At most one of the group: no pair of them together.
-                for i in group.indices { for j in group.indices where j > i {
-                    all.append(["not": ["required": [.string(group[i]), .string(group[j])]]])
-                } }
+                for i in group.indices {
+                    for j in group.indices where j > i {
+                        all.append(["not": ["required": [.string(group[i]), .string(group[j])]]])
+                    }
+                }
             }
             if !all.isEmpty { s["allOf"] = .array(all) }
             if !o.doc.isEmpty { s["description"] = .string(o.doc) }
@@ -111,12 +118,16 @@ public enum JSONSchemaGenerator {
             return ["$ref": naming.ref(name)]
         case .union(let u):
             let branches: [JSONValue] = u.variants.map { v in
-                ["if": ["properties": [u.tag: ["const": .string(v.value)]], "required": [.string(u.tag)]],
-                 "then": ["$ref": naming.ref(v.definition)]]
+                [
+                    "if": ["properties": [u.tag: ["const": .string(v.value)]], "required": [.string(u.tag)]],
+                    "then": ["$ref": naming.ref(v.definition)],
+                ]
             }
-            return ["type": "object", "required": [.string(u.tag)],
-                    "properties": [u.tag: ["enum": .array(u.variants.map { .string($0.value) })]],
-                    "allOf": .array(branches)]
+            return [
+                "type": "object", "required": [.string(u.tag)],
+                "properties": [u.tag: ["enum": .array(u.variants.map { .string($0.value) })]],
+                "allOf": .array(branches),
+            ]
         case .anyObject:
             return ["type": "object"]
         }

@@ -13,13 +13,18 @@ public enum SchemaReference {
                 out += "| field | type | required | default | notes |\n| --- | --- | --- | --- | --- |\n"
                 for f in o.fields {
                     let notes = f.doc.replacingPipes()
-                    out += "| `\(f.name)` | \(describe(f.shape).replacingPipes()) | \(f.required ? "yes" : "") | \(f.defaultValue.map { "`\($0.canonicalString)`" } ?? "") | \(notes) |\n"
+                    out +=
+                        "| `\(f.name)` | \(describe(f.shape).replacingPipes()) | \(f.required ? "yes" : "") | \(f.defaultValue.map { "`\($0.canonicalString)`" } ?? "") | \(notes) |\n"
                 }
                 for c in o.conditionals {
-                    out += "\nWhen `\(c.field)` is `\"\(c.value)\"`: " + c.required.map { "`\($0)`" }.joined(separator: ", ") + " required (`\(c.code)`).\n"
+                    out +=
+                        "\nWhen `\(c.field)` is `\"\(c.value)\"`: "
+                        + c.required.map { "`\($0)`" }.joined(separator: ", ") + " required (`\(c.code)`).\n"
                 }
                 for g in o.exclusive {
-                    out += "\nAt most one of " + g.map { "`\($0)`" }.joined(separator: ", ") + " (`mutually_exclusive_fields`).\n"
+                    out +=
+                        "\nAt most one of " + g.map { "`\($0)`" }.joined(separator: ", ")
+                        + " (`mutually_exclusive_fields`).\n"
                 }
             case .union(let u):
                 out += "Discriminated by `\(u.tag)` (unknown value: `\(u.unknownCode)`):\n\n"

@@ -49,8 +49,10 @@ public struct NumberRange: Sendable {
     public var maximum: Double?
     public var multipleOf: Int?
 
-    public init(integer: Bool = false, minimum: Double? = nil, exclusiveMinimum: Double? = nil,
-                maximum: Double? = nil, multipleOf: Int? = nil) {
+    public init(
+        integer: Bool = false, minimum: Double? = nil, exclusiveMinimum: Double? = nil,
+        maximum: Double? = nil, multipleOf: Int? = nil
+    ) {
         self.integer = integer
         self.minimum = minimum
         self.exclusiveMinimum = exclusiveMinimum
@@ -101,8 +103,10 @@ public struct Field: Sendable {
     /// Marks `timer.label`, the one place where `{{timer.remaining}}` is a known variable.
     public var allowsTimerVariable: Bool
 
-    public init(_ name: String, _ shape: Shape, required: Bool = false, default defaultValue: JSONValue? = nil,
-                doc: String = "", allowsTimerVariable: Bool = false) {
+    public init(
+        _ name: String, _ shape: Shape, required: Bool = false, default defaultValue: JSONValue? = nil,
+        doc: String = "", allowsTimerVariable: Bool = false
+    ) {
         self.name = name
         self.shape = shape
         self.required = required
@@ -129,8 +133,11 @@ public struct ObjectShape: Sendable {
     public var minProperties: Int
     public var doc: String
 
-    public init(_ fields: [Field], conditionals: [ConditionalRequirement] = [], exclusive: [[String]] = [], minProperties: Int = 0,
-                doc: String = "") {
+    public init(
+        _ fields: [Field], conditionals: [ConditionalRequirement] = [], exclusive: [[String]] = [],
+        minProperties: Int = 0,
+        doc: String = ""
+    ) {
         self.fields = fields
         self.conditionals = conditionals
         self.exclusive = exclusive

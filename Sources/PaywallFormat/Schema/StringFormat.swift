@@ -168,7 +168,8 @@ public enum StringFormat: String, Sendable, CaseIterable {
         guard u.count >= 20 else { return false }
         func digits(_ range: Range<Int>) -> Bool { range.allSatisfy { isDigit(u[$0]) } }
         guard digits(0..<4), u[4] == 0x2D, digits(5..<7), u[7] == 0x2D, digits(8..<10), u[10] == 0x54,
-              digits(11..<13), u[13] == 0x3A, digits(14..<16), u[16] == 0x3A, digits(17..<19) else { return false }
+            digits(11..<13), u[13] == 0x3A, digits(14..<16), u[16] == 0x3A, digits(17..<19)
+        else { return false }
         var i = 19
         if u[i] == 0x2E {
             i += 1

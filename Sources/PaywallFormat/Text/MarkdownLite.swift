@@ -28,7 +28,12 @@ public func parseMarkdownLite(_ text: String) -> [StyledSpan] {
     var buffer = ""
     let scalars = Array(text.unicodeScalars)
     var i = 0
-    func flush() { if !buffer.isEmpty { tokens.append(.text(buffer)); buffer = "" } }
+    func flush() {
+        if !buffer.isEmpty {
+            tokens.append(.text(buffer))
+            buffer = ""
+        }
+    }
     while i < scalars.count {
         let c = scalars[i]
         if c == "\\", i + 1 < scalars.count, scalars[i + 1] == "*" {
@@ -54,8 +59,10 @@ public func parseMarkdownLite(_ text: String) -> [StyledSpan] {
     let boldPaired = boldCount - boldCount % 2
     let italicPaired = italicCount - italicCount % 2
     var spans: [StyledSpan] = []
-    var bold = false, italic = false
-    var boldSeen = 0, italicSeen = 0
+    var bold = false
+    var italic = false
+    var boldSeen = 0
+    var italicSeen = 0
     func emit(_ s: String) {
         guard !s.isEmpty else { return }
         if let last = spans.last, last.bold == bold, last.italic == italic {
@@ -84,13 +91,23 @@ public struct MarkdownLiteMarks: Sendable, Hashable {
     public var italicPairs: Int
 
     public init(_ text: String) {
-        var bold = 0, italic = 0
+        var bold = 0
+        var italic = 0
         let scalars = Array(text.unicodeScalars)
         var i = 0
         while i < scalars.count {
-            if scalars[i] == "\\", i + 1 < scalars.count, scalars[i + 1] == "*" { i += 2; continue }
+            if scalars[i] == "\\", i + 1 < scalars.count, scalars[i + 1] == "*" {
+                i += 2
+                continue
+            }
             if scalars[i] == "*" {
-                if i + 1 < scalars.count, scalars[i + 1] == "*" { bold += 1; i += 2 } else { italic += 1; i += 1 }
+                if i + 1 < scalars.count, scalars[i + 1] == "*" {
+                    bold += 1
+                    i += 2
+                } else {
+                    italic += 1
+                    i += 1
+                }
                 continue
             }
             i += 1

@@ -22,19 +22,26 @@ public enum TextTemplate {
         var i = 0
         func text(_ range: Range<Int>) -> String { String(decoding: s[range], as: UTF8.self) }
         while i + 1 < s.count {
-            guard s[i] == 0x7B, s[i + 1] == 0x7B else { i += 1; continue }
+            guard s[i] == 0x7B, s[i + 1] == 0x7B else {
+                i += 1
+                continue
+            }
             if literalStart < i { parts.append(.literal(text(literalStart..<i))) }
             var j = i + 2
             var close = -1
             while j + 1 < s.count {
-                if s[j] == 0x7D && s[j + 1] == 0x7D { close = j; break }
+                if s[j] == 0x7D && s[j + 1] == 0x7D {
+                    close = j
+                    break
+                }
                 j += 1
             }
             if close < 0 {
                 parts.append(.malformed(raw: text(i..<s.count), reason: "'{{' is never closed by '}}'"))
                 return parts
             }
-            var lo = i + 2, hi = close
+            var lo = i + 2
+            var hi = close
             while lo < hi, s[lo] == 0x20 || s[lo] == 0x09 { lo += 1 }
             while hi > lo, s[hi - 1] == 0x20 || s[hi - 1] == 0x09 { hi -= 1 }
             let raw = text(i..<(close + 2))
@@ -42,7 +49,9 @@ public enum TextTemplate {
             if isPath(s[lo..<hi]) {
                 parts.append(.variable(path: path, raw: raw))
             } else {
-                parts.append(.malformed(raw: raw, reason: path.isEmpty ? "empty placeholder" : "'\(path)' is not a variable path"))
+                parts.append(
+                    .malformed(
+                        raw: raw, reason: path.isEmpty ? "empty placeholder" : "'\(path)' is not a variable path"))
             }
             i = close + 2
             literalStart = i
@@ -55,7 +64,12 @@ public enum TextTemplate {
     public static func mayContainPlaceholders(_ template: String) -> Bool {
         var previousBrace = false
         for b in template.utf8 {
-            if b == 0x7B { if previousBrace { return true }; previousBrace = true } else { previousBrace = false }
+            if b == 0x7B {
+                if previousBrace { return true }
+                previousBrace = true
+            } else {
+                previousBrace = false
+            }
         }
         return false
     }

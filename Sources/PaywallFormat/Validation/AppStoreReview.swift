@@ -17,21 +17,33 @@ enum AppStoreReview {
         let root = JSONPath.root.appending("root")
         if findings.sells {
             if !findings.restore {
-                warnings.append(ValidationIssue(root, ValidationCode.missingRestoreEntryPoint.rawValue,
-                    "the paywall sells but has no restore entry point (restore_button, a restore action, or footer_links with showRestore)"))
+                warnings.append(
+                    ValidationIssue(
+                        root, ValidationCode.missingRestoreEntryPoint.rawValue,
+                        "the paywall sells but has no restore entry point (restore_button, a restore action, or footer_links with showRestore)"
+                    ))
             }
             if !findings.privacy {
-                warnings.append(ValidationIssue(root, ValidationCode.missingPrivacyLink.rawValue,
-                    "the paywall sells but links no privacy policy (footer_links.privacyUrl or an open_url button)"))
+                warnings.append(
+                    ValidationIssue(
+                        root, ValidationCode.missingPrivacyLink.rawValue,
+                        "the paywall sells but links no privacy policy (footer_links.privacyUrl or an open_url button)")
+                )
             }
             if !findings.terms {
-                warnings.append(ValidationIssue(root, ValidationCode.missingTermsLink.rawValue,
-                    "the paywall sells but links no terms of service (footer_links.termsUrl or an open_url button)"))
+                warnings.append(
+                    ValidationIssue(
+                        root, ValidationCode.missingTermsLink.rawValue,
+                        "the paywall sells but links no terms of service (footer_links.termsUrl or an open_url button)")
+                )
             }
         }
         if document["settings"]?["dismissable"] == .bool(true), !findings.close {
-            warnings.append(ValidationIssue(JSONPath.root.appending("settings").appending("dismissable"),
-                ValidationCode.missingCloseControl.rawValue, "dismissable is true but no button has a close action"))
+            warnings.append(
+                ValidationIssue(
+                    JSONPath.root.appending("settings").appending("dismissable"),
+                    ValidationCode.missingCloseControl.rawValue, "dismissable is true but no button has a close action")
+            )
         }
         return warnings
     }

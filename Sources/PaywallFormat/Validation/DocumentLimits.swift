@@ -27,17 +27,24 @@ public enum DocumentLimits {
         let rootPath = WalkPath.root.appending("root")
         tally.visit(root, path: rootPath, depth: 1, multiplier: 1)
         if let (path, depth) = tally.tooDeep {
-            errors.append(ValidationIssue(path.jsonPath, ValidationCode.nestingTooDeep.rawValue,
-                                          "nodes nest \(depth) deep here, more than the limit of \(DocumentLimits.depth)"))
+            errors.append(
+                ValidationIssue(
+                    path.jsonPath, ValidationCode.nestingTooDeep.rawValue,
+                    "nodes nest \(depth) deep here, more than the limit of \(DocumentLimits.depth)"))
         }
         if tally.nodes > nodes {
-            errors.append(ValidationIssue(rootPath.jsonPath, ValidationCode.tooManyNodes.rawValue,
-                                          "the document has \(tally.nodes) nodes, more than the limit of \(nodes)"))
+            errors.append(
+                ValidationIssue(
+                    rootPath.jsonPath, ValidationCode.tooManyNodes.rawValue,
+                    "the document has \(tally.nodes) nodes, more than the limit of \(nodes)"))
         }
         if tally.expanded > expandedNodes {
             let (path, share) = tally.largestSelector ?? (rootPath, tally.expanded)
-            errors.append(ValidationIssue(path.jsonPath, ValidationCode.expansionTooLarge.rawValue,
-                                          "the page would render \(tally.expanded) nodes (this selector's options \(share)), more than the limit of \(expandedNodes)"))
+            errors.append(
+                ValidationIssue(
+                    path.jsonPath, ValidationCode.expansionTooLarge.rawValue,
+                    "the page would render \(tally.expanded) nodes (this selector's options \(share)), more than the limit of \(expandedNodes)"
+                ))
         }
     }
 
@@ -48,7 +55,8 @@ public enum DocumentLimits {
         var issues: [ValidationIssue] = []
         check(after, into: &issues)
         guard !issues.isEmpty else { return [] }
-        let old = measure(before), new = measure(after)
+        let old = measure(before)
+        let new = measure(after)
         return issues.filter { issue in
             switch issue.code {
             case ValidationCode.tooManyNodes.rawValue: new.nodes > old.nodes
@@ -95,15 +103,19 @@ public enum DocumentLimits {
             expanded = expanded.addingSaturated(once.multipliedSaturated(by: multiplier))
             for key in ["children", "pages"] {
                 for (i, child) in (object[key]?.arrayValue ?? []).enumerated() {
-                    once = once.addingSaturated(visit(child, path: path.appending(key).appending(i), depth: depth + 1, multiplier: multiplier))
+                    once = once.addingSaturated(
+                        visit(child, path: path.appending(key).appending(i), depth: depth + 1, multiplier: multiplier))
                 }
             }
             if let fallback = object["fallback"] {
-                once = once.addingSaturated(visit(fallback, path: path.appending("fallback"), depth: depth + 1, multiplier: multiplier))
+                once = once.addingSaturated(
+                    visit(fallback, path: path.appending("fallback"), depth: depth + 1, multiplier: multiplier))
             }
             if object["type"] == "product_selector", let option = object["option"] {
                 let slots = offeredSlotCount(object["slots"])
-                let inner = visit(option, path: path.appending("option"), depth: depth + 1, multiplier: multiplier.multipliedSaturated(by: slots))
+                let inner = visit(
+                    option, path: path.appending("option"), depth: depth + 1,
+                    multiplier: multiplier.multipliedSaturated(by: slots))
                 let share = inner.multipliedSaturated(by: slots)
                 once = once.addingSaturated(share)
                 if share.multipliedSaturated(by: multiplier) > largestSelector?.1 ?? 0 {

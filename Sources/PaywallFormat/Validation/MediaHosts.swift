@@ -14,10 +14,15 @@ enum MediaHosts {
             case .object(let members):
                 for key in members.keys.sorted() {
                     guard let member = members[key] else { continue }
-                    if mediaKeys.contains(key), case .string(let url) = member, let host = host(of: url), isReserved(host),
-                       !ServerMedia.isServerMedia(url) {
-                        warnings.append(ValidationIssue(path.appending(key), ValidationCode.unreachableMediaHost.rawValue,
-                                                        "\(host) is reserved and never resolves: this media will not load (upload it with POST /v1/assets)"))
+                    if mediaKeys.contains(key), case .string(let url) = member, let host = host(of: url),
+                        isReserved(host),
+                        !ServerMedia.isServerMedia(url)
+                    {
+                        warnings.append(
+                            ValidationIssue(
+                                path.appending(key), ValidationCode.unreachableMediaHost.rawValue,
+                                "\(host) is reserved and never resolves: this media will not load (upload it with POST /v1/assets)"
+                            ))
                     } else {
                         walk(member, path.appending(key))
                     }
@@ -44,7 +49,8 @@ enum MediaHosts {
 
     static func isReserved(_ host: String) -> Bool {
         let trimmed = host.hasSuffix(".") ? String(host.dropLast()) : host
-        for name in ["example.com", "example.net", "example.org"] where trimmed == name || trimmed.hasSuffix("." + name) { return true }
+        for name in ["example.com", "example.net", "example.org"] where trimmed == name || trimmed.hasSuffix("." + name)
+        { return true }
         let last = trimmed.split(separator: ".").last.map(String.init) ?? trimmed
         return ["example", "invalid", "test", "localhost"].contains(last)
     }

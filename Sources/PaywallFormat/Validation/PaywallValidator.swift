@@ -4,17 +4,24 @@ public enum PaywallValidator {
     /// Validates `document` against the schema version it declares and reports every problem at once.
     public static func validate(_ document: JSONValue) -> ValidationResult {
         guard case .object(let object) = document else {
-            return ValidationResult(document: nil, errors: [ValidationIssue(.root, ValidationCode.notAnObject.rawValue,
-                                                                             "a paywall document is a JSON object, found \(document.typeName)")],
-                                    warnings: [])
+            return ValidationResult(
+                document: nil,
+                errors: [
+                    ValidationIssue(
+                        .root, ValidationCode.notAnObject.rawValue,
+                        "a paywall document is a JSON object, found \(document.typeName)")
+                ],
+                warnings: [])
         }
         guard let versionValue = object["schemaVersion"] else {
-            return failure(.root.appending("schemaVersion"), .missingRequiredField, "missing required field \"schemaVersion\"")
+            return failure(
+                .root.appending("schemaVersion"), .missingRequiredField, "missing required field \"schemaVersion\"")
         }
         guard let version = versionValue.intValue, let schema = SchemaDefinitions.forVersion(version) else {
             let supported = SchemaVersions.supported.map(String.init).joined(separator: ", ")
-            return failure(.root.appending("schemaVersion"), .unsupportedSchemaVersion,
-                           "schemaVersion \(versionValue.canonicalString) is not supported (supported: \(supported))")
+            return failure(
+                .root.appending("schemaVersion"), .unsupportedSchemaVersion,
+                "schemaVersion \(versionValue.canonicalString) is not supported (supported: \(supported))")
         }
         return validate(document, schema: schema)
     }
@@ -22,7 +29,9 @@ public enum PaywallValidator {
     /// Validates against a given version's definitions (used to check migrated documents).
     public static func validate(_ document: JSONValue, asVersion version: Int) -> ValidationResult {
         guard let schema = SchemaDefinitions.forVersion(version) else {
-            return failure(.root.appending("schemaVersion"), .unsupportedSchemaVersion, "schemaVersion \(version) is not supported")
+            return failure(
+                .root.appending("schemaVersion"), .unsupportedSchemaVersion, "schemaVersion \(version) is not supported"
+            )
         }
         return validate(document, schema: schema)
     }
@@ -39,7 +48,9 @@ public enum PaywallValidator {
         var errors = walker.errors
         DocumentLimits.check(document, into: &errors)
         SemanticChecks.run(document, facts: walker.facts, into: &errors)
-        let warnings = AppStoreReview.warnings(for: document) + MediaHosts.warnings(for: document) + StoreCoverage.warnings(for: document)
+        let warnings =
+            AppStoreReview.warnings(for: document) + MediaHosts.warnings(for: document)
+            + StoreCoverage.warnings(for: document)
         let typed = errors.isEmpty ? PaywallReader.read(document).document : nil
         return ValidationResult(document: typed, errors: errors, warnings: warnings)
     }
@@ -52,8 +63,10 @@ public func validatePaywallDocument(_ document: JSONValue) -> ValidationResult {
 
 /// The cross-checks: references resolve, ids are unique, locales and templates are consistent.
 enum SemanticChecks {
-    static let productFields: Set<String> = ["title", "description", "price", "period", "pricePerWeek", "pricePerMonth",
-                                             "introPrice", "introPeriod", "trialDays", "currency"]
+    static let productFields: Set<String> = [
+        "title", "description", "price", "period", "pricePerWeek", "pricePerMonth",
+        "introPrice", "introPeriod", "trialDays", "currency",
+    ]
 
     static func run(_ document: JSONValue, facts: DocumentFacts, into errors: inout [ValidationIssue]) {
         func fail(_ path: WalkPath, _ code: ValidationCode, _ message: String) {
@@ -61,7 +74,9 @@ enum SemanticChecks {
         }
         let theme = document["theme"]
         func tokens(_ group: String) -> Set<String> { Set(theme?[group]?.objectValue?.keys ?? [:].keys) }
-        let colorTokens = tokens("colors"), radiusTokens = tokens("radii"), fontTokens = tokens("fonts")
+        let colorTokens = tokens("colors")
+        let radiusTokens = tokens("radii")
+        let fontTokens = tokens("fonts")
         for (path, name) in facts.colorTokens where !colorTokens.contains(name) {
             fail(path, .unresolvedToken, "colour token \"$\(name)\" is not defined in theme.colors")
         }
@@ -95,7 +110,9 @@ enum SemanticChecks {
         let locales = Set(document["locales"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         let defaultLocale = document["defaultLocale"]?.stringValue
         if let defaultLocale, document["locales"]?.arrayValue != nil, !locales.contains(defaultLocale) {
-            fail(WalkPath.root.appending("defaultLocale"), .defaultLocaleNotInLocales, "defaultLocale \"\(defaultLocale)\" is not in locales")
+            fail(
+                WalkPath.root.appending("defaultLocale"), .defaultLocaleNotInLocales,
+                "defaultLocale \"\(defaultLocale)\" is not in locales")
         }
         for text in facts.texts {
             if let defaultLocale, !text.entries.isEmpty, text.entries[defaultLocale] == nil {
@@ -107,35 +124,45 @@ enum SemanticChecks {
                 if !locales.isEmpty, StringFormat.localeTag.matches(key), !locales.contains(key) {
                     fail(entryPath, .localeNotDeclared, "locale \"\(key)\" is not listed in locales")
                 }
-                checkTemplate(template, path: entryPath, allowsTimer: text.allowsTimerVariable, slots: slotSet,
-                              hasProducts: !facts.slots.isEmpty, fail: fail)
+                checkTemplate(
+                    template, path: entryPath, allowsTimer: text.allowsTimerVariable, slots: slotSet,
+                    hasProducts: !facts.slots.isEmpty, fail: fail)
             }
         }
     }
 
-    static func checkTemplate(_ template: String, path: WalkPath, allowsTimer: Bool, slots: Set<String>, hasProducts: Bool,
-                              fail: (WalkPath, ValidationCode, String) -> Void) {
+    static func checkTemplate(
+        _ template: String, path: WalkPath, allowsTimer: Bool, slots: Set<String>, hasProducts: Bool,
+        fail: (WalkPath, ValidationCode, String) -> Void
+    ) {
         guard TextTemplate.mayContainPlaceholders(template) else { return }
         for part in TextTemplate.parse(template) {
             switch part {
             case .literal: continue
             case .malformed(let raw, let reason):
-                fail(path, .malformedTemplate, "malformed placeholder \(JSONValue.string(raw).canonicalString): \(reason)")
+                fail(
+                    path, .malformedTemplate,
+                    "malformed placeholder \(JSONValue.string(raw).canonicalString): \(reason)")
             case .variable(let variable, _):
                 let segments = variable.split(separator: ".").map(String.init)
                 switch segments.first {
                 case "product" where segments.count == 2 && productFields.contains(segments[1]):
-                    if !hasProducts { fail(path, .brokenSlotReference, "{{\(variable)}} needs at least one product slot") }
+                    if !hasProducts {
+                        fail(path, .brokenSlotReference, "{{\(variable)}} needs at least one product slot")
+                    }
                 case "products" where segments.count == 3 && productFields.contains(segments[2]):
                     if !slots.contains(segments[1]) {
-                        fail(path, .brokenSlotReference, "{{\(variable)}}: slot \"\(segments[1])\" is not defined in products")
+                        fail(
+                            path, .brokenSlotReference,
+                            "{{\(variable)}}: slot \"\(segments[1])\" is not defined in products")
                     }
                 case "context" where segments.count == 2:
                     continue
                 case "timer" where segments.count == 2 && segments[1] == "remaining" && allowsTimer:
                     continue
                 default:
-                    let hint = segments.first == "timer" ? " ({{timer.remaining}} is only known in a timer's label)" : ""
+                    let hint =
+                        segments.first == "timer" ? " ({{timer.remaining}} is only known in a timer's label)" : ""
                     fail(path, .unknownVariable, "unknown variable {{\(variable)}}\(hint)")
                 }
             }

@@ -20,7 +20,10 @@ struct WalkPath: Sendable {
     var jsonPath: JSONPath {
         var components: [JSONPath.Component] = []
         var current = node
-        while let n = current { components.append(n.component); current = n.parent }
+        while let n = current {
+            components.append(n.component)
+            current = n.parent
+        }
         return JSONPath(components.reversed())
     }
 }
@@ -42,31 +45,45 @@ struct StructuralWalker {
         errors.append(ValidationIssue(path.jsonPath, code, message))
     }
 
-    mutating func walk(_ value: JSONValue, _ shape: Shape, _ path: WalkPath, definition: String? = nil, timerLabel: Bool = false) {
+    mutating func walk(
+        _ value: JSONValue, _ shape: Shape, _ path: WalkPath, definition: String? = nil, timerLabel: Bool = false
+    ) {
         switch shape {
         case .string(let format):
             guard case .string(let s) = value else { return typeMismatch(value, format.summary, path) }
             if !format.matches(s) {
-                fail(path, code: format.errorCode, "\(JSONValue.string(s).canonicalString) is not a valid \(format.summary)")
+                fail(
+                    path, code: format.errorCode,
+                    "\(JSONValue.string(s).canonicalString) is not a valid \(format.summary)")
             } else {
                 collect(string: s, format: format, path: path)
             }
         case .enumeration(let allowed, let code):
             guard case .string(let s) = value else { return typeMismatch(value, "string", path) }
             if !allowed.contains(s) {
-                fail(path, code: code, "\(JSONValue.string(s).canonicalString) is not one of " + allowed.map { "\"\($0)\"" }.joined(separator: ", "))
+                fail(
+                    path, code: code,
+                    "\(JSONValue.string(s).canonicalString) is not one of "
+                        + allowed.map { "\"\($0)\"" }.joined(separator: ", "))
             }
         case .constant(let expected):
-            if value != expected { fail(path, .invalidConstant, "expected \(expected.canonicalString), found \(value.canonicalString)") }
+            if value != expected {
+                fail(path, .invalidConstant, "expected \(expected.canonicalString), found \(value.canonicalString)")
+            }
         case .number(let range):
-            guard case .number(let n) = value else { return typeMismatch(value, range.integer ? "integer" : "number", path) }
+            guard case .number(let n) = value else {
+                return typeMismatch(value, range.integer ? "integer" : "number", path)
+            }
             checkNumber(n, range, path)
         case .boolean:
             guard case .bool = value else { return typeMismatch(value, "boolean", path) }
         case .array(let arrayShape):
             guard case .array(let items) = value else { return typeMismatch(value, "array", path) }
             if items.count < arrayShape.minItems {
-                fail(path, .arrayTooShort, "needs at least \(arrayShape.minItems) item\(arrayShape.minItems == 1 ? "" : "s"), has \(items.count)")
+                fail(
+                    path, .arrayTooShort,
+                    "needs at least \(arrayShape.minItems) item\(arrayShape.minItems == 1 ? "" : "s"), has \(items.count)"
+                )
             }
             if let max = arrayShape.maxItems, items.count > max {
                 fail(path, .arrayTooLong, "allows at most \(max) items, has \(items.count)")
@@ -79,7 +96,9 @@ struct StructuralWalker {
                 }
             }
             if definition == "ProductSelectorNode.slots" {
-                for (i, item) in items.enumerated() { if let s = item.stringValue { facts.slotReferences.append((path.appending(i), s)) } }
+                for (i, item) in items.enumerated() {
+                    if let s = item.stringValue { facts.slotReferences.append((path.appending(i), s)) }
+                }
             }
         case .object(let objectShape):
             walkObject(value, objectShape, path, definition: definition ?? "")
@@ -89,7 +108,9 @@ struct StructuralWalker {
             for key in JSONSerializer.sortedKeys(object) {
                 guard let member = object[key] else { continue }
                 if !keyFormat.matches(key) {
-                    fail(path.appending(key), code: keyFormat.errorCode, "key \(JSONValue.string(key).canonicalString) is not a valid \(keyFormat.summary)")
+                    fail(
+                        path.appending(key), code: keyFormat.errorCode,
+                        "key \(JSONValue.string(key).canonicalString) is not a valid \(keyFormat.summary)")
                 }
                 walk(member, valueShape, path.appending(key))
             }
@@ -100,18 +121,27 @@ struct StructuralWalker {
             for key in JSONSerializer.sortedKeys(object) {
                 guard let member = object[key] else { continue }
                 if !StringFormat.localeTag.matches(key) {
-                    fail(path.appending(key), .invalidLocaleTag, "\(JSONValue.string(key).canonicalString) is not a valid locale tag (en, de-AT, zh-Hans)")
+                    fail(
+                        path.appending(key), .invalidLocaleTag,
+                        "\(JSONValue.string(key).canonicalString) is not a valid locale tag (en, de-AT, zh-Hans)")
                 }
-                guard case .string(let s) = member else { typeMismatch(member, "string", path.appending(key)); continue }
+                guard case .string(let s) = member else {
+                    typeMismatch(member, "string", path.appending(key))
+                    continue
+                }
                 strings[key] = s
                 if s.utf8.count > DocumentLimits.textLength, s.unicodeScalars.count > DocumentLimits.textLength {
-                    fail(path.appending(key), .textTooLong, "\(s.unicodeScalars.count) characters, more than the limit of \(DocumentLimits.textLength)")
+                    fail(
+                        path.appending(key), .textTooLong,
+                        "\(s.unicodeScalars.count) characters, more than the limit of \(DocumentLimits.textLength)")
                 }
             }
             facts.texts.append(LocalizedTextFact(path: path, entries: strings, allowsTimerVariable: timerLabel))
         case .alternatives(let shapes):
             let type = value.typeName
-            if let match = shapes.first(where: { $0.jsonTypes.contains(type) || (type == "integer" && $0.jsonTypes.contains("number")) }) {
+            if let match = shapes.first(where: {
+                $0.jsonTypes.contains(type) || (type == "integer" && $0.jsonTypes.contains("number"))
+            }) {
                 walk(value, match, path, definition: definition, timerLabel: timerLabel)
             } else {
                 typeMismatch(value, Set(shapes.flatMap(\.jsonTypes)).sorted().joined(separator: " or "), path)
@@ -124,10 +154,15 @@ struct StructuralWalker {
             guard let tagValue = object[union.tag] else {
                 return fail(path.appending(union.tag), .missingRequiredField, "missing required field \"\(union.tag)\"")
             }
-            guard case .string(let tag) = tagValue else { return typeMismatch(tagValue, "string", path.appending(union.tag)) }
-            guard let definitionName = union.definition(for: tag), let target = schema.definitions[definitionName] else {
+            guard case .string(let tag) = tagValue else {
+                return typeMismatch(tagValue, "string", path.appending(union.tag))
+            }
+            guard let definitionName = union.definition(for: tag), let target = schema.definitions[definitionName]
+            else {
                 let known = union.variants.map { "\"\($0.value)\"" }.joined(separator: ", ")
-                return fail(path.appending(union.tag), code: union.unknownCode, "unknown \(union.tag) \"\(tag)\"; expected one of \(known)")
+                return fail(
+                    path.appending(union.tag), code: union.unknownCode,
+                    "unknown \(union.tag) \"\(tag)\"; expected one of \(known)")
             }
             walk(value, target, path, definition: definitionName)
         case .anyObject:
@@ -147,7 +182,11 @@ struct StructuralWalker {
         present.reserveCapacity(object.count)
         var unknown: [String] = []
         for (key, member) in object {
-            if let i = shape.fields.firstIndex(where: { $0.name == key }) { present.append((i, member)) } else { unknown.append(key) }
+            if let i = shape.fields.firstIndex(where: { $0.name == key }) {
+                present.append((i, member))
+            } else {
+                unknown.append(key)
+            }
         }
         for key in unknown.sorted(by: { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }) {
             fail(path.appending(key), .unknownProperty, "unknown property \"\(key)\"")
@@ -157,8 +196,11 @@ struct StructuralWalker {
         func member(_ name: String) -> JSONValue? { present.first { shape.fields[$0.index].name == name }?.value }
         for (i, field) in shape.fields.enumerated() {
             if next < present.count, present[next].index == i {
-                let subDefinition = definition == "ProductSelectorNode" && field.name == "slots" ? "ProductSelectorNode.slots" : nil
-                walk(present[next].value, field.shape, path.appending(field.name), definition: subDefinition, timerLabel: field.allowsTimerVariable)
+                let subDefinition =
+                    definition == "ProductSelectorNode" && field.name == "slots" ? "ProductSelectorNode.slots" : nil
+                walk(
+                    present[next].value, field.shape, path.appending(field.name), definition: subDefinition,
+                    timerLabel: field.allowsTimerVariable)
                 next += 1
             } else if field.required {
                 fail(path.appending(field.name), .missingRequiredField, "missing required field \"\(field.name)\"")
@@ -166,14 +208,17 @@ struct StructuralWalker {
         }
         for conditional in shape.conditionals where member(conditional.field) == .string(conditional.value) {
             for name in conditional.required where member(name) == nil {
-                fail(path.appending(name), code: conditional.code,
-                     "\"\(name)\" is required when \(conditional.field) is \"\(conditional.value)\"")
+                fail(
+                    path.appending(name), code: conditional.code,
+                    "\"\(name)\" is required when \(conditional.field) is \"\(conditional.value)\"")
             }
         }
         for group in shape.exclusive {
             let found = group.filter { member($0) != nil }
             if found.count > 1 {
-                fail(path.appending(found[1]), .mutuallyExclusiveFields, "set only one of " + group.map { "\"\($0)\"" }.joined(separator: ", "))
+                fail(
+                    path.appending(found[1]), .mutuallyExclusiveFields,
+                    "set only one of " + group.map { "\"\($0)\"" }.joined(separator: ", "))
             }
         }
         collect(object: object, definition: definition, path: path)
@@ -214,8 +259,11 @@ struct StructuralWalker {
             if object["preselected"] == .bool(true) { facts.preselected.append(path.appending("preselected")) }
         case "PurchaseButtonNode", "PurchaseAction", "SelectProductAction":
             if let slot = object["productSlot"]?.stringValue {
-                if slot == "$selected" { facts.selectedReferences.append(path.appending("productSlot")) }
-                else { facts.slotReferences.append((path.appending("productSlot"), slot)) }
+                if slot == "$selected" {
+                    facts.selectedReferences.append(path.appending("productSlot"))
+                } else {
+                    facts.slotReferences.append((path.appending("productSlot"), slot))
+                }
             }
         case "ProductSelectorNode":
             facts.hasProductSelector = true

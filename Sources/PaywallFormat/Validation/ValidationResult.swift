@@ -100,8 +100,10 @@ public enum ValidationCode: String, Sendable, CaseIterable {
 
     public var isWarning: Bool {
         switch self {
-        case .missingRestoreEntryPoint, .missingPrivacyLink, .missingTermsLink, .missingCloseControl, .unreachableMediaHost,
-             .storeProductMissing: return true
+        case .missingRestoreEntryPoint, .missingPrivacyLink, .missingTermsLink, .missingCloseControl,
+            .unreachableMediaHost,
+            .storeProductMissing:
+            return true
         default: return false
         }
     }

@@ -54,7 +54,10 @@ public struct ScopeSet: Sendable, Equatable {
 
     /// From the stored column; a name this binary does not know grants nothing (fail closed).
     public init(storedText: String?) {
-        guard let storedText else { self = .all; return }
+        guard let storedText else {
+            self = .all
+            return
+        }
         limited = Set(storedText.split(separator: " ").compactMap { APIScope(rawValue: String($0)) })
     }
 
@@ -65,7 +68,8 @@ public struct ScopeSet: Sendable, Equatable {
             throw ServiceError.badField(path, "type_mismatch", "'scopes' is an array of scope names.")
         }
         guard !items.isEmpty else {
-            throw ServiceError.badField(path, "empty_scopes", "A key needs at least one scope; leave 'scopes' out for full access.")
+            throw ServiceError.badField(
+                path, "empty_scopes", "A key needs at least one scope; leave 'scopes' out for full access.")
         }
         var scopes = Set<APIScope>()
         for (index, item) in items.enumerated() {
@@ -81,9 +85,10 @@ public struct ScopeSet: Sendable, Equatable {
     /// The 403 of a key without `scope`.
     func missing(_ scope: APIScope) -> ServiceError {
         let held = sorted.map(\.rawValue)
-        return ServiceError(.forbidden, "missing_scope",
-                            "This needs the '\(scope.rawValue)' scope; the key has \(held.isEmpty ? "none" : held.joined(separator: ", ")).",
-                            members: ["scope": .string(scope.rawValue), "keyScopes": .array(held.map(JSONValue.string))])
+        return ServiceError(
+            .forbidden, "missing_scope",
+            "This needs the '\(scope.rawValue)' scope; the key has \(held.isEmpty ? "none" : held.joined(separator: ", ")).",
+            members: ["scope": .string(scope.rawValue), "keyScopes": .array(held.map(JSONValue.string))])
     }
 
     func require(_ scope: APIScope) throws {

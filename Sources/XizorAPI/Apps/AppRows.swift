@@ -9,7 +9,8 @@ enum AppRows {
         StoredApp(id: try row.get(0), name: try row.get(1), createdAt: try row.get(2), archivedAt: try row.get(3))
     }
 
-    static let keyColumns = "k.id, k.kind, k.prefix, k.hash, k.app_id, k.created_at, k.revoked_at, k.label, k.scopes, k.environment"
+    static let keyColumns =
+        "k.id, k.kind, k.prefix, k.hash, k.app_id, k.created_at, k.revoked_at, k.label, k.scopes, k.environment"
 
     /// A row as a key; a kind this binary does not know is left out (it can authenticate nothing).
     static func key(_ row: Row) throws -> StoredKey? {
@@ -17,8 +18,9 @@ enum AppRows {
         let environmentName: String = try row.get(9)
         // An environment this binary does not know: the key's events could not be labelled right.
         guard let environment = DataEnvironment(rawValue: environmentName) else { return nil }
-        return StoredKey(id: try row.get(0), kind: kind, prefix: try row.get(2), hash: try row.get(3), appID: try row.get(4),
-                         createdAt: try row.get(5), revokedAt: try row.get(6), label: try row.get(7),
-                         scopes: ScopeSet(storedText: try row.get(8)), environment: environment)
+        return StoredKey(
+            id: try row.get(0), kind: kind, prefix: try row.get(2), hash: try row.get(3), appID: try row.get(4),
+            createdAt: try row.get(5), revokedAt: try row.get(6), label: try row.get(7),
+            scopes: ScopeSet(storedText: try row.get(8)), environment: environment)
     }
 }

@@ -30,8 +30,11 @@ public struct StoredApp: Sendable {
     public let archivedAt: Int64?
 
     public var json: JSONValue {
-        ["id": .string(id), "name": .string(name), "createdAt": .number(Int(createdAt)), "archived": .bool(archivedAt != nil),
-         "archivedAt": archivedAt.map { .number(Int($0)) } ?? .null]
+        [
+            "id": .string(id), "name": .string(name), "createdAt": .number(Int(createdAt)),
+            "archived": .bool(archivedAt != nil),
+            "archivedAt": archivedAt.map { .number(Int($0)) } ?? .null,
+        ]
     }
 }
 

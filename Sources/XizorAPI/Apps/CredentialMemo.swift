@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Credentials (whole `Authorization` values) already verified against their stored hash, found
 /// by their bytes: the SDK path looks one up per request, and building a String of the header to

@@ -24,8 +24,10 @@ public struct APIKeyInfo: Sendable, Equatable {
 
     /// Secret keys list their scopes (and `fullAccess`), public keys their environment.
     public var json: JSONValue {
-        var o: [String: JSONValue] = ["id": .string(id), "kind": .string(kind), "prefix": .string(prefix),
-                                      "createdAt": .number(Int(createdAt))]
+        var o: [String: JSONValue] = [
+            "id": .string(id), "kind": .string(kind), "prefix": .string(prefix),
+            "createdAt": .number(Int(createdAt)),
+        ]
         o["revokedAt"] = revokedAt.map { .number(Int($0)) } ?? .null
         o["label"] = label.map(JSONValue.string) ?? .null
         if kind == StoredKey.Kind.secret.rawValue {
@@ -58,7 +60,9 @@ extension KeyService {
         public var scopes: ScopeSet = .all
         public var environment: DataEnvironment = .production
 
-        public init(kind: String, label: String? = nil, scopes: ScopeSet = .all, environment: DataEnvironment = .production) {
+        public init(
+            kind: String, label: String? = nil, scopes: ScopeSet = .all, environment: DataEnvironment = .production
+        ) {
             self.kind = kind
             self.label = label
             self.scopes = scopes
@@ -67,21 +71,26 @@ extension KeyService {
 
         /// `{kind, label?, scopes?, environment?}`, each bad field refused with its path.
         static func parse(_ body: JSONValue) throws -> KeyRequest {
-            var request = KeyRequest(kind: try body.optionalString("kind", path: "$") ?? "", label: try body.optionalString("label", path: "$"))
+            var request = KeyRequest(
+                kind: try body.optionalString("kind", path: "$") ?? "",
+                label: try body.optionalString("label", path: "$"))
             if let scopes = body["scopes"], !scopes.isNull {
                 guard request.kind != StoredKey.Kind.public.rawValue else {
-                    throw ServiceError.badField("$.scopes", "scopes_on_public_key",
-                                                "Public keys have no scopes: they reach only the SDK routes.")
+                    throw ServiceError.badField(
+                        "$.scopes", "scopes_on_public_key",
+                        "Public keys have no scopes: they reach only the SDK routes.")
                 }
                 request.scopes = try ScopeSet.parse(scopes, path: "$.scopes")
             }
             if let name = try body.optionalString("environment", path: "$") {
                 guard let environment = DataEnvironment(rawValue: name) else {
-                    throw ServiceError.badField("$.environment", "invalid_enum_value", "An environment is 'production' or 'sandbox'.")
+                    throw ServiceError.badField(
+                        "$.environment", "invalid_enum_value", "An environment is 'production' or 'sandbox'.")
                 }
                 guard environment == .production || request.kind == StoredKey.Kind.public.rawValue else {
-                    throw ServiceError.badField("$.environment", "environment_on_secret_key",
-                                                "Only public keys have an environment: it marks the events they send.")
+                    throw ServiceError.badField(
+                        "$.environment", "environment_on_secret_key",
+                        "Only public keys have an environment: it marks the events they send.")
                 }
                 request.environment = environment
             }

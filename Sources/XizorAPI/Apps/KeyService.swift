@@ -72,7 +72,9 @@ public final class KeyService: Sendable {
     public let maxKeysPerApp: Int
     public static let defaultMaxKeysPerApp = 50
 
-    public init(store: any DataStore, clock: Clock, changes: ChangeFeed, maxKeysPerApp: Int = KeyService.defaultMaxKeysPerApp) throws {
+    public init(
+        store: any DataStore, clock: Clock, changes: ChangeFeed, maxKeysPerApp: Int = KeyService.defaultMaxKeysPerApp
+    ) throws {
         self.store = store
         self.clock = clock
         self.changes = changes
@@ -100,7 +102,8 @@ public final class KeyService: Sendable {
             case (.public, let id?): principal = .publicKey(appID: id)
             default: continue
             }
-            let verified = VerifiedKey(id: key.id, principal: principal, scopes: key.scopes, environment: key.environment)
+            let verified = VerifiedKey(
+                id: key.id, principal: principal, scopes: key.scopes, environment: key.environment)
             table[key.prefix, default: []].append(KnownKey(hash: key.hash, key: verified))
         }
         keys.write { current in
@@ -147,7 +150,9 @@ public final class KeyService: Sendable {
     /// app made) on another replica a moment ago works on its first request here instead of being
     /// refused until the feed's next poll. Asked only on the (rate-limited) failure path.
     public func verifyAfterCatchingUp(_ token: Substring, memoKey: String? = nil) throws -> VerifiedKey? {
-        do { try changes.catchUp() } catch let error as ServiceError { throw error } catch { throw ServiceError.storage(error) }
+        do { try changes.catchUp() } catch let error as ServiceError { throw error } catch {
+            throw ServiceError.storage(error)
+        }
         return verify(token, memoKey: memoKey)
     }
 
@@ -166,7 +171,9 @@ public final class KeyService: Sendable {
     public func verified(credential: String) -> VerifiedKey? { keys.read { $0.verified.find(credential) } }
 
     /// The same, by the credential's bytes (the `Authorization` value as received).
-    public func verified(credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? { keys.read { $0.verified.find(credential) } }
+    public func verified(credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? {
+        keys.read { $0.verified.find(credential) }
+    }
 
     /// Whether any admin key exists (when none does, `serve` generates one).
     public func hasAdminKey() -> Bool {
@@ -186,8 +193,9 @@ public final class KeyService: Sendable {
             if try !tx.apps.hasLiveAdminToken(hash: hash) {
                 try tx.apps.deleteRevokedAdminToken(hash: hash)
                 // Replicas starting together all get here: the first one's row wins, the others add nothing.
-                let key = StoredKey(id: Identifiers.keyID(), kind: .admin, prefix: Identifiers.displayPrefix(of: token), hash: hash,
-                                    appID: nil, createdAt: now, revokedAt: nil)
+                let key = StoredKey(
+                    id: Identifiers.keyID(), kind: .admin, prefix: Identifiers.displayPrefix(of: token), hash: hash,
+                    appID: nil, createdAt: now, revokedAt: nil)
                 if try tx.apps.insertKeyIfAbsent(key) {
                     try tx.changes.append(appID: nil, kind: .key, entityID: key.id, now: now)
                 }
@@ -212,7 +220,10 @@ public final class KeyService: Sendable {
         public let publicKey: String
 
         public var json: JSONValue {
-            ["appId": .string(appID), "name": .string(name), "secretKey": .string(secretKey), "publicKey": .string(publicKey)]
+            [
+                "appId": .string(appID), "name": .string(name), "secretKey": .string(secretKey),
+                "publicKey": .string(publicKey),
+            ]
         }
     }
 
@@ -231,8 +242,10 @@ public final class KeyService: Sendable {
             try tx.changes.append(appID: appID, kind: .app, entityID: appID, now: now)
             try KeyService.insertKey(tx, key: secret, kind: .secret, appID: appID, now: now)
             try KeyService.insertKey(tx, key: publicKey, kind: .public, appID: appID, now: now)
-            try tx.record(WriteRecord(appID: appID, action: .appCreated, targetKind: "app", targetID: appID,
-                                      after: Array(trimmed.utf8)), now: now)
+            try tx.record(
+                WriteRecord(
+                    appID: appID, action: .appCreated, targetKind: "app", targetID: appID,
+                    after: Array(trimmed.utf8)), now: now)
         }
         try changes.catchUp()
         return CreatedApp(appID: appID, name: trimmed, secretKey: secret, publicKey: publicKey)
@@ -260,7 +273,9 @@ public final class KeyService: Sendable {
 
     /// Creates another key (`secret` or `public`) for the app; answered once. `creator` is the
     /// scopes of the key asking: a key cannot mint one that may do more than itself.
-    public func createKey(appID: String, _ request: KeyRequest, creator: ScopeSet = .all) throws -> (info: APIKeyInfo, key: String) {
+    public func createKey(appID: String, _ request: KeyRequest, creator: ScopeSet = .all) throws -> (
+        info: APIKeyInfo, key: String
+    ) {
         guard let kind = StoredKey.Kind(rawValue: request.kind), kind != .admin else {
             throw ServiceError.badField("$.kind", "invalid_enum_value", "A key's kind is 'secret' or 'public'.")
         }
@@ -272,8 +287,10 @@ public final class KeyService: Sendable {
         // A public key has no scopes (it reaches the SDK routes only), so any key holding `keys`
         // may make one; a secret key may hold no more than its creator.
         guard kind == .public || creator.covers(scopes) else {
-            throw ServiceError(.forbidden, "scope_escalation",
-                               "A key can only create keys with scopes it has itself (\(creator.sorted.map(\.rawValue).joined(separator: ", "))).")
+            throw ServiceError(
+                .forbidden, "scope_escalation",
+                "A key can only create keys with scopes it has itself (\(creator.sorted.map(\.rawValue).joined(separator: ", ")))."
+            )
         }
         let environment = kind == .public ? request.environment : .production
         let key = Identifiers.apiKey(prefix: kind == .secret ? "sk_" : "pk_")
@@ -281,18 +298,25 @@ public final class KeyService: Sendable {
         let id = try store.write { tx in
             try tx.apps.lockForLimits(appID: appID)  // count, then insert: one creator of the app's keys at a time
             guard try tx.apps.liveKeyCount(appID: appID) < self.maxKeysPerApp else {
-                throw ServiceError(.conflict, "key_limit_reached",
-                                   "An app has at most \(self.maxKeysPerApp) live keys (keys.maxPerApp); revoke one it no longer uses first.")
+                throw ServiceError(
+                    .conflict, "key_limit_reached",
+                    "An app has at most \(self.maxKeysPerApp) live keys (keys.maxPerApp); revoke one it no longer uses first."
+                )
             }
-            let id = try KeyService.insertKey(tx, key: key, kind: kind, appID: appID, label: label, scopes: scopes,
-                                              environment: environment, now: now)
-            try tx.record(WriteRecord(appID: appID, action: .keyCreated, targetKind: "key", targetID: id,
-                                      data: ["keyId": .string(id), "kind": .string(kind.rawValue)]), now: now)
+            let id = try KeyService.insertKey(
+                tx, key: key, kind: kind, appID: appID, label: label, scopes: scopes,
+                environment: environment, now: now)
+            try tx.record(
+                WriteRecord(
+                    appID: appID, action: .keyCreated, targetKind: "key", targetID: id,
+                    data: ["keyId": .string(id), "kind": .string(kind.rawValue)]), now: now)
             return id
         }
         try changes.catchUp()
-        let info = APIKeyInfo(StoredKey(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), hash: [], appID: appID,
-                                        createdAt: now, revokedAt: nil, label: label, scopes: scopes, environment: environment))
+        let info = APIKeyInfo(
+            StoredKey(
+                id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), hash: [], appID: appID,
+                createdAt: now, revokedAt: nil, label: label, scopes: scopes, environment: environment))
         return (info, key)
     }
 
@@ -310,14 +334,20 @@ public final class KeyService: Sendable {
             if !revoker.isFullAccess {
                 let fullAccess = try tx.apps.liveKeys(.app(appID)).filter(\.isFullAccessSecret)
                 if fullAccess.count == 1, fullAccess[0].id == keyID {
-                    throw ServiceError(.conflict, "last_full_access_key",
-                                       "This is the app's last full-access secret key: only a full-access key may revoke it (the admin token can mint another: POST /v1/apps/{appId}/keys).")
+                    throw ServiceError(
+                        .conflict, "last_full_access_key",
+                        "This is the app's last full-access secret key: only a full-access key may revoke it (the admin token can mint another: POST /v1/apps/{appId}/keys)."
+                    )
                 }
             }
-            guard let kind = try tx.apps.revokeKey(id: keyID, appID: appID, now: now) else { throw ServiceError.notFound("key", keyID) }
+            guard let kind = try tx.apps.revokeKey(id: keyID, appID: appID, now: now) else {
+                throw ServiceError.notFound("key", keyID)
+            }
             try tx.changes.append(appID: appID, kind: .key, entityID: keyID, now: now)
-            try tx.record(WriteRecord(appID: appID, action: .keyRevoked, targetKind: "key", targetID: keyID,
-                                      data: ["keyId": .string(keyID), "kind": .string(kind.rawValue)]), now: now)
+            try tx.record(
+                WriteRecord(
+                    appID: appID, action: .keyRevoked, targetKind: "key", targetID: keyID,
+                    data: ["keyId": .string(keyID), "kind": .string(kind.rawValue)]), now: now)
         }
         try changes.catchUp()
     }
@@ -334,18 +364,25 @@ public final class KeyService: Sendable {
         let key = Identifiers.apiKey(prefix: "sk_")
         let now = clock.now()
         let id = try store.write { tx in
-            guard let app = try tx.apps.lockForLimits(appID: appID) else { throw ServiceError(.notFound, "app_not_found", "No app '\(appID)'.") }
+            guard let app = try tx.apps.lockForLimits(appID: appID) else {
+                throw ServiceError(.notFound, "app_not_found", "No app '\(appID)'.")
+            }
             guard app.archivedAt == nil else {
-                throw ServiceError(.conflict, "app_archived", "App '\(appID)' is archived: its keys cannot authenticate.")
+                throw ServiceError(
+                    .conflict, "app_archived", "App '\(appID)' is archived: its keys cannot authenticate.")
             }
             let id = try KeyService.insertKey(tx, key: key, kind: .secret, appID: appID, label: label, now: now)
-            try tx.record(WriteRecord(appID: appID, action: .keyCreated, targetKind: "key", targetID: id,
-                                      data: ["keyId": .string(id), "kind": .string("secret")]), now: now)
+            try tx.record(
+                WriteRecord(
+                    appID: appID, action: .keyCreated, targetKind: "key", targetID: id,
+                    data: ["keyId": .string(id), "kind": .string("secret")]), now: now)
             return id
         }
         try changes.catchUp()
-        let info = APIKeyInfo(StoredKey(id: id, kind: .secret, prefix: Identifiers.displayPrefix(of: key), hash: [], appID: appID,
-                                        createdAt: now, revokedAt: nil, label: label))
+        let info = APIKeyInfo(
+            StoredKey(
+                id: id, kind: .secret, prefix: Identifiers.displayPrefix(of: key), hash: [], appID: appID,
+                createdAt: now, revokedAt: nil, label: label))
         return (info, key)
     }
 
@@ -363,11 +400,15 @@ public final class KeyService: Sendable {
 
     /// Stores a new key's hash and records the change; returns its id.
     @discardableResult
-    private static func insertKey(_ tx: any StoreTransaction, key: String, kind: StoredKey.Kind, appID: String?, label: String? = nil,
-                                  scopes: ScopeSet = .all, environment: DataEnvironment = .production, now: Int64) throws -> String {
+    private static func insertKey(
+        _ tx: any StoreTransaction, key: String, kind: StoredKey.Kind, appID: String?, label: String? = nil,
+        scopes: ScopeSet = .all, environment: DataEnvironment = .production, now: Int64
+    ) throws -> String {
         let id = Identifiers.keyID()
-        try tx.apps.insertKey(StoredKey(id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), hash: Identifiers.hash(key),
-                                        appID: appID, createdAt: now, revokedAt: nil, label: label, scopes: scopes, environment: environment))
+        try tx.apps.insertKey(
+            StoredKey(
+                id: id, kind: kind, prefix: Identifiers.displayPrefix(of: key), hash: Identifiers.hash(key),
+                appID: appID, createdAt: now, revokedAt: nil, label: label, scopes: scopes, environment: environment))
         try tx.changes.append(appID: appID, kind: .key, entityID: id, now: now)
         return id
     }

@@ -25,41 +25,56 @@ struct SQLiteAppStore: AppStore {
     }
 
     func apps(after cursor: PageCursor, limit: Int) throws -> [StoredApp] {
-        try db.query("SELECT \(AppRows.appColumns) FROM apps WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [cursor.createdAt, cursor.id, limit]).map(AppRows.app)
+        try db.query(
+            "SELECT \(AppRows.appColumns) FROM apps WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?",
+            [cursor.createdAt, cursor.id, limit]
+        ).map(AppRows.app)
     }
 
     func insertKey(_ key: StoredKey) throws {
-        try db.execute("INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label, scopes, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label,
-                        key.scopes.storedText, key.environment.rawValue])
+        try db.execute(
+            "INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label, scopes, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label,
+                key.scopes.storedText, key.environment.rawValue,
+            ])
     }
 
     func insertKeyIfAbsent(_ key: StoredKey) throws -> Bool {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO api_keys (id, app_id, kind, prefix, hash, created_at, revoked_at, label, scopes, environment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (hash) DO NOTHING
-            """, [key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label,
-                        key.scopes.storedText, key.environment.rawValue])
+            """,
+            [
+                key.id, key.appID, key.kind.rawValue, key.prefix, key.hash, key.createdAt, key.revokedAt, key.label,
+                key.scopes.storedText, key.environment.rawValue,
+            ])
         return db.changes == 1
     }
 
     func liveKeys(_ scope: KeyScope) throws -> [StoredKey] {
-        let (filter, bindings): (String, [any SQLBindable]) = switch scope {
-        case .all: ("", [])
-        case .app(let id): (" AND k.app_id = ?", [id])
-        case .admin: (" AND k.app_id IS NULL", [])
-        }
-        return try db.query("""
+        let (filter, bindings): (String, [any SQLBindable]) =
+            switch scope {
+            case .all: ("", [])
+            case .app(let id): (" AND k.app_id = ?", [id])
+            case .admin: (" AND k.app_id IS NULL", [])
+            }
+        return try db.query(
+            """
             SELECT \(AppRows.keyColumns) FROM api_keys k LEFT JOIN apps a ON a.id = k.app_id
             WHERE k.revoked_at IS NULL AND (k.app_id IS NULL OR a.archived_at IS NULL)\(filter)
-            """, bindings).compactMap(AppRows.key)
+            """, bindings
+        ).compactMap(AppRows.key)
     }
 
     func keys(appID: String, after cursor: PageCursor, limit: Int) throws -> [StoredKey] {
-        try db.query("""
+        try db.query(
+            """
             SELECT \(AppRows.keyColumns) FROM api_keys k WHERE k.app_id = ? AND (k.created_at, k.id) > (?, ?)
             ORDER BY k.created_at, k.id LIMIT ?
-            """, [appID, cursor.createdAt, cursor.id, limit]).compactMap(AppRows.key)
+            """, [appID, cursor.createdAt, cursor.id, limit]
+        ).compactMap(AppRows.key)
     }
 
     func liveKeyCount(appID: String) throws -> Int {
@@ -67,23 +82,29 @@ struct SQLiteAppStore: AppStore {
     }
 
     func revokeKey(id: String, appID: String, now: Int64) throws -> StoredKey.Kind? {
-        guard let row = try db.queryOne("""
-            UPDATE api_keys SET revoked_at = ? WHERE id = ? AND app_id = ? AND revoked_at IS NULL RETURNING kind
-            """, [now, id, appID]) else { return nil }
+        guard
+            let row = try db.queryOne(
+                """
+                UPDATE api_keys SET revoked_at = ? WHERE id = ? AND app_id = ? AND revoked_at IS NULL RETURNING kind
+                """, [now, id, appID])
+        else { return nil }
         return StoredKey.Kind(rawValue: try row.get(0))
     }
 
     func revokeAdminTokens(except hash: [UInt8], now: Int64) throws -> Int {
-        try db.execute("UPDATE api_keys SET revoked_at = ? WHERE kind = 'admin' AND revoked_at IS NULL AND hash <> ?", [now, hash])
+        try db.execute(
+            "UPDATE api_keys SET revoked_at = ? WHERE kind = 'admin' AND revoked_at IS NULL AND hash <> ?", [now, hash])
         return db.changes
     }
 
     func hasLiveAdminToken(hash: [UInt8]) throws -> Bool {
-        try db.queryOne("SELECT 1 FROM api_keys WHERE kind = 'admin' AND hash = ? AND revoked_at IS NULL", [hash]) != nil
+        try db.queryOne("SELECT 1 FROM api_keys WHERE kind = 'admin' AND hash = ? AND revoked_at IS NULL", [hash])
+            != nil
     }
 
     func isKeyOfArchivedApp(hash: [UInt8]) throws -> Bool {
-        try db.queryOne("""
+        try db.queryOne(
+            """
             SELECT 1 FROM api_keys k JOIN apps a ON a.id = k.app_id
             WHERE k.hash = ? AND k.revoked_at IS NULL AND a.archived_at IS NOT NULL
             """, [hash]) != nil

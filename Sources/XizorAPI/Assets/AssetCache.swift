@@ -45,7 +45,9 @@ final class AssetCache: Sendable {
         guard size <= capacity else { return }
         state.withLock { state in
             guard state.entries[key] == nil else { return }
-            while state.bytes + size > capacity, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            while state.bytes + size > capacity,
+                let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })
+            {
                 state.entries[oldest.key] = nil
                 state.bytes -= oldest.value.file.bytes.count
             }

@@ -46,26 +46,36 @@ public final class AssetService: Sendable {
     }
 
     /// Stores `bytes` for the app (idempotent: the same bytes answer the same asset, `created` false).
-    public func upload(caller: AppCaller, bytes: [UInt8], declaredType: String?, name: String?) throws -> (asset: JSONValue, created: Bool) {
-        guard !bytes.isEmpty else { throw ServiceError(.badRequest, "missing_body", "Send the file's bytes as the body.") }
+    public func upload(caller: AppCaller, bytes: [UInt8], declaredType: String?, name: String?) throws -> (
+        asset: JSONValue, created: Bool
+    ) {
+        guard !bytes.isEmpty else {
+            throw ServiceError(.badRequest, "missing_body", "Send the file's bytes as the body.")
+        }
         guard let type = MediaType.sniff(bytes) else {
-            throw ServiceError(.unsupportedMediaType, "unsupported_media_type",
-                               "The file is none of PNG, JPEG, GIF, WebP, MP4, WebM or Lottie JSON (SVG is not accepted: it can carry script).")
+            throw ServiceError(
+                .unsupportedMediaType, "unsupported_media_type",
+                "The file is none of PNG, JPEG, GIF, WebP, MP4, WebM or Lottie JSON (SVG is not accepted: it can carry script)."
+            )
         }
         guard type.agrees(withDeclared: declaredType) else {
-            throw ServiceError(.unsupportedMediaType, "content_type_mismatch",
-                               "The body is \(type.contentType) but was declared as \(declaredType ?? "")." )
+            throw ServiceError(
+                .unsupportedMediaType, "content_type_mismatch",
+                "The body is \(type.contentType) but was declared as \(declaredType ?? "").")
         }
         let max = limits.max(for: type.kind)
         guard bytes.count <= max else {
-            throw ServiceError(.contentTooLarge, "asset_too_large", "A \(type.kind.rawValue) may be at most \(max) bytes; this one is \(bytes.count).")
+            throw ServiceError(
+                .contentTooLarge, "asset_too_large",
+                "A \(type.kind.rawValue) may be at most \(max) bytes; this one is \(bytes.count).")
         }
         if let name, !TextLimits.fits(name, max: 200) {
             throw ServiceError.badField("$.name", "type_mismatch", "'name' is 1 to 200 characters.")
         }
         let sha = SHA256.hexDigest(bytes)
-        let row = AssetRow(appID: caller.appID, sha256: sha, kind: type.kind.rawValue, contentType: type.contentType,
-                           size: Int64(bytes.count), name: name, createdAt: clock.now(), createdBy: caller.keyID)
+        let row = AssetRow(
+            appID: caller.appID, sha256: sha, kind: type.kind.rawValue, contentType: type.contentType,
+            size: Int64(bytes.count), name: name, createdAt: clock.now(), createdBy: caller.keyID)
         let limit = limits.maxBytesPerApp
         return try store.write { tx in
             // Sum, then insert: one upload of the app's at a time, or two would each fit the quota's rest.
@@ -73,11 +83,17 @@ public final class AssetService: Sendable {
             if let existing = try tx.assets.row(appID: caller.appID, sha256: sha) { return (try json(existing), false) }
             let used = try tx.assets.totalSize(appID: caller.appID)
             guard used + row.size <= limit else {
-                throw ServiceError(.contentTooLarge, "asset_quota_exceeded",
-                                   "This app's assets would take \(used + row.size) bytes; the limit is \(limit).")
+                throw ServiceError(
+                    .contentTooLarge, "asset_quota_exceeded",
+                    "This app's assets would take \(used + row.size) bytes; the limit is \(limit).")
             }
-            guard try tx.assets.insert(row, bytes: bytes) else { throw StoreInconsistency(detail: "an asset appeared during its own upload") }
-            try tx.record(WriteRecord(appID: caller.appID, action: .assetUploaded, targetKind: "asset", targetID: sha, after: bytes), now: row.createdAt)
+            guard try tx.assets.insert(row, bytes: bytes) else {
+                throw StoreInconsistency(detail: "an asset appeared during its own upload")
+            }
+            try tx.record(
+                WriteRecord(
+                    appID: caller.appID, action: .assetUploaded, targetKind: "asset", targetID: sha, after: bytes),
+                now: row.createdAt)
             return (try json(row), true)
         }
     }
@@ -101,19 +117,23 @@ public final class AssetService: Sendable {
         let missing = ServiceError(.notFound, "asset_not_found", "No asset at this URL.")
         if folder == AssetLocation.templatesFolder {
             guard let bundled = BundledMedia.file(named: name) else { throw missing }
-            return ServedFile(bytes: bundled.bytes, contentType: bundled.type.contentType, etag: "\"" + bundled.sha256 + "\"")
+            return ServedFile(
+                bytes: bundled.bytes, contentType: bundled.type.contentType, etag: "\"" + bundled.sha256 + "\"")
         }
         let parts = name.split(separator: ".")
         guard parts.count == 2, let type = MediaType.byExtension(String(parts[1])) else { throw missing }
         let sha = String(parts[0])
-        guard sha.utf8.count == 64, sha.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { throw missing }
+        guard sha.utf8.count == 64, sha.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        else { throw missing }
         let key = AssetCache.Key(appID: folder, sha256: sha)
         if let cached = cache.file(key) {
             guard cached.contentType == type.contentType else { throw missing }
             return cached
         }
         let found = try store.read { tx -> (AssetRow, [UInt8])? in
-            guard let row = try tx.assets.row(appID: folder, sha256: sha), let bytes = try tx.assets.bytes(appID: folder, sha256: sha) else { return nil }
+            guard let row = try tx.assets.row(appID: folder, sha256: sha),
+                let bytes = try tx.assets.bytes(appID: folder, sha256: sha)
+            else { return nil }
             return (row, bytes)
         }
         guard let (row, bytes) = found else { throw missing }
@@ -127,12 +147,15 @@ public final class AssetService: Sendable {
     /// only `MediaType` writes (and the schema checks): one it does not know is a broken row.
     func json(_ row: AssetRow) throws -> JSONValue {
         guard let type = MediaType.byContentType(row.contentType) else {
-            throw StoreInconsistency(detail: "asset \(row.sha256) has content type '\(row.contentType)', which no media type has")
+            throw StoreInconsistency(
+                detail: "asset \(row.sha256) has content type '\(row.contentType)', which no media type has")
         }
         let path = AssetLocation.path(appID: row.appID, sha256: row.sha256, fileExtension: type.fileExtension)
-        return ["id": .string(row.sha256), "url": .string(location.url(path: path)), "path": .string(path),
-                "kind": .string(row.kind), "contentType": .string(row.contentType), "size": .number(.integer(row.size)),
-                "name": row.name.map(JSONValue.string) ?? .null, "createdAt": .number(.integer(row.createdAt)),
-                "createdBy": row.createdBy.map(JSONValue.string) ?? .null]
+        return [
+            "id": .string(row.sha256), "url": .string(location.url(path: path)), "path": .string(path),
+            "kind": .string(row.kind), "contentType": .string(row.contentType), "size": .number(.integer(row.size)),
+            "name": row.name.map(JSONValue.string) ?? .null, "createdAt": .number(.integer(row.createdAt)),
+            "createdBy": row.createdBy.map(JSONValue.string) ?? .null,
+        ]
     }
 }

@@ -15,18 +15,24 @@ enum AssetTools {
             Limits: images 5 MiB, video 20 MiB, Lottie 2 MiB, 256 MiB per app, and the server's request body limit \
             (1 MiB by default) on the whole call.
             """,
-        inputSchema: ToolSchema.object([
-            "data": ToolSchema.string("The file's bytes in base64.", maxLength: 64 << 20),
-            "name": ToolSchema.string("A label shown in lists, e.g. the file name (1 to 200 characters).", maxLength: 200),
-        ], required: ["data"]),
-        outputSchema: ["type": "object", "properties": ["id": ["type": "string"], "url": ["type": "string"], "created": ["type": "boolean"]],
-                       "required": ["id", "url", "created"]],
+        inputSchema: ToolSchema.object(
+            [
+                "data": ToolSchema.string("The file's bytes in base64.", maxLength: 64 << 20),
+                "name": ToolSchema.string(
+                    "A label shown in lists, e.g. the file name (1 to 200 characters).", maxLength: 200),
+            ], required: ["data"]),
+        outputSchema: [
+            "type": "object",
+            "properties": ["id": ["type": "string"], "url": ["type": "string"], "created": ["type": "boolean"]],
+            "required": ["id", "url", "created"],
+        ],
         readOnly: false, destructive: false, idempotent: true
     ) { call in
         guard let bytes = Data(base64Encoded: try call.string("data"), options: .ignoreUnknownCharacters) else {
             throw ServiceError.badField("$.data", "invalid_base64", "'data' is not base64.")
         }
-        let stored = try call.services.assets.upload(caller: call.caller, bytes: Array(bytes), declaredType: nil, name: call.optionalString("name"))
+        let stored = try call.services.assets.upload(
+            caller: call.caller, bytes: Array(bytes), declaredType: nil, name: call.optionalString("name"))
         guard case .object(var asset) = stored.asset else { return stored.asset }
         asset["created"] = .bool(stored.created)
         return .object(asset)
@@ -40,14 +46,18 @@ enum AssetTools {
             """,
         inputSchema: ToolSchema.object([
             "cursor": ToolSchema.string("nextCursor from the previous page.", maxLength: 300),
-            "limit": ToolSchema.integer("Page size, 1 to \(PageSize.max) (default \(PageSize.fallback)).", minimum: 1, maximum: PageSize.max),
+            "limit": ToolSchema.integer(
+                "Page size, 1 to \(PageSize.max) (default \(PageSize.fallback)).", minimum: 1, maximum: PageSize.max),
         ]),
-        outputSchema: ["type": "object", "properties": ["items": ["type": "array"], "nextCursor": ["type": ["string", "null"]]],
-                       "required": ["items", "nextCursor"]],
+        outputSchema: [
+            "type": "object", "properties": ["items": ["type": "array"], "nextCursor": ["type": ["string", "null"]]],
+            "required": ["items", "nextCursor"],
+        ],
         readOnly: true, idempotent: true
     ) { call in
-        let page = try call.services.assets.list(appID: call.appID, limit: call.optionalInt("limit") ?? PageSize.fallback,
-                                                 cursor: try PageCursor.parse(call.optionalString("cursor")))
+        let page = try call.services.assets.list(
+            appID: call.appID, limit: call.optionalInt("limit") ?? PageSize.fallback,
+            cursor: try PageCursor.parse(call.optionalString("cursor")))
         return ["items": .array(page.items), "nextCursor": page.next.map { .string($0.text) } ?? .null]
     }
 }

@@ -20,7 +20,8 @@ enum BundledMedia {
         var files: [String: File] = [:]
         for (name, entry) in EmbeddedMedia.files {
             guard let data = Data(base64Encoded: entry.base64), let type = MediaType.sniff(Array(data)),
-                  name.hasSuffix("." + type.fileExtension) else { continue }
+                name.hasSuffix("." + type.fileExtension)
+            else { continue }
             files[name] = File(type: type, sha256: entry.sha256, bytes: Array(data))
         }
         return files

@@ -44,10 +44,13 @@ public struct MediaType: Sendable, Equatable {
     static func isLottie(_ bytes: [UInt8]) -> Bool {
         // Bytes that are not JSON are not a Lottie file: a fact about the upload (answered 415), not an
         // error to pass on.
-        guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }), first == UInt8(ascii: "{"),
-              let json = try? JSONParser().parse(bytes) else { return false }
+        guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
+            first == UInt8(ascii: "{"),
+            let json = try? JSONParser().parse(bytes)
+        else { return false }
         func number(_ key: String) -> Bool { if case .number? = json[key] { return true } else { return false } }
-        guard json["v"]?.stringValue != nil, number("fr"), number("w"), number("h"), case .array? = json["layers"] else { return false }
+        guard json["v"]?.stringValue != nil, number("fr"), number("w"), number("h"), case .array? = json["layers"]
+        else { return false }
         return true
     }
 

@@ -6,15 +6,20 @@ struct SQLiteAssetStore: AssetStore {
     static let columns = "app_id, sha256, kind, content_type, size, name, created_at, created_by"
 
     func insert(_ row: AssetRow, bytes: [UInt8]) throws -> Bool {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO assets (\(Self.columns), bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-            """, [row.appID, row.sha256, row.kind, row.contentType, row.size, row.name.map(SQLValue.text) ?? .null,
-                  row.createdAt, row.createdBy.map(SQLValue.text) ?? .null, SQLValue.blob(bytes)])
+            """,
+            [
+                row.appID, row.sha256, row.kind, row.contentType, row.size, row.name.map(SQLValue.text) ?? .null,
+                row.createdAt, row.createdBy.map(SQLValue.text) ?? .null, SQLValue.blob(bytes),
+            ])
         return db.changes == 1
     }
 
     func row(appID: String, sha256: String) throws -> AssetRow? {
-        try db.queryOne("SELECT \(Self.columns) FROM assets WHERE app_id = ? AND sha256 = ?", [appID, sha256]).map(AssetRow.init)
+        try db.queryOne("SELECT \(Self.columns) FROM assets WHERE app_id = ? AND sha256 = ?", [appID, sha256]).map(
+            AssetRow.init)
     }
 
     func bytes(appID: String, sha256: String) throws -> [UInt8]? {
@@ -22,10 +27,12 @@ struct SQLiteAssetStore: AssetStore {
     }
 
     func list(appID: String, limit: Int, after cursor: PageCursor) throws -> [AssetRow] {
-        try db.query("""
+        try db.query(
+            """
             SELECT \(Self.columns) FROM assets WHERE app_id = ? AND (created_at, sha256) > (?, ?)
             ORDER BY created_at, sha256 LIMIT ?
-            """, [appID, cursor.createdAt, cursor.id, limit]).map(AssetRow.init)
+            """, [appID, cursor.createdAt, cursor.id, limit]
+        ).map(AssetRow.init)
     }
 
     func totalSize(appID: String) throws -> Int64 {
@@ -36,7 +43,8 @@ struct SQLiteAssetStore: AssetStore {
 extension AssetRow {
     /// A row of `SQLiteAssetStore.columns` (both drivers' rows read the same way).
     init(_ row: Row) throws {
-        self.init(appID: try row.get(0), sha256: try row.get(1), kind: try row.get(2), contentType: try row.get(3),
-                  size: try row.get(4), name: try row.get(5), createdAt: try row.get(6), createdBy: try row.get(7))
+        self.init(
+            appID: try row.get(0), sha256: try row.get(1), kind: try row.get(2), contentType: try row.get(3),
+            size: try row.get(4), name: try row.get(5), createdAt: try row.get(6), createdBy: try row.get(7))
     }
 }

@@ -6,16 +6,21 @@ enum AudienceTools {
 
     static let audienceShape: JSONValue = [
         "type": "object",
-        "properties": ["id": ["type": "string"], "name": ["type": "string"], "condition": ["type": "object"],
-                       "usedBy": ["type": "array", "items": ["type": "object"]]],
+        "properties": [
+            "id": ["type": "string"], "name": ["type": "string"], "condition": ["type": "object"],
+            "usedBy": ["type": "array", "items": ["type": "object"]],
+        ],
         "required": ["id", "name", "condition", "usedBy"],
     ]
 
     static let list = MCPTool(
         name: "list_audiences", scope: .read, title: "List audiences",
-        description: "Lists the app's named audiences: each id, name, condition and the rules that use it ({placement, rule}).",
+        description:
+            "Lists the app's named audiences: each id, name, condition and the rules that use it ({placement, rule}).",
         inputSchema: ToolSchema.object([:]),
-        outputSchema: ["type": "object", "properties": ["items": ["type": "array", "items": audienceShape]], "required": ["items"]],
+        outputSchema: [
+            "type": "object", "properties": ["items": ["type": "array", "items": audienceShape]], "required": ["items"],
+        ],
         readOnly: true, idempotent: true
     ) { call in
         ["items": .array(try call.services.audiences.list(appID: call.appID).map(\.json))]
@@ -29,22 +34,25 @@ enum AudienceTools {
             refers to it. Example: {"id": "power-users", "condition": {"all": [{"key": "subscriber.sessions", "op": "gte", \
             "value": 10}, {"key": "device.appVersion", "op": "semver_gte", "value": "2.0.0"}]}}.
             """,
-        inputSchema: ToolSchema.object([
-            "id": ToolSchema.string("The audience id: \(AudienceService.idRule).", maxLength: 64),
-            "name": ToolSchema.string("A name for people (default: the id).", maxLength: 200),
-            "condition": ["$ref": "#/$defs/Condition"],
-        ], required: ["id", "condition"], extra: ["$defs": ["Condition": PlacementTools.condition]]),
+        inputSchema: ToolSchema.object(
+            [
+                "id": ToolSchema.string("The audience id: \(AudienceService.idRule).", maxLength: 64),
+                "name": ToolSchema.string("A name for people (default: the id).", maxLength: 200),
+                "condition": ["$ref": "#/$defs/Condition"],
+            ], required: ["id", "condition"], extra: ["$defs": ["Condition": PlacementTools.condition]]),
         outputSchema: audienceShape,
         readOnly: false, idempotent: true
     ) { call in
         var body: [String: JSONValue] = ["condition": try call.value("condition")]
         if let name = call.optionalString("name") { body["name"] = .string(name) }
-        return try call.services.audiences.put(appID: call.appID, id: try call.string("id"), body: .object(body)).audience.json
+        return try call.services.audiences.put(appID: call.appID, id: try call.string("id"), body: .object(body))
+            .audience.json
     }
 
     static let delete = MCPTool(
         name: "delete_audience", scope: .placements, title: "Delete an audience",
-        description: "Deletes a named audience. Refused (audience_in_use) while a rule refers to it: change those rules first.",
+        description:
+            "Deletes a named audience. Refused (audience_in_use) while a rule refers to it: change those rules first.",
         inputSchema: ToolSchema.object(["id": ToolSchema.string("The audience id.", maxLength: 64)], required: ["id"]),
         outputSchema: ["type": "object", "properties": ["deleted": ["type": "string"]], "required": ["deleted"]],
         readOnly: false, destructive: true, idempotent: false

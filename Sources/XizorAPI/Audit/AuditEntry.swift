@@ -6,12 +6,15 @@ import PaywallFormat
 public enum AuditAction: String, Sendable, CaseIterable {
     case appCreated = "app.created", appArchived = "app.archived"
     case keyCreated = "key.created", keyRevoked = "key.revoked"
-    case paywallCreated = "paywall.created", paywallDraftUpdated = "paywall.draft_updated", paywallRenamed = "paywall.renamed"
-    case paywallPublished = "paywall.published", paywallRolledBack = "paywall.rolled_back", paywallArchived = "paywall.archived"
+    case paywallCreated = "paywall.created", paywallDraftUpdated = "paywall.draft_updated", paywallRenamed =
+        "paywall.renamed"
+    case paywallPublished = "paywall.published", paywallRolledBack = "paywall.rolled_back", paywallArchived =
+        "paywall.archived"
     case paywallUnarchived = "paywall.unarchived"
     case placementUpdated = "placement.updated", placementDeleted = "placement.deleted"
     case audienceUpdated = "audience.updated", audienceDeleted = "audience.deleted"
-    case experimentCreated = "experiment.created", experimentStarted = "experiment.started", experimentStopped = "experiment.stopped"
+    case experimentCreated = "experiment.created", experimentStarted = "experiment.started", experimentStopped =
+        "experiment.stopped"
     case experimentReweighted = "experiment.reweighted", experimentPromoted = "experiment.promoted"
     case assetUploaded = "asset.uploaded"
     case subscriberAttributesDeleted = "subscriber.attributes_deleted", subscriberDeleted = "subscriber.deleted"
@@ -32,8 +35,10 @@ public struct WriteRecord: Sendable {
     /// What a webhook event carries in `data`.
     public let data: JSONValue
 
-    public init(appID: String?, action: AuditAction, targetKind: String, targetID: String?,
-                before: [UInt8]? = nil, after: [UInt8]? = nil, data: JSONValue = [:]) {
+    public init(
+        appID: String?, action: AuditAction, targetKind: String, targetID: String?,
+        before: [UInt8]? = nil, after: [UInt8]? = nil, data: JSONValue = [:]
+    ) {
         self.appID = appID
         self.action = action
         self.targetKind = targetKind
@@ -57,10 +62,13 @@ public struct AuditEntry: Sendable, Equatable {
     public let afterHash: String?
 
     public var json: JSONValue {
-        ["id": .string(String(seq)), "at": .number(Int(at)), "actor": actor.json, "action": .string(action),
-         "target": ["kind": .string(targetKind), "id": targetID.map(JSONValue.string) ?? .null],
-         "requestId": actor.requestID.map(JSONValue.string) ?? .null,
-         "beforeHash": beforeHash.map(JSONValue.string) ?? .null, "afterHash": afterHash.map(JSONValue.string) ?? .null]
+        [
+            "id": .string(String(seq)), "at": .number(Int(at)), "actor": actor.json, "action": .string(action),
+            "target": ["kind": .string(targetKind), "id": targetID.map(JSONValue.string) ?? .null],
+            "requestId": actor.requestID.map(JSONValue.string) ?? .null,
+            "beforeHash": beforeHash.map(JSONValue.string) ?? .null,
+            "afterHash": afterHash.map(JSONValue.string) ?? .null,
+        ]
     }
 }
 
@@ -73,8 +81,10 @@ public struct AuditFilter: Sendable, Equatable {
     public var from: Int64?
     public var to: Int64?
 
-    public init(action: String? = nil, targetKind: String? = nil, targetID: String? = nil, keyID: String? = nil,
-                from: Int64? = nil, to: Int64? = nil) {
+    public init(
+        action: String? = nil, targetKind: String? = nil, targetID: String? = nil, keyID: String? = nil,
+        from: Int64? = nil, to: Int64? = nil
+    ) {
         self.action = action
         self.targetKind = targetKind
         self.targetID = targetID
@@ -86,8 +96,9 @@ public struct AuditFilter: Sendable, Equatable {
 
 /// All SQL of the audit log.
 public protocol AuditStore {
-    func append(appID: String?, at: Int64, actor: WriteActor, action: String, targetKind: String, targetID: String?,
-                beforeHash: String?, afterHash: String?) throws
+    func append(
+        appID: String?, at: Int64, actor: WriteActor, action: String, targetKind: String, targetID: String?,
+        beforeHash: String?, afterHash: String?) throws
     /// The app's entries older than `before` (a seq; nil: the newest), newest first.
     func entries(appID: String, filter: AuditFilter, before: Int64?, limit: Int) throws -> [AuditEntry]
     /// Deletes entries older than `before` (ms); answers how many.
@@ -101,9 +112,10 @@ extension StoreTransaction {
     /// Either commits with the write or not at all.
     public func record(_ write: WriteRecord, now: Int64) throws {
         let actor = WriteActor.current
-        try audit.append(appID: write.appID, at: now, actor: actor, action: write.action.rawValue, targetKind: write.targetKind,
-                         targetID: write.targetID, beforeHash: write.before.map { SHA256.hexDigest($0) },
-                         afterHash: write.after.map { SHA256.hexDigest($0) })
+        try audit.append(
+            appID: write.appID, at: now, actor: actor, action: write.action.rawValue, targetKind: write.targetKind,
+            targetID: write.targetID, beforeHash: write.before.map { SHA256.hexDigest($0) },
+            afterHash: write.after.map { SHA256.hexDigest($0) })
         if let type = WebhookEventType(action: write.action), let appID = write.appID {
             try WebhookOutbox.enqueue(type: type, appID: appID, data: write.data, actor: actor, now: now, in: self)
         }

@@ -18,7 +18,9 @@ public final class AuditService: Sendable {
     /// The app's entries matching `filter`, newest first; `cursor` is the previous page's `nextCursor`.
     public func entries(appID: String, filter: AuditFilter, cursor: String?, limit: Int) throws -> Page<AuditEntry> {
         let before = try SequenceCursor.parse(cursor)
-        let rows = try store.read { tx in try tx.audit.entries(appID: appID, filter: filter, before: before, limit: limit + 1) }
+        let rows = try store.read { tx in
+            try tx.audit.entries(appID: appID, filter: filter, before: before, limit: limit + 1)
+        }
         let items = Array(rows.prefix(limit))
         return Page(items: items, nextCursor: rows.count > limit ? items.last.map { String($0.seq) } : nil)
     }

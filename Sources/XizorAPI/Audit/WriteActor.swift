@@ -31,7 +31,9 @@ public struct WriteActor: Sendable, Equatable {
     }
 
     /// The same actor reaching the write through another channel (a REST request to `/mcp`).
-    func via(_ channel: Channel) -> WriteActor { WriteActor(kind: kind, keyID: keyID, via: channel, requestID: requestID) }
+    func via(_ channel: Channel) -> WriteActor {
+        WriteActor(kind: kind, keyID: keyID, via: channel, requestID: requestID)
+    }
 
     var json: JSONValue {
         ["kind": .string(kind.rawValue), "keyId": keyID.map(JSONValue.string) ?? .null, "via": .string(via.rawValue)]

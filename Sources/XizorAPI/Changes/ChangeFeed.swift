@@ -9,7 +9,8 @@ public enum ChangeFeedError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unknownKind(let kind): "the change feed holds a change of unknown kind '\(kind)' (written by a newer binary?)"
+        case .unknownKind(let kind):
+            "the change feed holds a change of unknown kind '\(kind)' (written by a newer binary?)"
         case .noDataVersion: "the database answered no commit counter (PRAGMA data_version)"
         }
     }
@@ -50,13 +51,19 @@ public final class ChangeFeed: Sendable {
                     if let app = change.appID { keyApps.insert(app) } else { adminKeys = true }
                 case .paywall:
                     guard let app = change.appID else { continue }
-                    if let paywall = change.entityID { serving[app, default: .init()].paywalls.insert(paywall) }
-                    else { serving[app, default: .init()].whole = true }
+                    if let paywall = change.entityID {
+                        serving[app, default: .init()].paywalls.insert(paywall)
+                    } else {
+                        serving[app, default: .init()].whole = true
+                    }
                 case .placement, .experiment:
                     if let app = change.appID { serving[app, default: .init()].routing = true }
                 case .subscriber:
-                    if let app = change.appID, let subscriber = change.entityID { subscribers[app, default: []].insert(subscriber) }
-                    else { allSubscribers = true }
+                    if let app = change.appID, let subscriber = change.entityID {
+                        subscribers[app, default: []].insert(subscriber)
+                    } else {
+                        allSubscribers = true
+                    }
                 }
             }
         }
@@ -129,10 +136,14 @@ public final class ChangeFeed: Sendable {
     /// Polls the store's commit counter every `intervalMs` and catches up
     /// when another connection committed; prunes the table every `pruneEveryMs`. Runs until
     /// `stopTailing()`. Failures are counted, logged and retried a second later, never fatal.
-    public func startTailing(intervalMs: Int, retentionMs: Int64, maxRows: Int, pruneEveryMs: Int64 = 10_000,
-                             onError: @escaping @Sendable (String) -> Void) throws {
+    public func startTailing(
+        intervalMs: Int, retentionMs: Int64, maxRows: Int, pruneEveryMs: Int64 = 10_000,
+        onError: @escaping @Sendable (String) -> Void
+    ) throws {
         precondition(intervalMs > 0 && maxRows > 0, "the change feed needs a positive interval and row cap")
-        guard !tailing.exchange(true, ordering: .acquiring) else { preconditionFailure("the change feed is already tailing") }
+        guard !tailing.exchange(true, ordering: .acquiring) else {
+            preconditionFailure("the change feed is already tailing")
+        }
         let watcher = WatcherBox(try store.makeCommitWatcher())
         let thread = Thread { [self] in
             var version: Int64 = -1
@@ -148,7 +159,9 @@ public final class ChangeFeed: Sendable {
                     let millis = clock.now()
                     if millis - lastPrune >= pruneEveryMs {
                         lastPrune = millis
-                        _ = try store.write { tx in try tx.changes.prune(olderThan: millis - retentionMs, keepingAtMost: maxRows) }
+                        _ = try store.write { tx in
+                            try tx.changes.prune(olderThan: millis - retentionMs, keepingAtMost: maxRows)
+                        }
                     }
                     behind.store(false, ordering: .relaxed)
                 } catch {
@@ -158,7 +171,11 @@ public final class ChangeFeed: Sendable {
                     failed = true
                 }
                 // After a failure, wait a second: a broken database must not flood the log 20 times a second.
-                if failed { usleep(useconds_t(max(intervalMs, 1000) * 1000)) } else { watcher.watcher.waitForCommit(upToMs: intervalMs) }
+                if failed {
+                    usleep(useconds_t(max(intervalMs, 1000) * 1000))
+                } else {
+                    watcher.watcher.waitForCommit(upToMs: intervalMs)
+                }
             }
             watcher.watcher.close()
             tailerStopped.signal()

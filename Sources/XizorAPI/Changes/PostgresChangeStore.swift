@@ -11,15 +11,18 @@ import Storage
 struct PostgresChangeStore: ChangeStore {
     let db: PGConnection
     /// The advisory lock's key ("changes" in ASCII), distinct from the migrator's.
-    static let lockKey: Int64 = 0x6368616E676573
+    static let lockKey: Int64 = 0x63_6861_6E67_6573
     static let channel = "xizor_changes"
 
     @discardableResult
     func append(appID: String?, kind: Change.Kind, entityID: String?, now: Int64) throws -> Int64 {
         try db.execute("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
-        guard let sequence: Int64 = try db.queryOne("""
-            INSERT INTO changes (app_id, kind, entity_id, at) VALUES ($1, $2, $3, $4) RETURNING seq
-            """, [appID, kind.rawValue, entityID, now])?.get(0) else {
+        guard
+            let sequence: Int64 = try db.queryOne(
+                """
+                INSERT INTO changes (app_id, kind, entity_id, at) VALUES ($1, $2, $3, $4) RETURNING seq
+                """, [appID, kind.rawValue, entityID, now])?.get(0)
+        else {
             throw StoreInconsistency(detail: "an insert into changes returned no sequence")
         }
         try db.execute("SELECT pg_notify($1, '')", [Self.channel])
@@ -27,7 +30,9 @@ struct PostgresChangeStore: ChangeStore {
     }
 
     func after(sequence: Int64, limit: Int) throws -> [Change] {
-        try db.query("SELECT seq, app_id, kind, entity_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", [sequence, limit]).map { row in
+        try db.query(
+            "SELECT seq, app_id, kind, entity_id FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", [sequence, limit]
+        ).map { row in
             let name: String = try row.get(2)
             guard let kind = Change.Kind(rawValue: name) else {
                 throw ChangeFeedError.unknownKind(name)
@@ -54,7 +59,8 @@ struct PostgresChangeStore: ChangeStore {
     func prune(olderThan before: Int64, keepingAtMost keep: Int) throws -> Int {
         try db.execute("DELETE FROM changes WHERE at < $1", [before])
         var deleted = db.changes
-        try db.execute("DELETE FROM changes WHERE seq <= (SELECT seq FROM changes ORDER BY seq DESC LIMIT 1 OFFSET $1)", [keep])
+        try db.execute(
+            "DELETE FROM changes WHERE seq <= (SELECT seq FROM changes ORDER BY seq DESC LIMIT 1 OFFSET $1)", [keep])
         deleted += db.changes
         return deleted
     }

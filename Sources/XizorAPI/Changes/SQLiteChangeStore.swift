@@ -5,13 +5,16 @@ struct SQLiteChangeStore: ChangeStore {
 
     @discardableResult
     func append(appID: String?, kind: Change.Kind, entityID: String?, now: Int64) throws -> Int64 {
-        try db.execute("INSERT INTO changes (app_id, kind, entity_id, at) VALUES (?, ?, ?, ?)",
-                       [appID, kind.rawValue, entityID, now])
+        try db.execute(
+            "INSERT INTO changes (app_id, kind, entity_id, at) VALUES (?, ?, ?, ?)",
+            [appID, kind.rawValue, entityID, now])
         return db.lastInsertRowID
     }
 
     func after(sequence: Int64, limit: Int) throws -> [Change] {
-        try db.query("SELECT seq, app_id, kind, entity_id FROM changes WHERE seq > ? ORDER BY seq LIMIT ?", [sequence, limit]).map { row in
+        try db.query(
+            "SELECT seq, app_id, kind, entity_id FROM changes WHERE seq > ? ORDER BY seq LIMIT ?", [sequence, limit]
+        ).map { row in
             let name: String = try row.get(2)
             guard let kind = Change.Kind(rawValue: name) else {
                 throw ChangeFeedError.unknownKind(name)
@@ -37,7 +40,8 @@ struct SQLiteChangeStore: ChangeStore {
     func prune(olderThan before: Int64, keepingAtMost keep: Int) throws -> Int {
         try db.execute("DELETE FROM changes WHERE at < ?", [before])
         var deleted = db.changes
-        try db.execute("DELETE FROM changes WHERE seq <= (SELECT seq FROM changes ORDER BY seq DESC LIMIT 1 OFFSET ?)", [keep])
+        try db.execute(
+            "DELETE FROM changes WHERE seq <= (SELECT seq FROM changes ORDER BY seq DESC LIMIT 1 OFFSET ?)", [keep])
         deleted += db.changes
         return deleted
     }

@@ -11,41 +11,75 @@ struct ConsoleRoutes {
         let site = site
         let base = site.basePath
         let page = site.index
-        routes.open(.GET, "/", OperationDoc(
-            "redirectToConsole", summary: "Redirect to the console", tag: "console",
-            responses: [.empty(302, "To the console's page (`console.path`).")]), execution: .inline) { _ in
+        routes.open(
+            .GET, "/",
+            OperationDoc(
+                "redirectToConsole", summary: "Redirect to the console", tag: "console",
+                responses: [.empty(302, "To the console's page (`console.path`).")]), execution: .inline
+        ) { _ in
             HTTPResponse(status: .found, headers: ["Location": base, "Cache-Control": "no-cache"])
         }
-        routes.open(.GET, base, OperationDoc(
-            "getConsole", summary: "The console's page",
-            description: "HTML that loads the versioned ES modules and stylesheet; revalidated on every load (strong ETag), under a strict Content-Security-Policy.",
-            tag: "console",
-            responses: [APIResponseSpec(status: 200, description: "The page.", schema: ["type": "string"], contentType: "text/html",
-                                        headers: [("ETag", "Strong tag of the page."), ("Content-Security-Policy", "Own scripts, styles and API only.")])]),
-            execution: .inline) { _ in
-            HTTPResponse(status: .ok, headers: ConsoleRoutes.headers(contentType: page.contentType, cache: "no-cache"), body: page.bytes,
-                         etag: page.etag, compressible: true)
+        routes.open(
+            .GET, base,
+            OperationDoc(
+                "getConsole", summary: "The console's page",
+                description:
+                    "HTML that loads the versioned ES modules and stylesheet; revalidated on every load (strong ETag), under a strict Content-Security-Policy.",
+                tag: "console",
+                responses: [
+                    APIResponseSpec(
+                        status: 200, description: "The page.", schema: ["type": "string"], contentType: "text/html",
+                        headers: [
+                            ("ETag", "Strong tag of the page."),
+                            ("Content-Security-Policy", "Own scripts, styles and API only."),
+                        ])
+                ]),
+            execution: .inline
+        ) { _ in
+            HTTPResponse(
+                status: .ok, headers: ConsoleRoutes.headers(contentType: page.contentType, cache: "no-cache"),
+                body: page.bytes,
+                etag: page.etag, compressible: true)
         }
-        routes.open(.GET, base + "/v/:version/:file", OperationDoc(
-            "getConsoleAsset", summary: "A module, stylesheet or icon of the console",
-            description: "Under the version (a hash of every asset) the page names: immutable, cached for a year. Another version is 404.",
-            tag: "console",
-            parameters: [.path("version", "The console's version, as its page names it."), .path("file", "`app.js`, `console.css`, …")],
-            responses: [APIResponseSpec(status: 200, description: "The file.", schema: ["type": "string"], contentType: "text/javascript",
-                                        headers: [("ETag", "Strong tag of the file."), ("Cache-Control", "Immutable for a year.")]),
-                        .problem(404, "No such file in this version of the console.")]),
-            execution: .inline) { request in
+        routes.open(
+            .GET, base + "/v/:version/:file",
+            OperationDoc(
+                "getConsoleAsset", summary: "A module, stylesheet or icon of the console",
+                description:
+                    "Under the version (a hash of every asset) the page names: immutable, cached for a year. Another version is 404.",
+                tag: "console",
+                parameters: [
+                    .path("version", "The console's version, as its page names it."),
+                    .path("file", "`app.js`, `console.css`, …"),
+                ],
+                responses: [
+                    APIResponseSpec(
+                        status: 200, description: "The file.", schema: ["type": "string"],
+                        contentType: "text/javascript",
+                        headers: [("ETag", "Strong tag of the file."), ("Cache-Control", "Immutable for a year.")]),
+                    .problem(404, "No such file in this version of the console."),
+                ]),
+            execution: .inline
+        ) { request in
             guard let file = site.asset(version: request.parameter("version"), name: request.parameter("file")) else {
-                throw ServiceError(.notFound, "console_file_not_found", "No file '\(request.parameter("file"))' in this version of the console.")
+                throw ServiceError(
+                    .notFound, "console_file_not_found",
+                    "No file '\(request.parameter("file"))' in this version of the console.")
             }
-            return HTTPResponse(status: .ok, headers: ConsoleRoutes.headers(contentType: file.contentType, cache: "public, max-age=31536000, immutable"),
-                                body: file.bytes, etag: file.etag, compressible: true)
+            return HTTPResponse(
+                status: .ok,
+                headers: ConsoleRoutes.headers(
+                    contentType: file.contentType, cache: "public, max-age=31536000, immutable"),
+                body: file.bytes, etag: file.etag, compressible: true)
         }
     }
 
     static func headers(contentType: String, cache: String) -> HTTPHeaders {
-        ["Content-Type": contentType, "Cache-Control": cache, "Content-Security-Policy": ConsoleSite.contentSecurityPolicy,
-         "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"]
+        [
+            "Content-Type": contentType, "Cache-Control": cache,
+            "Content-Security-Policy": ConsoleSite.contentSecurityPolicy,
+            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY",
+        ]
     }
 }
 
@@ -56,11 +90,13 @@ public enum ConsolePath {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard path.hasPrefix("/"), segments.count >= 2, path.utf8.count <= 100 else { return false }
         let names = segments.dropFirst()
-        guard !["v1", "mcp", "openapi.json", "healthz", "readyz", "metrics"].contains(String(names[names.startIndex])) else { return false }
+        guard !["v1", "mcp", "openapi.json", "healthz", "readyz", "metrics"].contains(String(names[names.startIndex]))
+        else { return false }
         return names.allSatisfy { name in
-            !name.isEmpty && name.utf8.allSatisfy { b in
-                (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x5F
-            }
+            !name.isEmpty
+                && name.utf8.allSatisfy { b in
+                    (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x5F
+                }
         }
     }
 }

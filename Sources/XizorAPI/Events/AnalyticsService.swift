@@ -42,12 +42,20 @@ public final class AnalyticsService: Sendable {
             throw ServiceError(.badRequest, "invalid_context_key", "A context key cannot contain '\"'.")
         }
         let (counts, series, revenue, versions, missingContext) = try store.read { tx in
-            guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else { throw ServiceError.notFound("paywall", paywallID) }
-            return (try tx.events.funnel(appID: appID, paywallID: paywallID, filter: filter),
-                    try filter.interval.map { try tx.events.funnelSeries(appID: appID, paywallID: paywallID, filter: filter, bucketMs: $0.milliseconds) },
-                    try tx.events.revenue(appID: appID, paywallID: paywallID, filter: filter),
-                    try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted(),
-                    filter.context.isEmpty ? nil : try tx.events.countWithoutContextKeys(appID: appID, paywallID: paywallID, filter: filter))
+            guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else {
+                throw ServiceError.notFound("paywall", paywallID)
+            }
+            return (
+                try tx.events.funnel(appID: appID, paywallID: paywallID, filter: filter),
+                try filter.interval.map {
+                    try tx.events.funnelSeries(
+                        appID: appID, paywallID: paywallID, filter: filter, bucketMs: $0.milliseconds)
+                },
+                try tx.events.revenue(appID: appID, paywallID: paywallID, filter: filter),
+                try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted(),
+                filter.context.isEmpty
+                    ? nil : try tx.events.countWithoutContextKeys(appID: appID, paywallID: paywallID, filter: filter)
+            )
         }
         var perVersion: [Int: [String: FunnelCount]] = [:]
         for count in counts { perVersion[count.version, default: [:]][count.name] = count }
@@ -56,26 +64,36 @@ public final class AnalyticsService: Sendable {
             guard let bucket = count.bucket else { continue }
             bucketed[count.version, default: [:]][bucket, default: [:]][count.name] = count
         }
-        let buckets = try filter.interval.map { try AnalyticsService.buckets($0, filter: filter, seen: (series ?? []).compactMap(\.bucket)) }
+        let buckets = try filter.interval.map {
+            try AnalyticsService.buckets($0, filter: filter, seen: (series ?? []).compactMap(\.bucket))
+        }
         var items: [JSONValue] = []
         for version in versions {
             guard case .object(var object) = AnalyticsService.counts(perVersion[version] ?? [:]) else { continue }
             object["version"] = .number(version)
             // Per currency, never summed across currencies; purchases that report no price count in
             // purchaseCompleted but not here.
-            object["revenue"] = .array(revenue.filter { $0.version == version }.sorted { $0.currency < $1.currency }.map {
-                ["currency": .string($0.currency), "amount": .number($0.amount), "purchases": .number($0.purchases)]
-            })
-            if let buckets {
-                object["series"] = .array(buckets.map { start in
-                    var point = AnalyticsService.counts(bucketed[version]?[start] ?? [:])
-                    point["start"] = .number(Int(start))
-                    return point
+            object["revenue"] = .array(
+                revenue.filter { $0.version == version }.sorted { $0.currency < $1.currency }.map {
+                    [
+                        "currency": .string($0.currency), "amount": .number($0.amount),
+                        "purchases": .number($0.purchases),
+                    ]
                 })
+            if let buckets {
+                object["series"] = .array(
+                    buckets.map { start in
+                        var point = AnalyticsService.counts(bucketed[version]?[start] ?? [:])
+                        point["start"] = .number(Int(start))
+                        return point
+                    })
             }
             items.append(.object(object))
         }
-        var answer: JSONValue = ["paywallId": .string(paywallID), "versions": .array(items), "environment": .string(filter.environment.rawValue)]
+        var answer: JSONValue = [
+            "paywallId": .string(paywallID), "versions": .array(items),
+            "environment": .string(filter.environment.rawValue),
+        ]
         if let interval = filter.interval { answer["interval"] = .string(interval.rawValue) }
         // A context filter cannot count an event sent without that key; the answer says how many
         // the range and placement held, rather than leaving them out without a word.
@@ -90,8 +108,10 @@ public final class AnalyticsService: Sendable {
     static func counts(_ counts: [String: FunnelCount]) -> JSONValue {
         var object: [String: JSONValue] = [:]
         for (field, event) in AnalyticsService.counted { object[field] = .number(counts[event]?.count ?? 0) }
-        let subscribers = counts["paywall_open"]?.subscribers ?? 0, converted = counts["purchase_completed"]?.subscribers ?? 0
-        let impressions = counts["paywall_open"]?.count ?? 0, completed = counts["purchase_completed"]?.count ?? 0
+        let subscribers = counts["paywall_open"]?.subscribers ?? 0
+        let converted = counts["purchase_completed"]?.subscribers ?? 0
+        let impressions = counts["paywall_open"]?.count ?? 0
+        let completed = counts["purchase_completed"]?.count ?? 0
         object["uniqueSubscribers"] = .number(subscribers)
         object["conversions"] = .number(converted)
         object["conversion"] = subscribers > 0 ? .number(Double(converted) / Double(subscribers)) : .null
@@ -104,12 +124,16 @@ public final class AnalyticsService: Sendable {
     static func buckets(_ interval: Interval, filter: Filter, seen: [Int64]) throws -> [Int64] {
         let size = interval.milliseconds
         func floor(_ t: Int64) -> Int64 { t - ((t % size) + size) % size }
-        guard let first = filter.from.map(floor) ?? seen.min(), let last = filter.to.map({ floor($0 - 1) }) ?? seen.max(),
-              first <= last else { return [] }
+        guard let first = filter.from.map(floor) ?? seen.min(),
+            let last = filter.to.map({ floor($0 - 1) }) ?? seen.max(),
+            first <= last
+        else { return [] }
         let count = (last - first) / size + 1
         guard count <= maxBuckets else {
-            throw ServiceError.badField("$.query.interval", "too_many_buckets",
-                                        "That is \(count) \(interval.rawValue)s; a series has at most \(maxBuckets) buckets. Ask for a shorter range or interval=day.")
+            throw ServiceError.badField(
+                "$.query.interval", "too_many_buckets",
+                "That is \(count) \(interval.rawValue)s; a series has at most \(maxBuckets) buckets. Ask for a shorter range or interval=day."
+            )
         }
         return (0..<count).map { first + $0 * size }
     }

@@ -11,14 +11,18 @@ enum AnalyticsTools {
             cancelled, restores; counts and distinct subscribers), so versions can be compared after each publish. Optionally \
             cut by time (from inclusive, to exclusive), placement and presentation-context values.
             """,
-        inputSchema: ToolSchema.object([
-            "paywallId": ToolSchema.paywallID,
-            "from": time("Only events at or after this time"),
-            "to": time("Only events before this time"),
-            "placement": ToolSchema.placementKey,
-            "context": ToolSchema.context,
-            "environment": ["enum": ["production", "sandbox", "all"], "description": "Which events to count (production unless asked)."],
-        ], required: ["paywallId"]),
+        inputSchema: ToolSchema.object(
+            [
+                "paywallId": ToolSchema.paywallID,
+                "from": time("Only events at or after this time"),
+                "to": time("Only events before this time"),
+                "placement": ToolSchema.placementKey,
+                "context": ToolSchema.context,
+                "environment": [
+                    "enum": ["production", "sandbox", "all"],
+                    "description": "Which events to count (production unless asked).",
+                ],
+            ], required: ["paywallId"]),
         readOnly: true, idempotent: true
     ) { call in
         var filter = AnalyticsService.Filter()
@@ -27,13 +31,18 @@ enum AnalyticsTools {
         filter.placement = call.optionalString("placement")
         filter.context = call.presentationContext()
         filter.environment = try EnvironmentFilter.parse(call.optionalString("environment"))
-        return try call.services.analytics.funnel(appID: call.appID, paywallID: try call.string("paywallId"), filter: filter)
+        return try call.services.analytics.funnel(
+            appID: call.appID, paywallID: try call.string("paywallId"), filter: filter)
     }
 
     /// A time argument as the REST query parameter takes it: ms since 1970 or an RFC 3339 date-time.
     private static func time(_ description: String) -> JSONValue {
-        ["description": .string("\(description): integer milliseconds since 1970, or an RFC 3339 date-time such as 2026-11-30T00:00:00Z."),
-         "type": ["integer", "string"], "minimum": 0, "minLength": 1]
+        [
+            "description": .string(
+                "\(description): integer milliseconds since 1970, or an RFC 3339 date-time such as 2026-11-30T00:00:00Z."
+            ),
+            "type": ["integer", "string"], "minimum": 0, "minLength": 1,
+        ]
     }
 
     private static func timeText(_ value: JSONValue) -> String { value.stringValue ?? value.canonicalString }

@@ -20,14 +20,16 @@ public enum EnvironmentFilter: String, Sendable, CaseIterable {
     }
 
     /// The `environment` query parameter of analytics, results and the export.
-    static let parameter = APIParameter.query("environment", "Which events to count: production (the default), sandbox or all.",
-                                              schema: ["enum": ["production", "sandbox", "all"]])
+    static let parameter = APIParameter.query(
+        "environment", "Which events to count: production (the default), sandbox or all.",
+        schema: ["enum": ["production", "sandbox", "all"]])
 
     /// The `environment` query parameter (production when absent); 400 for another value.
     public static func parse(_ raw: String?) throws -> EnvironmentFilter {
         guard let raw else { return .production }
         guard let filter = EnvironmentFilter(rawValue: raw) else {
-            throw ServiceError(.badRequest, "invalid_environment", "'environment' is production, sandbox or all, not '\(raw)'.")
+            throw ServiceError(
+                .badRequest, "invalid_environment", "'environment' is production, sandbox or all, not '\(raw)'.")
         }
         return filter
     }

@@ -37,7 +37,9 @@ private struct BatchCursor {
     }
 
     mutating func batch() -> [StoredEvent]? {
-        guard take(.openBrace), let key = plainString(), equals(key, "events"), take(.colon), take(.openBracket) else { return nil }
+        guard take(.openBrace), let key = plainString(), equals(key, "events"), take(.colon), take(.openBracket) else {
+            return nil
+        }
         var events: [StoredEvent] = []
         if !take(.closeBracket) {
             repeat {
@@ -55,37 +57,67 @@ private struct BatchCursor {
     private mutating func event() -> StoredEvent? {
         guard take(.openBrace) else { return nil }
         var seen: UInt16 = 0
-        var id: String?, name: String?, occurredAt: Int64?, placement: String?, paywallID: String?, version: Int?
-        var subscriberID: String?, experimentID: String?, variant: String?, context: String?, properties: String?
+        var id: String?
+        var name: String?
+        var occurredAt: Int64?
+        var placement: String?
+        var paywallID: String?
+        var version: Int?
+        var subscriberID: String?
+        var experimentID: String?
+        var variant: String?
+        var context: String?
+        var properties: String?
         var environment = DataEnvironment.production
         repeat {
             guard let keyRange = plainString(), let field = EventField(key: string(keyRange)), seen & field.bit == 0,
-                  take(.colon) else { return nil }
+                take(.colon)
+            else { return nil }
             seen |= field.bit
             switch field {
-            case .id: guard let v = text(max: 200) else { return nil }; id = v
+            case .id:
+                guard let v = text(max: 200) else { return nil }
+                id = v
             case .name:
-                guard let v = text(max: 100), EventService.knownNames.contains(v) || EventService.isCustomName(v) else { return nil }
+                guard let v = text(max: 100), EventService.knownNames.contains(v) || EventService.isCustomName(v) else {
+                    return nil
+                }
                 name = v
             case .timestamp:
                 if peek() == .quote {
-                    guard let range = plainString(), let ms = EventService.parseTimestamp(string(range)), ms >= 0 else { return nil }
+                    guard let range = plainString(), let ms = EventService.parseTimestamp(string(range)), ms >= 0 else {
+                        return nil
+                    }
                     occurredAt = ms
                 } else {
                     guard let ms = integer() else { return nil }
                     occurredAt = ms
                 }
-            case .placement: guard let v = text(max: 100) else { return nil }; placement = v
-            case .paywallId: guard let v = text(max: 200) else { return nil }; paywallID = v
-            case .version: guard let v = integer(), v >= 1 else { return nil }; version = Int(v)
-            case .subscriberId: guard let v = text(max: 200) else { return nil }; subscriberID = v
-            case .experimentId: guard let v = text(max: 200) else { return nil }; experimentID = v
-            case .variant: guard let v = text(max: 64) else { return nil }; variant = v
+            case .placement:
+                guard let v = text(max: 100) else { return nil }
+                placement = v
+            case .paywallId:
+                guard let v = text(max: 200) else { return nil }
+                paywallID = v
+            case .version:
+                guard let v = integer(), v >= 1 else { return nil }
+                version = Int(v)
+            case .subscriberId:
+                guard let v = text(max: 200) else { return nil }
+                subscriberID = v
+            case .experimentId:
+                guard let v = text(max: 200) else { return nil }
+                experimentID = v
+            case .variant:
+                guard let v = text(max: 64) else { return nil }
+                variant = v
             case .environment:
                 guard let v = text(max: 20), let known = DataEnvironment(rawValue: v) else { return nil }
                 environment = known
             case .context:
-                guard let object = nestedObject(), object.values.allSatisfy({ ContextValue(json: $0) != nil }) else { return nil }
+                guard let object = nestedObject(), object.values.allSatisfy({ ContextValue(json: $0) != nil }) else {
+                    return nil
+                }
                 context = JSONValue.object(object).canonicalString
             case .properties:
                 guard let object = nestedObject() else { return nil }
@@ -93,10 +125,12 @@ private struct BatchCursor {
             }
         } while take(.comma)
         guard take(.closeBrace), let id, let name, let occurredAt,
-              version == nil || paywallID != nil, (experimentID == nil) == (variant == nil) else { return nil }
-        return StoredEvent(id: id, name: name, occurredAt: occurredAt, placement: placement, paywallID: paywallID, version: version,
-                           subscriberID: subscriberID, context: context, properties: properties, experimentID: experimentID,
-                           variant: variant, environment: environment)
+            version == nil || paywallID != nil, (experimentID == nil) == (variant == nil)
+        else { return nil }
+        return StoredEvent(
+            id: id, name: name, occurredAt: occurredAt, placement: placement, paywallID: paywallID, version: version,
+            subscriberID: subscriberID, context: context, properties: properties, experimentID: experimentID,
+            variant: variant, environment: environment)
     }
 
     /// A string of 1 to `max` characters (printable ASCII: one character per byte, no NUL).
@@ -134,7 +168,9 @@ private struct BatchCursor {
         }
         let digits = position - start
         guard digits > 0, digits == 1 || bytes[start] != .zero else { return nil }
-        if position < bytes.count, bytes[position] == .dot || bytes[position] == .lowerE || bytes[position] == .upperE { return nil }
+        if position < bytes.count, bytes[position] == .dot || bytes[position] == .lowerE || bytes[position] == .upperE {
+            return nil
+        }
         return value
     }
 
@@ -197,13 +233,17 @@ private struct BatchCursor {
     }
 
     private func equals(_ range: Range<Int>, _ text: StaticString) -> Bool {
-        range.count == text.utf8CodeUnitCount && zip(bytes[range], UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)).allSatisfy { $0 == $1 }
+        range.count == text.utf8CodeUnitCount
+            && zip(bytes[range], UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)).allSatisfy {
+                $0 == $1
+            }
     }
 }
 
 /// The fields an event may have (`EventService.parse` names the same ones).
 private enum EventField: UInt16 {
-    case id, name, timestamp, placement, paywallId, version, subscriberId, experimentId, variant, environment, context, properties
+    case id, name, timestamp, placement, paywallId, version, subscriberId, experimentId, variant, environment, context,
+        properties
 
     /// Its bit in the set of fields an event has named (a second one is a duplicate key).
     var bit: UInt16 { 1 << rawValue }
@@ -227,8 +267,11 @@ private enum EventField: UInt16 {
     }
 }
 
-private extension UInt8 {
-    static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":"), comma = UInt8(ascii: ",")
-    static let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}"), openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
-    static let zero = UInt8(ascii: "0"), nine = UInt8(ascii: "9"), dot = UInt8(ascii: "."), lowerE = UInt8(ascii: "e"), upperE = UInt8(ascii: "E")
+extension UInt8 {
+    fileprivate static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":"),
+        comma = UInt8(ascii: ",")
+    fileprivate static let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}"),
+        openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
+    fileprivate static let zero = UInt8(ascii: "0"), nine = UInt8(ascii: "9"), dot = UInt8(ascii: "."),
+        lowerE = UInt8(ascii: "e"), upperE = UInt8(ascii: "E")
 }

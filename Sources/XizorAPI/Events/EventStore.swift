@@ -51,7 +51,9 @@ public struct VariantCounts: Sendable, Equatable {
     /// holdout's row (its subscribers see no paywall, so they have no `paywall_open`).
     public var exposed = 0
     public var exposedConverted = 0
-    public init(impressions: Int = 0, subscribers: Int = 0, converted: Int = 0, exposed: Int = 0, exposedConverted: Int = 0) {
+    public init(
+        impressions: Int = 0, subscribers: Int = 0, converted: Int = 0, exposed: Int = 0, exposedConverted: Int = 0
+    ) {
         self.exposed = exposed
         self.exposedConverted = exposedConverted
         self.impressions = impressions
@@ -69,24 +71,30 @@ public protocol EventStore {
     /// Counts per (version, event name) of one paywall's events, cut by `filter`.
     func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount]
     /// The same counts per time bucket of `bucketMs` (UTC), for a time series.
-    func funnelSeries(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64) throws -> [FunnelCount]
+    func funnelSeries(appID: String, paywallID: String, filter: AnalyticsService.Filter, bucketMs: Int64) throws
+        -> [FunnelCount]
     /// Revenue per (version, currency) from `purchase_completed` events' `price` and `currency` properties.
     func revenue(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [RevenueSum]
     /// Events that the filter's time and placement keep but that lack one of its context keys, so
     /// a context-filtered funnel can say how many it left out rather than drop them silently.
     func countWithoutContextKeys(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> Int64
     /// Counts per variant name of one experiment's events.
-    func variantCounts(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String: VariantCounts]
+    func variantCounts(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String:
+        VariantCounts]
     /// Revenue per (variant, currency) of one experiment's `purchase_completed` events with a
     /// numeric `price` and a `currency` (the `version` of each sum is 0: variants have names).
-    func variantRevenue(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String: [RevenueSum]]
+    func variantRevenue(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String:
+        [RevenueSum]]
     /// Up to `limit` events whose `timestamp` is in [from, to) and whose id sorts after `after`, by
     /// id: the primary key's order, so an export pages through an app's events in one pass over it.
-    func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int) throws -> [ExportedEvent]
+    func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int)
+        throws -> [ExportedEvent]
     /// `paywall_open` events of one subscriber on `placement` showing one of `paywallIDs` that
     /// occurred at or after `since` (ms): what a rule's frequency cap counts. Counted up to
     /// `atMost` only, through `events_presentations`, so a cap reads at most its count of entries.
-    func presentations(appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64, atMost: Int) throws -> Int
+    func presentations(
+        appID: String, subscriberID: String, placement: String, paywallIDs: [String], since: Int64, atMost: Int
+    ) throws -> Int
 }
 
 /// The key of `events_by_hour`: `occurred_at / bucketMs`, an hour. Entries of one hour are kept

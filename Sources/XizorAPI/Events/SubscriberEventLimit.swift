@@ -16,8 +16,9 @@ final class SubscriberEventLimit: Sendable {
     init(perMinute: Int, maxBuckets: Int = 200_000) {
         precondition(perMinute > 0, "a per-subscriber limit is positive (0 is no limit: no SubscriberEventLimit)")
         self.perMinute = perMinute
-        limiter = RateLimiter(limit: RateLimit(perSecond: perMinute, burst: perMinute), maxBuckets: maxBuckets,
-                              refillPerSecond: Double(perMinute) / 60)
+        limiter = RateLimiter(
+            limit: RateLimit(perSecond: perMinute, burst: perMinute), maxBuckets: maxBuckets,
+            refillPerSecond: Double(perMinute) / 60)
     }
 
     /// Batches refused because a subscriber in them was past its limit (`/metrics`).
@@ -28,11 +29,15 @@ final class SubscriberEventLimit: Sendable {
     /// retries the whole batch later, and its events count once by their ids.
     func admit(appID: String, eventsBySubscriber counts: [String: Int], nowMicros: Int64) throws {
         for (subscriber, count) in counts.sorted(by: { $0.key < $1.key }) {
-            if case .limited(let seconds) = limiter.take(BucketKey(app: appID, subscriber: subscriber), nowMicros: nowMicros, tokens: count) {
+            if case .limited(let seconds) = limiter.take(
+                BucketKey(app: appID, subscriber: subscriber), nowMicros: nowMicros, tokens: count)
+            {
                 refused.add(1, ordering: .relaxed)
-                throw HTTPError(.tooManyRequests, code: "subscriber_rate_limited",
-                                detail: "Too many events for subscriber '\(subscriber.prefix(64))': at most \(perMinute) per minute. Retry after \(seconds) s.",
-                                headers: ["Retry-After": String(seconds)])
+                throw HTTPError(
+                    .tooManyRequests, code: "subscriber_rate_limited",
+                    detail:
+                        "Too many events for subscriber '\(subscriber.prefix(64))': at most \(perMinute) per minute. Retry after \(seconds) s.",
+                    headers: ["Retry-After": String(seconds)])
             }
         }
     }

@@ -44,7 +44,8 @@ enum BetaBinomial {
     /// the control itself is not reported), and that it is the highest of all.
     static func probabilities(_ posteriors: [Posterior]) -> (beatsFirst: [Double], best: [Double]) {
         guard let control = posteriors.first else { return ([], []) }
-        var beats: [Double] = [], best: [Double] = []
+        var beats: [Double] = []
+        var best: [Double] = []
         for (index, posterior) in posteriors.enumerated() {
             let others = posteriors.enumerated().filter { $0.offset != index }.map(\.element)
             beats.append(index == 0 ? 0.5 : integrate(posterior) { control.cdf($0) })
@@ -55,7 +56,8 @@ enum BetaBinomial {
 
     /// ∫ f_p(y) g(y) dy by Simpson's rule over p's own mass.
     static func integrate(_ p: Posterior, _ g: (Double) -> Double) -> Double {
-        let low = max(0, p.mean - 12 * p.standardDeviation), high = min(1, p.mean + 12 * p.standardDeviation)
+        let low = max(0, p.mean - 12 * p.standardDeviation)
+        let high = min(1, p.mean + 12 * p.standardDeviation)
         let intervals = 2_000
         let h = (high - low) / Double(intervals)
         var sum = p.density(low) * g(low) + p.density(high) * g(high)
@@ -72,9 +74,11 @@ enum BetaBinomial {
     static func sampleSize(controlRate p1: Double, relativeEffect mde: Double) -> Int? {
         let p2 = p1 * (1 + mde)
         guard p1 > 0, p1 < 1, p2 > 0, p2 < 1, p2 != p1 else { return nil }
-        let zAlpha = 1.959963984540054, zBeta = 0.8416212335729143
+        let zAlpha = 1.959963984540054
+        let zBeta = 0.8416212335729143
         let pooled = (p1 + p2) / 2
-        let numerator = zAlpha * (2 * pooled * (1 - pooled)).squareRoot() + zBeta * (p1 * (1 - p1) + p2 * (1 - p2)).squareRoot()
+        let numerator =
+            zAlpha * (2 * pooled * (1 - pooled)).squareRoot() + zBeta * (p1 * (1 - p1) + p2 * (1 - p2)).squareRoot()
         return Int((numerator * numerator / ((p2 - p1) * (p2 - p1))).rounded(.up))
     }
 
@@ -110,20 +114,26 @@ enum BetaBinomial {
 
     private static func continuedFraction(_ x: Double, _ a: Double, _ b: Double) -> Double {
         let tiny = 1e-300
-        var c = 1.0, d = 1 - (a + b) * x / (a + 1)
+        var c = 1.0
+        var d = 1 - (a + b) * x / (a + 1)
         if abs(d) < tiny { d = tiny }
         d = 1 / d
         var result = d
         for m in 1...10_000 {
-            let m = Double(m), m2 = 2 * m
+            let m = Double(m)
+            let m2 = 2 * m
             var numerator = m * (b - m) * x / ((a + m2 - 1) * (a + m2))
-            d = 1 + numerator * d; if abs(d) < tiny { d = tiny }
-            c = 1 + numerator / c; if abs(c) < tiny { c = tiny }
+            d = 1 + numerator * d
+            if abs(d) < tiny { d = tiny }
+            c = 1 + numerator / c
+            if abs(c) < tiny { c = tiny }
             d = 1 / d
             result *= d * c
             numerator = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1))
-            d = 1 + numerator * d; if abs(d) < tiny { d = tiny }
-            c = 1 + numerator / c; if abs(c) < tiny { c = tiny }
+            d = 1 + numerator * d
+            if abs(d) < tiny { d = tiny }
+            c = 1 + numerator / c
+            if abs(c) < tiny { c = tiny }
             d = 1 / d
             let delta = d * c
             result *= delta

@@ -14,24 +14,31 @@ extension ExperimentService {
     public static let defaultMinimumDetectableEffect = 0.1
 
     /// Counts production events unless `environment` says otherwise (sandbox purchases stay out).
-    public func results(appID: String, id: String, minimumDetectableEffect mde: Double = defaultMinimumDetectableEffect,
-                        environment: EnvironmentFilter = .production) throws -> JSONValue {
+    public func results(
+        appID: String, id: String, minimumDetectableEffect mde: Double = defaultMinimumDetectableEffect,
+        environment: EnvironmentFilter = .production
+    ) throws -> JSONValue {
         guard mde > 0, mde <= 10 else {
-            throw ServiceError.badField("$.minimumDetectableEffect", "number_out_of_range",
-                                        "The minimum detectable effect is a relative change above 0 and at most 10 (0.1 = 10 %).")
+            throw ServiceError.badField(
+                "$.minimumDetectableEffect", "number_out_of_range",
+                "The minimum detectable effect is a relative change above 0 and at most 10 (0.1 = 10 %).")
         }
         // One snapshot: the variants and their counts as of the same moment.
         let (experiment, counts, revenue) = try read { tx in
-            (try ExperimentService.load(tx, appID: appID, id: id),
-             try tx.events.variantCounts(appID: appID, experimentID: id, environment: environment),
-             try tx.events.variantRevenue(appID: appID, experimentID: id, environment: environment))
+            (
+                try ExperimentService.load(tx, appID: appID, id: id),
+                try tx.events.variantCounts(appID: appID, experimentID: id, environment: environment),
+                try tx.events.variantRevenue(appID: appID, experimentID: id, environment: environment)
+            )
         }
         let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
         let controlRate = control.subscribers > 0 ? Double(control.converted) / Double(control.subscribers) : nil
         // Variants nobody has seen yet are left out of the comparison (the prior alone would make an
         // empty variant look promising) and answer null; so does "beats the control" while the
         // control has no subscribers.
-        let observed = experiment.variants.indices.filter { (counts[experiment.variants[$0].name]?.subscribers ?? 0) > 0 }
+        let observed = experiment.variants.indices.filter {
+            (counts[experiment.variants[$0].name]?.subscribers ?? 0) > 0
+        }
         let posteriors = observed.map { index in
             let c = counts[experiment.variants[index].name] ?? VariantCounts()
             return BetaBinomial.Posterior(conversions: min(c.converted, c.subscribers), trials: c.subscribers)
@@ -48,61 +55,83 @@ extension ExperimentService {
             let c = counts[variant.name] ?? VariantCounts()
             var object: [String: JSONValue] = [
                 "name": .string(variant.name), "paywallId": .string(variant.paywallID), "control": .bool(index == 0),
-                "impressions": .number(c.impressions), "uniqueSubscribers": .number(c.subscribers), "conversions": .number(c.converted),
+                "impressions": .number(c.impressions), "uniqueSubscribers": .number(c.subscribers),
+                "conversions": .number(c.converted),
             ]
             object["probabilityToBeatControl"] = beats[index].map(JSONValue.number) ?? .null
             object["probabilityToBeBest"] = best[index].map(JSONValue.number) ?? .null
-            object["revenue"] = .array((revenue[variant.name] ?? []).map { sum in
-                ["currency": .string(sum.currency), "amount": .number(sum.amount), "purchases": .number(sum.purchases),
-                 "perSubscriber": c.subscribers > 0 ? .number(sum.amount / Double(c.subscribers)) : .null]
-            })
-            object["sampleSize"] = needed.map { ["perVariant": .number($0), "remaining": .number(max(0, $0 - c.subscribers))] } ?? .null
+            object["revenue"] = .array(
+                (revenue[variant.name] ?? []).map { sum in
+                    [
+                        "currency": .string(sum.currency), "amount": .number(sum.amount),
+                        "purchases": .number(sum.purchases),
+                        "perSubscriber": c.subscribers > 0 ? .number(sum.amount / Double(c.subscribers)) : .null,
+                    ]
+                })
+            object["sampleSize"] =
+                needed.map { ["perVariant": .number($0), "remaining": .number(max(0, $0 - c.subscribers))] } ?? .null
             guard c.subscribers > 0 else {
                 object["conversionRate"] = .null
                 object["confidenceInterval"] = .null
                 object["differenceToControl"] = .null
                 return .object(object)
             }
-            let n = Double(c.subscribers), rate = Double(c.converted) / n
+            let n = Double(c.subscribers)
+            let rate = Double(c.converted) / n
             object["conversionRate"] = .number(rate)
             let (low, high) = ExperimentService.wilson(successes: c.converted, trials: c.subscribers)
             object["confidenceInterval"] = [.number(low), .number(high)]
-            object["differenceToControl"] = index > 0
-                ? ExperimentService.differenceToControl(rate: rate, n: n, controlRate: controlRate, controlSubscribers: control.subscribers)
+            object["differenceToControl"] =
+                index > 0
+                ? ExperimentService.differenceToControl(
+                    rate: rate, n: n, controlRate: controlRate, controlSubscribers: control.subscribers)
                 : .null
             return .object(object)
         }
-        return ["experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
-                "environment": .string(environment.rawValue),
-                "confidenceLevel": 0.95, "variants": .array(variants),
-                "bayesian": ["prior": "Beta(1, 1)", "method": "Beta–Binomial posteriors, integrated numerically (deterministic)"],
-                "sampleSize": ["minimumDetectableEffect": .number(mde), "alpha": 0.05, "power": 0.8,
-                               "basis": "two-sided test of the control's rate against a relative change of minimumDetectableEffect"],
-                "holdout": experiment.holdoutWeight > 0 ? ExperimentService.holdoutRow(counts["holdout"] ?? VariantCounts(), controlRate: controlRate,
-                                                                                         controlSubscribers: control.subscribers) : .null]
+        return [
+            "experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
+            "environment": .string(environment.rawValue),
+            "confidenceLevel": 0.95, "variants": .array(variants),
+            "bayesian": [
+                "prior": "Beta(1, 1)", "method": "Beta–Binomial posteriors, integrated numerically (deterministic)",
+            ],
+            "sampleSize": [
+                "minimumDetectableEffect": .number(mde), "alpha": 0.05, "power": 0.8,
+                "basis": "two-sided test of the control's rate against a relative change of minimumDetectableEffect",
+            ],
+            "holdout": experiment.holdoutWeight > 0
+                ? ExperimentService.holdoutRow(
+                    counts["holdout"] ?? VariantCounts(), controlRate: controlRate,
+                    controlSubscribers: control.subscribers) : .null,
+        ]
     }
 
     /// The holdout's row: its subscribers see no paywall, so they are counted from any event the app
     /// tags with the experiment and `variant: "holdout"` (a `paywall_holdout` exposure when the SDK
     /// answers 204, their purchases); the rate is theirs who bought, beside the control's.
     static func holdoutRow(_ c: VariantCounts, controlRate: Double?, controlSubscribers: Int) -> JSONValue {
-        var object: [String: JSONValue] = ["uniqueSubscribers": .number(c.exposed), "conversions": .number(c.exposedConverted)]
+        var object: [String: JSONValue] = [
+            "uniqueSubscribers": .number(c.exposed), "conversions": .number(c.exposedConverted),
+        ]
         guard c.exposed > 0 else {
             object["conversionRate"] = .null
             object["confidenceInterval"] = .null
             object["differenceToControl"] = .null
             return .object(object)
         }
-        let n = Double(c.exposed), rate = Double(c.exposedConverted) / n
+        let n = Double(c.exposed)
+        let rate = Double(c.exposedConverted) / n
         object["conversionRate"] = .number(rate)
         let (low, high) = wilson(successes: c.exposedConverted, trials: c.exposed)
         object["confidenceInterval"] = [.number(low), .number(high)]
-        object["differenceToControl"] = differenceToControl(rate: rate, n: n, controlRate: controlRate, controlSubscribers: controlSubscribers)
+        object["differenceToControl"] = differenceToControl(
+            rate: rate, n: n, controlRate: controlRate, controlSubscribers: controlSubscribers)
         return .object(object)
     }
 
     /// A rate minus the control's, with a 95 % normal (Wald, unpooled) interval; null without a control rate.
-    static func differenceToControl(rate: Double, n: Double, controlRate: Double?, controlSubscribers: Int) -> JSONValue {
+    static func differenceToControl(rate: Double, n: Double, controlRate: Double?, controlSubscribers: Int) -> JSONValue
+    {
         guard let controlRate, controlSubscribers > 0 else { return .null }
         let m = Double(controlSubscribers)
         let difference = rate - controlRate
@@ -116,7 +145,9 @@ extension ExperimentService {
 
     /// The Wilson score interval for a binomial proportion at 95 %.
     static func wilson(successes: Int, trials: Int) -> (Double, Double) {
-        let n = Double(trials), p = Double(successes) / n, z2 = z95 * z95
+        let n = Double(trials)
+        let p = Double(successes) / n
+        let z2 = z95 * z95
         let center = (p + z2 / (2 * n)) / (1 + z2 / n)
         let half = z95 * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot() / (1 + z2 / n)
         return (max(0, center - half), min(1, center + half))

@@ -15,8 +15,9 @@ enum ExperimentRows {
         guard let status = Experiment.Status(rawValue: statusName) else {
             throw UnknownStoredValue(column: "experiments.status", value: statusName)
         }
-        return StoredExperiment(id: try row.get(0), name: try row.get(1), status: status, variants: variants, holdoutWeight: try row.get(3),
-                                allocation: try row.get(4), createdAt: try row.get(5), startedAt: try row.get(6),
-                                stoppedAt: try row.get(7), winner: try row.get(8))
+        return StoredExperiment(
+            id: try row.get(0), name: try row.get(1), status: status, variants: variants, holdoutWeight: try row.get(3),
+            allocation: try row.get(4), createdAt: try row.get(5), startedAt: try row.get(6),
+            stoppedAt: try row.get(7), winner: try row.get(8))
     }
 }

@@ -5,7 +5,8 @@ import PaywallFormat
 enum ExperimentTools {
     static var tools: [MCPTool] { [create, list, get, start, stop, setWeights, promote, results] }
 
-    static let experimentID = ToolSchema.string("The experiment's id (exp_…), as create_experiment answers it.", maxLength: 100)
+    static let experimentID = ToolSchema.string(
+        "The experiment's id (exp_…), as create_experiment answers it.", maxLength: 100)
 
     static let create = MCPTool(
         name: "create_experiment", scope: .experiments, title: "Create an A/B experiment",
@@ -16,16 +17,24 @@ enum ExperimentTools {
             subscriberId (a stable hash), needs every variant's paywall published before it starts, and requests without a \
             subscriberId get the control.
             """,
-        inputSchema: ToolSchema.object([
-            "name": ToolSchema.string("A name for the dashboard.", maxLength: 200),
-            "variants": ["type": "array", "minItems": 2, "maxItems": 5, "description": "Variants in order; the first is the control.",
-                         "items": ToolSchema.object([
+        inputSchema: ToolSchema.object(
+            [
+                "name": ToolSchema.string("A name for the dashboard.", maxLength: 200),
+                "variants": [
+                    "type": "array", "minItems": 2, "maxItems": 5,
+                    "description": "Variants in order; the first is the control.",
+                    "items": ToolSchema.object(
+                        [
                             "paywallId": ToolSchema.paywallID,
-                            "weight": ToolSchema.integer("Relative share of subscribers.", minimum: 0, maximum: 1_000_000),
-                            "name": ToolSchema.string("Variant name ([A-Za-z0-9_-]); default control, variant_1, …", maxLength: 64),
-                         ], required: ["paywallId", "weight"])],
-            "holdoutWeight": ToolSchema.integer("Relative share of subscribers shown nothing (default 0).", minimum: 0, maximum: 1_000_000),
-        ], required: ["variants"]),
+                            "weight": ToolSchema.integer(
+                                "Relative share of subscribers.", minimum: 0, maximum: 1_000_000),
+                            "name": ToolSchema.string(
+                                "Variant name ([A-Za-z0-9_-]); default control, variant_1, …", maxLength: 64),
+                        ], required: ["paywallId", "weight"]),
+                ],
+                "holdoutWeight": ToolSchema.integer(
+                    "Relative share of subscribers shown nothing (default 0).", minimum: 0, maximum: 1_000_000),
+            ], required: ["variants"]),
         readOnly: false, idempotent: false
     ) { call in
         try call.services.experiments.create(appID: call.appID, body: call.arguments).json
@@ -33,7 +42,8 @@ enum ExperimentTools {
 
     static let start = MCPTool(
         name: "start_experiment", scope: .experiments, title: "Start an experiment",
-        description: "Starts a draft experiment: from the next SDK request on, its placements and rules split subscribers among the variants.",
+        description:
+            "Starts a draft experiment: from the next SDK request on, its placements and rules split subscribers among the variants.",
         inputSchema: ToolSchema.object(["experimentId": experimentID], required: ["experimentId"]),
         readOnly: false, idempotent: false
     ) { call in
@@ -54,7 +64,8 @@ enum ExperimentTools {
 
     static let list = MCPTool(
         name: "list_experiments", scope: .read, title: "List experiments",
-        description: "The app's experiments, oldest first: status (draft, running, stopped), variants with paywalls and weights, holdout.",
+        description:
+            "The app's experiments, oldest first: status (draft, running, stopped), variants with paywalls and weights, holdout.",
         inputSchema: ToolSchema.object([:]),
         readOnly: true, idempotent: true
     ) { call in
@@ -76,17 +87,24 @@ enum ExperimentTools {
             Changes the variants' weights (one per variant, in order) and optionally the holdout weight. Live on the next SDK \
             request; only the share of subscribers the new weights require moves (everyone else keeps their variant).
             """,
-        inputSchema: ToolSchema.object([
-            "experimentId": experimentID,
-            "weights": ["type": "array", "minItems": 2, "maxItems": 5, "description": "One weight per variant, in the variants' order.",
-                        "items": ToolSchema.integer("Relative share of subscribers.", minimum: 0, maximum: 1_000_000)],
-            "holdoutWeight": ToolSchema.integer("Relative share of subscribers shown nothing.", minimum: 0, maximum: 1_000_000),
-        ], required: ["experimentId", "weights"]),
+        inputSchema: ToolSchema.object(
+            [
+                "experimentId": experimentID,
+                "weights": [
+                    "type": "array", "minItems": 2, "maxItems": 5,
+                    "description": "One weight per variant, in the variants' order.",
+                    "items": ToolSchema.integer("Relative share of subscribers.", minimum: 0, maximum: 1_000_000),
+                ],
+                "holdoutWeight": ToolSchema.integer(
+                    "Relative share of subscribers shown nothing.", minimum: 0, maximum: 1_000_000),
+            ], required: ["experimentId", "weights"]),
         readOnly: false, idempotent: true
     ) { call in
         var body: [String: JSONValue] = ["weights": try call.value("weights")]
         if let holdout = call.arguments["holdoutWeight"] { body["holdoutWeight"] = holdout }
-        return try call.services.experiments.setWeights(appID: call.appID, id: try call.string("experimentId"), body: .object(body)).json
+        return try call.services.experiments.setWeights(
+            appID: call.appID, id: try call.string("experimentId"), body: .object(body)
+        ).json
     }
 
     static let promote = MCPTool(
@@ -95,14 +113,18 @@ enum ExperimentTools {
             Keeps a winner: the variant's paywall becomes the paywall of every placement and rule that targets the \
             experiment, which is detached and stopped. Live on the next SDK request. Check get_experiment_results first.
             """,
-        inputSchema: ToolSchema.object([
-            "experimentId": experimentID,
-            "variant": ToolSchema.string("The variant's name (control, or as list_experiments shows it).", maxLength: 64),
-        ], required: ["experimentId", "variant"]),
+        inputSchema: ToolSchema.object(
+            [
+                "experimentId": experimentID,
+                "variant": ToolSchema.string(
+                    "The variant's name (control, or as list_experiments shows it).", maxLength: 64),
+            ], required: ["experimentId", "variant"]),
         // It replaces what the experiment's placements serve and ends the experiment: destructive.
         readOnly: false, destructive: true, idempotent: false
     ) { call in
-        try call.services.experiments.promote(appID: call.appID, id: try call.string("experimentId"), variant: try call.string("variant")).json
+        try call.services.experiments.promote(
+            appID: call.appID, id: try call.string("experimentId"), variant: try call.string("variant")
+        ).json
     }
 
     static let results = MCPTool(
@@ -115,17 +137,25 @@ enum ExperimentTools {
             detect a relative change of minimumDetectableEffect (default 0.1) in the control's rate, with how many are still \
             missing. Counted from SDK events that carry the experimentId and variant.
             """,
-        inputSchema: ToolSchema.object(["experimentId": experimentID,
-                                        "minimumDetectableEffect": ["type": "number", "exclusiveMinimum": 0, "maximum": 10,
-                                                                    "description": "The relative change to detect (0.1 = 10 %)."],
-                                        "environment": ["enum": ["production", "sandbox", "all"],
-                                                        "description": "Which events to count (production unless asked)."]],
-                                       required: ["experimentId"]),
+        inputSchema: ToolSchema.object(
+            [
+                "experimentId": experimentID,
+                "minimumDetectableEffect": [
+                    "type": "number", "exclusiveMinimum": 0, "maximum": 10,
+                    "description": "The relative change to detect (0.1 = 10 %).",
+                ],
+                "environment": [
+                    "enum": ["production", "sandbox", "all"],
+                    "description": "Which events to count (production unless asked).",
+                ],
+            ],
+            required: ["experimentId"]),
         readOnly: true, idempotent: true
     ) { call in
-        try call.services.experiments.results(appID: call.appID, id: try call.string("experimentId"),
-                                              minimumDetectableEffect: call.arguments["minimumDetectableEffect"]?.numberValue?.doubleValue
-                                                  ?? ExperimentService.defaultMinimumDetectableEffect,
-                                              environment: try EnvironmentFilter.parse(call.optionalString("environment")))
+        try call.services.experiments.results(
+            appID: call.appID, id: try call.string("experimentId"),
+            minimumDetectableEffect: call.arguments["minimumDetectableEffect"]?.numberValue?.doubleValue
+                ?? ExperimentService.defaultMinimumDetectableEffect,
+            environment: try EnvironmentFilter.parse(call.optionalString("environment")))
     }
 }

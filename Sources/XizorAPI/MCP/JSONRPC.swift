@@ -47,14 +47,17 @@ enum JSONRPCMessage: Sendable {
         let rawID = object["id"]
         let usableID: JSONValue = rawID.flatMap(JSONRPCMessage.validID) ?? .null
         guard object["jsonrpc"] == .string("2.0") else {
-            self = .invalid(id: usableID, error: JSONRPCError(.invalidRequest, "The message needs \"jsonrpc\": \"2.0\"."))
+            self = .invalid(
+                id: usableID, error: JSONRPCError(.invalidRequest, "The message needs \"jsonrpc\": \"2.0\"."))
             return
         }
         guard let methodValue = object["method"] else {
             if rawID != nil, object["result"] != nil || object["error"] != nil {
                 self = .response
             } else {
-                self = .invalid(id: usableID, error: JSONRPCError(.invalidRequest, "The message has no \"method\" (and is not a response)."))
+                self = .invalid(
+                    id: usableID,
+                    error: JSONRPCError(.invalidRequest, "The message has no \"method\" (and is not a response)."))
             }
             return
         }
@@ -63,7 +66,8 @@ enum JSONRPCMessage: Sendable {
             return
         }
         if let params = object["params"], params.objectValue == nil, params.arrayValue == nil {
-            self = .invalid(id: usableID, error: JSONRPCError(.invalidRequest, "\"params\" is an object (or array) when present."))
+            self = .invalid(
+                id: usableID, error: JSONRPCError(.invalidRequest, "\"params\" is an object (or array) when present."))
             return
         }
         guard let rawID else {
@@ -71,7 +75,8 @@ enum JSONRPCMessage: Sendable {
             return
         }
         guard let id = JSONRPCMessage.validID(rawID) else {
-            self = .invalid(id: .null, error: JSONRPCError(.invalidRequest, "\"id\" is a string or an integer, never null."))
+            self = .invalid(
+                id: .null, error: JSONRPCError(.invalidRequest, "\"id\" is a string or an integer, never null."))
             return
         }
         self = .request(id: id, method: method, params: object["params"])

@@ -22,23 +22,35 @@ struct MCPRoutes {
 
     /// The handler of `POST /mcp`, for whichever route registry registers it.
     var handler: @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse {
-        let endpoint = MCPEndpoint(session: MCPSession(toolbox: MCPToolbox(services: services, previews: previews), serverVersion: serverVersion),
-                                   allowedOrigins: Set(allowedOrigins), limits: limits, maxBatchMessages: maxBatchMessages)
+        let endpoint = MCPEndpoint(
+            session: MCPSession(
+                toolbox: MCPToolbox(services: services, previews: previews), serverVersion: serverVersion),
+            allowedOrigins: Set(allowedOrigins), limits: limits, maxBatchMessages: maxBatchMessages)
         return { request, caller in try endpoint.respond(to: request, caller: caller) }
     }
 
     func register(in routes: inout APIRoutes) {
-        routes.secret(.POST, "/mcp", scope: nil, OperationDoc(
-            "mcp", summary: "The Model Context Protocol (Streamable HTTP, JSON answers)",
-            description: "JSON-RPC 2.0 messages for the MCP tools (list, create, edit, localize, publish paywalls; placements; experiments). Stateless; no SSE. Browser origins outside `cors.allowedOrigins` get 403. See docs/mcp.md.",
-            tag: "mcp",
-            parameters: [.header("MCP-Protocol-Version", "The negotiated protocol version (after initialize).")],
-            requestBody: ["type": ["object", "array"], "description": "A JSON-RPC message (or, in protocol 2025-03-26, a batch)."],
-            responses: [.json(200, "The JSON-RPC answer (or the batch's answers).", ["type": ["object", "array"]]),
-                        .empty(202, "Notifications and responses only: nothing to answer."),
-                        APIResponseSpec.json(400, "A message the transport cannot accept, as a JSON-RPC error.", ["type": "object"])
-                            .or("application/problem+json", APISchemas.ref("Problem")),
-                        .problem(406, "Accept does not admit application/json.")]),
+        routes.secret(
+            .POST, "/mcp", scope: nil,
+            OperationDoc(
+                "mcp", summary: "The Model Context Protocol (Streamable HTTP, JSON answers)",
+                description:
+                    "JSON-RPC 2.0 messages for the MCP tools (list, create, edit, localize, publish paywalls; placements; experiments). Stateless; no SSE. Browser origins outside `cors.allowedOrigins` get 403. See docs/mcp.md.",
+                tag: "mcp",
+                parameters: [.header("MCP-Protocol-Version", "The negotiated protocol version (after initialize).")],
+                requestBody: [
+                    "type": ["object", "array"],
+                    "description": "A JSON-RPC message (or, in protocol 2025-03-26, a batch).",
+                ],
+                responses: [
+                    .json(200, "The JSON-RPC answer (or the batch's answers).", ["type": ["object", "array"]]),
+                    .empty(202, "Notifications and responses only: nothing to answer."),
+                    APIResponseSpec.json(
+                        400, "A message the transport cannot accept, as a JSON-RPC error.", ["type": "object"]
+                    )
+                    .or("application/problem+json", APISchemas.ref("Problem")),
+                    .problem(406, "Accept does not admit application/json."),
+                ]),
             handler)
     }
 }
@@ -53,15 +65,20 @@ struct MCPEndpoint: Sendable {
 
     func respond(to request: HTTPRequest, caller: AppCaller) throws -> HTTPResponse {
         if let origin = request.header("Origin"), !allowedOrigins.contains(origin), !allowedOrigins.contains("*") {
-            throw ServiceError(.forbidden, "origin_not_allowed",
-                               "Browser origin '\(origin)' may not call /mcp; only the configured CORS origins (cors.allowedOrigins) may.")
+            throw ServiceError(
+                .forbidden, "origin_not_allowed",
+                "Browser origin '\(origin)' may not call /mcp; only the configured CORS origins (cors.allowedOrigins) may."
+            )
         }
         let appID = caller.appID
         if let accept = request.header("Accept"), !MCPEndpoint.acceptsJSON(accept) {
-            throw HTTPError(.notAcceptable, code: "not_acceptable", detail: "/mcp answers application/json; list it in Accept.")
+            throw HTTPError(
+                .notAcceptable, code: "not_acceptable", detail: "/mcp answers application/json; list it in Accept.")
         }
         if let type = request.header("Content-Type")?.lowercased(), !type.hasPrefix("application/json") {
-            throw ServiceError(.unsupportedMediaType, "unsupported_media_type", "Send JSON-RPC messages as application/json, not \(type).")
+            throw ServiceError(
+                .unsupportedMediaType, "unsupported_media_type",
+                "Send JSON-RPC messages as application/json, not \(type).")
         }
         let body: JSONValue
         do { body = try JSONParser().parse(request.body) } catch {
@@ -73,21 +90,29 @@ struct MCPEndpoint: Sendable {
             if MCPProtocolVersion.isSupported(header) {
                 version = header
             } else if !isInitialize {
-                return MCPEndpoint.transportError(JSONRPCError(.invalidRequest, "Unsupported MCP-Protocol-Version '\(header)'.",
-                                                               data: ["supported": .array(MCPProtocolVersion.supported.map { .string($0) })]))
+                return MCPEndpoint.transportError(
+                    JSONRPCError(
+                        .invalidRequest, "Unsupported MCP-Protocol-Version '\(header)'.",
+                        data: ["supported": .array(MCPProtocolVersion.supported.map { .string($0) })]))
             }
         }
         if case .array(let elements) = body {
             guard MCPProtocolVersion.allowsBatches(version) else {
-                return MCPEndpoint.transportError(JSONRPCError(.invalidRequest,
-                    "JSON-RPC batches are not part of MCP \(version) (only 2025-03-26 allows them); send one message per POST."))
+                return MCPEndpoint.transportError(
+                    JSONRPCError(
+                        .invalidRequest,
+                        "JSON-RPC batches are not part of MCP \(version) (only 2025-03-26 allows them); send one message per POST."
+                    ))
             }
             guard !elements.isEmpty else {
                 return MCPEndpoint.transportError(JSONRPCError(.invalidRequest, "An empty JSON-RPC batch."))
             }
             guard elements.count <= maxBatchMessages else {
-                return MCPEndpoint.transportError(JSONRPCError(.invalidRequest,
-                    "A batch holds at most \(maxBatchMessages) messages (mcp.maxBatchMessages), not \(elements.count)."))
+                return MCPEndpoint.transportError(
+                    JSONRPCError(
+                        .invalidRequest,
+                        "A batch holds at most \(maxBatchMessages) messages (mcp.maxBatchMessages), not \(elements.count)."
+                    ))
             }
             // The admission paid one write token for the request; every other message pays its
             // own, all or none, so a batch costs what the same messages sent one by one would.
@@ -113,13 +138,16 @@ struct MCPEndpoint: Sendable {
     }
 
     static func json(_ value: JSONValue, status: HTTPStatus) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: value.canonicalBytes)
+        HTTPResponse(
+            status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+            body: value.canonicalBytes)
     }
 
     /// Whether an `Accept` header admits `application/json`.
     static func acceptsJSON(_ accept: String) -> Bool {
         accept.split(separator: ",").contains { range in
-            let type = range.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            let type =
+                range.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             return type == "application/json" || type == "application/*" || type == "*/*"
         }
     }

@@ -25,22 +25,31 @@ struct MCPSession: Sendable {
         case .invalid(let id, let error):
             return JSONRPCMessage.failure(id: id, error)
         case .request(let id, let method, let params):
-            switch answer(method: method, params: params, caller: caller, protocolVersion: protocolVersion, inBatch: inBatch) {
+            switch answer(
+                method: method, params: params, caller: caller, protocolVersion: protocolVersion, inBatch: inBatch)
+            {
             case .success(let result): return JSONRPCMessage.result(id: id, result)
             case .failure(let error): return JSONRPCMessage.failure(id: id, error)
             }
         }
     }
 
-    private func answer(method: String, params: JSONValue?, caller: AppCaller, protocolVersion: String, inBatch: Bool) -> Result<JSONValue, JSONRPCError> {
+    private func answer(method: String, params: JSONValue?, caller: AppCaller, protocolVersion: String, inBatch: Bool)
+        -> Result<JSONValue, JSONRPCError>
+    {
         if let params, params.objectValue == nil {
             return .failure(JSONRPCError(.invalidParams, "MCP params are a JSON object."))
         }
         switch method {
         case "initialize":
-            if inBatch { return .failure(JSONRPCError(.invalidRequest, "initialize must not be part of a JSON-RPC batch.")) }
+            if inBatch {
+                return .failure(JSONRPCError(.invalidRequest, "initialize must not be part of a JSON-RPC batch."))
+            }
             guard let requested = params?["protocolVersion"]?.stringValue else {
-                return .failure(JSONRPCError(.invalidParams, "initialize needs params.protocolVersion (a string such as \"\(MCPProtocolVersion.latest)\")."))
+                return .failure(
+                    JSONRPCError(
+                        .invalidParams,
+                        "initialize needs params.protocolVersion (a string such as \"\(MCPProtocolVersion.latest)\")."))
             }
             return .success(initializeResult(version: MCPProtocolVersion.negotiate(requested: requested)))
         case "ping":
@@ -57,7 +66,10 @@ struct MCPSession: Sendable {
             }
             return toolbox.call(name: name, arguments: arguments, caller: caller, protocolVersion: protocolVersion)
         default:
-            return .failure(JSONRPCError(.methodNotFound, "Method '\(method)' not found; this server offers initialize, ping, tools/list and tools/call."))
+            return .failure(
+                JSONRPCError(
+                    .methodNotFound,
+                    "Method '\(method)' not found; this server offers initialize, ping, tools/list and tools/call."))
         }
     }
 
@@ -65,7 +77,9 @@ struct MCPSession: Sendable {
         [
             "protocolVersion": .string(version),
             "capabilities": ["tools": ["listChanged": false]],
-            "serverInfo": ["name": .string(MCPSession.serverName), "title": "Xizor paywalls", "version": .string(serverVersion)],
+            "serverInfo": [
+                "name": .string(MCPSession.serverName), "title": "Xizor paywalls", "version": .string(serverVersion),
+            ],
             "instructions": .string(MCPSession.instructions),
         ]
     }

@@ -15,8 +15,12 @@ struct MCPTool: Sendable {
     let idempotent: Bool
     let run: @Sendable (ToolCall) throws -> JSONValue
 
-    init(name: String, scope: APIScope, title: String, description: String, inputSchema: JSONValue, outputSchema: JSONValue? = nil,
-         readOnly: Bool, destructive: Bool = false, idempotent: Bool, run: @escaping @Sendable (ToolCall) throws -> JSONValue) {
+    init(
+        name: String, scope: APIScope, title: String, description: String, inputSchema: JSONValue,
+        outputSchema: JSONValue? = nil,
+        readOnly: Bool, destructive: Bool = false, idempotent: Bool,
+        run: @escaping @Sendable (ToolCall) throws -> JSONValue
+    ) {
         self.name = name
         self.scope = scope
         self.title = title
@@ -32,9 +36,12 @@ struct MCPTool: Sendable {
     /// The tool as `tools/list` lists it.
     var definition: JSONValue {
         var object: [String: JSONValue] = [
-            "name": .string(name), "title": .string(title), "description": .string(description), "inputSchema": inputSchema,
-            "annotations": ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
-                            "idempotentHint": .bool(idempotent), "openWorldHint": false],
+            "name": .string(name), "title": .string(title), "description": .string(description),
+            "inputSchema": inputSchema,
+            "annotations": [
+                "title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
+                "idempotentHint": .bool(idempotent), "openWorldHint": false,
+            ],
         ]
         if let outputSchema { object["outputSchema"] = outputSchema }
         // The scope a key needs, for an agent (or a test) to see why a tool is missing elsewhere.
@@ -91,14 +98,20 @@ struct ToolCall: Sendable {
 
 /// Small builders for the tool schemas, so each schema reads like its documentation.
 enum ToolSchema {
-    static func object(_ properties: [String: JSONValue], required: [String] = [], extra: [String: JSONValue] = [:]) -> JSONValue {
-        var object: [String: JSONValue] = ["type": "object", "properties": .object(properties),
-                                           "required": .array(required.map { .string($0) }), "additionalProperties": false]
+    static func object(_ properties: [String: JSONValue], required: [String] = [], extra: [String: JSONValue] = [:])
+        -> JSONValue
+    {
+        var object: [String: JSONValue] = [
+            "type": "object", "properties": .object(properties),
+            "required": .array(required.map { .string($0) }), "additionalProperties": false,
+        ]
         object.merge(extra) { _, new in new }
         return .object(object)
     }
 
-    static func string(_ description: String, minLength: Int? = 1, maxLength: Int? = nil, oneOf values: [String]? = nil) -> JSONValue {
+    static func string(_ description: String, minLength: Int? = 1, maxLength: Int? = nil, oneOf values: [String]? = nil)
+        -> JSONValue
+    {
         var object: [String: JSONValue] = ["type": "string", "description": .string(description)]
         if let minLength { object["minLength"] = .number(minLength) }
         if let maxLength { object["maxLength"] = .number(maxLength) }
@@ -117,25 +130,33 @@ enum ToolSchema {
         ["type": "object", "description": .string(description)]
     }
 
-    static let paywallID = string("The paywall's id (pw_…), as create_paywall or list_paywalls answer it.", maxLength: 100)
-    static let experimentID = string("An A/B experiment's id, as the dashboard API's experiments answer it.", maxLength: 100)
-    static let placementKey = string("The placement key app code asks for, e.g. onboarding, upsell: \(PlacementService.keyRule).", maxLength: 100)
-    static let revision = integer("The draft revision you last read (get_paywall's draft.revision, or the revision a previous edit answered). "
-                                  + "The edit applies only if the draft is still at this revision; otherwise it fails with draft_revision_mismatch and you reload.",
-                                  minimum: 0)
+    static let paywallID = string(
+        "The paywall's id (pw_…), as create_paywall or list_paywalls answer it.", maxLength: 100)
+    static let experimentID = string(
+        "An A/B experiment's id, as the dashboard API's experiments answer it.", maxLength: 100)
+    static let placementKey = string(
+        "The placement key app code asks for, e.g. onboarding, upsell: \(PlacementService.keyRule).", maxLength: 100)
+    static let revision = integer(
+        "The draft revision you last read (get_paywall's draft.revision, or the revision a previous edit answered). "
+            + "The edit applies only if the draft is still at this revision; otherwise it fails with draft_revision_mismatch and you reload.",
+        minimum: 0)
     /// A presentation context: the typed key/values the app passes to present(...).
     static let context: JSONValue = [
         "type": "object",
-        "description": "Presentation context keys and values as the app passes them (string, number or boolean), e.g. {\"wasReferred\": true, \"country\": \"DE\"}.",
+        "description":
+            "Presentation context keys and values as the app passes them (string, number or boolean), e.g. {\"wasReferred\": true, \"country\": \"DE\"}.",
         "additionalProperties": ["type": ["string", "number", "boolean"]],
     ]
-    static let validationIssue: JSONValue = object(["path": ["type": "string"], "message": ["type": "string"], "code": ["type": "string"]],
-                                                   required: ["path", "message", "code"])
+    static let validationIssue: JSONValue = object(
+        ["path": ["type": "string"], "message": ["type": "string"], "code": ["type": "string"]],
+        required: ["path", "message", "code"])
     /// The shape of `{ok, errors, warnings}` as the validator answers it.
     static let validation: JSONValue = [
         "type": "object",
-        "properties": ["ok": ["type": "boolean"], "errors": ["type": "array", "items": validationIssue],
-                       "warnings": ["type": "array", "items": validationIssue]],
+        "properties": [
+            "ok": ["type": "boolean"], "errors": ["type": "array", "items": validationIssue],
+            "warnings": ["type": "array", "items": validationIssue],
+        ],
         "required": ["ok", "warnings"],
     ]
 }

@@ -28,14 +28,20 @@ public struct APIParameter: Sendable {
     public var description: String
     public var schema: JSONValue
 
-    public static func query(_ name: String, _ description: String, schema: JSONValue = ["type": "string"], required: Bool = false) -> APIParameter {
+    public static func query(
+        _ name: String, _ description: String, schema: JSONValue = ["type": "string"], required: Bool = false
+    ) -> APIParameter {
         APIParameter(name: name, location: .query, required: required, description: description, schema: schema)
     }
-    public static func header(_ name: String, _ description: String, schema: JSONValue = ["type": "string"], required: Bool = false) -> APIParameter {
+    public static func header(
+        _ name: String, _ description: String, schema: JSONValue = ["type": "string"], required: Bool = false
+    ) -> APIParameter {
         APIParameter(name: name, location: .header, required: required, description: description, schema: schema)
     }
     /// Overrides the default (a non-empty string) for a `:name` segment of the pattern.
-    public static func path(_ name: String, _ description: String, schema: JSONValue = ["type": "string", "minLength": 1]) -> APIParameter {
+    public static func path(
+        _ name: String, _ description: String, schema: JSONValue = ["type": "string", "minLength": 1]
+    ) -> APIParameter {
         APIParameter(name: name, location: .path, required: true, description: description, schema: schema)
     }
 }
@@ -52,8 +58,11 @@ public struct APIResponseSpec: Sendable {
     /// Other media types the same status may answer in (content negotiation), with their schemas.
     public var alternatives: [(contentType: String, schema: JSONValue)] = []
 
-    public static func json(_ status: Int, _ description: String, _ schema: JSONValue, headers: [(String, String)] = []) -> APIResponseSpec {
-        APIResponseSpec(status: status, description: description, schema: schema, contentType: "application/json", headers: headers)
+    public static func json(_ status: Int, _ description: String, _ schema: JSONValue, headers: [(String, String)] = [])
+        -> APIResponseSpec
+    {
+        APIResponseSpec(
+            status: status, description: description, schema: schema, contentType: "application/json", headers: headers)
     }
     /// The same answer in another media type as well (e.g. `text/html` beside JSON).
     public func or(_ contentType: String, _ schema: JSONValue) -> APIResponseSpec {
@@ -65,13 +74,15 @@ public struct APIResponseSpec: Sendable {
         APIResponseSpec(status: status, description: description, schema: nil, contentType: "", headers: [])
     }
     /// The `default` answer every operation documents: any other status, as a problem.
-    public static let anyProblem = APIResponseSpec(status: 0, description: "Any other failure, as a problem.",
-                                                   schema: APISchemas.ref("Problem"), contentType: "application/problem+json", headers: [])
+    public static let anyProblem = APIResponseSpec(
+        status: 0, description: "Any other failure, as a problem.",
+        schema: APISchemas.ref("Problem"), contentType: "application/problem+json", headers: [])
 
     /// A documented problem answer (`application/problem+json`) with why it happens.
     public static func problem(_ status: Int, _ description: String) -> APIResponseSpec {
-        APIResponseSpec(status: status, description: description, schema: APISchemas.ref("Problem"),
-                        contentType: "application/problem+json", headers: [])
+        APIResponseSpec(
+            status: status, description: description, schema: APISchemas.ref("Problem"),
+            contentType: "application/problem+json", headers: [])
     }
 }
 
@@ -93,9 +104,11 @@ public struct OperationDoc: Sendable {
     public var requestMediaTypes = ["application/json"]
     public var responses: [APIResponseSpec]
 
-    public init(_ operationID: String, summary: String, description: String? = nil, tag: String,
-                parameters: [APIParameter] = [], requestBody: JSONValue? = nil, requestBodyRequired: Bool = true,
-                responses: [APIResponseSpec]) {
+    public init(
+        _ operationID: String, summary: String, description: String? = nil, tag: String,
+        parameters: [APIParameter] = [], requestBody: JSONValue? = nil, requestBodyRequired: Bool = true,
+        responses: [APIResponseSpec]
+    ) {
         self.operationID = operationID
         self.summary = summary
         self.description = description
@@ -115,7 +128,9 @@ public struct APIOperation: Sendable {
 
     /// The OpenAPI path: `/v1/paywalls/{id}`.
     public var openAPIPath: String {
-        "/" + pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+        "/"
+            + pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(
+                separator: "/")
     }
 
     /// The `:name` segments of the pattern, in order.

@@ -19,16 +19,22 @@ public struct APIRoutes {
 
     /// An open route (health, readiness, metrics): no key is asked for. `redacting` names path
     /// parameters that are credentials themselves (a preview link's token): logs leave them out.
-    mutating func open(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc,
-                       execution: HTTPExecution = .offloaded, redacting: Set<String> = [], _ handler: @escaping HTTPHandler) {
+    mutating func open(
+        _ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc,
+        execution: HTTPExecution = .offloaded, redacting: Set<String> = [], _ handler: @escaping HTTPHandler
+    ) {
         add(method, pattern, doc, auth: .none, execution: execution, redacting: redacting, handler)
     }
 
     /// A route for the admin token; the handler runs only for a request that presented it.
-    mutating func admin(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
-                        _ handler: @escaping @Sendable (HTTPRequest, AdminCaller) throws -> HTTPResponse) {
+    mutating func admin(
+        _ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
+        _ handler: @escaping @Sendable (HTTPRequest, AdminCaller) throws -> HTTPResponse
+    ) {
         add(method, pattern, doc, auth: .admin, execution: execution) { request in
-            guard let key = request.verifiedKey, case .admin = key.principal else { throw RouteGuard.unadmitted(request) }
+            guard let key = request.verifiedKey, case .admin = key.principal else {
+                throw RouteGuard.unadmitted(request)
+            }
             let actor = WriteActor(kind: .admin, keyID: key.id, via: .rest, requestID: request.requestId)
             return try WriteActor.$current.withValue(actor) { try handler(request, AdminCaller(keyID: key.id)) }
         }
@@ -36,51 +42,70 @@ public struct APIRoutes {
 
     /// A dashboard route: the handler runs only for an app's secret key holding `scope`, and gets
     /// that app. Every secret route names its scope (nil only for MCP, whose tools each name theirs).
-    mutating func secret(_ method: HTTPMethod, _ pattern: String, scope: APIScope?, _ doc: OperationDoc,
-                         execution: HTTPExecution = .offloaded,
-                         _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse) {
+    mutating func secret(
+        _ method: HTTPMethod, _ pattern: String, scope: APIScope?, _ doc: OperationDoc,
+        execution: HTTPExecution = .offloaded,
+        _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse
+    ) {
         var doc = doc
         doc.scope = scope
         add(method, pattern, doc, auth: .secret, execution: execution) { request in
-            guard let key = request.verifiedKey, case .secret(let appID) = key.principal else { throw RouteGuard.unadmitted(request) }
+            guard let key = request.verifiedKey, case .secret(let appID) = key.principal else {
+                throw RouteGuard.unadmitted(request)
+            }
             let caller = AppCaller(appID: appID, key: key)
-            return try WriteActor.$current.withValue(.key(caller, kind: .secret, via: .rest, requestID: request.requestId)) {
+            return try WriteActor.$current.withValue(
+                .key(caller, kind: .secret, via: .rest, requestID: request.requestId)
+            ) {
                 try handler(request, caller)
             }
         }
     }
 
     /// An SDK route: the handler runs only for an app's public key, and gets that app.
-    mutating func publicKey(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
-                            _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse) {
+    mutating func publicKey(
+        _ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
+        _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse
+    ) {
         add(method, pattern, doc, auth: .publicKey, execution: execution) { request in
-            guard let key = request.verifiedKey, case .publicKey(let appID) = key.principal else { throw RouteGuard.unadmitted(request) }
+            guard let key = request.verifiedKey, case .publicKey(let appID) = key.principal else {
+                throw RouteGuard.unadmitted(request)
+            }
             return try handler(request, AppCaller(appID: appID, key: key))
         }
     }
 
     /// The one place a route is registered: its documentation (with the authentication the
     /// registering function names) and its admission are derived from the same declaration.
-    private mutating func add(_ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, auth: APIAuth,
-                              execution: HTTPExecution, redacting: Set<String> = [], _ handler: @escaping HTTPHandler) {
+    private mutating func add(
+        _ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, auth: APIAuth,
+        execution: HTTPExecution, redacting: Set<String> = [], _ handler: @escaping HTTPHandler
+    ) {
         var doc = doc
         doc.auth = auth
         operations.append(APIOperation(method: method, pattern: pattern, doc: doc))
-        router.add(method, pattern, execution: execution, admission: guardian.admission(for: auth, scope: doc.scope),
-                   redacting: redacting, handler)
+        router.add(
+            method, pattern, execution: execution, admission: guardian.admission(for: auth, scope: doc.scope),
+            redacting: redacting, handler)
     }
 
     /// Adds `GET /openapi.json` (no auth; built once here, served with a strong ETag) and freezes the
     /// routes. The document covers every operation added before, including itself.
     public mutating func build(info: OpenAPIDocument.Info) -> (table: RoutingTable, document: JSONValue) {
-        let doc = OperationDoc("getOpenAPIDocument", summary: "This OpenAPI 3.1 document", tag: "meta",
-                               responses: [.json(200, "The OpenAPI document of every endpoint.", ["type": "object"],
-                                                 headers: [("ETag", "Strong tag of the document.")])])
+        let doc = OperationDoc(
+            "getOpenAPIDocument", summary: "This OpenAPI 3.1 document", tag: "meta",
+            responses: [
+                .json(
+                    200, "The OpenAPI document of every endpoint.", ["type": "object"],
+                    headers: [("ETag", "Strong tag of the document.")])
+            ])
         operations.append(APIOperation(method: .GET, pattern: "/openapi.json", doc: doc))
         let document = OpenAPIDocument.build(operations: operations, info: info)
         // Encoded, tagged and compressed once, so serving it inline never compresses per request.
-        let response = Representation(body: document.canonicalBytes,
-                                      headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"]).response
+        let response = Representation(
+            body: document.canonicalBytes,
+            headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"]
+        ).response
         router.add(.GET, "/openapi.json", execution: .inline) { _ in response }
         return (router.build(), document)
     }

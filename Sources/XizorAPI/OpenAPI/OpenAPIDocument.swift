@@ -32,7 +32,10 @@ public enum OpenAPIDocument {
         return [
             "openapi": "3.1.0",
             "jsonSchemaDialect": .string(JSONSchemaGenerator.draft),
-            "info": ["title": .string(info.title), "version": .string(info.version), "description": .string(info.description)],
+            "info": [
+                "title": .string(info.title), "version": .string(info.version),
+                "description": .string(info.description),
+            ],
             "tags": .array(tags.map { ["name": .string($0)] }),
             "paths": .object(paths),
             "components": [
@@ -43,12 +46,20 @@ public enum OpenAPIDocument {
     }
 
     static let securitySchemes: JSONValue = [
-        "adminToken": ["type": "http", "scheme": "bearer",
-                       "description": "The admin token from the config or XIZOR_ADMIN_TOKEN (or printed once at first start). Creates apps."],
-        "secretKey": ["type": "http", "scheme": "bearer",
-                      "description": "An app's secret key `sk_…`: everything in that app through the dashboard API and /mcp. Keep it on servers."],
-        "publicKey": ["type": "http", "scheme": "bearer",
-                      "description": "An app's public key `pk_…`: only /v1/sdk/* of that app. Safe to ship in apps."],
+        "adminToken": [
+            "type": "http", "scheme": "bearer",
+            "description":
+                "The admin token from the config or XIZOR_ADMIN_TOKEN (or printed once at first start). Creates apps.",
+        ],
+        "secretKey": [
+            "type": "http", "scheme": "bearer",
+            "description":
+                "An app's secret key `sk_…`: everything in that app through the dashboard API and /mcp. Keep it on servers.",
+        ],
+        "publicKey": [
+            "type": "http", "scheme": "bearer",
+            "description": "An app's public key `pk_…`: only /v1/sdk/* of that app. Safe to ship in apps.",
+        ],
     ]
 
     static func operation(_ operation: APIOperation) -> JSONValue {
@@ -71,7 +82,8 @@ public enum OpenAPIDocument {
         if !parameters.isEmpty { o["parameters"] = .array(parameters) }
 
         if let body = doc.requestBody {
-            let content = Dictionary(uniqueKeysWithValues: doc.requestMediaTypes.map { ($0, ["schema": body] as JSONValue) })
+            let content = Dictionary(
+                uniqueKeysWithValues: doc.requestMediaTypes.map { ($0, ["schema": body] as JSONValue) })
             o["requestBody"] = ["required": .bool(doc.requestBodyRequired), "content": .object(content)]
         }
 
@@ -82,17 +94,27 @@ public enum OpenAPIDocument {
         }
         if doc.auth != .none {
             addDefault(401, "The key is missing, malformed, unknown or revoked.")
-            addDefault(403, doc.scope.map { "The key is of the wrong kind for this endpoint, or a secret key without the `\($0.rawValue)` scope (`missing_scope`)." }
-                       ?? "The key is of the wrong kind for this endpoint.")
+            addDefault(
+                403,
+                doc.scope.map {
+                    "The key is of the wrong kind for this endpoint, or a secret key without the `\($0.rawValue)` scope (`missing_scope`)."
+                }
+                    ?? "The key is of the wrong kind for this endpoint.")
         }
-        if !operation.pathParameterNames.isEmpty { addDefault(404, "Nothing with this id in the key's app (other apps' ids too).") }
+        if !operation.pathParameterNames.isEmpty {
+            addDefault(404, "Nothing with this id in the key's app (other apps' ids too).")
+        }
         if doc.requestBody != nil {
             addDefault(400, "The body is missing or not JSON.")
             addDefault(415, "The body is not sent as application/json.")
             addDefault(422, "A field is invalid; `errors` lists each with its path.")
-            addDefault(408, "The body did not arrive within `http.bodyDeadlineMs` (or stalled past `http.bodyReadTimeoutMs`).")
+            addDefault(
+                408, "The body did not arrive within `http.bodyDeadlineMs` (or stalled past `http.bodyReadTimeoutMs`).")
             addDefault(413, "The body is larger than `http.maxBodyBytes`.")
-            addDefault(503, "`body_budget_exhausted`: the server holds `http.maxBufferedBodyBytes` of request bodies already; `storage_unavailable`: the database could not complete the write (restarting, failing over, full). Retry after `Retry-After` seconds.")
+            addDefault(
+                503,
+                "`body_budget_exhausted`: the server holds `http.maxBufferedBodyBytes` of request bodies already; `storage_unavailable`: the database could not complete the write (restarting, failing over, full). Retry after `Retry-After` seconds."
+            )
         }
         responses["default"] = response(.anyProblem)
         o["responses"] = .object(responses)
@@ -100,8 +122,10 @@ public enum OpenAPIDocument {
     }
 
     static func parameter(_ p: APIParameter) -> JSONValue {
-        var o: [String: JSONValue] = ["name": .string(p.name), "in": .string(p.location.rawValue),
-                                      "required": .bool(p.required), "schema": p.schema]
+        var o: [String: JSONValue] = [
+            "name": .string(p.name), "in": .string(p.location.rawValue),
+            "required": .bool(p.required), "schema": p.schema,
+        ]
         if !p.description.isEmpty { o["description"] = .string(p.description) }
         return .object(o)
     }
@@ -115,7 +139,9 @@ public enum OpenAPIDocument {
         }
         if !r.headers.isEmpty {
             var headers: [String: JSONValue] = [:]
-            for (name, description) in r.headers { headers[name] = ["description": .string(description), "schema": ["type": "string"]] }
+            for (name, description) in r.headers {
+                headers[name] = ["description": .string(description), "schema": ["type": "string"]]
+            }
             o["headers"] = .object(headers)
         }
         return .object(o)

@@ -8,7 +8,8 @@ enum PaywallDocumentSchemas {
         var out: [String: JSONValue] = [:]
         var roots: [JSONValue] = []
         for version in SchemaVersions.supported {
-            guard let schema = JSONSchemaGenerator.schema(version: version), let defs = schema["$defs"]?.objectValue else { continue }
+            guard let schema = JSONSchemaGenerator.schema(version: version), let defs = schema["$defs"]?.objectValue
+            else { continue }
             let prefix = "PaywallV\(version)_"
             for (name, definition) in defs { out[prefix + name] = rewriteRefs(definition, prefix: prefix) }
             let root = "PaywallDocumentV\(version)"
@@ -19,7 +20,9 @@ enum PaywallDocumentSchemas {
             ]
             roots.append(APISchemas.ref(root))
         }
-        out["PaywallDocument"] = ["description": "A paywall document of any supported schemaVersion.", "anyOf": .array(roots)]
+        out["PaywallDocument"] = [
+            "description": "A paywall document of any supported schemaVersion.", "anyOf": .array(roots),
+        ]
         return out
     }
 

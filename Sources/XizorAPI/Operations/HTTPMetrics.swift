@@ -7,15 +7,19 @@ import Synchronization
 /// the routing table, so recording a response takes no lock and allocates nothing.
 public final class HTTPMetrics: HTTPRequestObserver {
     /// Upper bounds (seconds) of the latency buckets; a last bucket holds everything slower.
-    public static let latencyBounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-                                                 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    public static let latencyBounds: [Double] = [
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+        0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
     static let latencyBoundsMicros: [Int64] = latencyBounds.map { Int64(($0 * 1_000_000).rounded()) }
     /// Methods with their own label value; anything else counts as `other`.
     static let methodNames = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "other"]
     /// Status codes with their own slot; any other code counts in the last slot, labelled by class.
-    static let statusCodes = [100, 101, 200, 201, 202, 203, 204, 206, 301, 302, 303, 304, 307, 308,
-                              400, 401, 402, 403, 404, 405, 406, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417,
-                              422, 428, 429, 431, 500, 501, 502, 503, 504, 505]
+    static let statusCodes = [
+        100, 101, 200, 201, 202, 203, 204, 206, 301, 302, 303, 304, 307, 308,
+        400, 401, 402, 403, 404, 405, 406, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417,
+        422, 428, 429, 431, 500, 501, 502, 503, 504, 505,
+    ]
     /// `statusSlot[code]` for codes 0..<600; the other-slot beyond.
     private static let statusSlot: [Int16] = {
         var table = [Int16](repeating: Int16(statusCodes.count), count: 600)
@@ -33,7 +37,8 @@ public final class HTTPMetrics: HTTPRequestObserver {
     private let latencyBuckets: AtomicCounters
     private let latencyMicros: AtomicCounters
     private let responseBytes: AtomicCounters
-    private let connections = AtomicCounters(count: 5)  // opened, closed, refused; bodies refused; access log lines dropped
+    /// Opened, closed, refused; bodies refused; access log lines dropped.
+    private let connections = AtomicCounters(count: 5)
 
     public init(routeCapacity: Int = 128) {
         self.routeCapacity = routeCapacity
@@ -52,9 +57,12 @@ public final class HTTPMetrics: HTTPRequestObserver {
     // MARK: Recording (the I/O queues)
 
     public func responseCompleted(_ exchange: HTTPExchange) {
-        let route = exchange.routeIndex >= 0 && exchange.routeIndex < routeCapacity ? exchange.routeIndex : routeCapacity
+        let route =
+            exchange.routeIndex >= 0 && exchange.routeIndex < routeCapacity ? exchange.routeIndex : routeCapacity
         let method = Self.methodSlot(exchange.method)
-        let status = exchange.status >= 0 && exchange.status < 600 ? Int(Self.statusSlot[exchange.status]) : Self.statusCodes.count
+        let status =
+            exchange.status >= 0 && exchange.status < 600
+            ? Int(Self.statusSlot[exchange.status]) : Self.statusCodes.count
         requests.add((route * Self.methodNames.count + method) * Self.statusSlots + status)
         var bucket = 0
         let bounds = Self.latencyBoundsMicros
@@ -116,7 +124,8 @@ public final class HTTPMetrics: HTTPRequestObserver {
 
     func write(to out: inout PrometheusText) {
         let names = templates.withLock { $0 }
-        let slots: [(Int, String)] = names.enumerated().map { ($0.offset, $0.element) } + [(routeCapacity, Self.unmatchedRoute)]
+        let slots: [(Int, String)] =
+            names.enumerated().map { ($0.offset, $0.element) } + [(routeCapacity, Self.unmatchedRoute)]
 
         out.family("xizor_http_requests_total", .counter, "Responses by route template, method and status.")
         for (slot, route) in slots {
@@ -124,23 +133,31 @@ public final class HTTPMetrics: HTTPRequestObserver {
                 for s in 0..<Self.statusSlots {
                     let n = requests.load((slot * Self.methodNames.count + m) * Self.statusSlots + s)
                     guard n > 0 else { continue }
-                    out.sample("xizor_http_requests_total", [("route", route), ("method", method),
-                                                             ("status", Self.statusLabel(slot: s))], n)
+                    out.sample(
+                        "xizor_http_requests_total",
+                        [
+                            ("route", route), ("method", method),
+                            ("status", Self.statusLabel(slot: s)),
+                        ], n)
                 }
             }
         }
 
-        out.family("xizor_http_request_duration_seconds", .histogram,
-                   "Time from the parsed request to the last response byte handed to the socket, by route template.")
+        out.family(
+            "xizor_http_request_duration_seconds", .histogram,
+            "Time from the parsed request to the last response byte handed to the socket, by route template.")
         let width = Self.latencyBounds.count + 1
         for (slot, route) in slots {
             let counts = (0..<width).map { latencyBuckets.load(slot * width + $0) }
             guard counts.contains(where: { $0 > 0 }) else { continue }
-            out.histogram("xizor_http_request_duration_seconds", [("route", route)], bounds: Self.latencyBounds,
-                          counts: counts, sum: Double(latencyMicros.load(slot)) / 1_000_000)
+            out.histogram(
+                "xizor_http_request_duration_seconds", [("route", route)], bounds: Self.latencyBounds,
+                counts: counts, sum: Double(latencyMicros.load(slot)) / 1_000_000)
         }
 
-        out.family("xizor_http_response_bytes_total", .counter, "Response body bytes written (after compression), by route template.")
+        out.family(
+            "xizor_http_response_bytes_total", .counter,
+            "Response body bytes written (after compression), by route template.")
         for (slot, route) in slots {
             let n = responseBytes.load(slot)
             let answered = (0..<width).reduce(0) { $0 + latencyBuckets.load(slot * width + $1) }
@@ -152,14 +169,17 @@ public final class HTTPMetrics: HTTPRequestObserver {
         out.sample("xizor_http_connections_open", [], connectionsOpen)
         out.family("xizor_http_connections_total", .counter, "Connections accepted and served.")
         out.sample("xizor_http_connections_total", [], connectionsOpened)
-        out.family("xizor_http_connections_refused_total", .counter,
-                   "Connections closed at once because http.maxConnections were open or the server was draining.")
+        out.family(
+            "xizor_http_connections_refused_total", .counter,
+            "Connections closed at once because http.maxConnections were open or the server was draining.")
         out.sample("xizor_http_connections_refused_total", [], connectionsRefused)
-        out.family("xizor_http_bodies_refused_total", .counter,
-                   "Request bodies answered 503 unread because http.maxBufferedBodyBytes were held in memory.")
+        out.family(
+            "xizor_http_bodies_refused_total", .counter,
+            "Request bodies answered 503 unread because http.maxBufferedBodyBytes were held in memory.")
         out.sample("xizor_http_bodies_refused_total", [], bodiesRefused)
-        out.family("xizor_http_access_log_lines_dropped_total", .counter,
-                   "Access log lines dropped because the log's writer was http.accessLogMaxPendingBytes behind.")
+        out.family(
+            "xizor_http_access_log_lines_dropped_total", .counter,
+            "Access log lines dropped because the log's writer was http.accessLogMaxPendingBytes behind.")
         out.sample("xizor_http_access_log_lines_dropped_total", [], accessLogLinesDropped)
     }
 }

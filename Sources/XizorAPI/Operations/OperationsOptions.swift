@@ -23,8 +23,10 @@ public struct OperationsOptions: Sendable {
     /// Where operational failures (why `/readyz` says not ready) are logged.
     public var logger: Logger?
 
-    public init(httpMetrics: HTTPMetrics? = nil, metricsToken: String? = nil, eventsLimit: RateLimit = .disabled,
-                writesLimit: RateLimit = .disabled, dataDirectory: String? = nil, expectedMigrations: Int? = nil) {
+    public init(
+        httpMetrics: HTTPMetrics? = nil, metricsToken: String? = nil, eventsLimit: RateLimit = .disabled,
+        writesLimit: RateLimit = .disabled, dataDirectory: String? = nil, expectedMigrations: Int? = nil
+    ) {
         self.httpMetrics = httpMetrics
         self.metricsToken = metricsToken
         self.eventsLimit = eventsLimit

@@ -5,14 +5,17 @@ struct PostgresOperationsStore: OperationsStore {
     let db: PGConnection
 
     func recordReadinessProbe(now: Int64) throws {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO settings (key, value, updated_at) VALUES ('readiness_probe', $1, $2)
             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
             """, [now, now])
     }
 
     func sharedSecret(_ key: String, candidate: String, now: Int64) throws -> String {
-        try db.execute("INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING", [key, candidate, now])
+        try db.execute(
+            "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING",
+            [key, candidate, now])
         guard let stored: String = try db.queryOne("SELECT value FROM settings WHERE key = $1", [key])?.get(0) else {
             throw StoreInconsistency(detail: "the setting \(key) just written is gone")
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the kernel says about this process, read at scrape time from `/proc/self` and
@@ -36,7 +36,8 @@ struct ProcessStatistics {
         }
         var usage = rusage()
         if getrusage(RUSAGE_SELF.rawValue, &usage) == 0 {
-            stats.cpuSeconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            stats.cpuSeconds =
+                Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
                 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         }
         return stats
@@ -53,8 +54,8 @@ struct ProcessStatistics {
     }
 }
 
-private extension String {
-    func trimmingNewline() -> String {
+extension String {
+    fileprivate func trimmingNewline() -> String {
         var s = Substring(self)
         while let last = s.last, last == "\n" || last == " " { s = s.dropLast() }
         return String(s)

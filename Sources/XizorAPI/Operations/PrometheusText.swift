@@ -25,7 +25,8 @@ struct PrometheusText {
 
     /// A histogram from per-bucket (non-cumulative) counts: `counts` has one entry per bound and a
     /// last one for values above every bound.
-    mutating func histogram(_ name: String, _ labels: [(String, String)], bounds: [Double], counts: [Int], sum: Double) {
+    mutating func histogram(_ name: String, _ labels: [(String, String)], bounds: [Double], counts: [Int], sum: Double)
+    {
         var cumulative = 0
         for (i, bound) in bounds.enumerated() {
             cumulative += counts[i]
@@ -75,8 +76,8 @@ struct PrometheusText {
     }
 }
 
-private extension String {
-    func replacingBackslashesAndNewlines() -> String {
+extension String {
+    fileprivate func replacingBackslashesAndNewlines() -> String {
         var out = ""
         for scalar in unicodeScalars {
             switch scalar {

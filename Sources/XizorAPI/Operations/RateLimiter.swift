@@ -65,7 +65,8 @@ final class RateLimiter: Sendable {
         let capacity = Double(max(1, limit.burst))
         return buckets.withLock { table in
             if table[key] == nil && table.count >= maxBuckets {
-                RateLimiter.forgetIdle(&table, nowMicros: nowMicros, rate: rate, capacity: capacity, maxBuckets: maxBuckets)
+                RateLimiter.forgetIdle(
+                    &table, nowMicros: nowMicros, rate: rate, capacity: capacity, maxBuckets: maxBuckets)
             }
             var bucket = table[key] ?? Bucket(tokens: capacity, updatedMicros: nowMicros)
             let elapsed = Double(max(0, nowMicros - bucket.updatedMicros)) / 1_000_000
@@ -87,8 +88,10 @@ extension RateLimiter {
     /// Drops the buckets that have refilled (forgetting one is the same as keeping it full); when
     /// too many are still draining, arbitrary ones down to half the cap, so the table stays
     /// bounded either way.
-    fileprivate static func forgetIdle(_ table: inout [BucketKey: Bucket], nowMicros: Int64, rate: Double, capacity: Double,
-                                       maxBuckets: Int) {
+    fileprivate static func forgetIdle(
+        _ table: inout [BucketKey: Bucket], nowMicros: Int64, rate: Double, capacity: Double,
+        maxBuckets: Int
+    ) {
         table = table.filter { _, bucket in
             bucket.tokens + Double(max(0, nowMicros - bucket.updatedMicros)) / 1_000_000 * rate < capacity
         }
@@ -119,9 +122,15 @@ struct BucketKey: Hashable, Sendable {
 
     init(_ principal: Principal) {
         switch principal {
-        case .admin: kind = .admin; owner = ""
-        case .secret(let id): kind = .secret; owner = id
-        case .publicKey(let id): kind = .publicKey; owner = id
+        case .admin:
+            kind = .admin
+            owner = ""
+        case .secret(let id):
+            kind = .secret
+            owner = id
+        case .publicKey(let id):
+            kind = .publicKey
+            owner = id
         }
     }
 }
@@ -180,7 +189,9 @@ struct RateLimits: Sendable {
     func admitUnverified(_ request: HTTPRequest) throws {
         guard let limiter = authFailures else { return }
         let client = BucketKey(client: RateLimits.host(of: request.remoteAddress))
-        if !limiter.hasToken(client, nowMicros: RateLimits.nowMicros) { try refuse(.authFailures, limiter, retryAfter: 1) }
+        if !limiter.hasToken(client, nowMicros: RateLimits.nowMicros) {
+            try refuse(.authFailures, limiter, retryAfter: 1)
+        }
     }
 
     /// A failed authentication: takes a token from the client's bucket; 429 (instead of the 401)
@@ -192,17 +203,22 @@ struct RateLimits: Sendable {
 
     /// `host` of `host:port` or `[v6]:port`.
     static func host(of address: String) -> String {
-        if address.hasPrefix("["), let end = address.firstIndex(of: "]") { return String(address[address.index(after: address.startIndex)..<end]) }
+        if address.hasPrefix("["), let end = address.firstIndex(of: "]") {
+            return String(address[address.index(after: address.startIndex)..<end])
+        }
         guard let colon = address.lastIndex(of: ":") else { return address }
         return String(address[..<colon])
     }
 
     private func refuse(_ kind: RateLimitClass, _ limiter: RateLimiter, retryAfter seconds: Int) throws -> Never {
         counters.record(kind)
-        let what = kind == .authFailures ? "failed authentications from this address" : "\(kind.label) requests for this key"
-        throw HTTPError(.tooManyRequests, code: "rate_limited",
-                        detail: "Too many \(what): at most \(limiter.limit.perSecond) per second (bursts of \(limiter.limit.burst)). Retry after \(seconds) s.",
-                        headers: ["Retry-After": String(seconds)])
+        let what =
+            kind == .authFailures ? "failed authentications from this address" : "\(kind.label) requests for this key"
+        throw HTTPError(
+            .tooManyRequests, code: "rate_limited",
+            detail:
+                "Too many \(what): at most \(limiter.limit.perSecond) per second (bursts of \(limiter.limit.burst)). Retry after \(seconds) s.",
+            headers: ["Retry-After": String(seconds)])
     }
 
     /// Takes one token from `key`'s bucket for the request's class; 429 with `Retry-After` when

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Logging
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Whether this instance should receive traffic: not draining, the database open, migrated and
 /// writable, and room left on its disk. The write probe upserts one row of `settings`, so it
@@ -36,10 +37,12 @@ final class ReadinessCheck: Sendable {
     /// The last probe's outcome and when (monotonic milliseconds) it ran.
     private let lastProbe = Mutex<(atMillis: Int64, outcome: Probe)?>(nil)
 
-    init(store: any DataStore, clock: Clock, isDraining: @escaping @Sendable () -> Bool,
-         feedCaughtUp: @escaping @Sendable () -> Bool = { true }, dataDirectory: String?,
-         minimumFreeBytes: Int, expectedMigrations: Int?, probeIntervalMs: Int = ReadinessCheck.defaultProbeIntervalMs,
-         logger: Logger? = nil) {
+    init(
+        store: any DataStore, clock: Clock, isDraining: @escaping @Sendable () -> Bool,
+        feedCaughtUp: @escaping @Sendable () -> Bool = { true }, dataDirectory: String?,
+        minimumFreeBytes: Int, expectedMigrations: Int?, probeIntervalMs: Int = ReadinessCheck.defaultProbeIntervalMs,
+        logger: Logger? = nil
+    ) {
         self.store = store
         self.clock = clock
         self.isDraining = isDraining
@@ -57,21 +60,28 @@ final class ReadinessCheck: Sendable {
             throw ServiceError(.unavailable, "draining", "The server is shutting down and takes no new traffic.")
         }
         if let dataDirectory, let free = Self.freeBytes(dataDirectory), free < minimumFreeBytes {
-            logger?.warning("not ready: disk nearly full", [("dataDirectory", .string(dataDirectory)), ("freeBytes", .int(Int64(free)))])
-            throw ServiceError(.unavailable, "disk_full",
-                               "The data directory has \(free) bytes free (needs at least \(minimumFreeBytes)).")
+            logger?.warning(
+                "not ready: disk nearly full",
+                [("dataDirectory", .string(dataDirectory)), ("freeBytes", .int(Int64(free)))])
+            throw ServiceError(
+                .unavailable, "disk_full",
+                "The data directory has \(free) bytes free (needs at least \(minimumFreeBytes)).")
         }
         if !feedCaughtUp() {
-            throw ServiceError(.unavailable, "changes_behind",
-                               "The server lost its database and has not yet read the changes made meanwhile; it serves again once it has.")
+            throw ServiceError(
+                .unavailable, "changes_behind",
+                "The server lost its database and has not yet read the changes made meanwhile; it serves again once it has."
+            )
         }
         switch probe() {
         case .unwritable:
-            throw ServiceError(.unavailable, "database_unwritable", "The database is not writable; the server's log says why.")
+            throw ServiceError(
+                .unavailable, "database_unwritable", "The database is not writable; the server's log says why.")
         case .writable(let applied):
             if let expectedMigrations, applied < expectedMigrations {
-                throw ServiceError(.unavailable, "migrations_pending",
-                                   "The database has \(applied) of \(expectedMigrations) migrations applied.")
+                throw ServiceError(
+                    .unavailable, "migrations_pending",
+                    "The database has \(applied) of \(expectedMigrations) migrations applied.")
             }
         }
     }

@@ -20,7 +20,9 @@ public final class RetentionJobs: Sendable {
     }
 
     public func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { preconditionFailure("retention jobs already run") }
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else {
+            preconditionFailure("retention jobs already run")
+        }
         let thread = Thread { [self] in
             while running.load(ordering: .relaxed) {
                 let seen = wake.current
@@ -38,7 +40,9 @@ public final class RetentionJobs: Sendable {
         do {
             let audit = try services.audit.prune()
             let deliveries = try services.webhooks.pruneLog()
-            if audit + deliveries > 0 { log("retention deleted \(audit) audit entries and \(deliveries) webhook deliveries") }
+            if audit + deliveries > 0 {
+                log("retention deleted \(audit) audit entries and \(deliveries) webhook deliveries")
+            }
         } catch {
             log("retention failed: \(error)")
         }

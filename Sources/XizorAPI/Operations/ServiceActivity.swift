@@ -1,6 +1,5 @@
 import Synchronization
 
-
 /// Counters of what the services did, whichever door the request came through (REST, MCP, CLI),
 /// for `/metrics`.
 public final class ServiceActivity: Sendable {

@@ -12,7 +12,8 @@ enum DraftEnvelope {
     /// The document `body` carries: the envelope's `document`, or `body` itself.
     static func document(in body: JSONValue) -> JSONValue {
         guard let object = body.objectValue, let document = object["document"], document.objectValue != nil,
-              Set(object.keys).isSubset(of: keys) else { return body }
+            Set(object.keys).isSubset(of: keys)
+        else { return body }
         return document
     }
 }

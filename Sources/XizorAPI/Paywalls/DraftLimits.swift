@@ -9,9 +9,11 @@ extension PaywallService {
     func checkSize(_ text: String) throws {
         let bytes = text.utf8.count
         guard bytes > maxDraftBytes else { return }
-        let message = "The draft would be \(bytes) bytes, more than the limit of \(maxDraftBytes) (http.maxBodyBytes); nothing was saved."
-        throw ServiceError(.contentTooLarge, "draft_too_large", message,
-                           errors: [ValidationIssue(path: "$", message: message, code: "draft_too_large")])
+        let message =
+            "The draft would be \(bytes) bytes, more than the limit of \(maxDraftBytes) (http.maxBodyBytes); nothing was saved."
+        throw ServiceError(
+            .contentTooLarge, "draft_too_large", message,
+            errors: [ValidationIssue(path: "$", message: message, code: "draft_too_large")])
     }
 
     /// 422 `draft_limit_exceeded` when an edit makes the node tree break a document limit (nodes
@@ -21,9 +23,10 @@ extension PaywallService {
     static func checkEdit(_ patched: JSONValue, of current: JSONValue) throws {
         let grown = DocumentLimits.grown(from: current, to: patched)
         guard let first = grown.first else { return }
-        throw ServiceError(.unprocessable, "draft_limit_exceeded",
-                           "The edit would take the draft over a document limit (\(first.code) at \(first.path): \(first.message)); nothing was saved.",
-                           errors: grown)
+        throw ServiceError(
+            .unprocessable, "draft_limit_exceeded",
+            "The edit would take the draft over a document limit (\(first.code) at \(first.path): \(first.message)); nothing was saved.",
+            errors: grown)
     }
 
     /// The draft's revision without reading its document: an `If-Match: *` save of a draft that
@@ -41,11 +44,14 @@ extension PaywallService {
     func storedDraftDocument(_ stored: StoredDraft, id: String) throws -> JSONValue {
         do { return try JSONValue(parsing: Array(stored.document.utf8)) } catch {
             guard error.code == .sizeLimitExceeded || error.code == .depthLimitExceeded else {
-                throw DataFailure.recorded(.storedDocument, "the draft of paywall '\(id)' is not valid JSON: \(error)", in: activity)
+                throw DataFailure.recorded(
+                    .storedDocument, "the draft of paywall '\(id)' is not valid JSON: \(error)", in: activity)
             }
             activity.recordDataFailure(.storedDocument)
-            throw ServiceError(.conflict, "stored_draft_too_large",
-                               "The stored draft of paywall '\(id)' cannot be read: \(error.message). Replace it with PUT …/draft (If-Match: *), or archive the paywall.")
+            throw ServiceError(
+                .conflict, "stored_draft_too_large",
+                "The stored draft of paywall '\(id)' cannot be read: \(error.message). Replace it with PUT …/draft (If-Match: *), or archive the paywall."
+            )
         }
     }
 }

@@ -11,8 +11,10 @@ public struct TranslationTask: Sendable {
     public let stale: Bool
 
     public var json: JSONValue {
-        var object: [String: JSONValue] = ["path": .string(path), "source": .string(source),
-                                           "translation": translation.map { .string($0) } ?? .null, "stale": .bool(stale)]
+        var object: [String: JSONValue] = [
+            "path": .string(path), "source": .string(source),
+            "translation": translation.map { .string($0) } ?? .null, "stale": .bool(stale),
+        ]
         if case .object(let keep) = requirements.json { object.merge(keep) { a, _ in a } }
         return .object(object)
     }
@@ -55,10 +57,13 @@ extension PaywallService {
     /// marks) and writes them all into the draft, adding `locale` to `locales`; all or nothing:
     /// one unknown path or unfaithful translation rejects the call with every problem's path.
     /// `expectedRevision` nil means "whatever the draft is now" (the write is by path).
-    public func translate(appID: String, id: String, locale: String, translations: [String: String],
-                          expectedRevision: Int64?) throws -> (draft: Draft, written: [String], worklist: LocalizationWorklist) {
+    public func translate(
+        appID: String, id: String, locale: String, translations: [String: String],
+        expectedRevision: Int64?
+    ) throws -> (draft: Draft, written: [String], worklist: LocalizationWorklist) {
         guard !translations.isEmpty else {
-            throw ServiceError.badField("$.translations", "empty_translations", "Give at least one translation, by text path.")
+            throw ServiceError.badField(
+                "$.translations", "empty_translations", "Give at least one translation, by text path.")
         }
         let current = try draft(appID: appID, id: id)
         let before = try PaywallService.worklist(for: current, locale: locale)
@@ -67,7 +72,9 @@ extension PaywallService {
         for path in translations.keys.sorted() {
             let at = "$.translations[\"\(path)\"]"
             guard let text = translations[path], let source = sources[path] else {
-                issues.append(ValidationIssue(path: at, message: "'\(path)' is not a text path of this draft.", code: "unknown_text_path"))
+                issues.append(
+                    ValidationIssue(
+                        path: at, message: "'\(path)' is not a text path of this draft.", code: "unknown_text_path"))
                 continue
             }
             for problem in PaywallLocalization.check(translation: text, source: source) {
@@ -75,31 +82,38 @@ extension PaywallService {
             }
         }
         guard issues.isEmpty else {
-            throw ServiceError.invalid(issues, detail: "\(issues.count) problem(s) with the translations; nothing was written.")
+            throw ServiceError.invalid(
+                issues, detail: "\(issues.count) problem(s) with the translations; nothing was written.")
         }
-        let saved = try setTexts(appID: appID, id: id, locale: locale, translations: translations,
-                                 expectedRevision: expectedRevision ?? current.revision)
+        let saved = try setTexts(
+            appID: appID, id: id, locale: locale, translations: translations,
+            expectedRevision: expectedRevision ?? current.revision)
         return (saved, translations.keys.sorted(), try PaywallService.worklist(for: saved, locale: locale))
     }
 
     static func worklist(for draft: Draft, locale: String) throws -> LocalizationWorklist {
         guard StringFormat.localeTag.matches(locale) else {
-            throw ServiceError.badField("$.locale", "invalid_locale_tag", "'\(locale)' is not a locale tag like en, de-AT or pt-BR.")
+            throw ServiceError.badField(
+                "$.locale", "invalid_locale_tag", "'\(locale)' is not a locale tag like en, de-AT or pt-BR.")
         }
         let document = draft.document
         let locales = document["locales"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let sourceLocale = document["defaultLocale"]?.stringValue ?? locales.first ?? "en"
         guard locale != sourceLocale else {
-            throw ServiceError.badField("$.locale", "locale_is_source",
-                                        "'\(locale)' is the draft's default locale, the source of every translation; pick another locale.")
+            throw ServiceError.badField(
+                "$.locale", "locale_is_source",
+                "'\(locale)' is the draft's default locale, the source of every translation; pick another locale.")
         }
         let tasks = PaywallLocalization.texts(in: document).map { entry -> TranslationTask in
-            let source = entry.values[sourceLocale] ?? entry.values.keys.sorted().first.flatMap { entry.values[$0] } ?? ""
-            return TranslationTask(path: entry.path.description, source: source,
-                                   requirements: PaywallLocalization.requirements(for: source), translation: entry.values[locale],
-                                   stale: draft.translations.staleLocales(of: entry, defaultLocale: sourceLocale).contains(locale))
+            let source =
+                entry.values[sourceLocale] ?? entry.values.keys.sorted().first.flatMap { entry.values[$0] } ?? ""
+            return TranslationTask(
+                path: entry.path.description, source: source,
+                requirements: PaywallLocalization.requirements(for: source), translation: entry.values[locale],
+                stale: draft.translations.staleLocales(of: entry, defaultLocale: sourceLocale).contains(locale))
         }
-        return LocalizationWorklist(paywallID: draft.paywallID, revision: draft.revision, locale: locale,
-                                    sourceLocale: sourceLocale, locales: locales, tasks: tasks)
+        return LocalizationWorklist(
+            paywallID: draft.paywallID, revision: draft.revision, locale: locale,
+            sourceLocale: sourceLocale, locales: locales, tasks: tasks)
     }
 }

@@ -108,9 +108,12 @@ extension PaywallSummary {
         var body = json
         if !targetedBy.isEmpty {
             let names = targetedBy.map { reference in
-                reference.rule.map { "rule \($0) of placement '\(reference.placement)'" } ?? "placement '\(reference.placement)'"
+                reference.rule.map { "rule \($0) of placement '\(reference.placement)'" }
+                    ?? "placement '\(reference.placement)'"
             }
-            body["warning"] = .string("\(names.joined(separator: ", ")) keep serving this paywall's last version until they target another paywall.")
+            body["warning"] = .string(
+                "\(names.joined(separator: ", ")) keep serving this paywall's last version until they target another paywall."
+            )
         }
         return body
     }

@@ -7,19 +7,29 @@ struct PaywallRoutes {
 
     func register(in routes: inout APIRoutes) {
         let paywalls = services.paywalls
-        routes.secret(.POST, "/v1/paywalls", scope: .drafts, OperationDoc(
-            "createPaywall", summary: "Create a paywall: blank, from a template or from a document", tag: "paywalls",
-            requestBody: APISchemas.ref("CreatePaywallRequest"), requestBodyRequired: false,
-            responses: [.json(201, "The new paywall; its draft holds the document.", APISchemas.ref("PaywallSummary"),
-                              headers: [("Location", "The paywall's URL.")])])) { request, caller in
+        routes.secret(
+            .POST, "/v1/paywalls", scope: .drafts,
+            OperationDoc(
+                "createPaywall", summary: "Create a paywall: blank, from a template or from a document",
+                tag: "paywalls",
+                requestBody: APISchemas.ref("CreatePaywallRequest"), requestBodyRequired: false,
+                responses: [
+                    .json(
+                        201, "The new paywall; its draft holds the document.", APISchemas.ref("PaywallSummary"),
+                        headers: [("Location", "The paywall's URL.")])
+                ])
+        ) { request, caller in
             let appID = caller.appID
             let body = try request.jsonBody(allowEmpty: true)
-            guard body.objectValue != nil else { throw ServiceError.badField("$", "not_an_object", "The body is a JSON object.") }
+            guard body.objectValue != nil else {
+                throw ServiceError.badField("$", "not_an_object", "The body is a JSON object.")
+            }
             let name = try body.optionalString("name", path: "$")
             let source: PaywallService.Source
             if let template = try body.optionalString("template", path: "$") {
                 if body["document"] != nil {
-                    throw ServiceError.badField("$.document", "mutually_exclusive_fields", "Give 'template' or 'document', not both.")
+                    throw ServiceError.badField(
+                        "$.document", "mutually_exclusive_fields", "Give 'template' or 'document', not both.")
                 }
                 source = .template(template, name: name)
             } else if let document = body["document"] {
@@ -30,111 +40,202 @@ struct PaywallRoutes {
             let created = try paywalls.create(appID: appID, from: source)
             return APIResponse.json(created.json, status: .created, headers: ["Location": "/v1/paywalls/\(created.id)"])
         }
-        routes.secret(.GET, "/v1/paywalls", scope: .read, OperationDoc(
-            "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time",
-            description: "With `archived=true`, the archived ones instead (to find one to unarchive).", tag: "paywalls",
-            parameters: PageSize.parameters + [.query("archived", "`true`: list archived paywalls instead of live ones.",
-                                                      schema: ["type": "boolean", "default": false])],
-            responses: [.json(200, "A page of paywalls.", APISchemas.ref("PaywallPage")),
-                        .problem(400, "`limit`, `cursor` or `archived` is malformed.")])) { request, caller in
-            let page = try paywalls.list(appID: caller.appID, cursor: request.query("cursor"), limit: try PageSize.from(request),
-                                         archived: try PaywallRoutes.archivedFlag(request.query("archived")))
-            return APIResponse.json(["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null])
+        routes.secret(
+            .GET, "/v1/paywalls", scope: .read,
+            OperationDoc(
+                "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time",
+                description: "With `archived=true`, the archived ones instead (to find one to unarchive).",
+                tag: "paywalls",
+                parameters: PageSize.parameters + [
+                    .query(
+                        "archived", "`true`: list archived paywalls instead of live ones.",
+                        schema: ["type": "boolean", "default": false])
+                ],
+                responses: [
+                    .json(200, "A page of paywalls.", APISchemas.ref("PaywallPage")),
+                    .problem(400, "`limit`, `cursor` or `archived` is malformed."),
+                ])
+        ) { request, caller in
+            let page = try paywalls.list(
+                appID: caller.appID, cursor: request.query("cursor"), limit: try PageSize.from(request),
+                archived: try PaywallRoutes.archivedFlag(request.query("archived")))
+            return APIResponse.json([
+                "items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null,
+            ])
         }
-        routes.secret(.GET, "/v1/paywalls/:id", scope: .read, OperationDoc(
-            "getPaywall", summary: "Read a paywall", tag: "paywalls", parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The paywall.", APISchemas.ref("PaywallSummary"))])) { request, caller in
+        routes.secret(
+            .GET, "/v1/paywalls/:id", scope: .read,
+            OperationDoc(
+                "getPaywall", summary: "Read a paywall", tag: "paywalls", parameters: [.path("id", "A paywall id.")],
+                responses: [.json(200, "The paywall.", APISchemas.ref("PaywallSummary"))])
+        ) { request, caller in
             let appID = caller.appID
             return APIResponse.json(try paywalls.summary(appID: appID, id: request.parameter("id")).json)
         }
-        routes.secret(.DELETE, "/v1/paywalls/:id", scope: .publish, OperationDoc(
-            "archivePaywall", summary: "Archive a paywall",
-            description: "Archived paywalls leave lists and cannot be published; placements pointing at one keep serving its last version until reassigned (the answer's `warning` says so).",
-            tag: "paywalls", parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The archived paywall.", APISchemas.ref("ArchivedPaywall"))])) { request, caller in
+        routes.secret(
+            .DELETE, "/v1/paywalls/:id", scope: .publish,
+            OperationDoc(
+                "archivePaywall", summary: "Archive a paywall",
+                description:
+                    "Archived paywalls leave lists and cannot be published; placements pointing at one keep serving its last version until reassigned (the answer's `warning` says so).",
+                tag: "paywalls", parameters: [.path("id", "A paywall id.")],
+                responses: [.json(200, "The archived paywall.", APISchemas.ref("ArchivedPaywall"))])
+        ) { request, caller in
             let appID = caller.appID
             return APIResponse.json(try paywalls.archive(appID: appID, id: request.parameter("id")).archivedJSON)
         }
-        routes.secret(.POST, "/v1/paywalls/:id/unarchive", scope: .publish, OperationDoc(
-            "unarchivePaywall", summary: "Unarchive a paywall",
-            description: "An archived paywall is live again: listed, publishable and assignable, its draft and versions as they were (`paywall.unarchived` in the audit log and to webhooks). A live paywall is answered unchanged, and nothing is recorded.",
-            tag: "paywalls", parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The paywall, live.", APISchemas.ref("PaywallSummary"))])) { request, caller in
+        routes.secret(
+            .POST, "/v1/paywalls/:id/unarchive", scope: .publish,
+            OperationDoc(
+                "unarchivePaywall", summary: "Unarchive a paywall",
+                description:
+                    "An archived paywall is live again: listed, publishable and assignable, its draft and versions as they were (`paywall.unarchived` in the audit log and to webhooks). A live paywall is answered unchanged, and nothing is recorded.",
+                tag: "paywalls", parameters: [.path("id", "A paywall id.")],
+                responses: [.json(200, "The paywall, live.", APISchemas.ref("PaywallSummary"))])
+        ) { request, caller in
             APIResponse.json(try paywalls.unarchive(appID: caller.appID, id: request.parameter("id")).json)
         }
-        routes.secret(.PATCH, "/v1/paywalls/:id", scope: .drafts, OperationDoc(
-            "renamePaywall", summary: "Rename a paywall",
-            description: "`{name}` (1 to 200 characters) becomes the paywall's name and its draft document's `name` (a new draft revision; saving a draft whose document has another `name` renames it too). `If-Match` with the draft's ETag is optional: with it, a stale draft answers 412. Published versions keep their names.",
-            tag: "paywalls",
-            parameters: [.path("id", "A paywall id."), .header("If-Match", "Optional: the draft's ETag; the rename then applies only to that revision.")],
-            requestBody: APISchemas.ref("RenamePaywallRequest"),
-            responses: [.json(200, "The renamed paywall.", APISchemas.ref("PaywallSummary")),
-                        .problem(412, "If-Match does not match the draft's ETag.")])) { request, caller in
+        routes.secret(
+            .PATCH, "/v1/paywalls/:id", scope: .drafts,
+            OperationDoc(
+                "renamePaywall", summary: "Rename a paywall",
+                description:
+                    "`{name}` (1 to 200 characters) becomes the paywall's name and its draft document's `name` (a new draft revision; saving a draft whose document has another `name` renames it too). `If-Match` with the draft's ETag is optional: with it, a stale draft answers 412. Published versions keep their names.",
+                tag: "paywalls",
+                parameters: [
+                    .path("id", "A paywall id."),
+                    .header("If-Match", "Optional: the draft's ETag; the rename then applies only to that revision."),
+                ],
+                requestBody: APISchemas.ref("RenamePaywallRequest"),
+                responses: [
+                    .json(200, "The renamed paywall.", APISchemas.ref("PaywallSummary")),
+                    .problem(412, "If-Match does not match the draft's ETag."),
+                ])
+        ) { request, caller in
             let appID = caller.appID
             let id = request.parameter("id")
             let body = try request.jsonBody()
             guard let name = try body.optionalString("name", path: "$") else {
                 throw ServiceError.badField("$.name", "missing_required_field", "'name' is required.")
             }
-            let expected = request.header("If-Match") == nil
-                ? nil : try DraftPrecondition.revision(from: request, current: { try paywalls.draftRevision(appID: appID, id: id) })
-            return APIResponse.json(try paywalls.rename(appID: appID, id: id, name: name, expectedRevision: expected).json)
+            let expected =
+                request.header("If-Match") == nil
+                ? nil
+                : try DraftPrecondition.revision(
+                    from: request, current: { try paywalls.draftRevision(appID: appID, id: id) })
+            return APIResponse.json(
+                try paywalls.rename(appID: appID, id: id, name: name, expectedRevision: expected).json)
         }
-        routes.secret(.GET, "/v1/paywalls/:id/draft", scope: .read, OperationDoc(
-            "getDraft", summary: "Read the draft with its validation", tag: "drafts", parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The draft.", APISchemas.ref("Draft"), headers: [("ETag", "Send it back as If-Match to save.")]),
-                        .problem(409, "`stored_draft_too_large`: the stored draft is over the JSON parser's limits (8 MiB, 128 levels); replace it with PUT (If-Match: *).")])) { request, caller in
+        routes.secret(
+            .GET, "/v1/paywalls/:id/draft", scope: .read,
+            OperationDoc(
+                "getDraft", summary: "Read the draft with its validation", tag: "drafts",
+                parameters: [.path("id", "A paywall id.")],
+                responses: [
+                    .json(
+                        200, "The draft.", APISchemas.ref("Draft"),
+                        headers: [("ETag", "Send it back as If-Match to save.")]),
+                    .problem(
+                        409,
+                        "`stored_draft_too_large`: the stored draft is over the JSON parser's limits (8 MiB, 128 levels); replace it with PUT (If-Match: *)."
+                    ),
+                ])
+        ) { request, caller in
             let appID = caller.appID
             let draft = try paywalls.draft(appID: appID, id: request.parameter("id"))
             return APIResponse.json(draft.json, headers: ["Cache-Control": "no-cache"], etag: draft.etag)
         }
-        routes.secret(.PUT, "/v1/paywalls/:id/draft", scope: .drafts, OperationDoc(
-            "saveDraft", summary: "Save the draft (any JSON object) under If-Match",
-            description: "428 without If-Match, 412 when it is stale: two editors never silently overwrite each other.",
-            tag: "drafts", parameters: [.path("id", "A paywall id."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
-            requestBody: ["type": "object", "description": "The paywall document (it may be invalid while editing), or the draft as GET …/draft answers it: its `document` is saved."],
-            responses: [.json(200, "The saved draft with its validation.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]),
-                        .problem(412, "If-Match does not match the draft's ETag."),
-                        .problem(428, "If-Match is missing.")])) { request, caller in
+        routes.secret(
+            .PUT, "/v1/paywalls/:id/draft", scope: .drafts,
+            OperationDoc(
+                "saveDraft", summary: "Save the draft (any JSON object) under If-Match",
+                description:
+                    "428 without If-Match, 412 when it is stale: two editors never silently overwrite each other.",
+                tag: "drafts",
+                parameters: [
+                    .path("id", "A paywall id."),
+                    .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true),
+                ],
+                requestBody: [
+                    "type": "object",
+                    "description":
+                        "The paywall document (it may be invalid while editing), or the draft as GET …/draft answers it: its `document` is saved.",
+                ],
+                responses: [
+                    .json(
+                        200, "The saved draft with its validation.", APISchemas.ref("Draft"),
+                        headers: [("ETag", "The new revision's tag.")]),
+                    .problem(412, "If-Match does not match the draft's ETag."),
+                    .problem(428, "If-Match is missing."),
+                ])
+        ) { request, caller in
             let appID = caller.appID
             let id = request.parameter("id")
-            let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draftRevision(appID: appID, id: id) })
-            let draft = try paywalls.saveDraft(appID: appID, id: id, document: try request.jsonBody(), expectedRevision: revision)
+            let revision = try DraftPrecondition.revision(
+                from: request, current: { try paywalls.draftRevision(appID: appID, id: id) })
+            let draft = try paywalls.saveDraft(
+                appID: appID, id: id, document: try request.jsonBody(), expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
-        routes.secret(.GET, "/v1/paywalls/:id/draft/texts", scope: .read, OperationDoc(
-            "getDraftTexts", summary: "Every text of the draft in every locale", tag: "drafts", parameters: [.path("id", "A paywall id.")],
-            responses: [.json(200, "The texts, with missing locales per path.", APISchemas.ref("DraftTexts"),
-                              headers: [("ETag", "The draft's ETag.")])])) { request, caller in
+        routes.secret(
+            .GET, "/v1/paywalls/:id/draft/texts", scope: .read,
+            OperationDoc(
+                "getDraftTexts", summary: "Every text of the draft in every locale", tag: "drafts",
+                parameters: [.path("id", "A paywall id.")],
+                responses: [
+                    .json(
+                        200, "The texts, with missing locales per path.", APISchemas.ref("DraftTexts"),
+                        headers: [("ETag", "The draft's ETag.")])
+                ])
+        ) { request, caller in
             let appID = caller.appID
             let texts = try paywalls.texts(appID: appID, id: request.parameter("id"))
             return APIResponse.json(texts.json, headers: ["Cache-Control": "no-cache"], etag: texts.etag)
         }
-        routes.secret(.PUT, "/v1/paywalls/:id/draft/texts/:locale", scope: .drafts, OperationDoc(
-            "setDraftTexts", summary: "Set many translations of one locale by path",
-            description: "Adds the locale to `locales` when new. Same If-Match rule as saving the draft; unknown paths reject the whole request (422).",
-            tag: "drafts",
-            parameters: [.path("id", "A paywall id."), .path("locale", "A locale tag like en, de-AT or pt-BR."), .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true)],
-            requestBody: APISchemas.ref("SetTextsRequest"),
-            responses: [.json(200, "The saved draft.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]),
-                        .problem(412, "If-Match does not match the draft's ETag."),
-                        .problem(428, "If-Match is missing.")])) { request, caller in
+        routes.secret(
+            .PUT, "/v1/paywalls/:id/draft/texts/:locale", scope: .drafts,
+            OperationDoc(
+                "setDraftTexts", summary: "Set many translations of one locale by path",
+                description:
+                    "Adds the locale to `locales` when new. Same If-Match rule as saving the draft; unknown paths reject the whole request (422).",
+                tag: "drafts",
+                parameters: [
+                    .path("id", "A paywall id."), .path("locale", "A locale tag like en, de-AT or pt-BR."),
+                    .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true),
+                ],
+                requestBody: APISchemas.ref("SetTextsRequest"),
+                responses: [
+                    .json(
+                        200, "The saved draft.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]
+                    ),
+                    .problem(412, "If-Match does not match the draft's ETag."),
+                    .problem(428, "If-Match is missing."),
+                ])
+        ) { request, caller in
             let appID = caller.appID
             let id = request.parameter("id")
-            let revision = try DraftPrecondition.revision(from: request, current: { try paywalls.draftRevision(appID: appID, id: id) })
+            let revision = try DraftPrecondition.revision(
+                from: request, current: { try paywalls.draftRevision(appID: appID, id: id) })
             let body = try request.jsonBody()
             guard let object = (body["texts"] ?? body).objectValue else {
-                throw ServiceError.badField("$.texts", "type_mismatch", "Send {\"texts\": {\"<path>\": \"<translation>\"}}.")
+                throw ServiceError.badField(
+                    "$.texts", "type_mismatch", "Send {\"texts\": {\"<path>\": \"<translation>\"}}.")
             }
             var translations: [String: String] = [:]
             var issues: [ValidationIssue] = []
             for (path, value) in object {
-                if let text = value.stringValue { translations[path] = text }
-                else { issues.append(ValidationIssue(path: "$.texts[\"\(path)\"]", message: "A translation is a string.", code: "type_mismatch")) }
+                if let text = value.stringValue {
+                    translations[path] = text
+                } else {
+                    issues.append(
+                        ValidationIssue(
+                            path: "$.texts[\"\(path)\"]", message: "A translation is a string.", code: "type_mismatch"))
+                }
             }
             guard issues.isEmpty else { throw ServiceError.invalid(issues) }
-            let draft = try paywalls.setTexts(appID: appID, id: id, locale: request.parameter("locale"),
-                                              translations: translations, expectedRevision: revision)
+            let draft = try paywalls.setTexts(
+                appID: appID, id: id, locale: request.parameter("locale"),
+                translations: translations, expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
     }
@@ -144,7 +245,8 @@ struct PaywallRoutes {
         switch raw {
         case nil, "false": return false
         case "true": return true
-        case let other?: throw ServiceError(.badRequest, "invalid_archived", "'archived' is true or false, not '\(other)'.")
+        case let other?:
+            throw ServiceError(.badRequest, "invalid_archived", "'archived' is true or false, not '\(other)'.")
         }
     }
 }
@@ -153,8 +255,9 @@ struct PaywallRoutes {
 enum DraftPrecondition {
     static func revision(from request: HTTPRequest, current: () throws -> Int64) throws -> Int64 {
         guard let header = request.header("If-Match") else {
-            throw ServiceError(.preconditionRequired, "if_match_required",
-                               "Send If-Match with the draft's ETag (from GET …/draft) so concurrent edits are never lost.")
+            throw ServiceError(
+                .preconditionRequired, "if_match_required",
+                "Send If-Match with the draft's ETag (from GET …/draft) so concurrent edits are never lost.")
         }
         let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if tags.contains("*") { return try current() }
@@ -167,10 +270,14 @@ enum DraftPrecondition {
         }
         // Weak or foreign tags never match a strong comparison. An entity tag is quoted (RFC 9110
         // §8.8.3): `r3` alone is a common slip, so say so rather than only "does not match".
-        if let bare = tags.first(where: { $0.hasPrefix("r") && $0.dropFirst().allSatisfy(\.isNumber) && $0.count > 1 }) {
-            throw ServiceError(.preconditionFailed, "draft_revision_mismatch",
-                               "If-Match '\(header)' is not an entity tag: tags are quoted, send If-Match: \"\(bare)\" (with the double quotes).")
+        if let bare = tags.first(where: { $0.hasPrefix("r") && $0.dropFirst().allSatisfy(\.isNumber) && $0.count > 1 })
+        {
+            throw ServiceError(
+                .preconditionFailed, "draft_revision_mismatch",
+                "If-Match '\(header)' is not an entity tag: tags are quoted, send If-Match: \"\(bare)\" (with the double quotes)."
+            )
         }
-        throw ServiceError(.preconditionFailed, "draft_revision_mismatch", "If-Match '\(header)' does not match the draft's ETag.")
+        throw ServiceError(
+            .preconditionFailed, "draft_revision_mismatch", "If-Match '\(header)' does not match the draft's ETag.")
     }
 }

@@ -13,17 +13,20 @@ enum PaywallRows {
 
     static func paywall(_ row: Row) throws -> StoredPaywall {
         let changed: Int64? = try row.get(7)
-        return StoredPaywall(id: try row.get(0), name: try row.get(1), createdAt: try row.get(2), updatedAt: try row.get(3),
-                      archivedAt: try row.get(4), draftRevision: try row.get(5), latestVersion: try row.get(6),
-                      // Both texts are canonical JSON, so equal text is equal content.
-                      draftChanged: changed.map { $0 != 0 })
+        return StoredPaywall(
+            id: try row.get(0), name: try row.get(1), createdAt: try row.get(2), updatedAt: try row.get(3),
+            archivedAt: try row.get(4), draftRevision: try row.get(5), latestVersion: try row.get(6),
+            // Both texts are canonical JSON, so equal text is equal content.
+            draftChanged: changed.map { $0 != 0 })
     }
 
-    static let versionColumns = "v.paywall_id, v.version, v.document, v.schema_version, v.content_hash, v.published_at, v.rolled_back_from, v.note, v.published_by"
+    static let versionColumns =
+        "v.paywall_id, v.version, v.document, v.schema_version, v.content_hash, v.published_at, v.rolled_back_from, v.note, v.published_by"
 
     static func version(_ row: Row) throws -> StoredVersion {
-        StoredVersion(paywallID: try row.get(0), version: try row.get(1), document: try row.get(2), schemaVersion: try row.get(3),
-                      contentHash: try row.get(4), publishedAt: try row.get(5), rolledBackFrom: try row.get(6),
-                      note: try row.get(7), publishedBy: try row.get(8))
+        StoredVersion(
+            paywallID: try row.get(0), version: try row.get(1), document: try row.get(2), schemaVersion: try row.get(3),
+            contentHash: try row.get(4), publishedAt: try row.get(5), rolledBackFrom: try row.get(6),
+            note: try row.get(7), publishedBy: try row.get(8))
     }
 }

@@ -57,8 +57,10 @@ public protocol PaywallStore {
     /// Replaces the draft when it is still at `expectedRevision`; false when it is not (or missing).
     /// Saves the draft at `expectedRevision`; a `name` renames the paywall in the same statement
     /// (the summary's name follows the draft document's).
-    func saveDraft(appID: String, id: String, document: String, name: String?, translationSources: String,
-                   expectedRevision: Int64, now: Int64) throws -> Bool
+    func saveDraft(
+        appID: String, id: String, document: String, name: String?, translationSources: String,
+        expectedRevision: Int64, now: Int64
+    ) throws -> Bool
 
     /// The version a publish with this idempotency key created, if any, with its request's hash.
     func version(appID: String, paywallID: String, idempotencyKey: String) throws -> IdempotentPublish?

@@ -12,11 +12,16 @@ enum PaywallTools {
             or from a complete paywall document ('document'). The document becomes the draft as is, even if it is invalid; \
             the draft's validation is in get_paywall. Nothing is live until publish_paywall and assign_placement.
             """,
-        inputSchema: ToolSchema.object([
-            "name": ToolSchema.string("Display name in the dashboard (1 to 200 characters). Defaults to the template's or document's name.", maxLength: 200),
-            "template": ToolSchema.string("Start from this template.", oneOf: PaywallTemplates.names),
-            "document": ToolSchema.anyObject("A paywall document to start from (schemaVersion 2 as the templates are; 1 is read too); its id is replaced by the new paywall's id."),
-        ], extra: ["not": ["required": ["template", "document"]]]),
+        inputSchema: ToolSchema.object(
+            [
+                "name": ToolSchema.string(
+                    "Display name in the dashboard (1 to 200 characters). Defaults to the template's or document's name.",
+                    maxLength: 200),
+                "template": ToolSchema.string("Start from this template.", oneOf: PaywallTemplates.names),
+                "document": ToolSchema.anyObject(
+                    "A paywall document to start from (schemaVersion 2 as the templates are; 1 is read too); its id is replaced by the new paywall's id."
+                ),
+            ], extra: ["not": ["required": ["template", "document"]]]),
         readOnly: false, idempotent: false
     ) { call in
         let name = call.optionalString("name")
@@ -39,17 +44,25 @@ enum PaywallTools {
             Pages: pass the answer's nextCursor as 'cursor' to get the next page; nextCursor is null on the last page.
             """,
         inputSchema: ToolSchema.object([
-            "archived": ["type": "boolean", "description": "true: list archived paywalls (to unarchive one) instead of live ones."],
+            "archived": [
+                "type": "boolean",
+                "description": "true: list archived paywalls (to unarchive one) instead of live ones.",
+            ],
             "cursor": ToolSchema.string("nextCursor from the previous page.", maxLength: 300),
-            "limit": ToolSchema.integer("Page size, 1 to \(PageSize.max) (default \(PageSize.fallback)).",
-                                        minimum: 1, maximum: PageSize.max),
+            "limit": ToolSchema.integer(
+                "Page size, 1 to \(PageSize.max) (default \(PageSize.fallback)).",
+                minimum: 1, maximum: PageSize.max),
         ]),
-        outputSchema: ["type": "object", "properties": ["items": ["type": "array"], "nextCursor": ["type": ["string", "null"]]],
-                       "required": ["items", "nextCursor"]],
+        outputSchema: [
+            "type": "object", "properties": ["items": ["type": "array"], "nextCursor": ["type": ["string", "null"]]],
+            "required": ["items", "nextCursor"],
+        ],
         readOnly: true, idempotent: true
     ) { call in
-        let page = try call.services.paywalls.list(appID: call.appID, cursor: call.optionalString("cursor"), limit: call.optionalInt("limit") ?? PageSize.fallback,
-                                                   archived: call.arguments["archived"]?.boolValue ?? false)
+        let page = try call.services.paywalls.list(
+            appID: call.appID, cursor: call.optionalString("cursor"),
+            limit: call.optionalInt("limit") ?? PageSize.fallback,
+            archived: call.arguments["archived"]?.boolValue ?? false)
         return ["items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null]
     }
 
@@ -60,19 +73,27 @@ enum PaywallTools {
             path) or, with 'version', that published version's immutable document. Read the draft before update_paywall_draft: \
             its revision is what the edit must name.
             """,
-        inputSchema: ToolSchema.object([
-            "paywallId": ToolSchema.paywallID,
-            "version": ToolSchema.integer("A published version number (see list_versions); omit to read the draft.", minimum: 1),
-        ], required: ["paywallId"]),
-        outputSchema: ["type": "object", "properties": ["paywall": ["type": "object"], "draft": ["type": "object"], "version": ["type": "object"]],
-                       "required": ["paywall"]],
+        inputSchema: ToolSchema.object(
+            [
+                "paywallId": ToolSchema.paywallID,
+                "version": ToolSchema.integer(
+                    "A published version number (see list_versions); omit to read the draft.", minimum: 1),
+            ], required: ["paywallId"]),
+        outputSchema: [
+            "type": "object",
+            "properties": ["paywall": ["type": "object"], "draft": ["type": "object"], "version": ["type": "object"]],
+            "required": ["paywall"],
+        ],
         readOnly: true, idempotent: true
     ) { call in
         let id = try call.string("paywallId")
         let paywalls = call.services.paywalls
         let summary = try paywalls.summary(appID: call.appID, id: id).json
         if let number = call.optionalInt("version") {
-            return ["paywall": summary, "version": try paywalls.version(appID: call.appID, id: id, version: number).json(includeDocument: true)]
+            return [
+                "paywall": summary,
+                "version": try paywalls.version(appID: call.appID, id: id, version: number).json(includeDocument: true),
+            ]
         }
         return ["paywall": summary, "draft": try paywalls.draft(appID: call.appID, id: id).json]
     }
@@ -108,14 +129,17 @@ enum PaywallTools {
             Sets the paywall's name, which is its draft document's 'name' (a new draft revision; published versions keep \
             theirs until the next publish). Give 'revision' to rename only if the draft is still at that revision.
             """,
-        inputSchema: ToolSchema.object([
-            "paywallId": ToolSchema.paywallID,
-            "name": ToolSchema.string("The new name (1 to 200 characters).", maxLength: 200),
-            "revision": ToolSchema.integer("Optional: the draft revision you read.", minimum: 0),
-        ], required: ["paywallId", "name"]),
+        inputSchema: ToolSchema.object(
+            [
+                "paywallId": ToolSchema.paywallID,
+                "name": ToolSchema.string("The new name (1 to 200 characters).", maxLength: 200),
+                "revision": ToolSchema.integer("Optional: the draft revision you read.", minimum: 0),
+            ], required: ["paywallId", "name"]),
         readOnly: false, idempotent: true
     ) { call in
-        try call.services.paywalls.rename(appID: call.appID, id: try call.string("paywallId"), name: try call.string("name"),
-                                          expectedRevision: call.optionalInt64("revision")).json
+        try call.services.paywalls.rename(
+            appID: call.appID, id: try call.string("paywallId"), name: try call.string("name"),
+            expectedRevision: call.optionalInt64("revision")
+        ).json
     }
 }

@@ -10,13 +10,20 @@ enum TemplateTools {
             Lists the built-in paywall templates (name, title, locales) to start create_paywall from. Give 'name' to also get \
             that template's complete document, a good reference for the document format.
             """,
-        inputSchema: ToolSchema.object(["name": ToolSchema.string("A template name, to include its document.", oneOf: PaywallTemplates.names)]),
-        outputSchema: ["type": "object", "properties": ["templates": ["type": "array"], "document": ["type": "object"]], "required": ["templates"]],
+        inputSchema: ToolSchema.object([
+            "name": ToolSchema.string("A template name, to include its document.", oneOf: PaywallTemplates.names)
+        ]),
+        outputSchema: [
+            "type": "object", "properties": ["templates": ["type": "array"], "document": ["type": "object"]],
+            "required": ["templates"],
+        ],
         readOnly: true, idempotent: true
     ) { call in
         let items: [JSONValue] = PaywallTemplates.all.map { template in
-            ["name": .string(template.name), "title": template.document["name"] ?? .string(template.name),
-             "locales": template.document["locales"] ?? []]
+            [
+                "name": .string(template.name), "title": template.document["name"] ?? .string(template.name),
+                "locales": template.document["locales"] ?? [],
+            ]
         }
         var answer: JSONValue = ["templates": .array(items)]
         if let name = call.optionalString("name") {

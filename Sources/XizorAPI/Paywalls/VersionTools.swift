@@ -31,18 +31,25 @@ enum VersionTools {
             diff_versions without arguments shows what publishing would change. 'warnings' (when present) names locales \
             that lack texts or have stale translations (see localize_paywall).
             """,
-        inputSchema: ToolSchema.object([
-            "paywallId": ToolSchema.paywallID,
-            "idempotencyKey": ToolSchema.string("Any unique string (1 to 255 characters) naming this publish attempt.", maxLength: 255),
-            "note": ToolSchema.string("Why this version is published (1 to 500 characters), kept with it.", maxLength: 500),
-            "force": ["type": "boolean", "description": "Publish even when the draft is the latest version already."],
-        ], required: ["paywallId"]),
+        inputSchema: ToolSchema.object(
+            [
+                "paywallId": ToolSchema.paywallID,
+                "idempotencyKey": ToolSchema.string(
+                    "Any unique string (1 to 255 characters) naming this publish attempt.", maxLength: 255),
+                "note": ToolSchema.string(
+                    "Why this version is published (1 to 500 characters), kept with it.", maxLength: 500),
+                "force": [
+                    "type": "boolean", "description": "Publish even when the draft is the latest version already.",
+                ],
+            ], required: ["paywallId"]),
         outputSchema: versionOutput,
         readOnly: false, idempotent: false
     ) { call in
         let options = try PublishOptions.parse(call.arguments, path: "$", publishedBy: call.caller.keyID)
-        return answer(try call.services.paywalls.publish(appID: call.appID, id: try call.string("paywallId"),
-                                                         idempotencyKey: call.optionalString("idempotencyKey"), options: options))
+        return answer(
+            try call.services.paywalls.publish(
+                appID: call.appID, id: try call.string("paywallId"),
+                idempotencyKey: call.optionalString("idempotencyKey"), options: options))
     }
 
     static let rollback = MCPTool(
@@ -53,19 +60,24 @@ enum VersionTools {
             latest version's already, nothing is created ('unchanged': true) unless 'force' is true. Find versions with \
             list_versions and compare them with diff_versions first.
             """,
-        inputSchema: ToolSchema.object([
-            "paywallId": ToolSchema.paywallID,
-            "version": ToolSchema.integer("The version whose document goes live again.", minimum: 1),
-            "note": ToolSchema.string("Why (1 to 500 characters), kept with the new version.", maxLength: 500),
-            "force": ["type": "boolean", "description": "Create the version even when that document is live already."],
-        ], required: ["paywallId", "version"]),
+        inputSchema: ToolSchema.object(
+            [
+                "paywallId": ToolSchema.paywallID,
+                "version": ToolSchema.integer("The version whose document goes live again.", minimum: 1),
+                "note": ToolSchema.string("Why (1 to 500 characters), kept with the new version.", maxLength: 500),
+                "force": [
+                    "type": "boolean", "description": "Create the version even when that document is live already.",
+                ],
+            ], required: ["paywallId", "version"]),
         outputSchema: versionOutput,
         // It replaces what every placement of the paywall serves: destructive for the live state.
         readOnly: false, destructive: true, idempotent: false
     ) { call in
         let options = try PublishOptions.parse(call.arguments, path: "$", publishedBy: call.caller.keyID)
-        return answer(try call.services.paywalls.rollback(appID: call.appID, id: try call.string("paywallId"),
-                                                          to: try call.int("version"), options: options))
+        return answer(
+            try call.services.paywalls.rollback(
+                appID: call.appID, id: try call.string("paywallId"),
+                to: try call.int("version"), options: options))
     }
 
     static let diff = MCPTool(
@@ -75,15 +87,23 @@ enum VersionTools {
             patch_paywall_draft). 'from' is a version number (default: the latest version; {} before the first publish); \
             'to' is a version number or "draft" (default). Without either: what publish_paywall would change.
             """,
-        inputSchema: ToolSchema.object([
-            "paywallId": ToolSchema.paywallID,
-            "from": ToolSchema.integer("A version number.", minimum: 1),
-            "to": ["description": "A version number or \"draft\".", "oneOf": [["type": "integer", "minimum": 1], ["const": "draft"]]],
-        ], required: ["paywallId"]),
-        outputSchema: ["type": "object",
-                       "properties": ["paywallId": ["type": "string"], "from": ["type": ["integer", "null"]],
-                                      "to": ["oneOf": [["type": "integer"], ["const": "draft"]]], "operations": ["type": "array"]],
-                       "required": ["paywallId", "from", "to", "operations"]],
+        inputSchema: ToolSchema.object(
+            [
+                "paywallId": ToolSchema.paywallID,
+                "from": ToolSchema.integer("A version number.", minimum: 1),
+                "to": [
+                    "description": "A version number or \"draft\".",
+                    "oneOf": [["type": "integer", "minimum": 1], ["const": "draft"]],
+                ],
+            ], required: ["paywallId"]),
+        outputSchema: [
+            "type": "object",
+            "properties": [
+                "paywallId": ["type": "string"], "from": ["type": ["integer", "null"]],
+                "to": ["oneOf": [["type": "integer"], ["const": "draft"]]], "operations": ["type": "array"],
+            ],
+            "required": ["paywallId", "from", "to", "operations"],
+        ],
         readOnly: true, idempotent: true
     ) { call in
         let id = try call.string("paywallId")
@@ -92,14 +112,18 @@ enum VersionTools {
             value.stringValue == "draft" ? .draft : value.intValue.map(PaywallService.DiffSide.version)
         }
         let diff = try call.services.paywalls.diff(appID: call.appID, id: id, from: from, to: to)
-        return ["paywallId": .string(id), "from": diff.from?.json ?? .null, "to": diff.to.json,
-                "operations": .array(diff.operations.map(\.json))]
+        return [
+            "paywallId": .string(id), "from": diff.from?.json ?? .null, "to": diff.to.json,
+            "operations": .array(diff.operations.map(\.json)),
+        ]
     }
 
     static let versionOutput: JSONValue = [
         "type": "object",
-        "properties": ["paywallId": ["type": "string"], "version": ["type": "integer"], "contentHash": ["type": "string"],
-                       "note": ["type": ["string", "null"]], "replayed": ["type": "boolean"], "unchanged": ["type": "boolean"]],
+        "properties": [
+            "paywallId": ["type": "string"], "version": ["type": "integer"], "contentHash": ["type": "string"],
+            "note": ["type": ["string", "null"]], "replayed": ["type": "boolean"], "unchanged": ["type": "boolean"],
+        ],
         "required": ["paywallId", "version", "replayed", "unchanged"],
     ]
 

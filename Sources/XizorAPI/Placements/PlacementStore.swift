@@ -44,14 +44,18 @@ public struct StoredPlacement: Sendable {
     /// The routing as the audit log hashes it: the stored texts as they are, not parsed again.
     var auditBytes: [UInt8] {
         let rules: [JSONValue] = rules.map { rule in
-            ["when": .string(rule.condition), "paywallId": .string(rule.paywallID),
-             "experimentId": rule.experimentID.map(JSONValue.string) ?? .null,
-             "activeFrom": rule.activeFrom.map { .number(Int($0)) } ?? .null,
-             "activeUntil": rule.activeUntil.map { .number(Int($0)) } ?? .null,
-             "frequencyCap": rule.frequencyCap?.json ?? .null]
+            [
+                "when": .string(rule.condition), "paywallId": .string(rule.paywallID),
+                "experimentId": rule.experimentID.map(JSONValue.string) ?? .null,
+                "activeFrom": rule.activeFrom.map { .number(Int($0)) } ?? .null,
+                "activeUntil": rule.activeUntil.map { .number(Int($0)) } ?? .null,
+                "frequencyCap": rule.frequencyCap?.json ?? .null,
+            ]
         }
-        let routing: JSONValue = ["paywallId": .string(paywallID), "experimentId": experimentID.map(JSONValue.string) ?? .null,
-                                  "rules": .array(rules)]
+        let routing: JSONValue = [
+            "paywallId": .string(paywallID), "experimentId": experimentID.map(JSONValue.string) ?? .null,
+            "rules": .array(rules),
+        ]
         return routing.canonicalBytes
     }
 }

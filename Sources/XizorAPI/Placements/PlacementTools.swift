@@ -13,21 +13,29 @@ enum PlacementTools {
             'experimentId' (and optionally a 'paywallId' served while the experiment is not running; by default its control) \
             subscribers are split among the experiment's variants. Answers the placement with its rules.
             """,
-        inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "paywallId": ToolSchema.paywallID,
-                                        "experimentId": ToolSchema.experimentID],
-                                       required: ["placement"], extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]]),
+        inputSchema: ToolSchema.object(
+            [
+                "placement": ToolSchema.placementKey, "paywallId": ToolSchema.paywallID,
+                "experimentId": ToolSchema.experimentID,
+            ],
+            required: ["placement"], extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]]),
         outputSchema: placementShape,
         readOnly: false, idempotent: true
     ) { call in
-        try call.services.placements.assign(appID: call.appID, key: try call.string("placement"), paywallID: call.optionalString("paywallId"),
-                                            experimentID: call.optionalString("experimentId")).json
+        try call.services.placements.assign(
+            appID: call.appID, key: try call.string("placement"), paywallID: call.optionalString("paywallId"),
+            experimentID: call.optionalString("experimentId")
+        ).json
     }
 
     static let list = MCPTool(
         name: "list_placements", scope: .read, title: "List placements",
         description: "Lists the app's placements with the paywall each points at and its ordered rules.",
         inputSchema: ToolSchema.object([:]),
-        outputSchema: ["type": "object", "properties": ["items": ["type": "array", "items": placementShape]], "required": ["items"]],
+        outputSchema: [
+            "type": "object", "properties": ["items": ["type": "array", "items": placementShape]],
+            "required": ["items"],
+        ],
         readOnly: true, idempotent: true
     ) { call in
         ["items": .array(try call.services.placements.list(appID: call.appID).map(\.json))]
@@ -52,26 +60,39 @@ enum PlacementTools {
             placement must exist (assign_placement). Live at once; try it with resolve_placement (its trace says why each \
             rule matched or not).
             """,
-        inputSchema: ToolSchema.object([
-            "placement": ToolSchema.placementKey,
-            "rules": ["type": "array", "description": "Ordered rules, first match wins.", "items": ToolSchema.object([
-                "when": ["$ref": "#/$defs/Condition"],
-                "paywallId": ToolSchema.paywallID,
-                "experimentId": ToolSchema.experimentID,
-                "activeFrom": ToolSchema.integer("Start of the rule's schedule, ms since 1970 (inclusive).", minimum: 0),
-                "activeUntil": ToolSchema.integer("End of the rule's schedule, ms since 1970 (exclusive).", minimum: 0),
-                "frequencyCap": ToolSchema.object([
-                    "count": ToolSchema.integer("At most this many presentations per subscriber…", minimum: 1),
-                    "per": ToolSchema.string("…per hour, day or week…", oneOf: ["hour", "day", "week"]),
-                    "seconds": ToolSchema.integer("…or per this many seconds.", minimum: 1),
-                ], required: ["count"]),
-            ], required: ["when"], extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]])],
-        ], required: ["placement", "rules"], extra: ["$defs": ["Condition": condition]]),
+        inputSchema: ToolSchema.object(
+            [
+                "placement": ToolSchema.placementKey,
+                "rules": [
+                    "type": "array", "description": "Ordered rules, first match wins.",
+                    "items": ToolSchema.object(
+                        [
+                            "when": ["$ref": "#/$defs/Condition"],
+                            "paywallId": ToolSchema.paywallID,
+                            "experimentId": ToolSchema.experimentID,
+                            "activeFrom": ToolSchema.integer(
+                                "Start of the rule's schedule, ms since 1970 (inclusive).", minimum: 0),
+                            "activeUntil": ToolSchema.integer(
+                                "End of the rule's schedule, ms since 1970 (exclusive).", minimum: 0),
+                            "frequencyCap": ToolSchema.object(
+                                [
+                                    "count": ToolSchema.integer(
+                                        "At most this many presentations per subscriber…", minimum: 1),
+                                    "per": ToolSchema.string(
+                                        "…per hour, day or week…", oneOf: ["hour", "day", "week"]),
+                                    "seconds": ToolSchema.integer("…or per this many seconds.", minimum: 1),
+                                ], required: ["count"]),
+                        ], required: ["when"],
+                        extra: ["anyOf": [["required": ["paywallId"]], ["required": ["experimentId"]]]]),
+                ],
+            ], required: ["placement", "rules"], extra: ["$defs": ["Condition": condition]]),
         outputSchema: placementShape,
         // It replaces the placement's rules whole: destructive.
         readOnly: false, destructive: true, idempotent: true
     ) { call in
-        try call.services.placements.setRules(appID: call.appID, key: try call.string("placement"), rules: try call.value("rules")).json
+        try call.services.placements.setRules(
+            appID: call.appID, key: try call.string("placement"), rules: try call.value("rules")
+        ).json
     }
 
     static let resolve = MCPTool(
@@ -86,27 +107,44 @@ enum PlacementTools {
             subscriber attribute's value and a cap's count are shown only to a key with the analytics scope (reason 'hidden' \
             otherwise).
             """,
-        inputSchema: ToolSchema.object(["placement": ToolSchema.placementKey, "context": ToolSchema.context,
-                                        "subscriberId": ToolSchema.string("The subscriber to resolve for.", maxLength: 200),
-                                        "device": ToolSchema.object(Dictionary(uniqueKeysWithValues: RequestAttributes.Name.allCases.map {
-                                            ($0.rawValue, ToolSchema.string("device.\($0.rawValue) as the request would send it.",
-                                                                            maxLength: RequestAttributes.maxLength))
-                                        }), extra: ["description": "The request attributes rules read as device.NAME."])],
-                                       required: ["placement"]),
-        outputSchema: ["type": "object",
-                       "properties": ["placement": ["type": "string"], "paywallId": ["type": ["string", "null"]],
-                                      "version": ["type": ["integer", "null"]], "matchedRule": ["type": ["integer", "null"]],
-                                      "paywallArchived": ["type": "boolean"], "experiment": ["type": ["object", "null"]],
-                                      "trace": ["type": "array", "items": ["type": "object"]], "fallback": ["type": "boolean"]],
-                       "required": ["placement", "paywallId", "version", "matchedRule"]],
+        inputSchema: ToolSchema.object(
+            [
+                "placement": ToolSchema.placementKey, "context": ToolSchema.context,
+                "subscriberId": ToolSchema.string("The subscriber to resolve for.", maxLength: 200),
+                "device": ToolSchema.object(
+                    Dictionary(
+                        uniqueKeysWithValues: RequestAttributes.Name.allCases.map {
+                            (
+                                $0.rawValue,
+                                ToolSchema.string(
+                                    "device.\($0.rawValue) as the request would send it.",
+                                    maxLength: RequestAttributes.maxLength)
+                            )
+                        }), extra: ["description": "The request attributes rules read as device.NAME."]),
+            ],
+            required: ["placement"]),
+        outputSchema: [
+            "type": "object",
+            "properties": [
+                "placement": ["type": "string"], "paywallId": ["type": ["string", "null"]],
+                "version": ["type": ["integer", "null"]], "matchedRule": ["type": ["integer", "null"]],
+                "paywallArchived": ["type": "boolean"], "experiment": ["type": ["object", "null"]],
+                "trace": ["type": "array", "items": ["type": "object"]], "fallback": ["type": "boolean"],
+            ],
+            "required": ["placement", "paywallId", "version", "matchedRule"],
+        ],
         readOnly: true, idempotent: true
     ) { call in
-        let device = try RequestAttributes(dryRunQuery: (call.arguments["device"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map {
-            ("device.\($0.key)", $0.value.stringValue ?? $0.value.canonicalString)
-        })
-        var facts = RequestFacts(context: call.presentationContext(), subscriberID: call.optionalString("subscriberId"), device: device)
-        return try call.services.serving.resolve(appID: call.appID, placement: try call.string("placement"), facts: &facts, trace: true)
-            .visible(to: call.caller.scopes).json
+        let device = try RequestAttributes(
+            dryRunQuery: (call.arguments["device"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map {
+                ("device.\($0.key)", $0.value.stringValue ?? $0.value.canonicalString)
+            })
+        var facts = RequestFacts(
+            context: call.presentationContext(), subscriberID: call.optionalString("subscriberId"), device: device)
+        return try call.services.serving.resolve(
+            appID: call.appID, placement: try call.string("placement"), facts: &facts, trace: true
+        )
+        .visible(to: call.caller.scopes).json
     }
 
     static let placementShape: JSONValue = [
@@ -117,23 +155,40 @@ enum PlacementTools {
 
     /// The spec sheet's `Condition`, recursive through `$defs`.
     static let condition: JSONValue = [
-        "description": "A rule condition: all / any / not, a named audience, a percentage rollout, or a comparison of one key.",
+        "description":
+            "A rule condition: all / any / not, a named audience, a percentage rollout, or a comparison of one key.",
         "anyOf": [
-            ToolSchema.object(["audience": ToolSchema.string("A named audience's id (list_audiences).", maxLength: 64)], required: ["audience"]),
-            ToolSchema.object(["rollout": ToolSchema.object([
-                "percent": ["type": "number", "minimum": 0, "maximum": 100, "description": "The share of subscribers, up to two decimals."],
-                "seed": ToolSchema.string("Keep the seed the server gave to keep the same subscribers.", maxLength: 64),
-            ], required: ["percent"])], required: ["rollout"]),
+            ToolSchema.object(
+                ["audience": ToolSchema.string("A named audience's id (list_audiences).", maxLength: 64)],
+                required: ["audience"]),
+            ToolSchema.object(
+                [
+                    "rollout": ToolSchema.object(
+                        [
+                            "percent": [
+                                "type": "number", "minimum": 0, "maximum": 100,
+                                "description": "The share of subscribers, up to two decimals.",
+                            ],
+                            "seed": ToolSchema.string(
+                                "Keep the seed the server gave to keep the same subscribers.", maxLength: 64),
+                        ], required: ["percent"])
+                ], required: ["rollout"]),
             ToolSchema.object(["all": ["type": "array", "items": ["$ref": "#/$defs/Condition"]]], required: ["all"]),
             ToolSchema.object(["any": ["type": "array", "items": ["$ref": "#/$defs/Condition"]]], required: ["any"]),
             ToolSchema.object(["not": ["$ref": "#/$defs/Condition"]], required: ["not"]),
-            ToolSchema.object([
-                "key": ToolSchema.string("context.NAME (or NAME), device.NAME or subscriber.NAME, e.g. device.appVersion.", maxLength: Condition.maxKeyLength),
-                "op": ToolSchema.string("The comparison.", oneOf: Condition.Operator.allCases.map(\.rawValue)),
-                "value": ["description": "The value to compare with: string, number or boolean; an array of them for in / not_in, [low, high] for between; a version string for semver_*; omitted for exists.",
-                          "type": ["string", "number", "boolean", "array"],
-                          "items": ["type": ["string", "number", "boolean"]]],
-            ], required: ["key", "op"]),
+            ToolSchema.object(
+                [
+                    "key": ToolSchema.string(
+                        "context.NAME (or NAME), device.NAME or subscriber.NAME, e.g. device.appVersion.",
+                        maxLength: Condition.maxKeyLength),
+                    "op": ToolSchema.string("The comparison.", oneOf: Condition.Operator.allCases.map(\.rawValue)),
+                    "value": [
+                        "description":
+                            "The value to compare with: string, number or boolean; an array of them for in / not_in, [low, high] for between; a version string for semver_*; omitted for exists.",
+                        "type": ["string", "number", "boolean", "array"],
+                        "items": ["type": ["string", "number", "boolean"]],
+                    ],
+                ], required: ["key", "op"]),
         ],
     ]
 }

@@ -4,7 +4,8 @@ import PaywallFormat
 /// (by q-value, RFC 9110 §12.5.4), else the document's default — each candidate matched with the
 /// format's order (exact, then language prefix in both directions).
 enum LocaleNegotiation {
-    static func choose(parameter: String?, acceptLanguage: String?, locales: [String], defaultLocale: String) -> String {
+    static func choose(parameter: String?, acceptLanguage: String?, locales: [String], defaultLocale: String) -> String
+    {
         if let parameter, let match = matchLocale(parameter, among: locales) { return match }
         if parameter == nil, let acceptLanguage {
             for tag in preferences(acceptLanguage) {

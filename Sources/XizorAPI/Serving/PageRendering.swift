@@ -14,8 +14,11 @@ public struct PageRendering: Sendable {
     /// Where this server's media are reached from a page (its own origin without `server.publicURL`).
     let assetLocation: AssetLocation
 
-    public init(lottiePlayerURL: String?, mediaOrigins: [String] = RenderOptions.defaultMediaOrigins, activity: ServiceActivity = ServiceActivity(),
-                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil)) {
+    public init(
+        lottiePlayerURL: String?, mediaOrigins: [String] = RenderOptions.defaultMediaOrigins,
+        activity: ServiceActivity = ServiceActivity(),
+        assetLocation: AssetLocation = AssetLocation(publicOrigin: nil)
+    ) {
         self.lottiePlayerURL = lottiePlayerURL
         self.mediaOrigins = mediaOrigins
         self.activity = activity
@@ -35,27 +38,34 @@ public struct PageRendering: Sendable {
             delivery["variant"] = experiment.variant.map { .string($0) } ?? .null
         }
         let media = assetLocation.forPages(input.document, appID: input.appID)
-        let options = RenderOptions(locale: input.locale, colorScheme: input.colorScheme, mode: .production,
-                                    context: input.context.mapValues(\.json), lottiePlayerURL: lottiePlayerURL, delivery: delivery,
-                                    mediaOrigins: mediaOrigins, servedMediaPath: media.servedMediaPath)
+        let options = RenderOptions(
+            locale: input.locale, colorScheme: input.colorScheme, mode: .production,
+            context: input.context.mapValues(\.json), lottiePlayerURL: lottiePlayerURL, delivery: delivery,
+            mediaOrigins: mediaOrigins, servedMediaPath: media.servedMediaPath)
         do { return try PaywallRenderer.render(media.document, options: options).html } catch {
-            throw DataFailure.recorded(.pageRender, "placement '\(input.resolution.placement)' (\(input.locale)): \(error)", in: activity)
+            throw DataFailure.recorded(
+                .pageRender, "placement '\(input.resolution.placement)' (\(input.locale)): \(error)", in: activity)
         }
     }
 
     /// A preview of any document (a draft may be invalid: the tolerant reader renders what it can),
     /// starting with `products` (samples and the caller's values) and `context`.
-    func preview(_ document: JSONValue, appID: String, locale: String?, colorScheme: ColorScheme, context: [String: JSONValue] = [:],
-                 products: [String: JSONValue] = [:]) throws -> RenderedPage {
+    func preview(
+        _ document: JSONValue, appID: String, locale: String?, colorScheme: ColorScheme,
+        context: [String: JSONValue] = [:],
+        products: [String: JSONValue] = [:]
+    ) throws -> RenderedPage {
         let media = assetLocation.forPages(document, appID: appID)
-        let options = RenderOptions(locale: locale, colorScheme: colorScheme, mode: .preview, context: context,
-                                    lottiePlayerURL: lottiePlayerURL, mediaOrigins: mediaOrigins, initialProducts: products,
-                                    servedMediaPath: media.servedMediaPath)
+        let options = RenderOptions(
+            locale: locale, colorScheme: colorScheme, mode: .preview, context: context,
+            lottiePlayerURL: lottiePlayerURL, mediaOrigins: mediaOrigins, initialProducts: products,
+            servedMediaPath: media.servedMediaPath)
         do { return try PaywallRenderer.render(media.document, options: options) } catch {
-            let code = switch error {
-            case .unsupportedSchemaVersion: "unsupported_schema_version"
-            case .budgetExceeded: "render_budget_exceeded"
-            }
+            let code =
+                switch error {
+                case .unsupportedSchemaVersion: "unsupported_schema_version"
+                case .budgetExceeded: "render_budget_exceeded"
+                }
             throw ServiceError(.unprocessable, code, "This document cannot be rendered: \(error).")
         }
     }

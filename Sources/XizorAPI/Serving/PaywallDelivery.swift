@@ -20,11 +20,16 @@ public struct DeliveryRequest: Sendable {
         acceptLanguage = request.header("Accept-Language")
         schemaVersion = try DeliveryRequest.schemaVersion(header: request.header("X-Xizor-Schema-Version"))
         // The client hint is a structured-field string: `"dark"`.
-        let schemeText = request.query("colorScheme")
-            ?? request.header("Sec-CH-Prefers-Color-Scheme").map { $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0 }
+        let schemeText =
+            request.query("colorScheme")
+            ?? request.header("Sec-CH-Prefers-Color-Scheme").map {
+                $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0
+            }
         if let schemeText {
-            guard let scheme = ColorScheme(rawValue: schemeText) ?? ColorScheme(rawValue: schemeText.lowercased()) else {
-                throw ServiceError(.badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(schemeText)'.")
+            guard let scheme = ColorScheme(rawValue: schemeText) ?? ColorScheme(rawValue: schemeText.lowercased())
+            else {
+                throw ServiceError(
+                    .badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(schemeText)'.")
             }
             colorScheme = scheme
         } else {
@@ -44,12 +49,17 @@ public struct DeliveryRequest: Sendable {
         guard let raw else { return 1 }
         var value = 0
         for byte in raw.utf8 {
-            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { value = 0; break }
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else {
+                value = 0
+                break
+            }
             // Saturates instead of overflowing: any version past the newest is served the newest.
             value = min(value * 10 + Int(byte - UInt8(ascii: "0")), SchemaVersions.latest + 1)
         }
         guard value >= 1 else {
-            throw ServiceError(.badRequest, "invalid_schema_version", "X-Xizor-Schema-Version must be a positive integer, not '\(raw)'.")
+            throw ServiceError(
+                .badRequest, "invalid_schema_version",
+                "X-Xizor-Schema-Version must be a positive integer, not '\(raw)'.")
         }
         return min(value, SchemaVersions.latest)
     }
@@ -58,7 +68,8 @@ public struct DeliveryRequest: Sendable {
     /// the header mentions html, so the common JSON request costs a byte scan.
     static func prefersHTML(_ accept: String?) -> Bool {
         guard let accept, containsHTML(accept.utf8) else { return false }
-        var html = 0.0, json = 0.0
+        var html = 0.0
+        var json = 0.0
         for item in accept.split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard let type = parts.first else { continue }
@@ -86,8 +97,9 @@ public final class PaywallDelivery: Sendable {
     /// Every request header the answer depends on (Accept-Encoding is added by the HTTP layer).
     /// The request attributes' headers are named whether or not a rule reads them: a cache must not
     /// serve one platform's answer to another (docs/targeting.md).
-    public static let vary = (["Accept", "Accept-Language", "X-Xizor-Schema-Version", "Sec-CH-Prefers-Color-Scheme"]
-                              + RequestAttributes.varyHeaders).joined(separator: ", ")
+    public static let vary =
+        (["Accept", "Accept-Language", "X-Xizor-Schema-Version", "Sec-CH-Prefers-Color-Scheme"]
+        + RequestAttributes.varyHeaders).joined(separator: ", ")
 
     private let serving: ServingState
     public let cache: RepresentationCache
@@ -110,9 +122,12 @@ public final class PaywallDelivery: Sendable {
     /// The header a trusted proxy sets to the client's country (`targeting.countryHeader`).
     private let countryHeader: String?
 
-    public init(serving: ServingState, cache: RepresentationCache = RepresentationCache(), renderGate: RenderGate = RenderGate(),
-                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil), countryHeader: String? = nil,
-                renderPage: (@Sendable (PageInput) throws -> [UInt8])? = nil) {
+    public init(
+        serving: ServingState, cache: RepresentationCache = RepresentationCache(),
+        renderGate: RenderGate = RenderGate(),
+        assetLocation: AssetLocation = AssetLocation(publicOrigin: nil), countryHeader: String? = nil,
+        renderPage: (@Sendable (PageInput) throws -> [UInt8])? = nil
+    ) {
         self.serving = serving
         self.countryHeader = countryHeader
         self.assetLocation = assetLocation
@@ -131,66 +146,79 @@ public final class PaywallDelivery: Sendable {
     /// when the placement's rules need them, and its platform only when the form depends on it.
     public func deliver(appID: String, _ request: DeliveryRequest, from http: HTTPRequest) throws -> Delivery {
         var facts = RequestFacts(context: request.context, subscriberID: request.subscriberID)
-        let resolution = try serving.resolve(appID: appID, placement: request.placement, facts: &facts,
-                                             device: { try RequestAttributes(request: http, countryHeader: countryHeader) })
+        let resolution = try serving.resolve(
+            appID: appID, placement: request.placement, facts: &facts,
+            device: { try RequestAttributes(request: http, countryHeader: countryHeader) })
         guard let served = resolution.served else {
             guard let assignment = resolution.experiment else {
-                throw ServiceError(.notFound, "no_published_paywall", "Placement '\(request.placement)' has nothing to serve.")
+                throw ServiceError(
+                    .notFound, "no_published_paywall", "Placement '\(request.placement)' has nothing to serve.")
             }
             return .holdout(assignment)
         }
         let (document, schemaVersion, formKey): (JSONValue, Int, ServedForms.Key)
         // The platform closure is written in the call (non-escaping): kept in a local, it would
         // be an escaping context holding a copy of the request.
-        do { (document, schemaVersion, formKey) = try served.forms.form(clientVersion: request.schemaVersion, colorScheme: request.colorScheme,
-                                                                          store: { ProductStore(platform: http.header(RequestAttributes.Name.platform.header ?? "")) })
+        do {
+            (document, schemaVersion, formKey) = try served.forms.form(
+                clientVersion: request.schemaVersion, colorScheme: request.colorScheme,
+                store: { ProductStore(platform: http.header(RequestAttributes.Name.platform.header ?? "")) })
         } catch {
-            throw DataFailure.recorded(.storedDocument, "\(served.published.paywallID) v\(served.published.version): \(error)", in: serving.activity)
+            throw DataFailure.recorded(
+                .storedDocument, "\(served.published.paywallID) v\(served.published.version): \(error)",
+                in: serving.activity)
         }
-        let locale = LocaleNegotiation.choose(parameter: request.locale, acceptLanguage: request.acceptLanguage,
-                                              locales: served.locales, defaultLocale: served.defaultLocale)
+        let locale = LocaleNegotiation.choose(
+            parameter: request.locale, acceptLanguage: request.acceptLanguage,
+            locales: served.locales, defaultLocale: served.defaultLocale)
         let kind: RepresentationKey.Kind = request.kind == .html && renderPage != nil ? .html : .json
         // Pages resolve context variables on the server: only the keys the document uses matter.
         let usedContext = kind == .html ? request.context.filter { served.contextKeys.contains($0.key) } : [:]
         // "" (no context value the page uses) is the one page every client without values shares.
         let pageContext = usedContext.isEmpty ? "" : PaywallDelivery.contextKey(usedContext)
-        let key = RepresentationKey(served: served, placement: request.placement, locale: locale, form: formKey, kind: kind,
-                                    pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
-                                    experiment: resolution.experiment)
+        let key = RepresentationKey(
+            served: served, placement: request.placement, locale: locale, form: formKey, kind: kind,
+            pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
+            experiment: resolution.experiment)
         let gate = renderGate
-        let representation = try cache.representation(for: key, build: {
-            var headers: HTTPHeaders = [
-                "Content-Type": kind == .json ? "application/json" : "text/html; charset=utf-8",
-                "Cache-Control": "no-cache",
-                "Vary": PaywallDelivery.vary,
-                "Content-Language": locale,
-                "X-Xizor-Schema-Version": String(schemaVersion),
-                "Accept-CH": "Sec-CH-Prefers-Color-Scheme",
-                // A page's body is HTML: clients read what was served (for event attribution) here.
-                "X-Xizor-Paywall": served.published.paywallID,
-                "X-Xizor-Version": String(served.published.version),
-            ]
-            if let experiment = resolution.experiment {
-                headers["X-Xizor-Experiment"] = experiment.experimentID
-                headers["X-Xizor-Variant"] = experiment.variant ?? ""
-            }
-            switch kind {
-            case .json:
-                var body: [String: JSONValue] = [
-                    "placement": .string(request.placement), "paywallId": .string(served.published.paywallID),
-                    "version": .number(served.published.version), "schemaVersion": .number(schemaVersion),
-                    "locale": .string(locale), "document": assetLocation.forSDK(document, appID: appID),
+        let representation = try cache.representation(
+            for: key,
+            build: {
+                var headers: HTTPHeaders = [
+                    "Content-Type": kind == .json ? "application/json" : "text/html; charset=utf-8",
+                    "Cache-Control": "no-cache",
+                    "Vary": PaywallDelivery.vary,
+                    "Content-Language": locale,
+                    "X-Xizor-Schema-Version": String(schemaVersion),
+                    "Accept-CH": "Sec-CH-Prefers-Color-Scheme",
+                    // A page's body is HTML: clients read what was served (for event attribution) here.
+                    "X-Xizor-Paywall": served.published.paywallID,
+                    "X-Xizor-Version": String(served.published.version),
                 ]
-                if let experiment = resolution.experiment { body["experiment"] = experiment.json }
-                let bodyJSON = JSONValue.object(body)
-                return Representation(body: bodyJSON.canonicalBytes, headers: headers)
-            case .html:
-                // A page that fails to render throws: nothing is cached, the request answers 500.
-                let page = try renderPage?(PageInput(appID: appID, document: document, locale: locale, colorScheme: request.colorScheme,
-                                                  context: usedContext, resolution: resolution)) ?? []
-                return Representation(body: page, headers: headers)
-            }
-        }, uncached: { build in try gate.run(appID: appID, build) })
+                if let experiment = resolution.experiment {
+                    headers["X-Xizor-Experiment"] = experiment.experimentID
+                    headers["X-Xizor-Variant"] = experiment.variant ?? ""
+                }
+                switch kind {
+                case .json:
+                    var body: [String: JSONValue] = [
+                        "placement": .string(request.placement), "paywallId": .string(served.published.paywallID),
+                        "version": .number(served.published.version), "schemaVersion": .number(schemaVersion),
+                        "locale": .string(locale), "document": assetLocation.forSDK(document, appID: appID),
+                    ]
+                    if let experiment = resolution.experiment { body["experiment"] = experiment.json }
+                    let bodyJSON = JSONValue.object(body)
+                    return Representation(body: bodyJSON.canonicalBytes, headers: headers)
+                case .html:
+                    // A page that fails to render throws: nothing is cached, the request answers 500.
+                    let page =
+                        try renderPage?(
+                            PageInput(
+                                appID: appID, document: document, locale: locale, colorScheme: request.colorScheme,
+                                context: usedContext, resolution: resolution)) ?? []
+                    return Representation(body: page, headers: headers)
+                }
+            }, uncached: { build in try gate.run(appID: appID, build) })
         return .paywall(representation)
     }
 

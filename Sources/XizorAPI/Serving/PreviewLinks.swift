@@ -27,13 +27,17 @@ public final class PreviewLinks: Sendable {
 
     /// A link to the preview of `paywallID` with `options` (the body `POST …/preview` takes), made
     /// by the key `keyID`, after checking the options and that the paywall is the app's.
-    func create(appID: String, paywallID: String, keyID: String, options: JSONValue,
-                previews: PreviewService) throws -> (path: String, expiresAt: Int64) {
+    func create(
+        appID: String, paywallID: String, keyID: String, options: JSONValue,
+        previews: PreviewService
+    ) throws -> (path: String, expiresAt: Int64) {
         // The options are checked, and the paywall found, now: a link that could not render is refused here.
         _ = try previews.render(appID: appID, id: paywallID, try PreviewRequest(json: options))
         let expiresAt = clock.now() + Self.lifetimeMs
-        let payload: JSONValue = ["a": .string(appID), "p": .string(paywallID), "e": .number(Int(expiresAt)), "k": .string(keyID),
-                                "o": options]
+        let payload: JSONValue = [
+            "a": .string(appID), "p": .string(paywallID), "e": .number(Int(expiresAt)), "k": .string(keyID),
+            "o": options,
+        ]
         let body = Self.base64URL(payload.canonicalBytes)
         return ("/v1/previews/\(body).\(try signature(body))", expiresAt)
     }
@@ -43,22 +47,26 @@ public final class PreviewLinks: Sendable {
     /// altered, expired, outlived: the link simply no longer exists). The liveness is read from the
     /// database, not this process's key table, so a revocation on another replica counts at once.
     func open(_ token: String) throws -> (appID: String, paywallID: String, options: PreviewRequest) {
-        let gone = ServiceError(.notFound, "preview_link_not_found", "This preview link is unknown or has expired; open the preview again.")
+        let gone = ServiceError(
+            .notFound, "preview_link_not_found", "This preview link is unknown or has expired; open the preview again.")
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, token.utf8.count <= 8_000 else { throw gone }
         let body = String(parts[0])
         guard Identifiers.constantTimeEqual(Array(try signature(body).utf8), Array(parts[1].utf8)),
-              let bytes = Self.decodeBase64URL(body) else { throw gone }
+            let bytes = Self.decodeBase64URL(body)
+        else { throw gone }
         // Signed by this server, so it parses; a failure would be a link this server never made.
         let payload: JSONValue
         do { payload = try JSONParser().parse(bytes) } catch { throw gone }
         guard let appID = payload["a"]?.stringValue, let paywallID = payload["p"]?.stringValue,
-              let expiresAt = payload["e"]?.numberValue?.int64Value, let keyID = payload["k"]?.stringValue,
-              let options = payload["o"] else { throw gone }
+            let expiresAt = payload["e"]?.numberValue?.int64Value, let keyID = payload["k"]?.stringValue,
+            let options = payload["o"]
+        else { throw gone }
         guard expiresAt > clock.now() else { throw gone }
         let live = try store.read { tx in
             // `liveKeys` leaves out the keys of an archived app, so this also ends with the app.
-            try tx.apps.liveKeys(.app(appID)).contains { $0.id == keyID } && tx.paywalls.lifecycle(appID: appID, id: paywallID) == .live
+            try tx.apps.liveKeys(.app(appID)).contains { $0.id == keyID }
+                && tx.paywalls.lifecycle(appID: appID, id: paywallID) == .live
         }
         guard live else { throw gone }
         return (appID, paywallID, try PreviewRequest(json: options))
@@ -72,7 +80,9 @@ public final class PreviewLinks: Sendable {
         if let known = secret.withLock({ $0 }) { return known }
         let candidate = Identifiers.random(43)
         let now = clock.now()
-        let stored = try store.write { tx in try tx.operations.sharedSecret(Self.settingKey, candidate: candidate, now: now) }
+        let stored = try store.write { tx in
+            try tx.operations.sharedSecret(Self.settingKey, candidate: candidate, now: now)
+        }
         secret.withLock { $0 = stored }
         return stored
     }

@@ -9,55 +9,88 @@ struct PreviewRoutes {
 
     static let parameters: [APIParameter] = [
         .path("id", "A paywall id."),
-        .query("version", "`draft` (default) or a version number.", schema: ["type": "string", "pattern": "^(draft|[1-9][0-9]*)$"]),
+        .query(
+            "version", "`draft` (default) or a version number.",
+            schema: ["type": "string", "pattern": "^(draft|[1-9][0-9]*)$"]),
         .query("locale", "The locale to show (else the document's default)."),
         .query("colorScheme", "light (default) or dark.", schema: ["enum": ["light", "dark"]]),
-        .query("samples", "`false` keeps `{{product.*}}` placeholders instead of sample products.", schema: ["type": "boolean"]),
-        .query("products", "A JSON object, slot → product fields (`price`, `period`, `trialDays`, …, `introEligible`), over the samples.",
-               schema: ["type": "string"]),
+        .query(
+            "samples", "`false` keeps `{{product.*}}` placeholders instead of sample products.",
+            schema: ["type": "boolean"]),
+        .query(
+            "products",
+            "A JSON object, slot → product fields (`price`, `period`, `trialDays`, …, `introEligible`), over the samples.",
+            schema: ["type": "string"]),
     ]
 
     static let responses: [APIResponseSpec] = [
-        APIResponseSpec(status: 200, description: "The page.", schema: ["type": "string"], contentType: "text/html",
-                        headers: [("ETag", "Strong tag of the page."),
-                                  ("X-Xizor-Sample-Products", "Slots shown with sample values, comma-separated (absent when none).")]),
+        APIResponseSpec(
+            status: 200, description: "The page.", schema: ["type": "string"], contentType: "text/html",
+            headers: [
+                ("ETag", "Strong tag of the page."),
+                ("X-Xizor-Sample-Products", "Slots shown with sample values, comma-separated (absent when none)."),
+            ]),
         .problem(400, "`version`, `colorScheme`, `samples` or `products` is malformed."),
-        .problem(422, "`products` names a slot the paywall lacks or a field products do not have (with its JSON path)."),
+        .problem(
+            422, "`products` names a slot the paywall lacks or a field products do not have (with its JSON path)."),
     ]
 
     func register(in routes: inout APIRoutes) {
-        routes.secret(.GET, "/v1/paywalls/:id/preview", scope: .read, OperationDoc(
-            "previewPaywall", summary: "The HTML page of the draft or a version, with sample products",
-            description: "Context as `context.KEY=VALUE` query parameters, as the SDK endpoint takes them. See docs/api.md, \"Previews\".",
-            tag: "paywalls",
-            parameters: Self.parameters, responses: Self.responses)) { request, caller in
+        routes.secret(
+            .GET, "/v1/paywalls/:id/preview", scope: .read,
+            OperationDoc(
+                "previewPaywall", summary: "The HTML page of the draft or a version, with sample products",
+                description:
+                    "Context as `context.KEY=VALUE` query parameters, as the SDK endpoint takes them. See docs/api.md, \"Previews\".",
+                tag: "paywalls",
+                parameters: Self.parameters, responses: Self.responses)
+        ) { request, caller in
             try respond(caller.appID, request.parameter("id"), PreviewRequest(query: request))
         }
-        routes.secret(.POST, "/v1/paywalls/:id/preview", scope: .read, OperationDoc(
-            "previewPaywallWith", summary: "The preview, its options in a JSON body",
-            description: "The same as GET, with `version`, `locale`, `colorScheme`, `samples`, `products` and `context` (an object) in the body.",
-            tag: "paywalls",
-            parameters: [.path("id", "A paywall id.")],
-            requestBody: APISchemas.ref("PreviewOptions"), responses: Self.responses)) { request, caller in
+        routes.secret(
+            .POST, "/v1/paywalls/:id/preview", scope: .read,
+            OperationDoc(
+                "previewPaywallWith", summary: "The preview, its options in a JSON body",
+                description:
+                    "The same as GET, with `version`, `locale`, `colorScheme`, `samples`, `products` and `context` (an object) in the body.",
+                tag: "paywalls",
+                parameters: [.path("id", "A paywall id.")],
+                requestBody: APISchemas.ref("PreviewOptions"), responses: Self.responses)
+        ) { request, caller in
             try respond(caller.appID, request.parameter("id"), PreviewRequest(json: request.jsonBody(allowEmpty: true)))
         }
         let links = previews.services.previewLinks
-        routes.secret(.POST, "/v1/paywalls/:id/preview-link", scope: .read, OperationDoc(
-            "createPreviewLink", summary: "A short-lived URL of the preview, for a frame",
-            description: "The same options as POST …/preview. The URL works without a key for \(PreviewLinks.lifetimeMs / 60_000) minutes and shows only this preview (a frame cannot send Authorization, and keys never go in URLs); it stops working earlier when the key that made it is revoked or the app or paywall is archived.",
-            tag: "paywalls", parameters: [.path("id", "A paywall id.")], requestBody: APISchemas.ref("PreviewOptions"),
-            responses: [.json(201, "The link.", APISchemas.ref("PreviewLink")),
-                        .problem(422, "An option is invalid (with its JSON path).")])) { request, caller in
-            let link = try links.create(appID: caller.appID, paywallID: request.parameter("id"), keyID: caller.keyID,
-                                        options: try request.jsonBody(allowEmpty: true), previews: previews)
-            return APIResponse.json(["url": .string(link.path), "expiresAt": .number(Int(link.expiresAt))], status: .created)
+        routes.secret(
+            .POST, "/v1/paywalls/:id/preview-link", scope: .read,
+            OperationDoc(
+                "createPreviewLink", summary: "A short-lived URL of the preview, for a frame",
+                description:
+                    "The same options as POST …/preview. The URL works without a key for \(PreviewLinks.lifetimeMs / 60_000) minutes and shows only this preview (a frame cannot send Authorization, and keys never go in URLs); it stops working earlier when the key that made it is revoked or the app or paywall is archived.",
+                tag: "paywalls", parameters: [.path("id", "A paywall id.")],
+                requestBody: APISchemas.ref("PreviewOptions"),
+                responses: [
+                    .json(201, "The link.", APISchemas.ref("PreviewLink")),
+                    .problem(422, "An option is invalid (with its JSON path)."),
+                ])
+        ) { request, caller in
+            let link = try links.create(
+                appID: caller.appID, paywallID: request.parameter("id"), keyID: caller.keyID,
+                options: try request.jsonBody(allowEmpty: true), previews: previews)
+            return APIResponse.json(
+                ["url": .string(link.path), "expiresAt": .number(Int(link.expiresAt))], status: .created)
         }
-        routes.open(.GET, "/v1/previews/:token", OperationDoc(
-            "openPreviewLink", summary: "The preview a preview link shows (no key: the link is its proof)",
-            description: "404 once expired, when the token was not made by this server, or once the key that made it is revoked or its app or paywall archived. Framed only by pages of this server's own origin (the console): `Content-Security-Policy` is the page's own policy plus `frame-ancestors 'self'`, with `X-Frame-Options: SAMEORIGIN` and `X-Content-Type-Options: nosniff`. The access log writes the path without the token.",
-            tag: "paywalls", parameters: [.path("token", "The token of a link from POST …/preview-link.")],
-            responses: Self.linkResponses + [.problem(404, "`preview_link_not_found`: unknown, expired, or its key, app or paywall gone.")]),
-                    redacting: ["token"]) { request in
+        routes.open(
+            .GET, "/v1/previews/:token",
+            OperationDoc(
+                "openPreviewLink", summary: "The preview a preview link shows (no key: the link is its proof)",
+                description:
+                    "404 once expired, when the token was not made by this server, or once the key that made it is revoked or its app or paywall archived. Framed only by pages of this server's own origin (the console): `Content-Security-Policy` is the page's own policy plus `frame-ancestors 'self'`, with `X-Frame-Options: SAMEORIGIN` and `X-Content-Type-Options: nosniff`. The access log writes the path without the token.",
+                tag: "paywalls", parameters: [.path("token", "The token of a link from POST …/preview-link.")],
+                responses: Self.linkResponses + [
+                    .problem(404, "`preview_link_not_found`: unknown, expired, or its key, app or paywall gone.")
+                ]),
+            redacting: ["token"]
+        ) { request in
             let link = try links.open(request.parameter("token"))
             let page = try previews.render(appID: link.appID, id: link.paywallID, link.options)
             var response = respond(page)
@@ -76,11 +109,14 @@ struct PreviewRoutes {
     /// The link's answer also names its framing and type headers.
     static let linkResponses: [APIResponseSpec] = responses.map { spec in
         guard spec.status == 200 else { return spec }
-        return APIResponseSpec(status: 200, description: "The page.", schema: ["type": "string"], contentType: "text/html",
-                               headers: [("ETag", "Strong tag of the page."),
-                                         ("X-Xizor-Sample-Products", "Slots shown with sample values, comma-separated (absent when none)."),
-                                         ("Content-Security-Policy", "The page's policy plus `frame-ancestors 'self'`."),
-                                         ("X-Frame-Options", "`SAMEORIGIN`."), ("X-Content-Type-Options", "`nosniff`.")])
+        return APIResponseSpec(
+            status: 200, description: "The page.", schema: ["type": "string"], contentType: "text/html",
+            headers: [
+                ("ETag", "Strong tag of the page."),
+                ("X-Xizor-Sample-Products", "Slots shown with sample values, comma-separated (absent when none)."),
+                ("Content-Security-Policy", "The page's policy plus `frame-ancestors 'self'`."),
+                ("X-Frame-Options", "`SAMEORIGIN`."), ("X-Content-Type-Options", "`nosniff`."),
+            ])
     }
 
     private func respond(_ appID: String, _ id: String, _ options: PreviewRequest) throws -> HTTPResponse {

@@ -14,20 +14,28 @@ enum PreviewTools {
             'etag', the product values it started with, and 'texts': the visible text of the page in document order, \
             so you can check wording and placeholders without reading the markup.
             """,
-        inputSchema: ToolSchema.object(APISchemas.previewOptions.merging(["paywallId": ToolSchema.paywallID]) { a, _ in a },
-                                       required: ["paywallId"]),
-        outputSchema: ["type": "object",
-                       "properties": ["html": ["type": "string"], "etag": ["type": "string"], "products": ["type": "object"],
-                                      "texts": ["type": "array", "items": ["type": "string"]]],
-                       "required": ["html", "etag", "products", "texts"]],
+        inputSchema: ToolSchema.object(
+            APISchemas.previewOptions.merging(["paywallId": ToolSchema.paywallID]) { a, _ in a },
+            required: ["paywallId"]),
+        outputSchema: [
+            "type": "object",
+            "properties": [
+                "html": ["type": "string"], "etag": ["type": "string"], "products": ["type": "object"],
+                "texts": ["type": "array", "items": ["type": "string"]],
+            ],
+            "required": ["html", "etag", "products", "texts"],
+        ],
         readOnly: true, idempotent: true
     ) { call in
         var arguments = call.arguments.objectValue ?? [:]
         arguments["paywallId"] = nil
-        let page = try call.previews.render(appID: call.appID, id: try call.string("paywallId"), PreviewRequest(json: .object(arguments)))
+        let page = try call.previews.render(
+            appID: call.appID, id: try call.string("paywallId"), PreviewRequest(json: .object(arguments)))
         let html = String(decoding: page.html, as: UTF8.self)
-        return ["html": .string(html), "etag": .string(page.etag), "products": .object(page.products),
-                "texts": .array(VisibleText.of(html).map(JSONValue.string))]
+        return [
+            "html": .string(html), "etag": .string(page.etag), "products": .object(page.products),
+            "texts": .array(VisibleText.of(html).map(JSONValue.string)),
+        ]
     }
 }
 
@@ -36,7 +44,9 @@ enum PreviewTools {
 /// pages this server rendered: not an HTML parser.
 enum VisibleText {
     static func of(_ html: String) -> [String] {
-        guard let start = html.range(of: "<main"), let end = html.range(of: "</main>", range: start.upperBound..<html.endIndex) else {
+        guard let start = html.range(of: "<main"),
+            let end = html.range(of: "</main>", range: start.upperBound..<html.endIndex)
+        else {
             return []
         }
         var texts: [String] = []

@@ -26,9 +26,10 @@ public final class RenderGate: Sendable {
         }
         guard admitted else {
             refusals.add(1, ordering: .relaxed)
-            throw HTTPError(.serviceUnavailable, code: "render_busy",
-                            detail: "Too many pages with distinct context values are rendering for this app; retry shortly.",
-                            headers: ["Retry-After": "1"])
+            throw HTTPError(
+                .serviceUnavailable, code: "render_busy",
+                detail: "Too many pages with distinct context values are rendering for this app; retry shortly.",
+                headers: ["Retry-After": "1"])
         }
         defer {
             running.withLock { counts in

@@ -1,7 +1,7 @@
+import Digest
 import HTTP
 import PaywallFormat
 import Synchronization
-import Digest
 
 /// One encoded answer of the SDK endpoint with its validators: identity bytes and their strong
 /// ETag (a digest of the bytes, so it changes exactly when they do), and the gzip form with its own
@@ -24,7 +24,9 @@ public final class Representation: Sendable {
         self.prepared = prepared
         let tag = Representation.strongETag(body)
         etag = tag
-        let gzip = Gzip.compress(body, level: gzipLevel).map { HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: tag)) }
+        let gzip = Gzip.compress(body, level: gzipLevel).map {
+            HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: tag))
+        }
         self.gzip = gzip
         response = HTTPResponse(status: .ok, body: body, etag: tag, gzip: gzip, prepared: prepared)
     }
@@ -55,7 +57,8 @@ public struct RepresentationKey: Hashable, Sendable {
 
     public static func == (a: RepresentationKey, b: RepresentationKey) -> Bool {
         a.served === b.served && a.placement == b.placement && a.locale == b.locale && a.form == b.form
-            && a.kind == b.kind && a.pageColorScheme == b.pageColorScheme && a.context == b.context && a.experiment == b.experiment
+            && a.kind == b.kind && a.pageColorScheme == b.pageColorScheme && a.context == b.context
+            && a.experiment == b.experiment
     }
 
     /// The fields with many values (the version, placement, locale and page context); the few
@@ -104,8 +107,10 @@ public final class RepresentationCache: Sendable {
 
     /// The cached representation for `key`, or `build`'s, stored. A context variant past the
     /// version's cap is built through `uncached` (which may refuse) and not stored.
-    public func representation(for key: RepresentationKey, build: () throws -> Representation,
-                               uncached: (() throws -> Representation) throws -> Representation) throws -> Representation {
+    public func representation(
+        for key: RepresentationKey, build: () throws -> Representation,
+        uncached: (() throws -> Representation) throws -> Representation
+    ) throws -> Representation {
         if let found = entries.read({ $0[key] }) {
             hits.add(1, ordering: .relaxed)
             return found
@@ -124,7 +129,7 @@ public final class RepresentationCache: Sendable {
         let evicted: [RepresentationKey] = entries.write { cache in
             var evicted: [RepresentationKey] = []
             if cache[key] != nil {
-                evicted.append(key)   // built twice at once: the reservation of this one goes back
+                evicted.append(key)  // built twice at once: the reservation of this one goes back
             } else if cache.count >= limit {
                 evicted = Self.evict(&cache, downTo: limit - max(1, limit / 8))
             }
@@ -148,7 +153,9 @@ public final class RepresentationCache: Sendable {
     }
 
     private static func slot(_ cause: MissCause) -> Int {
-        guard let index = MissCause.allCases.firstIndex(of: cause) else { preconditionFailure("every cause has a slot") }
+        guard let index = MissCause.allCases.firstIndex(of: cause) else {
+            preconditionFailure("every cause has a slot")
+        }
         return index
     }
 

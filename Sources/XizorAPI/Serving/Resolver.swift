@@ -12,8 +12,10 @@ public struct ExperimentAssignment: Sendable, Hashable {
     public var isHoldout: Bool { variant == nil }
 
     public var json: JSONValue {
-        ["id": .string(experimentID), "variant": variant.map { .string($0) } ?? .null, "holdout": .bool(isHoldout),
-         "assignment": .string(reason.rawValue)]
+        [
+            "id": .string(experimentID), "variant": variant.map { .string($0) } ?? .null, "holdout": .bool(isHoldout),
+            "assignment": .string(reason.rawValue),
+        ]
     }
 }
 
@@ -111,8 +113,10 @@ public struct RuleTrace: Sendable {
 
 extension ServingState: SubscriberAttributeReader {
     /// For a context alone: the MCP dry run and tests.
-    public func resolve(appID: String, placement key: String, context: PresentationContext, subscriberID: String? = nil,
-                        trace: Bool = false) throws -> Resolution {
+    public func resolve(
+        appID: String, placement key: String, context: PresentationContext, subscriberID: String? = nil,
+        trace: Bool = false
+    ) throws -> Resolution {
         var facts = RequestFacts(context: context, subscriberID: subscriberID)
         return try resolve(appID: appID, placement: key, facts: &facts, trace: trace)
     }
@@ -124,8 +128,10 @@ extension ServingState: SubscriberAttributeReader {
     /// subscriber, or the holdout). With `trace`, every rule's fate is recorded (the dry run); the
     /// SDK path records nothing and builds no strings.
     /// `device` gives the request attributes; it is called only when the placement's rules read them.
-    public func resolve(appID: String, placement key: String, facts: inout RequestFacts, trace: Bool = false,
-                        device: () throws -> RequestAttributes? = { nil }) throws -> Resolution {
+    public func resolve(
+        appID: String, placement key: String, facts: inout RequestFacts, trace: Bool = false,
+        device: () throws -> RequestAttributes? = { nil }
+    ) throws -> Resolution {
         guard let snapshot = snapshot(appID: appID), let placement = snapshot.placements[key] else {
             throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
         }
@@ -136,7 +142,8 @@ extension ServingState: SubscriberAttributeReader {
         // A placement that reads nothing stored (most) skips all of this.
         if placement.readsStore, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
             if InlineExecution.isActive {
-                guard !placement.capped, let hit = attributeCache.lookup(appID: appID, subscriberID: subscriberID) else { throw HTTPOffload() }
+                guard !placement.capped, let hit = attributeCache.lookup(appID: appID, subscriberID: subscriberID)
+                else { throw HTTPOffload() }
                 facts.knowSubscriberAttributes(hit)
             } else {
                 facts.readSubscriberAttributes(from: self, appID: appID)
@@ -159,8 +166,10 @@ extension ServingState: SubscriberAttributeReader {
                     continue
                 }
                 guard let condition = rule.condition else {
-                    throw DataFailure.recorded(.storedRule, "rule \(index) of placement '\(key)' cannot be read (\(rule.unreadable ?? "unknown")); "
-                                               + "set the placement's rules again", in: activity)
+                    throw DataFailure.recorded(
+                        .storedRule,
+                        "rule \(index) of placement '\(key)' cannot be read (\(rule.unreadable ?? "unknown")); "
+                            + "set the placement's rules again", in: activity)
                 }
                 do {
                     if trace {
@@ -172,23 +181,38 @@ extension ServingState: SubscriberAttributeReader {
                         continue
                     }
                 } catch let unreadable as UnreadableAudience {
-                    throw DataFailure.recorded(.storedRule, "audience '\(unreadable.id)' (used by rule \(index) of placement '\(key)') cannot be read; "
-                                               + "set the audience again", in: activity)
+                    throw DataFailure.recorded(
+                        .storedRule,
+                        "audience '\(unreadable.id)' (used by rule \(index) of placement '\(key)') cannot be read; "
+                            + "set the audience again", in: activity)
                 }
                 if let cap = rule.frequencyCap, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
                     // A cap reads at most `count` events: that is its price.
                     try facts.spend(cap.count)
-                    let shown = try presentations(snapshot, placement: key, rule: rule, subscriberID: subscriberID, since: now - cap.seconds * 1000,
-                                                  atMost: cap.count)
+                    let shown = try presentations(
+                        snapshot, placement: key, rule: rule, subscriberID: subscriberID,
+                        since: now - cap.seconds * 1000,
+                        atMost: cap.count)
                     if shown >= cap.count {
-                        if trace { traces.append(RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap)) } else { activity.recordRuleCapped() }
+                        if trace {
+                            traces.append(
+                                RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap))
+                        } else {
+                            activity.recordRuleCapped()
+                        }
                         continue
                     }
                 }
-                if var resolution = target(snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID, subscriberID: facts.subscriberID,
-                                           rule: index) {
+                if var resolution = target(
+                    snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID,
+                    subscriberID: facts.subscriberID,
+                    rule: index)
+                {
                     if trace {
-                        traces.append(RuleTrace(rule: index, outcome: .matched, frequencyCap: rule.frequencyCap, targetArchived: resolution.paywallArchived))
+                        traces.append(
+                            RuleTrace(
+                                rule: index, outcome: .matched, frequencyCap: rule.frequencyCap,
+                                targetArchived: resolution.paywallArchived))
                         traces += (index + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
                         resolution.trace = traces
                     }
@@ -206,25 +230,33 @@ extension ServingState: SubscriberAttributeReader {
                 activity.recordEvaluationBudgetExhausted()
             }
         }
-        if var resolution = target(snapshot, key, paywallID: placement.paywallID, experimentID: placement.experimentID,
-                                   subscriberID: facts.subscriberID, rule: nil) {
+        if var resolution = target(
+            snapshot, key, paywallID: placement.paywallID, experimentID: placement.experimentID,
+            subscriberID: facts.subscriberID, rule: nil)
+        {
             if trace { resolution.trace = traces }
             return resolution
         }
-        throw ServiceError(.notFound, "no_published_paywall", "Placement '\(key)' points at paywall '\(placement.paywallID)', which has no published version.")
+        throw ServiceError(
+            .notFound, "no_published_paywall",
+            "Placement '\(key)' points at paywall '\(placement.paywallID)', which has no published version.")
     }
 
     /// How often the subscriber was shown what the rule serves on this placement since `since`,
     /// counted up to `atMost` (the cap's count: whether it is reached is all that matters).
-    private func presentations(_ snapshot: AppServingSnapshot, placement: String, rule: ServingRule, subscriberID: String, since: Int64,
-                               atMost: Int) throws -> Int {
+    private func presentations(
+        _ snapshot: AppServingSnapshot, placement: String, rule: ServingRule, subscriberID: String, since: Int64,
+        atMost: Int
+    ) throws -> Int {
         var paywalls = [rule.paywallID]
         if let experimentID = rule.experimentID, let experiment = snapshot.experiments[experimentID] {
             paywalls += experiment.variants.map(\.paywallID).filter { $0 != rule.paywallID }
         }
         return try store.read { tx in
-            try tx.events.presentations(appID: snapshot.appID, subscriberID: subscriberID, placement: placement, paywallIDs: paywalls, since: since,
-                                        atMost: atMost)
+            try tx.events.presentations(
+                appID: snapshot.appID, subscriberID: subscriberID, placement: placement, paywallIDs: paywalls,
+                since: since,
+                atMost: atMost)
         }
     }
 
@@ -234,47 +266,61 @@ extension ServingState: SubscriberAttributeReader {
     public func attributes(appID: String, subscriberID: String) throws -> [String: ContextValue] {
         if let hit = attributeCache.lookup(appID: appID, subscriberID: subscriberID) { return hit }
         let ticket = attributeCache.ticket()
-        guard let stored = try store.read({ tx in try tx.subscribers.attributes(appID: appID, subscriberID: subscriberID) }) else {
+        guard
+            let stored = try store.read({ tx in try tx.subscribers.attributes(appID: appID, subscriberID: subscriberID)
+            })
+        else {
             attributeCache.insert(appID: appID, subscriberID: subscriberID, attributes: [:], bytes: 0, ticket: ticket)
             return [:]
         }
-        let json = try DataFailure.storedJSON(Array(stored.attributes.utf8), what: "the attributes of subscriber '\(subscriberID)'", activity: activity)
+        let json = try DataFailure.storedJSON(
+            Array(stored.attributes.utf8), what: "the attributes of subscriber '\(subscriberID)'", activity: activity)
         var attributes: [String: ContextValue] = [:]
         for (key, value) in json.objectValue ?? [:] { attributes[key] = ContextValue(json: value) }
-        attributeCache.insert(appID: appID, subscriberID: subscriberID, attributes: attributes, bytes: stored.attributes.utf8.count, ticket: ticket)
+        attributeCache.insert(
+            appID: appID, subscriberID: subscriberID, attributes: attributes, bytes: stored.attributes.utf8.count,
+            ticket: ticket)
         return attributes
     }
 
-    private func target(_ snapshot: AppServingSnapshot, _ key: String, paywallID: String, experimentID: String?,
-                        subscriberID: String?, rule: Int?) -> Resolution? {
+    private func target(
+        _ snapshot: AppServingSnapshot, _ key: String, paywallID: String, experimentID: String?,
+        subscriberID: String?, rule: Int?
+    ) -> Resolution? {
         if let experimentID, let experiment = snapshot.experiments[experimentID] {
             let assignment: ExperimentAssignment
             var variantPaywall: String?
             if let subscriberID, !subscriberID.isEmpty {
-                let slot = experiment.allocation[Allocation.bucket(experimentID: experimentID, subscriberID: subscriberID)]
+                let slot = experiment.allocation[
+                    Allocation.bucket(experimentID: experimentID, subscriberID: subscriberID)]
                 if Int(slot) < experiment.variants.count {
                     variantPaywall = experiment.variants[Int(slot)].paywallID
-                    assignment = ExperimentAssignment(experimentID: experimentID, variant: experiment.variants[Int(slot)].name, reason: .bucket)
+                    assignment = ExperimentAssignment(
+                        experimentID: experimentID, variant: experiment.variants[Int(slot)].name, reason: .bucket)
                 } else {
                     assignment = ExperimentAssignment(experimentID: experimentID, variant: nil, reason: .bucket)
                 }
             } else if let control = experiment.variants.first {
                 variantPaywall = control.paywallID
-                assignment = ExperimentAssignment(experimentID: experimentID, variant: control.name, reason: .noSubscriber)
+                assignment = ExperimentAssignment(
+                    experimentID: experimentID, variant: control.name, reason: .noSubscriber)
             } else {
                 return nil
             }
             guard let variantPaywall else {
-                return Resolution(placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: assignment)
+                return Resolution(
+                    placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: assignment)
             }
             if let served = snapshot.latestVersions[variantPaywall] {
-                return Resolution(placement: key, served: served, matchedRule: rule,
-                                  paywallArchived: snapshot.isArchived(variantPaywall), experiment: assignment)
+                return Resolution(
+                    placement: key, served: served, matchedRule: rule,
+                    paywallArchived: snapshot.isArchived(variantPaywall), experiment: assignment)
             }
         }
         guard let served = snapshot.latestVersions[paywallID] else { return nil }
-        return Resolution(placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.isArchived(paywallID),
-                          experiment: nil)
+        return Resolution(
+            placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.isArchived(paywallID),
+            experiment: nil)
     }
 
 }

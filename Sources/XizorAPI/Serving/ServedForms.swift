@@ -37,26 +37,33 @@ public struct ServedForms: Sendable {
         var forms: [Key: JSONValue] = [:]
         var issues: [ValidationIssue] = []
         for target in SchemaVersions.supported where target < sourceVersion {
-            let stores: [ProductStore?] = ServedForms.storeMatters(from: sourceVersion, to: target) ? ProductStore.allCases : [nil]
+            let stores: [ProductStore?] =
+                ServedForms.storeMatters(from: sourceVersion, to: target) ? ProductStore.allCases : [nil]
             for scheme in ColorScheme.allCases {
                 for store in stores {
                     let what = [scheme.rawValue, store?.rawValue].compactMap { $0 }.joined(separator: ", ")
                     do {
-                        let migrated = try SchemaMigrations.migrate(document, to: target, colorScheme: scheme, store: store ?? .appStore)
+                        let migrated = try SchemaMigrations.migrate(
+                            document, to: target, colorScheme: scheme, store: store ?? .appStore)
                         let result = PaywallValidator.validate(migrated, asVersion: target)
                         issues += result.errors.map {
-                            ValidationIssue(path: $0.path, message: "served as schema version \(target) (\(what)): \($0.message)", code: $0.code)
+                            ValidationIssue(
+                                path: $0.path, message: "served as schema version \(target) (\(what)): \($0.message)",
+                                code: $0.code)
                         }
                         forms[Key(schemaVersion: target, colorScheme: scheme, store: store)] = migrated
                     } catch {
-                        issues.append(ValidationIssue(path: "$.schemaVersion", message: "cannot serve as schema version \(target): \(error)",
-                                                      code: "unsupported_schema_version"))
+                        issues.append(
+                            ValidationIssue(
+                                path: "$.schemaVersion", message: "cannot serve as schema version \(target): \(error)",
+                                code: "unsupported_schema_version"))
                     }
                 }
             }
         }
         guard issues.isEmpty else {
-            throw ServiceError.invalid(issues, detail: "The document cannot be served to older SDKs: \(issues.count) error(s).")
+            throw ServiceError.invalid(
+                issues, detail: "The document cannot be served to older SDKs: \(issues.count) error(s).")
         }
         built.forms.withLock { $0 = forms }
     }
@@ -83,18 +90,23 @@ public struct ServedForms: Sendable {
     /// `store` (asked only when the form depends on it, so the common request reads no platform
     /// header), and the schema version it is in.
     public func form(clientVersion: Int, colorScheme: ColorScheme, store: () -> ProductStore = { .appStore })
-        throws(Unservable) -> (document: JSONValue, schemaVersion: Int, key: Key) {
+        throws(Unservable) -> (document: JSONValue, schemaVersion: Int, key: Key)
+    {
         let target = min(clientVersion, sourceVersion)
         let sourceKey = Key(schemaVersion: sourceVersion, colorScheme: nil, store: nil)
         guard target != sourceVersion else { return (source, sourceVersion, sourceKey) }
-        let key = Key(schemaVersion: target, colorScheme: colorScheme,
-                      store: ServedForms.storeMatters(from: sourceVersion, to: target) ? store() : nil)
+        let key = Key(
+            schemaVersion: target, colorScheme: colorScheme,
+            store: ServedForms.storeMatters(from: sourceVersion, to: target) ? store() : nil)
         if let document = built.forms.withLock({ $0[key] }) { return (document, target, key) }
         // Validated at publish, so this cannot fail for a version published through this server;
         // one stored before a stricter migration fails here, and is reported rather than answered
         // with a form the client cannot read.
         let migrated: JSONValue
-        do { migrated = try SchemaMigrations.migrate(source, to: target, colorScheme: colorScheme, store: key.store ?? .appStore) } catch {
+        do {
+            migrated = try SchemaMigrations.migrate(
+                source, to: target, colorScheme: colorScheme, store: key.store ?? .appStore)
+        } catch {
             throw Unservable(schemaVersion: target, reason: "\(error)")
         }
         built.forms.withLock { $0[key] = migrated }

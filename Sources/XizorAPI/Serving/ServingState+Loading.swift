@@ -36,9 +36,12 @@ extension ServingState {
                 return
             }
             let next = try store.read { tx -> AppServingSnapshot in
-                let routing = update.routing ? try loadRouting(appID: appID, tx)
-                    : AppServingSnapshot.Routing(placements: current.placements, experiments: current.experiments,
-                                                 audiences: current.audiences, unreadableAudiences: current.unreadableAudiences)
+                let routing =
+                    update.routing
+                    ? try loadRouting(appID: appID, tx)
+                    : AppServingSnapshot.Routing(
+                        placements: current.placements, experiments: current.experiments,
+                        audiences: current.audiences, unreadableAudiences: current.unreadableAudiences)
                 var latest = current.latestVersions
                 var archived = current.archivedPaywalls
                 for paywallID in update.paywalls {
@@ -50,13 +53,19 @@ extension ServingState {
                     if lifecycle == .archived { archived.insert(paywallID) } else { archived.remove(paywallID) }
                     let newest = try tx.paywalls.latestVersionNumber(paywallID: paywallID)
                     let previous = latest[paywallID]
-                    latest = latest.setting(paywallID, to: try newest.flatMap { try servedVersion(VersionKey(paywallID: paywallID, version: $0), tx) })
+                    latest = latest.setting(
+                        paywallID,
+                        to: try newest.flatMap { try servedVersion(VersionKey(paywallID: paywallID, version: $0), tx) })
                     if let previous, previous.published.version != newest {
                         // The superseded version is no longer served: forget it.
-                        versions.withLock { _ = $0.removeValue(forKey: VersionKey(paywallID: paywallID, version: previous.published.version)) }
+                        versions.withLock {
+                            _ = $0.removeValue(
+                                forKey: VersionKey(paywallID: paywallID, version: previous.published.version))
+                        }
                     }
                 }
-                return AppServingSnapshot(appID: appID, routing: routing, latestVersions: latest, archivedPaywalls: archived)
+                return AppServingSnapshot(
+                    appID: appID, routing: routing, latestVersions: latest, archivedPaywalls: archived)
             }
             snapshots.write { $0[appID] = next }
         }
@@ -73,8 +82,9 @@ extension ServingState {
             cache = cache.filter { key, _ in latest[key.paywallID].map { $0.published.version == key.version } ?? true }
         }
         let archived = try tx.paywalls.archivedPaywallIDs(appID: appID)
-        return AppServingSnapshot(appID: appID, routing: routing, latestVersions: VersionTable(latest),
-                                  archivedPaywalls: Set(archived))
+        return AppServingSnapshot(
+            appID: appID, routing: routing, latestVersions: VersionTable(latest),
+            archivedPaywalls: Set(archived))
     }
 
     /// A published version with its served forms: the one already built (by the publish, or an
@@ -91,22 +101,31 @@ extension ServingState {
     func loadRouting(appID: String, _ tx: any StoreTransaction) throws -> AppServingSnapshot.Routing {
         var routing = AppServingSnapshot.Routing()
         for audience in try tx.audiences.audiences(appID: appID) {
-            let (condition, _) = storedCondition(audience.condition, options: Condition.ParseOptions(allowsAudiences: false))
-            if let condition { routing.audiences[audience.id] = condition } else { routing.unreadableAudiences.insert(audience.id) }
+            let (condition, _) = storedCondition(
+                audience.condition, options: Condition.ParseOptions(allowsAudiences: false))
+            if let condition {
+                routing.audiences[audience.id] = condition
+            } else {
+                routing.unreadableAudiences.insert(audience.id)
+            }
         }
         for placement in try tx.placements.placements(appID: appID) {
             let rules = placement.rules.map { rule -> ServingRule in
                 // Kept, marked unreadable, and counted: see `ServingRule.condition`.
                 let (condition, unreadable) = storedCondition(rule.condition, options: Condition.ParseOptions())
-                return ServingRule(condition: condition, unreadable: unreadable, paywallID: rule.paywallID, experimentID: rule.experimentID,
-                                   activeFrom: rule.activeFrom, activeUntil: rule.activeUntil, frequencyCap: rule.frequencyCap)
+                return ServingRule(
+                    condition: condition, unreadable: unreadable, paywallID: rule.paywallID,
+                    experimentID: rule.experimentID,
+                    activeFrom: rule.activeFrom, activeUntil: rule.activeUntil, frequencyCap: rule.frequencyCap)
             }
-            routing.placements[placement.key] = .init(key: placement.key, paywallID: placement.paywallID, experimentID: placement.experimentID,
-                                                      rules: rules, audiences: routing.audiences)
+            routing.placements[placement.key] = .init(
+                key: placement.key, paywallID: placement.paywallID, experimentID: placement.experimentID,
+                rules: rules, audiences: routing.audiences)
         }
         for experiment in try tx.experiments.running(appID: appID) {
-            routing.experiments[experiment.id] = .init(id: experiment.id, variants: experiment.variants.map { ($0.name, $0.paywallID) },
-                                                       allocation: experiment.allocation)
+            routing.experiments[experiment.id] = .init(
+                id: experiment.id, variants: experiment.variants.map { ($0.name, $0.paywallID) },
+                allocation: experiment.allocation)
         }
         return routing
     }

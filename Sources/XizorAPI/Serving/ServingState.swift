@@ -15,8 +15,11 @@ public final class ServingRule: Sendable {
     public let activeUntil: Int64?
     public let frequencyCap: FrequencyCap?
 
-    init(condition: Condition?, unreadable: String?, paywallID: String, experimentID: String?, activeFrom: Int64?, activeUntil: Int64?,
-         frequencyCap: FrequencyCap?) {
+    init(
+        condition: Condition?, unreadable: String?, paywallID: String, experimentID: String?, activeFrom: Int64?,
+        activeUntil: Int64?,
+        frequencyCap: FrequencyCap?
+    ) {
         self.condition = condition
         self.unreadable = unreadable
         self.paywallID = paywallID
@@ -50,13 +53,17 @@ public final class AppServingSnapshot: Sendable {
         /// such a request leaves the I/O loop even when the subscriber's attributes are cached.
         public let capped: Bool
 
-        init(key: String, paywallID: String, experimentID: String?, rules: [ServingRule], audiences: [String: Condition]) {
+        init(
+            key: String, paywallID: String, experimentID: String?, rules: [ServingRule], audiences: [String: Condition]
+        ) {
             self.key = key
             self.paywallID = paywallID
             self.experimentID = experimentID
             self.rules = rules
             readsDevice = rules.contains { $0.condition?.readsDevice(audiences: audiences) ?? false }
-            readsStore = rules.contains { $0.frequencyCap != nil || ($0.condition?.readsSubscriber(audiences: audiences) ?? false) }
+            readsStore = rules.contains {
+                $0.frequencyCap != nil || ($0.condition?.readsSubscriber(audiences: audiences) ?? false)
+            }
             capped = rules.contains { $0.frequencyCap != nil }
         }
     }
@@ -149,7 +156,8 @@ public final class ServedVersion: Sendable {
     func reserveContextVariant(max: Int) -> Bool {
         var current = contextVariants.load(ordering: .relaxed)
         while current < max {
-            let (exchanged, original) = contextVariants.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            let (exchanged, original) = contextVariants.compareExchange(
+                expected: current, desired: current + 1, ordering: .relaxed)
             if exchanged { return true }
             current = original
         }
@@ -191,9 +199,11 @@ public final class ServingState: Sendable {
     /// the change feed's `subscriber` changes keep it right (SubscriberAttributeCache).
     public let attributeCache: SubscriberAttributeCache
 
-    public init(store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity(),
-                assetLocation: AssetLocation = AssetLocation(publicOrigin: nil),
-                attributeCache: SubscriberAttributeCache = SubscriberAttributeCache()) {
+    public init(
+        store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity(),
+        assetLocation: AssetLocation = AssetLocation(publicOrigin: nil),
+        attributeCache: SubscriberAttributeCache = SubscriberAttributeCache()
+    ) {
         self.attributeCache = attributeCache
         self.activity = activity
         self.assetLocation = assetLocation
@@ -203,7 +213,9 @@ public final class ServingState: Sendable {
 
     /// Keeps a version prepared by the publish that created it, so the refresh does not redo it.
     func remember(_ served: ServedVersion) {
-        versions.withLock { $0[VersionKey(paywallID: served.published.paywallID, version: served.published.version)] = served }
+        versions.withLock {
+            $0[VersionKey(paywallID: served.published.paywallID, version: served.published.version)] = served
+        }
     }
 
     public func snapshot(appID: String) -> AppServingSnapshot? {
@@ -213,17 +225,25 @@ public final class ServingState: Sendable {
     /// The fallback bundle as an answer: built once per snapshot and client form, so fetching it
     /// again (and its 304) is a lookup, like the paywall endpoint's. Two first requests racing may
     /// both build it; the bytes are the same, so either copy serves.
-    public func fallbackBundleRepresentation(appID: String, clientVersion: Int, colorScheme: ColorScheme,
-                                             store: ProductStore = .appStore) -> Representation {
+    public func fallbackBundleRepresentation(
+        appID: String, clientVersion: Int, colorScheme: ColorScheme,
+        store: ProductStore = .appStore
+    ) -> Representation {
         let snapshot = snapshot(appID: appID)
         func build() -> Representation {
-            Representation(body: Self.fallbackBundle(snapshot, appID: appID, clientVersion: clientVersion, colorScheme: colorScheme,
-                                                     store: store, location: assetLocation, activity: activity).canonicalBytes,
-                           headers: ["Content-Type": "application/json", "Cache-Control": "no-cache",
-                                     "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme, X-Xizor-Platform"])
+            Representation(
+                body: Self.fallbackBundle(
+                    snapshot, appID: appID, clientVersion: clientVersion, colorScheme: colorScheme,
+                    store: store, location: assetLocation, activity: activity
+                ).canonicalBytes,
+                headers: [
+                    "Content-Type": "application/json", "Cache-Control": "no-cache",
+                    "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme, X-Xizor-Platform",
+                ])
         }
         guard let snapshot else { return build() }
-        let key = AppServingSnapshot.FallbackBundleKey(clientVersion: clientVersion, colorScheme: colorScheme, store: store)
+        let key = AppServingSnapshot.FallbackBundleKey(
+            clientVersion: clientVersion, colorScheme: colorScheme, store: store)
         if let cached = snapshot.fallbackBundles.withLock({ $0[key] }) { return cached }
         let built = build()
         snapshot.fallbackBundles.withLock { $0[key] = built }
@@ -234,14 +254,20 @@ public final class ServingState: Sendable {
     /// the last step of its offline fallback chain. Documents carry every locale. A paywall whose
     /// form cannot be built is left out of the bundle and counted as a data failure (the bundle is
     /// a fallback: the others are still worth shipping).
-    private static func fallbackBundle(_ snapshot: AppServingSnapshot?, appID: String, clientVersion: Int, colorScheme: ColorScheme,
-                                       store: ProductStore, location: AssetLocation, activity: ServiceActivity) -> JSONValue {
+    private static func fallbackBundle(
+        _ snapshot: AppServingSnapshot?, appID: String, clientVersion: Int, colorScheme: ColorScheme,
+        store: ProductStore, location: AssetLocation, activity: ServiceActivity
+    ) -> JSONValue {
         var placements: [String: JSONValue] = [:]
         if let snapshot {
             for (key, placement) in snapshot.placements {
                 guard let served = snapshot.latestVersions[placement.paywallID] else { continue }
-                let document: JSONValue, schemaVersion: Int
-                do { (document, schemaVersion, _) = try served.forms.form(clientVersion: clientVersion, colorScheme: colorScheme, store: { store }) } catch {
+                let document: JSONValue
+                let schemaVersion: Int
+                do {
+                    (document, schemaVersion, _) = try served.forms.form(
+                        clientVersion: clientVersion, colorScheme: colorScheme, store: { store })
+                } catch {
                     activity.recordDataFailure(.storedDocument)
                     continue
                 }

@@ -3,7 +3,9 @@ import PaywallFormat
 
 /// Building answers: JSON bodies from `JSONValue`, and problems from `ServiceError`.
 enum APIResponse {
-    static func json(_ value: JSONValue, status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), etag: String? = nil) -> HTTPResponse {
+    static func json(
+        _ value: JSONValue, status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), etag: String? = nil
+    ) -> HTTPResponse {
         var h = headers
         h["Content-Type"] = "application/json"
         return HTTPResponse(status: status, headers: h, body: value.canonicalBytes, etag: etag)
@@ -17,8 +19,11 @@ enum APIResponse {
         if !error.errors.isEmpty || error.kind == .unprocessable {
             extra.append(("errors", JSONValue.array(error.errors.map(\.json)).canonicalString))
         }
-        for (name, value) in error.members.sorted(by: { $0.key < $1.key }) { extra.append((name, value.canonicalString)) }
-        return HTTPError(HTTPStatus(error.status), code: error.code, detail: error.detail, headers: headers, extraMembers: extra)
+        for (name, value) in error.members.sorted(by: { $0.key < $1.key }) {
+            extra.append((name, value.canonicalString))
+        }
+        return HTTPError(
+            HTTPStatus(error.status), code: error.code, detail: error.detail, headers: headers, extraMembers: extra)
     }
 }
 
@@ -39,8 +44,10 @@ extension HTTPRequest {
 
     /// 415 when the body is declared as something other than JSON (no `Content-Type` is taken as JSON).
     func requireJSONContentType() throws {
-        if let type = header("Content-Type")?.lowercased(), !type.hasPrefix("application/json"), !type.contains("+json") {
-            throw ServiceError(.unsupportedMediaType, "unsupported_media_type", "Send the body as application/json, not \(type).")
+        if let type = header("Content-Type")?.lowercased(), !type.hasPrefix("application/json"), !type.contains("+json")
+        {
+            throw ServiceError(
+                .unsupportedMediaType, "unsupported_media_type", "Send the body as application/json, not \(type).")
         }
     }
 
@@ -61,7 +68,9 @@ extension JSONValue {
     /// A field that must be a string when present.
     func optionalString(_ key: String, path: String) throws -> String? {
         guard let value = self[key], !value.isNull else { return nil }
-        guard let s = value.stringValue else { throw ServiceError.badField("\(path).\(key)", "type_mismatch", "'\(key)' must be a string.") }
+        guard let s = value.stringValue else {
+            throw ServiceError.badField("\(path).\(key)", "type_mismatch", "'\(key)' must be a string.")
+        }
         return s
     }
 }

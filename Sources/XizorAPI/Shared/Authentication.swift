@@ -62,7 +62,9 @@ struct RouteGuard: Sendable {
     /// `HTTPOffload` sends the admission to the handler pool.
     static func verify(_ request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
         // A credential seen before is answered from memory by its bytes, without a String of it.
-        if let known = request.headers.withFirstValue(ofLowercased: "authorization", { $0.flatMap(keys.verified(credential:)) }) {
+        if let known = request.headers.withFirstValue(
+            ofLowercased: "authorization", { $0.flatMap(keys.verified(credential:)) })
+        {
             return known
         }
         guard let header = request.header("Authorization") else {
@@ -81,7 +83,8 @@ struct RouteGuard: Sendable {
         if InlineExecution.isActive { throw HTTPOffload() }
         guard let key = try keys.verifyAfterCatchingUp(token, memoKey: header) else {
             try limits.failedAuthentication(request)
-            let detail = try keys.isKeyOfArchivedApp(token)
+            let detail =
+                try keys.isKeyOfArchivedApp(token)
                 ? "This key belongs to an archived app; an archived app's keys no longer work."
                 : "The API key is unknown or revoked."
             throw ServiceError(.unauthorized, "invalid_api_key", detail)
@@ -106,8 +109,9 @@ struct RouteGuard: Sendable {
     /// A handler of an authenticated route reached without its admission having run: a wiring
     /// bug, answered as a 500 rather than served unauthenticated.
     static func unadmitted(_ request: HTTPRequest) -> HTTPError {
-        HTTPError(.internalServerError, code: "unadmitted_request",
-                  detail: "The request reached \(request.routeTemplate ?? request.path) without passing its authentication.")
+        HTTPError(
+            .internalServerError, code: "unadmitted_request",
+            detail: "The request reached \(request.routeTemplate ?? request.path) without passing its authentication.")
     }
 
     /// The token of `Bearer TOKEN` (scheme case-insensitive, RFC 9110 §11.1), without Foundation

@@ -53,7 +53,9 @@ public enum PageSize {
 
     /// The OpenAPI parameters of a paginated list.
     static let parameters: [APIParameter] = [
-        .query("limit", "Page size.", schema: ["type": "integer", "minimum": 1, "maximum": .number(max), "default": .number(fallback)]),
+        .query(
+            "limit", "Page size.",
+            schema: ["type": "integer", "minimum": 1, "maximum": .number(max), "default": .number(fallback)]),
         .query("cursor", "`nextCursor` of the previous page."),
     ]
 }

@@ -4,17 +4,17 @@ import PaywallFormat
 /// The REST routes and the MCP tools both translate it; neither invents its own.
 public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
-        case badRequest            // 400
-        case unauthorized          // 401
-        case forbidden             // 403
-        case notFound              // 404
-        case conflict              // 409
-        case preconditionFailed    // 412
-        case contentTooLarge       // 413
+        case badRequest  // 400
+        case unauthorized  // 401
+        case forbidden  // 403
+        case notFound  // 404
+        case conflict  // 409
+        case preconditionFailed  // 412
+        case contentTooLarge  // 413
         case unsupportedMediaType  // 415
-        case unprocessable         // 422
+        case unprocessable  // 422
         case preconditionRequired  // 428
-        case unavailable           // 503
+        case unavailable  // 503
     }
 
     public let kind: Kind
@@ -27,8 +27,10 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     /// 403 `missing_scope` lacks).
     public let members: [String: JSONValue]
 
-    public init(_ kind: Kind, _ code: String, _ detail: String, errors: [ValidationIssue] = [], retryAfterSeconds: Int? = nil,
-                members: [String: JSONValue] = [:]) {
+    public init(
+        _ kind: Kind, _ code: String, _ detail: String, errors: [ValidationIssue] = [], retryAfterSeconds: Int? = nil,
+        members: [String: JSONValue] = [:]
+    ) {
         self.kind = kind
         self.code = code
         self.detail = detail
@@ -56,10 +58,13 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     public static func notFound(_ what: String, _ id: String) -> ServiceError {
-        ServiceError(.notFound, "\(what)_not_found", "No \(what.replacingOccurrences(of: "_", with: " ")) '\(id)' in this app.")
+        ServiceError(
+            .notFound, "\(what)_not_found", "No \(what.replacingOccurrences(of: "_", with: " ")) '\(id)' in this app.")
     }
 
-    public static func invalid(_ errors: [ValidationIssue], detail: String = "The request has invalid fields.") -> ServiceError {
+    public static func invalid(_ errors: [ValidationIssue], detail: String = "The request has invalid fields.")
+        -> ServiceError
+    {
         ServiceError(.unprocessable, "validation_failed", detail, errors: errors)
     }
 
@@ -70,6 +75,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Storage failures that are not the caller's fault: the database is unwritable, full or gone.
     public static func storage(_ error: Error) -> ServiceError {
         // Clients retry a second later: a database that restarts or fails over is back by then or soon.
-        ServiceError(.unavailable, "storage_unavailable", "The database could not complete the operation: \(error)", retryAfterSeconds: 1)
+        ServiceError(
+            .unavailable, "storage_unavailable", "The database could not complete the operation: \(error)",
+            retryAfterSeconds: 1)
     }
 }

@@ -28,8 +28,11 @@ public enum XizorApplication {
         /// Where the console is served (`console.path`); nil when it is off (`console.enabled`).
         public var consolePath: String? = "/console"
         public static let defaultMCPMaxBatchMessages = 32
-        public init(corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil,
-                    operations: OperationsOptions = OperationsOptions(), mcpMaxBatchMessages: Int = Options.defaultMCPMaxBatchMessages) {
+        public init(
+            corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil,
+            operations: OperationsOptions = OperationsOptions(),
+            mcpMaxBatchMessages: Int = Options.defaultMCPMaxBatchMessages
+        ) {
             self.corsAllowedOrigins = corsAllowedOrigins
             self.version = version
             self.lottiePlayerURL = lottiePlayerURL
@@ -39,43 +42,56 @@ public enum XizorApplication {
     }
 
     /// `isDraining` lets `/readyz` answer 503 while the server drains.
-    public static func routes(services: XizorServices, options: Options = Options(),
-                              isDraining: @escaping @Sendable () -> Bool) -> RoutingTable {
+    public static func routes(
+        services: XizorServices, options: Options = Options(),
+        isDraining: @escaping @Sendable () -> Bool
+    ) -> RoutingTable {
         build(services: services, options: options, isDraining: isDraining).table
     }
 
     /// The routing table and the OpenAPI document built from the same declarations.
-    public static func build(services: XizorServices, options: Options = Options(),
-                             isDraining: @escaping @Sendable () -> Bool) -> (table: RoutingTable, document: JSONValue) {
+    public static func build(
+        services: XizorServices, options: Options = Options(),
+        isDraining: @escaping @Sendable () -> Bool
+    ) -> (table: RoutingTable, document: JSONValue) {
         let rateLimits = RateLimitCounters()
         let ops = options.operations
-        let limits = RateLimits(events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
-                                writes: ops.writesLimit.isEnabled ? RateLimiter(limit: ops.writesLimit) : nil,
-                                authFailures: ops.authFailuresLimit.isEnabled ? RateLimiter(limit: ops.authFailuresLimit) : nil,
-                                counters: rateLimits)
+        let limits = RateLimits(
+            events: ops.eventsLimit.isEnabled ? RateLimiter(limit: ops.eventsLimit) : nil,
+            writes: ops.writesLimit.isEnabled ? RateLimiter(limit: ops.writesLimit) : nil,
+            authFailures: ops.authFailuresLimit.isEnabled ? RateLimiter(limit: ops.authFailuresLimit) : nil,
+            counters: rateLimits)
         var routes = APIRoutes(guardian: RouteGuard(keys: services.keys, limits: limits))
-        if !options.corsAllowedOrigins.isEmpty { routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins)) }
+        if !options.corsAllowedOrigins.isEmpty {
+            routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins))
+        }
         routes.use(ServiceErrorMiddleware())
-        let pages = PageRendering(lottiePlayerURL: options.lottiePlayerURL, mediaOrigins: options.mediaOrigins, activity: services.activity,
-                                  assetLocation: services.assets.location)
+        let pages = PageRendering(
+            lottiePlayerURL: options.lottiePlayerURL, mediaOrigins: options.mediaOrigins, activity: services.activity,
+            assetLocation: services.assets.location)
         let previews = PreviewService(services: services, pages: pages)
-        let delivery = PaywallDelivery(serving: services.serving,
-                                       cache: RepresentationCache(maxContextVariants: options.pageCacheMaxContextVariants),
-                                       renderGate: RenderGate(limit: options.uncachedRendersPerApp), assetLocation: services.assets.location,
-                                       countryHeader: options.countryHeader, renderPage: pages.production)
+        let delivery = PaywallDelivery(
+            serving: services.serving,
+            cache: RepresentationCache(maxContextVariants: options.pageCacheMaxContextVariants),
+            renderGate: RenderGate(limit: options.uncachedRendersPerApp), assetLocation: services.assets.location,
+            countryHeader: options.countryHeader, renderPage: pages.production)
         OperationsRoutes(
-            readiness: ReadinessCheck(store: services.store, clock: services.clock, isDraining: isDraining,
-                                      feedCaughtUp: { [changes = services.changes] in changes.isCaughtUp },
-                                      dataDirectory: ops.dataDirectory, minimumFreeBytes: ops.minimumFreeBytes,
-                                      expectedMigrations: ops.expectedMigrations, probeIntervalMs: ops.readinessProbeIntervalMs,
-                                      logger: ops.logger),
-            exposition: MetricsExposition(services: services, cache: delivery.cache, renderGate: delivery.renderGate, httpMetrics: ops.httpMetrics,
-                                          rateLimits: rateLimits, isDraining: isDraining),
+            readiness: ReadinessCheck(
+                store: services.store, clock: services.clock, isDraining: isDraining,
+                feedCaughtUp: { [changes = services.changes] in changes.isCaughtUp },
+                dataDirectory: ops.dataDirectory, minimumFreeBytes: ops.minimumFreeBytes,
+                expectedMigrations: ops.expectedMigrations, probeIntervalMs: ops.readinessProbeIntervalMs,
+                logger: ops.logger),
+            exposition: MetricsExposition(
+                services: services, cache: delivery.cache, renderGate: delivery.renderGate,
+                httpMetrics: ops.httpMetrics,
+                rateLimits: rateLimits, isDraining: isDraining),
             metricsToken: ops.metricsToken, store: services.store, version: options.version
         ).register(in: &routes)
         if let consolePath = options.consolePath {
-            do { ConsoleRoutes(site: try ConsoleSite(basePath: consolePath)).register(in: &routes) }
-            catch { preconditionFailure("the embedded console cannot be read: \(error)") }  // a build defect, checked by ConsoleTests
+            do { ConsoleRoutes(site: try ConsoleSite(basePath: consolePath)).register(in: &routes) } catch {
+                preconditionFailure("the embedded console cannot be read: \(error)")
+            }  // a build defect, checked by ConsoleTests
         }
         AppRoutes(services: services).register(in: &routes)
         TemplateRoutes().register(in: &routes)
@@ -92,8 +108,10 @@ public enum XizorApplication {
         EventRoutes(services: services).register(in: &routes)
         TimerRoutes(services: services).register(in: &routes)
         PreviewRoutes(previews: previews).register(in: &routes)
-        MCPRoutes(services: services, previews: previews, limits: limits, maxBatchMessages: options.mcpMaxBatchMessages,
-                  allowedOrigins: options.corsAllowedOrigins).register(in: &routes)
+        MCPRoutes(
+            services: services, previews: previews, limits: limits, maxBatchMessages: options.mcpMaxBatchMessages,
+            allowedOrigins: options.corsAllowedOrigins
+        ).register(in: &routes)
         let built = routes.build(info: OpenAPIDocument.Info(version: options.version))
         ops.httpMetrics?.setRouteTemplates(built.table.routeTemplates)
         return built

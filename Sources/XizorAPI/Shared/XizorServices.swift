@@ -57,13 +57,15 @@ public final class XizorServices: Sendable {
         changes = try ChangeFeed(store: store, clock: clock)
         keys = try KeyService(store: store, clock: clock, changes: changes, maxKeysPerApp: limits.maxKeysPerApp)
         serving = ServingState(store: store, clock: clock, activity: activity, assetLocation: limits.assetLocation)
-        paywalls = PaywallService(store: store, clock: clock, serving: serving, changes: changes, activity: activity,
-                                  requireCompleteLocales: limits.requireCompleteLocales, maxDraftBytes: limits.maxDraftBytes)
+        paywalls = PaywallService(
+            store: store, clock: clock, serving: serving, changes: changes, activity: activity,
+            requireCompleteLocales: limits.requireCompleteLocales, maxDraftBytes: limits.maxDraftBytes)
         placements = PlacementService(store: store, clock: clock, changes: changes, activity: activity)
         audiences = AudienceService(store: store, clock: clock, changes: changes, activity: activity)
         subscribers = SubscriberService(store: store, clock: clock, changes: changes, activity: activity)
-        events = EventService(store: store, clock: clock, activity: activity, window: limits.eventWindow,
-                              eventsPerSubscriberPerMinute: limits.eventsPerSubscriberPerMinute)
+        events = EventService(
+            store: store, clock: clock, activity: activity, window: limits.eventWindow,
+            eventsPerSubscriberPerMinute: limits.eventsPerSubscriberPerMinute)
         analytics = AnalyticsService(store: store)
         timers = TimerService(store: store, clock: clock)
         experiments = ExperimentService(store: store, clock: clock, changes: changes)
@@ -85,10 +87,14 @@ public final class XizorServices: Sendable {
                 return
             }
             if effects.allSubscribers { serving?.attributeCache.clear() }
-            for (app, subscribers) in effects.subscribers { serving?.attributeCache.invalidate(appID: app, subscriberIDs: subscribers) }
+            for (app, subscribers) in effects.subscribers {
+                serving?.attributeCache.invalidate(appID: app, subscriberIDs: subscribers)
+            }
             if effects.adminKeys { try keys?.reload(.admin) }
             for app in effects.keyApps.sorted() { try keys?.reload(.app(app)) }
-            for (app, update) in effects.serving.sorted(by: { $0.key < $1.key }) { try serving?.apply(appID: app, update) }
+            for (app, update) in effects.serving.sorted(by: { $0.key < $1.key }) {
+                try serving?.apply(appID: app, update)
+            }
         }
     }
 }

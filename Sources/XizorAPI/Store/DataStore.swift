@@ -76,14 +76,17 @@ enum StoreErrors {
     static func mapped<T>(isConstraintViolation: (any Error) -> String?, _ body: () throws -> T) throws -> T {
         guard !InlineExecution.isActive else {
             refusedOnIOLoop.add(1, ordering: .relaxed)
-            throw HTTPError(.internalServerError, code: "store_on_io_loop",
-                            detail: "This request reached the database from an I/O loop, which must never wait on it (a server bug).")
+            throw HTTPError(
+                .internalServerError, code: "store_on_io_loop",
+                detail:
+                    "This request reached the database from an I/O loop, which must never wait on it (a server bug).")
         }
-        do { return try body() }
-        catch let error as ServiceError { throw error } catch let error as DataFailure { throw error }
-        catch {
+        do { return try body() } catch let error as ServiceError { throw error } catch let error as DataFailure {
+            throw error
+        } catch {
             if let message = isConstraintViolation(error) {
-                throw ServiceError(.unprocessable, "constraint_violation", "The data breaks a rule of the database: \(message)")
+                throw ServiceError(
+                    .unprocessable, "constraint_violation", "The data breaks a rule of the database: \(message)")
             }
             throw ServiceError.storage(error)
         }

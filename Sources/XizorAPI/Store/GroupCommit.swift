@@ -89,14 +89,17 @@ final class GroupCommit: Sendable {
         } catch {
             // One caller's failure must not become everyone's: alone, each runs again in a
             // transaction of its own (work is independent, and nothing of the shared one was written).
-            outcomes = batch.count == 1 ? [.failed(error)] : batch.map { ticket in
-                do {
-                    try store.write { tx in try ticket.work(tx) }
-                    return .committed
-                } catch {
-                    return .failed(error)
+            outcomes =
+                batch.count == 1
+                ? [.failed(error)]
+                : batch.map { ticket in
+                    do {
+                        try store.write { tx in try ticket.work(tx) }
+                        return .committed
+                    } catch {
+                        return .failed(error)
+                    }
                 }
-            }
         }
         let next = state.withLock { state -> Ticket? in
             guard let next = state.queue.first else {

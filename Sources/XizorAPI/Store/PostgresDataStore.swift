@@ -13,11 +13,15 @@ public final class PostgresDataStore: DataStore {
     public init(pool: PGPool) { self.pool = pool }
 
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) { try pool.read { c in try body(PostgresTransaction(db: c)) } }
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
+            try pool.read { c in try body(PostgresTransaction(db: c)) }
+        }
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) { try pool.write { c in try body(PostgresTransaction(db: c)) } }
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
+            try pool.write { c in try body(PostgresTransaction(db: c)) }
+        }
     }
 
     private static func constraint(_ error: any Error) -> String? {
@@ -40,8 +44,11 @@ public final class PostgresDataStore: DataStore {
                     }
                     return .string(value)
                 }
-                return ["driver": "postgres", "serverVersion": try show("server_version"), "synchronousCommit": try show("synchronous_commit"),
-                        "defaultIsolation": try show("default_transaction_isolation"), "poolSize": .number(pool.size)]
+                return [
+                    "driver": "postgres", "serverVersion": try show("server_version"),
+                    "synchronousCommit": try show("synchronous_commit"),
+                    "defaultIsolation": try show("default_transaction_isolation"), "poolSize": .number(pool.size),
+                ]
             }
         } catch { throw ServiceError.storage(error) }
     }

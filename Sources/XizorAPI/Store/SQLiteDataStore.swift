@@ -11,11 +11,15 @@ public final class SQLiteDataStore: DataStore {
     public init(pool: DatabasePool) { self.pool = pool }
 
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) { try pool.read { db in try body(SQLiteTransaction(db: db)) } }
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
+            try pool.read { db in try body(SQLiteTransaction(db: db)) }
+        }
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) { try pool.write { db in try body(SQLiteTransaction(db: db)) } }
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
+            try pool.write { db in try body(SQLiteTransaction(db: db)) }
+        }
     }
 
     private static func constraint(_ error: any Error) -> String? {
@@ -24,8 +28,10 @@ public final class SQLiteDataStore: DataStore {
     }
 
     public func makeCommitWatcher() throws -> any CommitWatcher {
-        do { return SQLiteCommitWatcher(try Database(path: pool.path, mode: .readOnly, configuration: pool.configuration)) }
-        catch { throw ServiceError.storage(error) }
+        do {
+            return SQLiteCommitWatcher(
+                try Database(path: pool.path, mode: .readOnly, configuration: pool.configuration))
+        } catch { throw ServiceError.storage(error) }
     }
 
     public var metrics: StorageMetrics { pool.metrics }

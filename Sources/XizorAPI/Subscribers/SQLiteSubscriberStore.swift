@@ -4,12 +4,16 @@ struct SQLiteSubscriberStore: SubscriberStore {
     let db: Database
 
     func attributes(appID: String, subscriberID: String) throws -> StoredSubscriberAttributes? {
-        try db.queryOne("SELECT attributes, updated_at FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
-            .map { StoredSubscriberAttributes(attributes: try $0.get(0), updatedAt: try $0.get(1)) }
+        try db.queryOne(
+            "SELECT attributes, updated_at FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?",
+            [appID, subscriberID]
+        )
+        .map { StoredSubscriberAttributes(attributes: try $0.get(0), updatedAt: try $0.get(1)) }
     }
 
     func setAttributes(appID: String, subscriberID: String, attributes: String, now: Int64) throws {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO subscriber_attributes (app_id, subscriber_id, attributes, updated_at) VALUES (?, ?, ?, ?)
             ON CONFLICT (app_id, subscriber_id) DO UPDATE SET attributes = excluded.attributes,
                 updated_at = max(subscriber_attributes.updated_at, excluded.updated_at)
@@ -17,13 +21,15 @@ struct SQLiteSubscriberStore: SubscriberStore {
     }
 
     func deleteAttributes(appID: String, subscriberID: String) throws -> Bool {
-        try db.execute("DELETE FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
+        try db.execute(
+            "DELETE FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
         return db.changes == 1
     }
 
     func delete(appID: String, subscriberID: String) throws -> SubscriberDeletion {
         var removed = SubscriberDeletion(attributes: 0, timers: 0, events: 0)
-        try db.execute("DELETE FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
+        try db.execute(
+            "DELETE FROM subscriber_attributes WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
         removed.attributes = db.changes
         try db.execute("DELETE FROM timer_starts WHERE app_id = ? AND subscriber_id = ?", [appID, subscriberID])
         removed.timers = db.changes
@@ -31,7 +37,8 @@ struct SQLiteSubscriberStore: SubscriberStore {
     }
 
     func deleteEvents(appID: String, subscriberID: String, atMost: Int) throws -> Int {
-        try db.execute("""
+        try db.execute(
+            """
             DELETE FROM events WHERE (app_id, id) IN
               (SELECT app_id, id FROM events WHERE app_id = ? AND subscriber_id = ? LIMIT ?)
             """, [appID, subscriberID, Int64(atMost)])

@@ -80,7 +80,11 @@ public final class SubscriberAttributeCache: Sendable {
             return state.slots[at]?.attributes
         }
         if found != nil {
-            if InlineExecution.isActive { loopHitCount.add(1, ordering: .relaxed) } else { handlerHitCount.add(1, ordering: .relaxed) }
+            if InlineExecution.isActive {
+                loopHitCount.add(1, ordering: .relaxed)
+            } else {
+                handlerHitCount.add(1, ordering: .relaxed)
+            }
         }
         return found
     }
@@ -95,7 +99,9 @@ public final class SubscriberAttributeCache: Sendable {
     /// Caches what a fill read (`bytes`: the size of its stored JSON), unless an invalidation came
     /// after `ticket`. Returns whether it was cached.
     @discardableResult
-    public func insert(appID: String, subscriberID: String, attributes: [String: ContextValue], bytes: Int, ticket: UInt64) -> Bool {
+    public func insert(
+        appID: String, subscriberID: String, attributes: [String: ContextValue], bytes: Int, ticket: UInt64
+    ) -> Bool {
         let key = Key(appID: appID, subscriberID: subscriberID)
         let cost = bytes + appID.utf8.count + subscriberID.utf8.count + Self.entryOverhead
         // An entry bigger than the whole cache would evict everything and still not fit.
@@ -126,7 +132,9 @@ public final class SubscriberAttributeCache: Sendable {
         state.withLock { state in
             state.generation &+= 1
             for subscriberID in subscriberIDs {
-                if let at = state.index[Key(appID: appID, subscriberID: subscriberID)] { Self.remove(at: at, from: &state) }
+                if let at = state.index[Key(appID: appID, subscriberID: subscriberID)] {
+                    Self.remove(at: at, from: &state)
+                }
             }
         }
     }

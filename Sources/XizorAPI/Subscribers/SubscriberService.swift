@@ -24,9 +24,11 @@ public final class SubscriberService: Sendable {
     static let keyRule = "1 to 64 of A-Z a-z 0-9 _ - ."
 
     static func isValidKey(_ key: String) -> Bool {
-        !key.isEmpty && key.utf8.count <= maxKeyBytes && key.utf8.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D || b == 0x2E
-        }
+        !key.isEmpty && key.utf8.count <= maxKeyBytes
+            && key.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F
+                    || b == 0x2D || b == 0x2E
+            }
     }
 
     static func checkSubscriberID(_ id: String) throws {
@@ -39,30 +41,43 @@ public final class SubscriberService: Sendable {
     public func setAttributes(appID: String, subscriberID: String, body: JSONValue) throws -> JSONValue {
         try SubscriberService.checkSubscriberID(subscriberID)
         guard let attributes = body["attributes"]?.objectValue else {
-            throw ServiceError.badField("$.attributes", body["attributes"] == nil ? "missing_required_field" : "type_mismatch",
-                                        "Send {\"attributes\": {\"KEY\": string, number or boolean}}.")
+            throw ServiceError.badField(
+                "$.attributes", body["attributes"] == nil ? "missing_required_field" : "type_mismatch",
+                "Send {\"attributes\": {\"KEY\": string, number or boolean}}.")
         }
         var issues: [ValidationIssue] = []
         if attributes.count > SubscriberService.maxAttributes {
-            issues.append(ValidationIssue(path: "$.attributes", message: "At most \(SubscriberService.maxAttributes) attributes per subscriber.",
-                                          code: "too_many_attributes"))
+            issues.append(
+                ValidationIssue(
+                    path: "$.attributes",
+                    message: "At most \(SubscriberService.maxAttributes) attributes per subscriber.",
+                    code: "too_many_attributes"))
         }
         for (key, value) in attributes.sorted(by: { $0.key < $1.key }) {
             let path = "$.attributes.\(key.prefix(64))"
             guard SubscriberService.isValidKey(key) else {
-                issues.append(ValidationIssue(path: path, message: "An attribute key is \(SubscriberService.keyRule).", code: "invalid_attribute_key"))
+                issues.append(
+                    ValidationIssue(
+                        path: path, message: "An attribute key is \(SubscriberService.keyRule).",
+                        code: "invalid_attribute_key"))
                 continue
             }
             guard let typed = ContextValue(json: value) else {
-                issues.append(ValidationIssue(path: path, message: "An attribute is a string, number or boolean.", code: "type_mismatch"))
+                issues.append(
+                    ValidationIssue(
+                        path: path, message: "An attribute is a string, number or boolean.", code: "type_mismatch"))
                 continue
             }
             if case .string(let s) = typed, s.utf8.count > SubscriberService.maxStringBytes {
-                issues.append(ValidationIssue(path: path, message: "A string attribute is at most \(SubscriberService.maxStringBytes) bytes.",
-                                              code: "string_too_long"))
+                issues.append(
+                    ValidationIssue(
+                        path: path, message: "A string attribute is at most \(SubscriberService.maxStringBytes) bytes.",
+                        code: "string_too_long"))
             }
         }
-        guard issues.isEmpty else { throw ServiceError.invalid(issues, detail: "The attributes have \(issues.count) error(s).") }
+        guard issues.isEmpty else {
+            throw ServiceError.invalid(issues, detail: "The attributes have \(issues.count) error(s).")
+        }
         let text = JSONValue.object(attributes).canonicalString
         let now = clock.now()
         try store.write { tx in
@@ -76,12 +91,19 @@ public final class SubscriberService: Sendable {
     /// `{subscriberId, attributes, updatedAt}` (empty attributes and a null time when none are stored).
     public func attributes(appID: String, subscriberID: String) throws -> JSONValue {
         try SubscriberService.checkSubscriberID(subscriberID)
-        guard let stored = try store.read({ tx in try tx.subscribers.attributes(appID: appID, subscriberID: subscriberID) }) else {
+        guard
+            let stored = try store.read({ tx in try tx.subscribers.attributes(appID: appID, subscriberID: subscriberID)
+            })
+        else {
             return ["subscriberId": .string(subscriberID), "attributes": [:], "updatedAt": .null]
         }
-        let attributes = try DataFailure.storedJSON(Array(stored.attributes.utf8), what: "the attributes of subscriber '\(subscriberID)'",
-                                                    activity: activity)
-        return ["subscriberId": .string(subscriberID), "attributes": attributes, "updatedAt": .number(Int(stored.updatedAt))]
+        let attributes = try DataFailure.storedJSON(
+            Array(stored.attributes.utf8), what: "the attributes of subscriber '\(subscriberID)'",
+            activity: activity)
+        return [
+            "subscriberId": .string(subscriberID), "attributes": attributes,
+            "updatedAt": .number(Int(stored.updatedAt)),
+        ]
     }
 
     /// Deletes the subscriber's attributes (its rules then see none); 404 when none were stored.
@@ -90,11 +112,16 @@ public final class SubscriberService: Sendable {
         let now = clock.now()
         try store.write { tx in
             guard let before = try tx.subscribers.attributes(appID: appID, subscriberID: subscriberID),
-                  try tx.subscribers.deleteAttributes(appID: appID, subscriberID: subscriberID) else {
-                throw ServiceError(.notFound, "attributes_not_found", "Subscriber '\(subscriberID)' has no stored attributes.")
+                try tx.subscribers.deleteAttributes(appID: appID, subscriberID: subscriberID)
+            else {
+                throw ServiceError(
+                    .notFound, "attributes_not_found", "Subscriber '\(subscriberID)' has no stored attributes.")
             }
-            try tx.record(WriteRecord(appID: appID, action: .subscriberAttributesDeleted, targetKind: "subscriber", targetID: subscriberID,
-                                      before: Array(before.attributes.utf8)), now: now)
+            try tx.record(
+                WriteRecord(
+                    appID: appID, action: .subscriberAttributesDeleted, targetKind: "subscriber",
+                    targetID: subscriberID,
+                    before: Array(before.attributes.utf8)), now: now)
             try tx.changes.append(appID: appID, kind: .subscriber, entityID: subscriberID, now: now)
         }
         try changes.catchUp()
@@ -114,7 +141,8 @@ public final class SubscriberService: Sendable {
         var events = 0
         while true {
             let chunk = try store.write { tx in
-                try tx.subscribers.deleteEvents(appID: appID, subscriberID: subscriberID, atMost: SubscriberService.deletionChunk)
+                try tx.subscribers.deleteEvents(
+                    appID: appID, subscriberID: subscriberID, atMost: SubscriberService.deletionChunk)
             }
             events += chunk
             if chunk < SubscriberService.deletionChunk { break }
@@ -126,14 +154,22 @@ public final class SubscriberService: Sendable {
             // A deletion that found nothing changed nothing, and is not a write to record (the
             // answer's zero counts tell the caller so).
             if removed.attributes + removed.timers + removed.events > 0 {
-                try tx.record(WriteRecord(appID: appID, action: .subscriberDeleted, targetKind: "subscriber", targetID: subscriberID), now: now)
+                try tx.record(
+                    WriteRecord(
+                        appID: appID, action: .subscriberDeleted, targetKind: "subscriber", targetID: subscriberID),
+                    now: now)
             }
             // Only attributes are cached: a deletion that removed none leaves every cache right.
-            if removed.attributes > 0 { try tx.changes.append(appID: appID, kind: .subscriber, entityID: subscriberID, now: now) }
+            if removed.attributes > 0 {
+                try tx.changes.append(appID: appID, kind: .subscriber, entityID: subscriberID, now: now)
+            }
             return removed
         }
         if removed.attributes > 0 { try changes.catchUp() }
-        return ["subscriberId": .string(subscriberID), "attributes": .number(removed.attributes), "timers": .number(removed.timers),
-                "events": .number(removed.events)]
+        return [
+            "subscriberId": .string(subscriberID), "attributes": .number(removed.attributes),
+            "timers": .number(removed.timers),
+            "events": .number(removed.events),
+        ]
     }
 }

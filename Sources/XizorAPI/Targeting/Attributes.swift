@@ -15,10 +15,13 @@ public enum AttributeKey: Sendable, Hashable {
     public static func parse(_ key: String) -> Result<AttributeKey, KeyError> {
         if key.hasPrefix("device.") {
             let name = String(key.dropFirst("device.".count))
-            guard let known = RequestAttributes.Name(rawValue: name) else { return .failure(.unknownDeviceAttribute(name)) }
+            guard let known = RequestAttributes.Name(rawValue: name) else {
+                return .failure(.unknownDeviceAttribute(name))
+            }
             return .success(.device(known))
         }
-        for (prefix, make) in [("subscriber.", AttributeKey.subscriber), ("context.", AttributeKey.context)] where key.hasPrefix(prefix) {
+        for (prefix, make) in [("subscriber.", AttributeKey.subscriber), ("context.", AttributeKey.context)]
+        where key.hasPrefix(prefix) {
             let name = String(key.dropFirst(prefix.count))
             guard !name.isEmpty else { return .failure(.emptyName(prefix)) }
             return .success(make(name))
@@ -103,12 +106,16 @@ public struct RequestAttributes: Sendable, Equatable {
             guard let header = name.header, let raw = request.header(header) else { continue }
             self[name] = try RequestAttributes.checked(raw, what: header)
         }
-        if let value = platform, value.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { platform = value.lowercased() }
+        if let value = platform, value.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) {
+            platform = value.lowercased()
+        }
         if let countryHeader, let raw = request.header(countryHeader), let code = RequestAttributes.country(raw) {
             country = code
         } else if let raw = request.query("country") {
             guard let code = RequestAttributes.country(raw) else {
-                throw ServiceError(.badRequest, "invalid_country", "'country' is an ISO 3166-1 alpha-2 code (DE, US), not '\(raw.prefix(64))'.")
+                throw ServiceError(
+                    .badRequest, "invalid_country",
+                    "'country' is an ISO 3166-1 alpha-2 code (DE, US), not '\(raw.prefix(64))'.")
             }
             country = code
         }
@@ -118,14 +125,18 @@ public struct RequestAttributes: Sendable, Equatable {
     public init(dryRunQuery query: [(String, String)]) throws {
         for (name, value) in query where name.hasPrefix("device.") {
             guard let key = Name(rawValue: String(name.dropFirst("device.".count))) else {
-                throw ServiceError.badField(name, "unknown_attribute", AttributeKey.KeyError.unknownDeviceAttribute(String(name.dropFirst(7))).message)
+                throw ServiceError.badField(
+                    name, "unknown_attribute",
+                    AttributeKey.KeyError.unknownDeviceAttribute(String(name.dropFirst(7))).message)
             }
             self[key] = try RequestAttributes.checked(value, what: name)
         }
         platform = platform?.lowercased()
         if let raw = country {
             guard let code = RequestAttributes.country(raw) else {
-                throw ServiceError(.badRequest, "invalid_country", "'device.country' is an ISO 3166-1 alpha-2 code (DE, US), not '\(raw)'.")
+                throw ServiceError(
+                    .badRequest, "invalid_country",
+                    "'device.country' is an ISO 3166-1 alpha-2 code (DE, US), not '\(raw)'.")
             }
             country = code
         }
@@ -134,8 +145,9 @@ public struct RequestAttributes: Sendable, Equatable {
     private static func checked(_ raw: String, what: String) throws -> String {
         // ASCII controls are single bytes in UTF-8, so a byte scan finds them.
         guard raw.utf8.count <= maxLength, raw.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
-            throw ServiceError(.badRequest, "invalid_request_attribute",
-                               "\(what) is at most \(maxLength) bytes of printable text.")
+            throw ServiceError(
+                .badRequest, "invalid_request_attribute",
+                "\(what) is at most \(maxLength) bytes of printable text.")
         }
         return raw
     }

@@ -24,7 +24,8 @@ public indirect enum Condition: Sendable, Equatable {
     public enum Operator: String, Sendable, CaseIterable {
         case eq, ne, `in`, notIn = "not_in", exists, gt, gte, lt, lte
         case startsWith = "starts_with", between
-        case semverEq = "semver_eq", semverGt = "semver_gt", semverGte = "semver_gte", semverLt = "semver_lt", semverLte = "semver_lte"
+        case semverEq = "semver_eq", semverGt = "semver_gt", semverGte = "semver_gte", semverLt = "semver_lt",
+            semverLte = "semver_lte"
 
         var isSemver: Bool { [.semverEq, .semverGt, .semverGte, .semverLt, .semverLte].contains(self) }
     }
@@ -111,7 +112,9 @@ public indirect enum Condition: Sendable, Equatable {
     /// `EvaluationCost.budget` (all that can be written) cannot exhaust it — so a throw is a bug here.
     public func matches(_ context: PresentationContext) -> Bool {
         var facts = RequestFacts(context: context)
-        do { return try matches(&facts) } catch { preconditionFailure("a condition over a context alone threw: \(error)") }
+        do { return try matches(&facts) } catch {
+            preconditionFailure("a condition over a context alone threw: \(error)")
+        }
     }
 
     /// The dry run's evaluator: the same answers as `matches`, and `failure` says what failed first.
@@ -119,7 +122,8 @@ public indirect enum Condition: Sendable, Equatable {
         if case .compare(let comparison) = self { try facts.spend(comparison.steps) } else { try facts.spend(1) }
         switch self {
         case .all(let conditions):
-            for (index, condition) in conditions.enumerated() where try !condition.check(&facts, path: "\(path).all[\(index)]", failure: &failure) {
+            for (index, condition) in conditions.enumerated()
+            where try !condition.check(&facts, path: "\(path).all[\(index)]", failure: &failure) {
                 return false
             }
             return true
@@ -145,7 +149,8 @@ public indirect enum Condition: Sendable, Equatable {
             }
             var inner: ConditionFailure?
             guard try condition.check(&facts, path: "$", failure: &inner) else {
-                failure = ConditionFailure(path: path, reason: .audienceNotMatched, audience: id, alternatives: inner.map { [$0] } ?? [])
+                failure = ConditionFailure(
+                    path: path, reason: .audienceNotMatched, audience: id, alternatives: inner.map { [$0] } ?? [])
                 return false
             }
             return true
@@ -163,8 +168,9 @@ public indirect enum Condition: Sendable, Equatable {
         case .compare(let comparison):
             let (outcome, actual) = try comparison.test(&facts)
             guard outcome != .matched else { return true }
-            failure = ConditionFailure(path: path, reason: actual == nil ? .missing : (outcome == .notAVersion ? .notAVersion : .compared),
-                                       key: comparison.keyText, op: comparison.op, operand: comparison.operand, saw: actual)
+            failure = ConditionFailure(
+                path: path, reason: actual == nil ? .missing : (outcome == .notAVersion ? .notAVersion : .compared),
+                key: comparison.keyText, op: comparison.op, operand: comparison.operand, saw: actual)
             return false
         }
     }
@@ -172,7 +178,9 @@ public indirect enum Condition: Sendable, Equatable {
     enum Outcome { case matched, failed, notAVersion }
 
     /// Switches on the operand, then the operator (a tuple of the two would copy the operand).
-    static func compare(_ actual: ContextValue?, _ op: Operator, _ operand: Operand, _ facts: inout RequestFacts) -> Outcome {
+    static func compare(_ actual: ContextValue?, _ op: Operator, _ operand: Operand, _ facts: inout RequestFacts)
+        -> Outcome
+    {
         guard let actual else { return .failed }
         func yes(_ b: Bool) -> Outcome { b ? .matched : .failed }
         // The parser pairs every operator with its operand; any other pairing is not a match.
@@ -282,7 +290,9 @@ public indirect enum Condition: Sendable, Equatable {
         case .rollout(let basisPoints, let seed):
             return ["rollout": ["percent": Condition.percentJSON(basisPoints), "seed": .string(seed)]]
         case .compare(let comparison):
-            var object: [String: JSONValue] = ["key": .string(comparison.keyText), "op": .string(comparison.op.rawValue)]
+            var object: [String: JSONValue] = [
+                "key": .string(comparison.keyText), "op": .string(comparison.op.rawValue),
+            ]
             if let value = comparison.operand.json { object["value"] = value }
             return .object(object)
         }

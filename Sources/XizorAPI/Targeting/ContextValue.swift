@@ -9,9 +9,18 @@ public enum ContextValue: Sendable, Hashable {
 
     /// Types a query-string value.
     public init(queryValue raw: String) {
-        if raw == "true" { self = .bool(true); return }
-        if raw == "false" { self = .bool(false); return }
-        if ContextValue.isJSONNumber(raw), let number = Double(raw) { self = .number(number); return }
+        if raw == "true" {
+            self = .bool(true)
+            return
+        }
+        if raw == "false" {
+            self = .bool(false)
+            return
+        }
+        if ContextValue.isJSONNumber(raw), let number = Double(raw) {
+            self = .number(number)
+            return
+        }
         self = .string(raw)
     }
 
@@ -47,12 +56,18 @@ public enum ContextValue: Sendable, Hashable {
         var bytes = Array(s.utf8)[...]
         func digits() -> Int {
             var n = 0
-            while let b = bytes.first, b >= 0x30, b <= 0x39 { bytes.removeFirst(); n += 1 }
+            while let b = bytes.first, b >= 0x30, b <= 0x39 {
+                bytes.removeFirst()
+                n += 1
+            }
             return n
         }
         if bytes.first == UInt8(ascii: "-") { bytes.removeFirst() }
         if bytes.first == UInt8(ascii: "0") { bytes.removeFirst() } else if digits() == 0 { return false }
-        if bytes.first == UInt8(ascii: ".") { bytes.removeFirst(); if digits() == 0 { return false } }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes.removeFirst()
+            if digits() == 0 { return false }
+        }
         if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
             bytes.removeFirst()
             if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes.removeFirst() }

@@ -34,21 +34,28 @@ public enum EvaluationCost {
 
     /// The refusal for a price over the budget, naming the figure (`what`: "These rules", "Placement 'x'").
     static func refusal(path: String, what: String, cost: Int) -> ValidationIssue {
-        ValidationIssue(path: path, message: "\(what) would cost \(cost) steps to evaluate per request (conditions with audiences expanded, "
-                            + "list values, and the events frequency caps read); the budget is \(budget) (docs/targeting.md).",
-                        code: "evaluation_budget_exceeded")
+        ValidationIssue(
+            path: path,
+            message: "\(what) would cost \(cost) steps to evaluate per request (conditions with audiences expanded, "
+                + "list values, and the events frequency caps read); the budget is \(budget) (docs/targeting.md).",
+            code: "evaluation_budget_exceeded")
     }
 
     /// Every placement's price, from the stored rules and audiences, with `replacing` an audience's
     /// price as it is about to be written (so an audience change is checked against every rule that
     /// names it before it is stored). Rules that no longer read cost nothing here: serving refuses them.
-    static func placements(_ tx: any StoreTransaction, appID: String, replacing: (id: String, cost: Int)? = nil) throws -> [String: Int] {
+    static func placements(_ tx: any StoreTransaction, appID: String, replacing: (id: String, cost: Int)? = nil) throws
+        -> [String: Int]
+    {
         var audiences = try audienceCosts(tx, appID: appID)
         if let replacing { audiences[replacing.id] = replacing.cost }
         var costs: [String: Int] = [:]
         for placement in try tx.placements.placements(appID: appID) {
             costs[placement.key] = placement.rules.reduce(0) { total, stored in
-                total + rule(storedCondition(stored.condition, options: Condition.ParseOptions()), cap: stored.frequencyCap, audiences: audiences)
+                total
+                    + rule(
+                        storedCondition(stored.condition, options: Condition.ParseOptions()), cap: stored.frequencyCap,
+                        audiences: audiences)
             }
         }
         return costs
@@ -58,7 +65,8 @@ public enum EvaluationCost {
     static func audienceCosts(_ tx: any StoreTransaction, appID: String) throws -> [String: Int] {
         var costs: [String: Int] = [:]
         for audience in try tx.audiences.audiences(appID: appID) {
-            costs[audience.id] = storedCondition(audience.condition, options: Condition.ParseOptions(allowsAudiences: false))
+            costs[audience.id] =
+                storedCondition(audience.condition, options: Condition.ParseOptions(allowsAudiences: false))
                 .map { of($0, audiences: [:]) } ?? 0
         }
         return costs

@@ -26,8 +26,10 @@ public struct RequestFacts {
         case known([String: ContextValue])
     }
 
-    public init(context: PresentationContext, subscriberID: String? = nil, device: RequestAttributes = RequestAttributes(),
-                subscriberAttributes: [String: ContextValue] = [:], audiences: [String: Condition] = [:]) {
+    public init(
+        context: PresentationContext, subscriberID: String? = nil, device: RequestAttributes = RequestAttributes(),
+        subscriberAttributes: [String: ContextValue] = [:], audiences: [String: Condition] = [:]
+    ) {
         self.context = context
         self.subscriberID = subscriberID
         self.device = device
@@ -99,7 +101,9 @@ extension ConditionFailure {
     /// `analytics` too).
     func hidingSubscriberValues() -> ConditionFailure {
         var copy = self
-        if let key, case .success(.subscriber) = AttributeKey.parse(key), [.compared, .missing, .notAVersion].contains(reason) {
+        if let key, case .success(.subscriber) = AttributeKey.parse(key),
+            [.compared, .missing, .notAVersion].contains(reason)
+        {
             copy.reason = .hidden
             copy.saw = nil
         }
@@ -142,7 +146,9 @@ public struct ConditionFailure: Sendable, Equatable {
         if let key { o["key"] = .string(key) }
         if let op { o["op"] = .string(op.rawValue) }
         if let value = operand?.json { o["value"] = value }
-        if reason == .compared || reason == .missing || reason == .notAVersion || reason == .outsideRollout { o["saw"] = saw?.json ?? .null }
+        if reason == .compared || reason == .missing || reason == .notAVersion || reason == .outsideRollout {
+            o["saw"] = saw?.json ?? .null
+        }
         if reason == .hidden { o["hidden"] = .string(APIScope.analytics.rawValue) }
         if let audience { o["audience"] = .string(audience) }
         if !alternatives.isEmpty { o["failures"] = .array(alternatives.map(\.json)) }

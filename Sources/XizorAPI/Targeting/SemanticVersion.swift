@@ -67,7 +67,8 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         }
         var preRelease: [Identifier] = []
         if let preRange {
-            preRelease = bytes[preRange].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { part in
+            preRelease = bytes[preRange].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map {
+                part in
                 number(part).map(Identifier.numeric) ?? .alphanumeric(String(decoding: part, as: UTF8.self))
             }
         }
@@ -76,7 +77,8 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
 
     /// A numeric identifier: digits, no leading zero, fits 64 bits.
     private static func number(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
-        guard let first = bytes.first, bytes.allSatisfy(isDigit), !(first == UInt8(ascii: "0") && bytes.count > 1) else { return nil }
+        guard let first = bytes.first, bytes.allSatisfy(isDigit), !(first == UInt8(ascii: "0") && bytes.count > 1)
+        else { return nil }
         var value: UInt64 = 0
         for byte in bytes {
             let (times, o1) = value.multipliedReportingOverflow(by: 10)
@@ -90,11 +92,17 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
     private static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
     /// Non-empty dot-separated identifiers of `[0-9A-Za-z-]`; pre-release numbers have no leading zero.
-    private static func identifiersAreValid(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, numericMayHaveLeadingZero: Bool) -> Bool {
+    private static func identifiersAreValid(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, numericMayHaveLeadingZero: Bool)
+        -> Bool
+    {
         guard !bytes.isEmpty else { return false }
         for part in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
-            guard !part.isEmpty, part.allSatisfy({ isDigit($0) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == UInt8(ascii: "-") }) else { return false }
-            if !numericMayHaveLeadingZero, part.allSatisfy(isDigit), part.count > 1, part.first == UInt8(ascii: "0") { return false }
+            guard !part.isEmpty,
+                part.allSatisfy({ isDigit($0) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == UInt8(ascii: "-") })
+            else { return false }
+            if !numericMayHaveLeadingZero, part.allSatisfy(isDigit), part.count > 1, part.first == UInt8(ascii: "0") {
+                return false
+            }
         }
         return true
     }
@@ -122,13 +130,19 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(major); hasher.combine(minor); hasher.combine(patch); hasher.combine(preRelease)
+        hasher.combine(major)
+        hasher.combine(minor)
+        hasher.combine(patch)
+        hasher.combine(preRelease)
     }
 
     public var description: String {
         let core = "\(major).\(minor).\(patch)"
         guard !preRelease.isEmpty else { return core }
-        return core + "-" + preRelease.map { if case .numeric(let n) = $0 { String(n) } else if case .alphanumeric(let s) = $0 { s } else { "" } }
+        return core + "-"
+            + preRelease.map {
+                if case .numeric(let n) = $0 { String(n) } else if case .alphanumeric(let s) = $0 { s } else { "" }
+            }
             .joined(separator: ".")
     }
 }

@@ -40,10 +40,13 @@ public final class WebhookDispatcher: Sendable {
     /// Outcomes, for `/metrics`.
     private let counters: WebhookCounters
 
-    public init(store: any DataStore, clock: Clock, signal: WakeSignal, counters: WebhookCounters, options: Options,
-                log: @escaping @Sendable (String) -> Void) {
-        precondition(options.workers >= 1 && options.timeoutMs >= 1 && options.pollMs >= 1 && options.maxInFlightPerApp >= 1
-                     && options.disableAfterMs >= 1, "webhook sending needs workers and positive times")
+    public init(
+        store: any DataStore, clock: Clock, signal: WakeSignal, counters: WebhookCounters, options: Options,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        precondition(
+            options.workers >= 1 && options.timeoutMs >= 1 && options.pollMs >= 1 && options.maxInFlightPerApp >= 1
+                && options.disableAfterMs >= 1, "webhook sending needs workers and positive times")
         self.store = store
         self.clock = clock
         self.signal = signal
@@ -56,13 +59,19 @@ public final class WebhookDispatcher: Sendable {
     /// Starts the sender threads; fails when libcurl cannot be set up.
     public func start() throws {
         guard WebhookSender.globalInit else { throw WebhookDispatcherError.curlUnavailable }
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { preconditionFailure("the webhook dispatcher is already running") }
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else {
+            preconditionFailure("the webhook dispatcher is already running")
+        }
         for index in 0..<options.workers {
             stopped.enter()
             let thread = Thread { [self] in
                 defer { stopped.leave() }
-                guard let sender = WebhookSender(options: .init(timeoutMs: options.timeoutMs, allowPrivateTargets: options.allowPrivateTargets,
-                                                                caFile: options.caFile)) else {
+                guard
+                    let sender = WebhookSender(
+                        options: .init(
+                            timeoutMs: options.timeoutMs, allowPrivateTargets: options.allowPrivateTargets,
+                            caFile: options.caFile))
+                else {
                     log("webhook sender \(index) could not create a libcurl handle; it does not run")
                     return
                 }
@@ -89,8 +98,9 @@ public final class WebhookDispatcher: Sendable {
                 if let due = try store.read({ tx in try tx.webhooks.nextDue() }) {
                     if due <= now {
                         if let claimed = try store.write({ tx in
-                            try tx.webhooks.claim(now: now, leaseUntil: now + Int64(options.timeoutMs) + 5_000,
-                                                  maxInFlightPerApp: options.effectiveMaxInFlightPerApp)
+                            try tx.webhooks.claim(
+                                now: now, leaseUntil: now + Int64(options.timeoutMs) + 5_000,
+                                maxInFlightPerApp: options.effectiveMaxInFlightPerApp)
                         }) {
                             try send(claimed, with: sender)
                             signal.wake()  // an app's count in flight fell: a sender waiting on its cap may go on
@@ -114,23 +124,28 @@ public final class WebhookDispatcher: Sendable {
     private func send(_ claimed: ClaimedDelivery, with sender: WebhookSender) throws {
         let body = Array(claimed.payload.utf8)
         let timestamp = clock.now() / 1000
-        let answer = sender.post(url: claimed.url, body: body, headers: [
-            "Content-Type: application/json",
-            "User-Agent: Xizor-Webhooks/1",
-            "Xizor-Event-Id: \(claimed.eventID)",
-            "Xizor-Event-Type: \(claimed.eventType)",
-            "Xizor-Delivery-Id: \(claimed.id)",
-            "Xizor-Signature: \(WebhookSignature.header(secret: claimed.secret, timestamp: timestamp, body: body))",
-        ])
+        let answer = sender.post(
+            url: claimed.url, body: body,
+            headers: [
+                "Content-Type: application/json",
+                "User-Agent: Xizor-Webhooks/1",
+                "Xizor-Event-Id: \(claimed.eventID)",
+                "Xizor-Event-Type: \(claimed.eventType)",
+                "Xizor-Delivery-Id: \(claimed.id)",
+                "Xizor-Signature: \(WebhookSignature.header(secret: claimed.secret, timestamp: timestamp, body: body))",
+            ])
         let now = clock.now()
         let outcome = schedule.outcome(answer, attempts: claimed.attempts, createdAt: claimed.createdAt, now: now)
         let disabled = try store.write { tx in
-            try WebhookAttempts.record(claimed, outcome: outcome, now: now, disableAfterMs: options.disableAfterMs, in: tx)
+            try WebhookAttempts.record(
+                claimed, outcome: outcome, now: now, disableAfterMs: options.disableAfterMs, in: tx)
         }
         counters.count(outcome.state)
         if disabled {
             counters.disabled.add(1, ordering: .relaxed)
-            log("webhook endpoint \(claimed.endpointID) of app \(claimed.appID) failed for \(options.disableAfterMs) ms and was disabled")
+            log(
+                "webhook endpoint \(claimed.endpointID) of app \(claimed.appID) failed for \(options.disableAfterMs) ms and was disabled"
+            )
         }
     }
 }

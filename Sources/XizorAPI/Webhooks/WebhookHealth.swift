@@ -19,7 +19,7 @@ public enum WebhookEndpointHealth: Sendable, Equatable {
     /// when the attempt ended: one a person disabled meanwhile is not disabled again by the server.
     func afterAttempt(delivered: Bool, enabled: Bool, now: Int64, disableAfterMs: Int64) -> WebhookEndpointHealth {
         switch (self, delivered) {
-        case (.disabledAfterFailing, _): self                       // an attempt leased before it was disabled
+        case (.disabledAfterFailing, _): self  // an attempt leased before it was disabled
         case (_, true): .healthy
         case (.healthy, false): .failing(since: now)
         case (.failing(let since), false):
@@ -51,7 +51,10 @@ public enum WebhookEndpointHealth: Sendable, Equatable {
         case (let since?, nil): return .failing(since: since)
         case (let since?, "failing"): return .disabledAfterFailing(since: since)
         default:
-            throw StoreInconsistency(detail: "a webhook endpoint has disabled_reason \(disabledReason ?? "NULL") with failing_since \(failingSince.map(String.init) ?? "NULL")")
+            throw StoreInconsistency(
+                detail:
+                    "a webhook endpoint has disabled_reason \(disabledReason ?? "NULL") with failing_since \(failingSince.map(String.init) ?? "NULL")"
+            )
         }
     }
 }
@@ -62,8 +65,10 @@ public enum WebhookEndpointHealth: Sendable, Equatable {
 enum WebhookAttempts {
     /// Answers whether this attempt disabled the endpoint.
     @discardableResult
-    static func record(_ claimed: ClaimedDelivery, outcome: DeliveryOutcome, now: Int64, disableAfterMs: Int64,
-                       in tx: any StoreTransaction) throws -> Bool {
+    static func record(
+        _ claimed: ClaimedDelivery, outcome: DeliveryOutcome, now: Int64, disableAfterMs: Int64,
+        in tx: any StoreTransaction
+    ) throws -> Bool {
         try tx.webhooks.finish(seq: claimed.seq, outcome: outcome, now: now)
         let delivered = outcome.state == .delivered
         if !delivered {
@@ -73,9 +78,12 @@ enum WebhookAttempts {
         }
         // Locked: a rotation of the secret or an edit committed while this attempt was under way is
         // what this write keeps (it changes the health only, but stores the endpoint whole).
-        guard let before = try tx.webhooks.endpointForUpdate(appID: claimed.appID, id: claimed.endpointID) else { return false }  // deleted meanwhile
+        guard let before = try tx.webhooks.endpointForUpdate(appID: claimed.appID, id: claimed.endpointID) else {
+            return false
+        }  // deleted meanwhile
         var after = before
-        after.health = before.health.afterAttempt(delivered: delivered, enabled: before.enabled, now: now, disableAfterMs: disableAfterMs)
+        after.health = before.health.afterAttempt(
+            delivered: delivered, enabled: before.enabled, now: now, disableAfterMs: disableAfterMs)
         guard after.health != before.health else { return false }
         guard case .disabledAfterFailing(let since) = after.health else {
             _ = try tx.webhooks.updateEndpoint(after)
@@ -84,11 +92,15 @@ enum WebhookAttempts {
         after.enabled = false
         after.updatedAt = now
         _ = try tx.webhooks.updateEndpoint(after)
-        try tx.record(WriteRecord(appID: claimed.appID, action: .webhookDisabled, targetKind: "webhook", targetID: claimed.endpointID,
-                                  before: before.auditBytes, after: after.auditBytes,
-                                  data: ["webhookId": .string(claimed.endpointID), "url": .string(before.url),
-                                         "failingSince": .number(Int(since)), "lastError": outcome.error.map(JSONValue.string) ?? .null]),
-                      now: now)
+        try tx.record(
+            WriteRecord(
+                appID: claimed.appID, action: .webhookDisabled, targetKind: "webhook", targetID: claimed.endpointID,
+                before: before.auditBytes, after: after.auditBytes,
+                data: [
+                    "webhookId": .string(claimed.endpointID), "url": .string(before.url),
+                    "failingSince": .number(Int(since)), "lastError": outcome.error.map(JSONValue.string) ?? .null,
+                ]),
+            now: now)
         return true
     }
 }

@@ -3,7 +3,8 @@ import PaywallFormat
 /// The events an endpoint can subscribe to (docs/integrations.md, "Events"): the audit actions a
 /// consumer outside acts on, plus `webhook.test`, which only the test call sends.
 public enum WebhookEventType: String, Sendable, CaseIterable {
-    case paywallPublished = "paywall.published", paywallRolledBack = "paywall.rolled_back", paywallArchived = "paywall.archived"
+    case paywallPublished = "paywall.published", paywallRolledBack = "paywall.rolled_back", paywallArchived =
+        "paywall.archived"
     case paywallUnarchived = "paywall.unarchived"
     case placementUpdated = "placement.updated"
     case experimentStarted = "experiment.started", experimentStopped = "experiment.stopped"
@@ -68,10 +69,12 @@ public struct WebhookEndpoint: Sendable, Equatable {
     public var health: WebhookEndpointHealth = .healthy
 
     public var json: JSONValue {
-        ["id": .string(id), "url": .string(url), "description": description.map(JSONValue.string) ?? .null,
-         "eventTypes": eventTypes.json, "enabled": .bool(enabled), "createdAt": .number(Int(createdAt)),
-         "updatedAt": .number(Int(updatedAt)), "failingSince": health.failingSince.map { .number(Int($0)) } ?? .null,
-         "disabledReason": health.disabledReason.map(JSONValue.string) ?? .null]
+        [
+            "id": .string(id), "url": .string(url), "description": description.map(JSONValue.string) ?? .null,
+            "eventTypes": eventTypes.json, "enabled": .bool(enabled), "createdAt": .number(Int(createdAt)),
+            "updatedAt": .number(Int(updatedAt)), "failingSince": health.failingSince.map { .number(Int($0)) } ?? .null,
+            "disabledReason": health.disabledReason.map(JSONValue.string) ?? .null,
+        ]
     }
 
     /// The JSON the audit log hashes: everything but the secret (a rotation is its own action).
@@ -103,10 +106,12 @@ public struct WebhookDelivery: Sendable, Equatable {
 
     public var json: JSONValue {
         var o: [String: JSONValue] = [
-            "id": .string(id), "eventId": .string(eventID), "eventType": .string(eventType), "state": .string(state.rawValue),
+            "id": .string(id), "eventId": .string(eventID), "eventType": .string(eventType),
+            "state": .string(state.rawValue),
             "attempts": .number(attempts), "createdAt": .number(Int(createdAt)),
             "lastAttemptAt": lastAttemptAt.map { .number(Int($0)) } ?? .null,
-            "lastStatus": lastStatus.map { .number($0) } ?? .null, "lastError": lastError.map(JSONValue.string) ?? .null,
+            "lastStatus": lastStatus.map { .number($0) } ?? .null,
+            "lastError": lastError.map(JSONValue.string) ?? .null,
             "finishedAt": finishedAt.map { .number(Int($0)) } ?? .null,
         ]
         o["nextAttemptAt"] = state == .pending ? .number(Int(nextAttemptAt)) : .null
@@ -164,10 +169,12 @@ public protocol WebhookStore {
     func endpointCount(appID: String) throws -> Int
 
     /// Appends one delivery, pending and due at `createdAt`.
-    func insertDelivery(id: String, eventID: String, endpointID: String, appID: String, eventType: String, payload: String,
-                        createdAt: Int64) throws
+    func insertDelivery(
+        id: String, eventID: String, endpointID: String, appID: String, eventType: String, payload: String,
+        createdAt: Int64) throws
     /// An endpoint's deliveries older than `before` (a seq; nil: the newest), newest first.
-    func deliveries(endpointID: String, state: WebhookDeliveryState?, before: Int64?, limit: Int) throws -> [WebhookDelivery]
+    func deliveries(endpointID: String, state: WebhookDeliveryState?, before: Int64?, limit: Int) throws
+        -> [WebhookDelivery]
     func delivery(endpointID: String, id: String) throws -> WebhookDelivery?
 
     /// The earliest time any delivery of an enabled endpoint may be attempted (nil: none pending).

@@ -3,14 +3,16 @@ import Storage
 
 /// How both SQL stores read webhook rows: the same columns and decoding, each dialect's statements.
 enum WebhookRows {
-    static let endpointColumns = "app_id, id, url, description, event_types, secret, enabled, created_at, updated_at, failing_since, disabled_reason"
+    static let endpointColumns =
+        "app_id, id, url, description, event_types, secret, enabled, created_at, updated_at, failing_since, disabled_reason"
 
     static func endpoint(_ row: Row) throws -> WebhookEndpoint {
         let typesText: String = try row.get(4)
-        return WebhookEndpoint(appID: try row.get(0), id: try row.get(1), url: try row.get(2), description: try row.get(3),
-                               eventTypes: try subscription(stored: typesText), secret: try row.get(5), enabled: try row.get(6),
-                               createdAt: try row.get(7), updatedAt: try row.get(8),
-                               health: try WebhookEndpointHealth.stored(failingSince: try row.get(9), disabledReason: try row.get(10)))
+        return WebhookEndpoint(
+            appID: try row.get(0), id: try row.get(1), url: try row.get(2), description: try row.get(3),
+            eventTypes: try subscription(stored: typesText), secret: try row.get(5), enabled: try row.get(6),
+            createdAt: try row.get(7), updatedAt: try row.get(8),
+            health: try WebhookEndpointHealth.stored(failingSince: try row.get(9), disabledReason: try row.get(10)))
     }
 
     /// The stored `event_types` array; a type this binary does not know is a row it cannot trust.
@@ -47,10 +49,11 @@ enum WebhookRows {
         }
         let attempts: Int64 = try row.get(8)
         let status: Int64? = try row.get(11)
-        return WebhookDelivery(seq: try row.get(0), id: try row.get(1), eventID: try row.get(2), endpointID: try row.get(3),
-                               eventType: try row.get(4), payload: try row.get(5), createdAt: try row.get(6), state: state,
-                               attempts: Int(attempts), nextAttemptAt: try row.get(9), lastAttemptAt: try row.get(10),
-                               lastStatus: status.map(Int.init), lastError: try row.get(12), finishedAt: try row.get(13))
+        return WebhookDelivery(
+            seq: try row.get(0), id: try row.get(1), eventID: try row.get(2), endpointID: try row.get(3),
+            eventType: try row.get(4), payload: try row.get(5), createdAt: try row.get(6), state: state,
+            attempts: Int(attempts), nextAttemptAt: try row.get(9), lastAttemptAt: try row.get(10),
+            lastStatus: status.map(Int.init), lastError: try row.get(12), finishedAt: try row.get(13))
     }
 
     /// The due head of each enabled endpoint's queue (`claim`), shared out per app: apps with
@@ -72,10 +75,11 @@ enum WebhookRows {
     /// The row of `dueHeadSQL`, its attempt counted.
     static func claimed(_ row: Row) throws -> ClaimedDelivery {
         let attempts: Int64 = try row.get(6)
-        return ClaimedDelivery(seq: try row.get(0), id: try row.get(1), endpointID: try row.get(9), appID: try row.get(10),
-                               eventID: try row.get(2), eventType: try row.get(3),
-                               payload: try row.get(4), createdAt: try row.get(5), attempts: Int(attempts) + 1,
-                               url: try row.get(7), secret: try row.get(8))
+        return ClaimedDelivery(
+            seq: try row.get(0), id: try row.get(1), endpointID: try row.get(9), appID: try row.get(10),
+            eventID: try row.get(2), eventType: try row.get(3),
+            payload: try row.get(4), createdAt: try row.get(5), attempts: Int(attempts) + 1,
+            url: try row.get(7), secret: try row.get(8))
     }
 
     /// The earliest attempt time among queue heads of enabled endpoints (a lease counts as a later

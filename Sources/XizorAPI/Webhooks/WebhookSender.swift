@@ -56,7 +56,9 @@ final class WebhookSender {
             func set(_ result: CURLcode) { if failed == CURLE_OK && result != CURLE_OK { failed = result } }
             set(xizor_curl_setopt_string(handle, CURLOPT_URL, url))
             set(xizor_curl_setopt_long(handle, CURLOPT_POST, 1))
-            set(xizor_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress)))
+            set(
+                xizor_curl_setopt_pointer(
+                    handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress)))
             set(xizor_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, bytes.count))
             set(xizor_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
             set(xizor_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, options.timeoutMs))
@@ -75,7 +77,9 @@ final class WebhookSender {
             return curl_easy_perform(handle)
         }
         if let refused = policy.refused {
-            return .failed(code: "private_address", detail: "Refused to connect to \(refused): an internal address (webhooks.allowPrivateTargets is off).")
+            return .failed(
+                code: "private_address",
+                detail: "Refused to connect to \(refused): an internal address (webhooks.allowPrivateTargets is off).")
         }
         guard code == CURLE_OK else { return .failed(code: Self.name(code), detail: detail(code)) }
         var status = 0

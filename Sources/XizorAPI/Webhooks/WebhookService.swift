@@ -27,7 +27,9 @@ public final class WebhookService: Sendable {
         self.outboxSignal = outboxSignal
     }
 
-    public func list(appID: String) throws -> [WebhookEndpoint] { try store.read { tx in try tx.webhooks.endpoints(appID: appID) } }
+    public func list(appID: String) throws -> [WebhookEndpoint] {
+        try store.read { tx in try tx.webhooks.endpoints(appID: appID) }
+    }
 
     public func endpoint(appID: String, id: String) throws -> WebhookEndpoint {
         try store.read { tx in try Self.existing(tx, appID: appID, id: id) }
@@ -35,32 +37,44 @@ public final class WebhookService: Sendable {
 
     /// Creates an endpoint from `{url, eventTypes?, description?, enabled?}`; the secret is answered this once.
     public func create(appID: String, body: JSONValue) throws -> WebhookEndpoint {
-        guard body.objectValue != nil else { throw ServiceError.badField("$", "type_mismatch", "The body is a JSON object.") }
+        guard body.objectValue != nil else {
+            throw ServiceError.badField("$", "type_mismatch", "The body is a JSON object.")
+        }
         guard let rawURL = try body.optionalString("url", path: "$") else {
             throw ServiceError.badField("$.url", "missing_required_field", "A webhook needs a 'url'.")
         }
         let now = clock.now()
         let endpoint = WebhookEndpoint(
-            appID: appID, id: Identifiers.webhookID(), url: try WebhookTarget.validate(rawURL, allowPrivate: options.allowPrivateTargets),
+            appID: appID, id: Identifiers.webhookID(),
+            url: try WebhookTarget.validate(rawURL, allowPrivate: options.allowPrivateTargets),
             description: try Self.description(body), eventTypes: try Self.subscription(body["eventTypes"]) ?? .all,
-            secret: Identifiers.webhookSecret(), enabled: try Self.enabled(body) ?? true, createdAt: now, updatedAt: now)
+            secret: Identifiers.webhookSecret(), enabled: try Self.enabled(body) ?? true, createdAt: now, updatedAt: now
+        )
         try store.write { tx in
             try tx.apps.lockForLimits(appID: appID)  // count, then insert: one creator of the app's endpoints at a time
             guard try tx.webhooks.endpointCount(appID: appID) < self.options.maxEndpointsPerApp else {
-                throw ServiceError(.conflict, "webhook_limit_reached",
-                                   "An app has at most \(self.options.maxEndpointsPerApp) webhook endpoints (webhooks.maxEndpointsPerApp).")
+                throw ServiceError(
+                    .conflict, "webhook_limit_reached",
+                    "An app has at most \(self.options.maxEndpointsPerApp) webhook endpoints (webhooks.maxEndpointsPerApp)."
+                )
             }
             try tx.webhooks.insertEndpoint(endpoint)
-            try tx.record(WriteRecord(appID: appID, action: .webhookCreated, targetKind: "webhook", targetID: endpoint.id,
-                                      after: endpoint.auditBytes), now: now)
+            try tx.record(
+                WriteRecord(
+                    appID: appID, action: .webhookCreated, targetKind: "webhook", targetID: endpoint.id,
+                    after: endpoint.auditBytes), now: now)
         }
         return endpoint
     }
 
     /// Changes what `body` names of `{url, eventTypes, description, enabled}`.
     public func update(appID: String, id: String, body: JSONValue) throws -> WebhookEndpoint {
-        guard body.objectValue != nil else { throw ServiceError.badField("$", "type_mismatch", "The body is a JSON object.") }
-        let url = try body.optionalString("url", path: "$").map { try WebhookTarget.validate($0, allowPrivate: options.allowPrivateTargets) }
+        guard body.objectValue != nil else {
+            throw ServiceError.badField("$", "type_mismatch", "The body is a JSON object.")
+        }
+        let url = try body.optionalString("url", path: "$").map {
+            try WebhookTarget.validate($0, allowPrivate: options.allowPrivateTargets)
+        }
         let description = try Self.description(body)
         let types = try Self.subscription(body["eventTypes"])
         let enabled = try Self.enabled(body)
@@ -78,8 +92,10 @@ public final class WebhookService: Sendable {
             }
             after.updatedAt = now
             guard try tx.webhooks.updateEndpoint(after) else { throw ServiceError.notFound("webhook", id) }
-            try tx.record(WriteRecord(appID: appID, action: .webhookUpdated, targetKind: "webhook", targetID: id,
-                                      before: before.auditBytes, after: after.auditBytes), now: now)
+            try tx.record(
+                WriteRecord(
+                    appID: appID, action: .webhookUpdated, targetKind: "webhook", targetID: id,
+                    before: before.auditBytes, after: after.auditBytes), now: now)
             return after
         }
     }
@@ -92,7 +108,8 @@ public final class WebhookService: Sendable {
             endpoint.secret = Identifiers.webhookSecret()
             endpoint.updatedAt = now
             guard try tx.webhooks.updateEndpoint(endpoint) else { throw ServiceError.notFound("webhook", id) }
-            try tx.record(WriteRecord(appID: appID, action: .webhookSecretRotated, targetKind: "webhook", targetID: id), now: now)
+            try tx.record(
+                WriteRecord(appID: appID, action: .webhookSecretRotated, targetKind: "webhook", targetID: id), now: now)
             return endpoint
         }
     }
@@ -102,14 +119,20 @@ public final class WebhookService: Sendable {
         let now = clock.now()
         try store.write { tx in
             let before = try Self.existing(tx, appID: appID, id: id)
-            guard try tx.webhooks.deleteEndpoint(appID: appID, id: id) else { throw ServiceError.notFound("webhook", id) }
-            try tx.record(WriteRecord(appID: appID, action: .webhookDeleted, targetKind: "webhook", targetID: id,
-                                      before: before.auditBytes), now: now)
+            guard try tx.webhooks.deleteEndpoint(appID: appID, id: id) else {
+                throw ServiceError.notFound("webhook", id)
+            }
+            try tx.record(
+                WriteRecord(
+                    appID: appID, action: .webhookDeleted, targetKind: "webhook", targetID: id,
+                    before: before.auditBytes), now: now)
         }
     }
 
     /// The endpoint's deliveries, newest first; `cursor` is the previous page's `nextCursor`.
-    public func deliveries(appID: String, id: String, state: WebhookDeliveryState?, cursor: String?, limit: Int) throws -> Page<WebhookDelivery> {
+    public func deliveries(appID: String, id: String, state: WebhookDeliveryState?, cursor: String?, limit: Int) throws
+        -> Page<WebhookDelivery>
+    {
         let before = try SequenceCursor.parse(cursor)
         let rows = try store.read { tx in
             _ = try Self.existing(tx, appID: appID, id: id)
@@ -125,9 +148,11 @@ public final class WebhookService: Sendable {
         let now = clock.now()
         let delivery = try store.write { tx -> WebhookDelivery in
             let endpoint = try Self.existing(tx, appID: appID, id: id)
-            let ids = try WebhookOutbox.enqueue(type: .webhookTest, appID: appID, data: ["webhookId": .string(id)],
-                                                actor: WriteActor.current, now: now, in: tx, only: endpoint)
-            guard let deliveryID = ids.first, let delivery = try tx.webhooks.delivery(endpointID: id, id: deliveryID) else {
+            let ids = try WebhookOutbox.enqueue(
+                type: .webhookTest, appID: appID, data: ["webhookId": .string(id)],
+                actor: WriteActor.current, now: now, in: tx, only: endpoint)
+            guard let deliveryID = ids.first, let delivery = try tx.webhooks.delivery(endpointID: id, id: deliveryID)
+            else {
                 throw StoreInconsistency(detail: "a test delivery just written is gone")
             }
             return delivery
@@ -145,11 +170,13 @@ public final class WebhookService: Sendable {
                 throw ServiceError.notFound("webhook_delivery", deliveryID)
             }
             guard current.state == .failed else {
-                throw ServiceError(.conflict, "delivery_not_failed",
-                                   "Only a delivery that gave up can be retried by hand; this one is \(current.state.rawValue).")
+                throw ServiceError(
+                    .conflict, "delivery_not_failed",
+                    "Only a delivery that gave up can be retried by hand; this one is \(current.state.rawValue).")
             }
             guard try tx.webhooks.requeue(endpointID: id, id: deliveryID, now: now),
-                  let requeued = try tx.webhooks.delivery(endpointID: id, id: deliveryID) else {
+                let requeued = try tx.webhooks.delivery(endpointID: id, id: deliveryID)
+            else {
                 throw StoreInconsistency(detail: "a failed delivery could not be made pending")
             }
             return requeued
@@ -166,14 +193,20 @@ public final class WebhookService: Sendable {
     }
 
     private static func existing(_ tx: any StoreTransaction, appID: String, id: String) throws -> WebhookEndpoint {
-        guard let endpoint = try tx.webhooks.endpoint(appID: appID, id: id) else { throw ServiceError.notFound("webhook", id) }
+        guard let endpoint = try tx.webhooks.endpoint(appID: appID, id: id) else {
+            throw ServiceError.notFound("webhook", id)
+        }
         return endpoint
     }
 
     /// The endpoint, locked until commit, for a write that stores it whole: a sender recording its
     /// health meanwhile waits, rather than write back the secret or settings this write replaces.
-    private static func existingForUpdate(_ tx: any StoreTransaction, appID: String, id: String) throws -> WebhookEndpoint {
-        guard let endpoint = try tx.webhooks.endpointForUpdate(appID: appID, id: id) else { throw ServiceError.notFound("webhook", id) }
+    private static func existingForUpdate(_ tx: any StoreTransaction, appID: String, id: String) throws
+        -> WebhookEndpoint
+    {
+        guard let endpoint = try tx.webhooks.endpointForUpdate(appID: appID, id: id) else {
+            throw ServiceError.notFound("webhook", id)
+        }
         return endpoint
     }
 
@@ -187,7 +220,9 @@ public final class WebhookService: Sendable {
 
     private static func enabled(_ body: JSONValue) throws -> Bool? {
         guard let value = body["enabled"], !value.isNull else { return nil }
-        guard case .bool(let flag) = value else { throw ServiceError.badField("$.enabled", "type_mismatch", "'enabled' is true or false.") }
+        guard case .bool(let flag) = value else {
+            throw ServiceError.badField("$.enabled", "type_mismatch", "'enabled' is true or false.")
+        }
         return flag
     }
 
@@ -195,14 +230,17 @@ public final class WebhookService: Sendable {
     static func subscription(_ value: JSONValue?) throws -> WebhookSubscription? {
         guard let value, !value.isNull else { return nil }
         guard let items = value.arrayValue, !items.isEmpty else {
-            throw ServiceError.badField("$.eventTypes", "type_mismatch", "'eventTypes' is a non-empty array of event types, or [\"*\"].")
+            throw ServiceError.badField(
+                "$.eventTypes", "type_mismatch", "'eventTypes' is a non-empty array of event types, or [\"*\"].")
         }
         if items == ["*"] { return .all }
         var types = Set<WebhookEventType>()
         for (index, item) in items.enumerated() {
             guard let name = item.stringValue, let type = WebhookEventType(rawValue: name), type != .webhookTest else {
-                let names = WebhookEventType.allCases.filter { $0 != .webhookTest }.map(\.rawValue).joined(separator: ", ")
-                throw ServiceError.badField("$.eventTypes[\(index)]", "invalid_enum_value", "An event type is one of \(names), or \"*\".")
+                let names = WebhookEventType.allCases.filter { $0 != .webhookTest }.map(\.rawValue).joined(
+                    separator: ", ")
+                throw ServiceError.badField(
+                    "$.eventTypes[\(index)]", "invalid_enum_value", "An event type is one of \(names), or \"*\".")
             }
             types.insert(type)
         }

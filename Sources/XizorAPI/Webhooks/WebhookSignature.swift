@@ -18,7 +18,8 @@ struct RetrySchedule: Sendable {
     var retryForMs: Int64
 
     init(baseMs: Int64, maxDelayMs: Int64 = 3_600_000, retryForMs: Int64) {
-        precondition(baseMs > 0 && maxDelayMs >= baseMs && retryForMs >= 0, "a retry schedule needs a positive base delay")
+        precondition(
+            baseMs > 0 && maxDelayMs >= baseMs && retryForMs >= 0, "a retry schedule needs a positive base delay")
         self.baseMs = baseMs
         self.maxDelayMs = maxDelayMs
         self.retryForMs = retryForMs
@@ -27,7 +28,8 @@ struct RetrySchedule: Sendable {
     /// The outcome of attempt number `attempts` (1 for the first) of an event created at `createdAt`.
     func outcome(_ answer: WebhookSender.Answer, attempts: Int, createdAt: Int64, now: Int64) -> DeliveryOutcome {
         precondition(attempts >= 1, "an outcome follows an attempt")
-        let status: Int?, error: String?
+        let status: Int?
+        let error: String?
         switch answer {
         case .status(let code) where (200..<300).contains(code):
             return DeliveryOutcome(state: .delivered, nextAttemptAt: now, status: code, error: nil)

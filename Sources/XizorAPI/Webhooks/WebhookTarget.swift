@@ -14,20 +14,26 @@ public enum WebhookTarget {
     static func validate(_ raw: String, allowPrivate: Bool, path: String = "$.url") throws -> String {
         let url = raw.trimmingCharacters(in: .whitespaces)
         guard url.utf8.count <= 2048, let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty,
-              let split = Authority(url, schemeLength: scheme.utf8.count) else {
-            throw ServiceError.badField(path, "invalid_url", "A webhook URL is an absolute http or https URL of at most 2,048 bytes.")
+            scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty,
+            let split = Authority(url, schemeLength: scheme.utf8.count)
+        else {
+            throw ServiceError.badField(
+                path, "invalid_url", "A webhook URL is an absolute http or https URL of at most 2,048 bytes.")
         }
         guard parts.user == nil, parts.password == nil, !split.host.contains("@") else {
-            throw ServiceError.badField(path, "invalid_url", "A webhook URL carries no user or password; the signature authenticates.")
+            throw ServiceError.badField(
+                path, "invalid_url", "A webhook URL carries no user or password; the signature authenticates.")
         }
         let canonical: Host
         do { canonical = try Host(split.host) } catch {
-            throw ServiceError.badField(path, "invalid_url", "\(split.host) is not a host name, an IPv4 address or a bracketed IPv6 address.")
+            throw ServiceError.badField(
+                path, "invalid_url", "\(split.host) is not a host name, an IPv4 address or a bracketed IPv6 address.")
         }
         if !allowPrivate && canonical.isInternal {
-            throw ServiceError.badField(path, "private_webhook_target",
-                                        "\(split.host) (\(canonical.text)) is a loopback, private, link-local or otherwise internal address; set webhooks.allowPrivateTargets to allow it.")
+            throw ServiceError.badField(
+                path, "private_webhook_target",
+                "\(split.host) (\(canonical.text)) is a loopback, private, link-local or otherwise internal address; set webhooks.allowPrivateTargets to allow it."
+            )
         }
         return scheme + "://" + canonical.text + split.rest
     }
@@ -69,7 +75,9 @@ public enum WebhookTarget {
             if raw.hasPrefix("[") {
                 // Brackets hold IPv6 only; a zone id (`%25eth0`) names an interface of this server.
                 var v6 = in6_addr()
-                guard raw.hasSuffix("]"), raw.count > 2, inet_pton(AF_INET6, String(raw.dropFirst().dropLast()), &v6) == 1 else {
+                guard raw.hasSuffix("]"), raw.count > 2,
+                    inet_pton(AF_INET6, String(raw.dropFirst().dropLast()), &v6) == 1
+                else {
                     throw Invalid()
                 }
                 let bytes = withUnsafeBytes(of: v6) { Array($0) }
@@ -80,8 +88,11 @@ public enum WebhookTarget {
             var name = raw.lowercased()
             if name.hasSuffix(".") { name.removeLast() }  // the root: `localhost.` is `localhost`
             guard !name.isEmpty, name.utf8.count <= 253,
-                  name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x2e || $0 == 0x5f }),
-                  !name.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else { throw Invalid() }
+                name.utf8.allSatisfy({
+                    ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x2e || $0 == 0x5f
+                }),
+                !name.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            else { throw Invalid() }
             if let v4 = WebhookTarget.inetAton(name) {
                 address = v4
                 text = v4.map(String.init).joined(separator: ".")
@@ -90,7 +101,10 @@ public enum WebhookTarget {
             // A name whose last label is a number is an address that did not parse (`256.1.1.1`,
             // `1.2.3.4.5`, `0x1.0x100000000`), never a DNS name: refused rather than left to a resolver.
             if let last = name.split(separator: ".").last,
-               last.allSatisfy(\.isNumber) || (last.hasPrefix("0x") && last.dropFirst(2).allSatisfy(\.isHexDigit)) { throw Invalid() }
+                last.allSatisfy(\.isNumber) || (last.hasPrefix("0x") && last.dropFirst(2).allSatisfy(\.isHexDigit))
+            {
+                throw Invalid()
+            }
             address = nil
             text = name
         }
@@ -114,10 +128,13 @@ public enum WebhookTarget {
             values.append(value)
         }
         guard values.dropLast().allSatisfy({ $0 <= 255 }), let last = values.last,
-              last < (UInt64(1) << (8 * UInt64(5 - values.count))) else { return nil }
+            last < (UInt64(1) << (8 * UInt64(5 - values.count)))
+        else { return nil }
         var bytes = values.dropLast().map { UInt8($0) }
         let lastBytes = 4 - bytes.count
-        for shift in stride(from: lastBytes - 1, through: 0, by: -1) { bytes.append(UInt8((last >> (8 * UInt64(shift))) & 0xff)) }
+        for shift in stride(from: lastBytes - 1, through: 0, by: -1) {
+            bytes.append(UInt8((last >> (8 * UInt64(shift))) & 0xff))
+        }
         return bytes
     }
 
@@ -125,7 +142,9 @@ public enum WebhookTarget {
     static func number(_ part: Substring) -> UInt64? {
         let lower = part.lowercased()
         let (digits, radix): (Substring, Int) =
-            lower.hasPrefix("0x") ? (lower.dropFirst(2), 16) : lower.hasPrefix("0") && lower.count > 1 ? (lower.dropFirst(), 8) : (Substring(lower), 10)
+            lower.hasPrefix("0x")
+            ? (lower.dropFirst(2), 16)
+            : lower.hasPrefix("0") && lower.count > 1 ? (lower.dropFirst(), 8) : (Substring(lower), 10)
         guard radix == 16 || !digits.isEmpty, digits.count <= 32 else { return nil }
         if digits.isEmpty { return 0 }  // `0x` alone is 0 to inet_aton
         guard let value = UInt64(digits, radix: radix), value <= UInt64(UInt32.max) else { return nil }
@@ -134,7 +153,9 @@ public enum WebhookTarget {
 
     /// An IPv4 (4 bytes) or IPv6 (16 bytes) address written literally as a URL host, or nil for a name.
     /// `try?` on purpose: a host that does not parse as an address *is* a name (checked as one), not an error.
-    static func literalAddress(_ host: String) -> [UInt8]? { (try? Host(host))?.address ?? (try? Host("[" + host + "]"))?.address }
+    static func literalAddress(_ host: String) -> [UInt8]? {
+        (try? Host(host))?.address ?? (try? Host("[" + host + "]"))?.address
+    }
 
     /// The address as `inet_ntop` writes it.
     static func text(_ address: [UInt8]) -> String {
@@ -148,24 +169,27 @@ public enum WebhookTarget {
     public static func isPrivate(_ a: [UInt8]) -> Bool {
         if a.count == 4 {
             switch (a[0], a[1]) {
-            case (0, _), (10, _), (127, _): return true                       // this network, private, loopback
-            case (100, 64...127): return true                                 // carrier-grade NAT
-            case (169, 254): return true                                      // link-local (cloud metadata)
-            case (172, 16...31), (192, 168): return true                      // private
-            case (192, 0) where a[2] == 0: return true                        // IETF protocol assignments
-            case (198, 18...19): return true                                  // benchmarking
-            default: return a[0] >= 224                                       // multicast, reserved, broadcast
+            case (0, _), (10, _), (127, _): return true  // this network, private, loopback
+            case (100, 64...127): return true  // carrier-grade NAT
+            case (169, 254): return true  // link-local (cloud metadata)
+            case (172, 16...31), (192, 168): return true  // private
+            case (192, 0) where a[2] == 0: return true  // IETF protocol assignments
+            case (198, 18...19): return true  // benchmarking
+            default: return a[0] >= 224  // multicast, reserved, broadcast
             }
         }
         guard a.count == 16 else { return true }
-        if a[0..<10].allSatisfy({ $0 == 0 }) && a[10] == 0xff && a[11] == 0xff { return isPrivate(Array(a[12..<16])) } // v4-mapped
-        if a[0..<12].allSatisfy({ $0 == 0 }) { return true }                  // ::, ::1, v4-compatible
-        if a[0] & 0xfe == 0xfc { return true }                                // unique local fc00::/7
-        if a[0] == 0xfe && a[1] & 0xc0 == 0x80 { return true }                // link-local fe80::/10
-        if a[0] == 0xff { return true }                                       // multicast
-        if a[0] == 0x00 && a[1] == 0x64 && a[2] == 0xff && a[3] == 0x9b { return isPrivate(Array(a[12..<16])) } // NAT64
-        if a[0] == 0x20 && a[1] == 0x02 { return isPrivate(Array(a[2..<6])) } // 6to4 carries an IPv4 address
-        if a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0 { return true } // Teredo: a tunnel, never a webhook host
+        // v4-mapped
+        if a[0..<10].allSatisfy({ $0 == 0 }) && a[10] == 0xff && a[11] == 0xff { return isPrivate(Array(a[12..<16])) }
+        if a[0..<12].allSatisfy({ $0 == 0 }) { return true }  // ::, ::1, v4-compatible
+        if a[0] & 0xfe == 0xfc { return true }  // unique local fc00::/7
+        if a[0] == 0xfe && a[1] & 0xc0 == 0x80 { return true }  // link-local fe80::/10
+        if a[0] == 0xff { return true }  // multicast
+        // NAT64
+        if a[0] == 0x00 && a[1] == 0x64 && a[2] == 0xff && a[3] == 0x9b { return isPrivate(Array(a[12..<16])) }
+        if a[0] == 0x20 && a[1] == 0x02 { return isPrivate(Array(a[2..<6])) }  // 6to4 carries an IPv4 address
+        // Teredo: a tunnel, never a webhook host
+        if a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0 { return true }
         return false
     }
 }

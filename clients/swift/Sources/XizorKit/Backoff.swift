@@ -9,8 +9,10 @@ struct Backoff: Sendable {
     /// "Equal jitter": half the exponential delay plus a random share of the other half, so a
     /// fleet of devices that lost the network together does not come back in step, while each
     /// still waits at least half the nominal delay. A `Retry-After` is a floor, never shortened.
-    func delay(afterFailures failures: Int, retryAfter: TimeInterval?,
-               random: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }) -> TimeInterval {
+    func delay(
+        afterFailures failures: Int, retryAfter: TimeInterval?,
+        random: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
+    ) -> TimeInterval {
         precondition(failures >= 1, "a delay follows a failure")
         let exponent = Double(min(failures - 1, 30))
         let nominal = min(maximum, initial * pow(2, exponent))

@@ -24,9 +24,11 @@ public struct XizorConfiguration: Sendable {
     /// `CFBundleShortVersionString`.
     public var appVersion: String?
 
-    public init(publicKey: String, baseURL: URL, cacheDirectory: URL? = nil, schemaVersion: Int = 2,
-                cacheTimeout: TimeInterval = 1, requestTimeout: TimeInterval = 10,
-                fallbackBundle: URL? = nil, events: EventSettings = EventSettings()) {
+    public init(
+        publicKey: String, baseURL: URL, cacheDirectory: URL? = nil, schemaVersion: Int = 2,
+        cacheTimeout: TimeInterval = 1, requestTimeout: TimeInterval = 10,
+        fallbackBundle: URL? = nil, events: EventSettings = EventSettings()
+    ) {
         self.publicKey = publicKey
         self.baseURL = baseURL
         self.cacheDirectory = cacheDirectory ?? XizorConfiguration.defaultCacheDirectory
@@ -39,7 +41,8 @@ public struct XizorConfiguration: Sendable {
 
     /// `Library/Caches/Xizor` on Apple platforms, `$XDG_CACHE_HOME/xizor` (or the temporary directory) elsewhere.
     public static var defaultCacheDirectory: URL {
-        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+        let caches =
+            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return caches.appendingPathComponent("Xizor", isDirectory: true)
     }
@@ -61,9 +64,11 @@ public struct EventSettings: Sendable {
     /// Told about deliveries, drops and retries (on an arbitrary thread).
     public var onReport: (@Sendable (EventReport) -> Void)?
 
-    public init(batchSize: Int = 500, flushInterval: TimeInterval = 30, maxQueued: Int = 10_000,
-                initialBackoff: TimeInterval = 1, maxBackoff: TimeInterval = 300,
-                onReport: (@Sendable (EventReport) -> Void)? = nil) {
+    public init(
+        batchSize: Int = 500, flushInterval: TimeInterval = 30, maxQueued: Int = 10_000,
+        initialBackoff: TimeInterval = 1, maxBackoff: TimeInterval = 300,
+        onReport: (@Sendable (EventReport) -> Void)? = nil
+    ) {
         precondition((1...500).contains(batchSize), "the server takes 1 to 500 events per batch")
         precondition(maxQueued >= batchSize && flushInterval > 0 && initialBackoff > 0 && maxBackoff >= initialBackoff)
         self.batchSize = batchSize

@@ -12,8 +12,10 @@ struct DeviceAttributes: Sendable, Equatable {
 
     /// The headers the server reads them from.
     var headers: [String: String] {
-        var headers = ["X-Xizor-Platform": platform, "X-Xizor-SDK-Version": sdkVersion, "X-Xizor-OS-Version": osVersion,
-                       "X-Xizor-Device-Locale": locale]
+        var headers = [
+            "X-Xizor-Platform": platform, "X-Xizor-SDK-Version": sdkVersion, "X-Xizor-OS-Version": osVersion,
+            "X-Xizor-Device-Locale": locale,
+        ]
         if let appVersion { headers["X-Xizor-App-Version"] = appVersion }
         return headers.filter { !$0.value.isEmpty && $0.value.utf8.count <= 64 }
     }
@@ -31,20 +33,20 @@ struct DeviceAttributes: Sendable, Equatable {
 
     static var platform: String {
         #if os(visionOS)
-        "visionos"
+            "visionos"
         #elseif os(iOS)
-        // iPadOS reports as iOS: the same App Store, and UIDevice would need the main actor.
-        "ios"
+            // iPadOS reports as iOS: the same App Store, and UIDevice would need the main actor.
+            "ios"
         #elseif os(macOS)
-        "macos"
+            "macos"
         #elseif os(tvOS)
-        "tvos"
+            "tvos"
         #elseif os(watchOS)
-        "watchos"
+            "watchos"
         #elseif os(Android)
-        "android"
+            "android"
         #else
-        "linux"
+            "linux"
         #endif
     }
 }

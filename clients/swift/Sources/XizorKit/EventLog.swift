@@ -56,13 +56,19 @@ struct EventLog {
             return loaded
         }
         size = data.count
-        head = (try? String(contentsOf: headFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        head =
+            (try? String(contentsOf: headFile, encoding: .utf8)).flatMap {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            } ?? 0
         if head < 0 || head > size { head = 0 }
         let decoder = JSONDecoder()
         var loaded = Loaded()
         var start = data.startIndex + head
         while start < data.endIndex {
-            guard let end = data[start...].firstIndex(of: UInt8(ascii: "\n")) else { loaded.unreadableLines += 1; break }
+            guard let end = data[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+                loaded.unreadableLines += 1
+                break
+            }
             // A line that does not decode is counted (and reported by the queue), not an error that
             // would leave every other queued event undelivered.
             if let event = try? decoder.decode(XizorEvent.self, from: data[start..<end]) {
@@ -93,7 +99,8 @@ struct EventLog {
             sizes.append(line.count + 1)
         }
         if handle == nil {
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             if !FileManager.default.fileExists(atPath: file.path) {
                 guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
                     throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])

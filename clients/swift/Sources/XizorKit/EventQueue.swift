@@ -39,7 +39,9 @@ public actor EventQueue {
         pending = loaded.events
         self.log = log
         if loaded.unreadableLines > 0 { settings.onReport?(.unreadable(lines: loaded.unreadableLines)) }
-        if let aside = loaded.setAside { settings.onReport?(.unreadableFile(movedTo: aside.path, reason: aside.reason)) }
+        if let aside = loaded.setAside {
+            settings.onReport?(.unreadableFile(movedTo: aside.path, reason: aside.reason))
+        }
         batchLimit = settings.batchSize
     }
 
@@ -62,7 +64,10 @@ public actor EventQueue {
     func stop() {
         ticker?.cancel()
         ticker = nil
-        if case .backingOff(_, let wake) = state { wake.cancel(); state = .idle }
+        if case .backingOff(_, let wake) = state {
+            wake.cancel()
+            state = .idle
+        }
         log.close()
     }
 
@@ -120,7 +125,10 @@ public actor EventQueue {
                 report(.delivered(accepted: accepted, duplicates: duplicates))
                 if !rejected.isEmpty {
                     let byID = Dictionary(batch.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-                    report(.dropped(rejected.compactMap { byID[$0.id] }, reason: rejected.map(\.reason).joined(separator: "; ")))
+                    report(
+                        .dropped(
+                            rejected.compactMap { byID[$0.id] }, reason: rejected.map(\.reason).joined(separator: "; "))
+                    )
                 }
             case .refused(let reason):
                 failures = 0
@@ -167,25 +175,29 @@ public actor EventQueue {
         do {
             response = try await transport.send("POST", transport.url("v1/sdk/events"), body: body)
         } catch {
-            return .retry(.network(String(describing: (error as? NetworkFailure)?.description ?? "\(error)")), retryAfter: nil)
+            return .retry(
+                .network(String(describing: (error as? NetworkFailure)?.description ?? "\(error)")), retryAfter: nil)
         }
         switch response.status {
         case 200, 202:
             guard let answer = try? JSONValue.decode(response.body) else {
                 return .retry(.serverError(status: response.status), retryAfter: nil)
             }
-            let rejected: [(id: String, reason: String)] = (answer["rejected"].flatMap { value -> [JSONValue]? in
-                if case .array(let items) = value { return items } else { return nil }
-            } ?? []).compactMap { item in
-                guard let id = item["id"]?.stringValue else { return nil }
-                var reason = "rejected"
-                if case .array(let errors)? = item["errors"], let first = errors.first {
-                    reason = [first["path"]?.stringValue, first["message"]?.stringValue].compactMap { $0 }.joined(separator: ": ")
+            let rejected: [(id: String, reason: String)] =
+                (answer["rejected"].flatMap { value -> [JSONValue]? in
+                    if case .array(let items) = value { return items } else { return nil }
+                } ?? []).compactMap { item in
+                    guard let id = item["id"]?.stringValue else { return nil }
+                    var reason = "rejected"
+                    if case .array(let errors)? = item["errors"], let first = errors.first {
+                        reason = [first["path"]?.stringValue, first["message"]?.stringValue].compactMap { $0 }.joined(
+                            separator: ": ")
+                    }
+                    return (id, reason)
                 }
-                return (id, reason)
-            }
-            return .delivered(accepted: answer["accepted"]?.intValue ?? 0, duplicates: answer["duplicates"]?.intValue ?? 0,
-                              rejected: rejected)
+            return .delivered(
+                accepted: answer["accepted"]?.intValue ?? 0, duplicates: answer["duplicates"]?.intValue ?? 0,
+                rejected: rejected)
         case 413:
             return .tooLarge
         case 429:

@@ -23,8 +23,9 @@ struct FallbackBundle: Sendable {
         var entries: [String: Entry] = [:]
         for (key, raw) in placements {
             guard let paywallId = raw["paywallId"]?.stringValue, let version = raw["version"]?.intValue,
-                  let entrySchema = raw["schemaVersion"]?.intValue, entrySchema <= schemaVersion,
-                  let document = raw["document"] else { continue }
+                let entrySchema = raw["schemaVersion"]?.intValue, entrySchema <= schemaVersion,
+                let document = raw["document"]
+            else { continue }
             entries[key] = Entry(paywallId: paywallId, version: version, schemaVersion: entrySchema, document: document)
         }
         self.entries = entries
@@ -33,7 +34,9 @@ struct FallbackBundle: Sendable {
     func paywall(for placement: String) -> Paywall? {
         guard let entry = entries[placement] else { return nil }
         let locale = entry.document["defaultLocale"]?.stringValue ?? ""
-        return Paywall(placement: placement, paywallId: entry.paywallId, version: entry.version, schemaVersion: entry.schemaVersion,
-                       locale: locale, content: .document(entry.document), experiment: nil, source: .fallback, etag: nil)
+        return Paywall(
+            placement: placement, paywallId: entry.paywallId, version: entry.version,
+            schemaVersion: entry.schemaVersion,
+            locale: locale, content: .document(entry.document), experiment: nil, source: .fallback, etag: nil)
     }
 }

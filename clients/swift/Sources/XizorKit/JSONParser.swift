@@ -42,9 +42,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try object(depth: depth)
         case UInt8(ascii: "["): return try array(depth: depth)
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default: return .number(try number())
         }
     }
@@ -52,7 +58,9 @@ struct JSONParser {
     private mutating func literal(_ word: StaticString) throws {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw failure("unexpected end") }
-        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { throw failure("unknown literal") }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+            throw failure("unknown literal")
+        }
         index += count
     }
 
@@ -60,7 +68,10 @@ struct JSONParser {
         index += 1
         var members: [String: JSONValue] = [:]
         skipWhitespace()
-        if current == UInt8(ascii: "}") { index += 1; return .object(members) }
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw failure("expected a member name") }
@@ -73,7 +84,9 @@ struct JSONParser {
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(members)
             default: throw failure("expected ',' or '}'")
             }
         }
@@ -83,14 +96,19 @@ struct JSONParser {
         index += 1
         var items: [JSONValue] = []
         skipWhitespace()
-        if current == UInt8(ascii: "]") { index += 1; return .array(items) }
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return .array(items)
+        }
         while true {
             skipWhitespace()
             items.append(try value(depth: depth + 1))
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(items)
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(items)
             default: throw failure("expected ',' or ']'")
             }
         }
@@ -112,7 +130,10 @@ struct JSONParser {
                 index += 1
                 if byte == UInt8(ascii: "\"") { break }
                 guard byte >= 0x20 else { throw failure("control character in a string") }
-                guard byte == UInt8(ascii: "\\") else { scalars.append(byte); continue }
+                guard byte == UInt8(ascii: "\\") else {
+                    scalars.append(byte)
+                    continue
+                }
                 guard let escape = current else { throw failure("unterminated escape") }
                 index += 1
                 switch escape {
@@ -125,7 +146,9 @@ struct JSONParser {
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code) {
-                        guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard current == UInt8(ascii: "\\"), index + 1 < bytes.count,
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw failure("lone high surrogate")
                         }
                         index += 2

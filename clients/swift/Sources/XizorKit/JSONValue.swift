@@ -12,12 +12,19 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -27,8 +34,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
         case .bool(let value): try container.encode(value)
         case .number(let value):
             // Whole numbers are written without a fraction, as the server writes them.
-            if value.rounded() == value, abs(value) < 9_007_199_254_740_992 { try container.encode(Int64(value)) }
-            else { try container.encode(value) }
+            if value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
+                try container.encode(Int64(value))
+            } else {
+                try container.encode(value)
+            }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
@@ -44,7 +54,9 @@ public enum JSONValue: Sendable, Hashable, Codable {
     public var numberValue: Double? { if case .number(let value) = self { return value } else { return nil } }
     public var intValue: Int? { numberValue.flatMap { $0.rounded() == $0 ? Int(exactly: $0) : nil } }
     public var boolValue: Bool? { if case .bool(let value) = self { return value } else { return nil } }
-    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { return value } else { return nil } }
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value } else { return nil }
+    }
 
     /// Compact JSON with sorted keys: stable bytes for files and for the page's `receive`.
     public func jsonData() throws -> Data {
@@ -60,7 +72,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     public init(floatLiteral value: Double) { self = .number(value) }

@@ -69,7 +69,8 @@ public enum ColorScheme: String, Sendable, Codable {
 
 /// A presentation context value (`context.KEY`), typed as the server types it.
 public enum ContextValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral
+{
     case string(String)
     case number(Double)
     case bool(Bool)
@@ -98,9 +99,13 @@ public enum ContextValue: Sendable, Hashable, Codable, ExpressibleByStringLitera
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else { self = .string(try container.decode(String.self)) }
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -14,8 +14,9 @@ actor PaywallCache {
     func entry(for key: String) -> StoredResponse? {
         if let entry = memory[key] { return entry }
         guard let data = try? Data(contentsOf: file(for: key)),
-              let entry = try? JSONDecoder().decode(StoredResponse.self, from: data),
-              entry.key == key else { return nil }
+            let entry = try? JSONDecoder().decode(StoredResponse.self, from: data),
+            entry.key == key
+        else { return nil }
         memory[key] = entry
         return entry
     }

@@ -26,7 +26,8 @@ actor PaywallLoader {
 
     func answer(_ request: PaywallRequest) async throws -> PaywallAnswer {
         let cached = await cache.entry(for: request.cacheKey)
-        let bundled = request.format == .document ? fallback?.paywall(for: request.placement).map { localized($0, request) } : nil
+        let bundled =
+            request.format == .document ? fallback?.paywall(for: request.placement).map { localized($0, request) } : nil
         // Parsed only when it is the answer: a revalidation parses the body once, not twice.
         func alternative() -> PaywallAnswer? {
             cached.flatMap { try? $0.answer(request: request, source: .cache) } ?? bundled.map(PaywallAnswer.paywall)
@@ -54,8 +55,11 @@ actor PaywallLoader {
     }
 
     /// The cached copy turned out unreadable after the race was lost: wait for the network after all.
-    private func waitOut(_ network: Task<PaywallAnswer, Error>, _ request: PaywallRequest) async throws -> PaywallAnswer {
-        do { return try await network.value } catch let error as XizorError where error.isRejection { throw error } catch {
+    private func waitOut(_ network: Task<PaywallAnswer, Error>, _ request: PaywallRequest) async throws -> PaywallAnswer
+    {
+        do { return try await network.value } catch let error as XizorError where error.isRejection {
+            throw error
+        } catch {
             throw XizorError.unavailable(placement: request.placement, underlying: Self.describe(error))
         }
     }
@@ -88,10 +92,13 @@ actor PaywallLoader {
 
     /// One request, revalidating the cached copy with `If-None-Match`; every answer worth keeping
     /// (200, 204, a 304's confirmation) is written to the cache before it is returned.
-    private static func fetch(_ request: PaywallRequest, cached: StoredResponse?, transport: Transport,
-                              cache: PaywallCache) async throws -> PaywallAnswer {
+    private static func fetch(
+        _ request: PaywallRequest, cached: StoredResponse?, transport: Transport,
+        cache: PaywallCache
+    ) async throws -> PaywallAnswer {
         guard let url = request.url(base: transport.baseURL) else {
-            throw XizorError.rejected(status: 0, code: "invalid_placement", detail: "'\(request.placement)' does not make a URL")
+            throw XizorError.rejected(
+                status: 0, code: "invalid_placement", detail: "'\(request.placement)' does not make a URL")
         }
         var headers = ["Accept": request.accept]
         if let etag = cached?.etag { headers["If-None-Match"] = etag }
@@ -105,8 +112,9 @@ actor PaywallLoader {
             await cache.confirm(entry)
             return answer
         case 200, 204:
-            let entry = StoredResponse(key: request.cacheKey, status: response.status, etag: response.header("ETag"),
-                                       headers: StoredResponse.keptHeaders(response.headers), body: response.body, confirmedAt: now)
+            let entry = StoredResponse(
+                key: request.cacheKey, status: response.status, etag: response.header("ETag"),
+                headers: StoredResponse.keptHeaders(response.headers), body: response.body, confirmedAt: now)
             let answer = try entry.answer(request: request, source: .network)
             await cache.store(entry)
             return answer
@@ -126,7 +134,8 @@ actor PaywallLoader {
     /// A bundled document holds every locale; the answer names the one asked for when it has it.
     private func localized(_ paywall: Paywall, _ request: PaywallRequest) -> Paywall {
         guard let wanted = request.locale, case .array(let locales)? = paywall.document?["locales"],
-              locales.contains(.string(wanted)) else { return paywall }
+            locales.contains(.string(wanted))
+        else { return paywall }
         var localized = paywall
         localized.locale = wanted
         return localized

@@ -15,7 +15,8 @@ actor Timers {
 
     /// When the timer started for this subscriber, in milliseconds since 1970.
     func start(subscriberId: String, paywallId: String, nodeId: String) async throws -> Int64 {
-        let key = [subscriberId, paywallId, nodeId].map { $0.replacingOccurrences(of: "|", with: "%7C") }.joined(separator: "|")
+        let key = [subscriberId, paywallId, nodeId].map { $0.replacingOccurrences(of: "|", with: "%7C") }.joined(
+            separator: "|")
         if let known = starts[key] { return known }
         let body = try JSONEncoder().encode(["subscriberId": subscriberId, "paywallId": paywallId, "nodeId": nodeId])
         let response: HTTPResponse
@@ -29,14 +30,16 @@ actor Timers {
             if (400..<500).contains(response.status) && response.status != 429 {
                 throw XizorError.rejected(status: response.status, code: problem.code, detail: problem.detail)
             }
-            throw XizorError.unavailable(placement: "", underlying: "timer start: the server answered \(response.status)")
+            throw XizorError.unavailable(
+                placement: "", underlying: "timer start: the server answered \(response.status)")
         }
         guard let startedAt = (try? JSONValue.decode(response.body))?["startedAt"]?.numberValue else {
             throw XizorError.invalidResponse("the timer answer has no startedAt")
         }
         let value = Int64(startedAt)
         starts[key] = value
-        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try? JSONEncoder().encode(starts).write(to: file, options: .atomic)
         return value
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A response with its headers under lower-cased names.
@@ -62,7 +63,9 @@ struct Transport: Sendable {
 
     func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
 
-    func send(_ method: String, _ url: URL, headers: [String: String] = [:], body: Data? = nil) async throws -> HTTPResponse {
+    func send(_ method: String, _ url: URL, headers: [String: String] = [:], body: Data? = nil) async throws
+        -> HTTPResponse
+    {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: requestTimeout)
         request.httpMethod = method
         request.setValue("Bearer \(publicKey)", forHTTPHeaderField: "Authorization")
@@ -82,9 +85,12 @@ struct Transport: Sendable {
                 } else if let http = response as? HTTPURLResponse {
                     var headers: [String: String] = [:]
                     for (name, value) in http.allHeaderFields {
-                        if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+                        if let name = name as? String, let value = value as? String {
+                            headers[name.lowercased()] = value
+                        }
                     }
-                    continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
+                    continuation.resume(
+                        returning: HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
                 } else {
                     continuation.resume(throwing: NetworkFailure(description: "no HTTP response"))
                 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(UIKit)
-import UIKit
+    import UIKit
 #endif
 
 /// The entry point: configure once, then ask for placements' paywalls, track events and read
@@ -22,10 +23,14 @@ public final class Xizor: Sendable {
         try FileManager.default.createDirectory(at: configuration.cacheDirectory, withIntermediateDirectories: true)
         let transport = Transport(configuration: configuration)
         self.transport = transport
-        let fallback = try configuration.fallbackBundle.map { try FallbackBundle(contentsOf: $0, schemaVersion: configuration.schemaVersion) }
-        loader = PaywallLoader(transport: transport, cache: PaywallCache(directory: configuration.cacheDirectory),
-                               fallback: fallback, cacheTimeout: configuration.cacheTimeout)
-        let events = EventQueue(transport: transport, directory: configuration.cacheDirectory, settings: configuration.events)
+        let fallback = try configuration.fallbackBundle.map {
+            try FallbackBundle(contentsOf: $0, schemaVersion: configuration.schemaVersion)
+        }
+        loader = PaywallLoader(
+            transport: transport, cache: PaywallCache(directory: configuration.cacheDirectory),
+            fallback: fallback, cacheTimeout: configuration.cacheTimeout)
+        let events = EventQueue(
+            transport: transport, directory: configuration.cacheDirectory, settings: configuration.events)
         self.events = events
         timers = Timers(transport: transport, directory: configuration.cacheDirectory)
         observer = BackgroundObserver(events: events)
@@ -49,24 +54,31 @@ public final class Xizor: Sendable {
     ///
     /// Throws `XizorError.rejected` when the server definitively says no (unknown placement,
     /// nothing published, bad key) and `XizorError.unavailable` when there is nothing to show.
-    public func paywall(for placement: String, locale: String? = nil, colorScheme: ColorScheme? = nil,
-                        subscriberId: String? = nil, context: [String: ContextValue] = [:],
-                        format: PaywallFormat = .document) async throws -> PaywallAnswer {
-        try await loader.answer(PaywallRequest(placement: placement, format: format, locale: locale, colorScheme: colorScheme,
-                                               subscriberId: subscriberId, context: context,
-                                               schemaVersion: configuration.schemaVersion))
+    public func paywall(
+        for placement: String, locale: String? = nil, colorScheme: ColorScheme? = nil,
+        subscriberId: String? = nil, context: [String: ContextValue] = [:],
+        format: PaywallFormat = .document
+    ) async throws -> PaywallAnswer {
+        try await loader.answer(
+            PaywallRequest(
+                placement: placement, format: format, locale: locale, colorScheme: colorScheme,
+                subscriberId: subscriberId, context: context,
+                schemaVersion: configuration.schemaVersion))
     }
 
     /// Fetches placements ahead of their presentation, so the first one is answered from the cache
     /// at worst. Failures are ignored: presenting will try again.
-    public func preload(placements: [String], locale: String? = nil, colorScheme: ColorScheme? = nil,
-                        subscriberId: String? = nil, context: [String: ContextValue] = [:],
-                        format: PaywallFormat = .document) async {
+    public func preload(
+        placements: [String], locale: String? = nil, colorScheme: ColorScheme? = nil,
+        subscriberId: String? = nil, context: [String: ContextValue] = [:],
+        format: PaywallFormat = .document
+    ) async {
         await withTaskGroup(of: Void.self) { group in
             for placement in placements {
                 group.addTask {
-                    _ = try? await self.paywall(for: placement, locale: locale, colorScheme: colorScheme,
-                                                subscriberId: subscriberId, context: context, format: format)
+                    _ = try? await self.paywall(
+                        for: placement, locale: locale, colorScheme: colorScheme,
+                        subscriberId: subscriberId, context: context, format: format)
                 }
             }
         }
@@ -78,8 +90,10 @@ public final class Xizor: Sendable {
         await events.enqueue([event])
     }
 
-    public func track(_ name: String, paywall: Paywall? = nil, subscriberId: String? = nil,
-                      properties: [String: JSONValue]? = nil) async {
+    public func track(
+        _ name: String, paywall: Paywall? = nil, subscriberId: String? = nil,
+        properties: [String: JSONValue]? = nil
+    ) async {
         await track(XizorEvent(name: name, paywall: paywall, subscriberId: subscriberId, properties: properties))
     }
 
@@ -97,12 +111,15 @@ public final class Xizor: Sendable {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/")
         guard let id = subscriberId.addingPercentEncoding(withAllowedCharacters: allowed), !id.isEmpty,
-              var components = URLComponents(url: transport.url("v1/sdk/subscribers"), resolvingAgainstBaseURL: false) else {
-            throw XizorError.rejected(status: 0, code: "invalid_subscriber_id", detail: "a subscriber id is 1 to 200 bytes")
+            var components = URLComponents(url: transport.url("v1/sdk/subscribers"), resolvingAgainstBaseURL: false)
+        else {
+            throw XizorError.rejected(
+                status: 0, code: "invalid_subscriber_id", detail: "a subscriber id is 1 to 200 bytes")
         }
         components.percentEncodedPath += "/\(id)/attributes"
         guard let url = components.url else {
-            throw XizorError.rejected(status: 0, code: "invalid_subscriber_id", detail: "'\(subscriberId)' does not make a URL")
+            throw XizorError.rejected(
+                status: 0, code: "invalid_subscriber_id", detail: "'\(subscriberId)' does not make a URL")
         }
         let response: HTTPResponse
         do {
@@ -115,7 +132,8 @@ public final class Xizor: Sendable {
             if (400..<500).contains(response.status) && response.status != 429 {
                 throw XizorError.rejected(status: response.status, code: problem.code, detail: problem.detail)
             }
-            throw XizorError.unavailable(placement: "", underlying: "subscriber attributes: the server answered \(response.status)")
+            throw XizorError.unavailable(
+                placement: "", underlying: "subscriber attributes: the server answered \(response.status)")
         }
     }
 
@@ -130,21 +148,23 @@ public final class Xizor: Sendable {
 /// observer token is an immutable NSObject, only handed back to NotificationCenter in `deinit`.)
 private final class BackgroundObserver: @unchecked Sendable {
     #if canImport(UIKit) && !os(watchOS)
-    private let token: NSObjectProtocol
+        private let token: NSObjectProtocol
 
-    init(events: EventQueue) {
-        token = NotificationCenter.default.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil,
-                                                       queue: nil) { _ in
-            Task { @MainActor in
-                let identifier = UIApplication.shared.beginBackgroundTask(withName: "XizorKit events")
-                await events.flush()
-                UIApplication.shared.endBackgroundTask(identifier)
+        init(events: EventQueue) {
+            token = NotificationCenter.default.addObserver(
+                forName: UIApplication.didEnterBackgroundNotification, object: nil,
+                queue: nil
+            ) { _ in
+                Task { @MainActor in
+                    let identifier = UIApplication.shared.beginBackgroundTask(withName: "XizorKit events")
+                    await events.flush()
+                    UIApplication.shared.endBackgroundTask(identifier)
+                }
             }
         }
-    }
 
-    deinit { NotificationCenter.default.removeObserver(token) }
+        deinit { NotificationCenter.default.removeObserver(token) }
     #else
-    init(events: EventQueue) {}
+        init(events: EventQueue) {}
     #endif
 }

@@ -16,8 +16,10 @@ public struct XizorEvent: Sendable, Codable, Equatable {
     public var experimentId: String?
     public var variant: String?
 
-    public init(name: String, paywall: Paywall? = nil, subscriberId: String? = nil, context: [String: ContextValue]? = nil,
-                properties: [String: JSONValue]? = nil, date: Date = Date(), id: String = UUID().uuidString.lowercased()) {
+    public init(
+        name: String, paywall: Paywall? = nil, subscriberId: String? = nil, context: [String: ContextValue]? = nil,
+        properties: [String: JSONValue]? = nil, date: Date = Date(), id: String = UUID().uuidString.lowercased()
+    ) {
         self.id = id
         self.name = name
         self.timestamp = Int64((date.timeIntervalSince1970 * 1000).rounded())

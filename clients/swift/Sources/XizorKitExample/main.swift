@@ -19,12 +19,14 @@ struct Options {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("""
-    usage: xizor-kit-example --key pk_… [--base-url URL] [--placement KEY] [--locale L] [--subscriber ID]
-                             [--schema N] [--page] [--cache DIR] [--fallback FILE] [--track]
-    Prints the answer as JSON; --track also sends a paywall_open event for it.
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: xizor-kit-example --key pk_… [--base-url URL] [--placement KEY] [--locale L] [--subscriber ID]
+                                     [--schema N] [--page] [--cache DIR] [--fallback FILE] [--track]
+            Prints the answer as JSON; --track also sends a paywall_open event for it.
 
-    """.utf8))
+            """.utf8))
     exit(2)
 }
 
@@ -32,14 +34,21 @@ func parse(_ arguments: [String]) -> Options {
     var options = Options()
     var rest = arguments[...]
     while let flag = rest.popFirst() {
-        func value() -> String { guard let next = rest.popFirst() else { usage() }; return next }
+        func value() -> String {
+            guard let next = rest.popFirst() else { usage() }
+            return next
+        }
         switch flag {
-        case "--base-url": guard let url = URL(string: value()) else { usage() }; options.baseURL = url
+        case "--base-url":
+            guard let url = URL(string: value()) else { usage() }
+            options.baseURL = url
         case "--key": options.key = value()
         case "--placement": options.placement = value()
         case "--locale": options.locale = value()
         case "--subscriber": options.subscriberId = value()
-        case "--schema": guard let n = Int(value()), n >= 1 else { usage() }; options.schemaVersion = n
+        case "--schema":
+            guard let n = Int(value()), n >= 1 else { usage() }
+            options.schemaVersion = n
         case "--page": options.format = .page
         case "--cache": options.cache = URL(fileURLWithPath: value(), isDirectory: true)
         case "--fallback": options.fallback = URL(fileURLWithPath: value())
@@ -52,12 +61,14 @@ func parse(_ arguments: [String]) -> Options {
 }
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
-let configuration = XizorConfiguration(publicKey: options.key, baseURL: options.baseURL, cacheDirectory: options.cache,
-                                       schemaVersion: options.schemaVersion, fallbackBundle: options.fallback)
+let configuration = XizorConfiguration(
+    publicKey: options.key, baseURL: options.baseURL, cacheDirectory: options.cache,
+    schemaVersion: options.schemaVersion, fallbackBundle: options.fallback)
 do {
     let xizor = try Xizor(configuration: configuration)
-    let answer = try await xizor.paywall(for: options.placement, locale: options.locale, subscriberId: options.subscriberId,
-                                         format: options.format)
+    let answer = try await xizor.paywall(
+        for: options.placement, locale: options.locale, subscriberId: options.subscriberId,
+        format: options.format)
     var summary: [String: JSONValue] = ["placement": .string(options.placement)]
     switch answer {
     case .holdout(let experimentId):
@@ -69,7 +80,9 @@ do {
         summary["locale"] = .string(paywall.locale)
         summary["source"] = .string("\(paywall.source)")
         if let experiment = paywall.experiment {
-            summary["experiment"] = ["id": .string(experiment.id), "variant": experiment.variant.map(JSONValue.string) ?? .null]
+            summary["experiment"] = [
+                "id": .string(experiment.id), "variant": experiment.variant.map(JSONValue.string) ?? .null,
+            ]
         }
         switch paywall.content {
         case .document(let document): summary["document"] = document

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import XizorKit
 
 @Suite(.serialized, .timeLimit(.minutes(1)))
@@ -9,7 +10,8 @@ struct EventQueueTests {
         let app = try await server.app()
         let cache = freshCache(server)
         let quick = { (configuration: inout XizorConfiguration) in
-            configuration.events = EventSettings(batchSize: 50, flushInterval: 3600, initialBackoff: 0.1, maxBackoff: 0.4)
+            configuration.events = EventSettings(
+                batchSize: 50, flushInterval: 3600, initialBackoff: 0.1, maxBackoff: 0.4)
         }
         let online = try Xizor(configuration: app.configuration(cache: cache, quick))
         let shown = try #require(try await online.paywall(for: "onboarding").paywall)
@@ -17,16 +19,18 @@ struct EventQueueTests {
 
         // Offline: tracked, persisted, not sent.
         let reports = Reports()
-        var offline: Xizor? = try Xizor(configuration: app.configuration(cache: cache) {
-            quick(&$0)
-            $0.events.onReport = reports.handler
-        })
+        var offline: Xizor? = try Xizor(
+            configuration: app.configuration(cache: cache) {
+                quick(&$0)
+                $0.events.onReport = reports.handler
+            })
         for index in 0..<120 {
             await offline?.track(XizorEvent.paywallOpen, paywall: shown, subscriberId: "s\(index)")
         }
         await offline?.flush()
         #expect(await offline?.events.count == 120)
-        #expect(reports.all.contains { if case .retryScheduled(_, .network) = $0 { return true } else { return false } })
+        #expect(
+            reports.all.contains { if case .retryScheduled(_, .network) = $0 { return true } else { return false } })
         offline = nil  // the app is killed; the queue is on disk
 
         try server.restart()
@@ -41,11 +45,12 @@ struct EventQueueTests {
         // out and retries; the server then stores the first attempt and counts the retry's events
         // as duplicates. Still exactly once.
         let lossyReports = Reports()
-        let lossy = try Xizor(configuration: app.configuration(cache: freshCache(server)) {
-            quick(&$0)
-            $0.requestTimeout = 1
-            $0.events.onReport = lossyReports.handler
-        })
+        let lossy = try Xizor(
+            configuration: app.configuration(cache: freshCache(server)) {
+                quick(&$0)
+                $0.requestTimeout = 1
+                $0.events.onReport = lossyReports.handler
+            })
         for index in 0..<10 { await lossy.track(XizorEvent.paywallOpen, paywall: shown, subscriberId: "late\(index)") }
         server.pause()
         await lossy.flush()
@@ -58,12 +63,17 @@ struct EventQueueTests {
     }
 
     @Test func rateLimitedBatchesWaitForRetryAfter() async throws {
-        let server = try LiveServer(environment: ["XIZOR_RATE_LIMITS_EVENTS_PER_SECOND": "1", "XIZOR_RATE_LIMITS_EVENTS_BURST": "1"])
+        let server = try LiveServer(environment: [
+            "XIZOR_RATE_LIMITS_EVENTS_PER_SECOND": "1", "XIZOR_RATE_LIMITS_EVENTS_BURST": "1",
+        ])
         let app = try await server.app()
         let reports = Reports()
-        let xizor = try Xizor(configuration: app.configuration(cache: freshCache(server)) {
-            $0.events = EventSettings(batchSize: 10, flushInterval: 3600, initialBackoff: 0.05, maxBackoff: 0.1, onReport: reports.handler)
-        })
+        let xizor = try Xizor(
+            configuration: app.configuration(cache: freshCache(server)) {
+                $0.events = EventSettings(
+                    batchSize: 10, flushInterval: 3600, initialBackoff: 0.05, maxBackoff: 0.1, onReport: reports.handler
+                )
+            })
         let shown = try #require(try await xizor.paywall(for: "onboarding").paywall)
         let started = Date()
         for index in 0..<30 { await xizor.track(XizorEvent.paywallOpen, paywall: shown, subscriberId: "s\(index)") }
@@ -86,9 +96,10 @@ struct EventQueueTests {
         let server = try LiveServer()
         let app = try await server.app()
         let reports = Reports()
-        let xizor = try Xizor(configuration: app.configuration(cache: freshCache(server)) {
-            $0.events = EventSettings(flushInterval: 3600, onReport: reports.handler)
-        })
+        let xizor = try Xizor(
+            configuration: app.configuration(cache: freshCache(server)) {
+                $0.events = EventSettings(flushInterval: 3600, onReport: reports.handler)
+            })
         let shown = try #require(try await xizor.paywall(for: "onboarding").paywall)
         var bad = XizorEvent(name: XizorEvent.paywallOpen, paywall: shown, subscriberId: "s1")
         bad.paywallId = "pw_unknown"
@@ -103,14 +114,18 @@ struct EventQueueTests {
         #expect(dropped.map(\.id) == [bad.id])
 
         // A whole batch refused (a revoked key answers 401): dropped, never retried.
-        let revoked = try Xizor(configuration: app.configuration(cache: freshCache(server)) {
-            $0.publicKey = "pk_revoked_or_unknown"
-            $0.events = EventSettings(flushInterval: 3600, onReport: reports.handler)
-        })
+        let revoked = try Xizor(
+            configuration: app.configuration(cache: freshCache(server)) {
+                $0.publicKey = "pk_revoked_or_unknown"
+                $0.events = EventSettings(flushInterval: 3600, onReport: reports.handler)
+            })
         await revoked.track(XizorEvent.paywallOpen)
         await revoked.flush()
         #expect(await revoked.events.count == 0)
-        #expect(reports.all.contains { if case .dropped(_, let reason) = $0 { return reason.hasPrefix("401") } else { return false } })
+        #expect(
+            reports.all.contains {
+                if case .dropped(_, let reason) = $0 { return reason.hasPrefix("401") } else { return false }
+            })
     }
 
     @Test func aFullQueueDropsTheOldest() async throws {
@@ -118,11 +133,14 @@ struct EventQueueTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let reports = Reports()
         // Nothing listens on port 9 of loopback: every send fails; the queue keeps the newest.
-        let xizor = try Xizor(configuration: XizorConfiguration(publicKey: "pk_x", baseURL: URL(string: "http://127.0.0.1:9")!,
-                                                                cacheDirectory: directory,
-                                                                events: EventSettings(batchSize: 5, flushInterval: 3600, maxQueued: 10,
-                                                                                      initialBackoff: 60, maxBackoff: 60,
-                                                                                      onReport: reports.handler)))
+        let xizor = try Xizor(
+            configuration: XizorConfiguration(
+                publicKey: "pk_x", baseURL: URL(string: "http://127.0.0.1:9")!,
+                cacheDirectory: directory,
+                events: EventSettings(
+                    batchSize: 5, flushInterval: 3600, maxQueued: 10,
+                    initialBackoff: 60, maxBackoff: 60,
+                    onReport: reports.handler)))
         var ids: [String] = []
         for _ in 0..<12 {
             let event = XizorEvent(name: "custom.step")
@@ -163,9 +181,11 @@ struct EventQueueTests {
         damaged.insert(contentsOf: Data("not an event\n".utf8), at: 0)
         try damaged.write(to: log.file)
         let reports = Reports()
-        let offline = XizorConfiguration(publicKey: "pk_test", baseURL: try #require(URL(string: "http://127.0.0.1:9")), cacheDirectory: directory)
-        let queue = EventQueue(transport: Transport(configuration: offline), directory: directory,
-                               settings: EventSettings(onReport: reports.handler))
+        let offline = XizorConfiguration(
+            publicKey: "pk_test", baseURL: try #require(URL(string: "http://127.0.0.1:9")), cacheDirectory: directory)
+        let queue = EventQueue(
+            transport: Transport(configuration: offline), directory: directory,
+            settings: EventSettings(onReport: reports.handler))
         #expect(await queue.count == 2)
         #expect(reports.all.contains { if case .unreadable(lines: 1) = $0 { return true } else { return false } })
     }
@@ -179,12 +199,19 @@ struct EventQueueTests {
         try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
         try Data("kept".utf8).write(to: blocker.appendingPathComponent("inside"))
         let reports = Reports()
-        let offline = XizorConfiguration(publicKey: "pk_test", baseURL: try #require(URL(string: "http://127.0.0.1:9")), cacheDirectory: directory)
-        let queue = EventQueue(transport: Transport(configuration: offline), directory: directory, settings: EventSettings(onReport: reports.handler))
+        let offline = XizorConfiguration(
+            publicKey: "pk_test", baseURL: try #require(URL(string: "http://127.0.0.1:9")), cacheDirectory: directory)
+        let queue = EventQueue(
+            transport: Transport(configuration: offline), directory: directory,
+            settings: EventSettings(onReport: reports.handler))
         #expect(await queue.count == 0)
-        let moved = reports.all.compactMap { if case .unreadableFile(let path, _) = $0 { return path } else { return nil } }
+        let moved = reports.all.compactMap {
+            if case .unreadableFile(let path, _) = $0 { return path } else { return nil }
+        }
         #expect(moved.count == 1 && moved.first != blocker.path)
-        #expect(FileManager.default.fileExists(atPath: (moved.first ?? "") + "/inside"), "what was there is kept where the report says")
+        #expect(
+            FileManager.default.fileExists(atPath: (moved.first ?? "") + "/inside"),
+            "what was there is kept where the report says")
         await queue.enqueue([XizorEvent(name: "after")])
         #expect(queuedOnDisk(directory).map(\.name) == ["after"], "the queue goes on in a fresh file")
     }
@@ -235,7 +262,9 @@ struct EventQueueTests {
 
     @Test func retryAfterParsesSecondsAndDates() {
         let now = Date(timeIntervalSince1970: 1_796_000_000)
-        func response(_ value: String) -> HTTPResponse { HTTPResponse(status: 429, headers: ["retry-after": value], body: Data()) }
+        func response(_ value: String) -> HTTPResponse {
+            HTTPResponse(status: 429, headers: ["retry-after": value], body: Data())
+        }
         #expect(response("7").retryAfter(now: now) == 7)
         #expect(response("Mon, 30 Nov 2026 00:53:40 GMT").retryAfter(now: now) == 20)
         #expect(response("soon").retryAfter(now: now) == nil)

@@ -1,12 +1,14 @@
 import Foundation
 import Testing
+
 @testable import XizorKit
 
 /// The command-line example, run as an app would be: separate processes sharing a cache directory.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct ExampleTests {
     static var example: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent(".build/debug/xizor-kit-example")
     }
 
@@ -28,12 +30,16 @@ struct ExampleTests {
         let server = try LiveServer()
         let app = try await server.app()
         let cache = freshCache(server)
-        let (status, output) = try run(["--base-url", server.base.absoluteString, "--key", app.publicKey, "--placement", "onboarding",
-                                        "--cache", cache.path])
+        let (status, output) = try run([
+            "--base-url", server.base.absoluteString, "--key", app.publicKey, "--placement", "onboarding",
+            "--cache", cache.path,
+        ])
         #expect(status == 0)
         #expect(output?["paywallId"]?.stringValue == app.paywallId && output?["version"]?.intValue == 1)
         #expect(output?["source"]?.stringValue == "network" && output?["document"]?["schemaVersion"]?.intValue == 2)
-        let (missing, _) = try run(["--base-url", server.base.absoluteString, "--key", app.publicKey, "--placement", "nowhere"])
+        let (missing, _) = try run([
+            "--base-url", server.base.absoluteString, "--key", app.publicKey, "--placement", "nowhere",
+        ])
         #expect(missing == 1)
     }
 
@@ -41,13 +47,18 @@ struct ExampleTests {
         let server = try LiveServer()
         let app = try await server.app()
         let cache = freshCache(server)
-        let arguments = ["--base-url", server.base.absoluteString, "--key", app.publicKey, "--cache", cache.path, "--subscriber", "s1"]
+        let arguments = [
+            "--base-url", server.base.absoluteString, "--key", app.publicKey, "--cache", cache.path, "--subscriber",
+            "s1",
+        ]
         #expect(try run(arguments).status == 0)
         server.stop()
 
         // Offline: answered from the cache; the event is queued on disk and the process exits.
         let (status, output) = try run(arguments + ["--track"])
-        #expect(status == 0 && output?["source"]?.stringValue == "cache" && output?["queuedEvents"]?.intValue == 1, "\(status) \(String(describing: output))")
+        #expect(
+            status == 0 && output?["source"]?.stringValue == "cache" && output?["queuedEvents"]?.intValue == 1,
+            "\(status) \(String(describing: output))")
 
         try server.restart()
         let next = try Xizor(configuration: app.configuration(cache: cache))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import XizorKit
 
 @Suite(.serialized, .timeLimit(.minutes(1)))
@@ -9,11 +10,17 @@ struct ExperimentTests {
         let app = try await server.app()
         let challenger = try await app.createPaywall(template: "cinematic")
         try await app.publish(challenger)
-        let experiment = try await app.dashboard("POST", "/v1/experiments", ["variants": [
-            ["paywallId": .string(app.paywallId), "weight": 50], ["paywallId": .string(challenger), "weight": 50, "name": "cinematic"],
-        ]], expect: 201)
+        let experiment = try await app.dashboard(
+            "POST", "/v1/experiments",
+            [
+                "variants": [
+                    ["paywallId": .string(app.paywallId), "weight": 50],
+                    ["paywallId": .string(challenger), "weight": 50, "name": "cinematic"],
+                ]
+            ], expect: 201)
         let experimentId = try #require(experiment["id"]?.stringValue)
-        _ = try await app.dashboard("PUT", "/v1/placements/onboarding", ["experimentId": .string(experimentId)], expect: 200)
+        _ = try await app.dashboard(
+            "PUT", "/v1/placements/onboarding", ["experimentId": .string(experimentId)], expect: 200)
         _ = try await app.dashboard("POST", "/v1/experiments/\(experimentId)/start", expect: 200)
 
         let xizor = try Xizor(configuration: app.configuration(cache: freshCache(server)))
@@ -23,7 +30,9 @@ struct ExperimentTests {
             let first = try #require(try await xizor.paywall(for: "onboarding", subscriberId: subscriber).paywall)
             let again = try #require(try await xizor.paywall(for: "onboarding", subscriberId: subscriber).paywall)
             #expect(first.experiment?.id == experimentId && first.experiment?.assignment == "bucket")
-            #expect(again.source == .revalidated && again.experiment == first.experiment && again.paywallId == first.paywallId)
+            #expect(
+                again.source == .revalidated && again.experiment == first.experiment
+                    && again.paywallId == first.paywallId)
             variants[subscriber] = first.experiment?.variant
         }
         #expect(Set(variants.values) == ["control", "cinematic"], "16 subscribers land in both variants: \(variants)")
@@ -38,10 +47,15 @@ struct ExperimentTests {
         await xizor.track(XizorEvent.paywallOpen, paywall: shown, subscriberId: "subscriber-3")
         await xizor.flush()
         let results = try await app.dashboard("GET", "/v1/experiments/\(experimentId)/results", expect: 200)
-        guard case .array(let rows)? = results["variants"] else { Issue.record("no variants in \(results)"); return }
-        let impressions = Dictionary(uniqueKeysWithValues: rows.compactMap { row in
-            row["name"]?.stringValue.map { ($0, row["impressions"]?.intValue ?? -1) } ?? row["variant"]?.stringValue.map { ($0, row["impressions"]?.intValue ?? -1) }
-        })
+        guard case .array(let rows)? = results["variants"] else {
+            Issue.record("no variants in \(results)")
+            return
+        }
+        let impressions = Dictionary(
+            uniqueKeysWithValues: rows.compactMap { row in
+                row["name"]?.stringValue.map { ($0, row["impressions"]?.intValue ?? -1) }
+                    ?? row["variant"]?.stringValue.map { ($0, row["impressions"]?.intValue ?? -1) }
+            })
         let shownVariant = try #require(variants["subscriber-3"])
         #expect(impressions[shownVariant] == 1 && impressions.values.reduce(0, +) == 1, "\(impressions)")
     }
@@ -49,12 +63,18 @@ struct ExperimentTests {
     @Test func theHoldoutIsAnAnswerToShowNothing() async throws {
         let server = try LiveServer()
         let app = try await server.app()
-        let experiment = try await app.dashboard("POST", "/v1/experiments", [
-            "variants": [["paywallId": .string(app.paywallId), "weight": 1], ["paywallId": .string(app.paywallId), "weight": 1, "name": "same"]],
-            "holdoutWeight": 98,
-        ], expect: 201)
+        let experiment = try await app.dashboard(
+            "POST", "/v1/experiments",
+            [
+                "variants": [
+                    ["paywallId": .string(app.paywallId), "weight": 1],
+                    ["paywallId": .string(app.paywallId), "weight": 1, "name": "same"],
+                ],
+                "holdoutWeight": 98,
+            ], expect: 201)
         let experimentId = try #require(experiment["id"]?.stringValue)
-        _ = try await app.dashboard("PUT", "/v1/placements/onboarding", ["experimentId": .string(experimentId)], expect: 200)
+        _ = try await app.dashboard(
+            "PUT", "/v1/placements/onboarding", ["experimentId": .string(experimentId)], expect: 200)
         _ = try await app.dashboard("POST", "/v1/experiments/\(experimentId)/start", expect: 200)
 
         let xizor = try Xizor(configuration: app.configuration(cache: freshCache(server)))
@@ -69,6 +89,8 @@ struct ExperimentTests {
         let subscriber = try #require(held, "98 % holdout: one of 20 subscribers is held out")
         // Cached like any answer: offline, the holdout subscriber still sees nothing.
         server.stop()
-        #expect(try await xizor.paywall(for: "onboarding", subscriberId: subscriber) == .holdout(experimentId: experimentId))
+        #expect(
+            try await xizor.paywall(for: "onboarding", subscriberId: subscriber) == .holdout(experimentId: experimentId)
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import XizorKit
 
 @Suite struct JSONParserTests {
@@ -31,17 +32,22 @@ import Testing
 
     @Test func refusesInvalidUTF8AndDeepNesting() {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Data([0x22, 0xC3, 0x28, 0x22])) }
-        let deep = String(repeating: "[", count: JSONParser.maxDepth + 1) + String(repeating: "]", count: JSONParser.maxDepth + 1)
+        let deep =
+            String(repeating: "[", count: JSONParser.maxDepth + 1)
+            + String(repeating: "]", count: JSONParser.maxDepth + 1)
         #expect(throws: JSONParser.Failure.self) { try Self.parse(deep) }
-        let fine = String(repeating: "[", count: JSONParser.maxDepth) + String(repeating: "]", count: JSONParser.maxDepth)
+        let fine =
+            String(repeating: "[", count: JSONParser.maxDepth) + String(repeating: "]", count: JSONParser.maxDepth)
         #expect((try? Self.parse(fine)) != nil)
     }
 
     @Test func agreesWithJSONDecoderOnALargeDocument() throws {
         var members: [String: JSONValue] = [:]
         for index in 0..<300 {
-            members["key\(index)"] = ["text": .string("line \(index) \u{2028} \"quoted\" ü"), "n": .number(Double(index) * 1.25),
-                                      "flags": [true, false, nil]]
+            members["key\(index)"] = [
+                "text": .string("line \(index) \u{2028} \"quoted\" ü"), "n": .number(Double(index) * 1.25),
+                "flags": [true, false, nil],
+            ]
         }
         let data = try JSONValue.object(members).jsonData()
         #expect(try JSONParser.parse(data) == JSONDecoder().decode(JSONValue.self, from: data))

@@ -1,11 +1,13 @@
 import Foundation
+
+@testable import XizorKit
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-@testable import XizorKit
 
 /// A real `xizor serve` on a loopback port with its own data directory: `XIZOR_BIN`, else the
 /// server package's debug build (`make test` builds it first).
@@ -26,7 +28,8 @@ final class LiveServer: @unchecked Sendable {
     var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     init(environment: [String: String] = [:]) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizorkit-\(UUID().uuidString)", isDirectory: true)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "xizorkit-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.environment = environment
         try start(port: 0)
@@ -42,7 +45,9 @@ final class LiveServer: @unchecked Sendable {
         precondition(process == nil, "the server is running")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["serve", "--port", String(requested), "--data-dir", directory.appendingPathComponent("data").path]
+        process.arguments = [
+            "serve", "--port", String(requested), "--data-dir", directory.appendingPathComponent("data").path,
+        ]
         var env = ProcessInfo.processInfo.environment
         env["XIZOR_ADMIN_TOKEN"] = Self.adminToken
         env["XIZOR_LOG_LEVEL"] = "warning"
@@ -63,7 +68,8 @@ final class LiveServer: @unchecked Sendable {
             line.append(chunk)
         }
         guard let event = try? JSONValue.decode(Data(line.prefix { $0 != UInt8(ascii: "\n") })),
-              event["event"]?.stringValue == "listening", let port = event["port"]?.intValue else {
+            event["event"]?.stringValue == "listening", let port = event["port"]?.intValue
+        else {
             throw LiveServerError.didNotStart(String(decoding: line, as: UTF8.self))
         }
         self.port = port
@@ -98,8 +104,10 @@ final class LiveServer: @unchecked Sendable {
         var body: Data
     }
 
-    func request(_ method: String, _ path: String, key: String, body: JSONValue? = nil,
-                 headers: [String: String] = [:]) async throws -> Answer {
+    func request(
+        _ method: String, _ path: String, key: String, body: JSONValue? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> Answer {
         var request = URLRequest(url: URL(string: base.absoluteString + path)!)
         request.httpMethod = method
         request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
@@ -111,20 +119,27 @@ final class LiveServer: @unchecked Sendable {
         let session = URLSession(configuration: .ephemeral)
         let (data, response): (Data, HTTPURLResponse) = try await withCheckedThrowingContinuation { continuation in
             session.dataTask(with: request) { data, response, error in
-                if let error { continuation.resume(throwing: error) }
-                else { continuation.resume(returning: (data ?? Data(), response as! HTTPURLResponse)) }
+                if let error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume(returning: (data ?? Data(), response as! HTTPURLResponse))
+                }
             }.resume()
         }
         var lowered: [String: String] = [:]
-        for (name, value) in response.allHeaderFields { if let name = name as? String, let value = value as? String { lowered[name.lowercased()] = value } }
-        return Answer(status: response.statusCode, json: (try? JSONValue.decode(data)) ?? .null, headers: lowered, body: data)
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { lowered[name.lowercased()] = value }
+        }
+        return Answer(
+            status: response.statusCode, json: (try? JSONValue.decode(data)) ?? .null, headers: lowered, body: data)
     }
 
     /// An app with a published paywall from `template` behind `placement`.
     func app(placement: String = "onboarding", template: String = "clean") async throws -> TestApp {
         let created = try await request("POST", "/v1/apps", key: Self.adminToken, body: ["name": "XizorKit tests"])
         guard created.status == 201, let secret = created.json["secretKey"]?.stringValue,
-              let publicKey = created.json["publicKey"]?.stringValue else { throw LiveServerError.setup("create app: \(created.json)") }
+            let publicKey = created.json["publicKey"]?.stringValue
+        else { throw LiveServerError.setup("create app: \(created.json)") }
         let app = TestApp(server: self, secretKey: secret, publicKey: publicKey)
         let paywall = try await app.createPaywall(template: template)
         _ = try await app.publish(paywall)
@@ -149,7 +164,8 @@ final class TestApp: @unchecked Sendable {
     func dashboard(_ method: String, _ path: String, _ body: JSONValue? = nil, expect: Int) async throws -> JSONValue {
         let answer = try await server.request(method, path, key: secretKey, body: body)
         guard answer.status == expect else {
-            throw LiveServerError.setup("\(method) \(path) answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+            throw LiveServerError.setup(
+                "\(method) \(path) answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
         }
         return answer.json
     }
@@ -169,8 +185,9 @@ final class TestApp: @unchecked Sendable {
                 throw LiveServerError.setup("no draft document")
             }
             document["name"] = .string(marker)
-            let saved = try await server.request("PUT", "/v1/paywalls/\(paywallId)/draft", key: secretKey, body: .object(document),
-                                                 headers: ["If-Match": etag])
+            let saved = try await server.request(
+                "PUT", "/v1/paywalls/\(paywallId)/draft", key: secretKey, body: .object(document),
+                headers: ["If-Match": etag])
             guard saved.status == 200 else { throw LiveServerError.setup("save draft: \(saved.status) \(saved.json)") }
         }
         let published = try await dashboard("POST", "/v1/paywalls/\(paywallId)/publish", expect: 201)
@@ -192,8 +209,9 @@ final class TestApp: @unchecked Sendable {
     /// debug builds) never turns an expected network answer into a cached one; the tests of
     /// the timeout itself shorten it.
     func configuration(cache: URL, _ change: (inout XizorConfiguration) -> Void = { _ in }) -> XizorConfiguration {
-        var configuration = XizorConfiguration(publicKey: publicKey, baseURL: server.base, cacheDirectory: cache,
-                                               cacheTimeout: 5, requestTimeout: 10)
+        var configuration = XizorConfiguration(
+            publicKey: publicKey, baseURL: server.base, cacheDirectory: cache,
+            cacheTimeout: 5, requestTimeout: 10)
         change(&configuration)
         return configuration
     }
@@ -224,6 +242,16 @@ final class Reports: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [EventReport] = []
 
-    var handler: @Sendable (EventReport) -> Void { { report in self.lock.lock(); self.items.append(report); self.lock.unlock() } }
-    var all: [EventReport] { lock.lock(); defer { lock.unlock() }; return items }
+    var handler: @Sendable (EventReport) -> Void {
+        { report in
+            self.lock.lock()
+            self.items.append(report)
+            self.lock.unlock()
+        }
+    }
+    var all: [EventReport] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import XizorKit
 
 /// The fetch chain against a live server: network, 304 revalidation, disk cache, bundled fallback.
@@ -43,8 +44,9 @@ struct PaywallTests {
     @Test func firstLaunchWithTheServerDownUsesTheBundledFallback() async throws {
         let server = try LiveServer()
         let app = try await server.app()
-        let bundle = try await server.request("GET", "/v1/sdk/fallback-bundle", key: app.publicKey,
-                                              headers: ["X-Xizor-Schema-Version": "2"])
+        let bundle = try await server.request(
+            "GET", "/v1/sdk/fallback-bundle", key: app.publicKey,
+            headers: ["X-Xizor-Schema-Version": "2"])
         #expect(bundle.status == 200)
         let file = server.directory.appendingPathComponent("fallback.json")
         try bundle.body.write(to: file)
@@ -60,15 +62,19 @@ struct PaywallTests {
 
         // An app whose renderer reads only schema 1 cannot use this (schema 2) bundle: the entry
         // is skipped, the answer is a typed error, never a document it cannot read.
-        let old = try Xizor(configuration: app.configuration(cache: freshCache(server)) {
-            $0.fallbackBundle = file
-            $0.schemaVersion = 1
-        })
+        let old = try Xizor(
+            configuration: app.configuration(cache: freshCache(server)) {
+                $0.fallbackBundle = file
+                $0.schemaVersion = 1
+            })
         do {
             _ = try await old.paywall(for: "onboarding")
             Issue.record("a schema 2 fallback was served to a schema 1 client")
         } catch let error as XizorError {
-            guard case .unavailable = error else { Issue.record("expected unavailable, got \(error)"); return }
+            guard case .unavailable = error else {
+                Issue.record("expected unavailable, got \(error)")
+                return
+            }
         }
     }
 
@@ -134,7 +140,8 @@ struct PaywallTests {
         } catch let error as XizorError {
             #expect(error == .rejected(status: 404, code: "placement_not_found", detail: error.detail))
         }
-        let wrongKey = try Xizor(configuration: app.configuration(cache: freshCache(server)) { $0.publicKey = "pk_wrong" })
+        let wrongKey = try Xizor(
+            configuration: app.configuration(cache: freshCache(server)) { $0.publicKey = "pk_wrong" })
         await #expect(throws: XizorError.self) { try await wrongKey.paywall(for: "onboarding") }
     }
 

@@ -15,9 +15,12 @@ public struct ProductInfo: Sendable, Equatable {
     /// `false` hides the intro offer (`introPrice`, `introPeriod`, `trialDays` render empty).
     public var introEligible: Bool?
 
-    public init(title: String? = nil, description: String? = nil, price: String? = nil, period: String? = nil,
-                pricePerWeek: String? = nil, pricePerMonth: String? = nil, introPrice: String? = nil, introPeriod: String? = nil,
-                trialDays: Int? = nil, currency: String? = nil, introEligible: Bool? = nil) {
+    public init(
+        title: String? = nil, description: String? = nil, price: String? = nil, period: String? = nil,
+        pricePerWeek: String? = nil, pricePerMonth: String? = nil, introPrice: String? = nil,
+        introPeriod: String? = nil,
+        trialDays: Int? = nil, currency: String? = nil, introEligible: Bool? = nil
+    ) {
         self.title = title
         self.description = description
         self.price = price
@@ -33,9 +36,11 @@ public struct ProductInfo: Sendable, Equatable {
 
     var json: JSONValue {
         var fields: [String: JSONValue] = [:]
-        let strings: [(String, String?)] = [("title", title), ("description", description), ("price", price), ("period", period),
-                                            ("pricePerWeek", pricePerWeek), ("pricePerMonth", pricePerMonth),
-                                            ("introPrice", introPrice), ("introPeriod", introPeriod), ("currency", currency)]
+        let strings: [(String, String?)] = [
+            ("title", title), ("description", description), ("price", price), ("period", period),
+            ("pricePerWeek", pricePerWeek), ("pricePerMonth", pricePerMonth),
+            ("introPrice", introPrice), ("introPeriod", introPeriod), ("currency", currency),
+        ]
         for (key, value) in strings { if let value { fields[key] = .string(value) } }
         if let trialDays { fields["trialDays"] = .number(Double(trialDays)) }
         if let introEligible { fields["introEligible"] = .bool(introEligible) }

@@ -38,27 +38,34 @@ public enum PageMessage: Sendable, Equatable {
     public init(json: JSONValue) throws {
         guard case .object(let message) = json else { throw BridgeError.notAnObject }
         func required(_ key: String) throws -> String {
-            guard let value = message[key]?.stringValue else { throw BridgeError.missing(key, type: message["type"]?.stringValue) }
+            guard let value = message[key]?.stringValue else {
+                throw BridgeError.missing(key, type: message["type"]?.stringValue)
+            }
             return value
         }
         switch message["type"]?.stringValue {
         case "ready":
-            self = .ready(paywallId: message["paywallId"]?.stringValue, schemaVersion: message["schemaVersion"]?.intValue,
-                          locale: message["locale"]?.stringValue, attribution: Attribution(message))
+            self = .ready(
+                paywallId: message["paywallId"]?.stringValue, schemaVersion: message["schemaVersion"]?.intValue,
+                locale: message["locale"]?.stringValue, attribution: Attribution(message))
         case "purchase":
             // Schema version 3 pages name the product per store: this library runs on Apple platforms, so the App Store's.
-            self = .purchase(slot: try required("slot"),
-                             storeProductId: message["storeProductIds"]?["appStore"]?.stringValue ?? message["storeProductId"]?.stringValue)
+            self = .purchase(
+                slot: try required("slot"),
+                storeProductId: message["storeProductIds"]?["appStore"]?.stringValue
+                    ?? message["storeProductId"]?.stringValue)
         case "restore": self = .restore
         case "close": self = .close
         case "open_url": self = .openURL(try required("url"))
         case "custom": self = .custom(name: try required("name"), payload: message["payload"])
         case "timer_start":
-            self = .timerStart(paywallId: message["paywallId"]?.stringValue, nodeId: try required("nodeId"),
-                               durationSeconds: message["durationSeconds"]?.numberValue)
+            self = .timerStart(
+                paywallId: message["paywallId"]?.stringValue, nodeId: try required("nodeId"),
+                durationSeconds: message["durationSeconds"]?.numberValue)
         case "event":
-            self = .event(name: try required("name"), properties: message["properties"]?.objectValue ?? [:],
-                          attribution: Attribution(message))
+            self = .event(
+                name: try required("name"), properties: message["properties"]?.objectValue ?? [:],
+                attribution: Attribution(message))
         case let other:
             self = .unknown(type: other)
         }
@@ -87,7 +94,9 @@ extension XizorEvent {
     /// one, the presentation's).
     public init?(pageMessage: PageMessage, paywall: Paywall? = nil, subscriberId: String? = nil, date: Date = Date()) {
         guard case .event(let name, let properties, let attribution) = pageMessage else { return nil }
-        self.init(name: name, paywall: paywall, subscriberId: subscriberId, properties: properties.isEmpty ? nil : properties, date: date)
+        self.init(
+            name: name, paywall: paywall, subscriberId: subscriberId, properties: properties.isEmpty ? nil : properties,
+            date: date)
         if let paywallId = attribution.paywallId {
             placement = attribution.placement ?? placement
             self.paywallId = paywallId
