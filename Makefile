@@ -4,8 +4,9 @@ VENV    := .venv
 PY      := $(VENV)/bin/python
 APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql nginx curl nodejs chromium chromium-driver fonts-noto-color-emoji
 CONFIG  ?= Config/xizor.json
+SWIFT_FILES = Package.swift $$(find Sources Tests clients -name '*.swift' -not -path '*/.build/*')
 
-.PHONY: build release run test test-swift test-client test-e2e bench mutants fuzz embed deps venv docker clean
+.PHONY: build release run test lint format test-swift test-client test-e2e bench mutants fuzz embed deps venv docker clean
 
 build:
 	$(SWIFT) build
@@ -18,11 +19,19 @@ run: deps release
 	.build/release/xizor serve --config $(CONFIG) --demo-if-empty
 
 # Installs what the tests need, then runs every test: Swift Testing, then the live-server tests.
-test: deps venv
+test: deps venv lint
 	$(SWIFT) build
 	$(MAKE) test-swift
 	$(MAKE) test-client
 	$(MAKE) test-e2e
+
+# Every Swift file as `swift format` (the toolchain's) and .swift-format would write it; generated
+# files opt out with `// swift-format-ignore-file`. `make format` rewrites them so.
+lint:
+	$(SWIFT) format lint --strict --parallel --configuration .swift-format $(SWIFT_FILES)
+
+format:
+	$(SWIFT) format format --in-place --parallel --configuration .swift-format $(SWIFT_FILES)
 
 # Beside a throwaway PostgreSQL cluster (Tests/postgres/with-cluster.sh) for the PostgreSQL layer's tests.
 test-swift:
