@@ -40,6 +40,8 @@ public final class Database {
         sqlite3_extended_result_codes(connection, 1)
         do throws(SQLiteError) {
             try check(sqlite3_busy_timeout(connection, Int32(clamping: configuration.busyTimeoutMs)), sql: nil)
+            // greatest(…)/least(…) as PostgreSQL has them, so a statement is written once for both.
+            try check(xizor_sqlite_register_functions(connection), sql: nil)
             if mode == .readWriteCreate {
                 let journal: String? = try queryOne("PRAGMA journal_mode=WAL")?.get(0)
                 guard journal?.lowercased() == "wal" else {

@@ -63,12 +63,12 @@ struct PostgresTransaction: StoreTransaction {
     var placements: any PlacementStore { PostgresPlacementStore(db: db) }
     var experiments: any ExperimentStore { PostgresExperimentStore(db: db) }
     var events: any EventStore { PostgresEventStore(db: db) }
-    var timers: any TimerStore { PostgresTimerStore(db: db) }
-    var audiences: any AudienceStore { PostgresAudienceStore(db: db) }
-    var subscribers: any SubscriberStore { PostgresSubscriberStore(db: db) }
-    var assets: any AssetStore { PostgresAssetStore(db: db) }
+    var timers: any TimerStore { SQLTimerStore(db: db) }
+    var audiences: any AudienceStore { SQLAudienceStore(db: db) }
+    var subscribers: any SubscriberStore { SQLSubscriberStore(db: db) }
+    var assets: any AssetStore { SQLAssetStore(db: db) }
     var changes: any ChangeStore { PostgresChangeStore(db: db) }
-    var operations: any OperationsStore { PostgresOperationsStore(db: db) }
+    var operations: any OperationsStore { SQLOperationsStore(db: db) }
     var audit: any AuditStore { PostgresAuditStore(db: db) }
     var webhooks: any WebhookStore { PostgresWebhookStore(db: db) }
 }

@@ -62,12 +62,12 @@ struct SQLiteTransaction: StoreTransaction {
     var placements: any PlacementStore { SQLitePlacementStore(db: db) }
     var experiments: any ExperimentStore { SQLiteExperimentStore(db: db) }
     var events: any EventStore { SQLiteEventStore(db: db) }
-    var timers: any TimerStore { SQLiteTimerStore(db: db) }
-    var audiences: any AudienceStore { SQLiteAudienceStore(db: db) }
-    var subscribers: any SubscriberStore { SQLiteSubscriberStore(db: db) }
-    var assets: any AssetStore { SQLiteAssetStore(db: db) }
+    var timers: any TimerStore { SQLTimerStore(db: db) }
+    var audiences: any AudienceStore { SQLAudienceStore(db: db) }
+    var subscribers: any SubscriberStore { SQLSubscriberStore(db: db) }
+    var assets: any AssetStore { SQLAssetStore(db: db) }
     var changes: any ChangeStore { SQLiteChangeStore(db: db) }
-    var operations: any OperationsStore { SQLiteOperationsStore(db: db) }
+    var operations: any OperationsStore { SQLOperationsStore(db: db) }
     var audit: any AuditStore { SQLiteAuditStore(db: db) }
     var webhooks: any WebhookStore { SQLiteWebhookStore(db: db) }
 }

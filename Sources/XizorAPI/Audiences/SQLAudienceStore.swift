@@ -1,19 +1,17 @@
-import PostgresStorage
 import Storage
 
-struct PostgresAudienceStore: AudienceStore {
-    let db: PGConnection
+struct SQLAudienceStore: AudienceStore {
+    let db: any SQLConnection
 
     func audiences(appID: String) throws -> [StoredAudience] {
-        try db.query(
-            "SELECT id, name, condition, created_at, updated_at FROM audiences WHERE app_id = $1 ORDER BY id", [appID]
+        try db.rows(
+            "SELECT id, name, condition, created_at, updated_at FROM audiences WHERE app_id = \(appID) ORDER BY id"
         ).map(Self.audience)
     }
 
     func audience(appID: String, id: String) throws -> StoredAudience? {
-        try db.queryOne(
-            "SELECT id, name, condition, created_at, updated_at FROM audiences WHERE app_id = $1 AND id = $2",
-            [appID, id]
+        try db.row(
+            "SELECT id, name, condition, created_at, updated_at FROM audiences WHERE app_id = \(appID) AND id = \(id)"
         ).map(Self.audience)
     }
 
@@ -24,18 +22,18 @@ struct PostgresAudienceStore: AudienceStore {
     }
 
     func upsert(appID: String, id: String, name: String, condition: String, now: Int64) throws -> Bool {
-        let existed = try db.queryOne("SELECT 1 FROM audiences WHERE app_id = $1 AND id = $2", [appID, id]) != nil
-        try db.execute(
+        let existed = try db.row("SELECT 1 FROM audiences WHERE app_id = \(appID) AND id = \(id)") != nil
+        try db.run(
             """
-            INSERT INTO audiences (app_id, id, name, condition, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
+            INSERT INTO audiences (app_id, id, name, condition, created_at, updated_at) VALUES (\(appID), \(id), \(name), \(condition), \(now), \(now))
             ON CONFLICT (app_id, id) DO UPDATE SET name = excluded.name, condition = excluded.condition,
                 updated_at = greatest(audiences.updated_at, excluded.updated_at)
-            """, [appID, id, name, condition, now])
+            """)
         return !existed
     }
 
     func delete(appID: String, id: String) throws -> Bool {
-        try db.execute("DELETE FROM audiences WHERE app_id = $1 AND id = $2", [appID, id])
+        try db.run("DELETE FROM audiences WHERE app_id = \(appID) AND id = \(id)")
         return db.changes == 1
     }
 }

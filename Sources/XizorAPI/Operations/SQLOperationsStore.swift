@@ -1,0 +1,27 @@
+import Storage
+
+struct SQLOperationsStore: OperationsStore {
+    let db: any SQLConnection
+
+    func recordReadinessProbe(now: Int64) throws {
+        try db.run(
+            """
+            INSERT INTO settings (key, value, updated_at) VALUES ('readiness_probe', \(now), \(now))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+            """)
+    }
+
+    func sharedSecret(_ key: String, candidate: String, now: Int64) throws -> String {
+        try db.run(
+            "INSERT INTO settings (key, value, updated_at) VALUES (\(key), \(candidate), \(now)) ON CONFLICT (key) DO NOTHING"
+        )
+        guard let stored: String = try db.row("SELECT value FROM settings WHERE key = \(key)")?.get(0) else {
+            throw StoreInconsistency(detail: "the setting \(key) just written is gone")
+        }
+        return stored
+    }
+
+    func appliedMigrationCount() throws -> Int {
+        try db.row("SELECT count(*) FROM schema_migrations")?.get(0) ?? 0
+    }
+}
