@@ -45,6 +45,12 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation {
             bindings.append(value.sqlValue)
         }
 
+        /// A parameter that may be NULL.
+        public mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
+            pieces.append(.parameter)
+            bindings.append(value?.sqlValue ?? .null)
+        }
+
         /// SQL text the code owns (a column list, a clause one dialect needs), never a value.
         public mutating func appendInterpolation(raw text: String) {
             pieces.append(.text(text))
@@ -55,6 +61,28 @@ public struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation {
             pieces += fragment.pieces
             bindings += fragment.bindings
         }
+    }
+
+    /// `a, b, c` as parameters, for `IN (…)`: one placeholder per value (never empty: `IN ()` is no SQL).
+    public static func list(_ values: [some SQLBindable]) -> SQL {
+        precondition(!values.isEmpty, "an SQL list needs a value")
+        var out = SQL(stringLiteral: "")
+        for (index, value) in values.enumerated() {
+            out += index == 0 ? "\(value)" : ", \(value)"
+        }
+        return out
+    }
+
+    /// `rhs` after `lhs`, with both's parameters: a statement assembled from the clauses that apply.
+    public static func + (lhs: SQL, rhs: SQL) -> SQL {
+        var sum = lhs
+        sum += rhs
+        return sum
+    }
+
+    public static func += (lhs: inout SQL, rhs: SQL) {
+        lhs.pieces += rhs.pieces
+        lhs.bindings += rhs.bindings
     }
 
     /// The text with this dialect's placeholders.

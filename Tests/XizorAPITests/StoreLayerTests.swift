@@ -63,25 +63,25 @@ import Testing
     @Test func everyAggregateKeepsItsStoreServiceAndRoutesTogether() throws {
         let paths = Set(try Self.sources("XizorAPI").map(\.path))
         for (folder, files) in [
-            ("Apps", ["AppStore", "SQLiteAppStore", "PostgresAppStore", "KeyService", "AppRoutes"]),
+            ("Apps", ["AppStore", "SQLAppStore", "KeyService", "AppRoutes"]),
             (
                 "Paywalls",
                 [
-                    "PaywallStore", "SQLitePaywallStore", "PostgresPaywallStore", "PaywallService", "PaywallRoutes",
+                    "PaywallStore", "SQLPaywallStore", "PaywallService", "PaywallRoutes",
                     "PaywallTools",
                 ]
             ),
             (
                 "Placements",
                 [
-                    "PlacementStore", "SQLitePlacementStore", "PostgresPlacementStore", "PlacementService",
+                    "PlacementStore", "SQLPlacementStore", "PlacementService",
                     "PlacementRoutes", "PlacementTools",
                 ]
             ),
             (
                 "Experiments",
                 [
-                    "ExperimentStore", "SQLiteExperimentStore", "PostgresExperimentStore", "ExperimentService",
+                    "ExperimentStore", "SQLExperimentStore", "ExperimentService",
                     "ExperimentRoutes", "ExperimentTools",
                 ]
             ),

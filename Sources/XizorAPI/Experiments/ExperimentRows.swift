@@ -1,6 +1,6 @@
 import Storage
 
-/// How both SQL stores read experiment and variant rows: the same columns, the same decoding.
+/// How the experiment store reads experiment and variant rows.
 enum ExperimentRows {
     static let columns = "id, name, status, holdout_weight, allocation, created_at, started_at, stopped_at, winner"
     static let variantColumns = "name, paywall_id, weight"

@@ -58,10 +58,10 @@ public final class PostgresDataStore: DataStore {
 
 struct PostgresTransaction: StoreTransaction {
     let db: PGConnection
-    var apps: any AppStore { PostgresAppStore(db: db) }
-    var paywalls: any PaywallStore { PostgresPaywallStore(db: db) }
-    var placements: any PlacementStore { PostgresPlacementStore(db: db) }
-    var experiments: any ExperimentStore { PostgresExperimentStore(db: db) }
+    var apps: any AppStore { SQLAppStore(db: db) }
+    var paywalls: any PaywallStore { SQLPaywallStore(db: db) }
+    var placements: any PlacementStore { SQLPlacementStore(db: db) }
+    var experiments: any ExperimentStore { SQLExperimentStore(db: db) }
     var events: any EventStore { PostgresEventStore(db: db) }
     var timers: any TimerStore { SQLTimerStore(db: db) }
     var audiences: any AudienceStore { SQLAudienceStore(db: db) }
@@ -69,8 +69,8 @@ struct PostgresTransaction: StoreTransaction {
     var assets: any AssetStore { SQLAssetStore(db: db) }
     var changes: any ChangeStore { PostgresChangeStore(db: db) }
     var operations: any OperationsStore { SQLOperationsStore(db: db) }
-    var audit: any AuditStore { PostgresAuditStore(db: db) }
-    var webhooks: any WebhookStore { PostgresWebhookStore(db: db) }
+    var audit: any AuditStore { SQLAuditStore(db: db) }
+    var webhooks: any WebhookStore { SQLWebhookStore(db: db) }
 }
 
 /// `LISTEN xizor_changes` on a connection of its own: every transaction that appends a change

@@ -57,10 +57,10 @@ public final class SQLiteDataStore: DataStore {
 /// The stores of one SQLite transaction: each wraps the connection the pool handed out for it.
 struct SQLiteTransaction: StoreTransaction {
     let db: Database
-    var apps: any AppStore { SQLiteAppStore(db: db) }
-    var paywalls: any PaywallStore { SQLitePaywallStore(db: db) }
-    var placements: any PlacementStore { SQLitePlacementStore(db: db) }
-    var experiments: any ExperimentStore { SQLiteExperimentStore(db: db) }
+    var apps: any AppStore { SQLAppStore(db: db) }
+    var paywalls: any PaywallStore { SQLPaywallStore(db: db) }
+    var placements: any PlacementStore { SQLPlacementStore(db: db) }
+    var experiments: any ExperimentStore { SQLExperimentStore(db: db) }
     var events: any EventStore { SQLiteEventStore(db: db) }
     var timers: any TimerStore { SQLTimerStore(db: db) }
     var audiences: any AudienceStore { SQLAudienceStore(db: db) }
@@ -68,8 +68,8 @@ struct SQLiteTransaction: StoreTransaction {
     var assets: any AssetStore { SQLAssetStore(db: db) }
     var changes: any ChangeStore { SQLiteChangeStore(db: db) }
     var operations: any OperationsStore { SQLOperationsStore(db: db) }
-    var audit: any AuditStore { SQLiteAuditStore(db: db) }
-    var webhooks: any WebhookStore { SQLiteWebhookStore(db: db) }
+    var audit: any AuditStore { SQLAuditStore(db: db) }
+    var webhooks: any WebhookStore { SQLWebhookStore(db: db) }
 }
 
 /// `PRAGMA data_version` is per connection: it changes when any *other* connection commits. This

@@ -58,8 +58,8 @@ enum WebhookRows {
 
     /// The due head of each enabled endpoint's queue (`claim`), shared out per app: apps with
     /// `cap` deliveries in flight are left out, and the app with the fewest in flight goes first,
-    /// then the oldest due. `now` and `cap` are the dialect's placeholders.
-    static func dueHeadSQL(now: String, cap: String) -> String {
+    /// then the oldest due.
+    static func dueHead(now: Int64, cap: Int64) -> SQL {
         """
         WITH busy AS (SELECT l.app_id, count(*) AS n FROM webhook_deliveries l
                       WHERE l.lease_until IS NOT NULL AND l.lease_until > \(now) AND l.state = 'pending' GROUP BY l.app_id)
@@ -72,7 +72,7 @@ enum WebhookRows {
         """
     }
 
-    /// The row of `dueHeadSQL`, its attempt counted.
+    /// The row of `dueHead`, its attempt counted.
     static func claimed(_ row: Row) throws -> ClaimedDelivery {
         let attempts: Int64 = try row.get(6)
         return ClaimedDelivery(
@@ -84,7 +84,7 @@ enum WebhookRows {
 
     /// The earliest attempt time among queue heads of enabled endpoints (a lease counts as a later
     /// time): only heads, or a due row waiting behind a retried head would be "due" forever.
-    static let nextDueSQL = """
+    static let nextDue: SQL = """
         SELECT min(CASE WHEN d.lease_until IS NOT NULL AND d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END)
         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
         WHERE d.state = 'pending' AND e.enabled

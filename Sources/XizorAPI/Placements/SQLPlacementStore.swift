@@ -1,16 +1,15 @@
-import PostgresStorage
 import Storage
 
-struct PostgresPlacementStore: PlacementStore {
-    let db: PGConnection
+struct SQLPlacementStore: PlacementStore {
+    let db: any SQLConnection
 
     func upsert(appID: String, key: String, paywallID: String, experimentID: String?, now: Int64) throws {
-        try db.execute(
+        try db.run(
             """
-            INSERT INTO placements (app_id, key, paywall_id, experiment_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO placements (app_id, key, paywall_id, experiment_id, created_at, updated_at) VALUES (\(appID), \(key), \(paywallID), \(experimentID), \(now), \(now))
             ON CONFLICT (app_id, key) DO UPDATE SET paywall_id = excluded.paywall_id, experiment_id = excluded.experiment_id,
                 updated_at = greatest(placements.updated_at, excluded.updated_at)
-            """, [appID, key, paywallID, experimentID, now, now])
+            """)
     }
 
     func placement(appID: String, key: String) throws -> StoredPlacement? {
@@ -21,15 +20,13 @@ struct PostgresPlacementStore: PlacementStore {
 
     /// One app's placements (or one of them) and their rules: two queries, whatever the count.
     private func read(appID: String, key: String?) throws -> [StoredPlacement] {
-        let filter = key == nil ? "" : " AND placement_key = $2"
-        var bindings: [any SQLBindable] = [appID]
-        if let key { bindings.append(key) }
         var rules: [String: [StoredRule]] = [:]
-        for row in try db.query(
+        let ruleFilter: SQL = key.map { " AND placement_key = \($0)" } ?? ""
+        for row in try db.rows(
             """
             SELECT placement_key, condition, paywall_id, experiment_id, active_from, active_until, cap_count, cap_seconds FROM placement_rules
-            WHERE app_id = $1\(filter) ORDER BY placement_key, position
-            """, bindings)
+            WHERE app_id = \(appID)\(ruleFilter) ORDER BY placement_key, position
+            """)
         {
             rules[try row.get(0), default: []].append(
                 StoredRule(
@@ -37,11 +34,12 @@ struct PostgresPlacementStore: PlacementStore {
                     activeFrom: try row.get(4), activeUntil: try row.get(5),
                     frequencyCap: try Self.cap(count: row.get(6), seconds: row.get(7))))
         }
-        return try db.query(
+        let placementFilter: SQL = key.map { " AND key = \($0)" } ?? ""
+        return try db.rows(
             """
-            SELECT key, paywall_id, experiment_id, created_at, updated_at FROM placements WHERE app_id = $1\(key == nil ? "" : " AND key = $2")
+            SELECT key, paywall_id, experiment_id, created_at, updated_at FROM placements WHERE app_id = \(appID)\(placementFilter)
             ORDER BY key
-            """, bindings
+            """
         ).map { row in
             let key: String = try row.get(0)
             return StoredPlacement(
@@ -51,28 +49,22 @@ struct PostgresPlacementStore: PlacementStore {
     }
 
     func delete(appID: String, key: String) throws -> Bool {
-        try db.execute("DELETE FROM placements WHERE app_id = $1 AND key = $2", [appID, key])
+        try db.run("DELETE FROM placements WHERE app_id = \(appID) AND key = \(key)")
         return db.changes == 1
     }
 
     func replaceRules(appID: String, key: String, rules: [StoredRule], now: Int64) throws {
-        try db.execute("DELETE FROM placement_rules WHERE app_id = $1 AND placement_key = $2", [appID, key])
+        try db.run("DELETE FROM placement_rules WHERE app_id = \(appID) AND placement_key = \(key)")
         for (position, rule) in rules.enumerated() {
-            try db.execute(
+            try db.run(
                 """
                 INSERT INTO placement_rules (app_id, placement_key, position, condition, paywall_id, experiment_id, active_from, active_until,
                                              cap_count, cap_seconds)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                """,
-                [
-                    appID, key, position, rule.condition, rule.paywallID, rule.experimentID, rule.activeFrom,
-                    rule.activeUntil,
-                    rule.frequencyCap.map { Int64($0.count) }, rule.frequencyCap?.seconds,
-                ])
+                VALUES (\(appID), \(key), \(position), \(rule.condition), \(rule.paywallID), \(rule.experimentID), \(rule.activeFrom), \(rule.activeUntil), \(rule.frequencyCap.map { Int64($0.count) }), \(rule.frequencyCap?.seconds))
+                """)
         }
-        try db.execute(
-            "UPDATE placements SET updated_at = greatest(updated_at, $1) WHERE app_id = $2 AND key = $3",
-            [now, appID, key])
+        try db.run(
+            "UPDATE placements SET updated_at = greatest(updated_at, \(now)) WHERE app_id = \(appID) AND key = \(key)")
     }
 
     func references(appID: String, targeting paywallIDs: [String]) throws -> [String: [PlacementReference]] {
@@ -82,12 +74,12 @@ struct PostgresPlacementStore: PlacementStore {
         while start < paywallIDs.count {
             let slice = Array(paywallIDs[start..<min(start + 200, paywallIDs.count)])
             start += slice.count
-            let marks = slice.indices.map { "$\($0 - slice.startIndex + 2)" }.joined(separator: ", ")
-            for row in try db.query(
+            for row in try db.rows(
                 """
-                SELECT paywall_id, key, NULL::BIGINT FROM placements WHERE app_id = $1 AND paywall_id IN (\(marks))
-                UNION ALL SELECT paywall_id, placement_key, position FROM placement_rules WHERE app_id = $1 AND paywall_id IN (\(marks))
-                """, [appID as any SQLBindable] + slice.map { $0 as any SQLBindable })
+                SELECT paywall_id, key, CAST(NULL AS BIGINT) FROM placements WHERE app_id = \(appID) AND paywall_id IN (\(SQL.list(slice)))
+                UNION ALL SELECT paywall_id, placement_key, position FROM placement_rules
+                WHERE app_id = \(appID) AND paywall_id IN (\(SQL.list(slice)))
+                """)
             {
                 let rule: Int64? = try row.get(2)
                 references[try row.get(0), default: []].append(
@@ -98,20 +90,20 @@ struct PostgresPlacementStore: PlacementStore {
     }
 
     func keys(appID: String, experimentID: String) throws -> [String] {
-        try db.query(
+        try db.rows(
             """
-            SELECT key FROM placements WHERE app_id = $1 AND experiment_id = $2
-            UNION SELECT placement_key FROM placement_rules WHERE app_id = $3 AND experiment_id = $4 ORDER BY 1
-            """, [appID, experimentID, appID, experimentID]
+            SELECT key FROM placements WHERE app_id = \(appID) AND experiment_id = \(experimentID)
+            UNION SELECT placement_key FROM placement_rules WHERE app_id = \(appID) AND experiment_id = \(experimentID) ORDER BY 1
+            """
         ).map { try $0.get(0) }
     }
 
     func retarget(appID: String, experimentID: String, to paywallID: String, now: Int64) throws {
-        try db.execute(
-            "UPDATE placements SET paywall_id = $1, experiment_id = NULL, updated_at = greatest(updated_at, $2) WHERE app_id = $3 AND experiment_id = $4",
-            [paywallID, now, appID, experimentID])
-        try db.execute(
-            "UPDATE placement_rules SET paywall_id = $1, experiment_id = NULL WHERE app_id = $2 AND experiment_id = $3",
-            [paywallID, appID, experimentID])
+        try db.run(
+            "UPDATE placements SET paywall_id = \(paywallID), experiment_id = NULL, updated_at = greatest(updated_at, \(now)) WHERE app_id = \(appID) AND experiment_id = \(experimentID)"
+        )
+        try db.run(
+            "UPDATE placement_rules SET paywall_id = \(paywallID), experiment_id = NULL WHERE app_id = \(appID) AND experiment_id = \(experimentID)"
+        )
     }
 }
