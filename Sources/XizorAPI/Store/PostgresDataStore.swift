@@ -67,7 +67,7 @@ struct PostgresTransaction: StoreTransaction {
     var audiences: any AudienceStore { SQLAudienceStore(db: db) }
     var subscribers: any SubscriberStore { SQLSubscriberStore(db: db) }
     var assets: any AssetStore { SQLAssetStore(db: db) }
-    var changes: any ChangeStore { PostgresChangeStore(db: db) }
+    var changes: any ChangeStore { SQLChangeStore(db: db) }
     var operations: any OperationsStore { SQLOperationsStore(db: db) }
     var audit: any AuditStore { SQLAuditStore(db: db) }
     var webhooks: any WebhookStore { SQLWebhookStore(db: db) }
@@ -91,7 +91,7 @@ final class PostgresCommitWatcher: CommitWatcher {
 
     private func connect() throws {
         let c = try PGConnection(url: url)
-        try c.listen(PostgresChangeStore.channel)
+        try c.listen(SQLChangeStore.channel)
         connection = c
         counter += 1
     }

@@ -66,7 +66,7 @@ struct SQLiteTransaction: StoreTransaction {
     var audiences: any AudienceStore { SQLAudienceStore(db: db) }
     var subscribers: any SubscriberStore { SQLSubscriberStore(db: db) }
     var assets: any AssetStore { SQLAssetStore(db: db) }
-    var changes: any ChangeStore { SQLiteChangeStore(db: db) }
+    var changes: any ChangeStore { SQLChangeStore(db: db) }
     var operations: any OperationsStore { SQLOperationsStore(db: db) }
     var audit: any AuditStore { SQLAuditStore(db: db) }
     var webhooks: any WebhookStore { SQLWebhookStore(db: db) }

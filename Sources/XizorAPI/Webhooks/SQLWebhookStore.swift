@@ -66,7 +66,7 @@ struct SQLWebhookStore: WebhookStore {
             // The change feed's lock, held to commit: outbox rows commit in `seq` order, so a sender
             // never sends a later row of an endpoint before an earlier one is visible. (SQLite's
             // one writer commits in order already.)
-            try db.run("SELECT pg_advisory_xact_lock(\(PostgresChangeStore.lockKey))")
+            try db.run("SELECT pg_advisory_xact_lock(\(SQLChangeStore.lockKey))")
         }
         try db.run(
             """
