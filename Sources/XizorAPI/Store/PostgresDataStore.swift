@@ -14,13 +14,13 @@ public final class PostgresDataStore: DataStore {
 
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.read { c in try body(PostgresTransaction(db: c)) }
+            try pool.read { c in try body(SQLTransaction(db: c, events: PostgresEventStore(db: c))) }
         }
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.write { c in try body(PostgresTransaction(db: c)) }
+            try pool.write { c in try body(SQLTransaction(db: c, events: PostgresEventStore(db: c))) }
         }
     }
 
@@ -54,23 +54,6 @@ public final class PostgresDataStore: DataStore {
     }
 
     public func close() { pool.close() }
-}
-
-struct PostgresTransaction: StoreTransaction {
-    let db: PGConnection
-    var apps: any AppStore { SQLAppStore(db: db) }
-    var paywalls: any PaywallStore { SQLPaywallStore(db: db) }
-    var placements: any PlacementStore { SQLPlacementStore(db: db) }
-    var experiments: any ExperimentStore { SQLExperimentStore(db: db) }
-    var events: any EventStore { PostgresEventStore(db: db) }
-    var timers: any TimerStore { SQLTimerStore(db: db) }
-    var audiences: any AudienceStore { SQLAudienceStore(db: db) }
-    var subscribers: any SubscriberStore { SQLSubscriberStore(db: db) }
-    var assets: any AssetStore { SQLAssetStore(db: db) }
-    var changes: any ChangeStore { SQLChangeStore(db: db) }
-    var operations: any OperationsStore { SQLOperationsStore(db: db) }
-    var audit: any AuditStore { SQLAuditStore(db: db) }
-    var webhooks: any WebhookStore { SQLWebhookStore(db: db) }
 }
 
 /// `LISTEN xizor_changes` on a connection of its own: every transaction that appends a change

@@ -12,13 +12,13 @@ public final class SQLiteDataStore: DataStore {
 
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.read { db in try body(SQLiteTransaction(db: db)) }
+            try pool.read { db in try body(SQLTransaction(db: db, events: SQLiteEventStore(db: db))) }
         }
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.write { db in try body(SQLiteTransaction(db: db)) }
+            try pool.write { db in try body(SQLTransaction(db: db, events: SQLiteEventStore(db: db))) }
         }
     }
 
@@ -52,24 +52,6 @@ public final class SQLiteDataStore: DataStore {
     }
 
     public func close() { pool.close() }
-}
-
-/// The stores of one SQLite transaction: each wraps the connection the pool handed out for it.
-struct SQLiteTransaction: StoreTransaction {
-    let db: Database
-    var apps: any AppStore { SQLAppStore(db: db) }
-    var paywalls: any PaywallStore { SQLPaywallStore(db: db) }
-    var placements: any PlacementStore { SQLPlacementStore(db: db) }
-    var experiments: any ExperimentStore { SQLExperimentStore(db: db) }
-    var events: any EventStore { SQLiteEventStore(db: db) }
-    var timers: any TimerStore { SQLTimerStore(db: db) }
-    var audiences: any AudienceStore { SQLAudienceStore(db: db) }
-    var subscribers: any SubscriberStore { SQLSubscriberStore(db: db) }
-    var assets: any AssetStore { SQLAssetStore(db: db) }
-    var changes: any ChangeStore { SQLChangeStore(db: db) }
-    var operations: any OperationsStore { SQLOperationsStore(db: db) }
-    var audit: any AuditStore { SQLAuditStore(db: db) }
-    var webhooks: any WebhookStore { SQLWebhookStore(db: db) }
 }
 
 /// `PRAGMA data_version` is per connection: it changes when any *other* connection commits. This

@@ -1,0 +1,21 @@
+import Storage
+
+/// The stores of one transaction, on either database: each is a thin struct over the connection
+/// the pool handed out for it, written once for both (`SQL*Store`), except the events, which each
+/// database stores its own way (`SQLiteDataStore` and `PostgresDataStore` say which).
+struct SQLTransaction: StoreTransaction {
+    let db: any SQLConnection
+    let events: any EventStore
+    var apps: any AppStore { SQLAppStore(db: db) }
+    var paywalls: any PaywallStore { SQLPaywallStore(db: db) }
+    var placements: any PlacementStore { SQLPlacementStore(db: db) }
+    var experiments: any ExperimentStore { SQLExperimentStore(db: db) }
+    var timers: any TimerStore { SQLTimerStore(db: db) }
+    var audiences: any AudienceStore { SQLAudienceStore(db: db) }
+    var subscribers: any SubscriberStore { SQLSubscriberStore(db: db) }
+    var assets: any AssetStore { SQLAssetStore(db: db) }
+    var changes: any ChangeStore { SQLChangeStore(db: db) }
+    var operations: any OperationsStore { SQLOperationsStore(db: db) }
+    var audit: any AuditStore { SQLAuditStore(db: db) }
+    var webhooks: any WebhookStore { SQLWebhookStore(db: db) }
+}
