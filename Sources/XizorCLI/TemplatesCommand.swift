@@ -7,12 +7,12 @@ extension Commands {
             positionals: "[NAME]", minPositionals: 0, maxPositionals: 1)
     ) { arguments in
         guard let name = arguments.positionals.first else {
-            for (name, document) in PaywallTemplates.all {
+            for (name, document) in try PaywallTemplates.all() {
                 print(name + "\t" + (document["name"]?.stringValue ?? ""))
             }
             return .success
         }
-        guard let document = PaywallTemplates.document(named: name) else {
+        guard let document = try PaywallTemplates.document(named: name) else {
             throw CommandFailure(
                 "unknown template '\(name)' (known: \(PaywallTemplates.names.joined(separator: ", ")))")
         }

@@ -9,7 +9,9 @@ enum FormatBench {
     static func main(_ arguments: [String]) -> Int32 {
         switch arguments.first {
         case "template":
-            guard arguments.count == 2, let doc = PaywallTemplates.document(named: arguments[1]) else { return usage() }
+            guard arguments.count == 2, let doc = try? PaywallTemplates.document(named: arguments[1]) else {
+                return usage()
+            }
             print(doc.canonicalString)
             return 0
         case "schema":
@@ -20,7 +22,7 @@ enum FormatBench {
         case "loop":
             // For profilers: one operation, N times.
             guard arguments.count == 3, let n = Int(arguments[2]),
-                let doc = PaywallTemplates.document(named: "cinematic")
+                let doc = try? PaywallTemplates.document(named: "cinematic")
             else { return usage() }
             var sink = 0
             for _ in 0..<n {
@@ -65,7 +67,7 @@ enum FormatBench {
     }
 
     static func run(seconds: Double) -> Int32 {
-        guard let doc = PaywallTemplates.document(named: "cinematic") else { return 1 }
+        guard let doc = try? PaywallTemplates.document(named: "cinematic") else { return 1 }
         let bytes = doc.canonicalBytes
         let validations = measure(seconds) { PaywallValidator.validate(doc).errors.count + 1 }
         let serializations = measure(seconds) { doc.canonicalBytes.count }

@@ -16,7 +16,7 @@ func renderOnce(_ document: JSONValue, _ options: RenderOptions) -> [UInt8] {
 
 switch arguments.first {
 case "page":
-    guard arguments.count == 3, let document = PaywallTemplates.document(named: arguments[1]),
+    guard arguments.count == 3, let document = try? PaywallTemplates.document(named: arguments[1]),
         let scheme = ColorScheme(rawValue: arguments[2])
     else {
         FileHandle.standardError.write(Data("usage: xizor-render-bench page NAME light|dark\n".utf8))
@@ -25,7 +25,7 @@ case "page":
     FileHandle.standardOutput.write(Data(renderOnce(document, RenderOptions(colorScheme: scheme))))
 case "run", nil:
     let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 2 : 2
-    for (name, document) in PaywallTemplates.all {
+    for (name, document) in try PaywallTemplates.all() {
         let options = RenderOptions(locale: "en", colorScheme: .dark, mode: .production)
         var bytes = 0
         for _ in 0..<20 { bytes = renderOnce(document, options).count }  // warm-up

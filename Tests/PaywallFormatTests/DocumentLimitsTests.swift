@@ -116,8 +116,8 @@ import Testing
     }
 
     /// The limits are at least ten times what the largest template uses.
-    @Test func templatesUseAtMostATenthOfEachLimit() {
-        for (name, template) in PaywallTemplates.all {
+    @Test func templatesUseAtMostATenthOfEachLimit() throws {
+        for (name, template) in try PaywallTemplates.all() {
             #expect(PaywallValidator.validate(template).isValid, "\(name)")
             let tenfold = Self.withChildren(
                 template, Array(repeating: Self.children(template), count: 10).flatMap { $0 })

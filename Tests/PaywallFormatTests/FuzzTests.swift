@@ -62,9 +62,9 @@ struct SplitMix64: RandomNumberGenerator {
         }
     }
 
-    @Test func mutatedAndRandomDocumentsNeverCrashEitherReader() {
+    @Test func mutatedAndRandomDocumentsNeverCrashEitherReader() throws {
         var rng = SplitMix64(state: 0xC0FFEE)
-        let seeds = PaywallTemplates.all.map(\.document)
+        let seeds = try PaywallTemplates.all().map(\.document)
         var invalid = 0
         for i in 0..<3000 {
             var doc = i % 10 == 0 ? Self.randomValue(&rng, depth: 0) : seeds[i % seeds.count]

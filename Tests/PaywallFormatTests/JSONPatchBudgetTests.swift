@@ -38,7 +38,7 @@ import Testing
     /// The attack of the issue: `/root` into a list, then the list into itself 14 times (2^14
     /// copies of the tree). Under the standard budget it stops within a few operations, at once.
     @Test func theAmplificationOfTheIssueStopsUnderTheStandardBudget() throws {
-        let template = try #require(PaywallTemplates.document(named: PaywallTemplates.names[0]))
+        let template = try #require(try PaywallTemplates.document(named: PaywallTemplates.names[0]))
         guard case .object(var members) = template else {
             Issue.record("not an object")
             return

@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func canonicalBytesAreStable() throws {
-        for (_, template) in PaywallTemplates.all {
+        for (_, template) in try PaywallTemplates.all() {
             let bytes = template.canonicalBytes
             let reparsed = try JSONParser().parse(bytes)
             #expect(reparsed == template)

@@ -16,8 +16,8 @@ import Testing
         #expect(texts[0].values == ["en": "Go **Pro**"])
     }
 
-    @Test func templatesHaveNoMissingLocales() {
-        for (_, doc) in PaywallTemplates.all {
+    @Test func templatesHaveNoMissingLocales() throws {
+        for (_, doc) in try PaywallTemplates.all() {
             let texts = PaywallLocalization.texts(in: doc)
             #expect(texts.count > 5)
             #expect(texts.allSatisfy { $0.missingLocales.isEmpty })
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func appliesTranslationsAddingTheLocale() throws {
-        let doc = try #require(PaywallTemplates.document(named: "clean"))
+        let doc = try #require(try PaywallTemplates.document(named: "clean"))
         let texts = PaywallLocalization.texts(in: doc)
         var translations: [String: String] = ["$.root.nowhere": "x", "$.name": "y"]
         for t in texts { translations[t.path.description] = "[fr] " + (t.values["en"] ?? "") }

@@ -108,8 +108,8 @@ import Testing
         #expect(!PaywallReader.read(try Support.base(setting: "$.schemaVersion", to: nil)).isSupportedVersion)
     }
 
-    @Test func templatesReadWithoutUnknownNodes() {
-        for (_, doc) in PaywallTemplates.all {
+    @Test func templatesReadWithoutUnknownNodes() throws {
+        for (_, doc) in try PaywallTemplates.all() {
             let result = PaywallReader.read(doc)
             #expect(result.unknownNodes.isEmpty)
             #expect(result.document.root != nil)

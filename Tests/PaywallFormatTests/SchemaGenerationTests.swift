@@ -110,6 +110,5 @@ import Testing
         #expect(defs["PaywallV2Style"]?["properties"]?["padding"]?["$ref"] == "#/components/schemas/PaywallV2Padding")
         #expect(
             defs["PaywallV2TextNode"]?["properties"]?["text"]?["$ref"] == "#/components/schemas/PaywallV2LocalizedText")
-        #expect(PaywallTemplates.json["clean"] == PaywallTemplates.document(named: "clean"))
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @Suite struct StoreProductTests {
     /// The clean template as version 3: yearly sold in both stores, monthly on the App Store only.
     static func versionThree() throws -> JSONValue {
-        var document = try #require(PaywallTemplates.document(named: "clean"))
+        var document = try #require(try PaywallTemplates.document(named: "clean"))
         document["schemaVersion"] = 3
         var products = try #require(document["products"]?.arrayValue)
         for index in products.indices {
@@ -48,7 +48,7 @@ import Testing
         #expect(errors.contains("$.products[2].storeProductId unknown_property"))
         #expect(errors.contains("$.products[2].storeProductIds.appStore empty_string"))
         // Version 2 keeps its one id: storeProductIds is not a member there.
-        var two = try #require(PaywallTemplates.document(named: "clean"))
+        var two = try #require(try PaywallTemplates.document(named: "clean"))
         two["products"] = [["slot": "a", "storeProductIds": ["appStore": "x"]]]
         #expect(
             PaywallValidator.validate(two).errors.map { "\($0.path) \($0.code)" }.contains(

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct TemplateTests {
     @Test(arguments: PaywallTemplates.names) func validatesWithoutErrorsOrWarnings(_ name: String) throws {
-        let doc = try #require(PaywallTemplates.document(named: name))
+        let doc = try #require(try PaywallTemplates.document(named: name))
         let result = PaywallValidator.validate(doc)
         #expect(result.errors.isEmpty, "\(result.errors)")
         #expect(result.warnings.isEmpty, "\(result.warnings)")
@@ -11,9 +11,10 @@ import Testing
         #expect(doc["locales"]?.arrayValue?.count ?? 0 >= 2)
     }
 
-    @Test func unknownNameIsNil() {
-        #expect(PaywallTemplates.document(named: "fancy") == nil)
-        #expect(PaywallTemplates.all.count == 3)
+    /// An unknown name is nil; every known one parses (a defect would throw, not shorten the list).
+    @Test func unknownNameIsNilAndEveryTemplateIsListed() throws {
+        #expect(try PaywallTemplates.document(named: "fancy") == nil)
+        #expect(try PaywallTemplates.all().map(\.name) == PaywallTemplates.names)
     }
 
     /// Every node of a raw document (children, pages, option, fallback).
@@ -34,7 +35,7 @@ import Testing
         var durationTimer = false
         var lottieWithImageFallback = false
         var appearancePair = false
-        for (_, doc) in PaywallTemplates.all {
+        for (_, doc) in try PaywallTemplates.all() {
             let all = Self.nodes(try #require(doc["root"]))
             types.formUnion(all.compactMap { $0["type"]?.stringValue })
             backgrounds.insert(doc["settings"]?["background"]?["kind"]?.stringValue ?? "")
@@ -63,7 +64,7 @@ import Testing
     @Test(arguments: PaywallTemplates.names, ColorScheme.allCases) func migratesDownToVersionOne(
         _ name: String, _ scheme: ColorScheme
     ) throws {
-        let doc = try #require(PaywallTemplates.document(named: name))
+        let doc = try #require(try PaywallTemplates.document(named: name))
         let v1 = try SchemaMigrations.migrate(doc, to: 1, colorScheme: scheme)
         #expect(v1["schemaVersion"] == 1)
         let result = PaywallValidator.validate(v1, asVersion: 1)
@@ -85,14 +86,14 @@ import Testing
     }
 
     @Test func pairedColoursFollowTheScheme() throws {
-        let clean = try #require(PaywallTemplates.document(named: "clean"))
+        let clean = try #require(try PaywallTemplates.document(named: "clean"))
         #expect(try migrate(clean, to: 1)["theme"]?["colors"]?["bg"] == "#FFFFFF")
         #expect(try migrate(clean, to: 1, colorScheme: .dark)["theme"]?["colors"]?["bg"] == "#0B0B0C")
         #expect(try migrate(clean, to: 2) == clean)
     }
 
     @Test func migrationRejectsUnknownVersions() throws {
-        let clean = try #require(PaywallTemplates.document(named: "clean"))
+        let clean = try #require(try PaywallTemplates.document(named: "clean"))
         #expect(throws: MigrationError.unsupportedTargetVersion(0)) { try migrate(clean, to: 0) }
         var future = clean
         future["schemaVersion"] = 9

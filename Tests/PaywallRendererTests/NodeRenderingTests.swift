@@ -234,7 +234,7 @@ import Testing
     }
 
     @Test func everyTemplateRendersInBothSchemes() throws {
-        for (name, doc) in PaywallTemplates.all {
+        for (name, doc) in try PaywallTemplates.all() {
             for scheme in ColorScheme.allCases {
                 let page = try PaywallRenderer.render(doc, options: RenderOptions(colorScheme: scheme))
                 #expect(page.unknownNodes.isEmpty, "\(name)")

@@ -117,7 +117,7 @@ import Testing
         let second = try PaywallRenderer.render(JSONValue(parsing: b), options: options).html
         let third = try PaywallRenderer.render(JSONValue(parsing: a), options: options).html
         #expect(first == second && first == third)
-        for (_, doc) in PaywallTemplates.all {
+        for (_, doc) in try PaywallTemplates.all() {
             #expect(try PaywallRenderer.render(doc).html == PaywallRenderer.render(doc).html)
         }
     }

@@ -29,7 +29,7 @@ import Testing
         var named: Set<String> = []
         for template in PaywallTemplates.names {
             let text = String(
-                decoding: JSONSerializer.canonicalBytes(try #require(PaywallTemplates.document(named: template))),
+                decoding: JSONSerializer.canonicalBytes(try #require(try PaywallTemplates.document(named: template))),
                 as: UTF8.self)
             var rest = text[...]
             while let range = rest.range(of: prefix) {

@@ -6,7 +6,7 @@ import Testing
 /// A version loaded from storage keeps its source form only and builds an older form the first
 /// time a client asks for it: the same bytes the publish-time (eager, validated) build produced.
 @Test func loadedVersionsBuildOlderFormsOnFirstRequest() throws {
-    let document = try #require(PaywallTemplates.document(named: "cinematic"))
+    let document = try #require(try PaywallTemplates.document(named: "cinematic"))
     let eager = try ServedForms(document: document)
     let lazy = ServedForms(published: document)
     #expect(eager.sourceVersion == 2 && eager.builtCount == 2, "schema 1 in light and dark, built at publish")
@@ -35,7 +35,7 @@ import Testing
 /// A version 3 document is served to older clients in their store's form: its older forms are
 /// built per store at publish, and a version 3 client gets the document as it is whatever its store.
 @Test func versionThreeFormsArePerStoreOnlyWhereTheyDiffer() throws {
-    var document = try #require(PaywallTemplates.document(named: "clean"))
+    var document = try #require(try PaywallTemplates.document(named: "clean"))
     document["schemaVersion"] = 3
     document["products"] = [
         ["slot": "yearly", "storeProductIds": ["appStore": "ios.yearly", "googlePlay": "android.yearly"]],
@@ -57,6 +57,6 @@ import Testing
     #expect(android.document["products"]?[0]?["storeProductId"] == "android.yearly" && android.key.store == .googlePlay)
     #expect(ios.document["products"]?[0]?["storeProductId"] == "ios.yearly" && ios.key != android.key)
     // A version 2 document's forms never depend on the store.
-    let two = try ServedForms(document: try #require(PaywallTemplates.document(named: "clean")))
+    let two = try ServedForms(document: try #require(try PaywallTemplates.document(named: "clean")))
     #expect(try two.form(clientVersion: 1, colorScheme: .light, store: { .googlePlay }).key.store == nil)
 }

@@ -13,22 +13,38 @@ public enum PaywallTemplates {
         }
     }
 
-    /// The template as a document, or nil for an unknown name.
-    public static func document(named name: String) -> JSONValue? { parsed[name] }
-
-    /// Every template, in `names` order.
-    public static var all: [(name: String, document: JSONValue)] {
-        names.compactMap { name in parsed[name].map { (name, $0) } }
+    /// The template as a document, or nil for an unknown name. A template that does not parse is a
+    /// defect of this build, said loudly (`TemplateDefect`), never an unknown name or a shorter list.
+    public static func document(named name: String) throws(TemplateDefect) -> JSONValue? {
+        guard let result = parsed[name] else { return nil }
+        return try result.get()
     }
 
-    /// `{name: document}` for every template (the seed's `paywallTemplatesJson()`).
-    public static var json: JSONValue { .object(parsed) }
+    /// Every template, in `names` order.
+    public static func all() throws(TemplateDefect) -> [(name: String, document: JSONValue)] {
+        try names.map { name throws(TemplateDefect) in
+            guard let document = try document(named: name) else {
+                throw TemplateDefect(name: name, detail: "it is named but has no source")
+            }
+            return (name, document)
+        }
+    }
 
-    private static let parsed: [String: JSONValue] = {
-        var result: [String: JSONValue] = [:]
+    private static let parsed: [String: Result<JSONValue, TemplateDefect>] = {
+        var result: [String: Result<JSONValue, TemplateDefect>] = [:]
         for name in names {
-            if let text = source(named: name), let value = try? JSONValue(parsing: text) { result[name] = value }
+            guard let text = source(named: name) else { continue }
+            do { result[name] = .success(try JSONValue(parsing: text)) } catch {
+                result[name] = .failure(TemplateDefect(name: name, detail: "\(error)"))
+            }
         }
         return result
     }()
+}
+
+/// A built-in template that does not parse: a defect of this build (its source text is compiled in).
+public struct TemplateDefect: Error, CustomStringConvertible {
+    public let name: String
+    public let detail: String
+    public var description: String { "the built-in template '\(name)' does not parse: \(detail)" }
 }

@@ -51,7 +51,7 @@ public final class PaywallService: Sendable {
             name = n
             document = PaywallService.blankDocument(id: id, name: n ?? "Untitled paywall")
         case .template(let template, let n):
-            guard let json = PaywallTemplates.document(named: template) else {
+            guard let json = try PaywallTemplates.document(named: template) else {
                 let names = PaywallTemplates.names.joined(separator: ", ")
                 throw ServiceError.badField(
                     "$.template", "unknown_template", "Unknown template '\(template)'; use one of \(names).")

@@ -11,9 +11,8 @@ struct TemplateRoutes {
                 "listTemplates", summary: "List the built-in templates", tag: "templates",
                 responses: [.json(200, "The templates.", APISchemas.ref("TemplateList"))])
         ) { request, _ in
-            let items: [JSONValue] = PaywallTemplates.names.compactMap { name in
-                guard let document = PaywallTemplates.document(named: name) else { return nil }
-                return [
+            let items: [JSONValue] = try PaywallTemplates.all().map { name, document in
+                [
                     "name": .string(name), "title": document["name"] ?? .string(name),
                     "locales": document["locales"] ?? [],
                 ]
@@ -32,7 +31,7 @@ struct TemplateRoutes {
                 responses: [.json(200, "The template.", APISchemas.ref("Template"))])
         ) { request, _ in
             let name = request.parameter("name")
-            guard let document = PaywallTemplates.document(named: name) else {
+            guard let document = try PaywallTemplates.document(named: name) else {
                 throw ServiceError(
                     .notFound, "template_not_found",
                     "No template '\(name)'; use one of \(PaywallTemplates.names.joined(separator: ", ")).")

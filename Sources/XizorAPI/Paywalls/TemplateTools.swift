@@ -19,7 +19,7 @@ enum TemplateTools {
         ],
         readOnly: true, idempotent: true
     ) { call in
-        let items: [JSONValue] = PaywallTemplates.all.map { template in
+        let items: [JSONValue] = try PaywallTemplates.all().map { template in
             [
                 "name": .string(template.name), "title": template.document["name"] ?? .string(template.name),
                 "locales": template.document["locales"] ?? [],
@@ -27,7 +27,7 @@ enum TemplateTools {
         }
         var answer: JSONValue = ["templates": .array(items)]
         if let name = call.optionalString("name") {
-            guard let document = PaywallTemplates.document(named: name) else {
+            guard let document = try PaywallTemplates.document(named: name) else {
                 throw ServiceError(.notFound, "template_not_found", "No template '\(name)'.")
             }
             answer["document"] = document
