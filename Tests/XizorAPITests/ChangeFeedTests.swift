@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import Synchronization
 import Testing
 
 @testable import XizorAPI
@@ -86,6 +87,40 @@ import Testing
             server.keys.authenticate(late.secretKey) == .secret(appID: late.appID),
             "the pruned change's app arrives by the full reload")
         #expect(server.keys.authenticate(after.publicKey) == .publicKey(appID: after.appID))
+    }
+
+    /// The gap's exact edge (issue 41): a process one change behind whose next change was pruned
+    /// unseen reloads, as it does for several; one whose pruned changes it had all applied does not.
+    @Test(arguments: Driver.allCases)
+    func aProcessBehindByExactlyOnePrunedChangeReloads(driver: Driver) throws {
+        let test = try TestServices("feed-gap-one", driver: driver)
+        defer { test.remove() }
+        let store = test.services.store
+        let feed = try ChangeFeed(store: store, clock: .system)
+        let seen = Mutex<[ChangeFeed.Effects]>([])
+        feed.setApplier { effects in seen.withLock { $0.append(effects) } }
+        try feed.catchUp()
+        func append(_ entity: String, at: Int64) throws {
+            _ = try store.write { tx in
+                try tx.changes.append(appID: "app_x", kind: .placement, entityID: entity, now: at)
+            }
+        }
+        func prune(before: Int64) throws {
+            _ = try store.write { tx in try tx.changes.prune(olderThan: before, keepingAtMost: 1_000) }
+        }
+        try append("applied", at: 1)
+        try feed.catchUp()
+        // Only what this process applied is pruned: the next change is still there, nothing reloads.
+        try append("kept", at: 3)
+        try prune(before: 2)
+        try feed.catchUp()
+        #expect(seen.withLock { $0.last?.reloadAll } == false)
+        // The next change is pruned unseen, one change and no more: everything reloads.
+        try append("pruned unseen", at: 4)
+        try append("after", at: 6)
+        try prune(before: 5)
+        try feed.catchUp()
+        #expect(seen.withLock { $0.last?.reloadAll } == true, "one change was lost to the prune")
     }
 
     /// A publish re-reads its own paywall only: the routing (whose rules a full reload would parse

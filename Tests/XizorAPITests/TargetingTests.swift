@@ -98,6 +98,39 @@ import Testing
         #expect(parse(json).0 == condition, "what is answered parses back to the same condition")
     }
 
+    /// The share's exact edge (issue 41): a subscriber whose bucket equals the share in basis points
+    /// is out, one a basis point below it is in — in evaluation (`matches`) and in the dry run's
+    /// trace (`explain`) alike; 0 % takes no one and 100 % everyone with a subscriber id.
+    @Test func aRolloutsEdgeIsTheSameInEvaluationAndInTheTrace() throws {
+        let bucket = Condition.rolloutBucket(seed: "spring", subscriberID: "u-42")
+        #expect(bucket == 8763)
+        func outcome(_ basisPoints: Int, _ subscriber: String) throws -> (matched: Bool, failure: ConditionFailure?) {
+            let condition = Condition.rollout(basisPoints: basisPoints, seed: "spring")
+            var evaluated = RequestFacts(context: [:], subscriberID: subscriber)
+            var traced = RequestFacts(context: [:], subscriberID: subscriber)
+            return (try condition.matches(&evaluated), try condition.explain(&traced, path: "$.when"))
+        }
+        let equal = try outcome(bucket, "u-42")
+        #expect(!equal.matched, "a bucket equal to the share is outside it")
+        #expect(equal.failure?.reason == .outsideRollout && equal.failure?.saw == .number(Double(bucket)))
+        let above = try outcome(bucket + 1, "u-42")
+        #expect(above.matched && above.failure == nil, "a bucket one below the share is inside it")
+        // The lowest bucket: in at one basis point (0.01 %), out at none.
+        let first = try #require(
+            (0..<200_000).lazy.map { "s-\($0)" }.first {
+                Condition.rolloutBucket(seed: "spring", subscriberID: $0) == 0
+            })
+        #expect(try outcome(1, first).matched && outcome(1, first).failure == nil)
+        #expect(try !outcome(0, first).matched && outcome(0, first).failure?.reason == .outsideRollout)
+        // The highest bucket: in at 100 %, out at 99.99 %.
+        let last = try #require(
+            (0..<200_000).lazy.map { "s-\($0)" }.first {
+                Condition.rolloutBucket(seed: "spring", subscriberID: $0) == 9_999
+            })
+        #expect(try outcome(10_000, last).matched && outcome(10_000, last).failure == nil)
+        #expect(try !outcome(9_999, last).matched && outcome(9_999, last).failure?.reason == .outsideRollout)
+    }
+
     /// Shares over 100,000 ids are within 1 % (absolute) of the percentage, and a bucket is a pure
     /// function of (seed, subscriber): the same after a restart, on any server.
     @Test func rolloutSharesAreExactAndStable() throws {

@@ -23,7 +23,7 @@ To write one, plant the bug in the working tree, then
 
     python3 Tests/mutants/mutant.py NAME 'Breaks: …' 'Swift: …' ['Live: …' …]
 
-saves `git diff` as Tests/mutants/NAME.mutant, each change anchored on the fewest lines that are
+saves `git diff` (all but the tests) as Tests/mutants/NAME.mutant, each change anchored on the fewest lines that are
 unique in the file, and restores nothing: `git checkout` the source yourself.
 """
 import dataclasses
@@ -207,7 +207,7 @@ if __name__ == "__main__":
     if len(sys.argv) < 3 or not sys.argv[2].startswith("Breaks:"):
         raise SystemExit("usage: mutant.py NAME 'Breaks: …' 'Swift: …' ['Live: …' …]  (saves `git diff` as Tests/mutants/NAME.mutant)")
     root = pathlib.Path(__file__).resolve().parents[2]
-    diff = subprocess.run(["git", "diff", "--no-color", "--", ".", ":!Tests/mutants"], cwd=root, check=True, capture_output=True, text=True).stdout
+    diff = subprocess.run(["git", "diff", "--no-color", "--", ".", ":!Tests", ":!clients/swift/Tests"], cwd=root, check=True, capture_output=True, text=True).stdout
     if not diff:
         raise SystemExit("git diff is empty: plant the bug in the working tree first")
     original = lambda path: subprocess.run(["git", "show", f":{path}"], cwd=root, check=True, capture_output=True, text=True).stdout
