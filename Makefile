@@ -55,11 +55,13 @@ bench: deps venv
 mutants: deps venv
 	$(PY) Tests/mutants/run.py $(MUTANTS)
 
-# Regenerates the migrations embedded in the binary from Migrations/*.sql (a test fails until you do).
+# Regenerates what is generated: the migrations, media and console embedded in the binary, and README's
+# tree table from Package.swift (a test fails until you do).
 embed:
 	python3 Migrations/embed.py
 	python3 Sources/XizorAPI/Assets/embed-media.py
 	python3 Sources/XizorConsole/embed-console.py
+	python3 Tests/readme_tree.py --write
 
 # libFuzzer + AddressSanitizer over the parsers, validator, renderer and rules (docs/fuzzing.md):
 # FUZZ_SECONDS per target (default 60), FUZZ_TARGETS to pick, FUZZ_PARALLEL=1 to run them at once.

@@ -13,34 +13,43 @@ let package = Package(
     ],
     targets: [
         // C libraries from Debian's -dev packages.
+        /// README: C interop: zlib (Debian's `-dev` package), for gzip answers
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        /// README: C interop: sqlite3, with `greatest`/`least` registered as PostgreSQL has them
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        /// README: C interop: libpq
         .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL"),
-        // OpenSSL's libcrypto (SHA-256, HMAC) and libcurl (webhook deliveries): docs/integrations.md.
+        /// README: C interop: OpenSSL's libcrypto (SHA-256, HMAC)
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
+        /// README: C interop: libcurl, for webhook deliveries (docs/integrations.md)
         .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
-        // What Glibc's Swift module does not export (accept4, ...).
+        /// README: C interop: what Glibc's Swift module does not export (`accept4`, thread priorities)
         .target(name: "CSystem", path: "Sources/CSystem"),
-        // libFuzzer's driver entry point, for xizor-fuzz's fuzzing build (declaration only).
+        /// README: libFuzzer's driver entry point, for `xizor-fuzz` (declaration only)
         .target(name: "CFuzz", path: "Sources/CFuzz"),
 
         // Layers.
+        /// README: JSON-lines logging
         .target(name: "Logging", path: "Sources/Logging"),
+        /// README: the hand-rolled HTTP/1.1 server on POSIX sockets and Dispatch; knows nothing about paywalls
         .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "Logging"], path: "Sources/HTTP"),
-        // SHA-256 and HMAC over libcrypto, shared by storage (migration checksums), the renderer (the
-        // page's script hash) and the API.
+        /// README: SHA-256 and HMAC over libcrypto, shared by storage (migration checksums), the renderer (the page's script hash) and the API
         .target(name: "Digest", dependencies: ["CCrypto"], path: "Sources/Digest"),
+        /// README: the SQLite layer over the C API: database, statements, transactions, migrations, backups; and `SQL`, a statement written once for both databases, with `SQLConnection`
         .target(name: "Storage", dependencies: ["CSQLite", "Digest"], path: "Sources/Storage"),
-        // The PostgreSQL layer over libpq: connections, a pool, migrations; rows as the SQLite layer's.
+        /// README: the PostgreSQL layer over libpq: connections, prepared statements, a pool, SQLSTATE → the same error kinds, migrations under an advisory lock; rows as the SQLite layer's
         .target(
             name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage", "Digest"], path: "Sources/PostgresStorage"
         ),
+        /// README: the paywall document format: model, strict validator, tolerant reader, text resolution, schema versions, templates; pure, no I/O
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
+        /// README: the document as a self-contained HTML page for a WebView, with its bridge runtime; pure
         .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
-        // The console in the browser: HTML, ES modules and CSS from Site/, embedded by `make embed`.
+        /// README: the console in the browser: HTML, ES modules and CSS from `Site/`, embedded by `make embed`
         .target(
             name: "XizorConsole", dependencies: ["Digest"], path: "Sources/XizorConsole",
             exclude: ["Site", "embed-console.py"]),
+        /// README: the API layer: a folder per aggregate (apps and keys, paywalls, placements, audiences, subscribers, experiments, events, timers, webhooks, audit, assets) holding its store protocol, its store (`SQL*Store`, written once for both databases), its service, its REST routes and its MCP tools; `Targeting/` (rule conditions, request attributes), `Store/` (the `DataStore` the services read and write through, its transaction, group commit), `Changes/` (the change feed), `Serving/` (in-memory serving state, SDK delivery), `MCP/`, `OpenAPI/`, `Operations/`, `Schema/` (the embedded migrations), `Shared/`
         .target(
             name: "XizorAPI",
             dependencies: [
@@ -48,10 +57,11 @@ let package = Package(
                 "PaywallRenderer", "Logging",
             ], path: "Sources/XizorAPI",
             exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
-        // The fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by xizor-fuzz and FuzzTests.
+        /// README: the fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by `xizor-fuzz` and `FuzzTests`
         .target(
             name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"],
             path: "Sources/XizorFuzzing"),
+        /// README: the `xizor` command line: argument parsing, configuration, subcommands, the composition of the server
         .target(
             name: "XizorCLI",
             dependencies: [
@@ -59,14 +69,20 @@ let package = Package(
             ], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
+        /// README: the thin executable
         .executableTarget(name: "xizor", dependencies: ["XizorCLI"], path: "Sources/xizor"),
+        /// README: a test and benchmark fixture: the HTTP layer alone, with routes of its own
         .executableTarget(
             name: "xizor-http-fixture", dependencies: ["HTTP", "Logging"], path: "Sources/xizor-http-fixture"),
+        /// README: a test and benchmark fixture: the SQLite layer alone
         .executableTarget(
             name: "xizor-storage-fixture", dependencies: ["Storage"], path: "Sources/xizor-storage-fixture"),
+        /// README: the format's benchmark (`make bench`)
         .executableTarget(
             name: "xizor-format-bench", dependencies: ["PaywallFormat"], path: "Sources/xizor-format-bench"),
+        /// README: the libFuzzer driver over `XizorFuzzing` (`make fuzz`)
         .executableTarget(name: "xizor-fuzz", dependencies: ["XizorFuzzing", "CFuzz"], path: "Sources/xizor-fuzz"),
+        /// README: the renderer's benchmark (`make bench`)
         .executableTarget(
             name: "xizor-render-bench", dependencies: ["PaywallRenderer", "PaywallFormat"],
             path: "Sources/xizor-render-bench"),
