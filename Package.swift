@@ -29,10 +29,10 @@ let package = Package(
         .target(name: "CFuzz", path: "Sources/CFuzz"),
 
         // Layers.
-        /// README: JSON-lines logging
-        .target(name: "Logging", path: "Sources/Logging"),
+        /// README: JSON-lines logging (`XizorLog`, so as not to clash with swift-log's `Logging`)
+        .target(name: "XizorLog", path: "Sources/XizorLog"),
         /// README: the hand-rolled HTTP/1.1 server on POSIX sockets and Dispatch; knows nothing about paywalls
-        .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "Logging"], path: "Sources/HTTP"),
+        .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "XizorLog"], path: "Sources/HTTP"),
         /// README: SHA-256 and HMAC over libcrypto, shared by storage (migration checksums), the renderer (the page's script hash) and the API
         .target(name: "Digest", dependencies: ["CCrypto"], path: "Sources/Digest"),
         /// README: the SQLite layer over the C API: database, statements, transactions, migrations, backups; and `SQL`, a statement written once for both databases, with `SQLConnection`
@@ -54,7 +54,7 @@ let package = Package(
             name: "XizorAPI",
             dependencies: [
                 "HTTP", "Storage", "PostgresStorage", "Digest", "CCurl", "XizorConsole", "PaywallFormat",
-                "PaywallRenderer", "Logging",
+                "PaywallRenderer", "XizorLog",
             ], path: "Sources/XizorAPI",
             exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
         /// README: the fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by `xizor-fuzz` and `FuzzTests`
@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "XizorCLI",
             dependencies: [
-                "XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "PaywallRenderer", "Logging",
+                "XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "PaywallRenderer", "XizorLog",
             ], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
@@ -73,7 +73,7 @@ let package = Package(
         .executableTarget(name: "xizor", dependencies: ["XizorCLI"], path: "Sources/xizor"),
         /// README: a test and benchmark fixture: the HTTP layer alone, with routes of its own
         .executableTarget(
-            name: "xizor-http-fixture", dependencies: ["HTTP", "Logging"], path: "Sources/xizor-http-fixture"),
+            name: "xizor-http-fixture", dependencies: ["HTTP", "XizorLog"], path: "Sources/xizor-http-fixture"),
         /// README: a test and benchmark fixture: the SQLite layer alone
         .executableTarget(
             name: "xizor-storage-fixture", dependencies: ["Storage"], path: "Sources/xizor-storage-fixture"),

@@ -1,4 +1,4 @@
-import Logging
+import XizorLog
 
 /// An error a handler throws to answer with a client-facing problem instead of a 500; becomes
 /// an `application/problem+json` body `{type,title,status,detail,code}` (RFC 9457).

@@ -1,8 +1,8 @@
 import CSystem
 @preconcurrency import Dispatch
 import Foundation
-import Logging
 import Synchronization
+import XizorLog
 
 #if canImport(Glibc)
     import Glibc

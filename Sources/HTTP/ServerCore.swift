@@ -1,6 +1,6 @@
 @preconcurrency import Dispatch
-import Logging
 import Synchronization
+import XizorLog
 
 /// The state shared by every connection of one server: configuration, responder, loops and
 /// counters. Immutable after start except for the atomics.

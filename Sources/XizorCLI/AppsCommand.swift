@@ -1,5 +1,5 @@
-import Logging
 import XizorAPI
+import XizorLog
 
 extension Commands {
     static let apps = Subcommand(

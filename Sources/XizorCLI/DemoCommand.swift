@@ -1,5 +1,5 @@
-import Logging
 import XizorAPI
+import XizorLog
 
 /// The demo app: the three templates published on `onboarding`, `upsell` and `settings`, so a
 /// newcomer sees a paywall within a minute.

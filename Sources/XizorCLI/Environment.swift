@@ -1,9 +1,9 @@
 import Foundation
 import HTTP
-import Logging
 import PostgresStorage
 import Storage
 import XizorAPI
+import XizorLog
 
 /// What the server-side commands share: the resolved configuration, a logger, and the database
 /// opened (and migrated, or checked to be) the same way for `serve`, `migrate`, `apps` and `demo`.

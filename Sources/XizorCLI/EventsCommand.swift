@@ -1,5 +1,5 @@
-import Logging
 import XizorAPI
+import XizorLog
 
 extension Commands {
     /// `xizor events export APP_ID`: the same NDJSON as `GET /v1/events/export`, read from the

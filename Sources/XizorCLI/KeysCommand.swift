@@ -1,5 +1,5 @@
-import Logging
 import XizorAPI
+import XizorLog
 
 extension Commands {
     /// `xizor keys create APP_ID`: the operator's way back in for an owner left without a

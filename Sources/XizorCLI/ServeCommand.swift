@@ -1,8 +1,8 @@
 import Foundation
 import HTTP
-import Logging
 import PaywallRenderer
 import XizorAPI
+import XizorLog
 
 extension Commands {
     static let serve = Subcommand(

@@ -1,5 +1,5 @@
-import Logging
 import Storage
+import XizorLog
 
 /// Every setting of the server, declared once: its JSON path (from which the environment variable
 /// is derived), its type, its compiled-in default and its meaning. `Settings.keys` enumerates the

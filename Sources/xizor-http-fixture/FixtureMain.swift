@@ -1,5 +1,5 @@
 import HTTP
-import Logging
+import XizorLog
 
 #if canImport(Glibc)
     import Glibc

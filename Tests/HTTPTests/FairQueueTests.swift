@@ -1,8 +1,8 @@
 import CSystem
 import Dispatch
-import Logging
 import Synchronization
 import Testing
+import XizorLog
 
 @testable import HTTP
 

@@ -1,6 +1,6 @@
 import Dispatch
-import Logging
 import Testing
+import XizorLog
 
 @testable import HTTP
 

@@ -1,7 +1,7 @@
 import Dispatch
-import Logging
 import Synchronization
 import Testing
+import XizorLog
 
 @testable import HTTP
 

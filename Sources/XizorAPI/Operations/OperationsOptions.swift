@@ -1,4 +1,4 @@
-import Logging
+import XizorLog
 
 /// What the operations endpoints and protections take from the configuration.
 public struct OperationsOptions: Sendable {

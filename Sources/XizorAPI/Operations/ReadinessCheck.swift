@@ -1,6 +1,6 @@
 import Dispatch
-import Logging
 import Synchronization
+import XizorLog
 
 #if canImport(Glibc)
     import Glibc
