@@ -1,22 +1,31 @@
-/// Standard base64 (RFC 4648 §4, padded), for digests that are written as text — a
-/// Content-Security-Policy's `'sha256-…'` source — without Foundation in a pure module.
-public enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+import CCrypto
 
+/// Standard base64 (RFC 4648 §4, padded) by libcrypto's `EVP_EncodeBlock`, for digests that are
+/// written as text — a Content-Security-Policy's `'sha256-…'` source — without Foundation in a pure
+/// module.
+public enum Base64 {
     public static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i < bytes.count {
-            let b0 = bytes[i]
-            let b1 = i + 1 < bytes.count ? bytes[i + 1] : 0
-            let b2 = i + 2 < bytes.count ? bytes[i + 2] : 0
-            out.append(alphabet[Int(b0 >> 2)])
-            out.append(alphabet[Int((b0 & 0x03) << 4 | b1 >> 4)])
-            out.append(i + 1 < bytes.count ? alphabet[Int((b1 & 0x0f) << 2 | b2 >> 6)] : UInt8(ascii: "="))
-            out.append(i + 2 < bytes.count ? alphabet[Int(b2 & 0x3f)] : UInt8(ascii: "="))
-            i += 3
+        guard !bytes.isEmpty else { return "" }
+        // Four characters per three bytes, and the terminating NUL EVP_EncodeBlock writes.
+        var out = [UInt8](repeating: 0, count: (bytes.count + 2) / 3 * 4 + 1)
+        let written = out.withUnsafeMutableBufferPointer { target in
+            bytes.withUnsafeBufferPointer { source in
+                EVP_EncodeBlock(target.baseAddress, source.baseAddress, Int32(source.count))
+            }
         }
-        return String(decoding: out, as: UTF8.self)
+        precondition(written == Int32(out.count - 1), "EVP_EncodeBlock wrote \(written) of \(out.count - 1) characters")
+        return String(decoding: out[..<Int(written)], as: UTF8.self)
+    }
+}
+
+/// Comparisons whose time says nothing about where two secrets differ (libcrypto's `CRYPTO_memcmp`).
+public enum ConstantTime {
+    /// Equal lengths and equal bytes; only the length may show in the time taken.
+    public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress, y.baseAddress, x.count) == 0 }
+        }
     }
 }

@@ -48,3 +48,18 @@ import Testing
                 == "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb4b")
     }
 }
+
+/// libcrypto's constant-time comparison, as the key check and the signed links use it.
+@Suite struct ConstantTimeTests {
+    @Test func equalOnlyForTheSameBytesOfTheSameLength() {
+        #expect(ConstantTime.equal([1, 2, 3], [1, 2, 3]))
+        #expect(ConstantTime.equal([], []))
+        #expect(!ConstantTime.equal([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equal([1, 2, 3], [1, 2]))
+        #expect(!ConstantTime.equal([0], []))
+        let digest = SHA256.hash(Array("key".utf8))
+        var other = digest
+        other[31] ^= 1
+        #expect(ConstantTime.equal(digest, SHA256.hash(Array("key".utf8))) && !ConstantTime.equal(digest, other))
+    }
+}

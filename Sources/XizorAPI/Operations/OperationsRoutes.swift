@@ -52,7 +52,7 @@ struct OperationsRoutes {
         ) { request in
             if let metricsToken {
                 guard let header = request.header("Authorization"), let token = RouteGuard.bearerToken(header),
-                    Self.constantTimeEqual(Array(token.utf8), Array(metricsToken.utf8))
+                    Identifiers.constantTimeEqual(Array(token.utf8), Array(metricsToken.utf8))
                 else {
                     throw ServiceError(
                         .unauthorized, "metrics_token_required",
@@ -85,10 +85,4 @@ struct OperationsRoutes {
         }
     }
 
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in 0..<a.count { difference |= a[i] ^ b[i] }
-        return difference == 0
-    }
 }

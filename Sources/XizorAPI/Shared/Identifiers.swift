@@ -33,11 +33,6 @@ enum Identifiers {
 
     static func hash(_ key: String) -> [UInt8] { SHA256.hash(Array(key.utf8)) }
 
-    /// Compares two digests without an early exit, so timing says nothing about where they differ.
-    static func constantTimeEqual(_ x: [UInt8], _ y: [UInt8]) -> Bool {
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for i in 0..<x.count { difference |= x[i] ^ y[i] }
-        return difference == 0
-    }
+    /// Compares two digests so that timing says nothing about where they differ (`CRYPTO_memcmp`).
+    static func constantTimeEqual(_ x: [UInt8], _ y: [UInt8]) -> Bool { ConstantTime.equal(x, y) }
 }
