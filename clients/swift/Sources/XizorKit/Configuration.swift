@@ -95,6 +95,10 @@ public enum EventReport: Sendable {
     /// At launch, the queue file existed but could not be read (an I/O or permission error): it
     /// was moved to `movedTo` (its events are there, not delivered) and the queue starts empty.
     case unreadableFile(movedTo: String, reason: String)
+    /// The queue file could not be written (a full disk, a directory the app may not write): the
+    /// `queued` events waiting now are kept in memory and still delivered this launch, but an app
+    /// killed before they are sent loses them. Reported each time a write fails.
+    case notPersisted(queued: Int, reason: String)
 }
 
 public enum RetryReason: Sendable, Equatable {

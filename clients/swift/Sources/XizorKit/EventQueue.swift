@@ -88,7 +88,7 @@ public actor EventQueue {
             pending += zip(events, sizes).map { (event: $0.0, bytes: $0.1) }
         } catch {
             pending += events.map { (event: $0, bytes: 0) }
-            rewrite()
+            rewrite(after: error)
         }
         if pending.count >= settings.batchSize { flushIfIdle() }
     }
@@ -228,14 +228,19 @@ public actor EventQueue {
                 for index in pending.indices { pending[index].bytes = sizes[index] }
             }
         } catch {
-            rewrite()
+            rewrite(after: error)
         }
     }
 
-    /// Writes what is left; if the disk refuses, the memory queue still delivers this launch.
-    private func rewrite() {
-        guard let sizes = try? log.replace(with: pending.map(\.event)) else { return }
-        for index in pending.indices { pending[index].bytes = sizes[index] }
+    /// Writes what is left after a write failed; if the disk refuses again, the memory queue still
+    /// delivers this launch, and the app is told its events are not on disk (`.notPersisted`).
+    private func rewrite(after failure: any Error) {
+        do {
+            let sizes = try log.replace(with: pending.map(\.event))
+            for index in pending.indices { pending[index].bytes = sizes[index] }
+        } catch {
+            report(.notPersisted(queued: pending.count, reason: "\(failure); writing the queue again: \(error)"))
+        }
     }
 
     private func report(_ report: EventReport) {

@@ -22,12 +22,29 @@ struct HTTPResponse: Sendable {
     func retryAfter(now: Date = Date()) -> TimeInterval? {
         guard let raw = header("Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = Int(raw), seconds >= 0 { return TimeInterval(seconds) }
-        let formatter = DateFormatter()
+        guard let date = HTTPDateParser.shared.date(from: raw) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}
+
+/// One `DateFormatter` for HTTP dates (IMF-fixdate, RFC 9110 §5.6.7), built once: a formatter is
+/// costly to make, and not thread-safe, so it is used under a lock.
+final class HTTPDateParser: @unchecked Sendable {
+    static let shared = HTTPDateParser()
+    private let lock = NSLock()
+    private let formatter: DateFormatter
+
+    private init() {
+        formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: raw) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+    }
+
+    func date(from text: String) -> Date? {
+        lock.lock()
+        defer { lock.unlock() }
+        return formatter.date(from: text)
     }
 }
 

@@ -216,6 +216,28 @@ struct EventQueueTests {
         #expect(queuedOnDisk(directory).map(\.name) == ["after"], "the queue goes on in a fresh file")
     }
 
+    /// A queue that cannot write its file (here its directory is a file) still takes and holds the
+    /// events in memory, and says each time that they are not on disk.
+    @Test func aQueueThatCannotWriteItsFileSaysSoAndKeepsTheEvents() async throws {
+        let blocker = FileManager.default.temporaryDirectory.appendingPathComponent("xizorkit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: blocker) }
+        try Data("a file where the queue's directory should be".utf8).write(to: blocker)
+        let reports = Reports()
+        let offline = XizorConfiguration(
+            publicKey: "pk_test", baseURL: try #require(URL(string: "http://127.0.0.1:9")), cacheDirectory: blocker)
+        let queue = EventQueue(
+            transport: Transport(configuration: offline), directory: blocker.appendingPathComponent("events"),
+            settings: EventSettings(onReport: reports.handler))
+        await queue.enqueue([XizorEvent(name: "first")])
+        await queue.enqueue([XizorEvent(name: "second"), XizorEvent(name: "third")])
+        #expect(await queue.count == 3, "the events are kept in memory")
+        let unsaved = reports.all.compactMap {
+            if case .notPersisted(let queued, let reason) = $0 { return (queued, reason) } else { return nil }
+        }
+        #expect(unsaved.map(\.0) == [1, 3], "each failed write is reported with what is queued")
+        #expect(unsaved.allSatisfy { !$0.1.isEmpty })
+    }
+
     @Test func deliveryMovesTheOffsetAndCompactsWhenEmpty() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xizorkit-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
