@@ -55,12 +55,13 @@ bench: deps venv
 mutants: deps venv
 	$(PY) Tests/mutants/run.py $(MUTANTS)
 
-# Regenerates what is generated: the migrations, media and console embedded in the binary, and README's
+# Regenerates what is generated: the migrations, media, console and page runtime embedded in the binary, and README's
 # tree table from Package.swift (a test fails until you do).
 embed:
 	python3 Migrations/embed.py
 	python3 Sources/XizorAPI/Assets/embed-media.py
 	python3 Sources/XizorConsole/embed-console.py
+	python3 Sources/PaywallRenderer/embed-runtime.py
 	python3 Tests/readme_tree.py --write
 
 # libFuzzer + AddressSanitizer over the parsers, validator, renderer and rules (docs/fuzzing.md):

@@ -43,8 +43,10 @@ let package = Package(
         ),
         /// README: the paywall document format: model, strict validator, tolerant reader, text resolution, schema versions, templates; pure, no I/O
         .target(name: "PaywallFormat", path: "Sources/PaywallFormat"),
-        /// README: the document as a self-contained HTML page for a WebView, with its bridge runtime; pure
-        .target(name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer"),
+        /// README: the document as a self-contained HTML page for a WebView, with its bridge runtime (`Runtime/runtime.js`, embedded by `make embed`); pure
+        .target(
+            name: "PaywallRenderer", dependencies: ["PaywallFormat", "Digest"], path: "Sources/PaywallRenderer",
+            exclude: ["Runtime", "embed-runtime.py"]),
         /// README: the console in the browser: HTML, ES modules and CSS from `Site/`, embedded by `make embed`
         .target(
             name: "XizorConsole", dependencies: ["Digest"], path: "Sources/XizorConsole",

@@ -171,7 +171,7 @@ struct PageBuilder {
     }
 
     /// `sha256-…` of the runtime script exactly as embedded.
-    static let runtimeHash = "sha256-" + Base64.encode(SHA256.hash(Array(RuntimeScript.source.utf8)))
+    static let runtimeHash = RuntimeScript.hash
 
     static func origin(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }

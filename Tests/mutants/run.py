@@ -41,8 +41,12 @@ PYTHON = os.environ.get("XIZOR_MUTANTS_PYTHON", str(ROOT / ".venv" / "bin" / "py
 TIMEOUT = int(os.environ.get("XIZOR_MUTANTS_TIMEOUT", "900"))
 
 
-CONSOLE_SITE = "Sources/XizorConsole/Site/"
-CONSOLE_EMBED = "Sources/XizorConsole/EmbeddedConsole.swift"
+# Sources embedded in the binary by a generator: a mutant of one is re-embedded (and the generated
+# file restored with it afterwards), so the mutant holds only the source line it breaks.
+EMBEDDED = {
+    "Sources/XizorConsole/Site/": ("Sources/XizorConsole/embed-console.py", "Sources/XizorConsole/EmbeddedConsole.swift"),
+    "Sources/PaywallRenderer/Runtime/": ("Sources/PaywallRenderer/embed-runtime.py", "Sources/PaywallRenderer/RuntimeScript.swift"),
+}
 
 
 @dataclasses.dataclass
@@ -65,10 +69,14 @@ class Mutant:
         return self.changes.paths
 
     @property
+    def generators(self):
+        """(generator, generated file) for each embedded source the mutant changes."""
+        return sorted({embed for prefix, embed in EMBEDDED.items() if any(n.startswith(prefix) for n in self.files)})
+
+    @property
     def embedded(self):
-        """Files regenerated from the mutated ones: the console's site is embedded in the binary,
-        so a mutant of a site file is re-embedded (and the embed restored with it afterwards)."""
-        return [CONSOLE_EMBED] if any(name.startswith(CONSOLE_SITE) for name in self.files) else []
+        """Files regenerated from the mutated ones (restored with them afterwards)."""
+        return [generated for _, generated in self.generators]
 
 
 def load(path):
@@ -221,7 +229,7 @@ def main():
                 verdict = "does not find its anchor (update the mutant)"
             elif all((TREE / name).read_bytes() == (ROOT / name).read_bytes() for name in mutant.files):
                 verdict = "changed nothing (check the mutant)"
-            elif mutant.embedded and run(["python3", "Sources/XizorConsole/embed-console.py"], log) != 0:
+            elif any(run(["python3", generator], log) != 0 for generator, _ in mutant.generators):
                 verdict = "does not embed (check the mutant)"
             elif not build(mutant, log):
                 verdict = "does not build (update the mutant)"
