@@ -20,3 +20,15 @@ func theEmbeddedMigrationsAreTheMigrationFiles(driver: String) throws {
         #expect(mine.sql == theirs.sql)
     }
 }
+
+/// From 0015 on (issue 41), one change to the schema is one number and one name in both folders:
+/// `0015_x.sql` in `Migrations/` is `0015_x.sql` in `Migrations/postgres/`. The histories before it
+/// were numbered apart (SQLite's 0008_targeting is PostgreSQL's 0006) and stay as they are.
+@Test func fromMigration15OnBothDatabasesShareNumbersAndNames() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    func shared(_ folder: String) throws -> [String] {
+        try Migrator(path: root.appendingPathComponent(folder).path).migrations.filter { $0.number >= 15 }.map(\.name)
+    }
+    #expect(try shared("Migrations") == shared("Migrations/postgres"))
+}
