@@ -2,7 +2,17 @@ import PaywallFormat
 
 typealias Direction = PaywallNode.Kind.Direction
 
-/// Every node type, 1:1, as HTML. Each node is one element (class `xz-<type>`) carrying its style and
+/// What every node's element starts from: the class list, inline style and attributes its common
+/// fields give, and its accessibility label. Each kind's method (`NodeHTML+*.swift`) adds its own.
+struct NodeElement {
+    let classes: [String]
+    let style: [String]
+    let attributes: [(String, String)]
+    let label: String?
+}
+
+/// Every node type, 1:1, as HTML: `node` applies what all nodes share and hands the rest to one
+/// method per kind (`NodeHTML+Layout`, `+Text`, `+Media`, `+Controls`). Each node is one element (class `xz-<type>`) carrying its style and
 /// motion inline; behaviour is declared with `data-*` attributes the runtime reads (`data-a` actions,
 /// `data-t` texts with product or timer variables, `data-src` lazy media).
 extension PageBuilder {
@@ -75,49 +85,22 @@ extension PageBuilder {
         if case .stack = node.kind { isStack = true }
         let styled = styleCSS.css(node.common.style, role: role, skipPadding: isStack)
         let moved = motion.node(node.common.animation)
-        var classes = ["xz-" + node.type.replacingAll("_", with: "-")] + extraClasses + styled.classes + moved.classes
-        var style = styled.declarations + moved.declarations
+        let classes = ["xz-" + node.type.replacingAll("_", with: "-")] + extraClasses + styled.classes + moved.classes
+        let style = styled.declarations + moved.declarations
         var attributes: [(String, String)] = []
         if let id = node.common.id { attributes.append(("data-id", id)) }
         let label = pick(node.common.accessibilityLabel)
 
+        let element = NodeElement(classes: classes, style: style, attributes: attributes, label: label)
+
         switch node.kind {
         case .stack(let direction, let children, let gap, let padding, let alignment, let distribution, let scroll):
-            classes[0] = direction == .vertical ? "xz-col" : direction == .horizontal ? "xz-row" : "xz-layer"
-            if let padding = padding ?? node.common.style?.padding {
-                style.insert("padding:" + CSSValue.padding(padding), at: 0)
-            }
-            if gap > 0 { style.append("gap:" + CSSValue.px(gap)) }
-            if direction == .layered {
-                // Stretch: children fill the layer; a row keeps its own height at the top (an HStack in a ZStack).
-                if alignment != .stretch {
-                    style.append("place-items:" + PageBuilder.flexValue(alignment.rawValue))
-                } else {
-                    classes.append("xz-layer-fill")
-                }
-            } else {
-                if alignment != .stretch { style.append("align-items:" + PageBuilder.flexValue(alignment.rawValue)) }
-                if distribution != .start {
-                    style.append("justify-content:" + PageBuilder.flexValue(distribution.rawValue))
-                }
-            }
-            if scroll { classes.append(direction == .horizontal ? "xz-scroll-x" : "xz-scroll-y") }
-            if let label { attributes += [("role", "group"), ("aria-label", label)] }
-            open("div", classes, style: style, attributes)
-            for child in children { self.node(child, parent: direction, scope: scope) }
-            out += "</div>"
+            stackNode(
+                direction: direction, children: children, gap: gap, padding: padding, alignment: alignment,
+                distribution: distribution, scroll: scroll, node: node, scope: scope, element)
 
         case .text(let text):
-            let template = pick(text) ?? ""
-            attributes += dynamicAttributes(template, scope: scope)
-            open("p", classes, style: style, attributes)
-            if let label {
-                out +=
-                    "<span aria-hidden=\"true\">" + textContent(template, scope: scope)
-                    + "</span><span class=\"xz-sr\">" + HTML.text(label) + "</span></p>"
-            } else {
-                out += textContent(template, scope: scope) + "</p>"
-            }
+            textNode(text, scope: scope, element)
 
         case .image(let src, let blurhash, let aspectRatio, let fit, let lazy, let alt):
             image(
@@ -125,42 +108,14 @@ extension PageBuilder {
                 alt: pick(alt) ?? label ?? "", classes: classes + ["xz-media"], style: style, attributes: attributes)
 
         case .video(let src, let poster, let loop, let muted, let autoplay, let lazy, let aspectRatio, let fit):
-            style.insert("aspect-ratio:" + CSSValue.number(aspectRatio ?? 16.0 / 9.0), at: 0)
-            open("div", classes + ["xz-media"], style: style, attributes)
-            var v: [(String, String)] = [("preload", "none")]
-            if let url = media(src) { v.append(("data-src", url)) }
-            if let url = poster.flatMap({ media($0) }) {
-                if !lazy && preloads.isEmpty { preloads.append(url) }
-                v.append((lazy ? "data-poster" : "poster", url))
-            }
-            if !lazy { v.append(("data-eager", "1")) }
-            if autoplay { v.append(("data-autoplay", "1")) } else { v.append(("controls", "")) }
-            if let label { v.append(("aria-label", label)) }
-            if fit != .cover { v.append(("style", "object-fit:" + fit.rawValue)) }
-            out += "<video playsinline" + (muted ? " muted" : "") + (loop ? " loop" : "")
-            for (name, value) in v { out += " " + name + "=\"" + HTML.attribute(value) + "\"" }
-            out += "></video></div>"
+            videoNode(
+                src: src, poster: poster, loop: loop, muted: muted, autoplay: autoplay, lazy: lazy,
+                aspectRatio: aspectRatio, fit: fit, element)
 
         case .lottie(let src, let loop, let speed, let autoplay, let aspectRatio, let fallback):
-            if let ratio = aspectRatio { style.insert("aspect-ratio:" + CSSValue.number(ratio), at: 0) }
-            if lottiePlayer != nil, let url = media(src) {
-                fetchesAnimations = true
-                attributes += [("data-lottie", url), ("data-speed", CSSValue.number(speed))]
-                if loop { attributes.append(("data-loop", "1")) }
-                if autoplay { attributes.append(("data-autoplay", "1")) }
-                if let label { attributes += [("role", "img"), ("aria-label", label)] }
-                open("div", classes, style: style, attributes)
-                out += "<div class=\"xz-lottie-stage\" aria-hidden=\"true\"></div>"
-            } else {
-                classes.append("xz-lottie-none")
-                open("div", classes, style: style, attributes)
-            }
-            if let fallback {
-                out += "<div class=\"xz-lottie-fb\">"
-                self.node(fallback, parent: .vertical, scope: scope)
-                out += "</div>"
-            }
-            out += "</div>"
+            lottieNode(
+                src: src, loop: loop, speed: speed, autoplay: autoplay, aspectRatio: aspectRatio, fallback: fallback,
+                scope: scope, element)
 
         case .button(let labelText, let action):
             button(
@@ -168,26 +123,10 @@ extension PageBuilder {
                 label: label, scope: scope)
 
         case .purchaseButton(let slot, let labelText, let sublabel):
-            let bound: String? =
-                slot == "$selected" ? (hasSelector ? "$selected" : document.products.first?.slot) : slot
-            classes.append("xz-btn")
-            if let bound, bound == "$selected" || slots[bound] != nil {
-                attributes += [("type", "button"), ("data-a", "purchase"), ("data-slot", bound)]
-            } else {
-                attributes += [("type", "button"), ("disabled", "")]
-            }
-            if let label { attributes.append(("aria-label", label)) }
-            open("button", classes, style: style, attributes)
-            textElement("span", ["xz-label"], labelText, scope: bound)
-            if sublabel != nil { textElement("span", ["xz-sublabel"], sublabel, scope: bound) }
-            out += "</button>"
+            purchaseButtonNode(slot: slot, labelText: labelText, sublabel: sublabel, element)
 
         case .restoreButton(let labelText):
-            attributes += [("type", "button"), ("data-a", "restore")]
-            if let label { attributes.append(("aria-label", label)) }
-            open("button", classes + ["xz-btn"], style: style, attributes)
-            textElement("span", ["xz-label"], labelText ?? DefaultStrings.restorePurchases, scope: scope)
-            out += "</button>"
+            restoreButtonNode(labelText: labelText, scope: scope, element)
 
         case .carousel(let pages, let autoAdvanceMs, let loop, let indicator, let lazyRender):
             carousel(
@@ -195,67 +134,21 @@ extension PageBuilder {
                 classes: classes, style: style, attributes: attributes, label: label, scope: scope)
 
         case .timer(let kind, let durationSeconds, let endsAt, let format, let onExpire, let labelText):
-            timerCount += 1
-            let template = pick(labelText) ?? "{{timer.remaining}}"
-            attributes += [
-                ("data-timer", kind.rawValue), ("data-fmt", format.rawValue), ("data-expire", onExpire.rawValue),
-                ("data-tid", node.common.id ?? "timer\(timerCount)"), ("role", "timer"),
-            ]
-            if kind == .duration { attributes.append(("data-secs", String(max(0, durationSeconds ?? 0)))) }
-            if let endsAt { attributes.append(("data-ends", endsAt)) }
-            attributes.append(("data-t", template))
-            if let scope, extractVariables(template).contains(where: { $0.hasPrefix("product.") }) {
-                attributes.append(("data-s", scope))
-            }
-            if let label { attributes.append(("aria-label", label)) }
-            let initial =
-                kind == .duration
-                ? PageBuilder.formatRemaining(max(0, durationSeconds ?? 0), format)
-                : PageBuilder.unknownRemaining(format)
-            open("p", classes, style: style, attributes)
-            out +=
-                textContent(template, scope: scope, extraContext: ["timer": ["remaining": .string(initial)]]) + "</p>"
+            timerNode(
+                kind: kind, durationSeconds: durationSeconds, endsAt: endsAt, format: format, onExpire: onExpire,
+                labelText: labelText, node: node, scope: scope, element)
 
         case .featureList(let items, let iconColor):
-            if let label { attributes.append(("aria-label", label)) }
-            open("ul", classes, style: style, attributes)
-            let iconStyle =
-                iconColor.flatMap(CSSValue.color).map { " style=\"" + HTML.attribute("color:" + $0) + "\"" } ?? ""
-            for item in items {
-                out +=
-                    "<li><span class=\"xz-icon\" aria-hidden=\"true\"\(iconStyle)>" + HTML.text(item.icon ?? "✓")
-                    + "</span>"
-                textElement("span", [], item.text, scope: scope)
-                out += "</li>"
-            }
-            out += "</ul>"
+            featureListNode(items: items, iconColor: iconColor, scope: scope, element)
 
         case .spacer(let size, let flex):
-            if let size {
-                style.append(parent == .layered ? "height:" + CSSValue.px(size) : "flex:0 0 " + CSSValue.px(size))
-            } else {
-                style.append("flex:" + CSSValue.number(flex ?? 1) + " 1 0")
-            }
-            attributes.append(("aria-hidden", "true"))
-            open("div", classes, style: style, attributes)
-            out += "</div>"
+            spacerNode(size: size, flex: flex, parent: parent, element)
 
         case .divider(let thickness, let color, let inset):
-            if parent == .horizontal {
-                style += ["width:" + CSSValue.px(thickness), "margin-block:" + CSSValue.px(inset)]
-            } else {
-                style += ["height:" + CSSValue.px(thickness), "margin-inline:" + CSSValue.px(inset)]
-            }
-            if let c = color.flatMap(CSSValue.color) { style.append("background:" + c) }
-            open("hr", classes, style: style, attributes)
+            dividerNode(thickness: thickness, color: color, inset: inset, parent: parent, element)
 
         case .badge(let text, let variant):
-            classes.append("xz-badge-" + variant.rawValue)
-            let template = pick(text) ?? ""
-            attributes += dynamicAttributes(template, scope: scope)
-            if let label { attributes.append(("aria-label", label)) }
-            open("span", classes, style: style, attributes)
-            out += textContent(template, scope: scope) + "</span>"
+            badgeNode(text, variant: variant, scope: scope, element)
 
         case .productSelector(let selectorSlots, let layout, let option):
             selector(
@@ -264,30 +157,9 @@ extension PageBuilder {
 
         case .footerLinks(
             let privacyUrl, let termsUrl, let showRestore, let privacyLabel, let termsLabel, let restoreLabel):
-            attributes.append(("aria-label", label ?? pick(DefaultStrings.legal) ?? "Legal"))
-            open("nav", classes, style: style, attributes)
-            var first = true
-            func separator(_ b: inout PageBuilder) {
-                if !first { b.out += "<span class=\"xz-sep\" aria-hidden=\"true\">·</span>" }
-                first = false
-            }
-            if let url = privacyUrl.flatMap(URLPolicy.link) {
-                separator(&self)
-                open("a", [], [("href", url), ("data-a", "open_url"), ("target", "_blank"), ("rel", "noopener")])
-                out += HTML.text(pick(privacyLabel) ?? pick(DefaultStrings.privacy) ?? "") + "</a>"
-            }
-            if let url = termsUrl.flatMap(URLPolicy.link) {
-                separator(&self)
-                open("a", [], [("href", url), ("data-a", "open_url"), ("target", "_blank"), ("rel", "noopener")])
-                out += HTML.text(pick(termsLabel) ?? pick(DefaultStrings.terms) ?? "") + "</a>"
-            }
-            if showRestore {
-                separator(&self)
-                out +=
-                    "<button type=\"button\" data-a=\"restore\">"
-                    + HTML.text(pick(restoreLabel) ?? pick(DefaultStrings.restore) ?? "") + "</button>"
-            }
-            out += "</nav>"
+            footerLinksNode(
+                privacyUrl: privacyUrl, termsUrl: termsUrl, showRestore: showRestore, privacyLabel: privacyLabel,
+                termsLabel: termsLabel, restoreLabel: restoreLabel, element)
         }
     }
 
