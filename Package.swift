@@ -51,14 +51,19 @@ let package = Package(
         .target(
             name: "XizorConsole", dependencies: ["Digest"], path: "Sources/XizorConsole",
             exclude: ["Site", "embed-console.py"]),
-        /// README: the API layer: a folder per aggregate (apps and keys, paywalls, placements, audiences, subscribers, experiments, events, timers, webhooks, audit, assets) holding its store protocol, its store (`SQL*Store`, written once for both databases), its service, its REST routes and its MCP tools; `Targeting/` (rule conditions, request attributes), `Store/` (the `DataStore` the services read and write through, its transaction, group commit), `Changes/` (the change feed), `Serving/` (in-memory serving state, SDK delivery), `MCP/`, `OpenAPI/`, `Operations/`, `Schema/` (the embedded migrations), `Shared/`
+        /// README: the API layer: a folder per aggregate (apps and keys, paywalls, placements, audiences, subscribers, experiments, events, timers, webhooks, audit, assets) holding its models and store protocol, its service, its REST routes and its MCP tools (its store is in XizorStores); `Targeting/` (rule conditions, request attributes), `Store/` (the `DataStore` protocol the services read and write through, group commit), `Changes/` (the change feed), `Serving/` (in-memory serving state, SDK delivery), `MCP/`, `OpenAPI/`, `Operations/`, `Schema/` (the embedded migrations), `Shared/`
         .target(
             name: "XizorAPI",
             dependencies: [
-                "HTTP", "Storage", "PostgresStorage", "Digest", "CCurl", "XizorConsole", "PaywallFormat",
+                "HTTP", "Storage", "Digest", "CCurl", "XizorConsole", "PaywallFormat",
                 "PaywallRenderer", "XizorLog",
             ], path: "Sources/XizorAPI",
             exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
+        /// README: the stores, one per aggregate, written once for both databases (`SQL*Store` over `any SQLConnection`; the events per database), the two `DataStore`s and their transaction: the only code that runs SQL. It depends on XizorAPI's store protocols; XizorAPI cannot import it, so no service, route or tool can reach a store but through a `DataStore`
+        .target(
+            name: "XizorStores",
+            dependencies: ["XizorAPI", "Storage", "PostgresStorage", "PaywallFormat", "Digest"],
+            path: "Sources/XizorStores"),
         /// README: the fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by `xizor-fuzz` and `FuzzTests`
         .target(
             name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"],
@@ -67,7 +72,8 @@ let package = Package(
         .target(
             name: "XizorCLI",
             dependencies: [
-                "XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "PaywallRenderer", "XizorLog",
+                "XizorAPI", "XizorStores", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "PaywallRenderer",
+                "XizorLog",
             ], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
@@ -106,7 +112,8 @@ let package = Package(
         .testTarget(
             name: "XizorAPITests",
             dependencies: [
-                "XizorAPI", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "Digest", "XizorConsole",
+                "XizorAPI", "XizorStores", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "Digest",
+                "XizorConsole",
             ], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import PostgresStorage
 import Storage
 import XizorAPI
 import XizorLog
+import XizorStores
 
 /// What the server-side commands share: the resolved configuration, a logger, and the database
 /// opened (and migrated, or checked to be) the same way for `serve`, `migrate`, `apps` and `demo`.

@@ -3,6 +3,7 @@ import HTTP
 import PaywallFormat
 import Storage
 import Testing
+import XizorStores
 
 @testable import XizorAPI
 

@@ -2,6 +2,7 @@ import Foundation
 import PostgresStorage
 import Storage
 import Synchronization
+import XizorStores
 
 @testable import XizorAPI
 

@@ -20,6 +20,31 @@ public struct StoredKey: Sendable {
     public var scopes: ScopeSet = .all
     /// A public key's environment: the events it sends are this environment's.
     public var environment: DataEnvironment = .production
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        id: String,
+        kind: Kind,
+        prefix: String,
+        hash: [UInt8],
+        appID: String?,
+        createdAt: Int64,
+        revokedAt: Int64?,
+        label: String? = nil,
+        scopes: ScopeSet = .all,
+        environment: DataEnvironment = .production
+    ) {
+        self.id = id
+        self.kind = kind
+        self.prefix = prefix
+        self.hash = hash
+        self.appID = appID
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+        self.label = label
+        self.scopes = scopes
+        self.environment = environment
+    }
 }
 
 /// An app as stored.
@@ -35,6 +60,19 @@ public struct StoredApp: Sendable {
             "archived": .bool(archivedAt != nil),
             "archivedAt": archivedAt.map { .number(Int($0)) } ?? .null,
         ]
+    }
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        id: String,
+        name: String,
+        createdAt: Int64,
+        archivedAt: Int64?
+    ) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+        self.archivedAt = archivedAt
     }
 }
 

@@ -8,6 +8,27 @@ public struct AssetRow: Sendable, Equatable {
     public var name: String?
     public var createdAt: Int64
     public var createdBy: String?
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        appID: String,
+        sha256: String,
+        kind: String,
+        contentType: String,
+        size: Int64,
+        name: String? = nil,
+        createdAt: Int64,
+        createdBy: String? = nil
+    ) {
+        self.appID = appID
+        self.sha256 = sha256
+        self.kind = kind
+        self.contentType = contentType
+        self.size = size
+        self.name = name
+        self.createdAt = createdAt
+        self.createdBy = createdBy
+    }
 }
 
 /// All SQL of uploaded media.

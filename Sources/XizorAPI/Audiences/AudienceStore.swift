@@ -5,6 +5,21 @@ public struct StoredAudience: Sendable {
     public let condition: String
     public let createdAt: Int64
     public let updatedAt: Int64
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        id: String,
+        name: String,
+        condition: String,
+        createdAt: Int64,
+        updatedAt: Int64
+    ) {
+        self.id = id
+        self.name = name
+        self.condition = condition
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
 }
 
 /// All SQL of audiences.

@@ -70,6 +70,29 @@ public struct AuditEntry: Sendable, Equatable {
             "afterHash": afterHash.map(JSONValue.string) ?? .null,
         ]
     }
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        seq: Int64,
+        appID: String?,
+        at: Int64,
+        actor: WriteActor,
+        action: String,
+        targetKind: String,
+        targetID: String?,
+        beforeHash: String?,
+        afterHash: String?
+    ) {
+        self.seq = seq
+        self.appID = appID
+        self.at = at
+        self.actor = actor
+        self.action = action
+        self.targetKind = targetKind
+        self.targetID = targetID
+        self.beforeHash = beforeHash
+        self.afterHash = afterHash
+    }
 }
 
 /// What `GET /v1/audit-log` filters on; nil is "any".

@@ -23,6 +23,19 @@ public struct Change: Sendable, Equatable {
     public let appID: String?
     public let kind: Kind
     public let entityID: String?
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        sequence: Int64,
+        appID: String?,
+        kind: Kind,
+        entityID: String?
+    ) {
+        self.sequence = sequence
+        self.appID = appID
+        self.kind = kind
+        self.entityID = entityID
+    }
 }
 
 /// All SQL of the `changes` table.

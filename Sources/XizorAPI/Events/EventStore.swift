@@ -13,12 +13,47 @@ public struct StoredEvent: Sendable, Equatable {
     public let variant: String?
     /// Sandbox when a sandbox key sent it or it said so itself.
     public var environment: DataEnvironment = .production
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        id: String,
+        name: String,
+        occurredAt: Int64,
+        placement: String?,
+        paywallID: String?,
+        version: Int?,
+        subscriberID: String?,
+        context: String?,
+        properties: String?,
+        experimentID: String?,
+        variant: String?,
+        environment: DataEnvironment = .production
+    ) {
+        self.id = id
+        self.name = name
+        self.occurredAt = occurredAt
+        self.placement = placement
+        self.paywallID = paywallID
+        self.version = version
+        self.subscriberID = subscriberID
+        self.context = context
+        self.properties = properties
+        self.experimentID = experimentID
+        self.variant = variant
+        self.environment = environment
+    }
 }
 
 /// An event as exported: what was stored, and when it was received.
 public struct ExportedEvent: Sendable {
     public internal(set) var event: StoredEvent
     public let receivedAt: Int64
+
+    /// For the stores (XizorStores) that read it from a row.
+    package init(event: StoredEvent, receivedAt: Int64) {
+        self.event = event
+        self.receivedAt = receivedAt
+    }
 }
 
 /// Event counts of one published version.
@@ -29,6 +64,21 @@ public struct FunnelCount: Sendable {
     public let subscribers: Int
     /// The start of the time bucket (ms since 1970, UTC) in a series; nil in totals.
     public let bucket: Int64?
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        version: Int,
+        name: String,
+        count: Int,
+        subscribers: Int,
+        bucket: Int64?
+    ) {
+        self.version = version
+        self.name = name
+        self.count = count
+        self.subscribers = subscribers
+        self.bucket = bucket
+    }
 }
 
 /// What one version's completed purchases brought in, in one currency (events that report a
@@ -38,6 +88,19 @@ public struct RevenueSum: Sendable {
     public let currency: String
     public let amount: Double
     public let purchases: Int
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        version: Int,
+        currency: String,
+        amount: Double,
+        purchases: Int
+    ) {
+        self.version = version
+        self.currency = currency
+        self.amount = amount
+        self.purchases = purchases
+    }
 }
 
 /// One experiment variant's counts (the unit is the subscriber).
@@ -101,28 +164,28 @@ public protocol EventStore {
 /// in insertion order, so concurrent SDK batches (each spanning seconds to minutes of timestamps)
 /// append to the end of the current hour instead of landing on a page of their own per event.
 /// A query for [from, to) bounds the hour too (the index's range) and then the exact milliseconds.
-enum EventTimeIndex {
+package enum EventTimeIndex {
     /// Written literally in both dialects' index and queries: an expression index is used only for
     /// the same expression.
-    static let bucketMs: Int64 = 3_600_000
+    package static let bucketMs: Int64 = 3_600_000
 
     /// The hour of `from` (occurred_at ≥ from ⇒ its hour ≥ this).
-    static func firstBucket(from: Int64) -> Int64 { from / bucketMs }
+    package static func firstBucket(from: Int64) -> Int64 { from / bucketMs }
 
     /// The hour of the last millisecond before `to` (occurred_at < to ⇒ its hour ≤ this); times are
     /// never negative, so `to` ≤ 0 keeps nothing either way.
-    static func lastBucket(to: Int64) -> Int64 { max(to - 1, 0) / bucketMs }
+    package static func lastBucket(to: Int64) -> Int64 { max(to - 1, 0) / bucketMs }
 }
 
 /// How a batch is cut into multi-row inserts: chunks of 64 rows, then the remainder in powers of two,
 /// so a store prepares at most seven statement shapes (64, 32, …, 1 rows) whatever batch sizes
 /// clients send, instead of one cached statement per size.
-enum EventInsertChunks {
-    static let largest = 64
+package enum EventInsertChunks {
+    package static let largest = 64
     /// Every chunk size `ranges` answers: 64, 32, …, 1.
-    static let shapes: [Int] = Array(sequence(first: largest) { $0 > 1 ? $0 / 2 : nil })
+    package static let shapes: [Int] = Array(sequence(first: largest) { $0 > 1 ? $0 / 2 : nil })
 
-    static func ranges(count: Int) -> [Range<Int>] {
+    package static func ranges(count: Int) -> [Range<Int>] {
         precondition(count >= 0, "a batch has no negative size")
         var ranges: [Range<Int>] = []
         var start = 0

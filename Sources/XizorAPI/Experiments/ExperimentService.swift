@@ -8,6 +8,12 @@ public struct Experiment: Sendable {
         public let name: String
         public let paywallID: String
         public let weight: Int
+
+        package init(name: String, paywallID: String, weight: Int) {
+            self.name = name
+            self.paywallID = paywallID
+            self.weight = weight
+        }
     }
 
     /// The lifecycle. Transitions are explicit (`after(_:)`); nothing else moves an experiment.

@@ -10,6 +10,31 @@ public struct StoredExperiment: Sendable {
     public let startedAt: Int64?
     public let stoppedAt: Int64?
     public let winner: Int?
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        id: String,
+        name: String,
+        status: Experiment.Status,
+        variants: [Experiment.Variant],
+        holdoutWeight: Int,
+        allocation: [UInt8],
+        createdAt: Int64,
+        startedAt: Int64?,
+        stoppedAt: Int64?,
+        winner: Int?
+    ) {
+        self.id = id
+        self.name = name
+        self.status = status
+        self.variants = variants
+        self.holdoutWeight = holdoutWeight
+        self.allocation = allocation
+        self.createdAt = createdAt
+        self.startedAt = startedAt
+        self.stoppedAt = stoppedAt
+        self.winner = winner
+    }
 }
 
 /// A value in the database this binary has no name for (written by a newer one, or by hand).
@@ -17,6 +42,15 @@ public struct UnknownStoredValue: Error, CustomStringConvertible {
     public let column: String
     public let value: String
     public var description: String { "\(column) holds '\(value)', which this binary does not know" }
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        column: String,
+        value: String
+    ) {
+        self.column = column
+        self.value = value
+    }
 }
 
 /// All SQL of experiments and their variants.

@@ -9,6 +9,27 @@ public struct StoredPaywall: Sendable {
     public let latestVersion: Int?
     /// Whether the draft differs from the latest version (nil before the first publish).
     public let draftChanged: Bool?
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        id: String,
+        name: String,
+        createdAt: Int64,
+        updatedAt: Int64,
+        archivedAt: Int64?,
+        draftRevision: Int64,
+        latestVersion: Int?,
+        draftChanged: Bool?
+    ) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.archivedAt = archivedAt
+        self.draftRevision = draftRevision
+        self.latestVersion = latestVersion
+        self.draftChanged = draftChanged
+    }
 }
 
 /// A published version as stored: the canonical document text and what was derived from it.
@@ -24,6 +45,29 @@ public struct StoredVersion: Sendable {
     public let note: String?
     /// The id of the key that published it (nil for the CLI and for versions older than notes).
     public let publishedBy: String?
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        paywallID: String,
+        version: Int,
+        document: String,
+        schemaVersion: Int,
+        contentHash: String,
+        publishedAt: Int64,
+        rolledBackFrom: Int?,
+        note: String?,
+        publishedBy: String?
+    ) {
+        self.paywallID = paywallID
+        self.version = version
+        self.document = document
+        self.schemaVersion = schemaVersion
+        self.contentHash = contentHash
+        self.publishedAt = publishedAt
+        self.rolledBackFrom = rolledBackFrom
+        self.note = note
+        self.publishedBy = publishedBy
+    }
 }
 
 /// A draft as stored.
@@ -32,6 +76,17 @@ public struct StoredDraft: Sendable {
     public let revision: Int64
     /// The translation memory's JSON (nil before the first save that records one).
     public let translationSources: String?
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        document: String,
+        revision: Int64,
+        translationSources: String?
+    ) {
+        self.document = document
+        self.revision = revision
+        self.translationSources = translationSources
+    }
 }
 
 /// Whether a paywall takes new versions and targets.
@@ -87,4 +142,13 @@ public protocol PaywallStore {
 public struct IdempotentPublish: Sendable, Equatable {
     public let version: Int
     public let requestHash: String?
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        version: Int,
+        requestHash: String?
+    ) {
+        self.version = version
+        self.requestHash = requestHash
+    }
 }

@@ -8,6 +8,23 @@ public struct StoredRule: Sendable {
     public let activeFrom: Int64?
     public let activeUntil: Int64?
     public let frequencyCap: FrequencyCap?
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        condition: String,
+        paywallID: String,
+        experimentID: String?,
+        activeFrom: Int64?,
+        activeUntil: Int64?,
+        frequencyCap: FrequencyCap?
+    ) {
+        self.condition = condition
+        self.paywallID = paywallID
+        self.experimentID = experimentID
+        self.activeFrom = activeFrom
+        self.activeUntil = activeUntil
+        self.frequencyCap = frequencyCap
+    }
 }
 
 /// At most `count` presentations per subscriber in any `seconds` (a rule's cap): counted from the
@@ -30,6 +47,15 @@ public struct PlacementReference: Sendable, Hashable, Comparable {
     }
 
     public var json: JSONValue { ["placement": .string(placement), "rule": rule.map { .number($0) } ?? .null] }
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        placement: String,
+        rule: Int?
+    ) {
+        self.placement = placement
+        self.rule = rule
+    }
 }
 
 /// A placement with its rules in order.
@@ -58,6 +84,23 @@ public struct StoredPlacement: Sendable {
         ]
         return routing.canonicalBytes
     }
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        key: String,
+        paywallID: String,
+        experimentID: String?,
+        createdAt: Int64,
+        updatedAt: Int64,
+        rules: [StoredRule]
+    ) {
+        self.key = key
+        self.paywallID = paywallID
+        self.experimentID = experimentID
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.rules = rules
+    }
 }
 
 /// All SQL of placements and their rules.
@@ -81,7 +124,7 @@ public protocol PlacementStore {
 
 extension PlacementStore {
     /// A rule's cap from its two columns (the schema keeps them both set or both null).
-    static func cap(count: Int64?, seconds: Int64?) throws -> FrequencyCap? {
+    package static func cap(count: Int64?, seconds: Int64?) throws -> FrequencyCap? {
         guard let count, let seconds else { return nil }
         guard count >= 1, count <= Int64(Int32.max), seconds >= 1 else {
             throw StoreInconsistency(detail: "a rule's frequency cap is \(count) per \(seconds) s")

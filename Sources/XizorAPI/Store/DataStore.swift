@@ -60,6 +60,13 @@ public protocol StoreTransaction {
 public struct StoreInconsistency: Error, CustomStringConvertible {
     public let detail: String
     public var description: String { "inconsistent database: \(detail)" }
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        detail: String
+    ) {
+        self.detail = detail
+    }
 }
 
 /// The one error mapping of every `DataStore` (see its doc comment): what the body threw on purpose
@@ -69,11 +76,11 @@ public struct StoreInconsistency: Error, CustomStringConvertible {
 /// It is also where the rule "an I/O loop never waits on the store" is enforced: a transaction
 /// asked for from an `.inline` handler (`InlineExecution.isActive`) is refused with a 500 and
 /// counted, so a handler declared inline that reaches the store fails every test that reaches it.
-enum StoreErrors {
+package enum StoreErrors {
     /// Transactions refused because they were asked for on an I/O loop (`/metrics`).
-    static let refusedOnIOLoop = Atomic<Int>(0)
+    package static let refusedOnIOLoop = Atomic<Int>(0)
 
-    static func mapped<T>(isConstraintViolation: (any Error) -> String?, _ body: () throws -> T) throws -> T {
+    package static func mapped<T>(isConstraintViolation: (any Error) -> String?, _ body: () throws -> T) throws -> T {
         guard !InlineExecution.isActive else {
             refusedOnIOLoop.add(1, ordering: .relaxed)
             throw HTTPError(

@@ -2,6 +2,15 @@
 public struct StoredSubscriberAttributes: Sendable {
     public let attributes: String
     public let updatedAt: Int64
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        attributes: String,
+        updatedAt: Int64
+    ) {
+        self.attributes = attributes
+        self.updatedAt = updatedAt
+    }
 }
 
 /// What deleting a subscriber removed.
@@ -9,6 +18,17 @@ public struct SubscriberDeletion: Sendable, Equatable {
     public var attributes: Int
     public var timers: Int
     public var events: Int
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        attributes: Int,
+        timers: Int,
+        events: Int
+    ) {
+        self.attributes = attributes
+        self.timers = timers
+        self.events = events
+    }
 }
 
 /// All SQL of what is stored per subscriber: attributes, and (for a deletion) its timers and events.

@@ -31,7 +31,7 @@ public enum WebhookEndpointHealth: Sendable, Equatable {
     var enabledByHand: WebhookEndpointHealth { .healthy }
 
     /// When the current run of failures began (nil: healthy).
-    var failingSince: Int64? {
+    package var failingSince: Int64? {
         switch self {
         case .healthy: nil
         case .failing(let since), .disabledAfterFailing(let since): since
@@ -39,13 +39,13 @@ public enum WebhookEndpointHealth: Sendable, Equatable {
     }
 
     /// The stored `disabled_reason`.
-    var disabledReason: String? {
+    package var disabledReason: String? {
         if case .disabledAfterFailing = self { return "failing" }
         return nil
     }
 
     /// From the stored columns; a reason this binary does not know is a row it cannot trust.
-    static func stored(failingSince: Int64?, disabledReason: String?) throws -> WebhookEndpointHealth {
+    package static func stored(failingSince: Int64?, disabledReason: String?) throws -> WebhookEndpointHealth {
         switch (failingSince, disabledReason) {
         case (nil, nil): return .healthy
         case (let since?, nil): return .failing(since: since)

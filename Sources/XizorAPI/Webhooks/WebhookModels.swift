@@ -79,6 +79,31 @@ public struct WebhookEndpoint: Sendable, Equatable {
 
     /// The JSON the audit log hashes: everything but the secret (a rotation is its own action).
     var auditBytes: [UInt8] { json.canonicalBytes }
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        appID: String,
+        id: String,
+        url: String,
+        description: String? = nil,
+        eventTypes: WebhookSubscription,
+        secret: String,
+        enabled: Bool,
+        createdAt: Int64,
+        updatedAt: Int64,
+        health: WebhookEndpointHealth = .healthy
+    ) {
+        self.appID = appID
+        self.id = id
+        self.url = url
+        self.description = description
+        self.eventTypes = eventTypes
+        self.secret = secret
+        self.enabled = enabled
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.health = health
+    }
 }
 
 /// Where a delivery is in its life: pending (due now or later, maybe leased to a sender) until
@@ -119,6 +144,39 @@ public struct WebhookDelivery: Sendable, Equatable {
         o["payload"] = .string(payload)
         return .object(o)
     }
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        seq: Int64,
+        id: String,
+        eventID: String,
+        endpointID: String,
+        eventType: String,
+        payload: String,
+        createdAt: Int64,
+        state: WebhookDeliveryState,
+        attempts: Int,
+        nextAttemptAt: Int64,
+        lastAttemptAt: Int64?,
+        lastStatus: Int?,
+        lastError: String?,
+        finishedAt: Int64?
+    ) {
+        self.seq = seq
+        self.id = id
+        self.eventID = eventID
+        self.endpointID = endpointID
+        self.eventType = eventType
+        self.payload = payload
+        self.createdAt = createdAt
+        self.state = state
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastAttemptAt = lastAttemptAt
+        self.lastStatus = lastStatus
+        self.lastError = lastError
+        self.finishedAt = finishedAt
+    }
 }
 
 /// A pending delivery leased to one sender, with what it needs to send it.
@@ -135,6 +193,33 @@ public struct ClaimedDelivery: Sendable {
     public let attempts: Int
     public let url: String
     public let secret: String
+
+    /// Every stored property, for the stores (XizorStores) that build it from a row.
+    package init(
+        seq: Int64,
+        id: String,
+        endpointID: String,
+        appID: String,
+        eventID: String,
+        eventType: String,
+        payload: String,
+        createdAt: Int64,
+        attempts: Int,
+        url: String,
+        secret: String
+    ) {
+        self.seq = seq
+        self.id = id
+        self.endpointID = endpointID
+        self.appID = appID
+        self.eventID = eventID
+        self.eventType = eventType
+        self.payload = payload
+        self.createdAt = createdAt
+        self.attempts = attempts
+        self.url = url
+        self.secret = secret
+    }
 }
 
 extension WebhookStore {

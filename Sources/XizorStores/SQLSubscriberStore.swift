@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLSubscriberStore: SubscriberStore {
     let db: any SQLConnection

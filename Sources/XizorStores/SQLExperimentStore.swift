@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLExperimentStore: ExperimentStore {
     let db: any SQLConnection

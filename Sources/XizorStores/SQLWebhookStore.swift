@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLWebhookStore: WebhookStore {
     let db: any SQLConnection

@@ -1,5 +1,6 @@
 import PaywallFormat
 import Storage
+import XizorAPI
 
 struct SQLiteEventStore: EventStore {
     let db: Database

@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLAudienceStore: AudienceStore {
     let db: any SQLConnection

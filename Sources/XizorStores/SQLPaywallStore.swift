@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLPaywallStore: PaywallStore {
     let db: any SQLConnection

@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLAssetStore: AssetStore {
     let db: any SQLConnection

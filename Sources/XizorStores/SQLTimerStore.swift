@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLTimerStore: TimerStore {
     let db: any SQLConnection

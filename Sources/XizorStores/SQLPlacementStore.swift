@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLPlacementStore: PlacementStore {
     let db: any SQLConnection

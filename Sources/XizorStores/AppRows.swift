@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 /// How both SQL stores read app and key rows: the same columns, the same decoding (the dialects differ
 /// in their statements, not in their rows).

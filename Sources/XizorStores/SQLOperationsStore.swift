@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLOperationsStore: OperationsStore {
     let db: any SQLConnection

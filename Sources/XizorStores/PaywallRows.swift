@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 /// How both SQL stores read paywall and version rows: the same columns, the same decoding.
 enum PaywallRows {

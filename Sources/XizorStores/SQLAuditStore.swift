@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLAuditStore: AuditStore {
     let db: any SQLConnection

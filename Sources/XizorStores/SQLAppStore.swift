@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 struct SQLAppStore: AppStore {
     let db: any SQLConnection

@@ -1,4 +1,5 @@
 import Storage
+import XizorAPI
 
 /// How the experiment store reads experiment and variant rows.
 enum ExperimentRows {

@@ -1,6 +1,7 @@
 import PaywallFormat
 import PostgresStorage
 import Storage
+import XizorAPI
 
 struct PostgresEventStore: EventStore {
     let db: PGConnection
