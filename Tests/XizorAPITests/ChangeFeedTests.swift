@@ -123,8 +123,6 @@ import Testing
         #expect(seen.withLock { $0.last?.reloadAll } == true, "one change was lost to the prune")
     }
 
-    /// A publish re-reads its own paywall only: the routing (whose rules a full reload would parse
-    /// again, counting an unreadable one) and every other version are kept as they are.
     /// With many writers (PostgreSQL), a sequence handed out later must not commit first: a reader
     /// that saw it would move past the earlier one for good. While one transaction holds an appended
     /// change open, another's append waits, so what any reader sees is always a prefix.
@@ -137,20 +135,27 @@ import Testing
         let firstCommitted = DispatchGroup()
         let done = DispatchGroup()
         firstCommitted.enter()
-        DispatchQueue.global().async(group: done) {
+        // Threads of their own, not Dispatch's global queue: on a 2-core machine its pool may not
+        // start the second writer until the first returns, and the test would see the order it
+        // checks for whatever the store does (a mutant without the feed's lock survived that way).
+        done.enter()
+        Thread {
             _ = try? store.write { tx in
                 try tx.changes.append(appID: "app_a", kind: .placement, entityID: "first", now: 1)
                 appended.signal()
                 usleep(600_000)  // held open while the second appends and a reader looks
             }
             firstCommitted.leave()
-        }
+            done.leave()
+        }.start()
         appended.wait()
-        DispatchQueue.global().async(group: done) {
+        done.enter()
+        Thread {
             _ = try? store.write { tx in
                 try tx.changes.append(appID: "app_a", kind: .placement, entityID: "second", now: 1)
             }
-        }
+            done.leave()
+        }.start()
         var seen: [[String?]] = []
         while firstCommitted.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
             seen.append(try store.read { tx in try tx.changes.after(sequence: start, limit: 10).map(\.entityID) })
@@ -166,6 +171,8 @@ import Testing
         }
     }
 
+    /// A publish re-reads its own paywall only: the routing (whose rules a full reload would parse
+    /// again, counting an unreadable one) and every other version are kept as they are.
     @Test func aPublishTouchesOnlyItsPaywall() throws {
         let test = try TestServices("feed-incremental")
         defer { test.remove() }

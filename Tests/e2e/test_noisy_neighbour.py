@@ -170,11 +170,15 @@ def test_a_patch_that_amplifies_is_refused_before_it_grows(tenants):
     patch = [{"op": "add", "path": "/x", "value": []}, {"op": "copy", "from": "/root", "path": "/x/-"}]
     patch += [{"op": "copy", "from": "/x", "path": "/x/-"} for _ in range(14)]
     with QuietProbe(quiet):
-        r, took = timed(lambda: noisy.dashboard.request("PATCH", f"/v1/paywalls/{noisy.paywall}/draft", json_body=patch,
-                                                       headers={"If-Match": draft.headers["ETag"],
-                                                                "Content-Type": "application/json-patch+json"}))
-        assert r.status_code in (413, 422), r.text[:300]
-        assert took < NOISY_BOUND_S, took
+        # Its cost, not a scheduler's pause, is what the bound is about: the best of three refusals
+        # (each stores nothing). A patch that grew before it was refused would be slow all three times.
+        tries = [timed(lambda: noisy.dashboard.request("PATCH", f"/v1/paywalls/{noisy.paywall}/draft", json_body=patch,
+                                                      headers={"If-Match": draft.headers["ETag"],
+                                                               "Content-Type": "application/json-patch+json"}))
+                 for _ in range(3)]
+        for r, _ in tries:
+            assert r.status_code in (413, 422), r.text[:300]
+        assert min(took for _, took in tries) < NOISY_BOUND_S, [took for _, took in tries]
     assert noisy.dashboard.get(f"/v1/paywalls/{noisy.paywall}/draft").headers["ETag"] == draft.headers["ETag"], "nothing stored"
 
 
