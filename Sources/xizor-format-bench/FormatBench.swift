@@ -6,10 +6,10 @@ import PaywallFormat
 
 /// Measures validations, canonical serializations and parses per second of the `cinematic` template.
 enum FormatBench {
-    static func main(_ arguments: [String]) -> Int32 {
+    static func main(_ arguments: [String]) throws -> Int32 {
         switch arguments.first {
         case "template":
-            guard arguments.count == 2, let doc = try? PaywallTemplates.document(named: arguments[1]) else {
+            guard arguments.count == 2, let doc = try PaywallTemplates.document(named: arguments[1]) else {
                 return usage()
             }
             print(doc.canonicalString)
@@ -22,7 +22,7 @@ enum FormatBench {
         case "loop":
             // For profilers: one operation, N times.
             guard arguments.count == 3, let n = Int(arguments[2]),
-                let doc = try? PaywallTemplates.document(named: "cinematic")
+                let doc = try PaywallTemplates.document(named: "cinematic")
             else { return usage() }
             var sink = 0
             for _ in 0..<n {
@@ -37,7 +37,7 @@ enum FormatBench {
             return 0
         case "run":
             let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 2 : 2
-            return run(seconds: seconds)
+            return try run(seconds: seconds)
         default:
             return usage()
         }
@@ -66,8 +66,8 @@ enum FormatBench {
         return Double(count) / secs
     }
 
-    static func run(seconds: Double) -> Int32 {
-        guard let doc = try? PaywallTemplates.document(named: "cinematic") else { return 1 }
+    static func run(seconds: Double) throws -> Int32 {
+        guard let doc = try PaywallTemplates.document(named: "cinematic") else { return 1 }
         let bytes = doc.canonicalBytes
         let validations = measure(seconds) { PaywallValidator.validate(doc).errors.count + 1 }
         let serializations = measure(seconds) { doc.canonicalBytes.count }

@@ -9,4 +9,10 @@ import PaywallFormat
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-exit(FormatBench.main(arguments))
+do {
+    exit(try FormatBench.main(arguments))
+} catch {
+    // A built-in template that does not parse: the build is broken, said as it is.
+    fputs("xizor-format-bench: \(error)\n", stderr)
+    exit(1)
+}

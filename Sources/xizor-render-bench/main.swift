@@ -10,13 +10,21 @@ import PaywallRenderer
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
+/// A built-in template; one that does not parse means a broken build, said and exited on.
+func template(_ name: String) -> JSONValue? {
+    do { return try PaywallTemplates.document(named: name) } catch {
+        FileHandle.standardError.write(Data("xizor-render-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 func renderOnce(_ document: JSONValue, _ options: RenderOptions) -> [UInt8] {
     (try? PaywallRenderer.render(document, options: options))?.html ?? []
 }
 
 switch arguments.first {
 case "page":
-    guard arguments.count == 3, let document = try? PaywallTemplates.document(named: arguments[1]),
+    guard arguments.count == 3, let document = template(arguments[1]),
         let scheme = ColorScheme(rawValue: arguments[2])
     else {
         FileHandle.standardError.write(Data("usage: xizor-render-bench page NAME light|dark\n".utf8))
