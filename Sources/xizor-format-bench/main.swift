@@ -13,6 +13,7 @@ do {
     exit(try FormatBench.main(arguments))
 } catch {
     // A built-in template that does not parse: the build is broken, said as it is.
-    fputs("xizor-format-bench: \(error)\n", stderr)
+    let line = Array("xizor-format-bench: \(error)\n".utf8)
+    _ = write(2, line, line.count)
     exit(1)
 }
