@@ -59,7 +59,7 @@ let package = Package(
                 "PaywallRenderer", "XizorLog",
             ], path: "Sources/XizorAPI",
             exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
-        /// README: the stores, one per aggregate, written once for both databases (`SQL*Store` over `any SQLConnection`; the events per database), the two `DataStore`s and their transaction: the only code that runs SQL. It depends on XizorAPI's store protocols; XizorAPI cannot import it, so no service, route or tool can reach a store but through a `DataStore`
+        /// README: the stores, one per aggregate, written once for both databases (`SQL*Store` over `any SQLConnection`; only event rows are written per database, `EventIngest`), the two `DataStore`s and their transaction: the only code that runs SQL. It depends on XizorAPI's store protocols; XizorAPI cannot import it, so no service, route or tool can reach a store but through a `DataStore`
         .target(
             name: "XizorStores",
             dependencies: ["XizorAPI", "Storage", "PostgresStorage", "PaywallFormat", "Digest"],

@@ -15,13 +15,13 @@ public final class PostgresDataStore: DataStore {
 
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.read { c in try body(SQLTransaction(db: c, events: PostgresEventStore(db: c))) }
+            try pool.read { c in try body(SQLTransaction(db: c, ingest: PostgresEventIngest(db: c))) }
         }
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.write { c in try body(SQLTransaction(db: c, events: PostgresEventStore(db: c))) }
+            try pool.write { c in try body(SQLTransaction(db: c, ingest: PostgresEventIngest(db: c))) }
         }
     }
 

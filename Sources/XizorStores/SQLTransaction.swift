@@ -2,11 +2,12 @@ import Storage
 import XizorAPI
 
 /// The stores of one transaction, on either database: each is a thin struct over the connection
-/// the pool handed out for it, written once for both (`SQL*Store`), except the events, which each
-/// database stores its own way (`SQLiteDataStore` and `PostgresDataStore` say which).
+/// the pool handed out for it, written once for both (`SQL*Store`); only the events' rows are
+/// written each database's own way (`ingest`: `SQLiteDataStore` and `PostgresDataStore` say which).
 struct SQLTransaction: StoreTransaction {
     let db: any SQLConnection
-    let events: any EventStore
+    let ingest: any EventIngest
+    var events: any EventStore { SQLEventStore(db: db, ingest: ingest) }
     var apps: any AppStore { SQLAppStore(db: db) }
     var paywalls: any PaywallStore { SQLPaywallStore(db: db) }
     var placements: any PlacementStore { SQLPlacementStore(db: db) }

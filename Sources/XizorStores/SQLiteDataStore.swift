@@ -13,13 +13,13 @@ public final class SQLiteDataStore: DataStore {
 
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.read { db in try body(SQLTransaction(db: db, events: SQLiteEventStore(db: db))) }
+            try pool.read { db in try body(SQLTransaction(db: db, ingest: SQLiteEventIngest(db: db))) }
         }
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.write { db in try body(SQLTransaction(db: db, events: SQLiteEventStore(db: db))) }
+            try pool.write { db in try body(SQLTransaction(db: db, ingest: SQLiteEventIngest(db: db))) }
         }
     }
 

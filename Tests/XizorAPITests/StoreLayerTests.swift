@@ -70,7 +70,7 @@ import Testing
             ),
             (
                 "Events", ["EventStore", "EventService", "EventRoutes", "AnalyticsTools"],
-                ["SQLiteEventStore", "PostgresEventStore"]
+                ["SQLEventStore", "EventJSON", "EventIngest"]
             ),
             ("Timers", ["TimerStore", "TimerService", "TimerRoutes"], ["SQLTimerStore"]),
         ] {
