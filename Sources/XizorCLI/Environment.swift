@@ -230,6 +230,9 @@ struct CommandEnvironment {
         limits.assets.maxBytesPerApp = Int64(configuration[\.assets.maxBytesPerApp])
         limits.assets.cacheBytes = configuration[\.assets.cacheBytes]
         limits.auditRetentionDays = configuration[\.audit.retentionDays]
+        limits.analytics.concurrent = configuration[\.analytics.maxConcurrent]
+        limits.analytics.perApp = configuration[\.analytics.maxConcurrentPerApp]
+        limits.analytics.queryTimeLimitMs = configuration[\.analytics.queryTimeLimitMs]
         limits.webhooks.allowPrivateTargets = configuration[\.webhooks.allowPrivateTargets]
         limits.webhooks.maxEndpointsPerApp = configuration[\.webhooks.maxEndpointsPerApp]
         limits.webhooks.logRetentionDays = configuration[\.webhooks.logRetentionDays]

@@ -41,6 +41,7 @@ struct Settings: Sendable {
     let assets = AssetSettings()
     let targeting = TargetingSettings()
     let audit = AuditSettings()
+    let analytics = AnalyticsSettings()
     let webhooks = WebhookSettings()
     let console = ConsoleSettings()
 
@@ -267,6 +268,20 @@ struct AuditSettings: Sendable {
     let retentionDays = Setting.int(
         "audit.retentionDays", default: 365, 1...36_500,
         help: "days audit log entries are kept (GET /v1/audit-log); older ones are deleted hourly")
+}
+
+struct AnalyticsSettings: Sendable {
+    let maxConcurrent = Setting.int(
+        "analytics.maxConcurrent", default: 4, 1...256,
+        help:
+            "analytics requests (funnels, experiment results) run at once in this process, all apps together, and always at least one below the database's read connections so other reads find one free; 503 analytics_busy with Retry-After beyond"
+    )
+    let maxConcurrentPerApp = Setting.int(
+        "analytics.maxConcurrentPerApp", default: 2, 1...256,
+        help: "analytics requests one app may run at once; 429 analytics_busy with Retry-After beyond")
+    let queryTimeLimitMs = Setting.int(
+        "analytics.queryTimeLimitMs", default: 10_000, 100...600_000,
+        help: "each statement of an analytics request stops after this long (503 query_time_limit with Retry-After)")
 }
 
 struct WebhookSettings: Sendable {

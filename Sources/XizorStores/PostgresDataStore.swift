@@ -19,6 +19,20 @@ public final class PostgresDataStore: DataStore {
         }
     }
 
+    public func read<T>(timeLimit milliseconds: Int, _ body: (any StoreTransaction) throws -> T) throws -> T {
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
+            do {
+                return try pool.read { c in
+                    try c.withTimeLimit(milliseconds: milliseconds) {
+                        try body(SQLTransaction(db: c, ingest: PostgresEventIngest(db: c)))
+                    }
+                }
+            } catch let error as PGError where error.isQueryCanceled {
+                throw ServiceError.timeLimit(milliseconds)
+            }
+        }
+    }
+
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
             try pool.write { c in try body(SQLTransaction(db: c, ingest: PostgresEventIngest(db: c))) }
@@ -33,6 +47,8 @@ public final class PostgresDataStore: DataStore {
     public func makeCommitWatcher() throws -> any CommitWatcher {
         do { return try PostgresCommitWatcher(url: pool.url) } catch { throw ServiceError.storage(error) }
     }
+
+    public var readConnections: Int { pool.size }
 
     public var metrics: StorageMetrics { pool.metrics }
 

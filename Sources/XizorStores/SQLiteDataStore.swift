@@ -17,6 +17,20 @@ public final class SQLiteDataStore: DataStore {
         }
     }
 
+    public func read<T>(timeLimit milliseconds: Int, _ body: (any StoreTransaction) throws -> T) throws -> T {
+        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
+            do {
+                return try pool.read { db in
+                    try db.withTimeLimit(milliseconds: milliseconds) {
+                        try body(SQLTransaction(db: db, ingest: SQLiteEventIngest(db: db)))
+                    }
+                }
+            } catch let error as SQLiteError where error.isInterrupted {
+                throw ServiceError.timeLimit(milliseconds)
+            }
+        }
+    }
+
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
             try pool.write { db in try body(SQLTransaction(db: db, ingest: SQLiteEventIngest(db: db))) }
@@ -34,6 +48,8 @@ public final class SQLiteDataStore: DataStore {
                 try Database(path: pool.path, mode: .readOnly, configuration: pool.configuration))
         } catch { throw ServiceError.storage(error) }
     }
+
+    public var readConnections: Int { max(1, pool.configuration.readConnections) }
 
     public var metrics: StorageMetrics { pool.metrics }
 

@@ -3,9 +3,10 @@ import PaywallFormat
 /// The funnel per published version of a paywall, so versions can be compared after every
 /// publish. Optionally cut by time, placement and context values.
 public final class AnalyticsService: Sendable {
-    private let store: any DataStore
+    private let gate: AnalyticsGate
 
-    public init(store: any DataStore) { self.store = store }
+    /// Every funnel is read through `gate`: its app's share, the process's bound and a time limit.
+    public init(gate: AnalyticsGate) { self.gate = gate }
 
     public struct Filter: Sendable {
         public var from: Int64?
@@ -41,7 +42,7 @@ public final class AnalyticsService: Sendable {
         if filter.context.keys.contains(where: { $0.contains("\"") }) {
             throw ServiceError(.badRequest, "invalid_context_key", "A context key cannot contain '\"'.")
         }
-        let (counts, series, revenue, versions, missingContext) = try store.read { tx in
+        let (counts, series, revenue, versions, missingContext) = try gate.read(appID: appID) { tx in
             guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else {
                 throw ServiceError.notFound("paywall", paywallID)
             }

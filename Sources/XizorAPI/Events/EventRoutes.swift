@@ -42,7 +42,7 @@ struct EventRoutes {
                     .json(200, "One funnel per published version.", APISchemas.ref("PaywallAnalytics")),
                     .problem(400, "`from` or `to` is not a time."),
                     .problem(422, "`interval` is not hour or day, or the series would exceed 10,000 buckets."),
-                ])
+                ] + AnalyticsGate.refusals)
         ) { request, caller in
             let appID = caller.appID
             var filter = AnalyticsService.Filter()
@@ -100,4 +100,18 @@ struct EventRoutes {
 extension EventRoutes {
     /// A time query parameter: integer milliseconds since 1970 or an RFC 3339 date-time.
     static func time(_ raw: String?, name: String) throws -> Int64? { try EventService.time(raw, name: name) }
+}
+
+extension AnalyticsGate {
+    /// How every operation that reads through the gate may be refused (OpenAPI).
+    static let refusals: [APIResponseSpec] = [
+        .problem(
+            429,
+            "`analytics_busy`: this app already runs `analytics.maxConcurrentPerApp` analytics requests; `Retry-After` says when to retry."
+        ),
+        .problem(
+            503,
+            "`analytics_busy`: the server runs `analytics.maxConcurrent` analytics requests; `query_time_limit`: a statement ran past `analytics.queryTimeLimitMs`. Both with `Retry-After`."
+        ),
+    ]
 }

@@ -24,7 +24,7 @@ extension ExperimentService {
                 "The minimum detectable effect is a relative change above 0 and at most 10 (0.1 = 10 %).")
         }
         // One snapshot: the variants and their counts as of the same moment.
-        let (experiment, counts, revenue) = try read { tx in
+        let (experiment, counts, revenue) = try analyticsGate.read(appID: appID) { tx in
             (
                 try ExperimentService.load(tx, appID: appID, id: id),
                 try tx.events.variantCounts(appID: appID, experimentID: id, environment: environment),

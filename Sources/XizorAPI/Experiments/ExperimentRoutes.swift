@@ -122,7 +122,7 @@ struct ExperimentRoutes {
                 responses: [
                     .json(200, "The results.", APISchemas.ref("ExperimentResults")),
                     .problem(422, "`number_out_of_range`: minimumDetectableEffect is not above 0 and at most 10."),
-                ])
+                ] + AnalyticsGate.refusals)
         ) { request, caller in
             let appID = caller.appID
             var mde = ExperimentService.defaultMinimumDetectableEffect

@@ -73,11 +73,14 @@ public final class ExperimentService: Sendable {
     private let clock: Clock
     /// Every experiment change appends to it and catches up before answering.
     private let changes: ChangeFeed
+    let analyticsGate: AnalyticsGate
 
-    public init(store: any DataStore, clock: Clock, changes: ChangeFeed) {
+    /// `analyticsGate`: the results are a report, read within its app's share (`AnalyticsGate`).
+    public init(store: any DataStore, clock: Clock, changes: ChangeFeed, analyticsGate: AnalyticsGate) {
         self.store = store
         self.clock = clock
         self.changes = changes
+        self.analyticsGate = analyticsGate
     }
 
     // MARK: Create and read

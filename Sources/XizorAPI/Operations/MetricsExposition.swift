@@ -33,6 +33,19 @@ struct MetricsExposition: Sendable {
         )
         out.sample("xizor_page_renders_refused_total", [], renderGate.refusalCount)
 
+        let gate = services.analyticsGate
+        out.family(
+            "xizor_analytics_refused_total", .counter,
+            "Analytics requests refused at once, by reason: app_share (429: the app ran analytics.maxConcurrentPerApp), server (503: the process ran analytics.maxConcurrent)."
+        )
+        out.sample("xizor_analytics_refused_total", [("reason", "app_share")], gate.refusedForApp)
+        out.sample("xizor_analytics_refused_total", [("reason", "server")], gate.refusedForServer)
+        out.family(
+            "xizor_analytics_time_limit_total", .counter,
+            "Analytics requests stopped because a statement ran past analytics.queryTimeLimitMs (503 query_time_limit)."
+        )
+        out.sample("xizor_analytics_time_limit_total", [], gate.stoppedAtTimeLimit)
+
         let activity = services.activity
         out.family(
             "xizor_rule_versions_not_parsed_total", .counter,

@@ -14,6 +14,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case unsupportedMediaType  // 415
         case unprocessable  // 422
         case preconditionRequired  // 428
+        case tooManyRequests  // 429
         case unavailable  // 503
     }
 
@@ -53,6 +54,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case .unsupportedMediaType: 415
         case .unprocessable: 422
         case .preconditionRequired: 428
+        case .tooManyRequests: 429
         case .unavailable: 503
         }
     }
@@ -70,6 +72,15 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public static func badField(_ path: String, _ code: String, _ message: String) -> ServiceError {
         invalid([ValidationIssue(path: path, message: message, code: code)], detail: message)
+    }
+
+    /// A read stopped at its time limit (`DataStore.read(timeLimit:)`). 503 with `Retry-After`, as
+    /// for any capacity the server keeps for everyone; a shorter range may fit.
+    public static func timeLimit(_ milliseconds: Int) -> ServiceError {
+        ServiceError(
+            .unavailable, "query_time_limit",
+            "The query ran past its time limit of \(milliseconds) ms and was stopped; ask for a shorter range or fewer cuts, or retry later.",
+            retryAfterSeconds: 5)
     }
 
     /// Storage failures that are not the caller's fault: the database is unwritable, full or gone.

@@ -12,6 +12,8 @@ public final class XizorServices: Sendable {
     public let subscribers: SubscriberService
     public let events: EventService
     public let analytics: AnalyticsService
+    /// The bound on reports (funnels, experiment results), shared by both services and `/metrics`.
+    public let analyticsGate: AnalyticsGate
     public let timers: TimerService
     public let experiments: ExperimentService
     public let assets: AssetService
@@ -45,6 +47,8 @@ public final class XizorServices: Sendable {
         public var assetLocation = AssetLocation(publicOrigin: nil)
         /// `audit.retentionDays`.
         public var auditRetentionDays = 365
+        /// What one app's reports may take of the read connections (`analytics.*`).
+        public var analytics = AnalyticsGate.Limits()
         /// Webhook targets and endpoint counts (`webhooks.*`).
         public var webhooks = WebhookService.Options()
         public init() {}
@@ -66,9 +70,10 @@ public final class XizorServices: Sendable {
         events = EventService(
             store: store, clock: clock, activity: activity, window: limits.eventWindow,
             eventsPerSubscriberPerMinute: limits.eventsPerSubscriberPerMinute)
-        analytics = AnalyticsService(store: store)
+        analyticsGate = AnalyticsGate(store: store, limits: limits.analytics, readConnections: store.readConnections)
+        analytics = AnalyticsService(gate: analyticsGate)
         timers = TimerService(store: store, clock: clock)
-        experiments = ExperimentService(store: store, clock: clock, changes: changes)
+        experiments = ExperimentService(store: store, clock: clock, changes: changes, analyticsGate: analyticsGate)
         assets = AssetService(store: store, clock: clock, location: limits.assetLocation, limits: limits.assets)
         audit = AuditService(store: store, clock: clock, retentionDays: limits.auditRetentionDays)
         previewLinks = PreviewLinks(store: store, clock: clock)

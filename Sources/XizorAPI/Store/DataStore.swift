@@ -15,12 +15,19 @@ public protocol DataStore: AnyObject, Sendable {
     /// Runs `body` against one consistent snapshot: everything one request reads comes from a
     /// single call, so a page of a list never mixes two states of the database.
     func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+    /// `read` with every statement stopped once `milliseconds` have passed (SQLite's progress
+    /// handler, PostgreSQL's `statement_timeout`), answered as `ServiceError.timeLimit`: what a
+    /// tenant's report may cost the shared read connections is bounded (`analytics.queryTimeLimitMs`).
+    func read<T>(timeLimit milliseconds: Int, _ body: (any StoreTransaction) throws -> T) throws -> T
     /// Runs `body` in one write transaction, durable when this returns (a 2xx on a write means it
     /// survives power loss), rolled back when `body` throws. Writes are serialized.
     func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
     /// A watcher the change feed polls to learn that some other connection (another process)
     /// committed, without reading the changes table on every poll.
     func makeCommitWatcher() throws -> any CommitWatcher
+    /// How many reads the database serves at once (SQLite's read connections, PostgreSQL's pool),
+    /// which `AnalyticsGate` keeps its bound below.
+    var readConnections: Int { get }
     /// Write counts and latencies, for `/metrics`.
     var metrics: StorageMetrics { get }
     /// The settings the database really runs with (read back, not configured), for `/v1/diagnostics`.
