@@ -4,15 +4,18 @@ VENV    := .venv
 PY      := $(VENV)/bin/python
 APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql nginx curl nodejs chromium chromium-driver fonts-noto-color-emoji
 CONFIG  ?= Config/xizor.json
+# A target importing a module it does not declare is an error, not a build-order accident: the layers'
+# boundaries (docs/architecture.md) are kept by the compiler.
+CHECKED := --explicit-target-dependency-import-check error
 SWIFT_FILES = Package.swift $$(find Sources Tests clients -name '*.swift' -not -path '*/.build/*')
 
 .PHONY: build release run test lint format test-swift test-client test-e2e bench mutants fuzz embed deps venv docker clean
 
 build:
-	$(SWIFT) build
+	$(SWIFT) build $(CHECKED)
 
 release:
-	$(SWIFT) build -c release --product xizor
+	$(SWIFT) build -c release --product xizor $(CHECKED)
 
 # Serves on 127.0.0.1:8080 with the default config; an empty data directory gets the demo app.
 run: deps release
@@ -20,7 +23,7 @@ run: deps release
 
 # Installs what the tests need, then runs every test: Swift Testing, then the live-server tests.
 test: deps venv lint
-	$(SWIFT) build
+	$(SWIFT) build $(CHECKED)
 	$(MAKE) test-swift
 	$(MAKE) test-client
 	$(MAKE) test-e2e
@@ -35,7 +38,7 @@ format:
 
 # Beside a throwaway PostgreSQL cluster (Tests/postgres/with-cluster.sh) for the PostgreSQL layer's tests.
 test-swift:
-	Tests/postgres/with-cluster.sh $(SWIFT) test
+	Tests/postgres/with-cluster.sh $(SWIFT) test $(CHECKED)
 
 # XizorKit, the Swift client library (its own package), against live servers of the debug build.
 test-client:
@@ -59,7 +62,7 @@ mutants: deps venv
 # tree table from Package.swift (a test fails until you do).
 embed:
 	python3 Migrations/embed.py
-	python3 Sources/XizorAPI/Assets/embed-media.py
+	python3 Sources/XizorDomain/Assets/embed-media.py
 	python3 Sources/XizorConsole/embed-console.py
 	python3 Sources/PaywallRenderer/embed-runtime.py
 	python3 Tests/readme_tree.py --write

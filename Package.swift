@@ -32,7 +32,7 @@ let package = Package(
         /// README: JSON-lines logging (`XizorLog`, so as not to clash with swift-log's `Logging`)
         .target(name: "XizorLog", path: "Sources/XizorLog"),
         /// README: the hand-rolled HTTP/1.1 server on POSIX sockets and Dispatch; knows nothing about paywalls
-        .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "XizorLog"], path: "Sources/HTTP"),
+        .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "Execution", "XizorLog"], path: "Sources/HTTP"),
         /// README: SHA-256 and HMAC over libcrypto, shared by storage (migration checksums), the renderer (the page's script hash) and the API
         .target(name: "Digest", dependencies: ["CCrypto"], path: "Sources/Digest"),
         /// README: the SQLite layer over the C API: database, statements, transactions, migrations, backups; and `SQL`, a statement written once for both databases, with `SQLConnection`
@@ -51,29 +51,36 @@ let package = Package(
         .target(
             name: "XizorConsole", dependencies: ["Digest"], path: "Sources/XizorConsole",
             exclude: ["Site", "embed-console.py"]),
-        /// README: the API layer: a folder per aggregate (apps and keys, paywalls, placements, audiences, subscribers, experiments, events, timers, webhooks, audit, assets) holding its models and store protocol, its service, its REST routes and its MCP tools (its store is in XizorStores); `Targeting/` (rule conditions, request attributes), `Store/` (the `DataStore` protocol the services read and write through, group commit), `Changes/` (the change feed), `Serving/` (in-memory serving state, SDK delivery), `MCP/`, `OpenAPI/`, `Operations/`, `Schema/` (the embedded migrations), `Shared/`
+        /// README: which threads may wait: `InlineExecution` (a handler or admission on an I/O loop) and `HTTPOffload`, shared by the HTTP server and the domain's store and resolver, which must ask the same thread the same question
+        .target(name: "Execution", path: "Sources/Execution"),
+        /// README: the domain: a folder per aggregate (apps and keys, paywalls, placements, audiences, subscribers, experiments, events, timers, webhooks, audit, assets) holding its models, its store protocol and its service; `Targeting/` (rule conditions, request attributes), `Store/` (the `DataStore` protocol the services read and write through, group commit), `Changes/` (the change feed), `Serving/` (in-memory serving state, resolution, page rendering), `Operations/` (jobs, counters, readiness), `Schema/` (the embedded migrations), `Shared/`. It cannot import HTTP: services take and answer values, and fail with `ServiceError`
+        .target(
+            name: "XizorDomain",
+            dependencies: ["Execution", "Storage", "Digest", "CCurl", "PaywallFormat", "PaywallRenderer", "XizorLog"],
+            path: "Sources/XizorDomain",
+            exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
+        /// README: the API's surfaces over the domain: per aggregate its REST routes (`*Routes.swift`) and MCP tools (`*Tools.swift`), in folders named as the domain's; `MCP/`, `OpenAPI/`, `Console/` (the console's routes), `Operations/` (`/metrics`, health, rate limits), `Serving/` (SDK delivery: answers, representations), `Shared/` (authentication, answers, `XizorApplication`: the server's composition). It cannot import XizorStores: a route reaches data only through a service
         .target(
             name: "XizorAPI",
             dependencies: [
-                "HTTP", "Storage", "Digest", "CCurl", "XizorConsole", "PaywallFormat",
-                "PaywallRenderer", "XizorLog",
-            ], path: "Sources/XizorAPI",
-            exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
-        /// README: the stores, one per aggregate, written once for both databases (`SQL*Store` over `any SQLConnection`; only event rows are written per database, `EventIngest`), the two `DataStore`s and their transaction: the only code that runs SQL. It depends on XizorAPI's store protocols; XizorAPI cannot import it, so no service, route or tool can reach a store but through a `DataStore`
+                "XizorDomain", "HTTP", "Storage", "Digest", "XizorConsole", "PaywallFormat", "PaywallRenderer",
+                "XizorLog",
+            ], path: "Sources/XizorAPI"),
+        /// README: the stores, one per aggregate, written once for both databases (`SQL*Store` over `any SQLConnection`; only event rows are written per database, `EventIngest`), the two `DataStore`s and their transaction: the only code that runs SQL. It depends on the domain's store protocols; neither XizorDomain nor XizorAPI can import it, so no service, route or tool can reach a store but through a `DataStore`
         .target(
             name: "XizorStores",
-            dependencies: ["XizorAPI", "Storage", "PostgresStorage", "PaywallFormat", "Digest"],
+            dependencies: ["XizorDomain", "Storage", "PostgresStorage", "PaywallFormat", "Digest"],
             path: "Sources/XizorStores"),
         /// README: the fuzz targets (docs/fuzzing.md): properties over arbitrary bytes, shared by `xizor-fuzz` and `FuzzTests`
         .target(
-            name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorAPI"],
+            name: "XizorFuzzing", dependencies: ["HTTP", "PaywallFormat", "PaywallRenderer", "XizorDomain"],
             path: "Sources/XizorFuzzing"),
         /// README: the `xizor` command line: argument parsing, configuration, subcommands, the composition of the server
         .target(
             name: "XizorCLI",
             dependencies: [
-                "XizorAPI", "XizorStores", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "PaywallRenderer",
-                "XizorLog",
+                "XizorAPI", "XizorDomain", "XizorStores", "HTTP", "Storage", "PostgresStorage", "PaywallFormat",
+                "PaywallRenderer", "XizorLog",
             ], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.
@@ -112,8 +119,8 @@ let package = Package(
         .testTarget(
             name: "XizorAPITests",
             dependencies: [
-                "XizorAPI", "XizorStores", "HTTP", "Storage", "PostgresStorage", "PaywallFormat", "Digest",
-                "XizorConsole",
+                "XizorAPI", "XizorDomain", "XizorStores", "HTTP", "Storage", "PostgresStorage", "PaywallFormat",
+                "Digest", "XizorConsole",
             ], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]

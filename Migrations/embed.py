@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/XizorAPI/Schema/EmbeddedMigrations.swift from Migrations/*.sql (SQLite) and
+"""Writes Sources/XizorDomain/Schema/EmbeddedMigrations.swift from Migrations/*.sql (SQLite) and
 EmbeddedPostgresMigrations.swift from Migrations/postgres/*.sql (PostgreSQL) (`make embed`): one
 generated file per database.
 
@@ -10,7 +10,7 @@ embedded copy differs from them by a byte, naming this script.
 import os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCHEMA = os.path.join(os.path.dirname(HERE), "Sources", "XizorAPI", "Schema")
+SCHEMA = os.path.join(os.path.dirname(HERE), "Sources", "XizorDomain", "Schema")
 
 
 def embed(folder, source, out, variable, what):

@@ -1,4 +1,5 @@
 import XizorAPI
+import XizorDomain
 import XizorLog
 
 extension Commands {

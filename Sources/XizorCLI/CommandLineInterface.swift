@@ -1,5 +1,6 @@
 import Foundation
 import XizorAPI
+import XizorDomain
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import PaywallRenderer
 import XizorAPI
+import XizorDomain
 
 /// What no single value can show, checked for every command before anything is opened or created
 /// (exit 78): the admin token's length, a body budget that could not hold one largest body, media

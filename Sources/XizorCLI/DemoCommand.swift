@@ -1,4 +1,5 @@
 import XizorAPI
+import XizorDomain
 import XizorLog
 
 /// The demo app: the three templates published on `onboarding`, `upsell` and `settings`, so a

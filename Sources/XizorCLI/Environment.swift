@@ -3,6 +3,7 @@ import HTTP
 import PostgresStorage
 import Storage
 import XizorAPI
+import XizorDomain
 import XizorLog
 import XizorStores
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTP
 import PaywallRenderer
 import XizorAPI
+import XizorDomain
 import XizorLog
 
 extension Commands {

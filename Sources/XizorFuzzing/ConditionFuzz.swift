@@ -1,5 +1,5 @@
 import PaywallFormat
-import XizorAPI
+import XizorDomain
 
 /// `{"condition": C, "context": {...}}` (or a bare condition with an empty context) through the
 /// rule parser and evaluator. What parses must survive its own JSON (what is stored and answered),

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// How both SQL stores read app and key rows: the same columns, the same decoding (the dialects differ
 /// in their statements, not in their rows).

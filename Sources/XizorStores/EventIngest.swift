@@ -1,6 +1,6 @@
 import PostgresStorage
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// Writes one chunk of events (a shape of `EventInsertChunks`) and answers how many were new. The
 /// one part of the events' store kept per database: it runs for every event ingested, inside the

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// The JSON expressions over the events' `context` and `properties` columns: the one part of the
 /// events' SQL where the two databases truly differ (SQLite keeps JSON as text and reads it with its

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// The columns of both dialects' export query, in `ExportedEvent.init(row:)`'s order (the
 /// PostgreSQL store reads the JSON columns as text).

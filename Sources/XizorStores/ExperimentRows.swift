@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// How the experiment store reads experiment and variant rows.
 enum ExperimentRows {

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// How both SQL stores read paywall and version rows: the same columns, the same decoding.
 enum PaywallRows {

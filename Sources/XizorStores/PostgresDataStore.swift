@@ -3,7 +3,7 @@ import Glibc
 import PaywallFormat
 import PostgresStorage
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// Many stateless replicas on one PostgreSQL (`storage.driver` = `postgres`). Reads run in
 /// read-only REPEATABLE READ transactions (one snapshot each), writes in read-write transactions

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLAppStore: AppStore {
     let db: any SQLConnection

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLAssetStore: AssetStore {
     let db: any SQLConnection

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLAudienceStore: AudienceStore {
     let db: any SQLConnection

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLAuditStore: AuditStore {
     let db: any SQLConnection

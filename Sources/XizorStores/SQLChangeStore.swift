@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// The change feed, in the order changes commit. On SQLite the one writer commits in sequence order
 /// already. PostgreSQL has many writers, and an identity column hands out numbers in the order

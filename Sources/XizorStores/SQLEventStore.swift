@@ -1,6 +1,6 @@
 import PaywallFormat
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// The events, written once for both databases: the member tests of the JSON columns come from
 /// `EventJSON`, the rows are written by each database's `EventIngest`.

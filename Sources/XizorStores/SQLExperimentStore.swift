@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLExperimentStore: ExperimentStore {
     let db: any SQLConnection

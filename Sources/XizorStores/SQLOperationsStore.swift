@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLOperationsStore: OperationsStore {
     let db: any SQLConnection

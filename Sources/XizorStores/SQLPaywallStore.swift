@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLPaywallStore: PaywallStore {
     let db: any SQLConnection

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLPlacementStore: PlacementStore {
     let db: any SQLConnection

@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLSubscriberStore: SubscriberStore {
     let db: any SQLConnection

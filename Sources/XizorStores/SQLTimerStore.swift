@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLTimerStore: TimerStore {
     let db: any SQLConnection

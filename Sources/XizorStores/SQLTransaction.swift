@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// The stores of one transaction, on either database: each is a thin struct over the connection
 /// the pool handed out for it, written once for both (`SQL*Store`); only the events' rows are

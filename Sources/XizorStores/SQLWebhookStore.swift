@@ -1,5 +1,5 @@
 import Storage
-import XizorAPI
+import XizorDomain
 
 struct SQLWebhookStore: WebhookStore {
     let db: any SQLConnection

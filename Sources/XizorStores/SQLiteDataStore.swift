@@ -1,7 +1,7 @@
 import Glibc
 import PaywallFormat
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// The embedded default: one SQLite file in WAL mode, one writer and a few readers
 /// (`DatabasePool`). Every store is a thin struct over the connection of the current transaction.

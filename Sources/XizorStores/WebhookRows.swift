@@ -1,6 +1,6 @@
 import PaywallFormat
 import Storage
-import XizorAPI
+import XizorDomain
 
 /// How both SQL stores read webhook rows: the same columns and decoding, each dialect's statements.
 enum WebhookRows {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 @Suite struct AllocationTests {
     /// Shares of 100,000 synthetic subscribers per slot (variants, then the holdout).

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 @testable import XizorStores
 
 /// Reports read events, so one tenant's open results pages could take every read connection: the

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The served-asset cache keeps at most its capacity and evicts the least recently used file.
 @Suite struct AssetCacheTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The Bayesian figures of experiment results, against closed forms computed here independently.
 @Suite struct BetaBinomialTests {

@@ -3,13 +3,14 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
-/// The templates' media embedded in the binary are the files in `Sources/XizorAPI/Assets/Bundled`
+/// The templates' media embedded in the binary are the files in `Sources/XizorDomain/Assets/Bundled`
 /// (`make embed` was run after the last change), each decoding to the type its name says, and
 /// every media URL the templates name is one of them.
 @Suite struct BundledMediaTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/XizorAPI/Assets/Bundled")
+        .deletingLastPathComponent().appendingPathComponent("Sources/XizorDomain/Assets/Bundled")
 
     @Test func theEmbeddedFilesAreTheBundledFiles() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path)

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The change feed (issue 15): two sets of services on one database (an SQLite file, or a PostgreSQL
 /// database) stand for two processes.

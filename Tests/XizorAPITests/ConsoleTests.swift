@@ -3,6 +3,7 @@ import Testing
 
 @testable import XizorAPI
 @testable import XizorConsole
+@testable import XizorDomain
 
 /// The console's embedding and its path rule (the pages themselves: Tests/e2e/test_console.py).
 @Suite struct ConsoleTests {

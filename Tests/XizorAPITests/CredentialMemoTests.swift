@@ -1,6 +1,7 @@
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The memo finds a credential by its whole bytes: credentials that share the bucket word (the same
 /// last eight bytes and length) or differ in one byte anywhere are told apart, short ones work, and

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// No failure is served as success: a page that fails to render is not cached (the next request
 /// renders again), stored JSON that no longer parses is an error rather than `{}`, and a stored rule
@@ -48,7 +49,7 @@ import Testing
         defer { test.remove() }
         let app = try published(test.services)
         let resolution = try test.services.serving.resolve(appID: app, placement: "onboarding", context: [:])
-        let input = PaywallDelivery.PageInput(
+        let input = PageInput(
             appID: app, document: ["schemaVersion": 99], locale: "en", colorScheme: .light,
             context: [:], resolution: resolution)
         #expect(throws: DataFailure.self) { _ = try pages.production(input) }

@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// `X-Xizor-Schema-Version`: which document form an SDK gets. A wrong parse serves an SDK a schema it
 /// cannot read (or refuses a valid client), so every shape of the value is pinned here.

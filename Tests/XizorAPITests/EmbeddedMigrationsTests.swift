@@ -2,6 +2,7 @@ import Foundation
 import Storage
 import Testing
 import XizorAPI
+import XizorDomain
 
 /// The binary's migrations are the Migrations/ files, byte for byte (names, contents, checksums):
 /// the files stay the source, the embedded copy is what runs.

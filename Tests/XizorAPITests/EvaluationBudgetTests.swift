@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// A placement's rules and the audiences they name have a price (`EvaluationCost`), checked when
 /// either is written; a configuration stored before the check stops at the request's budget.

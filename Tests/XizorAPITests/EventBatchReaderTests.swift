@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The direct reader of SDK batches (`EventBatchReader`) against the general path (`JSONParser`,
 /// then `EventService.parse`): the reader must read the form SDKs send, and whatever it reads the

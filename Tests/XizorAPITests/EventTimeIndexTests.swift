@@ -4,6 +4,7 @@ import Storage
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Time windows found through `events_by_hour` (the hour of `occurred_at`, Migrations/0010): the
 /// hour bounds never lose an event of the window at an hour's edge nor keep one outside it, on

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Group commit: concurrent event batches share transactions (fewer commits than batches), every
 /// caller is answered with its own outcome, and a caller is told "committed" exactly when its work

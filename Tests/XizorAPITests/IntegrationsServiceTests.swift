@@ -4,6 +4,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The audit log and the webhook outbox, written in the transaction of the write they describe,
 /// and the outbox's leases and order, on both databases.

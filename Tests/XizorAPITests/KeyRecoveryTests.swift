@@ -1,6 +1,7 @@
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Finding 7 of issue 35: a key holding only `keys` could revoke every full-access key and lock
 /// the owner out for good. The last full-access secret key is kept from scoped keys, and the

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Authentication compares the whole key against its stored hash: the 12-character prefix that
 /// `GET /v1/keys` lists only finds the candidates. Revocation and archiving take effect before they

@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Every MCP tool against a key without its scope: hidden from `tools/list`, refused with the REST
 /// API's `missing_scope` problem; with only its scope, listed and not refused for scope.

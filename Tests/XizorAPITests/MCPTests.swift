@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The MCP layer without a server: message classification, version rules, and the argument
 /// validator against the real tool schemas (the live protocol is in Tests/e2e/test_mcp.py).

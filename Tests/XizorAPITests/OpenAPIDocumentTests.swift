@@ -6,6 +6,7 @@ import Testing
 import XizorStores
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The real application's routes and document, built over a migrated SQLite file in a temp dir.
 private struct BuiltApplication {

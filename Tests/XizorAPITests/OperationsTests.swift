@@ -4,6 +4,7 @@ import Storage
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 @Suite struct RateLimiterTests {
     let key = BucketKey(.publicKey(appID: "app_1"))

@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The list's "draft changed since publish", on both databases.
 @Suite struct PaywallStatusTests {

@@ -3,6 +3,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Preview links: signed, expiring, bound to their app and paywall, shared by every process.
 @Suite struct PreviewLinkTests {

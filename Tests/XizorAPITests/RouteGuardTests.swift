@@ -2,6 +2,7 @@ import HTTP
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Authentication is the route table's: every route but the open ones carries an admission, the
 /// admission leaves the verified key on the request, and a handler reached without it refuses to

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// SemVer 2.0 precedence (§11), with the one leniency app versions need (`2.1` is `2.1.0`).
 @Suite struct SemanticVersionTests {

@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// A version loaded from storage keeps its source form only and builds an older form the first
 /// time a client asks for it: the same bytes the publish-time (eager, validated) build produced.

@@ -1,19 +1,20 @@
 import Foundation
 import Testing
 
-/// The store layer's boundary. The compiler keeps most of it: the stores are a module of their own
-/// (`XizorStores`) that depends on XizorAPI, so nothing in XizorAPI can import one. What it cannot
-/// see is checked here on the source tree: no file of XizorAPI or the CLI runs a statement, and only
-/// three of XizorAPI import a database layer at all.
+/// The layers' boundaries. The compiler keeps most of them: the domain (`XizorDomain`) cannot import
+/// HTTP, the surfaces (`XizorAPI`) cannot import the stores (`XizorStores`), which depend on the
+/// domain's store protocols. What it cannot see is checked here on the source tree: no file of the
+/// domain, the surfaces or the CLI runs a statement, only three import a database layer at all, and
+/// each aggregate goes by one folder name in every layer.
 @Suite struct StoreLayerTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// Files outside the stores that may import the SQLite layer, and why.
     static let allowedImporters: Set<String> = [
-        "Store/DataStore.swift",  // the protocol names `StorageMetrics`
-        "Operations/MetricsExposition.swift",  // renders `StorageMetrics`
-        "Schema/XizorSchema.swift",  // builds the migrator over the embedded migrations
+        "XizorDomain/Store/DataStore.swift",  // the protocol names `StorageMetrics`
+        "XizorDomain/Schema/XizorSchema.swift",  // builds the migrator over the embedded migrations
+        "XizorAPI/Operations/MetricsExposition.swift",  // renders `StorageMetrics`
     ]
 
     static func sources(_ module: String) throws -> [(path: String, text: String)] {
@@ -25,8 +26,10 @@ import Testing
     }
 
     @Test func onlyTheStoresImportTheSQLiteLayer() throws {
-        let files = try Self.sources("XizorAPI")
-        #expect(files.count > 50, "the source tree was found")
+        let files = try ["XizorDomain", "XizorAPI"].flatMap { module in
+            try Self.sources(module).map { (path: "\(module)/\($0.path)", text: $0.text) }
+        }
+        #expect(files.count > 100, "the source tree was found")
         let offenders = files.filter { file in
             (file.text.contains("import Storage") || file.text.contains("import PostgresStorage"))
                 && !Self.allowedImporters.contains(file.path)
@@ -40,7 +43,7 @@ import Testing
                 #"(db\.(query|queryOne|execute|rows|row|run)\(|"(SELECT|INSERT|UPDATE|DELETE|PRAGMA) |^\s+(SELECT .* FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM) )"#,
             options: [.anchorsMatchLines])
         var offenders: [String] = []
-        for module in ["XizorAPI", "XizorCLI"] {
+        for module in ["XizorDomain", "XizorAPI", "XizorCLI"] {
             for file in try Self.sources(module)
             where !file.path.hasPrefix("Schema/Embedded") {
                 let range = NSRange(file.text.startIndex..., in: file.text)
@@ -54,29 +57,38 @@ import Testing
         #expect(offenders.isEmpty, "SQL outside the stores: \(offenders)")
     }
 
-    @Test func everyAggregateKeepsItsStoreServiceAndRoutesTogether() throws {
-        let paths = Set(try Self.sources("XizorAPI").map(\.path))
+    /// A capability is one folder name in each layer: its models, store protocol and service in the
+    /// domain, its routes and tools on the surface, its store in XizorStores.
+    @Test func everyAggregateGoesByOneFolderNameInEachLayer() throws {
+        let domain = Set(try Self.sources("XizorDomain").map(\.path))
+        let surface = Set(try Self.sources("XizorAPI").map(\.path))
         let stores = Set(try Self.sources("XizorStores").map(\.path))
-        for (folder, files, store) in [
-            ("Apps", ["AppStore", "KeyService", "AppRoutes"], ["SQLAppStore"]),
-            ("Paywalls", ["PaywallStore", "PaywallService", "PaywallRoutes", "PaywallTools"], ["SQLPaywallStore"]),
+        for (folder, inDomain, onSurface, store) in [
+            ("Apps", ["AppStore", "KeyService"], ["AppRoutes"], ["SQLAppStore"]),
+            ("Paywalls", ["PaywallStore", "PaywallService"], ["PaywallRoutes", "PaywallTools"], ["SQLPaywallStore"]),
             (
-                "Placements", ["PlacementStore", "PlacementService", "PlacementRoutes", "PlacementTools"],
+                "Placements", ["PlacementStore", "PlacementService"], ["PlacementRoutes", "PlacementTools"],
                 ["SQLPlacementStore"]
             ),
             (
-                "Experiments", ["ExperimentStore", "ExperimentService", "ExperimentRoutes", "ExperimentTools"],
+                "Experiments", ["ExperimentStore", "ExperimentService"], ["ExperimentRoutes", "ExperimentTools"],
                 ["SQLExperimentStore"]
             ),
             (
-                "Events", ["EventStore", "EventService", "EventRoutes", "AnalyticsTools"],
+                "Events", ["EventStore", "EventService", "AnalyticsGate"], ["EventRoutes", "AnalyticsTools"],
                 ["SQLEventStore", "EventJSON", "EventIngest"]
             ),
-            ("Timers", ["TimerStore", "TimerService", "TimerRoutes"], ["SQLTimerStore"]),
+            ("Timers", ["TimerStore", "TimerService"], ["TimerRoutes"], ["SQLTimerStore"]),
         ] {
-            for file in files { #expect(paths.contains("\(folder)/\(file).swift"), "\(folder)/\(file).swift") }
+            for file in inDomain {
+                #expect(domain.contains("\(folder)/\(file).swift"), "XizorDomain/\(folder)/\(file)")
+            }
+            for file in onSurface { #expect(surface.contains("\(folder)/\(file).swift"), "XizorAPI/\(folder)/\(file)") }
             for file in store { #expect(stores.contains("\(file).swift"), "XizorStores/\(file).swift") }
         }
-        #expect(!paths.contains { ($0 as NSString).lastPathComponent.hasPrefix("SQL") }, "a store outside XizorStores")
+        let misplaced = (domain.union(surface)).filter { ($0 as NSString).lastPathComponent.hasPrefix("SQL") }
+        #expect(misplaced.isEmpty, "a store outside XizorStores: \(misplaced)")
+        let routesInDomain = domain.filter { $0.hasSuffix("Routes.swift") || $0.hasSuffix("Tools.swift") }
+        #expect(routesInDomain.isEmpty, "a surface in the domain: \(routesInDomain)")
     }
 }

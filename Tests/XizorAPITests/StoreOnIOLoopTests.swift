@@ -2,6 +2,7 @@ import Testing
 
 @testable import HTTP
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// An I/O loop never waits on the database: a transaction asked for while an inline handler runs
 /// (`InlineExecution`) is refused on both databases, so an inline handler that reaches the store

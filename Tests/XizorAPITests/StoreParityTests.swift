@@ -3,6 +3,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// One walk through every store on both databases: the same calls answer the same, so the
 /// PostgreSQL stores are the SQLite stores in another dialect (events and their funnel cuts,

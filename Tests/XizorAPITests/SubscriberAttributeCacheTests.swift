@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The subscriber attribute cache (docs/targeting.md, "Performance"): a write, a delete and a
 /// subscriber deletion are seen by the next resolve in the writing process and, once it has caught

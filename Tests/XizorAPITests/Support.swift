@@ -5,6 +5,7 @@ import Synchronization
 import XizorStores
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The databases the services run on; suites that hold for both take it as a test argument.
 enum Driver: String, CaseIterable, CustomStringConvertible {

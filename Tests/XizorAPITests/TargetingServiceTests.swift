@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Targeting through the services on both databases: frequency caps over days (a moved clock),
 /// every kind of trace, subscriber attributes read on the next request and deleted with the

@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The new parts of conditions: their types at write time, their answers at request time, and
 /// what the dry run says about a failure.

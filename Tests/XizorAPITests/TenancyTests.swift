@@ -2,6 +2,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Every service read and write is scoped to the caller's app: another app's ids are "not found",
 /// exactly like ids that do not exist, and nothing of the other app changes. (The live

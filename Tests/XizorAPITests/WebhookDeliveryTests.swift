@@ -4,6 +4,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// The pure parts of webhook delivery: signatures, the retry schedule, where deliveries may go.
 @Suite struct WebhookDeliveryTests {

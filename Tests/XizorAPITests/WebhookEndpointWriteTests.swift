@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// A sender recording an endpoint's health and a person editing the endpoint write the same row;
 /// each stores the endpoint whole, so on PostgreSQL (several writers, READ COMMITTED) the one that

@@ -3,6 +3,7 @@ import PaywallFormat
 import Testing
 
 @testable import XizorAPI
+@testable import XizorDomain
 
 /// Issue 35, "No tenant can slow down another": senders shared out per app with a cap in flight,
 /// and an endpoint that keeps failing backed off and then disabled, on both databases.

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Apps (admin token: list, create, archive) and the app's keys (secret key).
 struct AppRoutes {

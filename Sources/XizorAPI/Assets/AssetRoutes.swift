@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// `/v1/assets`: uploads and their descriptions with the secret key; the files themselves at
 /// `/v1/assets/{folder}/{file}` for anyone (pages load them with `<img>` and `<video>`, which send

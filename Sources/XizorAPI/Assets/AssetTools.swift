@@ -1,5 +1,6 @@
 import Foundation
 import PaywallFormat
+import XizorDomain
 
 /// Media for agents: upload a file (base64) and list what the app has, so a document an agent
 /// writes can point at media this server serves.

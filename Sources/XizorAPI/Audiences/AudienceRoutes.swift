@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Named audiences (secret key): conditions written once, referred to by rules as `{"audience": ID}`.
 struct AudienceRoutes {

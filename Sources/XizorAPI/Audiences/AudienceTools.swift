@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// Named audiences for agents: list, create or replace, delete.
 enum AudienceTools {

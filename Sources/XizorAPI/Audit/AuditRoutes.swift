@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// `GET /v1/audit-log` (scope `keys`: who did what is the key administrator's to read).
 struct AuditRoutes {

@@ -1,5 +1,6 @@
 import HTTP
 import XizorConsole
+import XizorDomain
 
 /// The console in the browser (docs/console.md): `GET /` redirects to it; its page and its
 /// versioned assets are open routes (the console signs in with a key the user types, and calls

@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// The funnel per published version, for agents comparing versions after a publish.
 enum AnalyticsTools {

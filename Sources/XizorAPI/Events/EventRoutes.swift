@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Events: the SDK's batches in (public key), and the funnel per version out (secret key).
 struct EventRoutes {

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Experiments (secret key): create, read, weights, lifecycle, promotion and results.
 struct ExperimentRoutes {

@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// A/B experiments on placements: create, list, read, start, stop, re-weight, promote, results.
 /// Thin adapters over ExperimentService (the same as the REST routes).

@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// Checks tool arguments against the tools' input schemas before any service runs. Covers the
 /// JSON Schema subset the tool schemas use (type, properties, required, additionalProperties,

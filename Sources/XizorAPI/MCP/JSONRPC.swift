@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// JSON-RPC 2.0 error codes the MCP endpoint answers (the spec's reserved range).
 enum JSONRPCErrorCode: Int, Sendable {

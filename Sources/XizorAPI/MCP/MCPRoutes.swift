@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// `POST /mcp`: the Model Context Protocol over Streamable HTTP, answered as plain
 /// `application/json` (no SSE streams; `GET`/`DELETE /mcp` answer 405 with `Allow` from the

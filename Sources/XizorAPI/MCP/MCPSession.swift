@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// The MCP methods of a stateless, tools-only server: `initialize`, `ping`, `tools/list`,
 /// `tools/call`; notifications are accepted and need no answer. No session state is kept, so

@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// One MCP tool: what `tools/list` advertises and the thin adapter `tools/call` runs. The adapter
 /// reads already-validated arguments, calls one service, and returns the service's JSON.

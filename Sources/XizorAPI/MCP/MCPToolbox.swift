@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// Every tool of the endpoint, and the one place a `tools/call` is checked and run: unknown tool
 /// and arguments that fail the input schema are caught here; a `ServiceError` from the service

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Which bearer key an operation needs. Set by the function that registers the route (see
 /// `APIRoutes`); drives the OpenAPI `security`, the documented 401/403 answers and the admission.

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// The one place routes are declared: each call registers the handler in the `Router` and its
 /// `OperationDoc` in the OpenAPI document, so an endpoint cannot exist without documentation (or

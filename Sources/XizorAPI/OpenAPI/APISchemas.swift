@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// The component schemas of the OpenAPI document: the JSON shapes the routes answer and accept.
 /// They describe exactly what the `json` properties of the service models produce (nullable fields

@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// The component schemas of experiments and their results, analytics, and the SDK's paywall, events and timers.
 extension APISchemas {

@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// The schemas of scopes, the audit log and webhooks (docs/integrations.md).
 extension APISchemas {

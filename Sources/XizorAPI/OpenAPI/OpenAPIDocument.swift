@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Assembles the OpenAPI 3.1 document from the declared operations and the component schemas.
 public enum OpenAPIDocument {

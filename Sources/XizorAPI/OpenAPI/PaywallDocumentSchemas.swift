@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// The paywall document's JSON Schema (from `JSONSchemaGenerator`) as OpenAPI components: each
 /// version's `$defs` become `PaywallV<n>_<Name>` with their `$ref`s rewritten to resolve inside

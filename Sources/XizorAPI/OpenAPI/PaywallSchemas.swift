@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// The component schemas of templates, paywalls, drafts, versions and assets.
 extension APISchemas {

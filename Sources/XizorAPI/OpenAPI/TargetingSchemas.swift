@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// The schemas of placements, rules, conditions, audiences, subscriber attributes and the dry run
 /// (docs/targeting.md).

@@ -1,5 +1,6 @@
 import HTTP
 import Synchronization
+import XizorDomain
 
 /// The server's per-request counters, fed by the HTTP core through `HTTPRequestObserver`: requests
 /// by route template, method and status; latency histograms and response bytes per route template;

@@ -1,4 +1,5 @@
 import Storage
+import XizorDomain
 
 /// Gathers every counter the server keeps into one Prometheus text page: HTTP (from the server's
 /// observer), the representation cache, the services, rate limits, SQLite and the process.

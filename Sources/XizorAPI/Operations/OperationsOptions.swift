@@ -1,3 +1,4 @@
+import XizorDomain
 import XizorLog
 
 /// What the operations endpoints and protections take from the configuration.

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// What operators and orchestrators call: `/healthz` (the process answers), `/readyz` (send it
 /// traffic), `/metrics` (Prometheus text) and `/v1/diagnostics` (what the process really runs with).

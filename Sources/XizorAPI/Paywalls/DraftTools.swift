@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// Editing the draft: whole-document saves and merge patches, localization, validation.
 enum DraftTools {

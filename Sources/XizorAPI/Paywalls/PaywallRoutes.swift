@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Paywalls, drafts, publishing and versions (secret key).
 struct PaywallRoutes {

@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// Paywalls: create, list, read (versions and publishing are VersionTools).
 enum PaywallTools {

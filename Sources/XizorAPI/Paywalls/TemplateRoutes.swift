@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Templates and stateless validation (secret key).
 struct TemplateRoutes {

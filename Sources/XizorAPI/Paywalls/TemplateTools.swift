@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// The built-in templates, for agents starting a paywall.
 enum TemplateTools {

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Publishing, versions, rollback, diffs and precise draft edits (secret key).
 struct VersionRoutes {

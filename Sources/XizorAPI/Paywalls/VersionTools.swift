@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// Versions for agents: list, publish, roll back, and compare (the same services as the REST routes).
 enum VersionTools {

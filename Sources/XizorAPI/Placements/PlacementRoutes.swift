@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Placements, their rules and the resolution dry run (secret key).
 struct PlacementRoutes {

@@ -1,4 +1,5 @@
 import PaywallFormat
+import XizorDomain
 
 /// Placements: which paywall each placement shows, its ordered rules, and the resolution dry run.
 enum PlacementTools {

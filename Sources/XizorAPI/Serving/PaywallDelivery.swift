@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// What an SDK request asks for, read from its query and headers.
 public struct DeliveryRequest: Sendable {
@@ -108,15 +109,6 @@ public final class PaywallDelivery: Sendable {
     public let renderGate: RenderGate
 
     /// What the page renderer needs (nil renderer: pages are not offered).
-    public struct PageInput: Sendable {
-        public let appID: String
-        public let document: JSONValue
-        public let locale: String
-        public let colorScheme: ColorScheme
-        public let context: PresentationContext
-        public let resolution: Resolution
-    }
-
     /// Where this server's media are reached: the SDK's JSON names them at `server.publicURL`.
     private let assetLocation: AssetLocation
     /// The header a trusted proxy sets to the client's country (`targeting.countryHeader`).
@@ -148,7 +140,10 @@ public final class PaywallDelivery: Sendable {
         var facts = RequestFacts(context: request.context, subscriberID: request.subscriberID)
         let resolution = try serving.resolve(
             appID: appID, placement: request.placement, facts: &facts,
-            device: { try RequestAttributes(request: http, countryHeader: countryHeader) })
+            device: {
+                try RequestAttributes(
+                    header: { http.header($0) }, countryQuery: http.query("country"), countryHeader: countryHeader)
+            })
         guard let served = resolution.served else {
             guard let assignment = resolution.experiment else {
                 throw ServiceError(

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// `GET|POST /v1/paywalls/{id}/preview` (secret key): the page for the dashboard's preview frame,
 /// with sample products (labelled) where the app would put StoreKit's, and the caller's own
@@ -45,7 +46,9 @@ struct PreviewRoutes {
                 tag: "paywalls",
                 parameters: Self.parameters, responses: Self.responses)
         ) { request, caller in
-            try respond(caller.appID, request.parameter("id"), PreviewRequest(query: request))
+            try respond(
+                caller.appID, request.parameter("id"),
+                PreviewRequest(query: { request.query($0) }, context: request.presentationContext))
         }
         routes.secret(
             .POST, "/v1/paywalls/:id/preview", scope: .read,

@@ -1,4 +1,6 @@
+import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// `preview_paywall`: what the dashboard's preview frame shows, for an agent to check its edits.
 enum PreviewTools {

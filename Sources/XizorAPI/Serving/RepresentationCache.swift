@@ -2,6 +2,7 @@ import Digest
 import HTTP
 import PaywallFormat
 import Synchronization
+import XizorDomain
 
 /// One encoded answer of the SDK endpoint with its validators: identity bytes and their strong
 /// ETag (a digest of the bytes, so it changes exactly when they do), and the gzip form with its own
@@ -33,9 +34,7 @@ public final class Representation: Sendable {
 
     /// The server's one strong validator: the first 128 bits of SHA-256 of the exact bytes, so it
     /// changes exactly when they do.
-    public static func strongETag(_ bytes: [UInt8]) -> String {
-        "\"" + String(SHA256.hexDigest(bytes).prefix(32)) + "\""
-    }
+    public static func strongETag(_ bytes: [UInt8]) -> String { StrongETag.of(bytes) }
 }
 
 /// What distinguishes two representations of the SDK endpoint. The served version is identified
@@ -162,4 +161,26 @@ public final class RepresentationCache: Sendable {
     public var hitCount: Int { hits.load(ordering: .relaxed) }
     public var missCount: Int { MissCause.allCases.reduce(0) { $0 + missCount($1) } }
     public func missCount(_ cause: MissCause) -> Int { misses.load(Self.slot(cause)) }
+}
+
+extension ServingState {
+    /// The fallback bundle as an answer: encoded once per snapshot and client form (kept with the
+    /// snapshot), so fetching it again, and its 304, is a lookup, like the paywall endpoint's.
+    func fallbackBundleRepresentation(
+        appID: String, clientVersion: Int, colorScheme: ColorScheme, store: ProductStore = .appStore
+    ) -> Representation {
+        keptWithSnapshot(
+            appID: appID,
+            AppServingSnapshot.FallbackBundleKey(clientVersion: clientVersion, colorScheme: colorScheme, store: store)
+        ) { snapshot in
+            Representation(
+                body: fallbackBundle(
+                    snapshot, appID: appID, clientVersion: clientVersion, colorScheme: colorScheme, store: store
+                ).canonicalBytes,
+                headers: [
+                    "Content-Type": "application/json", "Cache-Control": "no-cache",
+                    "Vary": "X-Xizor-Schema-Version, Sec-CH-Prefers-Color-Scheme, X-Xizor-Platform",
+                ])
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// The SDK API's delivery (public key): the paywall for a placement and the offline fallback
 /// bundle. Events and timers, the SDK's writes, sit with their aggregates.

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Building answers: JSON bodies from `JSONValue`, and problems from `ServiceError`.
 enum APIResponse {
@@ -61,30 +62,5 @@ extension HTTPRequest {
             context[String(name.dropFirst(8))] = ContextValue(queryValue: value)
         }
         return context
-    }
-}
-
-extension JSONValue {
-    /// A field that must be a string when present.
-    func optionalString(_ key: String, path: String) throws -> String? {
-        guard let value = self[key], !value.isNull else { return nil }
-        guard let s = value.stringValue else {
-            throw ServiceError.badField("\(path).\(key)", "type_mismatch", "'\(key)' must be a string.")
-        }
-        return s
-    }
-}
-
-/// A request body's JSON: 400 `missing_body` when empty (unless allowed), 400 `invalid_json` with
-/// line and column when it is not JSON.
-enum JSONBody {
-    static func parse(_ body: [UInt8], allowEmpty: Bool = false) throws -> JSONValue {
-        if body.isEmpty {
-            if allowEmpty { return .object([:]) }
-            throw ServiceError(.badRequest, "missing_body", "This endpoint needs a JSON body.")
-        }
-        do { return try JSONParser().parse(body) } catch {
-            throw ServiceError(.badRequest, "invalid_json", "The body is not valid JSON: \(error).")
-        }
     }
 }

@@ -2,6 +2,7 @@ import HTTP
 import PaywallFormat
 import PaywallRenderer
 import XizorConsole
+import XizorDomain
 
 /// The server's routes, built once into a fixed routing table.
 public enum XizorApplication {

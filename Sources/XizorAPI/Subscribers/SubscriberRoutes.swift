@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Subscribers: the SDK sets a subscriber's attributes (public key); the dashboard reads them and
 /// deletes a subscriber with everything stored of it (secret key).

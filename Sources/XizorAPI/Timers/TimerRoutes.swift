@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Duration timers (public key): the persisted start of a countdown, first write wins.
 struct TimerRoutes {

@@ -1,5 +1,6 @@
 import HTTP
 import PaywallFormat
+import XizorDomain
 
 /// Webhook endpoints, their delivery log, test events and retries (scope `webhooks`).
 struct WebhookRoutes {

@@ -1,0 +1,36 @@
+import Glibc
+
+/// Whether this thread is running an `.inline` handler or an admission on an I/O loop, where
+/// nothing may wait: not on a database, a lock another request holds, or unbounded work. Code that
+/// would wait asks (`isActive`) and either throws `HTTPOffload` (the server runs the handler or
+/// admission again on the handler pool) or refuses; the API layer's stores refuse outright, so an
+/// inline handler that touches the store fails every test that reaches it instead of stalling a
+/// loop in production.
+public enum InlineExecution {
+    /// A thread-specific flag: a handler runs on a Dispatch worker thread the loop's queue happens
+    /// to use, so only the thread itself can say what it is doing now.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed (\(status))")
+        return key
+    }()
+
+    public static var isActive: Bool { pthread_getspecific(key) != nil }
+
+    /// Runs `body` marked as inline (the server, around an `.inline` handler or an admission).
+    package static func run<T>(_ body: () -> T) -> T {
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(key, nil) }
+        return body()
+    }
+}
+
+/// Thrown by an `.inline` handler that finds this request needs more than memory (a database
+/// read, say): the server runs the handler again on the handler pool, in the request's partition,
+/// where `InlineExecution.isActive` is false. Nothing the handler did before throwing is kept.
+/// An admission may throw it too (an unknown key to look for in the database): it is run again on
+/// the pool in partition `""`, since no tenant is known before it has run.
+public struct HTTPOffload: Error {
+    public init() {}
+}

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Credentials (whole `Authorization` values) already verified against their stored hash, found
+/// by their bytes: the SDK path looks one up per request, and building a String of the header to
+/// hash cost an allocation and a second pass over it.
+///
+/// Bucketed by the credential's last eight bytes (and its length) rather than a hash of all of it:
+/// those bytes are the random tail of a key the server generated, and only credentials that
+/// verified are ever stored, so no client can fill one bucket (an unknown credential only probes
+/// one and is compared in full). The dictionary hashes that word with its per-process seed.
+struct CredentialMemo: Sendable {
+    private struct Entry: Sendable {
+        let credential: [UInt8]
+        let key: VerifiedKey
+    }
+
+    private var buckets: [UInt64: [Entry]] = [:]
+    private(set) var count = 0
+
+    private static func bucket(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var word = UInt64(bytes.count) << 56
+        if bytes.count >= 8, let base = bytes.baseAddress {
+            word ^= UnsafeRawPointer(base + bytes.count - 8).loadUnaligned(as: UInt64.self)
+        } else {
+            for (i, b) in bytes.enumerated() { word ^= UInt64(b) << (8 * UInt64(i)) }
+        }
+        return word
+    }
+
+    func find(_ credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? {
+        guard let entries = buckets[Self.bucket(credential)] else { return nil }
+        for entry in entries where entry.credential.count == credential.count {
+            let same = entry.credential.withUnsafeBufferPointer { stored in
+                guard let s = stored.baseAddress, let c = credential.baseAddress else { return stored.isEmpty }
+                return memcmp(s, c, stored.count) == 0
+            }
+            if same { return entry.key }
+        }
+        return nil
+    }
+
+    func find(_ credential: String) -> VerifiedKey? {
+        var credential = credential
+        return credential.withUTF8 { find($0) }
+    }
+
+    mutating func insert(_ credential: String, _ key: VerifiedKey) {
+        let bytes = Array(credential.utf8)
+        let bucket = bytes.withUnsafeBufferPointer { Self.bucket($0) }
+        var entries = buckets[bucket] ?? []
+        if let i = entries.firstIndex(where: { $0.credential == bytes }) {
+            entries[i] = Entry(credential: bytes, key: key)
+        } else {
+            entries.append(Entry(credential: bytes, key: key))
+            count += 1
+        }
+        buckets[bucket] = entries
+    }
+
+    mutating func removeAll() {
+        buckets.removeAll(keepingCapacity: true)
+        count = 0
+    }
+
+    /// Forgets every credential of a key `shouldRemove` names (a reload of its app's keys).
+    mutating func removeAll(where shouldRemove: (VerifiedKey) -> Bool) {
+        for (bucket, entries) in buckets {
+            let kept = entries.filter { !shouldRemove($0.key) }
+            count -= entries.count - kept.count
+            buckets[bucket] = kept.isEmpty ? nil : kept
+        }
+    }
+}

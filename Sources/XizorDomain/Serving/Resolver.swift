@@ -1,0 +1,326 @@
+import Execution
+import PaywallFormat
+
+/// Where a subscriber landed in a running experiment.
+public struct ExperimentAssignment: Sendable, Hashable {
+    public enum Reason: String, Sendable { case bucket, noSubscriber = "no_subscriber" }
+    public let experimentID: String
+    /// The variant's name, or nil in the holdout.
+    public let variant: String?
+    public let reason: Reason
+
+    public var isHoldout: Bool { variant == nil }
+
+    public var json: JSONValue {
+        [
+            "id": .string(experimentID), "variant": variant.map { .string($0) } ?? .null, "holdout": .bool(isHoldout),
+            "assignment": .string(reason.rawValue),
+        ]
+    }
+}
+
+/// The outcome of resolving a placement for a context.
+public struct Resolution: Sendable {
+    public let placement: String
+    /// What is served; nil only for the holdout of an experiment (shown nothing).
+    public let served: ServedVersion?
+    public var version: PublishedVersion? { served?.published }
+    /// The index of the rule that matched, or nil when the placement's own target serves.
+    public let matchedRule: Int?
+    /// Whether the serving paywall is archived (it keeps serving until reassigned).
+    public let paywallArchived: Bool
+    public let experiment: ExperimentAssignment?
+    /// The dry run's account of every rule, in order (nil on the SDK path, which builds none).
+    public var trace: [RuleTrace]? = nil
+
+    public var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "placement": .string(placement), "paywallId": version.map { .string($0.paywallID) } ?? .null,
+            "version": version.map { .number($0.version) } ?? .null,
+            "matchedRule": matchedRule.map { .number($0) } ?? .null, "paywallArchived": .bool(paywallArchived),
+            "experiment": experiment?.json ?? .null,
+        ]
+        if let trace {
+            o["trace"] = .array(trace.map(\.json))
+            o["fallback"] = .bool(matchedRule == nil)
+        }
+        return .object(o)
+    }
+}
+
+extension Resolution {
+    /// The dry run as `scopes` may see it: what the database holds of a subscriber (attribute
+    /// values, presentation counts) only with `analytics`, the scope `GET /v1/subscribers/…` needs;
+    /// without it the trace still says which rule read them and what became of it.
+    public func visible(to scopes: ScopeSet) -> Resolution {
+        guard !scopes.contains(.analytics), let trace else { return self }
+        var copy = self
+        copy.trace = trace.map { rule in
+            var rule = rule
+            rule.failure = rule.failure?.hidingSubscriberValues()
+            if rule.presentations != nil {
+                rule.presentations = nil
+                rule.presentationsHidden = true
+            }
+            return rule
+        }
+        return copy
+    }
+}
+
+/// What became of one rule in a dry run.
+public struct RuleTrace: Sendable {
+    public enum Outcome: String, Sendable {
+        /// It matched and its target serves: the answer.
+        case matched
+        /// Its condition did not hold (`failure` says which part, and the value it saw).
+        case notMatched = "not_matched"
+        /// Outside its schedule (`activeFrom`, `activeUntil`).
+        case inactive
+        /// It matched, but the subscriber has seen it `presentations` times in the cap's interval.
+        case capped
+        /// It matched, but its target has no published version (nor a running experiment).
+        case targetUnpublished = "target_unpublished"
+        /// An earlier rule won.
+        case notReached = "not_reached"
+        /// The request's evaluation budget ran out here (rules stored before budgets were checked
+        /// at write time): no further rule is tried, the placement's own target serves.
+        case budgetExhausted = "budget_exhausted"
+    }
+
+    public let rule: Int
+    public let outcome: Outcome
+    public var failure: ConditionFailure? = nil
+    public var presentations: Int? = nil
+    public var frequencyCap: FrequencyCap? = nil
+    /// The target is archived (it serves until retargeted).
+    public var targetArchived = false
+
+    /// Set on a capped rule shown to a key without `analytics`: how often the subscriber saw the
+    /// paywall is theirs (the cap was reached is all that is said).
+    public var presentationsHidden = false
+
+    public var json: JSONValue {
+        var o: [String: JSONValue] = ["rule": .number(rule), "outcome": .string(outcome.rawValue)]
+        if let failure { o["failed"] = failure.json }
+        if let frequencyCap { o["frequencyCap"] = frequencyCap.json }
+        if let presentations { o["presentations"] = .number(presentations) }
+        if presentationsHidden { o["hidden"] = .string(APIScope.analytics.rawValue) }
+        if targetArchived { o["targetArchived"] = true }
+        return .object(o)
+    }
+}
+
+extension ServingState: SubscriberAttributeReader {
+    /// For a context alone: the MCP dry run and tests.
+    public func resolve(
+        appID: String, placement key: String, context: PresentationContext, subscriberID: String? = nil,
+        trace: Bool = false
+    ) throws -> Resolution {
+        var facts = RequestFacts(context: context, subscriberID: subscriberID)
+        return try resolve(appID: appID, placement: key, facts: &facts, trace: trace)
+    }
+
+    /// The one resolution function, used by the SDK endpoint and the dashboard's dry run: the first
+    /// active rule whose condition matches, whose frequency cap is not reached, *and* whose target
+    /// can serve wins; otherwise the placement's own target. A target is a paywall with a published
+    /// version, or a running experiment (then the subscriber's variant, the control without a
+    /// subscriber, or the holdout). With `trace`, every rule's fate is recorded (the dry run); the
+    /// SDK path records nothing and builds no strings.
+    /// `device` gives the request attributes; it is called only when the placement's rules read them.
+    public func resolve(
+        appID: String, placement key: String, facts: inout RequestFacts, trace: Bool = false,
+        device: () throws -> RequestAttributes? = { nil }
+    ) throws -> Resolution {
+        guard let snapshot = snapshot(appID: appID), let placement = snapshot.placements[key] else {
+            throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
+        }
+        // What the database holds of a subscriber is not read on an I/O loop: the request is run
+        // again on the handler pool, in its app's share (docs/http.md, "Where requests run"), and
+        // fills the attribute cache there. On a hit, rules on `subscriber.*` answer here; a
+        // frequency cap counts presentations, which only the database knows.
+        // A placement that reads nothing stored (most) skips all of this.
+        if placement.readsStore, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
+            if InlineExecution.isActive {
+                guard !placement.capped, let hit = attributeCache.lookup(appID: appID, subscriberID: subscriberID)
+                else { throw HTTPOffload() }
+                facts.knowSubscriberAttributes(hit)
+            } else {
+                facts.readSubscriberAttributes(from: self, appID: appID)
+            }
+        }
+        if placement.readsDevice, let attributes = try device() { facts.device = attributes }
+        facts.audiences = snapshot.audiences
+        facts.unreadableAudiences = snapshot.unreadableAudiences
+        // Serving's counters: a dry run (traced) is not serving.
+        defer { if !trace && facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }
+        let now = clock.now()
+        var traces: [RuleTrace] = []
+        // The rule being tried when the request's evaluation budget ran out (EvaluationCost).
+        var reached = 0
+        do {
+            for (index, rule) in placement.rules.enumerated() {
+                reached = index
+                guard rule.isActive(at: now) else {
+                    if trace { traces.append(RuleTrace(rule: index, outcome: .inactive)) }
+                    continue
+                }
+                guard let condition = rule.condition else {
+                    throw DataFailure.recorded(
+                        .storedRule,
+                        "rule \(index) of placement '\(key)' cannot be read (\(rule.unreadable ?? "unknown")); "
+                            + "set the placement's rules again", in: activity)
+                }
+                do {
+                    if trace {
+                        if let failure = try condition.explain(&facts, path: "$.rules[\(index)].when") {
+                            traces.append(RuleTrace(rule: index, outcome: .notMatched, failure: failure))
+                            continue
+                        }
+                    } else if try !condition.matches(&facts) {
+                        continue
+                    }
+                } catch let unreadable as UnreadableAudience {
+                    throw DataFailure.recorded(
+                        .storedRule,
+                        "audience '\(unreadable.id)' (used by rule \(index) of placement '\(key)') cannot be read; "
+                            + "set the audience again", in: activity)
+                }
+                if let cap = rule.frequencyCap, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
+                    // A cap reads at most `count` events: that is its price.
+                    try facts.spend(cap.count)
+                    let shown = try presentations(
+                        snapshot, placement: key, rule: rule, subscriberID: subscriberID,
+                        since: now - cap.seconds * 1000,
+                        atMost: cap.count)
+                    if shown >= cap.count {
+                        if trace {
+                            traces.append(
+                                RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap))
+                        } else {
+                            activity.recordRuleCapped()
+                        }
+                        continue
+                    }
+                }
+                if var resolution = target(
+                    snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID,
+                    subscriberID: facts.subscriberID,
+                    rule: index)
+                {
+                    if trace {
+                        traces.append(
+                            RuleTrace(
+                                rule: index, outcome: .matched, frequencyCap: rule.frequencyCap,
+                                targetArchived: resolution.paywallArchived))
+                        traces += (index + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
+                        resolution.trace = traces
+                    }
+                    return resolution
+                }
+                if trace { traces.append(RuleTrace(rule: index, outcome: .targetUnpublished)) }
+            }
+        } catch is EvaluationBudgetExhausted {
+            // Stored before budgets were checked at write time: the rest of the rules are not
+            // tried, and the placement's own target serves (counted; the dry run says where).
+            if trace {
+                traces.append(RuleTrace(rule: reached, outcome: .budgetExhausted))
+                traces += (reached + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
+            } else {
+                activity.recordEvaluationBudgetExhausted()
+            }
+        }
+        if var resolution = target(
+            snapshot, key, paywallID: placement.paywallID, experimentID: placement.experimentID,
+            subscriberID: facts.subscriberID, rule: nil)
+        {
+            if trace { resolution.trace = traces }
+            return resolution
+        }
+        throw ServiceError(
+            .notFound, "no_published_paywall",
+            "Placement '\(key)' points at paywall '\(placement.paywallID)', which has no published version.")
+    }
+
+    /// How often the subscriber was shown what the rule serves on this placement since `since`,
+    /// counted up to `atMost` (the cap's count: whether it is reached is all that matters).
+    private func presentations(
+        _ snapshot: AppServingSnapshot, placement: String, rule: ServingRule, subscriberID: String, since: Int64,
+        atMost: Int
+    ) throws -> Int {
+        var paywalls = [rule.paywallID]
+        if let experimentID = rule.experimentID, let experiment = snapshot.experiments[experimentID] {
+            paywalls += experiment.variants.map(\.paywallID).filter { $0 != rule.paywallID }
+        }
+        return try store.read { tx in
+            try tx.events.presentations(
+                appID: snapshot.appID, subscriberID: subscriberID, placement: placement, paywallIDs: paywalls,
+                since: since,
+                atMost: atMost)
+        }
+    }
+
+    /// A subscriber's stored attributes, typed as context values (what `subscriber.KEY` compares):
+    /// from the attribute cache, or read from the database and cached (none stored is cached too).
+    /// The ticket is taken before the read, so a write invalidated meanwhile is not cached stale.
+    public func attributes(appID: String, subscriberID: String) throws -> [String: ContextValue] {
+        if let hit = attributeCache.lookup(appID: appID, subscriberID: subscriberID) { return hit }
+        let ticket = attributeCache.ticket()
+        guard
+            let stored = try store.read({ tx in try tx.subscribers.attributes(appID: appID, subscriberID: subscriberID)
+            })
+        else {
+            attributeCache.insert(appID: appID, subscriberID: subscriberID, attributes: [:], bytes: 0, ticket: ticket)
+            return [:]
+        }
+        let json = try DataFailure.storedJSON(
+            Array(stored.attributes.utf8), what: "the attributes of subscriber '\(subscriberID)'", activity: activity)
+        var attributes: [String: ContextValue] = [:]
+        for (key, value) in json.objectValue ?? [:] { attributes[key] = ContextValue(json: value) }
+        attributeCache.insert(
+            appID: appID, subscriberID: subscriberID, attributes: attributes, bytes: stored.attributes.utf8.count,
+            ticket: ticket)
+        return attributes
+    }
+
+    private func target(
+        _ snapshot: AppServingSnapshot, _ key: String, paywallID: String, experimentID: String?,
+        subscriberID: String?, rule: Int?
+    ) -> Resolution? {
+        if let experimentID, let experiment = snapshot.experiments[experimentID] {
+            let assignment: ExperimentAssignment
+            var variantPaywall: String?
+            if let subscriberID, !subscriberID.isEmpty {
+                let slot = experiment.allocation[
+                    Allocation.bucket(experimentID: experimentID, subscriberID: subscriberID)]
+                if Int(slot) < experiment.variants.count {
+                    variantPaywall = experiment.variants[Int(slot)].paywallID
+                    assignment = ExperimentAssignment(
+                        experimentID: experimentID, variant: experiment.variants[Int(slot)].name, reason: .bucket)
+                } else {
+                    assignment = ExperimentAssignment(experimentID: experimentID, variant: nil, reason: .bucket)
+                }
+            } else if let control = experiment.variants.first {
+                variantPaywall = control.paywallID
+                assignment = ExperimentAssignment(
+                    experimentID: experimentID, variant: control.name, reason: .noSubscriber)
+            } else {
+                return nil
+            }
+            guard let variantPaywall else {
+                return Resolution(
+                    placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: assignment)
+            }
+            if let served = snapshot.latestVersions[variantPaywall] {
+                return Resolution(
+                    placement: key, served: served, matchedRule: rule,
+                    paywallArchived: snapshot.isArchived(variantPaywall), experiment: assignment)
+            }
+        }
+        guard let served = snapshot.latestVersions[paywallID] else { return nil }
+        return Resolution(
+            placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.isArchived(paywallID),
+            experiment: nil)
+    }
+
+}
