@@ -13,7 +13,7 @@ from conftest import ROOT
 from test_authorization_matrix import MCP_HEADERS
 from xizor_server import App, XizorServer, create_app
 
-BUNDLED = ROOT / "Sources" / "XizorAPI" / "Assets" / "Bundled"
+BUNDLED = ROOT / "Sources" / "XizorDomain" / "Assets" / "Bundled"
 PNG = (BUNDLED / "clean-header.png").read_bytes()
 JPEG = (BUNDLED / "cinematic-hero-poster.jpg").read_bytes()
 MP4 = (BUNDLED / "clean-sync-demo.mp4").read_bytes()

@@ -18,7 +18,7 @@ from test_scopes import Mcp, create_key, key_id_of, listed_keys, missing_scope, 
 from xizor_server import ADMIN_TOKEN, App, Client, XizorServer
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
-PNG = ROOT / "Sources" / "XizorAPI" / "Assets" / "Bundled" / "clean-header.png"
+PNG = ROOT / "Sources" / "XizorDomain" / "Assets" / "Bundled" / "clean-header.png"
 
 
 def rid():

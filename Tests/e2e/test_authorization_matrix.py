@@ -274,7 +274,7 @@ class World:
         self.keys = ok(a.dashboard.get("/v1/keys"), 200)["keys"]
         # A PNG of this world's own (the marker after the image's bytes): assets are content-addressed, so two
         # worlds uploading the same bytes would share an id.
-        png = (ROOT / "Sources" / "XizorAPI" / "Assets" / "Bundled" / "clean-header.png").read_bytes() + self.marker.encode()
+        png = (ROOT / "Sources" / "XizorDomain" / "Assets" / "Bundled" / "clean-header.png").read_bytes() + self.marker.encode()
         self.asset = ok(a.dashboard.request("POST", "/v1/assets", data=png, headers={"Content-Type": "image/png"}), 201)["id"]
         # A webhook endpoint and a delivery of it (its test event), made last so that is its only delivery.
         webhook = ok(a.dashboard.post("/v1/webhooks", webhook_body(self)), 201)

@@ -23,7 +23,7 @@ from xizor_server import App, Client, XizorServer, create_app
 WRITERS = 50
 MAX_KEYS = 10
 MAX_WEBHOOKS = 5
-PNG = (ROOT / "Sources" / "XizorAPI" / "Assets" / "Bundled" / "clean-header.png").read_bytes()
+PNG = (ROOT / "Sources" / "XizorDomain" / "Assets" / "Bundled" / "clean-header.png").read_bytes()
 ASSET_SIZE = len(PNG) + 4
 MAX_ASSETS = 5
 AUDIENCES_MAX = 500      # AudienceService.maxPerApp, not configurable

@@ -7,7 +7,7 @@ changes rather than on line numbers (docs/testing.md, "The mutation check").
     Client: a `swift test --filter` expression for clients/swift (optional)
     Driver: postgres                                        (optional)
 
-    *** Sources/XizorAPI/Keys/KeyService.swift
+    *** Sources/XizorDomain/Apps/KeyService.swift
     @@
      context line (leading space), kept as is
     -a line the mutant takes out
