@@ -14,21 +14,7 @@ struct AssetRoutes {
     ]
 
     func register(in routes: inout APIRoutes) {
-        var upload = OperationDoc(
-            "uploadAsset", summary: "Upload an image, a video or a Lottie animation (content-addressed)",
-            description:
-                "The body is the file. Its bytes decide the type (PNG, JPEG, GIF, WebP, MP4, WebM, Lottie JSON; not SVG); a declared Content-Type that disagrees is a 415. Limits: images 5 MiB, video 20 MiB, Lottie 2 MiB, 256 MiB per app, and `http.maxBodyBytes` for any body. The same bytes again answer the same asset (200). See docs/api.md, \"Media assets\".",
-            tag: "assets",
-            parameters: [.query("name", "A label shown in lists (the file name), 1–200 characters.")],
-            requestBody: ["type": "string", "contentEncoding": "binary"],
-            responses: [
-                .json(
-                    201, "Stored; `url` goes into documents.", APISchemas.ref("Asset"),
-                    headers: [("Location", "The asset's description.")]),
-                .json(200, "These bytes were stored already: the same asset.", APISchemas.ref("Asset")),
-                .problem(413, "`asset_too_large` (the kind's limit) or `asset_quota_exceeded` (the app's)."),
-                .problem(415, "`unsupported_media_type` or `content_type_mismatch`."),
-            ])
+        var upload = Self.uploadAsset
         upload.requestMediaTypes = Self.mediaTypes + ["application/octet-stream"]
         routes.secret(.POST, "/v1/assets", scope: .drafts, upload) { request, caller in
             let stored = try assets.upload(
@@ -38,16 +24,7 @@ struct AssetRoutes {
             return APIResponse.json(
                 stored.asset, status: stored.created ? .created : .ok, headers: ["Location": "/v1/assets/\(id)"])
         }
-        routes.secret(
-            .GET, "/v1/assets", scope: .read,
-            OperationDoc(
-                "listAssets", summary: "List the app's assets in upload order, a page at a time", tag: "assets",
-                parameters: PageSize.parameters,
-                responses: [
-                    .json(200, "A page of assets.", APISchemas.ref("AssetPage")),
-                    .problem(400, "`limit` or `cursor` is malformed."),
-                ])
-        ) { request, caller in
+        routes.secret(.GET, "/v1/assets", scope: .read, Self.listAssets) { request, caller in
             let page = try assets.list(
                 appID: caller.appID, limit: try PageSize.from(request),
                 cursor: try PageCursor.parse(request.query("cursor")))
@@ -55,38 +32,10 @@ struct AssetRoutes {
                 "items": .array(page.items), "nextCursor": page.next.map { .string($0.text) } ?? .null,
             ])
         }
-        routes.secret(
-            .GET, "/v1/assets/:id", scope: .read,
-            OperationDoc(
-                "getAsset", summary: "One asset's description", tag: "assets",
-                parameters: [.path("id", "The asset's id (the SHA-256 of its bytes).")],
-                responses: [.json(200, "The asset.", APISchemas.ref("Asset"))])
-        ) { request, caller in
+        routes.secret(.GET, "/v1/assets/:id", scope: .read, Self.getAsset) { request, caller in
             APIResponse.json(try assets.describe(appID: caller.appID, id: request.parameter("id")))
         }
-        routes.open(
-            .GET, "/v1/assets/:folder/:file",
-            OperationDoc(
-                "getAssetFile", summary: "An asset's bytes (no key: the URL is the content's hash)",
-                description:
-                    "`folder` is the app's id, or `templates` for the media bundled with the templates. `Cache-Control: public, max-age=31536000, immutable`, a strong ETag (the hash), `If-None-Match` → 304, one byte range (`Range: bytes=…`) → 206.",
-                tag: "assets",
-                parameters: [
-                    .path("folder", "An app id, or `templates`."),
-                    .path("file", "`{id}.{ext}`, as the asset's `url` ends."),
-                ],
-                responses: [
-                    APIResponseSpec(
-                        status: 200, description: "The file.", schema: ["type": "string", "contentEncoding": "binary"],
-                        contentType: "application/octet-stream",
-                        headers: [("ETag", "The content's hash."), ("Cache-Control", "Immutable for a year.")]),
-                    APIResponseSpec(
-                        status: 206, description: "The requested byte range.",
-                        schema: ["type": "string", "contentEncoding": "binary"],
-                        contentType: "application/octet-stream", headers: [("Content-Range", "bytes first-last/size")]),
-                    .problem(416, "The range is outside the file."),
-                ])
-        ) { request in
+        routes.open(.GET, "/v1/assets/:folder/:file", Self.getAssetFile) { request in
             let file = try assets.file(folder: request.parameter("folder"), name: request.parameter("file"))
             return Self.serve(file, range: request.header("Range"))
         }

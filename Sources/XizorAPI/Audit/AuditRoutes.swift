@@ -7,28 +7,7 @@ struct AuditRoutes {
     let services: XizorServices
 
     func register(in routes: inout APIRoutes) {
-        routes.secret(
-            .GET, "/v1/audit-log", scope: .keys,
-            OperationDoc(
-                "listAuditLog", summary: "Every write to the app, newest first",
-                description:
-                    "Who (key and kind, through REST, MCP or the CLI), what (action, target), which request, and the SHA-256 of the target's content before and after. Kept `audit.retentionDays`.",
-                tag: "apps",
-                parameters: PageSize.parameters + [
-                    .query(
-                        "action", "Only this action (e.g. `paywall.published`).",
-                        schema: ["enum": .array(AuditAction.allCases.map { .string($0.rawValue) })]),
-                    .query("targetKind", "Only targets of this kind (`paywall`, `placement`, `experiment`, `key`, …)."),
-                    .query("targetId", "Only this target."),
-                    .query("keyId", "Only writes made with this key."),
-                    .query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-                    .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-                ],
-                responses: [
-                    .json(200, "A page of entries.", APISchemas.ref("AuditLog")),
-                    .problem(400, "A filter, `limit` or `cursor` is malformed."),
-                ])
-        ) { request, caller in
+        routes.secret(.GET, "/v1/audit-log", scope: .keys, Self.listAuditLog) { request, caller in
             var filter = AuditFilter(
                 targetKind: request.query("targetKind"), targetID: request.query("targetId"),
                 keyID: request.query("keyId"))

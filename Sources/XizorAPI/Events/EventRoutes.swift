@@ -7,44 +7,15 @@ struct EventRoutes {
     let services: XizorServices
 
     func register(in routes: inout APIRoutes) {
-        routes.publicKey(
-            .POST, "/v1/sdk/events",
-            OperationDoc(
-                "ingestEvents", summary: "Record a batch of funnel events",
-                description: "Idempotent by event `id`; 202 once durable.",
-                tag: "sdk", requestBody: APISchemas.ref("EventBatch"),
-                responses: [.json(202, "What was accepted, duplicated and rejected.", APISchemas.ref("EventOutcome"))])
-        ) { request, caller in
+        routes.publicKey(.POST, "/v1/sdk/events", Self.ingestEvents) { request, caller in
             let appID = caller.appID
             try request.requireJSONContentType()
             let outcome = try services.events.ingest(
                 appID: appID, body: request.body, keyEnvironment: caller.environment)
             return APIResponse.json(outcome.json, status: .accepted)
         }
-        routes.secret(
-            .GET, "/v1/paywalls/:id/analytics", scope: .analytics,
-            OperationDoc(
-                "getPaywallAnalytics", summary: "The funnel per published version",
-                description:
-                    "Counts of SDK events per version, optionally cut by time, placement and `context.KEY=VALUE` (typed like the SDK's context).",
-                tag: "analytics",
-                parameters: [
-                    .path("id", "A paywall id."),
-                    .query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-                    .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-                    .query("placement", "Only events from this placement."),
-                    .query(
-                        "interval",
-                        "Adds a time series per version: `hour` or `day` buckets (UTC), every bucket from `from` (else the first with events) to `to` (else the last).",
-                        schema: ["enum": ["hour", "day"]]),
-                    EnvironmentFilter.parameter,
-                ],
-                responses: [
-                    .json(200, "One funnel per published version.", APISchemas.ref("PaywallAnalytics")),
-                    .problem(400, "`from` or `to` is not a time."),
-                    .problem(422, "`interval` is not hour or day, or the series would exceed 10,000 buckets."),
-                ] + AnalyticsGate.refusals)
-        ) { request, caller in
+        routes.secret(.GET, "/v1/paywalls/:id/analytics", scope: .analytics, Self.getPaywallAnalytics) {
+            request, caller in
             let appID = caller.appID
             var filter = AnalyticsService.Filter()
             filter.from = try EventRoutes.time(request.query("from"), name: "from")
@@ -62,26 +33,7 @@ struct EventRoutes {
             return APIResponse.json(
                 try services.analytics.funnel(appID: appID, paywallID: request.parameter("id"), filter: filter))
         }
-        routes.secret(
-            .GET, "/v1/events/export", scope: .analytics,
-            OperationDoc(
-                "exportEvents", summary: "Stream the app's events as NDJSON",
-                description:
-                    "Every event whose `timestamp` is in [from, to), one JSON object per line (`id`, `name`, `timestamp`, `receivedAt`, `environment`, and `placement`, `paywallId`, `version`, `subscriberId`, `experimentId`, `variant`, `context`, `properties` when the event has them), in id order; chunked, gzip when accepted. Read a page of 1,000 at a time, so neither the server's memory nor a long transaction grows with the export.",
-                tag: "analytics",
-                parameters: [
-                    .query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-                    .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-                    EnvironmentFilter.parameter,
-                ],
-                responses: [
-                    APIResponseSpec(
-                        status: 200, description: "NDJSON, one event per line.", schema: ["type": "string"],
-                        contentType: "application/x-ndjson",
-                        headers: [("Content-Encoding", "gzip when the request accepts it.")]),
-                    .problem(400, "`from` or `to` is not a time."),
-                ])
-        ) { request, caller in
+        routes.secret(.GET, "/v1/events/export", scope: .analytics, Self.exportEvents) { request, caller in
             let appID = caller.appID
             let from = try EventRoutes.time(request.query("from"), name: "from")
             let to = try EventRoutes.time(request.query("to"), name: "to")

@@ -8,18 +8,7 @@ struct PaywallRoutes {
 
     func register(in routes: inout APIRoutes) {
         let paywalls = services.paywalls
-        routes.secret(
-            .POST, "/v1/paywalls", scope: .drafts,
-            OperationDoc(
-                "createPaywall", summary: "Create a paywall: blank, from a template or from a document",
-                tag: "paywalls",
-                requestBody: APISchemas.ref("CreatePaywallRequest"), requestBodyRequired: false,
-                responses: [
-                    .json(
-                        201, "The new paywall; its draft holds the document.", APISchemas.ref("PaywallSummary"),
-                        headers: [("Location", "The paywall's URL.")])
-                ])
-        ) { request, caller in
+        routes.secret(.POST, "/v1/paywalls", scope: .drafts, Self.createPaywall) { request, caller in
             let appID = caller.appID
             let body = try request.jsonBody(allowEmpty: true)
             guard body.objectValue != nil else {
@@ -41,22 +30,7 @@ struct PaywallRoutes {
             let created = try paywalls.create(appID: appID, from: source)
             return APIResponse.json(created.json, status: .created, headers: ["Location": "/v1/paywalls/\(created.id)"])
         }
-        routes.secret(
-            .GET, "/v1/paywalls", scope: .read,
-            OperationDoc(
-                "listPaywalls", summary: "List live (unarchived) paywalls in creation order, a page at a time",
-                description: "With `archived=true`, the archived ones instead (to find one to unarchive).",
-                tag: "paywalls",
-                parameters: PageSize.parameters + [
-                    .query(
-                        "archived", "`true`: list archived paywalls instead of live ones.",
-                        schema: ["type": "boolean", "default": false])
-                ],
-                responses: [
-                    .json(200, "A page of paywalls.", APISchemas.ref("PaywallPage")),
-                    .problem(400, "`limit`, `cursor` or `archived` is malformed."),
-                ])
-        ) { request, caller in
+        routes.secret(.GET, "/v1/paywalls", scope: .read, Self.listPaywalls) { request, caller in
             let page = try paywalls.list(
                 appID: caller.appID, cursor: request.query("cursor"), limit: try PageSize.from(request),
                 archived: try PaywallRoutes.archivedFlag(request.query("archived")))
@@ -64,55 +38,18 @@ struct PaywallRoutes {
                 "items": .array(page.items.map(\.json)), "nextCursor": page.nextCursor.map { .string($0) } ?? .null,
             ])
         }
-        routes.secret(
-            .GET, "/v1/paywalls/:id", scope: .read,
-            OperationDoc(
-                "getPaywall", summary: "Read a paywall", tag: "paywalls", parameters: [.path("id", "A paywall id.")],
-                responses: [.json(200, "The paywall.", APISchemas.ref("PaywallSummary"))])
-        ) { request, caller in
+        routes.secret(.GET, "/v1/paywalls/:id", scope: .read, Self.getPaywall) { request, caller in
             let appID = caller.appID
             return APIResponse.json(try paywalls.summary(appID: appID, id: request.parameter("id")).json)
         }
-        routes.secret(
-            .DELETE, "/v1/paywalls/:id", scope: .publish,
-            OperationDoc(
-                "archivePaywall", summary: "Archive a paywall",
-                description:
-                    "Archived paywalls leave lists and cannot be published; placements pointing at one keep serving its last version until reassigned (the answer's `warning` says so).",
-                tag: "paywalls", parameters: [.path("id", "A paywall id.")],
-                responses: [.json(200, "The archived paywall.", APISchemas.ref("ArchivedPaywall"))])
-        ) { request, caller in
+        routes.secret(.DELETE, "/v1/paywalls/:id", scope: .publish, Self.archivePaywall) { request, caller in
             let appID = caller.appID
             return APIResponse.json(try paywalls.archive(appID: appID, id: request.parameter("id")).archivedJSON)
         }
-        routes.secret(
-            .POST, "/v1/paywalls/:id/unarchive", scope: .publish,
-            OperationDoc(
-                "unarchivePaywall", summary: "Unarchive a paywall",
-                description:
-                    "An archived paywall is live again: listed, publishable and assignable, its draft and versions as they were (`paywall.unarchived` in the audit log and to webhooks). A live paywall is answered unchanged, and nothing is recorded.",
-                tag: "paywalls", parameters: [.path("id", "A paywall id.")],
-                responses: [.json(200, "The paywall, live.", APISchemas.ref("PaywallSummary"))])
-        ) { request, caller in
+        routes.secret(.POST, "/v1/paywalls/:id/unarchive", scope: .publish, Self.unarchivePaywall) { request, caller in
             APIResponse.json(try paywalls.unarchive(appID: caller.appID, id: request.parameter("id")).json)
         }
-        routes.secret(
-            .PATCH, "/v1/paywalls/:id", scope: .drafts,
-            OperationDoc(
-                "renamePaywall", summary: "Rename a paywall",
-                description:
-                    "`{name}` (1 to 200 characters) becomes the paywall's name and its draft document's `name` (a new draft revision; saving a draft whose document has another `name` renames it too). `If-Match` with the draft's ETag is optional: with it, a stale draft answers 412. Published versions keep their names.",
-                tag: "paywalls",
-                parameters: [
-                    .path("id", "A paywall id."),
-                    .header("If-Match", "Optional: the draft's ETag; the rename then applies only to that revision."),
-                ],
-                requestBody: APISchemas.ref("RenamePaywallRequest"),
-                responses: [
-                    .json(200, "The renamed paywall.", APISchemas.ref("PaywallSummary")),
-                    .problem(412, "If-Match does not match the draft's ETag."),
-                ])
-        ) { request, caller in
+        routes.secret(.PATCH, "/v1/paywalls/:id", scope: .drafts, Self.renamePaywall) { request, caller in
             let appID = caller.appID
             let id = request.parameter("id")
             let body = try request.jsonBody()
@@ -127,49 +64,12 @@ struct PaywallRoutes {
             return APIResponse.json(
                 try paywalls.rename(appID: appID, id: id, name: name, expectedRevision: expected).json)
         }
-        routes.secret(
-            .GET, "/v1/paywalls/:id/draft", scope: .read,
-            OperationDoc(
-                "getDraft", summary: "Read the draft with its validation", tag: "drafts",
-                parameters: [.path("id", "A paywall id.")],
-                responses: [
-                    .json(
-                        200, "The draft.", APISchemas.ref("Draft"),
-                        headers: [("ETag", "Send it back as If-Match to save.")]),
-                    .problem(
-                        409,
-                        "`stored_draft_too_large`: the stored draft is over the JSON parser's limits (8 MiB, 128 levels); replace it with PUT (If-Match: *)."
-                    ),
-                ])
-        ) { request, caller in
+        routes.secret(.GET, "/v1/paywalls/:id/draft", scope: .read, Self.getDraft) { request, caller in
             let appID = caller.appID
             let draft = try paywalls.draft(appID: appID, id: request.parameter("id"))
             return APIResponse.json(draft.json, headers: ["Cache-Control": "no-cache"], etag: draft.etag)
         }
-        routes.secret(
-            .PUT, "/v1/paywalls/:id/draft", scope: .drafts,
-            OperationDoc(
-                "saveDraft", summary: "Save the draft (any JSON object) under If-Match",
-                description:
-                    "428 without If-Match, 412 when it is stale: two editors never silently overwrite each other.",
-                tag: "drafts",
-                parameters: [
-                    .path("id", "A paywall id."),
-                    .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true),
-                ],
-                requestBody: [
-                    "type": "object",
-                    "description":
-                        "The paywall document (it may be invalid while editing), or the draft as GET …/draft answers it: its `document` is saved.",
-                ],
-                responses: [
-                    .json(
-                        200, "The saved draft with its validation.", APISchemas.ref("Draft"),
-                        headers: [("ETag", "The new revision's tag.")]),
-                    .problem(412, "If-Match does not match the draft's ETag."),
-                    .problem(428, "If-Match is missing."),
-                ])
-        ) { request, caller in
+        routes.secret(.PUT, "/v1/paywalls/:id/draft", scope: .drafts, Self.saveDraft) { request, caller in
             let appID = caller.appID
             let id = request.parameter("id")
             let revision = try DraftPrecondition.revision(
@@ -178,41 +78,13 @@ struct PaywallRoutes {
                 appID: appID, id: id, document: try request.jsonBody(), expectedRevision: revision)
             return APIResponse.json(draft.json, etag: draft.etag)
         }
-        routes.secret(
-            .GET, "/v1/paywalls/:id/draft/texts", scope: .read,
-            OperationDoc(
-                "getDraftTexts", summary: "Every text of the draft in every locale", tag: "drafts",
-                parameters: [.path("id", "A paywall id.")],
-                responses: [
-                    .json(
-                        200, "The texts, with missing locales per path.", APISchemas.ref("DraftTexts"),
-                        headers: [("ETag", "The draft's ETag.")])
-                ])
-        ) { request, caller in
+        routes.secret(.GET, "/v1/paywalls/:id/draft/texts", scope: .read, Self.getDraftTexts) { request, caller in
             let appID = caller.appID
             let texts = try paywalls.texts(appID: appID, id: request.parameter("id"))
             return APIResponse.json(texts.json, headers: ["Cache-Control": "no-cache"], etag: texts.etag)
         }
-        routes.secret(
-            .PUT, "/v1/paywalls/:id/draft/texts/:locale", scope: .drafts,
-            OperationDoc(
-                "setDraftTexts", summary: "Set many translations of one locale by path",
-                description:
-                    "Adds the locale to `locales` when new. Same If-Match rule as saving the draft; unknown paths reject the whole request (422).",
-                tag: "drafts",
-                parameters: [
-                    .path("id", "A paywall id."), .path("locale", "A locale tag like en, de-AT or pt-BR."),
-                    .header("If-Match", "The draft's ETag from GET …/draft (or `*`).", required: true),
-                ],
-                requestBody: APISchemas.ref("SetTextsRequest"),
-                responses: [
-                    .json(
-                        200, "The saved draft.", APISchemas.ref("Draft"), headers: [("ETag", "The new revision's tag.")]
-                    ),
-                    .problem(412, "If-Match does not match the draft's ETag."),
-                    .problem(428, "If-Match is missing."),
-                ])
-        ) { request, caller in
+        routes.secret(.PUT, "/v1/paywalls/:id/draft/texts/:locale", scope: .drafts, Self.setDraftTexts) {
+            request, caller in
             let appID = caller.appID
             let id = request.parameter("id")
             let revision = try DraftPrecondition.revision(

@@ -37,45 +37,16 @@ struct PreviewRoutes {
     ]
 
     func register(in routes: inout APIRoutes) {
-        routes.secret(
-            .GET, "/v1/paywalls/:id/preview", scope: .read,
-            OperationDoc(
-                "previewPaywall", summary: "The HTML page of the draft or a version, with sample products",
-                description:
-                    "Context as `context.KEY=VALUE` query parameters, as the SDK endpoint takes them. See docs/api.md, \"Previews\".",
-                tag: "paywalls",
-                parameters: Self.parameters, responses: Self.responses)
-        ) { request, caller in
+        routes.secret(.GET, "/v1/paywalls/:id/preview", scope: .read, Self.previewPaywall) { request, caller in
             try respond(
                 caller.appID, request.parameter("id"),
                 PreviewRequest(query: { request.query($0) }, context: request.presentationContext))
         }
-        routes.secret(
-            .POST, "/v1/paywalls/:id/preview", scope: .read,
-            OperationDoc(
-                "previewPaywallWith", summary: "The preview, its options in a JSON body",
-                description:
-                    "The same as GET, with `version`, `locale`, `colorScheme`, `samples`, `products` and `context` (an object) in the body.",
-                tag: "paywalls",
-                parameters: [.path("id", "A paywall id.")],
-                requestBody: APISchemas.ref("PreviewOptions"), responses: Self.responses)
-        ) { request, caller in
+        routes.secret(.POST, "/v1/paywalls/:id/preview", scope: .read, Self.previewPaywallWith) { request, caller in
             try respond(caller.appID, request.parameter("id"), PreviewRequest(json: request.jsonBody(allowEmpty: true)))
         }
         let links = previews.services.previewLinks
-        routes.secret(
-            .POST, "/v1/paywalls/:id/preview-link", scope: .read,
-            OperationDoc(
-                "createPreviewLink", summary: "A short-lived URL of the preview, for a frame",
-                description:
-                    "The same options as POST …/preview. The URL works without a key for \(PreviewLinks.lifetimeMs / 60_000) minutes and shows only this preview (a frame cannot send Authorization, and keys never go in URLs); it stops working earlier when the key that made it is revoked or the app or paywall is archived.",
-                tag: "paywalls", parameters: [.path("id", "A paywall id.")],
-                requestBody: APISchemas.ref("PreviewOptions"),
-                responses: [
-                    .json(201, "The link.", APISchemas.ref("PreviewLink")),
-                    .problem(422, "An option is invalid (with its JSON path)."),
-                ])
-        ) { request, caller in
+        routes.secret(.POST, "/v1/paywalls/:id/preview-link", scope: .read, Self.createPreviewLink) { request, caller in
             let link = try links.create(
                 appID: caller.appID, paywallID: request.parameter("id"), keyID: caller.keyID,
                 options: try request.jsonBody(allowEmpty: true), previews: previews)
@@ -84,14 +55,7 @@ struct PreviewRoutes {
         }
         routes.open(
             .GET, "/v1/previews/:token",
-            OperationDoc(
-                "openPreviewLink", summary: "The preview a preview link shows (no key: the link is its proof)",
-                description:
-                    "404 once expired, when the token was not made by this server, or once the key that made it is revoked or its app or paywall archived. Framed only by pages of this server's own origin (the console): `Content-Security-Policy` is the page's own policy plus `frame-ancestors 'self'`, with `X-Frame-Options: SAMEORIGIN` and `X-Content-Type-Options: nosniff`. The access log writes the path without the token.",
-                tag: "paywalls", parameters: [.path("token", "The token of a link from POST …/preview-link.")],
-                responses: Self.linkResponses + [
-                    .problem(404, "`preview_link_not_found`: unknown, expired, or its key, app or paywall gone.")
-                ]),
+            Self.openPreviewLink,
             redacting: ["token"]
         ) { request in
             let link = try links.open(request.parameter("token"))

@@ -7,16 +7,7 @@ struct TimerRoutes {
     let services: XizorServices
 
     func register(in routes: inout APIRoutes) {
-        routes.publicKey(
-            .POST, "/v1/sdk/timers",
-            OperationDoc(
-                "startTimer", summary: "The persisted start of a duration timer (first write wins)", tag: "sdk",
-                requestBody: APISchemas.ref("TimerRequest"),
-                responses: [
-                    .json(201, "Started now.", APISchemas.ref("TimerStart")),
-                    .json(200, "Already started earlier: its start.", APISchemas.ref("TimerStart")),
-                ])
-        ) { request, caller in
+        routes.publicKey(.POST, "/v1/sdk/timers", Self.startTimer) { request, caller in
             let appID = caller.appID
             let (startedAt, created) = try services.timers.start(appID: appID, body: try request.jsonBody())
             return APIResponse.json(
