@@ -123,6 +123,22 @@ enum WordScan {
     @inline(__always)
     static func allFieldValue(_ w: UInt64) -> Bool { !anyBelow(w, 0x20) && !anyEqual(w, 0x7F) }
 
+    /// Length of the run of bytes from `start` that satisfy `accepts`, at most `limit` of them (the
+    /// parser's hot states consume a run at once instead of one loop turn per byte).
+    /// `words`, when given, passes eight bytes at a time over what surely satisfies `accepts`
+    /// (`skip`); the byte loop decides the rest.
+    @inline(__always)
+    static func run(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, words: ((UInt64) -> Bool)? = nil,
+        _ accepts: (UInt8) -> Bool
+    ) -> Int {
+        let end = min(bytes.count, start + max(0, limit))
+        var j = start
+        if let words { j = skip(bytes, from: j, to: end, words) }
+        while j < end && accepts(bytes[j]) { j += 1 }
+        return j - start
+    }
+
     /// Where the words from `start` stop being all `accepted` (at most `end`, in steps of eight).
     @inline(__always)
     static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, _ accepted: (UInt64) -> Bool)

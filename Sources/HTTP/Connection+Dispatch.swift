@@ -35,41 +35,41 @@ extension Connection {
         }
     }
 
-    /// For a head whose body is still to come: routes and admits it, keeping both for `dispatch`.
-    /// A refusal (or a 404/405/501) is answered with the body unread and the connection closed
-    /// after the answer, since the body's bytes would otherwise be read as the next request.
-    /// Returns whether to go on reading the body (false too while the admission runs elsewhere).
-    func admitHead() -> Bool {
+    /// For a head whose body is still to come: routes and admits it, returning both for
+    /// `startBody` (which keeps them in the phase for `dispatch`). A refusal (or a 404/405/501) is
+    /// answered with the body unread and the connection closed after the answer, since the body's
+    /// bytes would otherwise be read as the next request. Returns nil when the body is not to be
+    /// read (refused, or not yet: while the admission runs elsewhere).
+    func admitHead() -> (request: HTTPRequest, resolution: HTTPResolution)? {
         guard var request = parser.headOfPendingRequest else {
             preconditionFailure("the parser reported a complete head without its request")
         }
         prepare(&request)
         switch route(&request, bodyPending: true) {
         case .run(let resolution):
-            admitted = (request, resolution)
-            return true
+            return (request, resolution)
         case .answer(let response):
             refuseHead(response, for: request)
-            return false
+            return nil
         case .admitElsewhere(let resolution):
             admitElsewhere(request, resolution, bodyPending: true)
-            return false
+            return nil
         }
     }
 
     private func refuseHead(_ response: HTTPResponse, for request: HTTPRequest) {
-        phase.transition(to: .responding(thenClose: true))
-        pauseReading()
+        phase.respond(thenClose: true)
+        updateRegistration()
         send(response, for: request)
     }
 
+    /// Runs a parsed request: a body's head was admitted before the body was read (the phase holds
+    /// it); any other request is routed and admitted now.
     func dispatch(_ parsed: consuming HTTPRequest) {
-        deadlineAction = .none
-        if let admitted {
-            self.admitted = nil
+        if phase.isReadingBody {
+            let admitted = phase.respondToBody()
             var request = admitted.request
             request.body = parsed.body
-            phase.transition(to: .responding(thenClose: false))
             handle(request, admitted.resolution)
             return
         }
@@ -79,10 +79,10 @@ extension Connection {
         prepare(&request)
         switch route(&request, bodyPending: false) {
         case .run(let resolution):
-            phase.transition(to: .responding(thenClose: false))
+            phase.respond(thenClose: false)
             handle(request, resolution)
         case .answer(let response):
-            phase.transition(to: .responding(thenClose: false))
+            phase.respond(thenClose: false)
             send(response, for: request)
         case .admitElsewhere(let resolution):
             admitElsewhere(request, resolution, bodyPending: false)
@@ -107,47 +107,41 @@ extension Connection {
     /// The admission threw `HTTPOffload` on the loop (it needs the database: an unknown key's
     /// catch-up): it runs again on the handler pool, in no tenant's partition (none is known yet),
     /// while the connection reads nothing, so neither the body nor a pipelined request moves on
-    /// before the answer. No deadline runs meanwhile, as for a handler on the pool; a drain's
-    /// deadline may close the connection, and the admission's outcome is then dropped.
+    /// before the answer. No deadline runs meanwhile (`admitting` has none), as for a handler on
+    /// the pool; a drain's deadline may close the connection, and the admission's outcome is then
+    /// dropped. The phase keeps whether a body is to follow, for when the admission returns.
     private func admitElsewhere(_ request: HTTPRequest, _ resolution: HTTPResolution, bodyPending: Bool) {
-        phase.transition(to: .admitting)
-        deadlineAction = .none
-        pauseReading()
+        phase.admit(bodyPending: bodyPending)
+        updateRegistration()
         let core = self.core
         core.handlerPool.submit(partition: "") { [self] in
             var admitting = request
             let refusal = core.admitOffloaded(resolution, &admitting)
             let admitted = admitting
-            self.queue.async {
-                self.admissionReturned(admitted, resolution, refusal: refusal, bodyPending: bodyPending)
-            }
+            self.queue.async { self.admissionReturned(admitted, resolution, refusal: refusal) }
         }
     }
 
     /// Back on the connection's queue: goes on exactly as if the admission had just returned (or
     /// thrown) on the loop.
-    private func admissionReturned(
-        _ request: HTTPRequest, _ resolution: HTTPResolution, refusal: HTTPResponse?, bodyPending: Bool
-    ) {
-        guard phase == .admitting else {
+    private func admissionReturned(_ request: HTTPRequest, _ resolution: HTTPResolution, refusal: HTTPResponse?) {
+        guard case .admitting(let bodyPending) = phase else {
             precondition(isClosed, "only closing ends a connection's wait for its admission")
             return
         }
         switch (refusal, bodyPending) {
         case (nil, true):
-            phase.transition(to: .reading)
-            admitted = (request, resolution)
             // Body bytes that came with the head wait in the inbox.
-            guard startBody(bodyBytesArrived: !inbox.isEmpty) else { return }
+            guard startBody(of: request, resolution, bodyBytesArrived: !inbox.isEmpty) else { return }
             processInbox()
-            if phase == .reading { resumeReading() }
+            if phase.isReading { updateRegistration() }
         case (nil, false):
-            phase.transition(to: .responding(thenClose: false))
+            phase.respond(thenClose: false)
             handle(request, resolution)
         case (let response?, true):
             refuseHead(response, for: request)
         case (let response?, false):
-            phase.transition(to: .responding(thenClose: false))
+            phase.respond(thenClose: false)
             send(response, for: request)
         }
     }
@@ -157,15 +151,15 @@ extension Connection {
     }
 
     func respondToTimeout() {
-        guard phase == .reading else { return }
+        guard phase.isReading else { return }
         respondAndClose(
             HTTPError(.requestTimeout, code: "request_timeout", detail: "The request was not received in time."))
     }
 
     /// Answers a request the server stops reading (parse error, timeout, body budget), then closes.
     func respondAndClose(_ problem: HTTPError, headers: [(String, String)] = []) {
-        phase.transition(to: .responding(thenClose: true))
-        pauseReading()
+        phase.respond(thenClose: true)
+        updateRegistration()
         var response = problem.response
         for (name, value) in headers { response.headers[name] = value }
         var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)

@@ -7,7 +7,8 @@
 #endif
 
 /// Writing: a response is assembled by the pure `ResponseAssembly`, written with one `sendmsg`,
-/// and what the socket did not take waits in `pending` until it is writable.
+/// and what the socket did not take waits in the phase (`ConnectionPhase.WaitingWrite`) until it
+/// is writable.
 extension Connection {
     /// Sends `original` as the answer to `request`, then (once on the wire) finishes the exchange.
     func send(_ original: HTTPResponse, for request: HTTPRequest) {
@@ -33,7 +34,7 @@ extension Connection {
             settings: ResponseAssembly.Settings(gzipMinBytes: config.gzipMinBytes, gzipLevel: Int32(config.gzipLevel)),
             dateLine: loop.date.line, into: &head)
         swap(&head, &out)
-        if assembled.closeAfter { phase.transition(to: .responding(thenClose: true)) }
+        if assembled.closeAfter { phase.closeAfterResponse() }
 
         exchange.method = request.method
         exchange.path = request.loggedPath
@@ -66,10 +67,10 @@ extension Connection {
             close()
             return
         }
-        pending = PendingWrite(head: out, body: body, written: max(written, 0))
-        afterWrite = completion
-        setDeadline(.write, core.configuration.writeTimeoutMs)
-        wantsWrite = true
+        phase.awaitWritable(
+            ConnectionPhase.WaitingWrite(
+                bytes: PendingWrite(head: out, body: body, written: max(written, 0)), then: completion,
+                until: MonotonicClock.millis() + Int64(core.configuration.writeTimeoutMs)))
         updateRegistration()
     }
 
@@ -91,24 +92,29 @@ extension Connection {
         }
     }
 
+    /// Writes more of the waiting bytes; each progress moves the write deadline, and once all are
+    /// on the wire the write stops waiting (and its deadline with it) before its completion runs.
     func onWritable() {
-        guard !isClosed else { return }
-        let written = pending.withRemaining { head, body in transmit(head, body) }
+        guard var write = phase.waitingWrite else { return }
+        let written = write.bytes.withRemaining { head, body in transmit(head, body) }
         if written < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
             close()
             return
         }
-        pending.advance(by: written)
-        setDeadline(.write, core.configuration.writeTimeoutMs)
-        if pending.isDone {
-            pending = PendingWrite()
-            wantsWrite = false
-            updateRegistration()
-            let completion = afterWrite
-            afterWrite = .nothing
-            complete(completion)
+        write.bytes.advance(by: written)
+        guard write.bytes.isDone else {
+            write.until = MonotonicClock.millis() + Int64(core.configuration.writeTimeoutMs)
+            phase.awaitWritable(write)
+            return
         }
+        let completion = write.then
+        // Its head is `out`'s buffer: still referenced when the completion parses and answers a
+        // pipelined request, it would make that response's head copy it.
+        _ = consume write
+        phase.written()
+        updateRegistration()
+        complete(completion)
     }
 
     func complete(_ completion: AfterWrite) {
@@ -118,7 +124,6 @@ extension Connection {
         case .finishResponse:
             finishResponse()
         case .streamChunk(let signal):
-            deadlineAction = .none
             signal.finish(ok: true)
         }
     }
@@ -143,10 +148,9 @@ extension Connection {
             }
             return
         }
-        phase.transition(to: .reading)
-        setDeadline(.idle, core.configuration.idleTimeoutMs)
+        phase.awaitRequest(until: MonotonicClock.millis() + Int64(core.configuration.idleTimeoutMs))
         processInbox()
-        if phase == .reading { resumeReading() }
+        if phase.isReading { updateRegistration() }
     }
 
     /// Half-closes after an error answer and discards what the client still sends for a short
@@ -155,12 +159,10 @@ extension Connection {
     /// client announcing megabytes, refused 401 before its first body byte) would otherwise make
     /// the server copy all of it, and hundreds of them a core's worth (docs/benchmarks.md).
     func beginLingeringClose() {
-        phase.transition(to: .lingering)
+        phase.linger(until: MonotonicClock.millis() + 2000)
         shutdown(fd, Int32(SHUT_WR))
         inbox = []
-        lingered = 0
-        setDeadline(.linger, 2000)
-        resumeReading()
+        updateRegistration()
     }
 
     /// The most a lingering close discards before it closes anyway: more than a typical refused
@@ -211,12 +213,10 @@ extension Connection {
 
 /// The part of a response the socket has not taken yet: the head's and the body's remaining bytes.
 struct PendingWrite {
-    private var head: [UInt8] = []
-    private var body: [UInt8] = []
+    private var head: [UInt8]
+    private var body: [UInt8]
     private var headOffset = 0
     private var bodyOffset = 0
-
-    init() {}
 
     /// `written` bytes of `head` + `body` are already on the wire.
     init(head: [UInt8], body: [UInt8], written: Int) {

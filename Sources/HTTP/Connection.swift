@@ -12,6 +12,7 @@ import CSystem
 /// loop queue itself (readiness and sweeps run there), which excludes the connection's queue.
 ///
 /// This file: the connection's state, reading and parsing, the body budget, deadlines and closing.
+/// `ConnectionPhase.swift`: where the connection is in its life, with each phase's data.
 /// `Connection+Dispatch.swift`: routing, admission and the answers the server gives itself.
 /// `Connection+Output.swift`: writing responses (assembled by the pure `ResponseAssembly`).
 ///
@@ -19,8 +20,6 @@ import CSystem
 /// the one queue above, so no two accesses can overlap, and the dynamic check (a thread-local
 /// access set per `inout` access) was ~3 % of the user-space instructions of a revalidation.
 final class Connection: @unchecked Sendable {
-    enum DeadlineAction { case none, idle, request, write, linger }
-
     /// What to do once the pending bytes are on the wire.
     enum AfterWrite {
         case nothing
@@ -33,33 +32,32 @@ final class Connection: @unchecked Sendable {
     let core: ServerCore
     let loop: IOLoop
     let remoteAddress: String
-    /// What the connection waits for; `registered` is what the loop's epoll instance was told.
-    var wantsRead = true
-    var wantsWrite = false
+    /// The events the loop's epoll instance was told this connection waits for: the kernel's copy
+    /// of what `phase` asks (`updateRegistration` brings it in line), kept so that a step that
+    /// changes nothing costs no `epoll_ctl`.
     private var registered: UInt32 = 0
 
-    @exclusivity(unchecked) var phase = ConnectionPhase.reading
+    /// Where the connection is in its life, with that phase's data (`ConnectionPhase`); its deadline
+    /// and the events it waits for are read from it. Its first deadline is set by `start`.
+    @exclusivity(unchecked) var phase = ConnectionPhase.reading(.idle(until: 0))
+
+    // The fields below outlive a phase, so they are the connection's rather than a phase's.
+
+    /// The parser's state spans phases (it holds a head while its admission runs off the loop,
+    /// then its body while that is read), and its buffers keep their capacity from request to
+    /// request, which a payload rebuilt at every step would lose.
     @exclusivity(unchecked) var parser: HTTPRequestParser
-    /// Bytes received but not parsed yet (they arrived while a response was pending).
+    /// Bytes received but not parsed yet: they arrived while the connection was not reading
+    /// (admitting, responding) and are parsed when it reads again, in the phase after theirs.
     @exclusivity(unchecked) var inbox: [UInt8] = []
-    /// Bytes discarded since the lingering close began (`Connection.lingerByteCap`).
-    var lingered = 0
-    /// The response head being written (its capacity is reused across responses).
+    /// The response head being written: its capacity is reused from response to response, which a
+    /// buffer inside `.responding` (built anew for each response) would lose. A write waiting for
+    /// the socket holds it in the phase (`WaitingWrite`) until it is on the wire.
     @exclusivity(unchecked) var out: [UInt8] = []
-    @exclusivity(unchecked) var pending = PendingWrite()
-    var afterWrite: AfterWrite = .nothing
-    /// The request whose head was admitted while its body is still being read, with its route.
-    var admitted: (request: HTTPRequest, resolution: HTTPResolution)?
     var requestsServed = 0
 
-    var deadline: Int64 = 0
-    var deadlineAction: DeadlineAction = .none
-    /// Body bytes charged to the server's `BodyBudget` for the request being read or handled.
-    private var bodyCharged = 0
-    /// When the body being read must be complete (`http.bodyDeadlineMs` after its head).
-    private var bodyDeadline: Int64 = 0
-
-    /// Access-log facts of the in-flight exchange.
+    /// Access-log facts of the in-flight exchange (from its head's arrival to its response on the
+    /// wire, across reading and responding).
     @exclusivity(unchecked) var exchange = ExchangeRecord()
 
     init(fd: Int32, remoteAddress: String, core: ServerCore, loop: IOLoop) {
@@ -72,7 +70,7 @@ final class Connection: @unchecked Sendable {
         out.reserveCapacity(512)
     }
 
-    var isClosed: Bool { phase == .closed }
+    var isClosed: Bool { phase.isClosed }
 
     /// Registers with the loop and starts reading (on `queue`).
     func start() {
@@ -84,7 +82,7 @@ final class Connection: @unchecked Sendable {
             close()
             return
         }
-        setDeadline(.idle, core.configuration.idleTimeoutMs)
+        phase.awaitRequest(until: MonotonicClock.millis() + Int64(core.configuration.idleTimeoutMs))
         updateRegistration()
     }
 
@@ -100,14 +98,20 @@ final class Connection: @unchecked Sendable {
     /// waiting: its read or write sees the condition and closes.
     func handleReadiness(_ events: UInt32) {
         let failed = events & Poll.failure != 0
-        if wantsWrite && (failed || events & Poll.writable != 0) { onWritable() }
-        if wantsRead && !isClosed && (failed || events & Poll.readable != 0) { onReadable() }
+        if phase.wantsWrite && (failed || events & Poll.writable != 0) { onWritable() }
+        if phase.wantsRead && (failed || events & Poll.readable != 0) { onReadable() }
     }
 
-    /// Tells the loop's epoll instance what this connection now waits for (nothing: not watched).
+    /// Tells the loop's epoll instance what this connection now waits for (nothing: not watched),
+    /// as the phase says: called after every step that may change it.
     func updateRegistration() {
         guard !isClosed else { return }
-        let wanted = (wantsRead ? Poll.readable : 0) | (wantsWrite ? Poll.writable : 0)
+        let wanted: UInt32
+        switch phase.interest {
+        case .input: wanted = Poll.readable
+        case .output: wanted = Poll.writable
+        case .nothing: wanted = 0
+        }
         guard wanted != registered else { return }
         let rc: Int32
         if wanted == 0 {
@@ -128,9 +132,8 @@ final class Connection: @unchecked Sendable {
         let buffer = loop.readBuffer
         let n = recv(fd, buffer.baseAddress, buffer.count, 0)
         if n > 0 {
-            if phase == .lingering {
-                lingered += n
-                if lingered > Self.lingerByteCap { close() }
+            if phase.isLingering {
+                if phase.discard(n) > Self.lingerByteCap { close() }
                 return
             }
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
@@ -146,8 +149,8 @@ final class Connection: @unchecked Sendable {
                 return
             }
             // Half-closed by the peer while its response is pending: answer, then close.
-            phase.transition(to: .responding(thenClose: true))
-            pauseReading()
+            phase.closeAfterResponse()
+            updateRegistration()
         } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
             close()
         }
@@ -164,7 +167,7 @@ final class Connection: @unchecked Sendable {
     /// is outstanding.
     private func consume(_ bytes: UnsafeRawBufferPointer) {
         var offset = 0
-        while offset < bytes.count && phase == .reading {
+        while offset < bytes.count && phase.isReading {
             let wasIdle = parser.isIdle
             var (consumed, event) = parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
             offset += consumed
@@ -172,15 +175,15 @@ final class Connection: @unchecked Sendable {
             case .needMoreData:
                 if parser.isReadingBody {
                     guard chargeBody(upTo: parser.bufferedBodyBytes) else { return }
-                    setBodyReadDeadline()
+                    phase.expectBodyRead(by: MonotonicClock.millis() + Int64(core.configuration.bodyReadTimeoutMs))
                 } else if wasIdle && !parser.isIdle {
-                    setDeadline(.request, core.configuration.headerReadTimeoutMs)
+                    phase.beginHead(until: MonotonicClock.millis() + Int64(core.configuration.headerReadTimeoutMs))
                 }
             case .headComplete:
                 // Routed, admitted and charged to the body budget before a body byte is read or
                 // `100 Continue` is sent.
-                guard admitHead() else { break }
-                _ = startBody(bodyBytesArrived: offset < bytes.count)
+                guard let admitted = admitHead() else { break }
+                _ = startBody(of: admitted.request, admitted.resolution, bodyBytesArrived: offset < bytes.count)
             case .request:
                 // Moved out of the event: a request still held by it would be shared when `dispatch`
                 // first writes to it, which copies its box.
@@ -190,29 +193,24 @@ final class Connection: @unchecked Sendable {
                 return
             }
         }
-        if offset < bytes.count && (phase == .reading || phase == .admitting || phase.isResponding) {
+        if offset < bytes.count && (phase.isReading || phase.isAdmitting || phase.isResponding) {
             inbox.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
         }
-        if phase.isResponding { pauseReading() }
+        if phase.isResponding { updateRegistration() }
     }
 
-    func pauseReading() {
-        wantsRead = false
-        updateRegistration()
-    }
-
-    func resumeReading() {
-        wantsRead = true
-        updateRegistration()
-    }
-
-    /// After a head whose body is to come was admitted: charges the declared body to the budget,
-    /// starts the body's deadlines and, when the client waits for it and has sent nothing of the
+    /// After a head whose body is to come was admitted: reads its body (the whole of it due
+    /// `bodyDeadlineMs` from now, each read `bodyReadTimeoutMs` after the last), charges the
+    /// declared length to the budget and, when the client waits for it and has sent nothing of the
     /// body yet, answers `100 Continue`. Returns whether reading may go on.
-    func startBody(bodyBytesArrived: Bool) -> Bool {
+    func startBody(of request: HTTPRequest, _ resolution: HTTPResolution, bodyBytesArrived: Bool) -> Bool {
+        let now = MonotonicClock.millis()
+        phase.readBody(
+            ConnectionPhase.Body(
+                request: request, resolution: resolution,
+                completeBy: now + Int64(core.configuration.bodyDeadlineMs),
+                nextReadBy: now + Int64(core.configuration.bodyReadTimeoutMs)))
         guard chargeBody(upTo: parser.declaredBodyLength ?? 0) else { return false }
-        bodyDeadline = MonotonicClock.millis() + Int64(core.configuration.bodyDeadlineMs)
-        setBodyReadDeadline()
         if parser.expectsContinue && !bodyBytesArrived { sendInterimContinue() }
         return true
     }
@@ -229,14 +227,14 @@ final class Connection: @unchecked Sendable {
     /// this is called). Over the budget: 503 with `Retry-After`, the body unread, the connection
     /// closed. Returns whether reading may go on.
     private func chargeBody(upTo bytes: Int) -> Bool {
-        guard bytes > bodyCharged else { return true }
-        let step = max(bytes - bodyCharged, min(Self.chunkStep, core.configuration.maxBodyBytes - bodyCharged))
+        let charged = phase.bodyCharged
+        guard bytes > charged else { return true }
+        let step = max(bytes - charged, min(Self.chunkStep, core.configuration.maxBodyBytes - charged))
         if core.bodyBudget.reserve(step) {
-            bodyCharged += step
+            phase.charge(step)
             return true
         }
         core.observer?.bodyRefused()
-        admitted = nil
         respondAndClose(
             HTTPError(
                 .serviceUnavailable, code: "body_budget_exhausted",
@@ -248,33 +246,19 @@ final class Connection: @unchecked Sendable {
     /// How much more a growing (chunked) body is charged at a time.
     private static let chunkStep = 64 * 1024
 
-    /// Refunds the body's charge: its response is being sent, or the connection is gone.
+    /// Refunds the body's charge: its response is being sent (a connection that closes refunds
+    /// what its phase held in `close`).
     func refundBody() {
-        guard bodyCharged > 0 else { return }
-        core.bodyBudget.release(bodyCharged)
-        bodyCharged = 0
+        guard phase.responseCharge > 0 else { return }
+        core.bodyBudget.release(phase.takeCharge())
     }
 
     // MARK: Deadlines and closing
 
-    func setDeadline(_ action: DeadlineAction, _ ms: Int) {
-        deadlineAction = action
-        deadline = MonotonicClock.millis() + Int64(ms)
-    }
-
-    /// The next body read is due within `bodyReadTimeoutMs`, and the whole body by `bodyDeadline`.
-    private func setBodyReadDeadline() {
-        let perRead = MonotonicClock.millis() + Int64(core.configuration.bodyReadTimeoutMs)
-        deadlineAction = .request
-        deadline = min(perRead, bodyDeadline)
-    }
-
-    /// Called by the loop's sweeper.
+    /// Called by the loop's sweeper: the deadline is the phase's.
     func checkDeadline(now: Int64) {
-        guard !isClosed, deadlineAction != .none, now >= deadline else { return }
-        switch deadlineAction {
-        case .none:
-            break
+        guard let deadline = phase.deadline, now >= deadline.at else { return }
+        switch deadline.action {
         case .idle, .write, .linger:
             close()
         case .request:
@@ -291,7 +275,7 @@ final class Connection: @unchecked Sendable {
     /// A request sent after this look still races the close; RFC 9112 §9.3.1 lets the client
     /// retry it on a new connection, since the reused one closed before any response byte.
     func closeIfIdle() {
-        guard requestsServed > 0, phase == .reading && parser.isIdle && inbox.isEmpty else { return }
+        guard requestsServed > 0, phase.isReading && parser.isIdle && inbox.isEmpty else { return }
         var byte: UInt8 = 0
         if recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0 { return }
         close()
@@ -299,11 +283,10 @@ final class Connection: @unchecked Sendable {
 
     func close() {
         guard !isClosed else { return }
-        phase.transition(to: .closed)
-        refundBody()
+        let left = phase.close()
+        if left.charged > 0 { core.bodyBudget.release(left.charged) }
         loop.connections[fd] = nil
-        if case .streamChunk(let signal) = afterWrite { signal.finish(ok: false) }
-        afterWrite = .nothing
+        left.chunk?.finish(ok: false)
         // Unconditionally: a failed modify leaves `registered` at 0 with the socket still watched.
         if !loop.isStopped { _ = xizor_poll_remove(loop.poller, fd) }
         registered = 0

@@ -1,25 +1,13 @@
-/// Size limits the parser enforces while reading (config keys `maxRequestLineBytes`,
-/// `maxHeaderBytes`, `maxHeaderFields`, `maxBodyBytes`).
-public struct HTTPParserLimits: Sendable, Hashable {
-    public var maxRequestLineBytes: Int
-    public var maxHeaderBytes: Int
-    public var maxHeaderFields: Int
-    public var maxBodyBytes: Int
-
-    public init(
-        maxRequestLineBytes: Int = 8192, maxHeaderBytes: Int = 32768,
-        maxHeaderFields: Int = 100, maxBodyBytes: Int = 1_048_576
-    ) {
-        self.maxRequestLineBytes = maxRequestLineBytes
-        self.maxHeaderBytes = maxHeaderBytes
-        self.maxHeaderFields = maxHeaderFields
-        self.maxBodyBytes = maxBodyBytes
-    }
-}
-
 /// An incremental HTTP/1.1 request parser: a byte-level state machine that gives the same
 /// result whether a message arrives whole or one byte at a time, and rejects anything whose
 /// framing could be read two ways (RFC 9112 §6.3, §11.2).
+///
+/// This file: the state machine of the request line and the header section, and a
+/// `Content-Length` body. Beside it, each with no access to the state here: the rules the header
+/// fields of a complete head must keep (`HTTPRequestParser+HeadFields.swift`), the chunked-body
+/// decoder (`HTTPRequestParser+ChunkedBody.swift`, its own state private to it), the request
+/// line's version (`HTTPVersion.swift`), the runs the hot states take at once (`WordScan.run`)
+/// and the limits (`HTTPParserLimits.swift`).
 public struct HTTPRequestParser: Sendable {
     /// What one call to `parse` found.
     public enum Event: Sendable {
@@ -37,8 +25,8 @@ public struct HTTPRequestParser: Sendable {
         case start, leadingLF, method, target, version, requestLineLF
         case fieldStart, fieldName, fieldValueOWS, fieldValue, fieldLF, headEndLF
         case lengthBody
-        case chunkSize, chunkSizeOWS, chunkExtension, chunkSizeLF, chunkData, chunkDataCR, chunkDataLF
-        case trailerStart, trailerLine, trailerLineLF, trailerEndLF
+        /// Where it is inside the chunked body is the decoder's (`chunked`).
+        case chunkedBody
         case failed
     }
 
@@ -60,10 +48,9 @@ public struct HTTPRequestParser: Sendable {
 
     private var pending: HTTPRequest?
     private var body: [UInt8] = []
+    /// Bytes of a `Content-Length` body still to come.
     private var remaining = 0
-    private var chunkDigits = 0
-    private var extensionBytes = 0
-    private var trailerBytes = 0
+    private var chunked = ChunkedBody()
 
     /// Whether the request whose head was just reported asked for `100 Continue`.
     public private(set) var expectsContinue = false
@@ -91,22 +78,6 @@ public struct HTTPRequestParser: Sendable {
     public var bufferedBodyBytes: Int { body.count }
     /// The `Content-Length` of the request whose head was just reported; nil for a chunked body.
     public private(set) var declaredBodyLength: Int?
-
-    /// Length of the run of bytes from `start` that satisfy `accepts`, at most `limit` of them (the
-    /// hot states consume a run at once instead of one loop turn per byte).
-    /// `words`, when given, passes eight bytes at a time over what surely satisfies `accepts`
-    /// (`WordScan`); the byte loop decides the rest.
-    @inline(__always)
-    private func scanRun(
-        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int, words: ((UInt64) -> Bool)? = nil,
-        _ accepts: (UInt8) -> Bool
-    ) -> Int {
-        let end = min(bytes.count, start + max(0, limit))
-        var j = start
-        if let words { j = WordScan.skip(bytes, from: j, to: end, words) }
-        while j < end && accepts(bytes[j]) { j += 1 }
-        return j - start
-    }
 
     /// Whether the parser is inside a request line or header section (its bytes belong to `head`).
     private var isInHead: Bool { state.rawValue >= State.method.rawValue && state.rawValue <= State.headEndLF.rawValue }
@@ -174,7 +145,7 @@ public struct HTTPRequestParser: Sendable {
             case .target:
                 // A run of target bytes at once (within the request-line limit); past it, `b` ends the
                 // target or is refused.
-                let targetRun = scanRun(
+                let targetRun = WordScan.run(
                     bytes, from: i, limit: limits.maxRequestLineBytes - requestLineBytes, words: WordScan.allTarget,
                     ByteClass.isTarget)
                 if targetRun > 0 {
@@ -212,7 +183,13 @@ public struct HTTPRequestParser: Sendable {
             case .requestLineLF:
                 guard b == ByteClass.lf else { return fail(.bareCarriageReturn, i) }
                 flush(upTo: i + 1)
-                if let error = parseVersion() { return fail(error, i) }
+                do {
+                    version = try head.withUnsafeBufferPointer { buf throws(HTTPParseError) in
+                        try HTTPVersion(requestLine: UnsafeBufferPointer(rebasing: buf[versionStart..<versionEnd]))
+                    }
+                } catch {
+                    return fail(error, i)
+                }
                 headerBytes = 0
                 state = .fieldStart
 
@@ -234,7 +211,8 @@ public struct HTTPRequestParser: Sendable {
                 }
 
             case .fieldName:
-                let nameRun = scanRun(bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, ByteClass.isToken)
+                let nameRun = WordScan.run(
+                    bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, ByteClass.isToken)
                 if nameRun > 0 {
                     headerBytes += nameRun
                     i += nameRun
@@ -255,7 +233,7 @@ public struct HTTPRequestParser: Sendable {
 
             case .fieldValueOWS, .fieldValue:
                 if state == .fieldValue {
-                    let valueRun = scanRun(
+                    let valueRun = WordScan.run(
                         bytes, from: i, limit: limits.maxHeaderBytes - headerBytes, words: WordScan.allFieldValue
                     ) {
                         ByteClass.isWhitespace($0) || ByteClass.isFieldValue($0)
@@ -303,8 +281,13 @@ public struct HTTPRequestParser: Sendable {
                 i += 1
                 flush(upTo: i)
                 from = nil
-                switch finishHead() {
-                case .failure(let error): return fail(error, i - 1)
+                let framing: Framing
+                do {
+                    framing = try finishHead()
+                } catch {
+                    return fail(error, i - 1)
+                }
+                switch framing {
                 case .noBody:
                     return (i, .request(takeRequest()))
                 case .length(let length):
@@ -319,9 +302,8 @@ public struct HTTPRequestParser: Sendable {
                 case .chunked:
                     declaredBodyLength = nil
                     body = []
-                    remaining = 0
-                    chunkDigits = 0
-                    state = .chunkSize
+                    chunked = ChunkedBody()
+                    state = .chunkedBody
                     return (i, .headComplete)
                 }
 
@@ -339,93 +321,12 @@ public struct HTTPRequestParser: Sendable {
                 if remaining == 0 { return (i, .request(takeRequest())) }
                 continue
 
-            case .chunkSize:
-                if let digit = ByteClass.hexValue(b) {
-                    chunkDigits += 1
-                    guard chunkDigits <= 15 else { return fail(.invalidChunkSize, i) }
-                    remaining = remaining * 16 + digit
-                    if body.count + remaining > limits.maxBodyBytes { return fail(.bodyTooLarge, i) }
-                } else if chunkDigits == 0 {
-                    return fail(.invalidChunkSize, i)
-                } else if ByteClass.isWhitespace(b) {
-                    state = .chunkSizeOWS
-                } else if b == UInt8(ascii: ";") {
-                    extensionBytes = 0
-                    state = .chunkExtension
-                } else if b == ByteClass.cr {
-                    state = .chunkSizeLF
-                } else {
-                    return fail(.invalidChunkSize, i)
+            case .chunkedBody:
+                switch chunked.decode(bytes, from: i, into: &body, limits: limits) {
+                case .needMoreData: return (n, .needMoreData)
+                case .complete(let end): return (end, .request(takeRequest()))
+                case .failure(let error, let at): return fail(error, at)
                 }
-
-            case .chunkSizeOWS:
-                if ByteClass.isWhitespace(b) {
-                } else if b == UInt8(ascii: ";") {
-                    extensionBytes = 0
-                    state = .chunkExtension
-                } else if b == ByteClass.cr {
-                    state = .chunkSizeLF
-                } else {
-                    return fail(.invalidChunkSize, i)
-                }
-
-            case .chunkExtension:
-                extensionBytes += 1
-                if b == ByteClass.cr {
-                    state = .chunkSizeLF
-                } else if b == ByteClass.lf {
-                    return fail(.bareLineFeed, i)
-                } else if !ByteClass.isFieldValue(b) || extensionBytes > 4096 {
-                    return fail(.invalidChunkSize, i)
-                }
-
-            case .chunkSizeLF:
-                guard b == ByteClass.lf else { return fail(.bareCarriageReturn, i) }
-                if remaining == 0 {
-                    trailerBytes = 0
-                    state = .trailerStart
-                } else {
-                    state = .chunkData
-                }
-
-            case .chunkData:
-                let take = min(remaining, n - i)
-                body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<(i + take)]))
-                remaining -= take
-                i += take
-                if remaining == 0 { state = .chunkDataCR }
-                continue
-
-            case .chunkDataCR:
-                guard b == ByteClass.cr else { return fail(.invalidChunkData, i) }
-                state = .chunkDataLF
-
-            case .chunkDataLF:
-                guard b == ByteClass.lf else { return fail(.invalidChunkData, i) }
-                remaining = 0
-                chunkDigits = 0
-                state = .chunkSize
-
-            case .trailerStart, .trailerLine:
-                trailerBytes += 1
-                if trailerBytes > limits.maxHeaderBytes { return fail(.headerSectionTooLarge, i) }
-                if b == ByteClass.cr {
-                    state = state == .trailerStart ? .trailerEndLF : .trailerLineLF
-                } else if b == ByteClass.lf {
-                    return fail(.bareLineFeed, i)
-                } else if !ByteClass.isFieldValue(b) {
-                    return fail(.invalidHeaderValue, i)
-                } else {
-                    state = .trailerLine
-                }
-
-            case .trailerLineLF:
-                guard b == ByteClass.lf else { return fail(.bareCarriageReturn, i) }
-                state = .trailerStart
-
-            case .trailerEndLF:
-                guard b == ByteClass.lf else { return fail(.bareCarriageReturn, i) }
-                return (i + 1, .request(takeRequest()))
             }
             i += 1
         }
@@ -439,168 +340,24 @@ public struct HTTPRequestParser: Sendable {
         return (at, .failure(error))
     }
 
-    /// `HTTP/1.1`: exactly `HTTP/` DIGIT `.` DIGIT, case-sensitive; a major other than 1 is 505.
-    private mutating func parseVersion() -> HTTPParseError? {
-        let count = versionEnd - versionStart
-        guard count == 8 else { return .invalidVersion }
-        let v = versionStart
-        guard head[v] == 0x48, head[v + 1] == 0x54, head[v + 2] == 0x54, head[v + 3] == 0x50,
-            head[v + 4] == 0x2F, head[v + 6] == 0x2E,
-            head[v + 5] >= 0x30, head[v + 5] <= 0x39, head[v + 7] >= 0x30, head[v + 7] <= 0x39
-        else {
-            return .invalidVersion
+    /// Applies the message-level rules once the head is complete (`HeadFields`), builds the pending
+    /// request and says how its body is framed.
+    private mutating func finishHead() throws(HTTPParseError) -> Framing {
+        let read = try head.withUnsafeBufferPointer { buf throws(HTTPParseError) in
+            try HeadFields.read(buf, fields: fields, version: version, maxBodyBytes: limits.maxBodyBytes)
         }
-        let major = Int(head[v + 5] - 0x30)
-        let minor = Int(head[v + 7] - 0x30)
-        guard major == 1 else { return .unsupportedVersion }
-        version = HTTPVersion(major: 1, minor: minor)
-        return nil
-    }
-
-    private enum Framing {
-        case noBody, length(Int), chunked, failure(HTTPParseError)
-    }
-
-    /// Applies the message-level rules once the head is complete and builds the pending request.
-    private mutating func finishHead() -> Framing {
-        let isHTTP11 = version.minor >= 1
-        var hostCount = 0
-        var contentLength: Int?
-        var sawTransferEncoding = false
-        var codings = 0
-        var lastIsChunked = false
-        var chunkedBeforeLast = false
-        var close = false
-        var keepAliveToken = false
-        var expectContinue = false
-        var error: HTTPParseError?
-
-        head.withUnsafeBufferPointer { buf in
-            for f in fields where error == nil {
-                let name = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
-                let value = UnsafeBufferPointer(rebasing: buf[Int(f.valueStart)..<Int(f.valueEnd)])
-                switch name.count {
-                case 4 where ByteClass.equalsLowercased(name, "host"):
-                    hostCount += 1
-                    if hostCount > 1 {
-                        error = .duplicateHost
-                        break
-                    }
-                    for b in value where !ByteClass.isHost(b) {
-                        error = .invalidHost
-                        break
-                    }
-                case 14 where ByteClass.equalsLowercased(name, "content-length"):
-                    var result: Int?
-                    var bad: HTTPParseError?
-                    HeaderValueList.forEachElement(value) { element in
-                        guard bad == nil else { return }
-                        guard !element.isEmpty else {
-                            bad = .invalidContentLength
-                            return
-                        }
-                        var v = 0
-                        for b in element {
-                            guard b >= 0x30, b <= 0x39 else {
-                                bad = .invalidContentLength
-                                return
-                            }
-                            let (m, o1) = v.multipliedReportingOverflow(by: 10)
-                            let (s, o2) = m.addingReportingOverflow(Int(b - 0x30))
-                            if o1 || o2 {
-                                bad = .contentLengthOverflow
-                                return
-                            }
-                            v = s
-                        }
-                        if let r = result, r != v {
-                            bad = .conflictingContentLength
-                            return
-                        }
-                        result = v
-                    }
-                    if let bad {
-                        error = bad
-                        break
-                    }
-                    guard let result else {
-                        error = .invalidContentLength
-                        break
-                    }
-                    if let existing = contentLength, existing != result {
-                        error = .conflictingContentLength
-                        break
-                    }
-                    contentLength = result
-                case 17 where ByteClass.equalsLowercased(name, "transfer-encoding"):
-                    sawTransferEncoding = true
-                    HeaderValueList.forEachElement(value) { element in
-                        guard !element.isEmpty else { return }
-                        var end = element.count
-                        for k in 0..<element.count where element[k] == UInt8(ascii: ";") {
-                            end = k
-                            break
-                        }
-                        var coding = UnsafeBufferPointer(rebasing: element[0..<end])
-                        while let last = coding.last, ByteClass.isWhitespace(last) {
-                            coding = UnsafeBufferPointer(rebasing: coding[0..<(coding.count - 1)])
-                        }
-                        if lastIsChunked { chunkedBeforeLast = true }
-                        codings += 1
-                        lastIsChunked = ByteClass.equalsLowercased(coding, "chunked")
-                    }
-                case 10 where ByteClass.equalsLowercased(name, "connection"):
-                    HeaderValueList.forEachElement(value) { element in
-                        if ByteClass.equalsLowercased(element, "close") {
-                            close = true
-                        } else if ByteClass.equalsLowercased(element, "keep-alive") {
-                            keepAliveToken = true
-                        }
-                    }
-                case 6 where ByteClass.equalsLowercased(name, "expect"):
-                    if ByteClass.equalsLowercased(value, "100-continue") {
-                        expectContinue = true
-                    } else {
-                        error = .unsupportedExpectation
-                    }
-                default:
-                    break
-                }
-            }
+        let (method, target, decoded) = try head.withUnsafeBufferPointer { buf throws(HTTPParseError) in
+            let m = HTTPMethod(bytes: UnsafeBufferPointer(rebasing: buf[0..<methodEnd]))
+            let t = UnsafeBufferPointer(rebasing: buf[targetStart..<targetEnd])
+            let whole = String(decoding: t, as: UTF8.self)
+            return (m, whole, try RequestTarget.decode(t, method: m, whole: whole))
         }
-        if let error { return .failure(error) }
-        if sawTransferEncoding {
-            if contentLength != nil { return .failure(.contentLengthWithTransferEncoding) }
-            if !isHTTP11 { return .failure(.transferEncodingOnHTTP10) }
-            if codings == 0 || !lastIsChunked || chunkedBeforeLast { return .failure(.transferEncodingNotChunked) }
-            if codings > 1 { return .failure(.unsupportedTransferCoding) }
-        }
-        if isHTTP11 && hostCount == 0 { return .failure(.missingHost) }
-        if let contentLength, contentLength > limits.maxBodyBytes { return .failure(.bodyTooLarge) }
-
-        let method: HTTPMethod
-        let target: String
-        let decoded: (path: String, query: [(name: String, value: String)])
-        do {
-            (method, target, decoded) = try head.withUnsafeBufferPointer { buf throws(HTTPParseError) in
-                let m = HTTPMethod(bytes: UnsafeBufferPointer(rebasing: buf[0..<methodEnd]))
-                let t = UnsafeBufferPointer(rebasing: buf[targetStart..<targetEnd])
-                let whole = String(decoding: t, as: UTF8.self)
-                return (m, whole, try RequestTarget.decode(t, method: m, whole: whole))
-            }
-        } catch {
-            return .failure(error)
-        }
-
-        let keepAlive = isHTTP11 ? !close : (keepAliveToken && !close)
-        expectsContinue = expectContinue && isHTTP11
+        expectsContinue = read.expectsContinue
         pending = HTTPRequest(
             method: method, target: target, path: decoded.path, queryParameters: decoded.query,
             version: version, headers: HTTPRequestHeaders(storage: head, fields: fields),
-            body: [], keepAlive: keepAlive)
-        if sawTransferEncoding { return .chunked }
-        if let contentLength, contentLength > 0 { return .length(contentLength) }
-        return .noBody
+            body: [], keepAlive: read.keepAlive)
+        return read.framing
     }
 
     private mutating func takeRequest() -> HTTPRequest {
@@ -627,24 +384,5 @@ extension HTTPRequestParser.Event {
         guard case .request(let request) = self else { return nil }
         self = .needMoreData
         return request
-    }
-}
-
-/// Iterates the comma-separated elements of a field value, trimmed of optional whitespace.
-enum HeaderValueList {
-    static func forEachElement(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        var start = 0
-        var i = 0
-        while i <= value.count {
-            if i == value.count || value[i] == UInt8(ascii: ",") {
-                var s = start
-                var e = i
-                while s < e, ByteClass.isWhitespace(value[s]) { s += 1 }
-                while e > s, ByteClass.isWhitespace(value[e - 1]) { e -= 1 }
-                body(UnsafeBufferPointer(rebasing: value[s..<e]))
-                start = i + 1
-            }
-            i += 1
-        }
     }
 }

@@ -10,31 +10,103 @@ import XizorLog
 
 /// The connection's life as an enum: the steps the diagram allows, and what each phase answers.
 @Test func connectionPhasesFollowTheDiagram() {
-    var phase = ConnectionPhase.reading
-    #expect(!phase.isResponding && !phase.closesAfterResponse)
-    phase.transition(to: .responding(thenClose: false))
+    var phase = ConnectionPhase.reading(.idle(until: 0))
+    phase.awaitRequest(until: 100)  // the connection starts
+    #expect(phase.isReading && !phase.isResponding && !phase.closesAfterResponse)
+    phase.respond(thenClose: false)
     #expect(phase.isResponding && !phase.closesAfterResponse)
-    phase.transition(to: .responding(thenClose: true))  // the peer half-closed, or a drain began
+    phase.closeAfterResponse()  // the peer half-closed, or a drain began
     #expect(phase.closesAfterResponse)
-    phase.transition(to: .lingering)
-    phase.transition(to: .closed)
-    #expect(phase == .closed)
+    phase.closeAfterResponse()  // and it stays so
+    #expect(phase.closesAfterResponse)
+    phase.linger(until: 200)
+    #expect(phase.isLingering && phase.discard(10) == 10 && phase.discard(5) == 15)
+    _ = phase.close()
+    #expect(phase.isClosed)
 
-    var keepAlive = ConnectionPhase.reading
-    keepAlive.transition(to: .responding(thenClose: false))
-    keepAlive.transition(to: .reading)
-    keepAlive.transition(to: .closed)  // any phase may close
-    #expect(keepAlive == .closed)
+    var keepAlive = ConnectionPhase.reading(.idle(until: 0))
+    keepAlive.beginHead(until: 100)
+    keepAlive.respond(thenClose: false)
+    keepAlive.awaitRequest(until: 200)
+    #expect(keepAlive.isReading && !keepAlive.isReadingBody)
+    _ = keepAlive.close()  // any phase may close
+    #expect(keepAlive.isClosed)
 
     // An admission run off the loop: back to reading a body, or on to the response.
-    var admitting = ConnectionPhase.reading
-    admitting.transition(to: .admitting)
-    #expect(!admitting.isResponding && admitting != .reading)
-    admitting.transition(to: .reading)
-    admitting.transition(to: .admitting)
-    admitting.transition(to: .responding(thenClose: true))
+    var admitting = ConnectionPhase.reading(.idle(until: 0))
+    admitting.admit(bodyPending: true)
+    #expect(admitting.isAdmitting && !admitting.isResponding && !admitting.isReading)
+    admitting.readBody(body(completeBy: 100, nextReadBy: 100))
+    #expect(admitting.isReadingBody)
+    _ = admitting.respondToBody()
+    admitting.awaitRequest(until: 200)
+    admitting.admit(bodyPending: false)
+    admitting.respond(thenClose: true)
     #expect(admitting.closesAfterResponse)
-    admitting.transition(to: .closed)
+    _ = admitting.close()
+    #expect(admitting.isClosed)
+}
+
+/// A body being read, for the phase tests.
+private func body(completeBy: Int64, nextReadBy: Int64) -> ConnectionPhase.Body {
+    ConnectionPhase.Body(
+        request: HTTPRequest(method: .POST, target: "/", path: "/", keepAlive: true),
+        resolution: HTTPResolution(execution: .inline, handler: { _ in .text("") }),
+        completeBy: completeBy, nextReadBy: nextReadBy)
+}
+
+/// The deadline, its action and the events waited for are read from the phase: each step brings
+/// its own and leaves none behind.
+@Test func theDeadlineAndTheEventsWaitedForAreThePhases() {
+    func deadline(_ phase: ConnectionPhase) -> [String] {
+        phase.deadline.map { ["\($0.at)", "\($0.action)"] } ?? []
+    }
+    var phase = ConnectionPhase.reading(.idle(until: 0))
+    phase.awaitRequest(until: 1_000)
+    #expect(deadline(phase) == ["1000", "idle"] && phase.wantsRead && !phase.wantsWrite)
+    phase.beginHead(until: 2_000)
+    #expect(deadline(phase) == ["2000", "request"] && phase.wantsRead)
+    phase.readBody(body(completeBy: 5_000, nextReadBy: 3_000))
+    #expect(deadline(phase) == ["3000", "request"])
+    phase.expectBodyRead(by: 6_000)  // the whole body's deadline caps the next read's
+    #expect(deadline(phase) == ["5000", "request"])
+    phase.charge(100)
+    phase.charge(50)
+    #expect(phase.bodyCharged == 150)
+
+    _ = phase.respondToBody()  // the handler runs: no deadline, no events
+    #expect(deadline(phase).isEmpty && !phase.wantsRead && !phase.wantsWrite)
+    #expect(phase.takeCharge() == 150 && phase.takeCharge() == 0)  // the charge went along, once
+    let bytes = PendingWrite(head: [1, 2, 3], body: [4], written: 1)
+    phase.awaitWritable(ConnectionPhase.WaitingWrite(bytes: bytes, then: .finishResponse, until: 7_000))
+    #expect(deadline(phase) == ["7000", "write"] && phase.wantsWrite && !phase.wantsRead)
+    #expect(phase.waitingWrite?.until == 7_000)
+    phase.written()
+    #expect(deadline(phase).isEmpty && !phase.wantsWrite && phase.waitingWrite == nil)
+
+    phase.awaitRequest(until: 8_000)
+    phase.admit(bodyPending: true)  // no deadline while the admission is away, nothing read
+    #expect(deadline(phase).isEmpty && !phase.wantsRead && !phase.wantsWrite)
+    phase.readBody(body(completeBy: 9_000, nextReadBy: 9_000))
+    phase.charge(64)
+    phase.respond(thenClose: true)  // an error mid-body: the head is dropped, the charge kept
+    #expect(phase.closesAfterResponse && phase.takeCharge() == 64)
+    phase.linger(until: 10_000)
+    #expect(deadline(phase) == ["10000", "linger"] && phase.wantsRead)
+    _ = phase.close()
+    #expect(deadline(phase).isEmpty && !phase.wantsRead && !phase.wantsWrite)
+
+    // Closing gives back what the phase held: a body's charge, a streamed chunk's signal.
+    var reading = ConnectionPhase.reading(.idle(until: 0))
+    reading.readBody(body(completeBy: 1, nextReadBy: 1))
+    reading.charge(32)
+    #expect(reading.close().charged == 32)
+    var streaming = ConnectionPhase.reading(.idle(until: 0))
+    streaming.respond(thenClose: false)
+    let signal = StreamSignal()
+    streaming.awaitWritable(ConnectionPhase.WaitingWrite(bytes: bytes, then: .streamChunk(signal), until: 1))
+    let left = streaming.close()
+    #expect(left.chunk === signal && left.charged == 0)
 }
 
 /// The library writes with MSG_NOSIGNAL and leaves the process's signal dispositions alone: starting
