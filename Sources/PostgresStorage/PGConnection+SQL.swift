@@ -6,6 +6,11 @@ extension PGConnection: SQLConnection {
     public func rows(_ sql: SQL) throws -> [Row] { try query(sql.text(for: .postgres), sql.bindings) }
     public func row(_ sql: SQL) throws -> Row? { try queryOne(sql.text(for: .postgres), sql.bindings) }
     public func run(_ sql: SQL) throws { try execute(sql.text(for: .postgres), sql.bindings) }
+    public static func isStoppedAtTimeLimit(_ error: any Error) -> Bool { (error as? PGError)?.isQueryCanceled == true }
+    public static func constraintViolation(_ error: any Error) -> String? {
+        guard let error = error as? PGError, error.isConstraintViolation else { return nil }
+        return error.message
+    }
 }
 
 extension PGConnection {

@@ -134,6 +134,14 @@ public protocol SQLConnection: AnyObject {
     func run(_ sql: SQL) throws
     /// Rows the last statement changed.
     var changes: Int { get }
+    /// Runs `body` with each of its statements stopped once `milliseconds` have passed
+    /// (`isStoppedAtTimeLimit` then says so of the error).
+    func withTimeLimit<T>(milliseconds: Int, _ body: () throws -> T) throws -> T
+    /// Whether `error` is a statement stopped by `withTimeLimit`.
+    static func isStoppedAtTimeLimit(_ error: any Error) -> Bool
+    /// The message of a statement the schema refused (a constraint it broke), if that is what
+    /// `error` is; nil for any other failure.
+    static func constraintViolation(_ error: any Error) -> String?
 }
 
 extension Database: SQLConnection {
@@ -141,4 +149,11 @@ extension Database: SQLConnection {
     public func rows(_ sql: SQL) throws -> [Row] { try query(sql.text(for: .sqlite), sql.bindings) }
     public func row(_ sql: SQL) throws -> Row? { try queryOne(sql.text(for: .sqlite), sql.bindings) }
     public func run(_ sql: SQL) throws { try execute(sql.text(for: .sqlite), sql.bindings) }
+    public static func isStoppedAtTimeLimit(_ error: any Error) -> Bool {
+        (error as? SQLiteError)?.isInterrupted == true
+    }
+    public static func constraintViolation(_ error: any Error) -> String? {
+        guard let error = error as? SQLiteError, error.isConstraintViolation else { return nil }
+        return error.message
+    }
 }

@@ -13,35 +13,18 @@ public final class PostgresDataStore: DataStore {
 
     public init(pool: PGPool) { self.pool = pool }
 
+    private let transactions = SQLTransactions<PGConnection> { PostgresEventIngest(db: $0) }
+
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.read { c in try body(SQLTransaction(db: c, ingest: PostgresEventIngest(db: c))) }
-        }
+        try transactions.run({ try pool.read($0) }, body)
     }
 
     public func read<T>(timeLimit milliseconds: Int, _ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            do {
-                return try pool.read { c in
-                    try c.withTimeLimit(milliseconds: milliseconds) {
-                        try body(SQLTransaction(db: c, ingest: PostgresEventIngest(db: c)))
-                    }
-                }
-            } catch let error as PGError where error.isQueryCanceled {
-                throw ServiceError.timeLimit(milliseconds)
-            }
-        }
+        try transactions.run({ try pool.read($0) }, timeLimit: milliseconds, body)
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.write { c in try body(SQLTransaction(db: c, ingest: PostgresEventIngest(db: c))) }
-        }
-    }
-
-    private static func constraint(_ error: any Error) -> String? {
-        guard let error = error as? PGError, error.isConstraintViolation else { return nil }
-        return error.message
+        try transactions.run({ try pool.write($0) }, body)
     }
 
     public func makeCommitWatcher() throws -> any CommitWatcher {

@@ -11,35 +11,18 @@ public final class SQLiteDataStore: DataStore {
 
     public init(pool: DatabasePool) { self.pool = pool }
 
+    private let transactions = SQLTransactions<Database> { SQLiteEventIngest(db: $0) }
+
     public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.read { db in try body(SQLTransaction(db: db, ingest: SQLiteEventIngest(db: db))) }
-        }
+        try transactions.run({ try pool.read($0) }, body)
     }
 
     public func read<T>(timeLimit milliseconds: Int, _ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            do {
-                return try pool.read { db in
-                    try db.withTimeLimit(milliseconds: milliseconds) {
-                        try body(SQLTransaction(db: db, ingest: SQLiteEventIngest(db: db)))
-                    }
-                }
-            } catch let error as SQLiteError where error.isInterrupted {
-                throw ServiceError.timeLimit(milliseconds)
-            }
-        }
+        try transactions.run({ try pool.read($0) }, timeLimit: milliseconds, body)
     }
 
     public func write<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try StoreErrors.mapped(isConstraintViolation: Self.constraint) {
-            try pool.write { db in try body(SQLTransaction(db: db, ingest: SQLiteEventIngest(db: db))) }
-        }
-    }
-
-    private static func constraint(_ error: any Error) -> String? {
-        guard let error = error as? SQLiteError, error.isConstraintViolation else { return nil }
-        return error.message
+        try transactions.run({ try pool.write($0) }, body)
     }
 
     public func makeCommitWatcher() throws -> any CommitWatcher {
