@@ -40,5 +40,4 @@ enum SequenceCursor {
 public enum PageSize {
     public static let fallback = 50
     public static let max = 200
-
 }
