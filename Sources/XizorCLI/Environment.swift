@@ -234,6 +234,9 @@ struct CommandEnvironment {
         limits.analytics.concurrent = configuration[\.analytics.maxConcurrent]
         limits.analytics.perApp = configuration[\.analytics.maxConcurrentPerApp]
         limits.analytics.queryTimeLimitMs = configuration[\.analytics.queryTimeLimitMs]
+        limits.rollupBatch = configuration[\.analytics.rollupBatch]
+        limits.eventRetention = EventRetention(
+            days: configuration[\.events.retentionDays], chunk: configuration[\.events.retentionChunk])
         limits.webhooks.allowPrivateTargets = configuration[\.webhooks.allowPrivateTargets]
         limits.webhooks.maxEndpointsPerApp = configuration[\.webhooks.maxEndpointsPerApp]
         limits.webhooks.logRetentionDays = configuration[\.webhooks.logRetentionDays]

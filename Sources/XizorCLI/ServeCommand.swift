@@ -42,6 +42,12 @@ extension Commands {
             logger.warning("retention", [("detail", .string(message))])
         }
         retention.start()
+        let rollupJob = EventRollupJob(
+            rollups: services.rollups, intervalMs: environment.configuration[\.analytics.rollupIntervalMs]
+        ) { [logger = environment.logger] message in
+            logger.warning("rollups", [("detail", .string(message))])
+        }
+        rollupJob.start()
         let dispatcher = try environment.webhookDispatcher(services)
         let drain = DrainState()
         let httpMetrics = HTTPMetrics()
@@ -84,6 +90,7 @@ extension Commands {
         environment.logger.debug("drained; closing the database")
         dispatcher?.stop()
         retention.stop()
+        rollupJob.stop()
         services.changes.stopTailing()
         // Checkpoints the WAL into the database file and removes it: a stopped server leaves one file.
         services.store.close()

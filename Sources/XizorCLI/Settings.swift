@@ -235,6 +235,14 @@ struct EventSettings: Sendable {
         help:
             "SDK events with a timestamp more than this many ms ahead of the server's clock are rejected (timestamp_in_future)"
     )
+    let retentionDays = Setting.int(
+        "events.retentionDays", default: 400, 1...36_500,
+        help:
+            "days raw events are kept (an app's own eventRetentionDays, PATCH /v1/apps/{id}, overrides it); older ones are deleted hourly, analytics keep their rollups"
+    )
+    let retentionChunk = Setting.int(
+        "events.retentionChunk", default: 1_000, 10...100_000,
+        help: "events the retention job deletes per write transaction (bounds how long it holds the writer)")
 }
 
 struct PageCacheSettings: Sendable {
@@ -282,6 +290,14 @@ struct AnalyticsSettings: Sendable {
     let queryTimeLimitMs = Setting.int(
         "analytics.queryTimeLimitMs", default: 10_000, 100...600_000,
         help: "each statement of an analytics request stops after this long (503 query_time_limit with Retry-After)")
+    let rollupIntervalMs = Setting.int(
+        "analytics.rollupIntervalMs", default: 1_000, 50...60_000,
+        help:
+            "how often the rollup job folds new events into the hourly and daily rollups analytics read (events not folded yet are counted from the queue)"
+    )
+    let rollupBatch = Setting.int(
+        "analytics.rollupBatch", default: 5_000, 100...100_000,
+        help: "events folded per write transaction of the rollup job (bounds how long it holds the writer)")
 }
 
 struct WebhookSettings: Sendable {

@@ -4,10 +4,12 @@ import XizorDomain
 /// How both SQL stores read app and key rows: the same columns, the same decoding (the dialects differ
 /// in their statements, not in their rows).
 enum AppRows {
-    static let appColumns = "id, name, created_at, archived_at"
+    static let appColumns = "id, name, created_at, archived_at, event_retention_days"
 
     static func app(_ row: Row) throws -> StoredApp {
-        StoredApp(id: try row.get(0), name: try row.get(1), createdAt: try row.get(2), archivedAt: try row.get(3))
+        StoredApp(
+            id: try row.get(0), name: try row.get(1), createdAt: try row.get(2), archivedAt: try row.get(3),
+            eventRetentionDays: try row.get(4))
     }
 
     static let keyColumns =

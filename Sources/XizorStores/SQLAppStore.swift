@@ -17,6 +17,16 @@ struct SQLAppStore: AppStore {
         try db.rows("SELECT id FROM apps WHERE archived_at IS NULL").map { try $0.get(0) }
     }
 
+    func setEventRetention(appID: String, days: Int?) throws -> StoredApp? {
+        try db.run("UPDATE apps SET event_retention_days = \(days) WHERE id = \(appID)")
+        guard db.changes == 1 else { return nil }
+        return try db.row("SELECT \(raw: AppRows.appColumns) FROM apps WHERE id = \(appID)").map(AppRows.app)
+    }
+
+    func eventRetention() throws -> [(appID: String, days: Int?)] {
+        try db.rows("SELECT id, event_retention_days FROM apps ORDER BY id").map { (try $0.get(0), try $0.get(1)) }
+    }
+
     func hasApps() throws -> Bool { try db.row("SELECT 1 FROM apps LIMIT 1") != nil }
 
     /// A row lock on PostgreSQL (`dialect.lockRowsForUpdate`): `FOR NO KEY UPDATE`, not `FOR

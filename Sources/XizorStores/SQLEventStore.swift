@@ -110,6 +110,32 @@ struct SQLEventStore: EventStore {
         return Int(count ?? 0)
     }
 
+    func paywallsWithEvents(appID: String) throws -> [String] {
+        // A loose index scan: each step seeks the next paywall id in events_by_hour.
+        try db.rows(
+            """
+            WITH RECURSIVE p(id) AS (
+                SELECT min(paywall_id) FROM events WHERE app_id = \(appID)
+                UNION ALL
+                SELECT (SELECT min(paywall_id) FROM events WHERE app_id = \(appID) AND paywall_id > p.id) FROM p
+                WHERE p.id IS NOT NULL
+            )
+            SELECT id FROM p WHERE id IS NOT NULL
+            """
+        ).map { try $0.get(0) }
+    }
+
+    func deleteExpired(appID: String, paywallID: String?, beforeHour: Int64, atMost: Int) throws -> Int {
+        let paywall: SQL = paywallID.map { "paywall_id = \($0)" } ?? "paywall_id IS NULL"
+        try db.run(
+            """
+            DELETE FROM events WHERE app_id = \(appID) AND id IN (
+                SELECT id FROM events WHERE app_id = \(appID) AND \(paywall)
+                  AND (occurred_at / \(raw: "\(EventTimeIndex.bucketMs)")) < \(beforeHour) LIMIT \(Int64(atMost)))
+            """)
+        return db.changes
+    }
+
     func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int)
         throws -> [ExportedEvent]
     {
@@ -120,58 +146,5 @@ struct SQLEventStore: EventStore {
         if let to { sql += " AND occurred_at < \(to)" }
         sql += " ORDER BY id LIMIT \(Int64(limit))"
         return try db.rows(sql).map(ExportedEvent.init(row:))
-    }
-
-    func variantRevenue(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String:
-        [RevenueSum]]
-    {
-        var revenue: [String: [RevenueSum]] = [:]
-        for row in try db.rows(
-            """
-            SELECT variant, \(json.currency), sum(\(json.price)), count(*) FROM events
-            WHERE app_id = \(appID) AND experiment_id = \(experimentID)\(Self.only(environment)) AND variant IS NOT NULL
-              AND name = 'purchase_completed' AND \(json.isPriced)
-            GROUP BY 1, 2 ORDER BY 1, 2
-            """)
-        {
-            revenue[try row.get(0), default: []].append(
-                RevenueSum(version: 0, currency: try row.get(1), amount: try row.get(2), purchases: try row.get(3)))
-        }
-        return revenue
-    }
-
-    func variantCounts(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String:
-        VariantCounts]
-    {
-        var counts: [String: VariantCounts] = [:]
-        // A conversion counts only for a subscriber who saw that variant (so the rate stays a proportion
-        // even when an open event was lost).
-        for row in try db.rows(
-            """
-            SELECT variant,
-                   sum(CASE WHEN name = 'paywall_open' THEN 1 ELSE 0 END),
-                   count(DISTINCT CASE WHEN name = 'paywall_open' THEN subscriber_id END),
-                   count(DISTINCT CASE WHEN name = 'purchase_completed' AND EXISTS (
-                       SELECT 1 FROM events o WHERE o.app_id = e.app_id AND o.experiment_id = e.experiment_id
-                         AND o.variant = e.variant AND o.subscriber_id = e.subscriber_id AND o.name = 'paywall_open'
-                         AND o.environment = e.environment)
-                       THEN subscriber_id END),
-                   count(DISTINCT subscriber_id),
-                   count(DISTINCT CASE WHEN name = 'purchase_completed' THEN subscriber_id END)
-            FROM events e WHERE app_id = \(appID) AND experiment_id = \(experimentID)\(Self.only(environment))
-            GROUP BY variant
-            """)
-        {
-            guard let variant: String = try row.get(0) else { continue }
-            counts[variant] = VariantCounts(
-                impressions: try row.get(1), subscribers: try row.get(2), converted: try row.get(3),
-                exposed: try row.get(4), exposedConverted: try row.get(5))
-        }
-        return counts
-    }
-
-    /// ` AND environment = …` when the filter keeps one environment; nothing for both.
-    private static func only(_ environment: EnvironmentFilter) -> SQL {
-        environment.only.map { " AND environment = \($0.rawValue)" } ?? ""
     }
 }

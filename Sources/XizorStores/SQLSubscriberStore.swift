@@ -34,12 +34,9 @@ struct SQLSubscriberStore: SubscriberStore {
         return removed
     }
 
-    func deleteEvents(appID: String, subscriberID: String, atMost: Int) throws -> Int {
-        try db.run(
-            """
-            DELETE FROM events WHERE (app_id, id) IN
-              (SELECT app_id, id FROM events WHERE app_id = \(appID) AND subscriber_id = \(subscriberID) LIMIT \(Int64(atMost)))
-            """)
+    func deleteEvents(appID: String, ids: [String]) throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        try db.run("DELETE FROM events WHERE app_id = \(appID) AND id IN (\(SQL.list(ids)))")
         return db.changes
     }
 }

@@ -8,6 +8,7 @@ struct SQLTransaction: StoreTransaction {
     let db: any SQLConnection
     let ingest: any EventIngest
     var events: any EventStore { SQLEventStore(db: db, ingest: ingest) }
+    var rollups: any EventRollupStore { SQLEventRollupStore(db: db) }
     var apps: any AppStore { SQLAppStore(db: db) }
     var paywalls: any PaywallStore { SQLPaywallStore(db: db) }
     var placements: any PlacementStore { SQLPlacementStore(db: db) }

@@ -28,6 +28,18 @@ extension AppRoutes {
         tag: "apps", parameters: [.path("appId", "An app id.")],
         responses: [.empty(204, "Archived.")])
 
+    static let updateApp = OperationDoc(
+        "updateApp", summary: "Set how long an app's raw events are kept",
+        description:
+            "The operator's setting (an admin route: a tenant cannot make its events cost more storage). The retention job deletes older events hourly, in chunks of `events.retentionChunk`; analytics keep their rollups. Recorded as `app.updated`.",
+        tag: "apps", parameters: [.path("appId", "An app id.")],
+        requestBody: APISchemas.ref("UpdateAppRequest"),
+        responses: [
+            .json(200, "The app as it is now.", APISchemas.ref("App")),
+            .problem(404, "`app_not_found`: no such app."),
+            .problem(422, "`eventRetentionDays` is missing, not a whole number or null, or outside 1–36,500."),
+        ])
+
     static let mintRecoveryKey = OperationDoc(
         "mintRecoveryKey", summary: "Mint a full-access secret key for an app (recovery)",
         description:

@@ -25,6 +25,25 @@ struct AppRoutes {
             try services.keys.archiveApp(appID: request.parameter("appId"))
             return HTTPResponse(status: .noContent)
         }
+        routes.admin(.PATCH, "/v1/apps/:appId", Self.updateApp) { request, _ in
+            let body = try request.jsonBody()
+            guard case .object(let members) = body, let value = members["eventRetentionDays"] else {
+                throw ServiceError.badField(
+                    "$.eventRetentionDays", "missing_required_field",
+                    "Send {\"eventRetentionDays\": days} (null: the server's events.retentionDays).")
+            }
+            var days: Int?
+            if value != .null {
+                guard let number = value.intValue else {
+                    throw ServiceError.badField(
+                        "$.eventRetentionDays", "type_mismatch", "eventRetentionDays is a whole number of days or null."
+                    )
+                }
+                days = number
+            }
+            let app = try services.keys.setEventRetention(appID: request.parameter("appId"), days: days)
+            return APIResponse.json(app.json)
+        }
         routes.admin(.POST, "/v1/apps/:appId/keys", Self.mintRecoveryKey) { request, _ in
             let body = try request.jsonBody(allowEmpty: true)
             guard case .object = body else {

@@ -111,8 +111,18 @@ public enum APISchemas {
                 [
                     "id": string, "name": string, "createdAt": millis, "archived": boolean,
                     "archivedAt": nullable("integer"),
+                    "eventRetentionDays": nullable(
+                        "integer", "Days its raw events are kept; null: the server's events.retentionDays."),
                 ],
                 description: "An app as the admin lists it (never its keys)."),
+            "UpdateAppRequest": request(
+                [
+                    "eventRetentionDays": [
+                        "type": ["integer", "null"], "minimum": 1, "maximum": 36_500,
+                        "description":
+                            "Days the app's raw events are kept (deleted hourly, in chunks; analytics keep their rollups); null: the server's events.retentionDays.",
+                    ]
+                ]),
             "AppList": object([
                 "apps": array(ref("App")),
                 "nextCursor": nullable("string", "Pass as `cursor` for the next page; null on the last."),

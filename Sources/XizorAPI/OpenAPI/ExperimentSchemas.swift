@@ -3,6 +3,13 @@ import XizorDomain
 
 /// The component schemas of experiments and their results, analytics, and the SDK's paywall, events and timers.
 extension APISchemas {
+    /// Beside a report: events received that it could not count yet.
+    static let eventsNotCounted: JSONValue = [
+        "type": "integer",
+        "description":
+            "Present when more events than the read adds (20,000) wait to be folded into the rollups (a backfill after an upgrade, or a rollup job behind): they are left out of every figure, and counted in once folded.",
+    ]
+
     static var experimentsAndSDK: [String: JSONValue] {
         [
             "Experiment": object([
@@ -42,6 +49,7 @@ extension APISchemas {
                 "type": "object",
                 "required": [
                     "experimentId", "status", "unit", "confidenceLevel", "variants", "bayesian", "sampleSize",
+                    "estimates",
                 ],
                 "properties": [
                     "experimentId": string, "status": string, "unit": string, "confidenceLevel": ["type": "number"],
@@ -87,6 +95,8 @@ extension APISchemas {
                             ],
                         ],
                     ]),
+                    "estimates": ref("AnalyticsEstimates"),
+                    "eventsNotCounted": eventsNotCounted,
                     "holdout": [
                         "type": ["object", "null"], "required": ["uniqueSubscribers", "conversions"],
                         "properties": ["uniqueSubscribers": integer, "conversions": integer],
@@ -97,9 +107,26 @@ extension APISchemas {
                 "description":
                     "Conversion per variant with 95% confidence intervals and the difference to the control.",
             ],
+            "AnalyticsEstimates": object(
+                [
+                    "fields": [
+                        "type": "array",
+                        "items": ["enum": .array(AnalyticsService.estimatedFields.map(JSONValue.string))],
+                        "description":
+                            "The figures of this answer that are estimates; empty when every figure is exact (always so in experiment results).",
+                    ],
+                    "relativeStandardError": [
+                        "type": ["number", "null"],
+                        "description":
+                            "Their relative standard error (0.0081: HyperLogLog with 2^14 registers); null when nothing is estimated.",
+                    ],
+                ],
+                description:
+                    "Distinct subscribers are counted from rollups of hour and day buckets (docs/analytics.md): exact up to 2,048 subscribers in a bucket, a HyperLogLog estimate past that."
+            ),
             "PaywallAnalytics": object(
                 [
-                    "paywallId": string,
+                    "paywallId": string, "estimates": ref("AnalyticsEstimates"),
                     "versions": array(
                         object(
                             funnelFields.merging([
@@ -114,6 +141,7 @@ extension APISchemas {
                             optional: ["series": array(object(funnelFields.merging(["start": millis]) { a, _ in a }))])),
                 ],
                 optional: [
+                    "eventsNotCounted": eventsNotCounted,
                     "interval": ["enum": ["hour", "day"]],
                     "environment": [
                         "enum": ["production", "sandbox", "all"], "description": "Which events were counted.",

@@ -46,6 +46,14 @@ struct MetricsExposition: Sendable {
             "Analytics requests stopped because a statement ran past analytics.queryTimeLimitMs (503 query_time_limit)."
         )
         out.sample("xizor_analytics_time_limit_total", [], gate.stoppedAtTimeLimit)
+        out.family(
+            "xizor_rollup_events_folded_total", .counter,
+            "Queued events this process folded into the analytics rollups (docs/analytics.md).")
+        out.sample("xizor_rollup_events_folded_total", [], services.rollups.folded)
+        out.family(
+            "xizor_rollup_failures_total", .counter,
+            "Rollup passes that failed (the queue keeps their events; the next pass tries again).")
+        out.sample("xizor_rollup_failures_total", [], services.rollups.failures)
 
         let activity = services.activity
         out.family(

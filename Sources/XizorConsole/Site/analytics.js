@@ -44,6 +44,16 @@ export async function analyticsSection(paywallId) {
       h("tbody", {}, answer.versions.map((v) => h("tr", {},
         h("td", {}, `v${v.version}`), h("td", {}, v.impressions), h("td", {}, v.uniqueSubscribers), h("td", {}, v.purchaseCompleted),
         h("td", {}, v.conversion === null ? "—" : `${(v.conversion * 100).toFixed(1)}%`))))));
+    // Read from rollups: distinct subscribers past 2,048 in a bucket are estimates, and a backlog of
+    // events not folded yet is left out until it is (docs/analytics.md).
+    const estimated = answer.estimates?.fields ?? [];
+    if (estimated.length > 0) {
+      box.append(h("p", { class: "hint" },
+        `Subscribers and conversion are estimates (relative standard error ${(answer.estimates.relativeStandardError * 100).toFixed(2)} %).`));
+    }
+    if (answer.eventsNotCounted) {
+      box.append(h("p", { class: "hint" }, `${answer.eventsNotCounted} recent events are not counted yet; they will be shortly.`));
+    }
     for (const version of answer.versions) {
       const chart = seriesChart(version);
       if (chart) box.append(h("h3", {}, `v${version.version} per day`), chart);

@@ -53,12 +53,15 @@ public struct StoredApp: Sendable {
     public let name: String
     public let createdAt: Int64
     public let archivedAt: Int64?
+    /// How long the app's raw events are kept; nil: the server's `events.retentionDays`.
+    public let eventRetentionDays: Int?
 
     public var json: JSONValue {
         [
             "id": .string(id), "name": .string(name), "createdAt": .number(Int(createdAt)),
             "archived": .bool(archivedAt != nil),
             "archivedAt": archivedAt.map { .number(Int($0)) } ?? .null,
+            "eventRetentionDays": eventRetentionDays.map { .number($0) } ?? .null,
         ]
     }
 
@@ -67,12 +70,14 @@ public struct StoredApp: Sendable {
         id: String,
         name: String,
         createdAt: Int64,
-        archivedAt: Int64?
+        archivedAt: Int64?,
+        eventRetentionDays: Int? = nil
     ) {
         self.id = id
         self.name = name
         self.createdAt = createdAt
         self.archivedAt = archivedAt
+        self.eventRetentionDays = eventRetentionDays
     }
 }
 
@@ -91,6 +96,11 @@ public protocol AppStore {
     func archiveApp(id: String, now: Int64) throws -> Bool
     /// Apps not archived, for loading the serving state.
     func liveAppIDs() throws -> [String]
+    /// Sets how long the app's raw events are kept (nil: the server's default); the app as it is
+    /// now, nil when there is no such app.
+    func setEventRetention(appID: String, days: Int?) throws -> StoredApp?
+    /// Every app, archived ones too, with its own retention (nil: the server's): the retention job's list.
+    func eventRetention() throws -> [(appID: String, days: Int?)]
     func hasApps() throws -> Bool
     /// Holds off every other write that checks one of the app's per-app limits (keys, webhook
     /// endpoints, audiences, rules, asset bytes) until this transaction ends. Such a write counts

@@ -86,6 +86,28 @@ extension KeyService {
         try changes.catchUp()
     }
 
+    /// Sets how long the app's raw events are kept: 1 to 36,500 days, or nil for the server's
+    /// `events.retentionDays`. The operator's call (an admin route): a tenant cannot make its
+    /// events cost more storage than the server allows.
+    public func setEventRetention(appID: String, days: Int?) throws -> StoredApp {
+        if let days, !(1...36_500).contains(days) {
+            throw ServiceError.badField(
+                "$.eventRetentionDays", "number_out_of_range",
+                "Events are kept 1 to 36,500 days (null: the server's default).")
+        }
+        let now = clock.now()
+        return try store.write { tx in
+            guard let app = try tx.apps.setEventRetention(appID: appID, days: days) else {
+                throw ServiceError.notFound("app", appID)
+            }
+            try tx.record(
+                WriteRecord(
+                    appID: appID, action: .appUpdated, targetKind: "app", targetID: appID,
+                    data: ["eventRetentionDays": days.map { .number($0) } ?? .null]), now: now)
+            return app
+        }
+    }
+
     /// The app's keys, revoked ones included, a page at a time in creation order.
     public func listKeys(appID: String, cursor: String? = nil, limit: Int = PageSize.max) throws -> Page<APIKeyInfo> {
         let after = try PageCursor.parse(cursor)

@@ -4,7 +4,7 @@ import PaywallFormat
 /// What a write did, in the vocabulary the audit log and webhooks share (docs/integrations.md).
 /// Webhook event types are the subset in `WebhookEventType`.
 public enum AuditAction: String, Sendable, CaseIterable {
-    case appCreated = "app.created", appArchived = "app.archived"
+    case appCreated = "app.created", appArchived = "app.archived", appUpdated = "app.updated"
     case keyCreated = "key.created", keyRevoked = "key.revoked"
     case paywallCreated = "paywall.created", paywallDraftUpdated = "paywall.draft_updated", paywallRenamed =
         "paywall.renamed"

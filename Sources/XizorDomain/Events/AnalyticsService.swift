@@ -42,22 +42,20 @@ public final class AnalyticsService: Sendable {
         if filter.context.keys.contains(where: { $0.contains("\"") }) {
             throw ServiceError(.badRequest, "invalid_context_key", "A context key cannot contain '\"'.")
         }
-        let (counts, series, revenue, versions, missingContext) = try gate.read(appID: appID) { tx in
+        let (funnel, versions, missingContext) = try gate.read(appID: appID) { tx in
             guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else {
                 throw ServiceError.notFound("paywall", paywallID)
             }
             return (
-                try tx.events.funnel(appID: appID, paywallID: paywallID, filter: filter),
-                try filter.interval.map {
-                    try tx.events.funnelSeries(
-                        appID: appID, paywallID: paywallID, filter: filter, bucketMs: $0.milliseconds)
-                },
-                try tx.events.revenue(appID: appID, paywallID: paywallID, filter: filter),
+                try filter.context.isEmpty
+                    ? RollupReader.funnel(tx, appID: appID, paywallID: paywallID, filter: filter)
+                    : AnalyticsService.scan(tx, appID: appID, paywallID: paywallID, filter: filter),
                 try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted(),
                 filter.context.isEmpty
                     ? nil : try tx.events.countWithoutContextKeys(appID: appID, paywallID: paywallID, filter: filter)
             )
         }
+        let (counts, series, revenue) = (funnel.counts, funnel.series, funnel.revenue)
         var perVersion: [Int: [String: FunnelCount]] = [:]
         for count in counts { perVersion[count.version, default: [:]][count.name] = count }
         var bucketed: [Int: [Int64: [String: FunnelCount]]] = [:]
@@ -96,11 +94,39 @@ public final class AnalyticsService: Sendable {
             "environment": .string(filter.environment.rawValue),
         ]
         if let interval = filter.interval { answer["interval"] = .string(interval.rawValue) }
+        answer["estimates"] = AnalyticsService.estimates(funnel.estimated)
+        if funnel.notCounted > 0 { answer["eventsNotCounted"] = .number(funnel.notCounted) }
         // A context filter cannot count an event sent without that key; the answer says how many
         // the range and placement held, rather than leaving them out without a word.
         if let missingContext { answer["eventsWithoutContext"] = .number(.integer(missingContext)) }
         return answer
     }
+
+    /// A funnel cut by context values: read from the events themselves (the rollups keep no
+    /// context, whose keys are the app's own), under the gate's time limit like every report.
+    static func scan(_ tx: any StoreTransaction, appID: String, paywallID: String, filter: Filter) throws
+        -> RollupReader.Funnel
+    {
+        RollupReader.Funnel(
+            counts: try tx.events.funnel(appID: appID, paywallID: paywallID, filter: filter),
+            series: try filter.interval.map {
+                try tx.events.funnelSeries(
+                    appID: appID, paywallID: paywallID, filter: filter, bucketMs: $0.milliseconds)
+            },
+            revenue: try tx.events.revenue(appID: appID, paywallID: paywallID, filter: filter),
+            estimated: false, notCounted: 0)
+    }
+
+    /// The distinct-subscriber fields, which are estimates once a bucket's sketch passed its exact
+    /// size, and the sketch's relative standard error; no fields when every figure is exact.
+    static func estimates(_ estimated: Bool) -> JSONValue {
+        [
+            "fields": .array(estimated ? estimatedFields.map(JSONValue.string) : []),
+            "relativeStandardError": estimated ? .number(SubscriberSketch.relativeStandardError) : .null,
+        ]
+    }
+
+    public static let estimatedFields = ["uniqueSubscribers", "conversions", "conversion"]
 
     /// The counted fields of one funnel (a version's, or one bucket of its series). `conversion` is
     /// the one definition every answer uses (experiment results' `conversionRate` too): subscribers

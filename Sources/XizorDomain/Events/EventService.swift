@@ -28,17 +28,20 @@ public final class EventService: Sendable {
     /// Concurrent batches share a transaction (one commit, one fsync) and each is answered once
     /// that transaction is durable.
     private let group: GroupCommit
-    private let clock: Clock
+    let clock: Clock
     let activity: ServiceActivity
     private let window: TimeWindow
+    /// How long raw events are kept, and the retention job's chunk.
+    package let retention: EventRetention
     /// Events per subscriber per minute (nil: no limit).
     package let subscriberLimit: SubscriberEventLimit?
 
     public init(
         store: any DataStore, clock: Clock, activity: ServiceActivity = ServiceActivity(),
         window: TimeWindow = TimeWindow(),
-        eventsPerSubscriberPerMinute: Int = 0
+        eventsPerSubscriberPerMinute: Int = 0, retention: EventRetention = EventRetention()
     ) {
+        self.retention = retention
         self.store = store
         group = GroupCommit(store: store)
         self.clock = clock

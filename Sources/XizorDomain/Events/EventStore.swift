@@ -141,13 +141,13 @@ public protocol EventStore {
     /// Events that the filter's time and placement keep but that lack one of its context keys, so
     /// a context-filtered funnel can say how many it left out rather than drop them silently.
     func countWithoutContextKeys(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> Int64
-    /// Counts per variant name of one experiment's events.
-    func variantCounts(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String:
-        VariantCounts]
-    /// Revenue per (variant, currency) of one experiment's `purchase_completed` events with a
-    /// numeric `price` and a `currency` (the `version` of each sum is 0: variants have names).
-    func variantRevenue(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [String:
-        [RevenueSum]]
+    /// The paywalls the app has events of, found by seeking `events_by_hour` once per paywall
+    /// (not by reading the app's events).
+    func paywallsWithEvents(appID: String) throws -> [String]
+    /// Deletes up to `atMost` of the app's events of one paywall (nil: events of none) that occurred
+    /// before the hour starting at `beforeHour` × 1 h; how many went. Bounded by the hour so the
+    /// delete walks `events_by_hour`, and only events wholly before the cutoff's hour are due.
+    func deleteExpired(appID: String, paywallID: String?, beforeHour: Int64, atMost: Int) throws -> Int
     /// Up to `limit` events whose `timestamp` is in [from, to) and whose id sorts after `after`, by
     /// id: the primary key's order, so an export pages through an app's events in one pass over it.
     func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int)

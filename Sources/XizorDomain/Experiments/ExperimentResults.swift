@@ -24,13 +24,13 @@ extension ExperimentService {
                 "The minimum detectable effect is a relative change above 0 and at most 10 (0.1 = 10 %).")
         }
         // One snapshot: the variants and their counts as of the same moment.
-        let (experiment, counts, revenue) = try analyticsGate.read(appID: appID) { tx in
+        let (experiment, rolled) = try analyticsGate.read(appID: appID) { tx in
             (
                 try ExperimentService.load(tx, appID: appID, id: id),
-                try tx.events.variantCounts(appID: appID, experimentID: id, environment: environment),
-                try tx.events.variantRevenue(appID: appID, experimentID: id, environment: environment)
+                try RollupReader.experiment(tx, appID: appID, experimentID: id, environment: environment)
             )
         }
+        let (counts, revenue) = (rolled.counts, rolled.revenue)
         let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
         let controlRate = control.subscribers > 0 ? Double(control.converted) / Double(control.subscribers) : nil
         // Variants nobody has seen yet are left out of the comparison (the prior alone would make an
@@ -88,7 +88,7 @@ extension ExperimentService {
                 : .null
             return .object(object)
         }
-        return [
+        var answer: JSONValue = [
             "experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
             "environment": .string(environment.rawValue),
             "confidenceLevel": 0.95, "variants": .array(variants),
@@ -103,7 +103,12 @@ extension ExperimentService {
                 ? ExperimentService.holdoutRow(
                     counts["holdout"] ?? VariantCounts(), controlRate: controlRate,
                     controlSubscribers: control.subscribers) : .null,
+            // Every count is exact: each arm's subscribers and conversions move once per subscriber
+            // (docs/analytics.md, "Rollups"), never through a sketch.
+            "estimates": AnalyticsService.estimates(false),
         ]
+        if rolled.notCounted > 0 { answer["eventsNotCounted"] = .number(rolled.notCounted) }
+        return answer
     }
 
     /// The holdout's row: its subscribers see no paywall, so they are counted from any event the app

@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// Deletes what is kept only for a while — audit entries past `audit.retentionDays`, finished
-/// webhook deliveries past `webhooks.logRetentionDays` — once at start and every `intervalMs`, on
-/// one thread. A failure is logged and tried again next time; nothing on a request path waits for it.
+/// webhook deliveries past `webhooks.logRetentionDays`, raw events past `events.retentionDays` (or
+/// their app's own, in chunks) — once at start and every `intervalMs`, on one thread. A failure is logged and tried again next time; nothing on a request path waits for it.
 public final class RetentionJobs: Sendable {
     private let services: XizorServices
     private let intervalMs: Int
@@ -40,8 +40,11 @@ public final class RetentionJobs: Sendable {
         do {
             let audit = try services.audit.prune()
             let deliveries = try services.webhooks.pruneLog()
-            if audit + deliveries > 0 {
-                log("retention deleted \(audit) audit entries and \(deliveries) webhook deliveries")
+            let events = try services.events.pruneExpired()
+            if audit + deliveries + events.deleted > 0 {
+                log(
+                    "retention deleted \(audit) audit entries, \(deliveries) webhook deliveries and \(events.deleted) events (in \(events.transactions) transactions)"
+                )
             }
         } catch {
             log("retention failed: \(error)")

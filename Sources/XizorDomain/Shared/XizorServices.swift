@@ -12,6 +12,8 @@ public final class XizorServices: Sendable {
     public let subscribers: SubscriberService
     public let events: EventService
     public let analytics: AnalyticsService
+    /// Folds queued events into the rollups analytics read (`EventRollupJob` runs it).
+    public let rollups: EventRollupService
     /// The bound on reports (funnels, experiment results), shared by both services and `/metrics`.
     public let analyticsGate: AnalyticsGate
     public let timers: TimerService
@@ -49,6 +51,10 @@ public final class XizorServices: Sendable {
         public var auditRetentionDays = 365
         /// What one app's reports may take of the read connections (`analytics.*`).
         public var analytics = AnalyticsGate.Limits()
+        /// How long raw events are kept (`events.retentionDays`, `events.retentionChunk`).
+        public var eventRetention = EventRetention()
+        /// Events per fold of the rollup job (`analytics.rollupBatch`).
+        public var rollupBatch = 5_000
         /// Webhook targets and endpoint counts (`webhooks.*`).
         public var webhooks = WebhookService.Options()
         public init() {}
@@ -69,9 +75,10 @@ public final class XizorServices: Sendable {
         subscribers = SubscriberService(store: store, clock: clock, changes: changes, activity: activity)
         events = EventService(
             store: store, clock: clock, activity: activity, window: limits.eventWindow,
-            eventsPerSubscriberPerMinute: limits.eventsPerSubscriberPerMinute)
+            eventsPerSubscriberPerMinute: limits.eventsPerSubscriberPerMinute, retention: limits.eventRetention)
         analyticsGate = AnalyticsGate(store: store, limits: limits.analytics, readConnections: store.readConnections)
         analytics = AnalyticsService(gate: analyticsGate)
+        rollups = EventRollupService(store: store, batch: limits.rollupBatch)
         timers = TimerService(store: store, clock: clock)
         experiments = ExperimentService(store: store, clock: clock, changes: changes, analyticsGate: analyticsGate)
         assets = AssetService(store: store, clock: clock, location: limits.assetLocation, limits: limits.assets)

@@ -53,6 +53,7 @@ public protocol StoreTransaction {
     var placements: any PlacementStore { get }
     var experiments: any ExperimentStore { get }
     var events: any EventStore { get }
+    var rollups: any EventRollupStore { get }
     var timers: any TimerStore { get }
     var audiences: any AudienceStore { get }
     var subscribers: any SubscriberStore { get }

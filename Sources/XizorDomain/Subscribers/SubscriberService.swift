@@ -141,16 +141,29 @@ public final class SubscriberService: Sendable {
         var events = 0
         while true {
             let chunk = try store.write { tx in
-                try tx.subscribers.deleteEvents(
+                // The rollups lose what they counted of these events (those still queued were never
+                // counted); the fold's lock keeps a pass from counting one while it goes.
+                try tx.rollups.lockFold()
+                let erased = try tx.rollups.events(
                     appID: appID, subscriberID: subscriberID, atMost: SubscriberService.deletionChunk)
+                var counted = EventRollup()
+                for erased in erased where !erased.queued { counted.add(erased.event, spans: RollupSpan.allCases) }
+                try tx.rollups.subtract(appID: appID, counted, subscriberID: subscriberID)
+                let deleted = try tx.subscribers.deleteEvents(appID: appID, ids: erased.map(\.id))
+                guard deleted == erased.count else {
+                    throw StoreInconsistency(detail: "\(erased.count) events read for erasure, \(deleted) deleted")
+                }
+                return deleted
             }
             events += chunk
             if chunk < SubscriberService.deletionChunk { break }
         }
         let now = clock.now()
         let removed = try store.write { tx in
+            try tx.rollups.lockFold()
             var removed = try tx.subscribers.delete(appID: appID, subscriberID: subscriberID)
             removed.events = events
+            _ = try tx.rollups.forget(appID: appID, subscriberID: subscriberID)
             // A deletion that found nothing changed nothing, and is not a write to record (the
             // answer's zero counts tell the caller so).
             if removed.attributes + removed.timers + removed.events > 0 {

@@ -41,7 +41,8 @@ public protocol SubscriberStore {
     /// The subscriber's attributes and timers (a data-subject request; `events` is 0: its events go
     /// in chunks, `deleteEvents`).
     func delete(appID: String, subscriberID: String) throws -> SubscriberDeletion
-    /// Up to `atMost` of the subscriber's events; how many went. A subscriber's events may be
-    /// hundreds of thousands: one transaction each chunk keeps the writer free for everyone else.
-    func deleteEvents(appID: String, subscriberID: String, atMost: Int) throws -> Int
+    /// The app's events with these ids (a chunk of one subscriber's, `EventRollupStore.events`); how
+    /// many went. A subscriber's events may be hundreds of thousands: one transaction each chunk
+    /// keeps the writer free for everyone else.
+    func deleteEvents(appID: String, ids: [String]) throws -> Int
 }

@@ -1,0 +1,260 @@
+/// What the rollups read of one event (docs/analytics.md, "Rollups").
+public struct RollupEvent: Sendable {
+    public let name: String
+    public let occurredAt: Int64
+    public let placement: String?
+    public let paywallID: String?
+    public let version: Int?
+    public let subscriberID: String?
+    public let experimentID: String?
+    public let variant: String?
+    public let environment: DataEnvironment
+    /// A `purchase_completed` that reported a numeric `price` and a string `currency`; nil otherwise.
+    public let revenue: Revenue?
+
+    public struct Revenue: Sendable {
+        public let currency: String
+        public let amount: Double
+        public init(currency: String, amount: Double) {
+            self.currency = currency
+            self.amount = amount
+        }
+    }
+
+    public init(
+        name: String, occurredAt: Int64, placement: String?, paywallID: String?, version: Int?, subscriberID: String?,
+        experimentID: String?, variant: String?, environment: DataEnvironment, revenue: Revenue?
+    ) {
+        self.name = name
+        self.occurredAt = occurredAt
+        self.placement = placement
+        self.paywallID = paywallID
+        self.version = version
+        self.subscriberID = subscriberID
+        self.experimentID = experimentID
+        self.variant = variant
+        self.environment = environment
+        self.revenue = revenue
+    }
+}
+
+/// The length of a rollup bucket: UTC hours and UTC days.
+public enum RollupSpan: Int64, Sendable, CaseIterable {
+    case hour = 3_600_000
+    case day = 86_400_000
+
+    public var milliseconds: Int64 { rawValue }
+
+    /// The start of the bucket holding `time` (times are never negative).
+    public func start(of time: Int64) -> Int64 { time - time % rawValue }
+}
+
+/// One funnel rollup row's key: a bucket of one paywall version's events of one name.
+public struct FunnelCellKey: Hashable, Sendable {
+    public let paywallID: String
+    public let version: Int
+    /// "" for events sent without a placement.
+    public let placement: String
+    public let environment: DataEnvironment
+    public let name: String
+    public let span: RollupSpan
+    public let bucket: Int64
+
+    public init(
+        paywallID: String, version: Int, placement: String, environment: DataEnvironment, name: String,
+        span: RollupSpan, bucket: Int64
+    ) {
+        self.paywallID = paywallID
+        self.version = version
+        self.placement = placement
+        self.environment = environment
+        self.name = name
+        self.span = span
+        self.bucket = bucket
+    }
+}
+
+/// A bucket's count of events and, for the names whose distinct subscribers are answered, their sketch.
+public struct FunnelCell: Sendable {
+    public var events: Int64
+    public var subscribers: SubscriberSketch?
+
+    public init(events: Int64 = 0, subscribers: SubscriberSketch? = nil) {
+        self.events = events
+        self.subscribers = subscribers
+    }
+
+    public mutating func merge(_ other: FunnelCell) {
+        events += other.events
+        if let theirs = other.subscribers {
+            if subscribers == nil { subscribers = theirs } else { subscribers?.merge(theirs) }
+        }
+    }
+}
+
+/// One revenue rollup row's key: a bucket of one paywall version's priced purchases in one currency.
+public struct RevenueCellKey: Hashable, Sendable {
+    public let paywallID: String
+    public let version: Int
+    public let placement: String
+    public let environment: DataEnvironment
+    public let currency: String
+    public let span: RollupSpan
+    public let bucket: Int64
+
+    public init(
+        paywallID: String, version: Int, placement: String, environment: DataEnvironment, currency: String,
+        span: RollupSpan, bucket: Int64
+    ) {
+        self.paywallID = paywallID
+        self.version = version
+        self.placement = placement
+        self.environment = environment
+        self.currency = currency
+        self.span = span
+        self.bucket = bucket
+    }
+}
+
+/// Revenue in one currency and the purchases that brought it.
+public struct RevenueCell: Sendable, Equatable {
+    public var amount: Double
+    public var purchases: Int64
+
+    public init(amount: Double = 0, purchases: Int64 = 0) {
+        self.amount = amount
+        self.purchases = purchases
+    }
+
+    public mutating func merge(_ other: RevenueCell) {
+        amount += other.amount
+        purchases += other.purchases
+    }
+}
+
+/// One variant of an experiment in one environment: the unit experiment results count by.
+public struct ExperimentArm: Hashable, Sendable {
+    public let experimentID: String
+    public let variant: String
+    public let environment: DataEnvironment
+
+    public init(experimentID: String, variant: String, environment: DataEnvironment) {
+        self.experimentID = experimentID
+        self.variant = variant
+        self.environment = environment
+    }
+}
+
+/// A subscriber of one arm.
+public struct ExperimentMember: Hashable, Sendable {
+    public let arm: ExperimentArm
+    public let subscriberID: String
+
+    public init(arm: ExperimentArm, subscriberID: String) {
+        self.arm = arm
+        self.subscriberID = subscriberID
+    }
+}
+
+/// What a member of an arm has done: a state that only grows (bits are only ever added), so its
+/// counts move once per subscriber however many events repeat it and in whatever order they arrive.
+public struct MemberProgress: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) {
+        precondition(rawValue <= 3, "a member's progress has two bits")
+        self.rawValue = rawValue
+    }
+
+    /// Saw the variant's paywall (`paywall_open`).
+    public static let opened = MemberProgress(rawValue: 1)
+    /// Completed a purchase (`purchase_completed`).
+    public static let purchased = MemberProgress(rawValue: 2)
+}
+
+/// The rollups' share of a set of events, before it is stored (the job's fold) or merged into what
+/// is (a read adding the events the job has not folded yet, or the raw minutes at a range's edges).
+/// One definition of what each event adds, whichever of the three it serves.
+public struct EventRollup: Sendable {
+    /// The event names whose distinct subscribers a funnel answers (`uniqueSubscribers` and `conversions`).
+    public static let sketchedNames: Set<String> = ["paywall_open", "purchase_completed"]
+
+    public var funnel: [FunnelCellKey: FunnelCell] = [:]
+    public var revenue: [RevenueCellKey: RevenueCell] = [:]
+    public var impressions: [ExperimentArm: Int64] = [:]
+    public var experimentRevenue: [ExperimentArm: [String: RevenueCell]] = [:]
+    /// What each member's events of this set show (to be merged over what is stored).
+    public var progress: [ExperimentMember: MemberProgress] = [:]
+
+    public init() {}
+
+    /// Counts `event` into a bucket of each of `spans`.
+    public mutating func add(_ event: RollupEvent, spans: [RollupSpan]) {
+        if let paywallID = event.paywallID, let version = event.version {
+            let placement = event.placement ?? ""
+            let sketched = Self.sketchedNames.contains(event.name)
+            for span in spans {
+                let bucket = span.start(of: event.occurredAt)
+                let key = FunnelCellKey(
+                    paywallID: paywallID, version: version, placement: placement, environment: event.environment,
+                    name: event.name, span: span, bucket: bucket)
+                var cell = funnel[key] ?? FunnelCell(subscribers: sketched ? SubscriberSketch() : nil)
+                funnel[key] = nil  // one reference while the sketch changes
+                cell.events += 1
+                if sketched, let subscriber = event.subscriberID { cell.subscribers?.insert(subscriber) }
+                funnel[key] = cell
+                if let priced = event.revenue {
+                    let key = RevenueCellKey(
+                        paywallID: paywallID, version: version, placement: placement, environment: event.environment,
+                        currency: priced.currency, span: span, bucket: bucket)
+                    revenue[key, default: RevenueCell()].merge(RevenueCell(amount: priced.amount, purchases: 1))
+                }
+            }
+        }
+        if let experimentID = event.experimentID, let variant = event.variant {
+            let arm = ExperimentArm(experimentID: experimentID, variant: variant, environment: event.environment)
+            if event.name == "paywall_open" { impressions[arm, default: 0] += 1 }
+            if let revenue = event.revenue {
+                experimentRevenue[arm, default: [:]][revenue.currency, default: RevenueCell()].merge(
+                    RevenueCell(amount: revenue.amount, purchases: 1))
+            }
+            if let subscriber = event.subscriberID {
+                let member = ExperimentMember(arm: arm, subscriberID: subscriber)
+                var progress = self.progress[member] ?? []
+                if event.name == "paywall_open" { progress.insert(.opened) }
+                if event.name == "purchase_completed" { progress.insert(.purchased) }
+                self.progress[member] = progress
+            }
+        }
+    }
+
+    /// How each arm's counts change when this set's progress is merged over `stored` (a member
+    /// absent from it was not exposed yet): a subscriber counts once as exposed, once as having seen
+    /// the paywall, once as converted (seen and bought, in either order), however many events say so.
+    public func armCounts(over stored: [ExperimentMember: MemberProgress]) -> [ExperimentArm: VariantCounts] {
+        var counts: [ExperimentArm: VariantCounts] = [:]
+        for (arm, impressions) in impressions { counts[arm, default: VariantCounts()].impressions += Int(impressions) }
+        for (member, progress) in progress {
+            let before = stored[member]
+            let after = (before ?? []).union(progress)
+            let was = before ?? []
+            var change = counts[member.arm] ?? VariantCounts()
+            if before == nil { change.exposed += 1 }
+            if !was.contains(.opened) && after.contains(.opened) { change.subscribers += 1 }
+            if !was.contains(.purchased) && after.contains(.purchased) { change.exposedConverted += 1 }
+            let both: MemberProgress = [.opened, .purchased]
+            if !was.isSuperset(of: both) && after.isSuperset(of: both) { change.converted += 1 }
+            counts[member.arm] = change
+        }
+        return counts
+    }
+}
+
+extension VariantCounts {
+    public mutating func add(_ other: VariantCounts) {
+        impressions += other.impressions
+        subscribers += other.subscribers
+        converted += other.converted
+        exposed += other.exposed
+        exposedConverted += other.exposedConverted
+    }
+}

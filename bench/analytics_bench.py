@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Analytics at any size (issue 42; run by bench/analytics.bench.sh).
+
+  analytics_bench.py BIN OUT DRIVER EVENTS [PG_URL]
+
+One app (two paywalls of two versions each, a running experiment over both, 30 days, EVENTS/10
+subscribers) is created through the API; EVENTS events are then loaded straight into the server's
+own schema in time order (SQLite: one connection, 100,000 rows per transaction; PostgreSQL: COPY),
+as an upgrade from a database without rollups would find them: every event queued. The server is
+started and the rollup job backfills the rollups; then each report is timed (p50 and p99 of 100,
+one client), and GET /v1/paywalls while 20 clients loop on experiment results. Prints one JSON line
+per figure and a markdown table."""
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import requests
+
+BIN, OUT, DRIVER, EVENTS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+PG_URL = sys.argv[5] if len(sys.argv) > 5 else None
+ADMIN = "xa_bench_admin_token_0123456789abcdef"
+DAY = 86_400_000
+NOW = int(time.time() * 1000)
+START = NOW - 30 * DAY
+DATA = os.path.join(OUT, "data")
+rows = []
+
+
+def emit(**figure):
+    figure.update(driver=DRIVER, events=EVENTS)
+    print(json.dumps(figure), flush=True)
+    rows.append(figure)
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def env():
+    e = dict(os.environ, XIZOR_LOG_LEVEL="warning", XIZOR_ACCESS_LOG="false", XIZOR_ADMIN_TOKEN=ADMIN)
+    if DRIVER == "postgres":
+        e.update(XIZOR_STORAGE_DRIVER="postgres", XIZOR_STORAGE_POSTGRES_URL=PG_URL)
+    return e
+
+
+def serve():
+    out = open(os.path.join(OUT, "serve.out"), "w")
+    process = subprocess.Popen([BIN, "serve", "--port", "0", "--data-dir", DATA], env=env(), stdout=out,
+                               stderr=open(os.path.join(OUT, "serve.err"), "a"))
+    for _ in range(600):
+        try:
+            line = open(os.path.join(OUT, "serve.out")).readline()
+            if line:
+                return process, "http://127.0.0.1:%d" % json.loads(line)["port"]
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.1)
+    raise SystemExit("the server did not start")
+
+
+def stop(process):
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=120)
+
+
+def sql(statement):
+    """One value from the server's database."""
+    if DRIVER == "sqlite":
+        db = sqlite3.connect(os.path.join(DATA, "xizor.sqlite"), timeout=60)
+        try:
+            return db.execute(statement).fetchone()[0]
+        finally:
+            db.close()
+    return subprocess.run(["psql", PG_URL, "-Atqc", statement], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def setup(base):
+    admin = requests.Session()
+    admin.headers["Authorization"] = f"Bearer {ADMIN}"
+    app = admin.post(base + "/v1/apps", json={"name": "Analytics bench"}).json()
+    s = requests.Session()
+    s.headers["Authorization"] = f"Bearer {app['secretKey']}"
+    paywalls = []
+    for template in ("clean", "bold"):
+        pw = s.post(base + "/v1/paywalls", json={"template": template}).json()["id"]
+        for note in ("one", "two"):
+            r = s.post(base + f"/v1/paywalls/{pw}/publish", json={"note": note, "force": True})
+            assert r.status_code in (200, 201), r.text
+        paywalls.append(pw)
+    r = s.post(base + "/v1/experiments", json={"name": "Bench", "variants": [
+        {"paywallId": paywalls[0], "weight": 50}, {"paywallId": paywalls[1], "weight": 50, "name": "b"}]})
+    assert r.status_code == 201, r.text
+    experiment = r.json()["id"]
+    assert s.put(base + "/v1/placements/onboarding", json={"experimentId": experiment}).status_code == 200
+    assert s.post(base + f"/v1/experiments/{experiment}/start").status_code == 200
+    return app["appId"], app["secretKey"], paywalls, experiment
+
+
+NAMES = ["paywall_open"] * 50 + ["paywall_close"] * 25 + ["purchase_started"] * 10 + \
+        ["purchase_completed"] * 5 + ["purchase_failed"] * 5 + ["purchase_cancelled"] * 3 + ["restore_completed"] * 2
+
+
+def generate(app, paywalls, experiment):
+    """EVENTS rows in time order: (app_id, id, name, occurred_at, received_at, placement, paywall_id,
+    version, subscriber_id, context, properties, experiment_id, variant, environment)."""
+    rng = random.Random(42)
+    subscribers = max(EVENTS // 10, 1)
+    step = 30 * DAY / EVENTS
+    for i in range(EVENTS):
+        t = START + int(i * step)
+        name = rng.choice(NAMES)
+        onboarding = rng.random() < 0.7
+        paywall = rng.randrange(2)
+        properties = '{"price":9.99,"currency":"USD"}' if name == "purchase_completed" else None
+        yield (app, "e%d" % i, name, t, t + 1000, "onboarding" if onboarding else "upsell", paywalls[paywall],
+               1 + rng.randrange(2), "s%d" % rng.randrange(subscribers), None, properties,
+               experiment if onboarding else None, ("control" if paywall == 0 else "b") if onboarding else None,
+               "sandbox" if rng.random() < 0.05 else "production")
+
+
+COLUMNS = ("app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id, context, "
+           "properties, experiment_id, variant, environment")
+
+
+def load(app, paywalls, experiment):
+    started = time.time()
+    if DRIVER == "sqlite":
+        db = sqlite3.connect(os.path.join(DATA, "xizor.sqlite"), timeout=60)
+        db.execute("PRAGMA synchronous = NORMAL")
+        batch = []
+        for row in generate(app, paywalls, experiment):
+            batch.append(row)
+            if len(batch) == 100_000:
+                db.executemany(f"INSERT INTO events ({COLUMNS}) VALUES ({', '.join('?' * 14)})", batch)
+                db.commit()
+                batch = []
+        if batch:
+            db.executemany(f"INSERT INTO events ({COLUMNS}) VALUES ({', '.join('?' * 14)})", batch)
+            db.commit()
+        db.close()
+    else:
+        copy = subprocess.Popen(["psql", PG_URL, "-qc", f"\\copy events ({COLUMNS}) FROM STDIN WITH (FORMAT text)"],
+                                stdin=subprocess.PIPE, text=True)
+
+        def text(value):
+            return "\\N" if value is None else str(value)
+        chunk = []
+        for row in generate(app, paywalls, experiment):
+            chunk.append("\t".join(text(v) for v in row))
+            if len(chunk) == 50_000:
+                copy.stdin.write("\n".join(chunk) + "\n")
+                chunk = []
+        if chunk:
+            copy.stdin.write("\n".join(chunk) + "\n")
+        copy.stdin.close()
+        assert copy.wait() == 0
+    return time.time() - started
+
+
+def timed(session, url, n=100, **params):
+    for _ in range(3):
+        session.get(url, params=params)
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        r = session.get(url, params=params)
+        times.append((time.perf_counter() - t) * 1000)
+        assert r.status_code == 200, r.text
+    return times
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    process, base = serve()
+    app, secret, paywalls, experiment = setup(base)
+    stop(process)
+
+    loading = load(app, paywalls, experiment)
+    emit(figure="load", seconds=round(loading, 1), per_second=round(EVENTS / loading))
+    process, base = serve()
+    try:
+        started = time.time()
+        while int(sql("SELECT count(*) FROM event_rollup_queue")) > 0:
+            time.sleep(1)
+        folding = time.time() - started
+        emit(figure="backfill", seconds=round(folding, 1), per_second=round(EVENTS / max(folding, 0.001)))
+
+        s = requests.Session()
+        s.headers["Authorization"] = f"Bearer {secret}"
+        funnel = base + f"/v1/paywalls/{paywalls[0]}/analytics"
+        results = base + f"/v1/experiments/{experiment}/results"
+        cases = [
+            ("funnel", funnel, {}),
+            ("funnel, last 7 days", funnel, {"from": NOW - 7 * DAY - 1234, "to": NOW}),
+            ("funnel, environment=all", funnel, {"environment": "all"}),
+            ("funnel, interval=day", funnel, {"interval": "day"}),
+            ("experiment results", results, {}),
+        ]
+        answer = s.get(funnel).json()
+        assert "eventsNotCounted" not in answer, answer
+        emit(figure="estimates", fields=answer["estimates"]["fields"])
+        for label, url, params in cases:
+            times = timed(s, url, **params)
+            emit(figure=label, p50_ms=round(pct(times, 50), 1), p99_ms=round(pct(times, 99), 1))
+
+        stop_flag = threading.Event()
+        answered = {"200": 0, "429": 0, "503": 0, "other": 0}
+        lock = threading.Lock()
+
+        def loop():
+            c = requests.Session()
+            c.headers["Authorization"] = f"Bearer {secret}"
+            while not stop_flag.is_set():
+                status = str(c.get(results).status_code)
+                with lock:
+                    answered[status if status in answered else "other"] += 1
+        threads = [threading.Thread(target=loop) for _ in range(20)]
+        for t in threads:
+            t.start()
+        time.sleep(1)
+        times = timed(s, base + "/v1/paywalls", n=300)
+        stop_flag.set()
+        for t in threads:
+            t.join()
+        emit(figure="GET /v1/paywalls beside 20 results clients", p50_ms=round(pct(times, 50), 1),
+             p99_ms=round(pct(times, 99), 1), results_answered=answered)
+    finally:
+        stop(process)
+    print()
+    print(f"| {DRIVER}, {EVENTS:,} events | p50 | p99 |")
+    print("| --- | ---: | ---: |")
+    for row in rows:
+        if "p50_ms" in row:
+            print(f"| {row['figure']} | {row['p50_ms']} ms | {row['p99_ms']} ms |")
+        elif "seconds" in row:
+            print(f"| {row['figure']} | {row['seconds']} s | {row['per_second']:,}/s |")
+
+
+main()
