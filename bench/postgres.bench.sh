@@ -22,7 +22,7 @@ PG_URL="$XIZOR_TEST_POSTGRES_URL dbname=xizor_bench"
 
 # The same demo app on each store; SQLite's server first. The per-key events limit (500 requests/s)
 # is off: this measures what the stores sustain, not the limiter.
-export XIZOR_RATE_LIMITS_EVENTS_PER_SECOND=0
+export XIZOR_RATE_LIMITS_EVENTS_PER_SECOND=0 XIZOR_RATE_LIMITS_EVENTS_PER_SUBSCRIBER_PER_MINUTE=0
 start_demo_server "$BIN" "$OUT/sqlite"; PIDS+=("$OURS_PID")
 S_PID=$OURS_PID S_URL=$URL S_AUTH=$AUTH S_PORT=$PORT S_SECRET=$(sed -E 's/.*"secretKey":"([^"]+)".*/\1/' "$OUT/sqlite/demo.json")
 export XIZOR_STORAGE_DRIVER=postgres XIZOR_STORAGE_POSTGRES_URL="$PG_URL"

@@ -2,13 +2,13 @@ import PostgresStorage
 import Storage
 import XizorDomain
 
-/// Writes one chunk of events (a shape of `EventInsertChunks`) and answers how many were new. The
-/// one part of the events' store kept per database: it runs for every event ingested, inside the
-/// writer's transaction, so each database gets its fastest statement (SQLite binds by type into a
-/// cached statement, without the boxed `SQL` values; PostgreSQL casts the JSON columns to `jsonb`).
-/// Both answer a retried event (same app, same id) with nothing new.
+/// Writes a batch of events and answers how many were new. The one part of the events' store kept
+/// per database: it runs for every event ingested, inside the writer's transaction, so each
+/// database gets its fastest statement (SQLite binds by type into cached multi-row inserts, without
+/// the boxed `SQL` values; PostgreSQL sends one array per column to one `unnest` insert). Both
+/// answer a retried event (same app, same id) with nothing new.
 protocol EventIngest {
-    func insert(appID: String, _ chunk: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int
+    func insert(appID: String, _ events: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int
 }
 
 /// The columns of an event row, in the order both ingests bind them.
@@ -21,7 +21,19 @@ private let columnCount = 14
 struct SQLiteEventIngest: EventIngest {
     let db: Database
 
-    func insert(appID: String, _ chunk: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {
+    /// In chunks of `EventInsertChunks`: seven cached statement shapes, whatever the batch sizes.
+    func insert(appID: String, _ events: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {
+        var inserted = 0
+        for range in EventInsertChunks.ranges(count: events.count) {
+            let start = events.startIndex
+            inserted += try insert(
+                appID: appID, chunk: events[(start + range.lowerBound)..<(start + range.upperBound)],
+                receivedAt: receivedAt)
+        }
+        return inserted
+    }
+
+    private func insert(appID: String, chunk: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {
         guard let sql = Self.insertSQL[chunk.count] else {
             preconditionFailure(
                 "EventInsertChunks cuts batches into \(EventInsertChunks.shapes) rows, not \(chunk.count)")
@@ -71,26 +83,77 @@ struct SQLiteEventIngest: EventIngest {
         })
 }
 
+/// One statement for any batch: each column goes as one array parameter, `unnest` turns them back
+/// into rows. Against the multi-row `VALUES` it replaces (14 parameters per row, in up to seven
+/// statement shapes per batch) PostgreSQL binds 14 parameters a batch and plans one statement
+/// (docs/benchmarks.md, "PostgreSQL beside SQLite").
 struct PostgresEventIngest: EventIngest {
     let db: PGConnection
 
-    func insert(appID: String, _ chunk: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {
-        let values = (0..<chunk.count).map { r in
-            let n = r * columnCount
-            return
-                "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4), $\(n + 5), $\(n + 6), $\(n + 7), $\(n + 8), $\(n + 9), $\(n + 10)::jsonb, $\(n + 11)::jsonb, $\(n + 12), $\(n + 13), $\(n + 14))"
-        }.joined(separator: ", ")
-        var bindings: [any SQLBindable] = []
-        bindings.reserveCapacity(chunk.count * columnCount)
-        for event in chunk {
-            bindings += [
-                appID, event.id, event.name, event.occurredAt, receivedAt, event.placement, event.paywallID,
-                event.version, event.subscriberID, event.context, event.properties, event.experimentID, event.variant,
-                event.environment.rawValue,
-            ]
+    private static let sql = """
+        INSERT INTO events (\(eventColumns))
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[],
+                             $8::bigint[], $9::text[], $10::jsonb[], $11::jsonb[], $12::text[], $13::text[], $14::text[])
+        ON CONFLICT (app_id, id) DO NOTHING
+        """
+
+    func insert(appID: String, _ events: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {
+        guard !events.isEmpty else { return 0 }
+        var columns = (0..<columnCount).map { _ in PGArrayLiteral() }
+        for event in events {
+            columns[0].append(appID)
+            columns[1].append(event.id)
+            columns[2].append(event.name)
+            columns[3].append(event.occurredAt)
+            columns[4].append(receivedAt)
+            columns[5].append(event.placement)
+            columns[6].append(event.paywallID)
+            columns[7].append(event.version.map(Int64.init))
+            columns[8].append(event.subscriberID)
+            columns[9].append(event.context)
+            columns[10].append(event.properties)
+            columns[11].append(event.experimentID)
+            columns[12].append(event.variant)
+            columns[13].append(event.environment.rawValue)
         }
-        try db.execute(
-            "INSERT INTO events (\(eventColumns)) VALUES \(values) ON CONFLICT (app_id, id) DO NOTHING", bindings)
+        try db.execute(Self.sql, columns.map(\.literal))
         return db.changes
     }
+}
+
+/// A one-dimensional array in PostgreSQL's text input form: `{"a","b\"c",NULL,12}`. Text elements
+/// are always quoted (so `NULL`, braces and commas inside stay text), with `"` and `\` escaped.
+struct PGArrayLiteral {
+    private(set) var text = "{"
+    private var empty = true
+
+    private mutating func separate() {
+        if empty { empty = false } else { text.append(",") }
+    }
+
+    mutating func append(_ value: String?) {
+        separate()
+        guard let value else {
+            text.append("NULL")
+            return
+        }
+        text.append("\"")
+        if value.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C }) {
+            for character in value.unicodeScalars {
+                if character == "\"" || character == "\\" { text.unicodeScalars.append("\\") }
+                text.unicodeScalars.append(character)
+            }
+        } else {
+            text.append(value)
+        }
+        text.append("\"")
+    }
+
+    mutating func append(_ value: Int64?) {
+        separate()
+        text.append(value.map(String.init) ?? "NULL")
+    }
+
+    /// The literal, closed.
+    var literal: String { text + "}" }
 }

@@ -10,11 +10,7 @@ struct SQLEventStore: EventStore {
     private var json: EventJSON { EventJSON(dialect: db.dialect) }
 
     func insert(appID: String, _ events: [StoredEvent], receivedAt: Int64) throws -> Int {
-        var inserted = 0
-        for range in EventInsertChunks.ranges(count: events.count) {
-            inserted += try ingest.insert(appID: appID, events[range], receivedAt: receivedAt)
-        }
-        return inserted
+        try ingest.insert(appID: appID, events[...], receivedAt: receivedAt)
     }
 
     func funnel(appID: String, paywallID: String, filter: AnalyticsService.Filter) throws -> [FunnelCount] {
