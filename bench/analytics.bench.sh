@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Analytics at any size (issue 42): one app's events loaded straight into the server's schema (5 M
-# on SQLite and PostgreSQL, and 50 M on both with ANALYTICS_LARGE=1: about an hour), the rollups
+# on SQLite and PostgreSQL, and 50 M on both with ANALYTICS_LARGE=1: hours on a 2-core VM), the rollups
 # backfilled by the server's own job, then each report timed, and the dashboard's GET /v1/paywalls
 # while 20 clients loop on experiment results (bench/analytics_bench.py). A throwaway PostgreSQL
 # cluster with fsync on (Tests/postgres/with-cluster.sh).

@@ -142,7 +142,17 @@ public final class PGConnection {
                     values.append(.null)
                     continue
                 }
-                let text = String(cString: PQgetvalue(result, r, c))
+                guard let pointer = PQgetvalue(result, r, c) else { throw PGError.misuse("a value without text") }
+                if types[Int(c)] == 17 {
+                    // bytea straight from libpq's buffer: a sketch is 32 KiB of hex, not worth a String.
+                    let length = Int(PQgetlength(result, r, c))
+                    let bytes = UnsafeRawBufferPointer(start: pointer, count: length).bindMemory(to: UInt8.self)
+                    guard length >= 2, bytes[0] == 0x5C, bytes[1] == 0x78, let decoded = Hex.decode(bytes.dropFirst(2))
+                    else { throw PGError(sqlState: "22P02", message: "bytea not in hex format") }
+                    values.append(.blob(decoded))
+                    continue
+                }
+                let text = String(cString: pointer)
                 values.append(try PGConnection.value(text, type: types[Int(c)]))
             }
             rows.append(Row(columns: columns, values: values))
@@ -207,24 +217,35 @@ enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Each byte's value as a hex digit, 0xFF when it is none.
+    private static let nibbles: [UInt8] = (0...255).map { c -> UInt8 in
+        switch UInt8(c) {
+        case 0x30...0x39: UInt8(c) - 0x30
+        case 0x61...0x66: UInt8(c) - 0x61 + 10
+        case 0x41...0x46: UInt8(c) - 0x41 + 10
+        default: 0xFF
+        }
+    }
+
     static func decode<S: Collection>(_ text: S) -> [UInt8]? where S.Element == UInt8 {
         guard text.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x61...0x66: c - 0x61 + 10
-            case 0x41...0x46: c - 0x41 + 10
-            default: nil
+        var out = [UInt8](repeating: 0, count: text.count / 2)
+        var index = 0
+        var iterator = text.makeIterator()
+        var valid = true
+        nibbles.withUnsafeBufferPointer { table in
+            while let high = iterator.next(), let low = iterator.next() {
+                let h = table[Int(high)]
+                let l = table[Int(low)]
+                if h | l > 0x0F {
+                    valid = false
+                    return
+                }
+                out[index] = h << 4 | l
+                index += 1
             }
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count / 2)
-        var iterator = text.makeIterator()
-        while let high = iterator.next(), let low = iterator.next() {
-            guard let h = nibble(high), let l = nibble(low) else { return nil }
-            out.append(h << 4 | l)
-        }
-        return out
+        return valid ? out : nil
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Storage
 import Synchronization
 import Testing
@@ -75,6 +76,30 @@ import Testing
         held.releaseAll()
         #expect(try gate.read(appID: "a") { _ in 1 } == 1)
         #expect(try gate.read(appID: "c") { _ in 2 } == 2)
+    }
+
+    /// A report is CPU (read from rollups, then posteriors and sketches): it runs on a thread of its
+    /// own at a lower priority, so the dashboard's and the SDK's requests come first on a busy
+    /// machine; the caller's thread keeps its priority, and what the report throws comes back.
+    @Test(arguments: Driver.allCases)
+    func aReportRunsAtALowerPriorityOnAThreadOfItsOwn(driver: Driver) throws {
+        let test = try TestServices("analytics-nice", driver: driver)
+        defer { test.remove() }
+        let gate = test.services.analyticsGate
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        let before = getpriority(which, 0)
+        let inside = try gate.report(appID: "a") { report in
+            (getpriority(which, 0), try report.read { tx in try tx.apps.apps(after: .start, limit: 1).count })
+        }
+        #expect(inside.0 == AnalyticsGate.reportNice && inside.0 > before)
+        #expect(inside.1 == 0)
+        #expect(getpriority(which, 0) == before)
+        let thrown = #expect(throws: ServiceError.self) {
+            try gate.report(appID: "a") { _ in throw ServiceError.notFound("paywall", "pw_none") }
+        }
+        #expect(thrown?.status == 404)
+        // The slot came back both times.
+        #expect(try gate.read(appID: "a") { _ in 1 } == 1 && gate.read(appID: "a") { _ in 2 } == 2)
     }
 
     @Test func theProcessBoundIsBelowTheReadConnectionsWhateverIsConfigured() throws {

@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import Synchronization
 
 /// What one tenant's reports may cost everyone else. A report (a paywall's funnel, an experiment's
@@ -9,7 +11,10 @@ import Synchronization
 /// - if the process runs fewer than `concurrent` (else 503 `analytics_busy`: kept below the read
 ///   connections, so the dashboard's and the SDK's reads always find one free),
 /// never queueing (a handler thread does not wait for a slot), and stops each of its statements
-/// after `queryTimeLimitMs` (`DataStore.read(timeLimit:)`).
+/// after `queryTimeLimitMs` (`DataStore.read(timeLimit:)`). An admitted report runs on a thread of
+/// its own at a lower CPU priority (`reportNice`): read from rollups a report is milliseconds of CPU,
+/// not I/O, and a few dashboards reloading results pages would otherwise take every core from the
+/// SDK and the dashboard's other requests, which now always run first.
 public final class AnalyticsGate: Sendable {
     public struct Limits: Sendable, Equatable {
         /// Reports running at once, all apps together (`analytics.maxConcurrent`).
@@ -39,8 +44,42 @@ public final class AnalyticsGate: Sendable {
         self.store = store
     }
 
+    /// The nice value reports run at (Linux: 0 is the default, 19 the lowest priority): under
+    /// contention a report gets about a tenth of the CPU a request at 0 gets.
+    static let reportNice: Int32 = 10
+
     /// Runs `body` in one bounded read for `appID`, or refuses at once.
     public func read<T>(appID: String, _ body: (any StoreTransaction) throws -> T) throws -> T {
+        try report(appID: appID) { report in try report.read(body) }
+    }
+
+    /// Admits a report of `appID` or refuses at once (429 past its share, 503 past the process's
+    /// bound), then runs `body` — its reads and its arithmetic — on a thread of its own at
+    /// `reportNice`, and answers what it answered. The caller's thread waits.
+    public func report<T>(appID: String, _ body: (Report) throws -> T) throws -> T {
+        try admit(appID: appID)
+        defer { release(appID: appID) }
+        let report = Report(gate: self)
+        return try withoutActuallyEscaping(body) { body in
+            try LowPriority.run(nice: Self.reportNice) { try body(report) }
+        }
+    }
+
+    /// What an admitted report may do: read, each statement under the gate's time limit.
+    public struct Report {
+        let gate: AnalyticsGate
+
+        public func read<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+            do { return try gate.store.read(timeLimit: gate.limits.queryTimeLimitMs, body) } catch let error
+                as ServiceError where error.code == "query_time_limit"
+            {
+                gate.timedOut.add(1, ordering: .relaxed)
+                throw error
+            }
+        }
+    }
+
+    private func admit(appID: String) throws {
         let admission = running.withLock { state -> Admission in
             let mine = state.apps[appID, default: 0]
             guard mine < limits.perApp else { return .appShareTaken }
@@ -65,19 +104,14 @@ public final class AnalyticsGate: Sendable {
         case .admitted:
             break
         }
-        defer {
-            running.withLock { state in
-                let mine = state.apps[appID, default: 0]
-                precondition(mine > 0 && state.total > 0, "an analytics slot was released twice")
-                state.apps[appID] = mine == 1 ? nil : mine - 1
-                state.total -= 1
-            }
-        }
-        do { return try store.read(timeLimit: limits.queryTimeLimitMs, body) } catch let error as ServiceError
-            where error.code == "query_time_limit"
-        {
-            timedOut.add(1, ordering: .relaxed)
-            throw error
+    }
+
+    private func release(appID: String) {
+        running.withLock { state in
+            let mine = state.apps[appID, default: 0]
+            precondition(mine > 0 && state.total > 0, "an analytics slot was released twice")
+            state.apps[appID] = mine == 1 ? nil : mine - 1
+            state.total -= 1
         }
     }
 

@@ -42,64 +42,69 @@ public final class AnalyticsService: Sendable {
         if filter.context.keys.contains(where: { $0.contains("\"") }) {
             throw ServiceError(.badRequest, "invalid_context_key", "A context key cannot contain '\"'.")
         }
-        let (funnel, versions, missingContext) = try gate.read(appID: appID) { tx in
-            guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else {
-                throw ServiceError.notFound("paywall", paywallID)
+        // The whole report — its reads and the arithmetic over them — runs admitted, at the gate's
+        // lower priority.
+        return try gate.report(appID: appID) { report in
+            let (funnel, versions, missingContext) = try report.read { tx in
+                guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else {
+                    throw ServiceError.notFound("paywall", paywallID)
+                }
+                return (
+                    try filter.context.isEmpty
+                        ? RollupReader.funnel(tx, appID: appID, paywallID: paywallID, filter: filter)
+                        : AnalyticsService.scan(tx, appID: appID, paywallID: paywallID, filter: filter),
+                    try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted(),
+                    filter.context.isEmpty
+                        ? nil
+                        : try tx.events.countWithoutContextKeys(appID: appID, paywallID: paywallID, filter: filter)
+                )
             }
-            return (
-                try filter.context.isEmpty
-                    ? RollupReader.funnel(tx, appID: appID, paywallID: paywallID, filter: filter)
-                    : AnalyticsService.scan(tx, appID: appID, paywallID: paywallID, filter: filter),
-                try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted(),
-                filter.context.isEmpty
-                    ? nil : try tx.events.countWithoutContextKeys(appID: appID, paywallID: paywallID, filter: filter)
-            )
-        }
-        let (counts, series, revenue) = (funnel.counts, funnel.series, funnel.revenue)
-        var perVersion: [Int: [String: FunnelCount]] = [:]
-        for count in counts { perVersion[count.version, default: [:]][count.name] = count }
-        var bucketed: [Int: [Int64: [String: FunnelCount]]] = [:]
-        for count in series ?? [] {
-            guard let bucket = count.bucket else { continue }
-            bucketed[count.version, default: [:]][bucket, default: [:]][count.name] = count
-        }
-        let buckets = try filter.interval.map {
-            try AnalyticsService.buckets($0, filter: filter, seen: (series ?? []).compactMap(\.bucket))
-        }
-        var items: [JSONValue] = []
-        for version in versions {
-            guard case .object(var object) = AnalyticsService.counts(perVersion[version] ?? [:]) else { continue }
-            object["version"] = .number(version)
-            // Per currency, never summed across currencies; purchases that report no price count in
-            // purchaseCompleted but not here.
-            object["revenue"] = .array(
-                revenue.filter { $0.version == version }.sorted { $0.currency < $1.currency }.map {
-                    [
-                        "currency": .string($0.currency), "amount": .number($0.amount),
-                        "purchases": .number($0.purchases),
-                    ]
-                })
-            if let buckets {
-                object["series"] = .array(
-                    buckets.map { start in
-                        var point = AnalyticsService.counts(bucketed[version]?[start] ?? [:])
-                        point["start"] = .number(Int(start))
-                        return point
+            let (counts, series, revenue) = (funnel.counts, funnel.series, funnel.revenue)
+            var perVersion: [Int: [String: FunnelCount]] = [:]
+            for count in counts { perVersion[count.version, default: [:]][count.name] = count }
+            var bucketed: [Int: [Int64: [String: FunnelCount]]] = [:]
+            for count in series ?? [] {
+                guard let bucket = count.bucket else { continue }
+                bucketed[count.version, default: [:]][bucket, default: [:]][count.name] = count
+            }
+            let buckets = try filter.interval.map {
+                try AnalyticsService.buckets($0, filter: filter, seen: (series ?? []).compactMap(\.bucket))
+            }
+            var items: [JSONValue] = []
+            for version in versions {
+                guard case .object(var object) = AnalyticsService.counts(perVersion[version] ?? [:]) else { continue }
+                object["version"] = .number(version)
+                // Per currency, never summed across currencies; purchases that report no price count in
+                // purchaseCompleted but not here.
+                object["revenue"] = .array(
+                    revenue.filter { $0.version == version }.sorted { $0.currency < $1.currency }.map {
+                        [
+                            "currency": .string($0.currency), "amount": .number($0.amount),
+                            "purchases": .number($0.purchases),
+                        ]
                     })
+                if let buckets {
+                    object["series"] = .array(
+                        buckets.map { start in
+                            var point = AnalyticsService.counts(bucketed[version]?[start] ?? [:])
+                            point["start"] = .number(Int(start))
+                            return point
+                        })
+                }
+                items.append(.object(object))
             }
-            items.append(.object(object))
+            var answer: JSONValue = [
+                "paywallId": .string(paywallID), "versions": .array(items),
+                "environment": .string(filter.environment.rawValue),
+            ]
+            if let interval = filter.interval { answer["interval"] = .string(interval.rawValue) }
+            answer["estimates"] = AnalyticsService.estimates(funnel.estimated)
+            if funnel.notCounted > 0 { answer["eventsNotCounted"] = .number(funnel.notCounted) }
+            // A context filter cannot count an event sent without that key; the answer says how many
+            // the range and placement held, rather than leaving them out without a word.
+            if let missingContext { answer["eventsWithoutContext"] = .number(.integer(missingContext)) }
+            return answer
         }
-        var answer: JSONValue = [
-            "paywallId": .string(paywallID), "versions": .array(items),
-            "environment": .string(filter.environment.rawValue),
-        ]
-        if let interval = filter.interval { answer["interval"] = .string(interval.rawValue) }
-        answer["estimates"] = AnalyticsService.estimates(funnel.estimated)
-        if funnel.notCounted > 0 { answer["eventsNotCounted"] = .number(funnel.notCounted) }
-        // A context filter cannot count an event sent without that key; the answer says how many
-        // the range and placement held, rather than leaving them out without a word.
-        if let missingContext { answer["eventsWithoutContext"] = .number(.integer(missingContext)) }
-        return answer
     }
 
     /// A funnel cut by context values: read from the events themselves (the rollups keep no

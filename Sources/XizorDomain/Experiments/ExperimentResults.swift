@@ -23,92 +23,98 @@ extension ExperimentService {
                 "$.minimumDetectableEffect", "number_out_of_range",
                 "The minimum detectable effect is a relative change above 0 and at most 10 (0.1 = 10 %).")
         }
-        // One snapshot: the variants and their counts as of the same moment.
-        let (experiment, rolled) = try analyticsGate.read(appID: appID) { tx in
-            (
-                try ExperimentService.load(tx, appID: appID, id: id),
-                try RollupReader.experiment(tx, appID: appID, experimentID: id, environment: environment)
-            )
-        }
-        let (counts, revenue) = (rolled.counts, rolled.revenue)
-        let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
-        let controlRate = control.subscribers > 0 ? Double(control.converted) / Double(control.subscribers) : nil
-        // Variants nobody has seen yet are left out of the comparison (the prior alone would make an
-        // empty variant look promising) and answer null; so does "beats the control" while the
-        // control has no subscribers.
-        let observed = experiment.variants.indices.filter {
-            (counts[experiment.variants[$0].name]?.subscribers ?? 0) > 0
-        }
-        let posteriors = observed.map { index in
-            let c = counts[experiment.variants[index].name] ?? VariantCounts()
-            return BetaBinomial.Posterior(conversions: min(c.converted, c.subscribers), trials: c.subscribers)
-        }
-        let best = Dictionary(uniqueKeysWithValues: zip(observed, BetaBinomial.probabilities(posteriors).best))
-        var beats: [Int: Double] = [:]
-        if observed.first == 0, let controlPosterior = posteriors.first {
-            for (position, index) in observed.enumerated().dropFirst() {
-                beats[index] = BetaBinomial.probabilities([controlPosterior, posteriors[position]]).beatsFirst[1]
+        // The whole report — its reads and its posteriors — runs admitted, at the gate's lower priority.
+        return try analyticsGate.report(appID: appID) { report in
+            // One snapshot: the variants and their counts as of the same moment.
+            let (experiment, rolled) = try report.read { tx in
+                (
+                    try ExperimentService.load(tx, appID: appID, id: id),
+                    try RollupReader.experiment(tx, appID: appID, experimentID: id, environment: environment)
+                )
             }
-        }
-        let needed = controlRate.flatMap { BetaBinomial.sampleSize(controlRate: $0, relativeEffect: mde) }
-        let variants: [JSONValue] = experiment.variants.enumerated().map { index, variant in
-            let c = counts[variant.name] ?? VariantCounts()
-            var object: [String: JSONValue] = [
-                "name": .string(variant.name), "paywallId": .string(variant.paywallID), "control": .bool(index == 0),
-                "impressions": .number(c.impressions), "uniqueSubscribers": .number(c.subscribers),
-                "conversions": .number(c.converted),
-            ]
-            object["probabilityToBeatControl"] = beats[index].map(JSONValue.number) ?? .null
-            object["probabilityToBeBest"] = best[index].map(JSONValue.number) ?? .null
-            object["revenue"] = .array(
-                (revenue[variant.name] ?? []).map { sum in
-                    [
-                        "currency": .string(sum.currency), "amount": .number(sum.amount),
-                        "purchases": .number(sum.purchases),
-                        "perSubscriber": c.subscribers > 0 ? .number(sum.amount / Double(c.subscribers)) : .null,
-                    ]
-                })
-            object["sampleSize"] =
-                needed.map { ["perVariant": .number($0), "remaining": .number(max(0, $0 - c.subscribers))] } ?? .null
-            guard c.subscribers > 0 else {
-                object["conversionRate"] = .null
-                object["confidenceInterval"] = .null
-                object["differenceToControl"] = .null
+            let (counts, revenue) = (rolled.counts, rolled.revenue)
+            let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
+            let controlRate = control.subscribers > 0 ? Double(control.converted) / Double(control.subscribers) : nil
+            // Variants nobody has seen yet are left out of the comparison (the prior alone would make an
+            // empty variant look promising) and answer null; so does "beats the control" while the
+            // control has no subscribers.
+            let observed = experiment.variants.indices.filter {
+                (counts[experiment.variants[$0].name]?.subscribers ?? 0) > 0
+            }
+            let posteriors = observed.map { index in
+                let c = counts[experiment.variants[index].name] ?? VariantCounts()
+                return BetaBinomial.Posterior(conversions: min(c.converted, c.subscribers), trials: c.subscribers)
+            }
+            let best = Dictionary(uniqueKeysWithValues: zip(observed, BetaBinomial.probabilities(posteriors).best))
+            var beats: [Int: Double] = [:]
+            if observed.first == 0, let controlPosterior = posteriors.first {
+                for (position, index) in observed.enumerated().dropFirst() {
+                    beats[index] = BetaBinomial.probabilities([controlPosterior, posteriors[position]]).beatsFirst[1]
+                }
+            }
+            let needed = controlRate.flatMap { BetaBinomial.sampleSize(controlRate: $0, relativeEffect: mde) }
+            let variants: [JSONValue] = experiment.variants.enumerated().map { index, variant in
+                let c = counts[variant.name] ?? VariantCounts()
+                var object: [String: JSONValue] = [
+                    "name": .string(variant.name), "paywallId": .string(variant.paywallID),
+                    "control": .bool(index == 0),
+                    "impressions": .number(c.impressions), "uniqueSubscribers": .number(c.subscribers),
+                    "conversions": .number(c.converted),
+                ]
+                object["probabilityToBeatControl"] = beats[index].map(JSONValue.number) ?? .null
+                object["probabilityToBeBest"] = best[index].map(JSONValue.number) ?? .null
+                object["revenue"] = .array(
+                    (revenue[variant.name] ?? []).map { sum in
+                        [
+                            "currency": .string(sum.currency), "amount": .number(sum.amount),
+                            "purchases": .number(sum.purchases),
+                            "perSubscriber": c.subscribers > 0 ? .number(sum.amount / Double(c.subscribers)) : .null,
+                        ]
+                    })
+                object["sampleSize"] =
+                    needed.map { ["perVariant": .number($0), "remaining": .number(max(0, $0 - c.subscribers))] }
+                    ?? .null
+                guard c.subscribers > 0 else {
+                    object["conversionRate"] = .null
+                    object["confidenceInterval"] = .null
+                    object["differenceToControl"] = .null
+                    return .object(object)
+                }
+                let n = Double(c.subscribers)
+                let rate = Double(c.converted) / n
+                object["conversionRate"] = .number(rate)
+                let (low, high) = ExperimentService.wilson(successes: c.converted, trials: c.subscribers)
+                object["confidenceInterval"] = [.number(low), .number(high)]
+                object["differenceToControl"] =
+                    index > 0
+                    ? ExperimentService.differenceToControl(
+                        rate: rate, n: n, controlRate: controlRate, controlSubscribers: control.subscribers)
+                    : .null
                 return .object(object)
             }
-            let n = Double(c.subscribers)
-            let rate = Double(c.converted) / n
-            object["conversionRate"] = .number(rate)
-            let (low, high) = ExperimentService.wilson(successes: c.converted, trials: c.subscribers)
-            object["confidenceInterval"] = [.number(low), .number(high)]
-            object["differenceToControl"] =
-                index > 0
-                ? ExperimentService.differenceToControl(
-                    rate: rate, n: n, controlRate: controlRate, controlSubscribers: control.subscribers)
-                : .null
-            return .object(object)
+            var answer: JSONValue = [
+                "experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
+                "environment": .string(environment.rawValue),
+                "confidenceLevel": 0.95, "variants": .array(variants),
+                "bayesian": [
+                    "prior": "Beta(1, 1)", "method": "Beta–Binomial posteriors, integrated numerically (deterministic)",
+                ],
+                "sampleSize": [
+                    "minimumDetectableEffect": .number(mde), "alpha": 0.05, "power": 0.8,
+                    "basis":
+                        "two-sided test of the control's rate against a relative change of minimumDetectableEffect",
+                ],
+                "holdout": experiment.holdoutWeight > 0
+                    ? ExperimentService.holdoutRow(
+                        counts["holdout"] ?? VariantCounts(), controlRate: controlRate,
+                        controlSubscribers: control.subscribers) : .null,
+                // Every count is exact: each arm's subscribers and conversions move once per subscriber
+                // (docs/analytics.md, "Rollups"), never through a sketch.
+                "estimates": AnalyticsService.estimates(false),
+            ]
+            if rolled.notCounted > 0 { answer["eventsNotCounted"] = .number(rolled.notCounted) }
+            return answer
         }
-        var answer: JSONValue = [
-            "experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
-            "environment": .string(environment.rawValue),
-            "confidenceLevel": 0.95, "variants": .array(variants),
-            "bayesian": [
-                "prior": "Beta(1, 1)", "method": "Beta–Binomial posteriors, integrated numerically (deterministic)",
-            ],
-            "sampleSize": [
-                "minimumDetectableEffect": .number(mde), "alpha": 0.05, "power": 0.8,
-                "basis": "two-sided test of the control's rate against a relative change of minimumDetectableEffect",
-            ],
-            "holdout": experiment.holdoutWeight > 0
-                ? ExperimentService.holdoutRow(
-                    counts["holdout"] ?? VariantCounts(), controlRate: controlRate,
-                    controlSubscribers: control.subscribers) : .null,
-            // Every count is exact: each arm's subscribers and conversions move once per subscriber
-            // (docs/analytics.md, "Rollups"), never through a sketch.
-            "estimates": AnalyticsService.estimates(false),
-        ]
-        if rolled.notCounted > 0 { answer["eventsNotCounted"] = .number(rolled.notCounted) }
-        return answer
     }
 
     /// The holdout's row: its subscribers see no paywall, so they are counted from any event the app
