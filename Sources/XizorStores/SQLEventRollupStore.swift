@@ -8,7 +8,7 @@ struct SQLEventRollupStore: EventRollupStore {
 
     /// What `RollupEvent.init(row:at:)` reads, from `events e`: a purchase's currency and price only
     /// when it is a priced `purchase_completed` (the revenue the funnel and the results sum).
-    private var eventColumns: SQL {
+    var eventColumns: SQL {
         let priced: SQL = "e.name = 'purchase_completed' AND \(json.isPriced)"
         return """
             e.name, e.occurred_at, e.placement, e.paywall_id, e.version, e.subscriber_id, e.experiment_id, e.variant,
@@ -133,7 +133,7 @@ struct SQLEventRollupStore: EventRollupStore {
         try foldExperiments(appID: appID, rollup)
     }
 
-    private func storedSketch(appID: String, _ key: FunnelCellKey) throws -> SubscriberSketch? {
+    func storedSketch(appID: String, _ key: FunnelCellKey) throws -> SubscriberSketch? {
         guard
             let row = try db.row(
                 """
@@ -293,90 +293,8 @@ struct SQLEventRollupStore: EventRollupStore {
         return stored
     }
 
-    func events(appID: String, subscriberID: String, atMost: Int) throws -> [ErasedEvent] {
-        try db.rows(
-            """
-            SELECT e.id, EXISTS (SELECT 1 FROM event_rollup_queue q WHERE q.app_id = e.app_id AND q.event_id = e.id),
-                   \(eventColumns)
-            FROM events e WHERE e.app_id = \(appID) AND e.subscriber_id = \(subscriberID) LIMIT \(Int64(atMost))
-            """
-        ).map { row in
-            let queued: Bool = try row.get(1)
-            return ErasedEvent(id: try row.get(0), event: try RollupEvent(row: row, at: 2), queued: queued)
-        }
-    }
-
-    func subtract(appID: String, _ rollup: EventRollup, subscriberID: String) throws {
-        for (key, cell) in rollup.funnel {
-            var sketch = try storedSketch(appID: appID, key)
-            sketch?.remove(subscriberID)
-            try db.run(
-                """
-                UPDATE funnel_rollups SET events = events - \(cell.events), subscribers = \(sketch?.encoded())
-                WHERE app_id = \(appID) AND \(Self.cell(key))
-                """)
-        }
-        for (key, cell) in rollup.revenue {
-            let row: SQL = """
-                app_id = \(appID) AND paywall_id = \(key.paywallID) AND span = \(key.span.milliseconds)
-                  AND bucket = \(key.bucket) AND version = \(key.version) AND placement = \(key.placement)
-                  AND environment = \(key.environment.rawValue) AND currency = \(key.currency)
-                """
-            try db.run(
-                "UPDATE revenue_rollups SET amount = amount - \(cell.amount), purchases = purchases - \(cell.purchases) WHERE \(row)"
-            )
-            // A currency none of whose purchases are left is no longer answered (its amount may be a
-            // rounding error away from zero).
-            try db.run("DELETE FROM revenue_rollups WHERE \(row) AND purchases = 0")
-        }
-        for (arm, impressions) in rollup.impressions {
-            try db.run(
-                "UPDATE experiment_rollups SET impressions = impressions - \(impressions) WHERE app_id = \(appID) AND \(Self.arm(arm))"
-            )
-        }
-        for (arm, currencies) in rollup.experimentRevenue {
-            for (currency, cell) in currencies {
-                let row: SQL = "app_id = \(appID) AND \(Self.arm(arm)) AND currency = \(currency)"
-                try db.run(
-                    """
-                    UPDATE experiment_revenue_rollups SET amount = amount - \(cell.amount), purchases = purchases - \(cell.purchases)
-                    WHERE \(row)
-                    """)
-                try db.run("DELETE FROM experiment_revenue_rollups WHERE \(row) AND purchases = 0")
-            }
-        }
-    }
-
-    func forget(appID: String, subscriberID: String) throws -> Int {
-        let rows = try db.rows(
-            """
-            SELECT experiment_id, variant, environment, seen FROM experiment_subscribers
-            WHERE app_id = \(appID) AND subscriber_id = \(subscriberID)\(raw: db.dialect.lockRowsForUpdate)
-            """)
-        for row in rows {
-            let arm = ExperimentArm(
-                experimentID: try row.get(0), variant: try row.get(1), environment: try Self.environment(row, 2))
-            let seen: Int64 = try row.get(3)
-            guard (0...3).contains(seen) else {
-                throw StoreInconsistency(detail: "experiment_subscribers holds the progress \(seen)")
-            }
-            let progress = MemberProgress(rawValue: UInt8(seen))
-            let opened: Int64 = progress.contains(.opened) ? 1 : 0
-            let purchased: Int64 = progress.contains(.purchased) ? 1 : 0
-            try db.run(
-                """
-                UPDATE experiment_rollups SET exposed = exposed - 1, subscribers = subscribers - \(opened),
-                    exposed_converted = exposed_converted - \(purchased), converted = converted - \(opened * purchased)
-                WHERE app_id = \(appID) AND \(Self.arm(arm))
-                """)
-        }
-        try db.run(
-            "DELETE FROM experiment_subscribers WHERE app_id = \(appID) AND subscriber_id = \(subscriberID)")
-        return rows.count
-    }
-
     /// One funnel rollup row, by its whole key (no alias, after `app_id`).
-    private static func cell(_ key: FunnelCellKey) -> SQL {
+    static func cell(_ key: FunnelCellKey) -> SQL {
         """
         paywall_id = \(key.paywallID) AND span = \(key.span.milliseconds) AND bucket = \(key.bucket)
           AND version = \(key.version) AND placement = \(key.placement) AND environment = \(key.environment.rawValue)
@@ -385,11 +303,11 @@ struct SQLEventRollupStore: EventRollupStore {
     }
 
     /// One arm's rows (no alias, after `app_id`).
-    private static func arm(_ arm: ExperimentArm) -> SQL {
+    static func arm(_ arm: ExperimentArm) -> SQL {
         "experiment_id = \(arm.experimentID) AND variant = \(arm.variant) AND environment = \(arm.environment.rawValue)"
     }
 
-    private static func environment(_ row: Row, _ index: Int) throws -> DataEnvironment {
+    static func environment(_ row: Row, _ index: Int) throws -> DataEnvironment {
         let text: String = try row.get(index)
         guard let environment = DataEnvironment(rawValue: text) else {
             throw StoreInconsistency(detail: "a rollup row has the unknown environment '\(text)'")
