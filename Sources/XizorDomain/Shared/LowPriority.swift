@@ -15,7 +15,10 @@ enum LowPriority {
             let slot = Slot(work)
             let done = DispatchSemaphore(value: 0)
             let thread = Thread {
-                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
+                // Never raised: a process already run at a lower priority keeps it (and an
+                // unprivileged thread could not raise it anyway).
+                let which = __priority_which_t(PRIO_PROCESS.rawValue)
+                _ = setpriority(which, 0, max(nice, getpriority(which, 0)))
                 slot.run()
                 done.signal()
             }
