@@ -402,3 +402,26 @@ def test_the_documented_actions_are_the_ones_the_api_records(module_server):
     spec = requests.get(module_server.base + "/openapi.json", timeout=10).json()
     entry = spec["components"]["schemas"]["AuditEntry"]["properties"]["action"]["enum"]
     assert documented == set(entry), (sorted(documented - set(entry)), sorted(set(entry) - documented))
+
+
+def test_an_apps_event_retention_is_the_operators_setting(app, module_server):
+    """PATCH /v1/apps/{appId} (admin token only) sets how long the app's raw events are kept
+    (docs/analytics.md, "Retention"): bounded, reset by null, listed with the app, recorded as
+    app.updated; the app's own secret key cannot lengthen it."""
+    admin = Client(module_server.base, ADMIN_TOKEN)
+    request_id = rid()
+    r = admin.patch(f"/v1/apps/{app.id}", {"eventRetentionDays": 30}, headers={"X-Request-Id": request_id})
+    assert r.status_code == 200 and r.json()["eventRetentionDays"] == 30, r.text
+    listed = {a["id"]: a for a in admin.get("/v1/apps", params={"limit": 200}).json()["apps"]}
+    assert listed[app.id]["eventRetentionDays"] == 30
+    e = the_entry(entries(app.dashboard), request_id, "app.updated")
+    assert e["target"] == {"kind": "app", "id": app.id} and e["actor"]["kind"] == "admin", e
+    for bad, path in ((0, "$.eventRetentionDays"), (36_501, "$.eventRetentionDays"), ("30", "$.eventRetentionDays")):
+        r = admin.patch(f"/v1/apps/{app.id}", {"eventRetentionDays": bad})
+        assert r.status_code == 422 and r.headers["Content-Type"].startswith("application/problem+json"), r.text
+        assert path in r.text
+    assert admin.patch(f"/v1/apps/{app.id}", {}).status_code == 422
+    assert app.dashboard.patch(f"/v1/apps/{app.id}", {"eventRetentionDays": 36_500}).status_code == 403
+    assert admin.patch("/v1/apps/app_missing", {"eventRetentionDays": 5}).status_code == 404
+    r = admin.patch(f"/v1/apps/{app.id}", {"eventRetentionDays": None})
+    assert r.status_code == 200 and r.json()["eventRetentionDays"] is None, r.text

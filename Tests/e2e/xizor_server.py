@@ -95,6 +95,9 @@ class Client:
     def put(self, path, json_body=None, **kw):
         return self.request("PUT", path, json_body=json_body, **kw)
 
+    def patch(self, path, json_body=None, **kw):
+        return self.request("PATCH", path, json_body=json_body, **kw)
+
     def delete(self, path, **kw):
         return self.request("DELETE", path, **kw)
 

@@ -10,7 +10,6 @@ public final class EventRollupService: Sendable {
     /// Queue entries per pass (`analytics.rollupBatch`).
     public let batch: Int
     private let foldedEvents = Atomic<Int>(0)
-    private let passes = Atomic<Int>(0)
     private let failedPasses = Atomic<Int>(0)
 
     public init(store: any DataStore, batch: Int = 5_000) {
@@ -44,7 +43,6 @@ public final class EventRollupService: Sendable {
             return queued.count
         }
         foldedEvents.add(taken, ordering: .relaxed)
-        passes.add(1, ordering: .relaxed)
         return taken
     }
 
@@ -55,7 +53,6 @@ public final class EventRollupService: Sendable {
 
     /// Queue entries folded by this process, for `/metrics`.
     public var folded: Int { foldedEvents.load(ordering: .relaxed) }
-    public var foldPasses: Int { passes.load(ordering: .relaxed) }
     public var failures: Int { failedPasses.load(ordering: .relaxed) }
 }
 

@@ -411,7 +411,7 @@ END
 $$;
 CREATE TRIGGER events_enqueue_rollup AFTER INSERT ON events REFERENCING NEW TABLE AS inserted
     FOR EACH STATEMENT EXECUTE FUNCTION events_enqueue_rollup();
-INSERT INTO event_rollup_queue (app_id, event_id) SELECT app_id, id FROM events ORDER BY received_at, id;
+INSERT INTO event_rollup_queue (app_id, event_id) SELECT app_id, id FROM events;
 
 CREATE TABLE funnel_rollups (
     app_id      TEXT NOT NULL,
