@@ -16,12 +16,12 @@ struct SQLEventRollupStore: EventRollupStore {
             """
     }
 
-    func queued(limit: Int) throws -> [QueuedEvent] {
+    func queued(after: Int64, limit: Int) throws -> [QueuedEvent] {
         try db.rows(
             """
             SELECT q.seq, q.app_id, e.id, \(eventColumns) FROM event_rollup_queue q
             LEFT JOIN events e ON e.app_id = q.app_id AND e.id = q.event_id
-            ORDER BY q.seq LIMIT \(Int64(limit))
+            WHERE q.seq > \(after) ORDER BY q.seq LIMIT \(Int64(limit))
             """
         ).map { row in
             let id: String? = try row.get(2)
@@ -164,14 +164,25 @@ struct SQLEventRollupStore: EventRollupStore {
                     exposed_converted = experiment_rollups.exposed_converted + excluded.exposed_converted
                 """)
         }
+        // Rows of changed progress, 500 to a statement: a backfill's pass changes thousands, and one
+        // statement each made the job's round trips to PostgreSQL its bottleneck.
+        var changed: [(ExperimentMember, MemberProgress)] = []
         for (member, progress) in rollup.progress {
             let merged = (stored[member] ?? []).union(progress)
-            guard merged != stored[member] else { continue }
+            if merged != stored[member] { changed.append((member, merged)) }
+        }
+        for start in stride(from: 0, to: changed.count, by: 500) {
+            var rows: SQL = ""
+            for (index, (member, progress)) in changed[start..<min(start + 500, changed.count)].enumerated() {
+                rows += """
+                    \(raw: index == 0 ? "" : ", ")(\(appID), \(member.arm.experimentID), \(member.arm.variant),
+                      \(member.arm.environment.rawValue), \(member.subscriberID), \(Int64(progress.rawValue)))
+                    """
+            }
             try db.run(
                 """
                 INSERT INTO experiment_subscribers (app_id, experiment_id, variant, environment, subscriber_id, seen)
-                VALUES (\(appID), \(member.arm.experimentID), \(member.arm.variant), \(member.arm.environment.rawValue),
-                        \(member.subscriberID), \(Int64(merged.rawValue)))
+                VALUES \(rows)
                 ON CONFLICT (app_id, experiment_id, variant, environment, subscriber_id) DO UPDATE SET seen = excluded.seen
                 """)
         }

@@ -43,8 +43,9 @@ public struct RollupScope: Sendable {
 /// All SQL of the rollups (Migrations/0015): the queue the events' trigger fills, the job's fold,
 /// and the reads every analytics answer is built from.
 public protocol EventRollupStore {
-    /// Up to `limit` queued events of any app, oldest first (what the job folds next).
-    func queued(limit: Int) throws -> [QueuedEvent]
+    /// Up to `limit` queued events of any app after queue position `after` (0: from the start),
+    /// oldest first (what the job folds next).
+    func queued(after: Int64, limit: Int) throws -> [QueuedEvent]
     /// How many events of the app wait in the queue, counted up to `atMost` only.
     func queuedCount(appID: String, atMost: Int) throws -> Int
     /// The app's queued events in one paywall's `scope` that occurred in [from, to).

@@ -483,5 +483,12 @@ ALTER TABLE apps ADD COLUMN event_retention_days BIGINT
     CHECK (event_retention_days IS NULL OR event_retention_days BETWEEN 1 AND 36500);
 
 """###),
+        ("0017_events_unused_indexes.sql", ###"""
+-- As SQLite's 0017: the events' indexes only the scanning reports read, now that every report is
+-- read from the rollups (a context-filtered report scans through events_by_hour).
+DROP INDEX events_funnel;
+DROP INDEX events_by_experiment;
+
+"""###),
     ]
 }

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Events ingestion on one core and on two (issue 42): durable events per second through
+# POST /v1/sdk/events (16 connections, 100-event batches, the per-key and per-subscriber events
+# limits off: this measures the stores), on SQLite and on PostgreSQL (fsync on), and each database's
+# floor: the same rows written by one INSERT … SELECT inside the database, no HTTP, no server.
+#   one core:  the server and PostgreSQL both on CPU 0, wrk on CPU 1;
+#   two cores: the server and PostgreSQL on either CPU, wrk on CPU 1 (it shares one with them).
+set -euo pipefail
+[ -n "${BENCH_TRACE:-}" ] && set -x
+cd "$(dirname "$0")/.."
+if [ -z "${XIZOR_TEST_POSTGRES_URL:-}" ]; then exec env XIZOR_PG_FSYNC=on Tests/postgres/with-cluster.sh bash "$0" "$@"; fi
+source bench/lib.sh
+OUT=$(pwd)/bench/out/ingest
+rm -rf "$OUT"; mkdir -p "$OUT"
+bench_install wrk
+flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+BIN=$(pwd)/.build/release/xizor
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+export XIZOR_RATE_LIMITS_EVENTS_PER_SECOND=0 XIZOR_RATE_LIMITS_EVENTS_PER_SUBSCRIBER_PER_MINUTE=0
+
+# PostgreSQL's processes (the postmaster and its children; new backends inherit its CPUs).
+PG_MAIN=$(head -1 "$(psql "$XIZOR_TEST_POSTGRES_URL" -Atc "SHOW data_directory")/postmaster.pid")
+pin_postgres() { for pid in $PG_MAIN $(pgrep -P "$PG_MAIN"); do taskset -pc "$1" "$pid" >/dev/null; done; }
+
+# SDK-like batches: ids made by each device (a random prefix), a hundred subscribers, one paywall.
+events_lua() {  # events_lua PUBLIC_KEY PAYWALL FILE
+  cat > "$3" <<LUA
+counter = 0
+prefix = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $1"
+request = function()
+  counter = counter + 1
+  local parts = {}
+  for i = 1, 100 do
+    parts[i] = string.format('{"id":"%s-%d-%d","name":"paywall_open","timestamp":%d000,"placement":"onboarding","paywallId":"$2","version":1,"subscriberId":"s%d"}', prefix, counter, i, os.time(), i)
+  end
+  return wrk.format(nil, "/v1/sdk/events", nil, '{"events":[' .. table.concat(parts, ",") .. ']}')
+end
+LUA
+}
+paywall_of() { curl -sf -H "$2" "$1" | sed -E 's/.*"paywallId":"([^"]+)".*/\1/'; }
+per_second() { awk -v r="$1" 'BEGIN{printf "%.0f", r*100}'; }
+
+# floor_sql APP PAYWALL : 100,000 rows like the batches' (one paywall, 100 subscribers) in one statement.
+floor_sql() {
+  cat <<SQL
+INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id, environment)
+SELECT '$1', 'floor-' || md5(g::text), 'paywall_open', $(date +%s)000 + g, $(date +%s)000, 'onboarding', '$2', 1, 's' || (g % 100), 'production'
+FROM generate_series(1, 100000) AS g
+SQL
+}
+
+bench_header
+for driver in sqlite postgres; do
+  mkdir -p "$OUT/$driver"
+  if [ "$driver" = postgres ]; then
+    psql "$XIZOR_TEST_POSTGRES_URL" -qc "CREATE DATABASE xizor_ingest" >/dev/null
+    export XIZOR_STORAGE_DRIVER=postgres XIZOR_STORAGE_POSTGRES_URL="$XIZOR_TEST_POSTGRES_URL dbname=xizor_ingest"
+  fi
+  start_demo_server "$BIN" "$OUT/$driver"; PIDS+=("$OURS_PID")
+  PAYWALL=$(paywall_of "$URL" "$AUTH")
+  APP=$(sed -E 's/.*"appId":"([^"]+)".*/\1/' "$OUT/$driver/demo.json")
+  events_lua "${AUTH#Authorization: Bearer }" "$PAYWALL" "$OUT/$driver/events.lua"
+  for cores in 0 0,1; do
+    taskset -a -pc "$cores" "$OURS_PID" >/dev/null
+    [ "$driver" = postgres ] && pin_postgres "$cores"
+    CONNECTIONS=16 bench_run "$driver-cpu$cores" "$OURS_PID" "http://127.0.0.1:$PORT" "$OUT" -s "$OUT/$driver/events.lua"
+    echo "$driver on CPU $cores: $(per_second "$RPS") durable events/s" >> "$OUT/summary.txt"
+  done
+  kill "$OURS_PID"; wait "$OURS_PID" 2>/dev/null || true
+  if [ "$driver" = sqlite ]; then
+    floor_ms=$(.venv/bin/python - "$OUT/$driver/data/xizor.sqlite" "$(floor_sql "$APP" "$PAYWALL")" <<'PY'
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA synchronous = FULL")
+db.execute("PRAGMA cache_size = -65536")  # the writer's 64 MiB (storage.writerCacheBytes)
+db.execute("BEGIN")
+t = time.perf_counter()
+db.execute(sys.argv[2].replace("md5(g::text)", "hex(randomblob(16))").replace("generate_series(1, 100000) AS g", "(WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < 100000) SELECT g FROM s) AS s"))
+db.execute("COMMIT")
+print(round((time.perf_counter() - t) * 1000, 1))
+PY
+)
+  else
+    pin_postgres 1
+    floor_ms=$( { echo '\timing on'; floor_sql "$APP" "$PAYWALL"; echo ';'; } | psql "$XIZOR_STORAGE_POSTGRES_URL" -qAt | awk '/^Time:/{print $2}')
+  fi
+  echo "$driver floor (one INSERT … SELECT of 100,000 rows, one core): $(awk -v ms="$floor_ms" 'BEGIN{printf "%.1f µs per row, %.0f rows/s", ms/100, 100000000/ms}')" >> "$OUT/summary.txt"
+done
+cat "$OUT/summary.txt"
