@@ -6,7 +6,9 @@ import XizorDomain
 /// per database: it runs for every event ingested, inside the writer's transaction, so each
 /// database gets its fastest statement (SQLite binds by type into cached multi-row inserts, without
 /// the boxed `SQL` values; PostgreSQL sends one array per column to one `unnest` insert). Both
-/// answer a retried event (same app, same id) with nothing new.
+/// answer a retried event with nothing new: same app and id on SQLite; same app, id and timestamp
+/// on PostgreSQL, whose events are partitioned by month of the timestamp (postgres/0018: every
+/// unique key of a partitioned table holds its partition key).
 protocol EventIngest {
     func insert(appID: String, _ events: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int
 }
@@ -94,7 +96,7 @@ struct PostgresEventIngest: EventIngest {
         INSERT INTO events (\(eventColumns))
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[],
                              $8::bigint[], $9::text[], $10::jsonb[], $11::jsonb[], $12::text[], $13::text[], $14::text[])
-        ON CONFLICT (app_id, id) DO NOTHING
+        ON CONFLICT (app_id, id, occurred_at) DO NOTHING
         """
 
     func insert(appID: String, _ events: ArraySlice<StoredEvent>, receivedAt: Int64) throws -> Int {

@@ -7,7 +7,8 @@ extension SQLEventRollupStore {
     func events(appID: String, subscriberID: String, atMost: Int) throws -> [ErasedEvent] {
         try db.rows(
             """
-            SELECT e.id, EXISTS (SELECT 1 FROM event_rollup_queue q WHERE q.app_id = e.app_id AND q.event_id = e.id),
+            SELECT e.id, EXISTS (SELECT 1 FROM event_rollup_queue q WHERE q.app_id = e.app_id AND q.event_id = e.id
+                                                                   AND q.occurred_at = e.occurred_at),
                    \(eventColumns)
             FROM events e WHERE e.app_id = \(appID) AND e.subscriber_id = \(subscriberID) LIMIT \(Int64(atMost))
             """

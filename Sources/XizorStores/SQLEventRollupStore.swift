@@ -20,7 +20,7 @@ struct SQLEventRollupStore: EventRollupStore {
         try db.rows(
             """
             SELECT q.seq, q.app_id, e.id, \(eventColumns) FROM event_rollup_queue q
-            LEFT JOIN events e ON e.app_id = q.app_id AND e.id = q.event_id
+            LEFT JOIN events e ON e.app_id = q.app_id AND e.id = q.event_id AND e.occurred_at = q.occurred_at
             WHERE q.seq > \(after) ORDER BY q.seq LIMIT \(Int64(limit))
             """
         ).map { row in
@@ -42,7 +42,7 @@ struct SQLEventRollupStore: EventRollupStore {
     func queued(appID: String, scope: RollupScope, from: Int64, to: Int64) throws -> [RollupEvent] {
         try db.rows(
             """
-            SELECT \(eventColumns) FROM event_rollup_queue q JOIN events e ON e.app_id = q.app_id AND e.id = q.event_id
+            SELECT \(eventColumns) FROM event_rollup_queue q JOIN events e ON e.app_id = q.app_id AND e.id = q.event_id AND e.occurred_at = q.occurred_at
             WHERE q.app_id = \(appID) AND \(Self.kept(scope)) AND e.occurred_at >= \(from) AND e.occurred_at < \(to)
             """
         ).map { try RollupEvent(row: $0, at: 0) }
@@ -50,7 +50,7 @@ struct SQLEventRollupStore: EventRollupStore {
 
     func queued(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [RollupEvent] {
         var sql: SQL = """
-            SELECT \(eventColumns) FROM event_rollup_queue q JOIN events e ON e.app_id = q.app_id AND e.id = q.event_id
+            SELECT \(eventColumns) FROM event_rollup_queue q JOIN events e ON e.app_id = q.app_id AND e.id = q.event_id AND e.occurred_at = q.occurred_at
             WHERE q.app_id = \(appID) AND e.experiment_id = \(experimentID)
             """
         if let only = environment.only { sql += " AND e.environment = \(only.rawValue)" }

@@ -125,22 +125,33 @@ struct SQLEventStore: EventStore {
         let paywall: SQL = paywallID.map { "paywall_id = \($0)" } ?? "paywall_id IS NULL"
         try db.run(
             """
-            DELETE FROM events WHERE app_id = \(appID) AND id IN (
-                SELECT id FROM events WHERE app_id = \(appID) AND \(paywall)
+            DELETE FROM events WHERE app_id = \(appID) AND (id, occurred_at) IN (
+                SELECT id, occurred_at FROM events WHERE app_id = \(appID) AND \(paywall)
                   AND (occurred_at / \(raw: "\(EventTimeIndex.bucketMs)")) < \(beforeHour) LIMIT \(Int64(atMost)))
             """)
         return db.changes
     }
 
-    func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int)
-        throws -> [ExportedEvent]
-    {
+    func preparePartitions(from: Int64, to: Int64) throws -> Int {
+        guard db.dialect == .postgres else { return 0 }
+        let created: Int64? = try db.row("SELECT xizor_event_partitions(\(from), \(to))")?.get(0)
+        return Int(created ?? 0)
+    }
+
+    func dropPartitions(endingBy before: Int64) throws -> [String] {
+        guard db.dialect == .postgres else { return [] }
+        return try db.rows("SELECT xizor_drop_event_partitions(\(before))").map { try $0.get(0) }
+    }
+
+    func export(
+        appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: EventKey?, limit: Int
+    ) throws -> [ExportedEvent] {
         var sql: SQL = "SELECT \(raw: EventRows.exportColumns(json: json.asText)) FROM events WHERE app_id = \(appID)"
         if let only = environment.only { sql += " AND environment = \(only.rawValue)" }
-        if let after { sql += " AND id > \(after)" }
+        if let after { sql += " AND (id, occurred_at) > (\(after.id), \(after.occurredAt))" }
         if let from { sql += " AND occurred_at >= \(from)" }
         if let to { sql += " AND occurred_at < \(to)" }
-        sql += " ORDER BY id LIMIT \(Int64(limit))"
+        sql += " ORDER BY id, occurred_at LIMIT \(Int64(limit))"
         return try db.rows(sql).map(ExportedEvent.init(row:))
     }
 }

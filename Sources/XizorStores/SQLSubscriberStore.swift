@@ -34,9 +34,14 @@ struct SQLSubscriberStore: SubscriberStore {
         return removed
     }
 
-    func deleteEvents(appID: String, ids: [String]) throws -> Int {
-        guard !ids.isEmpty else { return 0 }
-        try db.run("DELETE FROM events WHERE app_id = \(appID) AND id IN (\(SQL.list(ids)))")
+    func deleteEvents(appID: String, _ events: [(id: String, occurredAt: Int64)]) throws -> Int {
+        guard !events.isEmpty else { return 0 }
+        var rows: SQL = ""
+        for (index, event) in events.enumerated() {
+            // Typed: PostgreSQL reads untyped parameters in a VALUES list as text.
+            rows += "\(raw: index == 0 ? "" : ", ")(\(event.id), CAST(\(event.occurredAt) AS BIGINT))"
+        }
+        try db.run("DELETE FROM events WHERE app_id = \(appID) AND (id, occurred_at) IN (VALUES \(rows))")
         return db.changes
     }
 }

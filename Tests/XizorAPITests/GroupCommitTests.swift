@@ -59,8 +59,10 @@ import Testing
         #expect(commits < 160, "160 batches from 16 threads took \(commits) transactions: none were shared")
         let funnel = try s.analytics.funnel(appID: app, paywallID: pw, filter: AnalyticsService.Filter())
         #expect(funnel["versions"]?[0]?["impressions"]?.intValue == 3_200)
-        // The same batches again: every event is a duplicate, counted once.
-        let again = try s.events.ingest(appID: app, batch: batch(pw, "t3-r7", 20))
+        // A batch sent again as it was (a retry): every event is a duplicate, counted once.
+        let retried = batch(pw, "retried", 20)
+        #expect(try s.events.ingest(appID: app, batch: retried).accepted == 20)
+        let again = try s.events.ingest(appID: app, batch: retried)
         #expect(again.accepted == 0 && again.duplicates == 20)
     }
 

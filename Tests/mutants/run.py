@@ -46,6 +46,8 @@ TIMEOUT = int(os.environ.get("XIZOR_MUTANTS_TIMEOUT", "900"))
 EMBEDDED = {
     "Sources/XizorConsole/Site/": ("Sources/XizorConsole/embed-console.py", "Sources/XizorConsole/EmbeddedConsole.swift"),
     "Sources/PaywallRenderer/Runtime/": ("Sources/PaywallRenderer/embed-runtime.py", "Sources/PaywallRenderer/RuntimeScript.swift"),
+    "Migrations/postgres/": ("Migrations/embed.py", "Sources/XizorDomain/Schema/EmbeddedPostgresMigrations.swift"),
+    "Migrations/0": ("Migrations/embed.py", "Sources/XizorDomain/Schema/EmbeddedMigrations.swift"),
 }
 
 

@@ -7,14 +7,14 @@ extension EventService {
     static let exportPage = 1_000
 
     /// Streams the app's events whose `timestamp` is in [from, to) as NDJSON, a page at a time, in
-    /// id order; `write` gets each page's lines (and may throw to stop: the client went away).
+    /// (id, timestamp) order; `write` gets each page's lines (and may throw to stop: the client went away).
     /// Returns how many were written.
     @discardableResult
     public func export(
         appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter,
         write: ([UInt8]) throws -> Void
     ) throws -> Int {
-        var after: String?
+        var after: EventKey?
         var count = 0
         while true {
             let page = try store.read { tx in
@@ -30,7 +30,7 @@ extension EventService {
             }
             try write(bytes)
             count += page.count
-            after = last.event.id
+            after = EventKey(id: last.event.id, occurredAt: last.event.occurredAt)
             if page.count < EventService.exportPage { return count }
         }
     }

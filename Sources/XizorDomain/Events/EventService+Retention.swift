@@ -13,25 +13,45 @@ public struct EventRetention: Sendable, Equatable {
     }
 }
 
-/// What one retention pass deleted, and the most one of its transactions deleted.
+/// What one retention pass deleted, and the most one of its transactions deleted; on PostgreSQL,
+/// the monthly partitions it created ahead and the ones it dropped whole.
 public struct RetentionPass: Sendable, Equatable {
     public var deleted = 0
     public var transactions = 0
     public var largestChunk = 0
+    public var partitionsCreated = 0
+    public var partitionsDropped: [String] = []
 }
 
 extension EventService {
     /// Deletes every app's events that occurred before its cutoff's hour (now − its retention,
     /// rounded down to the hour: an event is never deleted before it is due).
+    ///
+    /// On PostgreSQL, whose events are partitioned by UTC month (postgres/0018), the months an event
+    /// may still arrive in get their partitions first (the ingest window's, at most the two months
+    /// before this one — an `events.maxAgeMs` of years must not mean a partition per month of them:
+    /// older late events wait in the default partition — and the month after it),
+    /// and a month that ended before every app's cutoff is dropped whole; the chunked deletes are
+    /// then left only what apps keeping events for less time than others are due.
     public func pruneExpired() throws -> RetentionPass {
         let now = clock.now()
         let apps = try store.read { tx in try tx.apps.eventRetention() }
         var pass = RetentionPass()
-        for app in apps {
-            let days = Int64(app.days ?? retention.days)
-            let cutoff = now - days * 86_400_000
-            guard cutoff > 0 else { continue }
-            let beforeHour = EventTimeIndex.firstBucket(from: cutoff)
+        pass.partitionsCreated = try store.write { tx in
+            try tx.events.preparePartitions(
+                from: now - min(window.maxAgeMs, 62 * 86_400_000), to: now + window.maxFutureMs + 31 * 86_400_000)
+        }
+        let cutoffs = apps.map { app in
+            let cutoff = now - Int64(app.days ?? retention.days) * 86_400_000
+            return (app, EventTimeIndex.firstBucket(from: cutoff))
+        }
+        if let earliest = cutoffs.map(\.1).min(), earliest > 0 {
+            pass.partitionsDropped = try store.write { tx in
+                try tx.events.dropPartitions(endingBy: earliest * EventTimeIndex.bucketMs)
+            }
+        }
+        for (app, beforeHour) in cutoffs {
+            guard beforeHour > 0 else { continue }
             let paywalls = try store.read { tx in try tx.events.paywallsWithEvents(appID: app.appID) }
             for paywall in paywalls.map(Optional.some) + [nil] {
                 while true {

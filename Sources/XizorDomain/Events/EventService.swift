@@ -30,7 +30,7 @@ public final class EventService: Sendable {
     private let group: GroupCommit
     let clock: Clock
     let activity: ServiceActivity
-    private let window: TimeWindow
+    let window: TimeWindow
     /// How long raw events are kept, and the retention job's chunk.
     package let retention: EventRetention
     /// Events per subscriber per minute (nil: no limit).

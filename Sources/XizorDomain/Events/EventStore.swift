@@ -148,10 +148,19 @@ public protocol EventStore {
     /// before the hour starting at `beforeHour` × 1 h; how many went. Bounded by the hour so the
     /// delete walks `events_by_hour`, and only events wholly before the cutoff's hour are due.
     func deleteExpired(appID: String, paywallID: String?, beforeHour: Int64, atMost: Int) throws -> Int
-    /// Up to `limit` events whose `timestamp` is in [from, to) and whose id sorts after `after`, by
-    /// id: the primary key's order, so an export pages through an app's events in one pass over it.
-    func export(appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: String?, limit: Int)
-        throws -> [ExportedEvent]
+    /// PostgreSQL: creates the monthly partition of every UTC month from `from`'s to `to`'s that has
+    /// none (postgres/0018), moving that month's rows out of the default partition; how many it
+    /// created. SQLite keeps one table: 0.
+    func preparePartitions(from: Int64, to: Int64) throws -> Int
+    /// PostgreSQL: drops every monthly partition whose month ended at or before `before` (ms); their
+    /// names. SQLite: none.
+    func dropPartitions(endingBy before: Int64) throws -> [String]
+    /// Up to `limit` events whose `timestamp` is in [from, to) and whose (id, timestamp) sorts after
+    /// `after`, in that order: the primary key's (PostgreSQL's holds the timestamp, and may hold an
+    /// id twice), so an export pages through an app's events in one pass over it.
+    func export(
+        appID: String, from: Int64?, to: Int64?, environment: EnvironmentFilter, after: EventKey?, limit: Int
+    ) throws -> [ExportedEvent]
     /// `paywall_open` events of one subscriber on `placement` showing one of `paywallIDs` that
     /// occurred at or after `since` (ms): what a rule's frequency cap counts. Counted up to
     /// `atMost` only, through `events_presentations`, so a cap reads at most its count of entries.
@@ -202,5 +211,17 @@ package enum EventInsertChunks {
             size /= 2
         }
         return ranges
+    }
+}
+
+/// Where an export's page ends: the last event's id and timestamp (an event's identity on
+/// PostgreSQL, whose events are partitioned by month of the timestamp).
+public struct EventKey: Sendable, Equatable {
+    public let id: String
+    public let occurredAt: Int64
+
+    public init(id: String, occurredAt: Int64) {
+        self.id = id
+        self.occurredAt = occurredAt
     }
 }

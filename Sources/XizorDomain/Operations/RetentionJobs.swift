@@ -46,6 +46,11 @@ public final class RetentionJobs: Sendable {
                     "retention deleted \(audit) audit entries, \(deliveries) webhook deliveries and \(events.deleted) events (in \(events.transactions) transactions)"
                 )
             }
+            if events.partitionsCreated > 0 || !events.partitionsDropped.isEmpty {
+                log(
+                    "retention created \(events.partitionsCreated) monthly event partitions and dropped \(events.partitionsDropped.isEmpty ? "none" : events.partitionsDropped.joined(separator: ", "))"
+                )
+            }
         } catch {
             log("retention failed: \(error)")
         }

@@ -149,7 +149,8 @@ public final class SubscriberService: Sendable {
                 var counted = EventRollup()
                 for erased in erased where !erased.queued { counted.add(erased.event, spans: RollupSpan.allCases) }
                 try tx.rollups.subtract(appID: appID, counted, subscriberID: subscriberID)
-                let deleted = try tx.subscribers.deleteEvents(appID: appID, ids: erased.map(\.id))
+                let deleted = try tx.subscribers.deleteEvents(
+                    appID: appID, erased.map { ($0.id, $0.event.occurredAt) })
                 guard deleted == erased.count else {
                     throw StoreInconsistency(detail: "\(erased.count) events read for erasure, \(deleted) deleted")
                 }

@@ -41,8 +41,9 @@ public protocol SubscriberStore {
     /// The subscriber's attributes and timers (a data-subject request; `events` is 0: its events go
     /// in chunks, `deleteEvents`).
     func delete(appID: String, subscriberID: String) throws -> SubscriberDeletion
-    /// The app's events with these ids (a chunk of one subscriber's, `EventRollupStore.events`); how
-    /// many went. A subscriber's events may be hundreds of thousands: one transaction each chunk
-    /// keeps the writer free for everyone else.
-    func deleteEvents(appID: String, ids: [String]) throws -> Int
+    /// The app's events with these ids and timestamps (a chunk of one subscriber's,
+    /// `EventRollupStore.events`; on PostgreSQL an event is its id and timestamp); how many went. A
+    /// subscriber's events may be hundreds of thousands: one transaction each chunk keeps the
+    /// writer free for everyone else.
+    func deleteEvents(appID: String, _ events: [(id: String, occurredAt: Int64)]) throws -> Int
 }
