@@ -28,11 +28,11 @@ extension EventService {
     /// rounded down to the hour: an event is never deleted before it is due).
     ///
     /// On PostgreSQL, whose events are partitioned by UTC month (postgres/0018), the months an event
-    /// may still arrive in get their partitions first (the ingest window's, at most the two months
-    /// before this one — an `events.maxAgeMs` of years must not mean a partition per month of them:
-    /// older late events wait in the default partition — and the month after it),
-    /// and a month that ended before every app's cutoff is dropped whole; the chunked deletes are
-    /// then left only what apps keeping events for less time than others are due.
+    /// may still arrive in get their partitions first: the ingest window's, and the month after this
+    /// one. At most two months back: an `events.maxAgeMs` of years must not mean a partition per month
+    /// of them, and older late events wait in the default partition. Then every month that ended
+    /// before every app's cutoff is dropped whole, and the chunked deletes are left with what apps
+    /// keeping events for less time than others are due (and the default partition's).
     public func pruneExpired() throws -> RetentionPass {
         let now = clock.now()
         let apps = try store.read { tx in try tx.apps.eventRetention() }
