@@ -24,25 +24,6 @@ export XIZOR_RATE_LIMITS_EVENTS_PER_SECOND=0 XIZOR_RATE_LIMITS_EVENTS_PER_SUBSCR
 PG_MAIN=$(head -1 "$(psql "$XIZOR_TEST_POSTGRES_URL" -Atc "SHOW data_directory")/postmaster.pid")
 pin_postgres() { for pid in $PG_MAIN $(pgrep -P "$PG_MAIN"); do taskset -pc "$1" "$pid" >/dev/null; done; }
 
-# SDK-like batches: ids made by each device (a random prefix), a hundred subscribers, one paywall.
-events_lua() {  # events_lua PUBLIC_KEY PAYWALL FILE
-  cat > "$3" <<LUA
-counter = 0
-prefix = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer $1"
-request = function()
-  counter = counter + 1
-  local parts = {}
-  for i = 1, 100 do
-    parts[i] = string.format('{"id":"%s-%d-%d","name":"paywall_open","timestamp":%d000,"placement":"onboarding","paywallId":"$2","version":1,"subscriberId":"s%d"}', prefix, counter, i, os.time(), i)
-  end
-  return wrk.format(nil, "/v1/sdk/events", nil, '{"events":[' .. table.concat(parts, ",") .. ']}')
-end
-LUA
-}
-paywall_of() { curl -sf -H "$2" "$1" | sed -E 's/.*"paywallId":"([^"]+)".*/\1/'; }
 per_second() { awk -v r="$1" 'BEGIN{printf "%.0f", r*100}'; }
 
 # floor_sql APP PAYWALL : 100,000 rows like the batches' (one paywall, 100 subscribers) in one statement.

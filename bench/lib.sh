@@ -98,3 +98,26 @@ start_demo_server() {
   URL="http://127.0.0.1:$PORT/v1/sdk/placements/onboarding/paywall"
   AUTH="Authorization: Bearer $PK"
 }
+
+# events_lua PUBLIC_KEY PAYWALL FILE : a wrk script posting 100-event batches to /v1/sdk/events (ids
+# unique per run, one paywall, subscribers s1…s100), as bench/postgres.bench.sh and
+# bench/ingest.bench.sh send them.
+events_lua() {
+  cat > "$3" <<LUA
+counter = 0
+prefix = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $1"
+request = function()
+  counter = counter + 1
+  local parts = {}
+  for i = 1, 100 do
+    parts[i] = string.format('{"id":"%s-%d-%d","name":"paywall_open","timestamp":%d000,"placement":"onboarding","paywallId":"$2","version":1,"subscriberId":"s%d"}', prefix, counter, i, os.time(), i)
+  end
+  return wrk.format(nil, "/v1/sdk/events", nil, '{"events":[' .. table.concat(parts, ",") .. ']}')
+end
+LUA
+}
+# paywall_of URL AUTH_HEADER : the paywall id an SDK answer names.
+paywall_of() { curl -sf -H "$2" "$1" | sed -E 's/.*"paywallId":"([^"]+)".*/\1/'; }

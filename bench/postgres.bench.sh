@@ -35,24 +35,6 @@ bench_run sqlite-304 "$S_PID" "$S_URL" "$OUT" -H "$S_AUTH" -H "Accept-Encoding: 
 bench_run postgres-304 "$P_PID" "$P_URL" "$OUT" -H "$P_AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $(etag_of "$P_URL" -H "$P_AUTH" -H "Accept-Encoding: gzip")"; P304=$CPU_US
 echo "SDK 304 CPU per request, PostgreSQL replica / SQLite: $(ratio "$P304" "$S304") (target 1.00: served from memory)"
 
-events_lua() {  # events_lua PUBLIC_KEY PAYWALL FILE
-  cat > "$3" <<LUA
-counter = 0
-prefix = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer $1"
-request = function()
-  counter = counter + 1
-  local parts = {}
-  for i = 1, 100 do
-    parts[i] = string.format('{"id":"%s-%d-%d","name":"paywall_open","timestamp":%d000,"placement":"onboarding","paywallId":"$2","version":1,"subscriberId":"s%d"}', prefix, counter, i, os.time(), i)
-  end
-  return wrk.format(nil, "/v1/sdk/events", nil, '{"events":[' .. table.concat(parts, ",") .. ']}')
-end
-LUA
-}
-paywall_of() { curl -sf -H "$2" "$1" | sed -E 's/.*"paywallId":"([^"]+)".*/\1/'; }
 events_lua "${S_AUTH#Authorization: Bearer }" "$(paywall_of "$S_URL" "$S_AUTH")" "$OUT/sqlite-events.lua"
 events_lua "${P_AUTH#Authorization: Bearer }" "$(paywall_of "$P_URL" "$P_AUTH")" "$OUT/pg-events.lua"
 CONNECTIONS=16 bench_run sqlite-events "$S_PID" "http://127.0.0.1:$S_PORT" "$OUT" -s "$OUT/sqlite-events.lua"; S_EV=$RPS
