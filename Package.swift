@@ -3,9 +3,14 @@ import PackageDescription
 
 let package = Package(
     name: "Xizor",
-    platforms: [.macOS(.v14)],
+    // XizorKit's platforms (a package has one list, not one per target): an app adds XizorKit by this
+    // repository's URL. The server is built on Linux, where this list does not apply.
+    platforms: [.iOS(.v15), .macOS(.v12)],
     products: [
         .executable(name: "xizor", targets: ["xizor"]),
+        // The client library (docs/client-swift.md): an app that depends on it builds its one target, none
+        // of the server's.
+        .library(name: "XizorKit", targets: ["XizorKit"]),
         .library(name: "HTTP", targets: ["HTTP"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "PaywallFormat", targets: ["PaywallFormat"]),
@@ -101,6 +106,11 @@ let package = Package(
         .executableTarget(
             name: "xizor-render-bench", dependencies: ["PaywallRenderer", "PaywallFormat"],
             path: "Sources/xizor-render-bench"),
+
+        // The client library, whose package is clients/swift (its example, benchmark and tests are there): its
+        // sources are vended here too, so SwiftPM and Xcode can add it by this repository's URL and a version tag.
+        /// README: XizorKit, the Swift client library apps use (docs/client-swift.md): `clients/swift`'s library, vended by this package too so an app adds it by the repository's URL; it depends on no other target
+        .target(name: "XizorKit", path: "clients/swift/Sources/XizorKit"),
 
         // Tests (Swift Testing).
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CZlib"], path: "Tests/HTTPTests"),
