@@ -2,14 +2,14 @@
 SWIFT   ?= swift
 VENV    := .venv
 PY      := $(VENV)/bin/python
-APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql nginx curl nodejs chromium chromium-driver fonts-noto-color-emoji
+APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql nginx curl nodejs node-typescript node-react node-react-test-renderer node-csstype node-prop-types chromium chromium-driver fonts-noto-color-emoji
 CONFIG  ?= Config/xizor.json
 # A target importing a module it does not declare is an error, not a build-order accident: the layers'
 # boundaries (docs/architecture.md) are kept by the compiler.
 CHECKED := --explicit-target-dependency-import-check error
 SWIFT_FILES = Package.swift $$(find Sources Tests clients -name '*.swift' -not -path '*/.build/*')
 
-.PHONY: build release run test lint format test-swift test-client test-e2e bench mutants fuzz embed deps venv docker clean
+.PHONY: build release run test lint format test-swift test-client test-react-native test-e2e bench mutants fuzz embed deps venv docker clean
 
 build:
 	$(SWIFT) build $(CHECKED)
@@ -26,6 +26,7 @@ test: deps venv lint
 	$(SWIFT) build $(CHECKED)
 	$(MAKE) test-swift
 	$(MAKE) test-client
+	$(MAKE) test-react-native
 	$(MAKE) test-e2e
 
 # Every Swift file as `swift format` (the toolchain's) and .swift-format would write it; generated
@@ -44,6 +45,13 @@ test-swift:
 test-client:
 	$(SWIFT) build --package-path clients/swift --build-tests
 	XIZOR_BIN=$(CURDIR)/.build/debug/xizor $(SWIFT) test --package-path clients/swift --skip-build
+
+# @xizor/react-native (docs/client-react-native.md): compiled strict by Debian's tsc, then Node's test runner
+# against live servers of the debug build; React and its test renderer are Debian's (NODE_PATH for their own
+# requires), react-native and react-native-webview the stand-ins in its test/stand-ins.
+test-react-native:
+	cd clients/react-native && tsc -p . && node test/link-modules.mjs
+	cd clients/react-native && NODE_PATH=/usr/share/nodejs XIZOR_BIN=$(CURDIR)/.build/debug/xizor node --test test/
 
 # Twice: every test on SQLite, then every database test on PostgreSQL (docs/testing.md, "Both databases").
 test-e2e:
@@ -76,6 +84,8 @@ fuzz: deps
 deps:
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+	@# npm: part of some nodejs builds (which then conflict with Debian's npm package), a package of its own in Debian's.
+	@command -v npm >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm)
 
 # Python test tools live in a virtual environment made from Tests/e2e/requirements.txt.
 venv: $(VENV)/.installed

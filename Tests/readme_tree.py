@@ -13,7 +13,8 @@ END = "<!-- end of tree -->"
 FOLDERS = [
     ("Migrations/", "numbered SQL migrations per database (`Migrations/`, `Migrations/postgres/`), applied once each, embedded in the binary by `make embed`"),
     ("Config/xizor.json", "a copy of every configuration default (the binary has them compiled in; tested equal)"),
-    ("clients/swift", "XizorKit, the Swift client library: its own package (library, a command-line example, a benchmark, tests against live servers)"),
+    ("clients/swift", "XizorKit, the Swift client library: its own package (the `XizorKit` library, a command-line example, a benchmark, tests against live servers)"),
+    ("clients/react-native", "`@xizor/react-native`, the React Native and Expo client (TypeScript, compiled by Debian's `tsc`): its own npm package with the format's generated types, tested by `node --test` against live servers"),
     ("Tests/", "Swift Testing suites per layer, live-server tests in Python (`Tests/e2e`), shared vectors (`Tests/Fixtures`), fuzz corpora (`Tests/fuzz`), the standing mutants (`Tests/mutants`)"),
     ("bench/", "`make bench`: the benchmarks and their scripts"),
     ("docker/", "the container image and a compose deployment"),

@@ -695,3 +695,110 @@ def test_the_swift_clients_bridge_fixture_is_what_the_page_speaks(browser, page_
     for message in posted:
         shapes = [set(f) for f in fixture["page"] if f["type"] == message["type"]]
         assert any(set(message) <= shape for shape in shapes), f"{message} has no shape in {BRIDGE_FIXTURE.name}"
+
+
+RN_PACKAGE = pathlib.Path(ROOT) / "clients/react-native"
+
+
+class ReactNativeHost:
+    """@xizor/react-native's PaywallBridge in a Node process (clients/react-native/test/bridge-driver.mjs),
+    playing the app beside a page in Chromium: what the page posts to `window.ReactNativeWebView` goes to
+    it as the string react-native-webview's `onMessage` delivers, and the scripts it injects (its
+    `injectJavaScript`) are run in the page."""
+
+    def __init__(self, browser, base, public_key, placement, subscriber):
+        if not (RN_PACKAGE / "dist/core.js").exists():
+            subprocess.run(["tsc", "-p", str(RN_PACKAGE)], check=True, timeout=300)
+        self.browser = browser
+        self.process = subprocess.Popen(["node", str(RN_PACKAGE / "test/bridge-driver.mjs"), base, public_key, placement, subscriber],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.paywall = self.read()["paywall"]
+        self.received, self.injected, self.calls = [], [], []
+        self.seen = 0
+
+    def read(self):
+        line = self.process.stdout.readline()
+        assert line, f"the bridge driver ended (exit {self.process.poll()})"
+        return json.loads(line)
+
+    def command(self, **command):
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+        while "done" not in (answer := self.read()):
+            if "inject" in answer:
+                self.injected.append(answer["inject"])
+                self.browser.execute_script(answer["inject"])
+            elif "call" in answer:
+                self.calls.append(answer["call"])
+            else:
+                self.last = answer
+
+    def pump(self):
+        """Hands every message the page posted since the last pump to the host, in order."""
+        raw = self.browser.execute_script("return window.__xzRaw")
+        for message in raw[self.seen:]:
+            self.received.append(json.loads(message))
+            self.command(page=message)
+        self.seen = len(raw)
+
+    def close(self):
+        self.process.stdin.close()
+        assert self.process.wait(timeout=10) == 0
+
+
+def test_the_react_native_host_drives_a_real_page(browser, page_source):
+    """The React Native package's host code and a real page from the server exchange every message of the
+    bridge fixture: the page through a `window.ReactNativeWebView` shim (BRIDGE_STUB with `?host=rn`), the host
+    in Node; its events reach the server attributed to the page shown."""
+    fixture = json.loads(BRIDGE_FIXTURE.read_text())
+    app = page_source.app
+    paywall_id = app.create_paywall("cinematic")
+    draft, etag = app.draft(paywall_id)
+    document = draft["document"]
+    document["root"]["children"].append({"type": "button", "id": "faq", "label": {"en": "FAQ", "de": "FAQ"},
+                                         "action": {"type": "custom", "name": "show_faq", "payload": {"section": 2}}})
+    assert app.save_draft(paywall_id, document, etag).status_code == 200
+    app.publish(paywall_id)
+    app.assign("rn_bridge", paywall_id)
+
+    host = ReactNativeHost(browser, page_source.live.base, app.public_key, "rn_bridge", "rn-subscriber")
+    try:
+        open_page(browser, f"{page_source.live.base}/v1/sdk/placements/rn_bridge/paywall?colorScheme=dark&subscriberId=rn-subscriber&host=rn")
+        host.pump()                                 # ready, paywall_open, timer_start
+        assert host.calls[0] == ["ready"]
+        assert "49,99" in browser.find_element(By.TAG_NAME, "body").text, "the host's products are in the page"
+        timer = browser.find_element(By.CSS_SELECTOR, "[data-tid=launch_offer]")
+        started = requests.post(f"{page_source.live.base}/v1/sdk/timers", headers=page_source.headers,
+                                json={"subscriberId": "rn-subscriber", "paywallId": paywall_id, "nodeId": "launch_offer"}).json()["startedAt"]
+        assert {"type": "timer_start", "nodeId": "launch_offer", "startedAt": started} in [
+            json.loads(s[s.index("(") + 1:s.rindex(");true;")]) for s in host.injected], "the server's start, injected"
+        assert timer.text
+
+        cta = browser.find_element(By.CSS_SELECTOR, "[data-id=cta]")
+        cta.click()
+        host.pump()                                 # purchase_started, purchase
+        assert host.calls[-1] == ["purchase", "yearly", "com.example.streaming.pro.yearly"]
+        assert cta.get_attribute("aria-busy") is None, "pending, then completed: the button is free again"
+        for selector in ["[data-a=restore]", "[data-a=open_url]", "[data-id=faq]"]:
+            browser.find_element(By.CSS_SELECTOR, selector).click()
+        host.pump()
+        assert host.calls[-3:] == [["restore"], ["openURL", "https://example.com/legal/privacy"], ["custom", "show_faq", {"section": 2}]]
+        close = browser.find_element(By.CSS_SELECTOR, "[data-a=close]")
+        wait_for(close.is_displayed, timeout=4, what="close button after dismissDelayMs")
+        close.click()
+        host.pump()                                 # paywall_close, close
+        assert host.calls[-1] == ["close"]
+        host.command(dismiss=True)                  # the app dismisses: the page is already closed, says nothing more
+        assert browser.execute_script("return window.xizor.state().closed") is True
+        host.pump()
+
+        assert {m["type"] for m in host.received} == {m["type"] for m in fixture["page"]}, "every page message of the fixture"
+        injected_types = {json.loads(s[s.index("(") + 1:s.rindex(");true;")])["type"] for s in host.injected}
+        assert injected_types == {m["type"] for m in fixture["host"]}, "every host message of the fixture"
+
+        host.command(flush=True)
+        assert host.last["queued"] == 0, host.last
+        analytics = app.dashboard.get(f"/v1/paywalls/{paywall_id}/analytics").json()["versions"][0]
+        assert (analytics["impressions"], analytics["purchaseStarted"], analytics["purchaseCompleted"], analytics["closes"]) == (1, 1, 1, 1), analytics
+    finally:
+        host.close()
