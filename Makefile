@@ -51,7 +51,7 @@ test-client:
 # requires), react-native and react-native-webview the stand-ins in its test/stand-ins.
 test-react-native:
 	cd clients/react-native && tsc -p . && node test/link-modules.mjs
-	cd clients/react-native && NODE_PATH=/usr/share/nodejs XIZOR_BIN=$(CURDIR)/.build/debug/xizor node --test test/
+	cd clients/react-native && NODE_PATH=/usr/share/nodejs XIZOR_BIN=$(CURDIR)/.build/debug/xizor node --test test/*.test.mjs
 
 # Twice: every test on SQLite, then every database test on PostgreSQL (docs/testing.md, "Both databases").
 test-e2e:

@@ -78,17 +78,19 @@ function parseEntry(raw: string): StoredResponse | undefined {
   }
 }
 
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
-const MASK = 0xffffffffffffffffn;
-
+/** FNV-1a, 64-bit, in two 32-bit halves: no BigInt, which JavaScriptCore on older devices lacks. The
+ * prime is 2⁴⁰ + 0x1b3, so hash × prime is (hash << 40) + hash × 0x1b3, modulo 2⁶⁴. */
 export function fnv1a64(text: string): string {
-  let hash = FNV_OFFSET;
+  let high = 0xcbf29ce4;
+  let low = 0x84222325;
   for (const byte of utf8(text)) {
-    hash ^= BigInt(byte);
-    hash = (hash * FNV_PRIME) & MASK;
+    low = (low ^ byte) >>> 0;
+    const lowProduct = low * 0x1b3; // < 2⁴¹: exact in a double
+    const carry = Math.floor(lowProduct / 0x100000000);
+    high = (Math.imul(high, 0x1b3) + (low << 8) + carry) >>> 0;
+    low = lowProduct >>> 0;
   }
-  return hash.toString(16);
+  return high === 0 ? low.toString(16) : high.toString(16) + low.toString(16).padStart(8, "0");
 }
 
 function utf8(text: string): number[] {

@@ -21,7 +21,8 @@ export function reactNativeDevice(appVersion?: string, overrides: Partial<Device
   }
   return {
     platform: Platform.OS,
-    osVersion: String(Platform.Version),
+    // Android's Platform.Version is the API level (34); rules compare the OS version (14).
+    osVersion: Platform.OS === "android" && Platform.constants?.Release ? Platform.constants.Release : String(Platform.Version),
     locale,
     appVersion,
     ...overrides,

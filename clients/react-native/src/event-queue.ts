@@ -57,7 +57,13 @@ export class EventQueue {
   private failures = 0;
   /** Halved on 413 (a batch over the server's body limit), back to `batchSize` after a delivery. */
   private batchLimit: number;
-  private nextSequence = 0;
+  /** Per-instance order within a millisecond (keys are `<ms>-<counter>-<random>`). */
+  private counter = 0;
+  /** Events being written, counted against `maxQueued` before they join `pending`. */
+  private writing = 0;
+  /** The newest millisecond among the entries a previous launch left: new keys sort after them even
+   * when this launch begins within that millisecond. */
+  private loadedUntil = 0;
   private ticker: unknown;
   private closed = false;
   /** Storage operations one after another, so entries are written and removed in queue order. */
@@ -103,7 +109,7 @@ export class EventQueue {
   async enqueue(events: readonly XizorEvent[]): Promise<void> {
     await this.loaded;
     let incoming = [...events];
-    const overflow = this.pending.length + incoming.length - this.settings.maxQueued;
+    const overflow = this.pending.length + this.writing + incoming.length - this.settings.maxQueued;
     if (overflow > 0) {
       const fromQueue = Math.min(overflow, this.pending.length);
       const dropped = this.pending.slice(0, fromQueue).map((item) => item.event);
@@ -112,7 +118,8 @@ export class EventQueue {
       incoming = incoming.slice(overflow - fromQueue);
       this.report({ kind: "dropped", events: dropped, reason: `the queue holds at most ${this.settings.maxQueued} events` });
     }
-    const items: Pending[] = incoming.map((event) => ({ event, key: this.entryKey(this.nextSequence++) }));
+    const items: Pending[] = incoming.map((event) => ({ event, key: this.entryKey() }));
+    this.writing += items.length;
     await this.serially(async () => {
       try {
         await setMany(this.storage, items.map((item) => [item.key ?? "", JSON.stringify(item.event)] as const));
@@ -121,6 +128,7 @@ export class EventQueue {
         this.report({ kind: "notPersisted", queued: this.pending.length + items.length, reason: String(error) });
       }
     });
+    this.writing -= items.length;
     this.pending.push(...items);
     if (this.pending.length >= this.settings.batchSize) this.flushIfIdle();
   }
@@ -138,7 +146,11 @@ export class EventQueue {
   }
 
   private startSending(): Promise<void> {
-    const done = this.sendAll();
+    // Nothing in the loop should throw; if something does, the queue must not stay "sending" forever.
+    const done = this.sendAll().catch((error: unknown) => {
+      console.warn("Xizor: the event queue failed", error);
+      this.state = { kind: "idle" };
+    });
     this.state = { kind: "sending", done };
     return done;
   }
@@ -185,7 +197,8 @@ export class EventQueue {
 
   private scheduleRetry(reason: RetryReason, retryAfter: number | undefined): void {
     this.failures += 1;
-    const delay = this.backoff.delay(this.failures, retryAfter);
+    // setTimeout takes at most 2³¹−1 ms (about 24.8 days); longer fires at once.
+    const delay = Math.min(this.backoff.delay(this.failures, retryAfter), 2_147_483);
     if (this.closed) {
       this.state = { kind: "idle" };
       return;
@@ -202,20 +215,30 @@ export class EventQueue {
   }
 
   private async send(batch: XizorEvent[]): Promise<Outcome> {
+    let body: string;
+    try {
+      body = JSON.stringify({ events: batch });
+    } catch (error) {
+      return { kind: "refused", reason: `the events cannot be encoded: ${String(error)}` };
+    }
     let response: HTTPResponse;
     try {
-      response = await this.transport.send("POST", this.transport.url("v1/sdk/events"), {}, JSON.stringify({ events: batch }));
+      response = await this.transport.send("POST", this.transport.url("v1/sdk/events"), {}, body);
     } catch (error) {
       return { kind: "retry", reason: { kind: "network", description: error instanceof Error ? error.message : String(error) } };
     }
     const status = response.status;
     if (status === 200 || status === 202) {
-      let answer: Record<string, unknown>;
+      let parsed: unknown;
       try {
-        answer = JSON.parse(response.body) as Record<string, unknown>;
+        parsed = JSON.parse(response.body);
       } catch {
+        parsed = undefined;
+      }
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
         return { kind: "retry", reason: { kind: "serverError", status } };
       }
+      const answer = parsed as Record<string, unknown>;
       const rejected = (Array.isArray(answer.rejected) ? answer.rejected : []).flatMap((item: unknown) => {
         const entry = item as { id?: unknown; errors?: unknown } | null;
         if (!entry || typeof entry.id !== "string") return [];
@@ -273,8 +296,8 @@ export class EventQueue {
     const unreadable: string[] = [];
     keys.forEach((key, index) => {
       const event = parseEvent(values[index] ?? "");
-      const sequence = Number(key.slice(marker.length));
-      if (Number.isSafeInteger(sequence)) this.nextSequence = Math.max(this.nextSequence, sequence + 1);
+      const time = /^(\d{13})-/.exec(key.slice(marker.length));
+      if (time) this.loadedUntil = Math.max(this.loadedUntil, Number(time[1]));
       if (event) this.pending.push({ event, key });
       else unreadable.push(key);
     });
@@ -284,9 +307,15 @@ export class EventQueue {
     }
   }
 
-  /** Twelve digits: keys sort as numbers, and 10¹² events outlast any app. */
-  private entryKey(sequence: number): string {
-    return `${this.prefix}:event:${String(sequence).padStart(12, "0")}`;
+  /** The time (13 digits, so keys sort in time order), a counter for order within a millisecond, and a
+   * random suffix: unique without knowing what is stored, so two instances on one prefix (a
+   * `configure()` again while an old instance still tracks) or a launch that could not read the
+   * queue never overwrite an entry. */
+  private entryKey(): string {
+    const time = String(Math.max(Date.now(), this.loadedUntil + 1)).padStart(13, "0");
+    const counter = String(this.counter++ % 1_000_000).padStart(6, "0");
+    const random = Math.floor(Math.random() * 0x100000000).toString(36);
+    return `${this.prefix}:event:${time}-${counter}-${random}`;
   }
 
   private serially(operation: () => Promise<void>): Promise<void> {

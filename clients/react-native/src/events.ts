@@ -60,6 +60,8 @@ export function attribute(event: XizorEvent, paywall: Paywall): XizorEvent {
   event.paywallId = paywall.paywallId;
   event.version = paywall.version;
   const experiment = paywall.experiment;
+  delete event.experimentId;
+  delete event.variant;
   if (experiment) {
     event.experimentId = experiment.id;
     const variant = experiment.holdout ? "holdout" : experiment.variant;

@@ -101,9 +101,10 @@ export class PaywallRequest {
 
   url(base: string): string {
     const items: [string, string][] = [];
-    if (this.locale !== undefined) items.push(["locale", this.locale]);
-    if (this.colorScheme !== undefined) items.push(["colorScheme", this.colorScheme]);
-    if (this.subscriberId !== undefined) items.push(["subscriberId", this.subscriberId]);
+    // `!= null`: a plain-JavaScript caller's null means absent, as the cache key reads it.
+    if (this.locale != null) items.push(["locale", this.locale]);
+    if (this.colorScheme != null) items.push(["colorScheme", this.colorScheme]);
+    if (this.subscriberId != null) items.push(["subscriberId", this.subscriberId]);
     for (const key of this.contextKeys()) items.push([`context.${key}`, queryValue(this.context[key])]);
     const query = items.map(([name, value]) => `${escapeComponent(name)}=${escapeComponent(value)}`).join("&");
     return `${base}/v1/sdk/placements/${escapeComponent(this.placement)}/paywall${query ? `?${query}` : ""}`;
@@ -209,7 +210,9 @@ export function answerOf(entry: StoredResponse, request: PaywallRequest, source:
 }
 
 function experimentOf(raw: JSONValue | undefined): Experiment | undefined {
+  // As XizorKit's decoder: an experiment that is not whole is no attribution at all.
   if (!raw || typeof raw !== "object" || Array.isArray(raw) || typeof raw.id !== "string") return undefined;
+  if (typeof raw.holdout !== "boolean" || (raw.variant != null && typeof raw.variant !== "string")) return undefined;
   return {
     id: raw.id,
     variant: typeof raw.variant === "string" ? raw.variant : undefined,

@@ -1,4 +1,5 @@
 import { createElement, useEffect, useMemo, useRef, useState, type ReactElement, type ReactNode } from "react";
+import { View } from "react-native";
 import { WebView, type WebViewHandle, type WebViewMessageEvent } from "react-native-webview";
 import { PaywallBridge, type PaywallBridgeDelegate } from "./bridge/host.js";
 import type { ProductInfo, PurchaseState } from "./bridge/messages.js";
@@ -87,8 +88,8 @@ export interface XizorPaywallProps extends Omit<UseXizorPaywallOptions, "format"
 
 /**
  * A placement's paywall in a `react-native-webview`: the server-rendered page, with purchases,
- * restores, links and analytics through the bridge. Hidden until the page has its products, so
- * prices never show empty.
+ * restores, links and analytics through the bridge. Until the page has its products it is invisible
+ * and takes no touches (a tap on an empty screen must not buy), with `loading` shown over it.
  */
 export function XizorPaywall(props: XizorPaywallProps): ReactElement | null {
   const xizor = props.xizor ?? sharedXizor();
@@ -139,7 +140,7 @@ export function XizorPaywall(props: XizorPaywallProps): ReactElement | null {
   }, [state.status]);
 
   if (!paywall || !bridge) return state.status === "loading" ? ((props.loading ?? null) as ReactElement | null) : null;
-  return createElement(WebView, {
+  const webViewElement = createElement(WebView, {
     ...props.webViewProps,
     ref: webView,
     source: { html: paywall.page ?? "", baseUrl: xizor.configuration.baseURL },
@@ -147,7 +148,7 @@ export function XizorPaywall(props: XizorPaywallProps): ReactElement | null {
     javaScriptEnabled: true,
     allowsInlineMediaPlayback: true,
     mediaPlaybackRequiresUserAction: false,
-    style: [props.style, shown ? null : { opacity: 0 }],
+    style: [{ flex: 1 }, shown ? null : { opacity: 0 }],
     onMessage: (event: WebViewMessageEvent) => void bridge.receive(event.nativeEvent.data),
     onLoadEnd: () => {
       loaded.current = true;
@@ -160,7 +161,11 @@ export function XizorPaywall(props: XizorPaywallProps): ReactElement | null {
       return false;
     },
   });
+  const cover = shown || props.loading == null ? null : createElement(View, { style: COVER }, props.loading);
+  return createElement(View, { style: props.style ?? { flex: 1 }, pointerEvents: shown ? "auto" : "none" }, webViewElement, cover);
 }
+
+const COVER = { position: "absolute", top: 0, left: 0, right: 0, bottom: 0 };
 
 function sortedEntries(context: Record<string, ContextValue> | undefined): [string, ContextValue][] {
   return Object.entries(context ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

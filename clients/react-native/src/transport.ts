@@ -53,8 +53,10 @@ export function retryAfterSeconds(response: HTTPResponse, now: number = Date.now
   return Math.max(0, (at - now) / 1000);
 }
 
-/** HTTP through `fetch`, with the key, the schema version, the device headers and no HTTP cache:
- * the client keeps its own cache and revalidates it itself, and a 304 must reach it as a 304. */
+/** HTTP through `fetch`, with the key, the schema version and the device headers. The client keeps its
+ * own cache and revalidates it itself (`If-None-Match`, so a 304 reaches it as a 304). No `cache`
+ * option is passed: React Native's fetch (whatwg-fetch) turns `no-store` into an `_=<time>` query
+ * parameter, and the server's answers are `no-cache` to every HTTP cache anyway. */
 export class Transport {
   private readonly fixedHeaders: Record<string, string>;
 
@@ -77,7 +79,7 @@ export class Transport {
     const all: Record<string, string> = { ...this.fixedHeaders, ...headers };
     if (body !== undefined) all["Content-Type"] = "application/json";
     try {
-      const response = await fetch(url, { method, headers: all, body, signal: controller.signal, cache: "no-store" });
+      const response = await fetch(url, { method, headers: all, body, signal: controller.signal });
       const lowered: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         lowered[name.toLowerCase()] = value;

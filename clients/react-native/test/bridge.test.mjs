@@ -204,15 +204,21 @@ test("a purchase whose handler throws is reported failed to the page and to anal
       purchase: async () => {
         throw new Error("the store is down");
       },
+      // Not async: throws synchronously, which must not stall the page either.
+      products: () => {
+        throw new Error("no products");
+      },
     },
   });
   const warn = console.warn;
   console.warn = () => {};
   try {
     await bridge.receive({ type: "purchase", slot: "monthly" });
+    await bridge.receive({ type: "ready" });
   } finally {
     console.warn = warn;
   }
-  assert.match(injected.at(-1), /"state":"failed","slot":"monthly"/);
+  assert.match(injected.at(-2), /"state":"failed","slot":"monthly"/);
+  assert.equal(injected.at(-1), 'window.xizor && window.xizor.receive({"type":"products","products":{}});true;', "answered with no products");
   assert.deepEqual(tracked.map((event) => [event.name, event.properties]), [["purchase_failed", { slot: "monthly" }]]);
 });

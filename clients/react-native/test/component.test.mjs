@@ -48,7 +48,7 @@ test("the component loads the placement's page, answers the page through the web
     const xizor = configure({ publicKey: app.publicKey, baseURL: server.base, storage: freshStorage(server), cacheTimeout: 5, appVersion: "1.2.3", events: { flushInterval: 3600 } });
     assert.equal(sharedXizor(), xizor);
     assert.equal(xizor.configuration.device.platform, "android");
-    assert.equal(xizor.configuration.device.osVersion, "34");
+    assert.equal(xizor.configuration.device.osVersion, "14", "Android's release, not its API level");
 
     const calls = [];
     const before = instances.length;
@@ -76,9 +76,13 @@ test("the component loads the placement's page, answers the page through the web
     assert.equal(webView.props.source.baseUrl, server.base, "relative asset URLs resolve at the server");
     assert.equal(webView.props.testID, "paywall");
     assert.ok(hidden(webView), "hidden until the page has its products");
+    assert.equal(renderer.toJSON().props.pointerEvents, "none", "and no touch reaches it: a tap on an empty screen must not buy");
+    assert.equal(renderer.toJSON().children.at(-1).children[0].type, "Loading", "the loading view covers it meanwhile");
 
     await play(webView, { type: "ready", paywallId: app.paywallId, schemaVersion: 2, locale: "en" });
     await settle(() => !hidden(webView), "the page to be shown");
+    assert.equal(renderer.toJSON().props.pointerEvents, "auto");
+    assert.equal(renderer.toJSON().children.length, 1, "the loading cover is gone");
     assert.deepEqual(sentTo(webView)[0], { type: "products", products: { yearly: { price: "49,99 €" }, monthly: { price: "4,99 €" } } });
 
     await play(webView, { type: "purchase", slot: "yearly", storeProductId: "com.x.yearly", storeProductIds: { appStore: "com.x.yearly", googlePlay: "yearly_play" } });

@@ -175,7 +175,8 @@ test("a full queue drops the oldest, and unreadable entries are removed and repo
   assert.equal(await storage.getItem("xizor:event:000000000099"), null, "the unreadable entry is removed");
   await relaunched.track("custom.f");
   const keys = (await storage.getAllKeys()).filter((key) => key.startsWith("xizor:event:")).sort();
-  assert.equal(keys.at(-1), "xizor:event:000000000100", "numbering goes on after the highest entry seen");
+  assert.equal(keys.length, 3, "maxQueued: the oldest made room");
+  assert.equal(JSON.parse(await storage.getItem(keys.at(-1))).name, "custom.f", "a new entry sorts after every older one");
   relaunched.close();
 });
 

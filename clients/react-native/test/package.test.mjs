@@ -5,6 +5,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { XIZOR_REACT_NATIVE_VERSION, deviceHeaders } from "../dist/core.js";
+import { fnv1a64 } from "../dist/cache.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -39,4 +40,16 @@ test("the core imports no peer, so it runs without React Native", () => {
     }
   }
   assert.ok(seen.size > 10);
+});
+
+test("the cache's FNV-1a, computed without BigInt, equals the 64-bit reference", () => {
+  const reference = (text) => {
+    let hash = 0xcbf29ce484222325n;
+    for (const byte of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+    return hash.toString(16);
+  };
+  const samples = ["", "a", "v1|onboarding|document|2|en||", "v1|x|page|2|de-AT|dark|user/1|plan=pro|", "ünïcödé ✓ 😀"];
+  for (let index = 0; index < 200; index += 1) samples.push(Math.random().toString(36).repeat(1 + (index % 7)));
+  for (const sample of samples) assert.equal(fnv1a64(sample), reference(sample), sample);
+  assert.equal(fnv1a64("a"), "af63dc4c8601ec8c", "the published FNV-1a 64 value of 'a'");
 });

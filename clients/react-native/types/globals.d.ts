@@ -23,7 +23,6 @@ interface XizorFetchInit {
   headers?: Record<string, string>;
   body?: string;
   signal?: XizorAbortSignal;
-  cache?: "no-store";
 }
 declare function fetch(url: string, init?: XizorFetchInit): Promise<XizorFetchResponse>;
 declare function setTimeout(callback: () => void, ms: number): unknown;

@@ -13,7 +13,8 @@ declare module "react" {
 }
 
 declare module "react-native" {
-  export const Platform: { OS: string; Version: string | number };
+  export const Platform: { OS: string; Version: string | number; constants?: { Release?: string } };
+  export const View: unknown;
   export const AppState: {
     addEventListener(type: "change", listener: (state: string) => void): { remove(): void };
   };

@@ -90,16 +90,16 @@ export class PaywallBridge {
     const { delegate, paywall, subscriberId, client } = this.options;
     switch (message.type) {
       case "ready": {
-        const products = (await settle(delegate.products?.(paywall))) ?? {};
+        const products = (await settle(() => delegate.products?.(paywall))) ?? {};
         this.send({ type: "products", products });
-        delegate.ready?.();
+        await settle(() => delegate.ready?.());
         return;
       }
       case "purchase": {
         this.send({ type: "purchase_state", state: "pending", slot: message.slot });
         let state: PurchaseState = "failed";
         if (delegate.purchase) {
-          state = (await settle(delegate.purchase(message.slot, message.storeProductId, paywall))) ?? "failed";
+          state = (await settle(() => delegate.purchase?.(message.slot, message.storeProductId, paywall))) ?? "failed";
         }
         this.send({ type: "purchase_state", state, slot: message.slot });
         const name = state === "completed" ? XizorEvents.purchaseCompleted : XizorEvents.purchaseFailed;
@@ -107,16 +107,16 @@ export class PaywallBridge {
         return;
       }
       case "restore":
-        await settle(delegate.restore?.(paywall));
+        await settle(() => delegate.restore?.(paywall));
         return;
       case "close":
-        delegate.close?.();
+        await settle(() => delegate.close?.());
         return;
       case "open_url":
-        delegate.openURL?.(message.url);
+        await settle(() => delegate.openURL?.(message.url));
         return;
       case "custom":
-        delegate.custom?.(message.name, message.payload);
+        await settle(() => delegate.custom?.(message.name, message.payload));
         return;
       case "timer_start": {
         // A timer's start is kept per subscriber; without one the page runs it from now.
@@ -156,10 +156,11 @@ export function eventFromPage(
   return event;
 }
 
-/** The delegate's answer, or undefined when it threw or rejected (logged: an app's bug must not stall the page). */
-async function settle<T>(value: Promise<T> | T | undefined): Promise<T | undefined> {
+/** The delegate's answer, or undefined when it threw (synchronously or not) or rejected: logged, since an
+ * app's bug must not stall the page. */
+async function settle<T>(call: () => Promise<T> | T | undefined): Promise<T | undefined> {
   try {
-    return await value;
+    return await call();
   } catch (error) {
     console.warn("Xizor: a paywall delegate failed", error);
     return undefined;

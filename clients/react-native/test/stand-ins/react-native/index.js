@@ -1,6 +1,13 @@
-// A stand-in for the two objects @xizor/react-native reads of react-native, honest about being one:
-// Platform as an Android 14 device would report it, and an AppState whose changes a test emits.
-export const Platform = { OS: "android", Version: 34 };
+// A stand-in for what @xizor/react-native reads of react-native, honest about being one: Platform as
+// an Android 14 device reports it (API level 34), a View that renders a host element of that name,
+// and an AppState whose changes a test emits.
+import React from "react";
+
+export const Platform = { OS: "android", Version: 34, constants: { Release: "14" } };
+
+export function View(props) {
+  return React.createElement("View", props);
+}
 
 const listeners = new Set();
 export const AppState = {
