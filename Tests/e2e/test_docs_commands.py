@@ -62,6 +62,12 @@ UNTESTABLE = {
     ("docs/client-swift.md", "cd clients/swift"): (
         "`swift run` builds the client package (minutes; `make test-client` builds it)",
         "test_client_swift_md_example_equivalent"),
+    ("docs/client-react-native.md", 'curl -sf -H "Authorization: Bearer $XIZOR_PUBLIC_KEY"'): (
+        "fetches from https://api.xizor.dev, a production host", "test_client_react_native_md_fallback_bundle_equivalent"),
+    ("docs/client-react-native.md", "cd clients/react-native"): (
+        "the install is two places (the checkout, then an app beside it) and npm without a registry: "
+        "clients/react-native/test/install.test.mjs (make test-react-native) runs it as written in a copy of "
+        "the package and a throwaway app", None),
     ("docs/fuzzing.md", "make fuzz"): (
         "builds xizor-fuzz with the sanitizers (about two minutes), then fuzzes for 60 s per target or longer; "
         "`make test` replays every seed and regression (Tests/FuzzTests)", None),
@@ -591,6 +597,16 @@ def test_client_swift_md_fallback_bundle_equivalent(server, tmp_path):
                  substitutions=[("https://api.xizor.dev", server.base)])
     bundle = json.loads((tmp_path / "App" / "Resources" / "xizor-fallback.json").read_text())
     entry = bundle["placements"]["onboarding"]
+    assert (entry["paywallId"], entry["version"], entry["schemaVersion"]) == (paywall, version, 2), entry
+
+
+def test_client_react_native_md_fallback_bundle_equivalent(server, tmp_path):
+    """The React Native docs' build step for the fallback bundle, with the live server for api.xizor.dev."""
+    app, paywall, version = published_onboarding(server)
+    block = the_block("docs/client-react-native.md", 'curl -sf -H "Authorization: Bearer $XIZOR_PUBLIC_KEY"')
+    run_commands(block.commands, tmp_path, workdir=tmp_path, env={"XIZOR_PUBLIC_KEY": app.public_key},
+                 substitutions=[("https://api.xizor.dev", server.base)])
+    entry = json.loads((tmp_path / "xizor-fallback.json").read_text())["placements"]["onboarding"]
     assert (entry["paywallId"], entry["version"], entry["schemaVersion"]) == (paywall, version, 2), entry
 
 
