@@ -3,20 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Backoff, MemoryStorage, Xizor, XizorEvents, makeEvent } from "../dist/core.js";
-import { LiveServer, freshStorage, eventually } from "./live-server.mjs";
+import { withServer, freshStorage, eventually } from "./live-server.mjs";
 
 const quick = { batchSize: 50, flushInterval: 3600, initialBackoff: 0.1, maxBackoff: 0.4 };
-
-async function withServer(environment, body) {
-  const server = await LiveServer.start(environment);
-  const clients = [];
-  try {
-    await body(server, (xizor) => (clients.push(xizor), xizor));
-  } finally {
-    for (const client of clients) client.close();
-    await server.dispose();
-  }
-}
 
 const queued = async (storage) => (await storage.getAllKeys()).filter((key) => key.startsWith("xizor:event:")).length;
 

@@ -125,6 +125,19 @@ export class LiveServer {
   }
 }
 
+/** Runs `body(server, track)` against a fresh server; every client passed to `track` is closed and
+ * the server disposed afterwards, whatever the test did. */
+export async function withServer(environment, body) {
+  const server = await LiveServer.start(environment);
+  const clients = [];
+  try {
+    await body(server, (xizor) => (clients.push(xizor), xizor));
+  } finally {
+    for (const client of clients) client.close();
+    await server.dispose();
+  }
+}
+
 export class TestApp {
   constructor(server, secretKey, publicKey) {
     this.server = server;

@@ -3,19 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Xizor, XizorError } from "../dist/core.js";
-import { LiveServer, freshStorage, eventually, sleep } from "./live-server.mjs";
-
-async function withServer(environment, body) {
-  const server = await LiveServer.start(environment);
-  const clients = [];
-  const track = (xizor) => (clients.push(xizor), xizor);
-  try {
-    await body(server, track);
-  } finally {
-    for (const client of clients) client.close();
-    await server.dispose();
-  }
-}
+import { withServer, freshStorage, eventually, sleep } from "./live-server.mjs";
 
 async function rejection(promise) {
   try {
