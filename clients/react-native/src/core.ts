@@ -47,4 +47,5 @@ export {
   type PaywallBridgeOptions,
 } from "./bridge/host.js";
 export { sharedXizor, setSharedXizor } from "./shared.js";
+export { APP_ACCOUNT_TOKEN_NAMESPACE, appAccountToken } from "./app-account-token.js";
 export { XIZOR_REACT_NATIVE_VERSION } from "./version.js";

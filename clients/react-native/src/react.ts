@@ -65,8 +65,14 @@ export interface XizorPaywallProps extends Omit<UseXizorPaywallOptions, "format"
   placement: string;
   /** The paywall's products, formatted by the app's store SDK (RevenueCat, react-native-iap, expo-in-app-purchases). */
   products?: Record<string, ProductInfo> | ((paywall: Paywall) => Promise<Record<string, ProductInfo>>);
-  /** Buy the slot's product (this platform's store id); resolve with how it ended. */
-  onPurchase?: (slot: string, storeProductId: string | undefined, paywall: Paywall) => Promise<PurchaseState>;
+  /** Buy the slot's product (this platform's store id); resolve with how it ended. `appAccountToken` is
+   * `appAccountToken(subscriberId)` (undefined without a `subscriberId`): pass it to the App Store purchase. */
+  onPurchase?: (
+    slot: string,
+    storeProductId: string | undefined,
+    paywall: Paywall,
+    appAccountToken: string | undefined,
+  ) => Promise<PurchaseState>;
   onRestore?: (paywall: Paywall) => Promise<void> | void;
   /** The page's close button: unmount the component. */
   onClose?: () => void;
@@ -109,8 +115,8 @@ export function XizorPaywall(props: XizorPaywallProps): ReactElement | null {
         const products = latest.current.products;
         return typeof products === "function" ? products(shownPaywall) : products ?? {};
       },
-      purchase: (slot, storeProductId, shownPaywall) =>
-        latest.current.onPurchase?.(slot, storeProductId, shownPaywall) ?? Promise.resolve("failed" as const),
+      purchase: (slot, storeProductId, shownPaywall, token) =>
+        latest.current.onPurchase?.(slot, storeProductId, shownPaywall, token) ?? Promise.resolve("failed" as const),
       restore: (shownPaywall) => latest.current.onRestore?.(shownPaywall),
       close: () => latest.current.onClose?.(),
       openURL: (url) => latest.current.onOpenURL?.(url),

@@ -59,7 +59,7 @@ test("the component loads the placement's page, answers the page through the web
         locale: "en",
         style: { flex: 1 },
         products: async (paywall) => (calls.push(["products", paywall.paywallId]), { yearly: { price: "49,99 €" }, monthly: { price: "4,99 €" } }),
-        onPurchase: async (slot, productId) => (calls.push(["purchase", slot, productId]), "completed"),
+        onPurchase: async (slot, productId, _paywall, token) => (calls.push(["purchase", slot, productId, token]), "completed"),
         onRestore: () => void calls.push(["restore"]),
         onClose: () => calls.push(["close"]),
         onOpenURL: (url) => calls.push(["openURL", url]),
@@ -104,7 +104,7 @@ test("the component loads the placement's page, answers the page through the web
     assert.deepEqual(calls, [
       ["products", app.paywallId],
       ["ready", 1],
-      ["purchase", "yearly", "yearly_play"],
+      ["purchase", "yearly", "yearly_play", "6fd4f533-d712-5ef2-89bc-1b2176e91dd6"], // appAccountToken("s1")
       ["restore"],
       ["openURL", "https://example.com/terms"],
       ["custom", "show_faq", { section: 2 }],

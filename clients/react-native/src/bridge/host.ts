@@ -1,3 +1,4 @@
+import { appAccountToken } from "../app-account-token.js";
 import { attribute, makeEvent, XizorEvents, type XizorEvent } from "../events.js";
 import type { JSONValue, Paywall } from "../paywall.js";
 import {
@@ -16,8 +17,15 @@ export interface PaywallBridgeDelegate {
   /** The products of the paywall's slots, formatted for display (asked once, on `ready`). */
   products?(paywall: Paywall): Promise<Record<string, ProductInfo>> | Record<string, ProductInfo>;
   /** Buy the slot's product (`storeProductId` is this platform's store's); the page shows
-   * `pending` until this settles. A rejection counts as `failed`. */
-  purchase?(slot: string, storeProductId: string | undefined, paywall: Paywall): Promise<PurchaseState>;
+   * `pending` until this settles. A rejection counts as `failed`. `appAccountToken` is
+   * `appAccountToken(subscriberId)` of the subscriber the paywall was loaded for (undefined without one):
+   * pass it to the App Store purchase, so the store's notifications credit it to this paywall. */
+  purchase?(
+    slot: string,
+    storeProductId: string | undefined,
+    paywall: Paywall,
+    appAccountToken: string | undefined,
+  ): Promise<PurchaseState>;
   restore?(paywall: Paywall): Promise<void> | void;
   close?(): void;
   openURL?(url: string): void;
@@ -99,7 +107,9 @@ export class PaywallBridge {
         this.send({ type: "purchase_state", state: "pending", slot: message.slot });
         let state: PurchaseState = "failed";
         if (delegate.purchase) {
-          state = (await settle(() => delegate.purchase?.(message.slot, message.storeProductId, paywall))) ?? "failed";
+          const token = subscriberId === undefined ? undefined : appAccountToken(subscriberId);
+          state =
+            (await settle(() => delegate.purchase?.(message.slot, message.storeProductId, paywall, token))) ?? "failed";
         }
         this.send({ type: "purchase_state", state, slot: message.slot });
         const name = state === "completed" ? XizorEvents.purchaseCompleted : XizorEvents.purchaseFailed;

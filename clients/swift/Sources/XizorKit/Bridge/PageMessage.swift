@@ -84,6 +84,31 @@ public enum PageMessage: Sendable, Equatable {
     }
 }
 
+/// A purchase the page asked for, as the host hands it to the app.
+public struct PurchaseRequest: Sendable, Equatable {
+    /// The slot the page's button names.
+    public var slot: String
+    /// The slot's App Store product id, when the page names one.
+    public var storeProductId: String?
+    /// `Xizor.appAccountToken(for:)` of the subscriber the paywall was loaded for (nil when it was
+    /// loaded without one): pass it to StoreKit, `product.purchase(options: [.appAccountToken(token)])`,
+    /// so the store's notifications credit the purchase to this paywall (docs/revenue.md).
+    public var appAccountToken: UUID?
+
+    public init(slot: String, storeProductId: String? = nil, appAccountToken: UUID? = nil) {
+        self.slot = slot
+        self.storeProductId = storeProductId
+        self.appAccountToken = appAccountToken
+    }
+
+    /// The request of a `purchase` message, for a paywall loaded for `subscriberId`; nil for other messages.
+    public init?(_ message: PageMessage, subscriberId: String?) {
+        guard case .purchase(let slot, let storeProductId) = message else { return nil }
+        self.init(
+            slot: slot, storeProductId: storeProductId, appAccountToken: subscriberId.map(Xizor.appAccountToken(for:)))
+    }
+}
+
 public enum BridgeError: Error, Sendable, Equatable {
     case notAnObject
     case missing(String, type: String?)

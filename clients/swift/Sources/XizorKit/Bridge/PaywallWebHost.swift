@@ -7,7 +7,12 @@
     public protocol PaywallWebHostDelegate: AnyObject {
         /// The products of the paywall's slots, formatted for display (asked once, on `ready`).
         func products(for paywall: Paywall) async -> [String: ProductInfo]
-        /// Buy the slot's product; the page shows `pending` until this returns.
+        /// Buy the request's product, with its `appAccountToken` (StoreKit's
+        /// `product.purchase(options: [.appAccountToken(token)])`); the page shows `pending` until this
+        /// returns. Implement this or `purchase(slot:storeProductId:in:)`, which it calls by default.
+        func purchase(_ request: PurchaseRequest, in host: PaywallWebHost) async -> PurchaseState
+        /// Buy the slot's product: the form before `PurchaseRequest`, still called for delegates that
+        /// implement only it. Without either, every purchase fails.
         func purchase(slot: String, storeProductId: String?, in host: PaywallWebHost) async -> PurchaseState
         func restore(in host: PaywallWebHost) async
         func close(_ host: PaywallWebHost)
@@ -16,6 +21,14 @@
     }
 
     extension PaywallWebHostDelegate {
+        public func purchase(_ request: PurchaseRequest, in host: PaywallWebHost) async -> PurchaseState {
+            await purchase(slot: request.slot, storeProductId: request.storeProductId, in: host)
+        }
+
+        public func purchase(slot: String, storeProductId: String?, in host: PaywallWebHost) async -> PurchaseState {
+            .failed
+        }
+
         public func custom(name: String, payload: JSONValue?, in host: PaywallWebHost) {}
     }
 
@@ -76,11 +89,12 @@
                     send(.products(products))
                     onReady?()
                 }
-            case .purchase(let slot, let storeProductId):
+            case .purchase(let slot, _):
                 send(.purchaseState(.pending, slot: slot))
+                let request = PurchaseRequest(message, subscriberId: subscriberId)
                 Task {
-                    let state =
-                        await delegate?.purchase(slot: slot, storeProductId: storeProductId, in: self) ?? .failed
+                    var state = PurchaseState.failed
+                    if let request, let delegate { state = await delegate.purchase(request, in: self) }
                     send(.purchaseState(state, slot: slot))
                     await xizor.track(
                         state == .completed ? XizorEvent.purchaseCompleted : XizorEvent.purchaseFailed,
