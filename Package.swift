@@ -24,7 +24,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         /// README: C interop: libpq
         .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL"),
-        /// README: C interop: OpenSSL's libcrypto (SHA-256, HMAC)
+        /// README: C interop: OpenSSL's libcrypto (SHA-256, HMAC, X.509 chains and ECDSA for the stores' signed data)
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
         /// README: C interop: libcurl, for webhook deliveries (docs/integrations.md)
         .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "Digest", dependencies: ["CCrypto"], path: "Sources/Digest"),
         /// README: the SQLite layer over the C API: database, statements, transactions, migrations, backups; and `SQL`, a statement written once for both databases, with `SQLConnection`
         .target(name: "Storage", dependencies: ["CSQLite", "Digest"], path: "Sources/Storage"),
+        /// README: the app stores' signed data: JWS with an `x5c` chain, verified as Apple's `app-store-server-library` verifies it (chain to a trusted root at the signing date, Apple's OIDs, ES256), over libcrypto's X.509 and EC code; pure, no I/O
+        .target(name: "StoreSignatures", dependencies: ["CCrypto", "PaywallFormat"], path: "Sources/StoreSignatures"),
         /// README: the PostgreSQL layer over libpq: connections, prepared statements, a pool, SQLSTATE → the same error kinds, migrations under an advisory lock; rows as the SQLite layer's
         .target(
             name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage", "Digest"], path: "Sources/PostgresStorage"
@@ -61,7 +63,10 @@ let package = Package(
         /// README: the domain: a folder per aggregate (apps and keys, paywalls, placements, audiences, subscribers, experiments, events, timers, webhooks, audit, assets) holding its models, its store protocol and its service; `Targeting/` (rule conditions, request attributes), `Store/` (the `DataStore` protocol the services read and write through, group commit), `Changes/` (the change feed), `Serving/` (in-memory serving state, resolution, page rendering), `Operations/` (jobs, counters, readiness), `Schema/` (the embedded migrations), `Shared/`. It cannot import HTTP: services take and answer values, and fail with `ServiceError`
         .target(
             name: "XizorDomain",
-            dependencies: ["Execution", "Storage", "Digest", "CCurl", "PaywallFormat", "PaywallRenderer", "XizorLog"],
+            dependencies: [
+                "Execution", "Storage", "Digest", "CCurl", "PaywallFormat", "PaywallRenderer", "StoreSignatures",
+                "XizorLog",
+            ],
             path: "Sources/XizorDomain",
             exclude: ["Assets/Bundled", "Assets/embed-media.py"]),
         /// README: the API's surfaces over the domain: per aggregate its REST routes (`*Routes.swift`) and MCP tools (`*Tools.swift`), in folders named as the domain's; `MCP/`, `OpenAPI/`, `Console/` (the console's routes), `Operations/` (`/metrics`, health, rate limits), `Serving/` (SDK delivery: answers, representations), `Shared/` (authentication, answers, `XizorApplication`: the server's composition). It cannot import XizorStores: a route reaches data only through a service
@@ -130,7 +135,7 @@ let package = Package(
             name: "XizorAPITests",
             dependencies: [
                 "XizorAPI", "XizorDomain", "XizorStores", "HTTP", "Storage", "PostgresStorage", "PaywallFormat",
-                "Digest", "XizorConsole",
+                "Digest", "XizorConsole", "StoreSignatures",
             ], path: "Tests/XizorAPITests"),
     ],
     swiftLanguageModes: [.v6]

@@ -76,3 +76,17 @@ public enum HMACSHA256 {
         SHA256.hex(mac(key: Array(key.utf8), message: message))
     }
 }
+
+/// SHA-1, only where a standard names it: RFC 9562's name-based UUIDs (version 5), which are
+/// identifiers, not a security boundary.
+public enum SHA1 {
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 20)
+        var length: UInt32 = 0
+        let ok = bytes.withUnsafeBufferPointer { buffer in
+            EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha1(), nil)
+        }
+        precondition(ok == 1 && length == 20, "libcrypto's SHA-1 failed")
+        return digest
+    }
+}

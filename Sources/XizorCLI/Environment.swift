@@ -240,6 +240,18 @@ struct CommandEnvironment {
         limits.webhooks.allowPrivateTargets = configuration[\.webhooks.allowPrivateTargets]
         limits.webhooks.maxEndpointsPerApp = configuration[\.webhooks.maxEndpointsPerApp]
         limits.webhooks.logRetentionDays = configuration[\.webhooks.logRetentionDays]
+        var appleRoots: [[UInt8]] = []
+        for path in configuration[\.stores.apple.rootCertificates] {
+            guard let bytes = FileManager.default.contents(atPath: path) else {
+                throw CommandFailure("stores.apple.rootCertificates: \(path) is not a readable file")
+            }
+            appleRoots.append([UInt8](bytes))
+        }
+        do { limits.appleSignatures = try RevenueService.appleVerifier(extraRoots: appleRoots) } catch {
+            throw CommandFailure(
+                "stores.apple.rootCertificates: \(configuration[\.stores.apple.rootCertificates][error.index]) is not an X.509 certificate (DER or PEM)"
+            )
+        }
         do { return try XizorServices(store: store, limits: limits) } catch {
             throw CommandFailure("cannot load state from \(storageDescription): \(error)")
         }

@@ -43,6 +43,7 @@ struct Settings: Sendable {
     let audit = AuditSettings()
     let analytics = AnalyticsSettings()
     let webhooks = WebhookSettings()
+    let stores = StoreSettings()
     let console = ConsoleSettings()
 
     static let all = Settings()
@@ -302,6 +303,19 @@ struct WebhookSettings: Sendable {
     )
     let logRetentionDays = Setting.int(
         "webhooks.logRetentionDays", default: 30, 1...3650, help: "days finished deliveries stay in the delivery log")
+}
+
+/// The app stores' notifications (docs/revenue.md).
+struct StoreSettings: Sendable {
+    let apple = AppleStoreSettings()
+}
+
+struct AppleStoreSettings: Sendable {
+    let rootCertificates = Setting.list(
+        "stores.apple.rootCertificates", default: [],
+        help:
+            "paths of DER or PEM root certificates App Store signatures may also chain to, besides the compiled-in Apple Root CA - G3 (a test root; comma-separated in XIZOR_STORES_APPLE_ROOT_CERTIFICATES)"
+    )
 }
 
 struct ConsoleSettings: Sendable {

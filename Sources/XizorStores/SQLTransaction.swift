@@ -21,4 +21,5 @@ struct SQLTransaction: StoreTransaction {
     var operations: any OperationsStore { SQLOperationsStore(db: db) }
     var audit: any AuditStore { SQLAuditStore(db: db) }
     var webhooks: any WebhookStore { SQLWebhookStore(db: db) }
+    var revenue: any RevenueStore { SQLRevenueStore(db: db) }
 }

@@ -964,3 +964,50 @@ def test_the_editors_heading_follows_a_saved_rename(console, shop):
     assert api(shop.dashboard.get(f"/v1/paywalls/{pw}"))["name"] == "After the rename"
     console.assert_clean()
     assert console.heading() == "Edit “After the rename”"
+
+
+def test_the_revenue_view_saves_the_store_settings_and_shows_the_verified_figures(console, shop):
+    """Revenue (docs/revenue.md): the settings form writes what the API reads back (the RevenueCat value
+    never comes back), the URLs to paste into the stores are shown, and the table is the API's report
+    after a verified purchase, which a subscriber with no presentation leaves unattributed."""
+    console.go("Revenue")
+    form = console.until(lambda: console.find_all("#main input[name=bundleId]"), "the settings form")[0]
+    form.send_keys("com.example.workflow")
+    console.find("#main input[name=appAppleId]").send_keys("1234567890")
+    console.find("#main input[name=authorization]").send_keys("Bearer workflow-secret-value")
+    hours = console.find("#main input[name=attributionWindowHours]")
+    hours.clear()
+    hours.send_keys("48")
+    console.button("Save store settings").click()
+    console.until(lambda: console.status() == "Store settings saved.", "the settings saved")
+    settings = api(shop.dashboard.get("/v1/revenue/settings"))
+    assert settings["apple"]["bundleId"] == "com.example.workflow" and settings["apple"]["appAppleId"] == 1234567890
+    assert settings["revenueCat"] == {"authorizationSet": True, "webhookURL": settings["revenueCat"]["webhookURL"]}
+    assert settings["attributionWindowHours"] == 48
+    assert "workflow-secret-value" not in json.dumps(settings)
+    assert console.find("[data-testid=apple-url]").text == settings["apple"]["notificationURL"]
+    assert console.find("[data-testid=revenuecat-url]").text == settings["revenueCat"]["webhookURL"]
+    assert settings["apple"]["notificationURL"].endswith(f"/v1/apps/{shop.id}/notifications/apple")
+    assert console.find("#main input[name=authorization]").get_attribute("placeholder") == "set (type to replace)"
+
+    # A purchase RevenueCat verified, by a subscriber the app never presented a paywall to.
+    purchase = {"api_version": "1.0", "event": {
+        "id": "evt-console-1", "type": "INITIAL_PURCHASE", "app_user_id": "never-presented", "product_id": "pro.yearly",
+        "period_type": "NORMAL", "purchased_at_ms": T0, "environment": "PRODUCTION", "transaction_id": "t-console-1",
+        "original_transaction_id": "t-console-1", "price_in_purchased_currency": 59.99, "currency": "EUR"}}
+    r = shop.dashboard.session.post(f"{shop.dashboard.base}/v1/apps/{shop.id}/notifications/revenuecat", json=purchase,
+                                    headers={"Authorization": "Bearer workflow-secret-value"}, timeout=10)
+    assert r.status_code == 200 and r.json()["status"] == "stored", r.text
+    console.go("Keys")
+    console.go("Revenue")
+    rows = console.until(lambda: console.table("Verified revenue"), "the report")
+    report = api(shop.dashboard.get("/v1/revenue"))
+    assert report["unattributed"]["paidConversions"] == 1 and report["attributed"]["paidConversions"] == 0
+    net = lambda block: "; ".join(f"{m['net']:.2f} {m['currency']} ({m['net7d']:.2f} / {m['net30d']:.2f} / {m['net90d']:.2f})"
+                                  for m in block["revenue"]) or "—"
+    assert rows == [[label, str(b["trialStarts"]), str(b["trialConversions"]), str(b["paidConversions"]), str(b["refunds"]),
+                     net(b), str(b["renewals"])]
+                    for label, b in (("Attributed to paywalls", report["attributed"]), ("Unattributed", report["unattributed"]),
+                                     ("Total", report["total"]))]
+    assert rows[1][5] == "59.99 EUR (59.99 / 59.99 / 59.99)"
+    console.assert_clean()

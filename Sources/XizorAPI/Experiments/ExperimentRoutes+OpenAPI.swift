@@ -71,6 +71,10 @@ extension ExperimentRoutes {
                 "The relative change of the control's conversion rate the sample size is computed for (default 0.1 = 10 %; above 0, at most 10).",
                 schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 10]),
             EnvironmentFilter.parameter,
+            .query(
+                "metric",
+                "What counts as a conversion: `conversion` (the app's `purchase_completed` events, the default) or a verified figure of the stores (`verified_conversion`, `trial_start`, `trial_conversion`; docs/revenue.md). The answer's `source` says which.",
+                schema: ["type": "string", "enum": .array(ResultsMetric.allCases.map { .string($0.rawValue) })]),
         ],
         responses: [
             .json(200, "The results.", APISchemas.ref("ExperimentResults")),

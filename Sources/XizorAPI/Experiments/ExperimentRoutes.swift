@@ -63,7 +63,8 @@ struct ExperimentRoutes {
             return APIResponse.json(
                 try experiments.results(
                     appID: appID, id: request.parameter("id"), minimumDetectableEffect: mde,
-                    environment: try EnvironmentFilter.parse(request.query("environment"))))
+                    environment: try EnvironmentFilter.parse(request.query("environment")),
+                    metric: try ResultsMetric.parse(request.query("metric"))))
         }
     }
 }

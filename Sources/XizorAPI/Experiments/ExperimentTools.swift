@@ -136,7 +136,9 @@ enum ExperimentTools {
             (uniform Beta(1, 1) prior) that the variant beats the control and that it is the best; revenue per subscriber per \
             currency (purchase_completed events with a price and currency); and the subscribers per variant a test needs to \
             detect a relative change of minimumDetectableEffect (default 0.1) in the control's rate, with how many are still \
-            missing. Counted from SDK events that carry the experimentId and variant.
+            missing. Counted from SDK events that carry the experimentId and variant; each variant also carries `verified`, \
+            the App Store's and RevenueCat's own figures credited to it (trials, conversions, refunds, gross and net revenue), \
+            and `metric` chooses which conversion the rates and probabilities use.
             """,
         inputSchema: ToolSchema.object(
             [
@@ -149,6 +151,11 @@ enum ExperimentTools {
                     "enum": ["production", "sandbox", "all"],
                     "description": "Which events to count (production unless asked).",
                 ],
+                "metric": [
+                    "enum": .array(ResultsMetric.allCases.map { .string($0.rawValue) }),
+                    "description":
+                        "What counts as a conversion: conversion (the app's purchase_completed events, the default), or the stores' verified figures: verified_conversion (paid), trial_start, trial_conversion.",
+                ],
             ],
             required: ["experimentId"]),
         readOnly: true, idempotent: true
@@ -157,6 +164,7 @@ enum ExperimentTools {
             appID: call.appID, id: try call.string("experimentId"),
             minimumDetectableEffect: call.arguments["minimumDetectableEffect"]?.numberValue?.doubleValue
                 ?? ExperimentService.defaultMinimumDetectableEffect,
-            environment: try EnvironmentFilter.parse(call.optionalString("environment")))
+            environment: try EnvironmentFilter.parse(call.optionalString("environment")),
+            metric: try ResultsMetric.parse(call.optionalString("metric")))
     }
 }

@@ -14,7 +14,7 @@ struct MCPToolbox: Sendable {
     static var all: [MCPTool] {
         PaywallTools.tools + VersionTools.tools + DraftTools.tools + PlacementTools.tools + TemplateTools.tools
             + AnalyticsTools.tools
-            + ExperimentTools.tools + PreviewTools.tools + AssetTools.tools + AudienceTools.tools
+            + ExperimentTools.tools + PreviewTools.tools + AssetTools.tools + AudienceTools.tools + RevenueTools.tools
     }
 
     init(services: XizorServices, previews: PreviewService) {

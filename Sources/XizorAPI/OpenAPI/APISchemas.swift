@@ -51,6 +51,7 @@ public enum APISchemas {
         for (name, schema) in integrations { schemas[name] = schema }
         for (name, schema) in paywalls { schemas[name] = schema }
         for (name, schema) in experimentsAndSDK { schemas[name] = schema }
+        for (name, schema) in revenue { schemas[name] = schema }
         return schemas
     }
 
@@ -63,6 +64,11 @@ public enum APISchemas {
                     "scope": ["type": "string", "description": "`missing_scope`: the scope the key lacks."],
                     "keyScopes": [
                         "type": "array", "items": string, "description": "`missing_scope`: the scopes the key has.",
+                    ],
+                    "reason": [
+                        "type": "string",
+                        "description":
+                            "`notification_refused`: which check a store notification failed (docs/revenue.md).",
                     ],
                 ],
                 description:

@@ -53,6 +53,15 @@ extension APISchemas {
                 ],
                 "properties": [
                     "experimentId": string, "status": string, "unit": string, "confidenceLevel": ["type": "number"],
+                    "metric": [
+                        "enum": .array(ResultsMetric.allCases.map { .string($0.rawValue) }),
+                        "description": "What `conversions` and the rates count (the `metric` parameter).",
+                    ],
+                    "source": [
+                        "enum": ["client-reported", "verified"],
+                        "description":
+                            "client-reported: purchase_completed events; verified: the stores' notifications.",
+                    ],
                     "environment": [
                         "enum": ["production", "sandbox", "all"], "description": "Which events were counted.",
                     ],
@@ -66,11 +75,12 @@ extension APISchemas {
                         "type": "object",
                         "required": [
                             "name", "paywallId", "control", "impressions", "conversions", "probabilityToBeatControl",
-                            "probabilityToBeBest", "revenue", "sampleSize",
+                            "probabilityToBeBest", "revenue", "sampleSize", "verified",
                         ],
                         "properties": [
                             "name": string, "paywallId": string, "control": boolean,
                             "impressions": integer, "conversions": integer, "uniqueSubscribers": integer,
+                            "verified": ref("VerifiedRevenue"),
                             "probabilityToBeatControl": [
                                 "type": ["number", "null"], "minimum": 0, "maximum": 1,
                                 "description":
@@ -130,7 +140,7 @@ extension APISchemas {
                     "versions": array(
                         object(
                             funnelFields.merging([
-                                "version": integer,
+                                "version": integer, "verified": ref("VerifiedRevenue"),
                                 "revenue": array(
                                     object(
                                         ["currency": string, "amount": ["type": "number"], "purchases": integer],
@@ -142,6 +152,11 @@ extension APISchemas {
                 ],
                 optional: [
                     "eventsNotCounted": eventsNotCounted,
+                    "sources": object(
+                        ["revenue": ["enum": ["client-reported"]], "verified": ["enum": ["verified"]]],
+                        description:
+                            "revenue: what the app reported (purchase_completed); verified: the stores' notifications (docs/revenue.md)."
+                    ),
                     "interval": ["enum": ["hour", "day"]],
                     "environment": [
                         "enum": ["production", "sandbox", "all"], "description": "Which events were counted.",

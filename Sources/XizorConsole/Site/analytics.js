@@ -2,6 +2,7 @@
 // purchases drawn per version when the API's time series has them.
 import { get } from "./api.js";
 import { h, problemBox } from "./dom.js";
+import { VERIFIED_COLUMNS, verifiedCells } from "./revenue.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const node = (tag, attributes = {}, text) => {
@@ -43,7 +44,11 @@ export async function analyticsSection(paywallId) {
       h("thead", {}, h("tr", {}, ["Version", "Impressions", "Subscribers", "Purchases", "Conversion"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, answer.versions.map((v) => h("tr", {},
         h("td", {}, `v${v.version}`), h("td", {}, v.impressions), h("td", {}, v.uniqueSubscribers), h("td", {}, v.purchaseCompleted),
-        h("td", {}, v.conversion === null ? "—" : `${(v.conversion * 100).toFixed(1)}%`))))));
+        h("td", {}, v.conversion === null ? "—" : `${(v.conversion * 100).toFixed(1)}%`))))),
+    // The stores' own word beside what the app reported (docs/revenue.md).
+    h("table", {}, h("caption", {}, "Verified by the stores, per version (subscriptions credited to it)"),
+      h("thead", {}, h("tr", {}, ["Version", ...VERIFIED_COLUMNS].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, answer.versions.map((v) => h("tr", {}, h("td", {}, `v${v.version}`), verifiedCells(v.verified).map((c) => h("td", {}, c)))))));
     // Read from rollups: distinct subscribers past 2,048 in a bucket are estimates, and a backlog of
     // events not folded yet is left out until it is (docs/analytics.md).
     const estimated = answer.estimates?.fields ?? [];

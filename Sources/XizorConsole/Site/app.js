@@ -9,10 +9,11 @@ import { editorView } from "./editor.js";
 import { placementsView } from "./placements.js";
 import { experimentsView } from "./experiments.js";
 import { audiencesView } from "./audiences.js";
+import { revenueView } from "./revenue.js";
 
 const SECTIONS = {
   secret: [["paywalls", "Paywalls", paywallsView], ["placements", "Placements", placementsView],
-    ["audiences", "Audiences", audiencesView], ["experiments", "Experiments", experimentsView], ["keys", "Keys", keysView]],
+    ["audiences", "Audiences", audiencesView], ["experiments", "Experiments", experimentsView], ["revenue", "Revenue", revenueView], ["keys", "Keys", keysView]],
   admin: [["apps", "Apps", appsView]],
 };
 

@@ -2,6 +2,11 @@
 // results with their 95 % intervals drawn as a chart (SVG, no library).
 import { get, post, put, ApiError } from "./api.js";
 import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
+import { VERIFIED_COLUMNS, verifiedCells } from "./revenue.js";
+
+/** What the results count as a conversion (`?metric=`): the app's events or the stores' verified figures. */
+const METRICS = [["conversion", "Purchases the app reported"], ["verified_conversion", "Verified paid (stores)"],
+  ["trial_start", "Verified trial starts"], ["trial_conversion", "Verified trial → paid"]];
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -72,6 +77,7 @@ export async function experimentsView() {
     const results = h("div", { "aria-live": "polite" });
     const weights = experiment.variants.map((v) => h("input", { type: "number", min: "0", value: v.weight, name: `weight-${v.name}` }));
     const winner = h("select", { name: "winner" }, experiment.variants.map((v) => h("option", { value: v.name }, v.name)));
+    const metric = h("select", { name: "metric" }, METRICS.map(([value, label]) => h("option", { value }, label)));
     return h("section", { class: "card", "aria-labelledby": `exp-${experiment.id}` },
       h("h2", { id: `exp-${experiment.id}` }, experiment.name, " ", h("span", { class: "badge" }, experiment.status)),
       h("p", { class: "hint" }, `Created ${time(experiment.createdAt)}`, experiment.placements.length ? ` · on ${experiment.placements.join(", ")}` : " · on no placement yet (target it from a placement or a rule)"),
@@ -90,8 +96,9 @@ export async function experimentsView() {
             && act(post(`${base}/promote`, { variant: winner.value }), "Promoted.") }, "Promote")) : null,
         h("button", { type: "button", class: "secondary", onclick: async () => {
           try {
-            const answer = await get(`${base}/results`);
-            fill(results, h("h3", {}, "Results (production events)"), resultsChart(answer),
+            const answer = await get(`${base}/results?metric=${encodeURIComponent(metric.value)}`);
+            const counted = answer.source === "verified" ? "the stores' verified notifications" : "purchase events the app reported";
+            fill(results, h("h3", {}, `Results (production; conversions: ${counted})`), resultsChart(answer),
               h("table", {}, h("caption", {}, "Per variant"),
                 h("thead", {}, h("tr", {}, ["Variant", "Subscribers", "Conversions", "Rate (95% CI)", "P(beats control)", "P(best)", "Revenue", "Sample size"]
                   .map((c) => h("th", { scope: "col" }, c)))),
@@ -101,12 +108,15 @@ export async function experimentsView() {
                   h("td", {}, v.probabilityToBeatControl === null ? "—" : `${(v.probabilityToBeatControl * 100).toFixed(0)}%`),
                   h("td", {}, v.probabilityToBeBest === null ? "—" : `${(v.probabilityToBeBest * 100).toFixed(0)}%`),
                   h("td", {}, revenueText(v.revenue)), h("td", {}, sampleText(v.sampleSize)))))),
+              h("table", {}, h("caption", {}, "Verified by the stores, per variant"),
+                h("thead", {}, h("tr", {}, ["Variant", ...VERIFIED_COLUMNS].map((c) => h("th", { scope: "col" }, c)))),
+                h("tbody", {}, answer.variants.map((v) => h("tr", {}, h("td", {}, v.name), verifiedCells(v.verified).map((c) => h("td", {}, c)))))),
               h("p", { class: "hint" }, `Revenue from purchase_completed events' price and currency. Sample size: subscribers per variant to detect a ${
                 (answer.sampleSize.minimumDetectableEffect * 100).toFixed(0)}% relative change in the control's rate (95% confidence, 80% power).`));
           } catch (error) {
             fill(results, problemBox(error));
           }
-        } }, "Show results")),
+        } }, "Show results"), field("Count as a conversion", metric)),
       results);
   }
 

@@ -20,6 +20,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case subscriberAttributesDeleted = "subscriber.attributes_deleted", subscriberDeleted = "subscriber.deleted"
     case webhookCreated = "webhook.created", webhookUpdated = "webhook.updated", webhookDeleted = "webhook.deleted"
     case webhookSecretRotated = "webhook.secret_rotated", webhookDisabled = "webhook.disabled"
+    case revenueSettingsUpdated = "revenue.settings_updated"
 }
 
 /// One write, as the service that made it describes it: recorded by `StoreTransaction.record` in

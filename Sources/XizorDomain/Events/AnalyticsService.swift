@@ -45,7 +45,7 @@ public final class AnalyticsService: Sendable {
         // The whole report — its reads and the arithmetic over them — runs admitted, at the gate's
         // lower priority.
         return try gate.report(appID: appID) { report in
-            let (funnel, versions, missingContext) = try report.read { tx in
+            let (funnel, versions, missingContext, verified) = try report.read { tx in
                 guard try tx.paywalls.lifecycle(appID: appID, id: paywallID) != nil else {
                     throw ServiceError.notFound("paywall", paywallID)
                 }
@@ -56,7 +56,13 @@ public final class AnalyticsService: Sendable {
                     try tx.paywalls.versions(paywallID: paywallID).map(\.version).sorted(),
                     filter.context.isEmpty
                         ? nil
-                        : try tx.events.countWithoutContextKeys(appID: appID, paywallID: paywallID, filter: filter)
+                        : try tx.events.countWithoutContextKeys(appID: appID, paywallID: paywallID, filter: filter),
+                    // The stores' verified figures of the subscriptions credited to each version (and
+                    // placement, when asked), by cohort day; context cannot cut them.
+                    try tx.revenue.figures(
+                        appID: appID, scope: .paywall(paywallID, placement: filter.placement),
+                        environments: RevenueService.environments(filter.environment),
+                        fromDay: filter.from.map { RollupSpan.day.start(of: max(0, $0)) }, toDay: filter.to)
                 )
             }
             let (counts, series, revenue) = (funnel.counts, funnel.series, funnel.revenue)
@@ -83,6 +89,11 @@ public final class AnalyticsService: Sendable {
                             "purchases": .number($0.purchases),
                         ]
                     })
+                let figures = verified[String(version)] ?? VerifiedFigures()
+                var block = RevenueService.block(figures)
+                block["revenuePerSubscriber"] = RevenueService.perSubscriber(
+                    figures, subscribers: object["uniqueSubscribers"]?.intValue ?? 0)
+                object["verified"] = block
                 if let buckets {
                     object["series"] = .array(
                         buckets.map { start in
@@ -99,6 +110,8 @@ public final class AnalyticsService: Sendable {
             ]
             if let interval = filter.interval { answer["interval"] = .string(interval.rawValue) }
             answer["estimates"] = AnalyticsService.estimates(funnel.estimated)
+            // Which figures the app reported and which the stores did (docs/revenue.md).
+            answer["sources"] = ["revenue": "client-reported", "verified": "verified"]
             if funnel.notCounted > 0 { answer["eventsNotCounted"] = .number(funnel.notCounted) }
             // A context filter cannot count an event sent without that key; the answer says how many
             // the range and placement held, rather than leaving them out without a word.

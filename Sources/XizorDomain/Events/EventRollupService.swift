@@ -65,11 +65,30 @@ public final class EventRollupService: Sendable {
             for (appID, rollup) in perApp.sorted(by: { $0.key < $1.key }) {
                 try tx.rollups.fold(appID: appID, rollup)
             }
+            try Self.recordTokens(queued, tx)
             try tx.rollups.dequeue(queued.map(\.seq))
             return (queued.count, queued.last?.seq ?? after)
         }
         foldedEvents.add(taken.0, ordering: .relaxed)
         return taken
+    }
+
+    /// Maps the appAccountToken of every subscriber who opened a paywall back to them (docs/revenue.md,
+    /// "Attribution"), for the apps that receive Apple's notifications: one hash and one upsert per
+    /// subscriber of the pass, none for apps without Apple settings.
+    static func recordTokens(_ queued: [QueuedEvent], _ tx: any StoreTransaction) throws {
+        var opened: [String: Set<String>] = [:]
+        for entry in queued {
+            guard let event = entry.event, event.name == "paywall_open", let subscriber = event.subscriberID else {
+                continue
+            }
+            opened[entry.appID, default: []].insert(subscriber)
+        }
+        for (appID, subscribers) in opened.sorted(by: { $0.key < $1.key }) {
+            guard try tx.revenue.settings(appID: appID)?.appleBundleID != nil else { continue }
+            try tx.revenue.recordTokens(
+                appID: appID, subscribers.sorted().map { (AppAccountToken.token(for: $0), $0) })
+        }
     }
 
     /// Queue entries folded by this process, for `/metrics`.

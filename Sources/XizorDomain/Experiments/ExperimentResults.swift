@@ -16,7 +16,7 @@ extension ExperimentService {
     /// Counts production events unless `environment` says otherwise (sandbox purchases stay out).
     public func results(
         appID: String, id: String, minimumDetectableEffect mde: Double = defaultMinimumDetectableEffect,
-        environment: EnvironmentFilter = .production
+        environment: EnvironmentFilter = .production, metric: ResultsMetric = .conversion
     ) throws -> JSONValue {
         guard mde > 0, mde <= 10 else {
             throw ServiceError.badField(
@@ -26,13 +26,25 @@ extension ExperimentService {
         // The whole report — its reads and its posteriors — runs admitted, at the gate's lower priority.
         return try analyticsGate.report(appID: appID) { report in
             // One snapshot: the variants and their counts as of the same moment.
-            let (experiment, rolled) = try report.read { tx in
-                (
+            let (experiment, rolled, verified, arms) = try report.read { tx in
+                let environments = RevenueService.environments(environment)
+                return (
                     try ExperimentService.load(tx, appID: appID, id: id),
-                    try RollupReader.experiment(tx, appID: appID, experimentID: id, environment: environment)
+                    try RollupReader.experiment(tx, appID: appID, experimentID: id, environment: environment),
+                    try tx.revenue.figures(
+                        appID: appID, scope: .experiment(id), environments: environments, fromDay: nil, toDay: nil),
+                    try tx.revenue.armCounts(appID: appID, experimentID: id, environments: environments)
                 )
             }
-            let (counts, revenue) = (rolled.counts, rolled.revenue)
+            let revenue = rolled.revenue
+            // The metric decides what a conversion is: the app's purchase events, or a verified figure
+            // of the stores over the same subscribers who saw the variant.
+            var counts = rolled.counts
+            if metric != .conversion {
+                for name in counts.keys where name != "holdout" {
+                    counts[name]?.converted = metric.successes(arms[name] ?? VerifiedArmCounts())
+                }
+            }
             let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
             let controlRate = control.subscribers > 0 ? Double(control.converted) / Double(control.subscribers) : nil
             // Variants nobody has seen yet are left out of the comparison (the prior alone would make an
@@ -71,6 +83,11 @@ extension ExperimentService {
                             "perSubscriber": c.subscribers > 0 ? .number(sum.amount / Double(c.subscribers)) : .null,
                         ]
                     })
+                let figures = verified[variant.name] ?? VerifiedFigures()
+                var block = RevenueService.block(figures)
+                block["subscribers"] = (arms[variant.name] ?? VerifiedArmCounts()).json
+                block["revenuePerSubscriber"] = RevenueService.perSubscriber(figures, subscribers: c.subscribers)
+                object["verified"] = block
                 object["sampleSize"] =
                     needed.map { ["perVariant": .number($0), "remaining": .number(max(0, $0 - c.subscribers))] }
                     ?? .null
@@ -95,6 +112,7 @@ extension ExperimentService {
             var answer: JSONValue = [
                 "experimentId": .string(id), "status": .string(experiment.status.rawValue), "unit": "subscriber",
                 "environment": .string(environment.rawValue),
+                "metric": .string(metric.rawValue), "source": .string(metric.source),
                 "confidenceLevel": 0.95, "variants": .array(variants),
                 "bayesian": [
                     "prior": "Beta(1, 1)", "method": "Beta–Binomial posteriors, integrated numerically (deterministic)",

@@ -1,4 +1,5 @@
 import PaywallFormat
+import StoreSignatures
 
 /// The domain services over one data store: what the REST routes, the MCP tools and the CLI share.
 public final class XizorServices: Sendable {
@@ -21,6 +22,8 @@ public final class XizorServices: Sendable {
     public let assets: AssetService
     public let audit: AuditService
     public let webhooks: WebhookService
+    /// Verified revenue: store notifications, their ledger and reports.
+    public let revenue: RevenueService
     /// Short-lived signed URLs of previews, for the console's frame.
     public let previewLinks: PreviewLinks
     /// Wakes the webhook dispatcher after a write that may have filled the outbox.
@@ -57,6 +60,8 @@ public final class XizorServices: Sendable {
         public var rollupBatch = 5_000
         /// Webhook targets and endpoint counts (`webhooks.*`).
         public var webhooks = WebhookService.Options()
+        /// The roots App Store signatures may chain to: Apple Root CA - G3, and `stores.apple.rootCertificates`.
+        public var appleSignatures = SignedDataVerifier.apple
         public init() {}
     }
 
@@ -85,6 +90,9 @@ public final class XizorServices: Sendable {
         audit = AuditService(store: store, clock: clock, retentionDays: limits.auditRetentionDays)
         previewLinks = PreviewLinks(store: store, clock: clock)
         webhooks = WebhookService(store: store, clock: clock, options: limits.webhooks, outboxSignal: outboxSignal)
+        revenue = RevenueService(
+            store: store, clock: clock, verifier: limits.appleSignatures, analyticsGate: analyticsGate,
+            outboxSignal: outboxSignal)
         try serving.loadAll()
         // Weak: the feed is owned by the services it feeds.
         changes.setApplier { [weak keys, weak serving, outboxSignal] effects in

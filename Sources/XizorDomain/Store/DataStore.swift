@@ -62,6 +62,7 @@ public protocol StoreTransaction {
     var operations: any OperationsStore { get }
     var audit: any AuditStore { get }
     var webhooks: any WebhookStore { get }
+    var revenue: any RevenueStore { get }
 }
 
 /// The database is in a state the stores' own writes cannot produce (a row just written is gone).

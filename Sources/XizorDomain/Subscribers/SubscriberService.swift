@@ -165,6 +165,9 @@ public final class SubscriberService: Sendable {
             var removed = try tx.subscribers.delete(appID: appID, subscriberID: subscriberID)
             removed.events = events
             _ = try tx.rollups.forget(appID: appID, subscriberID: subscriberID)
+            // Verified revenue keeps its money (the stores' record) but not the person: their token,
+            // their name on subscriptions, their experiment arms' progress (docs/revenue.md).
+            try tx.revenue.forget(appID: appID, subscriberID: subscriberID)
             // A deletion that found nothing changed nothing, and is not a write to record (the
             // answer's zero counts tell the caller so).
             if removed.attributes + removed.timers + removed.events > 0 {

@@ -12,6 +12,9 @@ public enum WebhookEventType: String, Sendable, CaseIterable {
     case keyCreated = "key.created", keyRevoked = "key.revoked"
     case webhookDisabled = "webhook.disabled"
     case webhookTest = "webhook.test"
+    /// Verified revenue (docs/revenue.md): the stores' own word, announced as the ledger counts it.
+    case purchaseVerified = "purchase.verified", trialConverted = "trial.converted"
+    case subscriptionRenewed = "subscription.renewed", subscriptionRefunded = "subscription.refunded"
 
     /// The event a write announces, or nil when it announces none. Deleting a placement is a
     /// `placement.updated` with `deleted: true`: to a consumer, its routing changed.
