@@ -16,4 +16,6 @@
 static inline STACK_OF(X509) *xizor_sk_X509_new_null(void) { return sk_X509_new_null(); }
 static inline int xizor_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
 static inline void xizor_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+static inline int xizor_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+static inline X509 *xizor_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
 #endif

@@ -45,9 +45,15 @@ public struct SignedDataVerifier: Sendable {
         public let index: Int
     }
 
+    /// The payload of `jws` WITHOUT any check: only to find a notification's id for de-duplication, so
+    /// a retry of one stored before is answered without verifying it again. Nothing read here is trusted.
+    public static func unverifiedPayload(of jws: String) -> JSONValue? { try? CompactJWS(jws).payload }
+
     /// The payload of `jws`, once every check above has passed. `now` is the time a payload without a
     /// `signedDate` is checked at.
     public func verify(_ jws: String, now: Int64) throws(SignatureFailure) -> JSONValue {
+        // libcrypto's error queue is per thread, shared with libpq and libcurl on it: left empty.
+        defer { ERR_clear_error() }
         let parsed = try CompactJWS(jws)
         guard parsed.header["alg"]?.stringValue == "ES256" else { throw .unsupportedAlgorithm }
         guard let x5c = parsed.header["x5c"]?.arrayValue, x5c.count == 3 else { throw .invalidChainLength }
@@ -72,7 +78,9 @@ public struct SignedDataVerifier: Sendable {
         return parsed.payload
     }
 
-    /// Whether leaf ← intermediate ← a trusted root verifies at `time` (ms since 1970).
+    /// Whether leaf ← intermediate ← a trusted root verifies at `time` (ms since 1970), as exactly that
+    /// chain of three: Apple's library checks its OIDs on the chain OpenSSL built, so a leaf a trusted
+    /// root signed directly (a chain of two, whatever `x5c[1]` holds) is not Apple's.
     private func chains(leaf: OpaquePointer, intermediate: OpaquePointer, at time: Int64) -> Bool {
         guard let store = X509_STORE_new() else { return false }
         defer { X509_STORE_free(store) }
@@ -92,9 +100,10 @@ public struct SignedDataVerifier: Sendable {
         defer { X509_STORE_CTX_free(context) }
         guard X509_STORE_CTX_init(context, store, leaf, untrusted) == 1 else { return false }
         X509_STORE_CTX_set_time(context, 0, time_t(time / 1000))
-        let verified = X509_verify_cert(context) == 1
-        ERR_clear_error()
-        return verified
+        guard X509_verify_cert(context) == 1, let chain = X509_STORE_CTX_get0_chain(context),
+            xizor_sk_X509_num(chain) == 3, let built = xizor_sk_X509_value(chain, 1), X509_cmp(built, intermediate) == 0
+        else { return false }
+        return true
     }
 
     private static func has(oid: String, _ certificate: OpaquePointer) -> Bool {

@@ -30,6 +30,12 @@ struct SQLRevenueStore: RevenueStore {
             """)
     }
 
+    func hasNotification(appID: String, source: StoreSource, id: String) throws -> Bool {
+        try db.row(
+            "SELECT 1 FROM store_notifications WHERE app_id = \(appID) AND source = \(source.rawValue) AND id = \(id)")
+            != nil
+    }
+
     func insertNotification(appID: String, _ n: StoreNotification, receivedAt: Int64) throws -> Bool {
         try db.run(
             """
@@ -280,6 +286,26 @@ struct SQLRevenueStore: RevenueStore {
 
     func forget(appID: String, subscriberID: String) throws {
         try db.run("DELETE FROM subscriber_tokens WHERE app_id = \(appID) AND subscriber_id = \(subscriberID)")
+        // Each arm's distinct counts lose what this subscriber's progress added, so they stay exact.
+        for row in try db.rows(
+            """
+            SELECT experiment_id, variant, environment, progress FROM verified_subscribers
+            WHERE app_id = \(appID) AND subscriber_id = \(subscriberID)
+            """)
+        {
+            let progress: Int64 = try row.get(3)
+            func bit(_ b: Int) -> Int64 { Int(progress) & b != 0 ? 1 : 0 }
+            let experimentID: String = try row.get(0)
+            let variant: String = try row.get(1)
+            let environment: String = try row.get(2)
+            try db.run(
+                """
+                UPDATE verified_experiment_rollups SET trial_started = trial_started - \(bit(VerifiedProgress.trialStarted)),
+                  paid = paid - \(bit(VerifiedProgress.paid)), trial_converted = trial_converted - \(bit(VerifiedProgress.trialConverted)),
+                  refunded = refunded - \(bit(VerifiedProgress.refunded))
+                WHERE app_id = \(appID) AND experiment_id = \(experimentID) AND variant = \(variant) AND environment = \(environment)
+                """)
+        }
         try db.run("DELETE FROM verified_subscribers WHERE app_id = \(appID) AND subscriber_id = \(subscriberID)")
         try db.run(
             "UPDATE store_subscriptions SET subscriber_id = NULL WHERE app_id = \(appID) AND subscriber_id = \(subscriberID)"

@@ -17,7 +17,8 @@ import Testing
         #expect(toolbox.tools(for: full).map(\.name) == toolbox.tools.map(\.name))
         #expect(
             Set(toolbox.tools.map(\.scope)).isSubset(of: [
-                .read, .drafts, .publish, .placements, .experiments, .analytics,
+                // webhooks: the store settings of verified revenue (docs/revenue.md), integrations like webhooks.
+                .read, .drafts, .publish, .placements, .experiments, .analytics, .webhooks,
             ]))
         for tool in toolbox.tools {
             #expect(tool.definition["_meta"]?["dev.xizor/scope"] == .string(tool.scope.rawValue))

@@ -83,7 +83,7 @@ import Testing
     static func tool(_ name: String) throws -> MCPTool { try #require(tools.first { $0.name == name }) }
 
     @Test func everySchemaIsClosedAndConsistent() throws {
-        #expect(Set(Self.tools.map(\.name)).count == Self.tools.count && Self.tools.count == 35)
+        #expect(Set(Self.tools.map(\.name)).count == Self.tools.count && Self.tools.count == 38)
         for tool in Self.tools {
             let schema = tool.inputSchema
             #expect(schema["type"] == "object", "\(tool.name)")

@@ -30,6 +30,7 @@ TOOLS = {
     "list_experiments", "get_experiment", "set_experiment_weights", "promote_experiment", "archive_paywall", "unarchive_paywall", "rename_paywall",
     "preview_paywall", "upload_asset", "list_assets",
     "list_audiences", "set_audience", "delete_audience",
+    "get_revenue", "get_revenue_settings", "update_revenue_settings",
 }
 HEADLINE_EN = "Think clearly with **Notes Pro**"
 HEADLINE_DE = "Klarer denken mit **Notes Pro**"

@@ -373,12 +373,23 @@ def test_a_transaction_announced_by_two_notifications_counts_once(server, roots)
         stored(post_apple(server, app.id, apple_notification(roots.chain, "DID_RENEW", tx=conversion)))
     assert report(app)["total"] == block(trialStarts=1, trialConversions=1, paidConversions=1,
                                          revenue=[money("EUR", 9990)]), report(app)["total"]
-    # RevenueCat: the same renewal under two event ids.
+    # RevenueCat (Google Play, beside Apple's own notifications): the same renewal under two event ids.
     configure(app, revenueCat={"authorization": RC_AUTHORIZATION})
-    stored(post_revenuecat(server, app.id, rc_event("INITIAL_PURCHASE", "rc-d", "d-1", at=now - 2 * H, price=0, period="TRIAL")))
+    play = {"store": "PLAY_STORE"}
+    stored(post_revenuecat(server, app.id, rc_event("INITIAL_PURCHASE", "rc-d", "d-1", at=now - 2 * H, price=0,
+                                                    period="TRIAL", **play)))
     for _ in range(2):
         stored(post_revenuecat(server, app.id, rc_event("RENEWAL", "rc-d", "d-2", original="d-1", at=now - H, price=9.99,
-                                                        is_trial_conversion=True)))
+                                                        is_trial_conversion=True, **play)))
+    assert report(app)["total"] == block(trialStarts=2, trialConversions=2, paidConversions=2,
+                                         revenue=[money("EUR", 2 * 9990)]), report(app)["total"]
+    # RevenueCat's copy of an App Store purchase, in an app that hears Apple itself: stored, counted by Apple only.
+    stored(post_revenuecat(server, app.id, rc_event("INITIAL_PURCHASE", "rc-e", "e-1", at=now - H, price=4.99)))
+    # Family Sharing's copies (Apple's FAMILY_SHARED transaction, RevenueCat's is_family_share): nothing counted.
+    family = apple_tx("fam-1", purchase=now - H, price=9990, inAppOwnershipType="FAMILY_SHARED")
+    stored(post_apple(server, app.id, apple_notification(roots.chain, "SUBSCRIBED", "INITIAL_BUY", tx=family)))
+    stored(post_revenuecat(server, app.id, rc_event("INITIAL_PURCHASE", "rc-f", "f-1", at=now - H, price=4.99,
+                                                    is_family_share=True, **play)))
     assert report(app)["total"] == block(trialStarts=2, trialConversions=2, paidConversions=2,
                                          revenue=[money("EUR", 2 * 9990)]), report(app)["total"]
 
@@ -763,3 +774,37 @@ def test_verified_results_of_an_experiment(server, roots, receiver):
                   if d["subscriberId"]) == [("late", None)], anonymous
     time.sleep(0.3)
     assert len(receiver.events()) == sum(expected_types.values()), "more webhooks than ledger entries"
+
+
+def test_only_a_start_is_credited_and_erasure_keeps_the_arms_exact(server):
+    """A renewal of a subscription the server never saw start is unattributed, even right after a
+    presentation (a presentation then did not earn it); erasing a subscriber takes their verified
+    progress out of the arm's distinct counts, so `subscribers` stays exact."""
+    app = new_app(server, "Credit")
+    configure(app, revenueCat={"authorization": RC_AUTHORIZATION})
+    control, challenger = app.create_paywall("clean"), app.create_paywall("cinematic")
+    for pw in (control, challenger):
+        app.publish(pw)
+    exp = app.dashboard.post("/v1/experiments", {"name": "Erasure", "variants": [
+        {"paywallId": control, "weight": 50}, {"paywallId": challenger, "weight": 50, "name": "b"}]}).json()["id"]
+    assert app.dashboard.put("/v1/placements/onboarding", {"experimentId": exp}).status_code == 200
+    assert app.dashboard.post(f"/v1/experiments/{exp}/start").status_code == 200
+    now = an.now_ms()
+    send_events(app, [open_event(s, control, now - 2 * H, experiment=exp, variant="control") for s in ("e1", "e2", "old")])
+    stored(post_revenuecat(server, app.id, rc_event("INITIAL_PURCHASE", "e1", "e1-1", at=now - H, price=9.99)))
+    stored(post_revenuecat(server, app.id, rc_event("INITIAL_PURCHASE", "e2", "e2-1", at=now - H, price=9.99)))
+    # "old" subscribed long before this server heard of it: its renewal is not the presentation's.
+    stored(post_revenuecat(server, app.id, rc_event("RENEWAL", "old", "old-2", original="old-1", at=now - H, price=9.99)))
+    production = report(app, "production")
+    assert counts_of(production["attributed"]) == block(paidConversions=2, revenue=[money("EUR", 2 * 9990)])
+    assert counts_of(production["unattributed"]) == block(renewals=1, revenue=[money("EUR", 9990)])
+
+    def arm():
+        results = app.dashboard.get(f"/v1/experiments/{exp}/results", params={"metric": "verified_conversion"}).json()
+        control_row = next(v for v in results["variants"] if v["name"] == "control")
+        return control_row["verified"]["subscribers"], control_row["conversions"], results["holdout"]
+    assert arm() == ({"trialStarted": 0, "paid": 2, "trialConverted": 0, "refunded": 0}, 2, None)
+    assert app.dashboard.delete("/v1/subscribers/e1").status_code == 200
+    subscribers, conversions, _ = arm()
+    assert subscribers == {"trialStarted": 0, "paid": 1, "trialConverted": 0, "refunded": 0}, subscribers
+    assert conversions == 1

@@ -27,6 +27,29 @@ public struct APIRoutes {
         add(method, pattern, doc, auth: .none, execution: execution, redacting: redacting, handler)
     }
 
+    /// A route an app store calls (docs/revenue.md): no key — the body proves itself (a signature, a
+    /// configured Authorization value) — but the request is the app's of the `appId` path parameter for
+    /// the handler threads' fair share, and an address whose refusals emptied its failure bucket is
+    /// answered 429 before any work. The handler reports a refusal through `failedAuthentication`.
+    mutating func store(
+        _ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc,
+        _ handler: @escaping @Sendable (HTTPRequest, _ failedAuthentication: () throws -> Void) throws -> HTTPResponse
+    ) {
+        var doc = doc
+        doc.auth = APIAuth.none
+        operations.append(APIOperation(method: method, pattern: pattern, doc: doc))
+        let limits = guardian.limits
+        let admission: HTTPAdmission = { request in
+            try limits.admitUnverified(request)
+            request.partition = request.parameter("appId")
+            request.context = StoreAdmission.shared
+        }
+        router.add(method, pattern, execution: .offloaded, admission: admission) { request in
+            guard request.context is StoreAdmission else { throw RouteGuard.unadmitted(request) }
+            return try handler(request) { try limits.failedAuthentication(request) }
+        }
+    }
+
     /// A route for the admin token; the handler runs only for a request that presented it.
     mutating func admin(
         _ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
@@ -110,4 +133,9 @@ public struct APIRoutes {
         router.add(.GET, "/openapi.json", execution: .inline) { _ in response }
         return (router.build(), document)
     }
+}
+
+/// What a store route's admission leaves on the request: the handler refuses to run without it.
+final class StoreAdmission: Sendable {
+    static let shared = StoreAdmission()
 }

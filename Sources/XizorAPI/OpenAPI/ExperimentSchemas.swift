@@ -111,7 +111,7 @@ extension APISchemas {
                         "type": ["object", "null"], "required": ["uniqueSubscribers", "conversions"],
                         "properties": ["uniqueSubscribers": integer, "conversions": integer],
                         "description":
-                            "Null without a holdout weight; else its subscribers counted from events tagged `variant: holdout`.",
+                            "Null without a holdout weight, and for a verified `metric` (no verified purchase is credited to subscribers shown nothing); else its subscribers counted from events tagged `variant: holdout`.",
                     ],
                 ],
                 "description":

@@ -11,6 +11,7 @@ extension RevenueRoutes {
             401,
             "`notification_refused`, with `reason`: `not_configured`, `malformed`, `unsupported_algorithm`, `invalid_chain_length`, `untrusted_chain`, `missing_apple_oid`, `invalid_signature`, `invalid_app_identifier`, `invalid_environment` or `invalid_authorization` (docs/revenue.md, \"Refusals\"). Nothing was stored."
         ),
+        .problem(400, "`missing_body` or `invalid_json`."),
         .problem(404, "`app_not_found`: the app is archived."),
         .problem(413, "`notification_too_large`: over 64 KiB."),
         .problem(429, "`rate_limited`: too many refused notifications from this address."),
@@ -22,8 +23,13 @@ extension RevenueRoutes {
             "The URL to paste into App Store Connect. `signedPayload` and its nested `signedTransactionInfo` and `signedRenewalInfo` are verified as Apple's app-store-server-library verifies them (x5c chain to Apple Root CA - G3 or `stores.apple.rootCertificates` at the signing date, Apple's OIDs, ES256), then the bundle id, the Apple app id in production, and the environment. Stored once by `notificationUUID`; 200 only after it is committed, so Apple's retries count once.",
         tag: "revenue", parameters: [appIDParameter],
         requestBody: APISchemas.request(["signedPayload": APISchemas.string]),
-        responses: [.json(200, "Stored, or a retry of one stored before.", APISchemas.ref("NotificationReceipt"))]
-            + refusals)
+        responses: [
+            .json(200, "Stored, or a retry of one stored before.", APISchemas.ref("NotificationReceipt")),
+            .problem(
+                422,
+                "`signedPayload` missing (`$.signedPayload`), or a verified payload without its notificationUUID or type, or a transaction outside the bounds (`invalid_transaction`, `invalid_currency`, `number_out_of_range`)."
+            ),
+        ] + refusals)
 
     static let receiveRevenueCatWebhook = OperationDoc(
         "receiveRevenueCatWebhook", summary: "Receive a RevenueCat webhook event",
@@ -33,7 +39,10 @@ extension RevenueRoutes {
         requestBody: APISchemas.request(["event": APISchemas.anyObject], optional: ["api_version": APISchemas.string]),
         responses: [
             .json(200, "Stored, or a retry of one stored before.", APISchemas.ref("NotificationReceipt")),
-            .problem(422, "A field of the event is missing or of the wrong type, with its path."),
+            .problem(
+                422,
+                "A field of the event is missing or of the wrong type, or a transaction outside the bounds, with its path."
+            ),
         ] + refusals)
 
     static let getRevenueSettings = OperationDoc(

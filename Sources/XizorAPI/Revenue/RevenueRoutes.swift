@@ -8,7 +8,6 @@ import XizorLog
 /// and its revenue report (scope `analytics`).
 struct RevenueRoutes {
     let services: XizorServices
-    let limits: RateLimits
     let logger: Logger?
     /// `server.publicURL`, for the URLs the settings answer; else the request's own host.
     let publicOrigin: String?
@@ -18,15 +17,15 @@ struct RevenueRoutes {
 
     func register(in routes: inout APIRoutes) {
         let revenue = services.revenue
-        routes.open(.POST, "/v1/apps/:appId/notifications/apple", Self.receiveAppleNotification) {
-            [limits, logger] request in
-            try Self.receive(request, source: .apple, limits: limits, logger: logger) { appID in
+        routes.store(.POST, "/v1/apps/:appId/notifications/apple", Self.receiveAppleNotification) {
+            [logger] request, failed in
+            try Self.receive(request, source: .apple, logger: logger, failed: failed) { appID in
                 try revenue.receiveApple(appID: appID, body: request.body)
             }
         }
-        routes.open(.POST, "/v1/apps/:appId/notifications/revenuecat", Self.receiveRevenueCatWebhook) {
-            [limits, logger] request in
-            try Self.receive(request, source: .revenuecat, limits: limits, logger: logger) { appID in
+        routes.store(.POST, "/v1/apps/:appId/notifications/revenuecat", Self.receiveRevenueCatWebhook) {
+            [logger] request, failed in
+            try Self.receive(request, source: .revenuecat, logger: logger, failed: failed) { appID in
                 try revenue.receiveRevenueCat(
                     appID: appID, authorization: request.header("authorization"), body: request.body)
             }
@@ -55,10 +54,9 @@ struct RevenueRoutes {
     /// A store's POST: bounded, counted against the caller's address like a failed key when refused
     /// (each refusal cost a signature check), answered 200 only after the ledger committed.
     private static func receive(
-        _ request: HTTPRequest, source: StoreSource, limits: RateLimits, logger: Logger?,
+        _ request: HTTPRequest, source: StoreSource, logger: Logger?, failed: () throws -> Void,
         _ body: (String) throws -> (RevenueService.Outcome, String)
     ) throws -> HTTPResponse {
-        try limits.admitUnverified(request)
         guard request.body.count <= maxNotificationBytes else {
             throw ServiceError(
                 .contentTooLarge, "notification_too_large",
@@ -75,7 +73,7 @@ struct RevenueRoutes {
                     ("source", .string(source.rawValue)), ("app", .string(appID)),
                     ("reason", .string(error.members["reason"]?.stringValue ?? error.code)),
                 ])
-            try limits.failedAuthentication(request)
+            try failed()
             throw error
         }
     }

@@ -49,6 +49,7 @@ enum RevenueTools {
             [
                 "apple": [
                     "type": ["object", "null"],
+                    "description": "Apple's notifications: the app's bundle id and Apple ID; null removes.",
                     "properties": [
                         "bundleId": ["type": "string", "minLength": 1, "maxLength": 255],
                         "appAppleId": ["type": ["integer", "null"], "minimum": 1],
@@ -56,9 +57,14 @@ enum RevenueTools {
                 ],
                 "revenueCat": [
                     "type": ["object", "null"],
+                    "description":
+                        "RevenueCat's webhook: the Authorization value set there (write-only); null removes.",
                     "properties": ["authorization": ["type": "string", "minLength": 8, "maxLength": 500]],
                 ],
-                "attributionWindowHours": ["type": "integer", "minimum": 1, "maximum": 720],
+                "attributionWindowHours": [
+                    "type": "integer", "minimum": 1, "maximum": 720,
+                    "description": "Hours before a purchase within which a presentation earns it (default 24).",
+                ],
             ], required: []),
         readOnly: false, idempotent: true
     ) { call in

@@ -105,9 +105,8 @@ public enum XizorApplication {
         ExperimentRoutes(services: services).register(in: &routes)
         AuditRoutes(services: services).register(in: &routes)
         WebhookRoutes(services: services).register(in: &routes)
-        RevenueRoutes(
-            services: services, limits: limits, logger: ops.logger, publicOrigin: services.assets.location.publicOrigin
-        ).register(in: &routes)
+        RevenueRoutes(services: services, logger: ops.logger, publicOrigin: services.assets.location.publicOrigin)
+            .register(in: &routes)
         SDKRoutes(services: services, delivery: delivery).register(in: &routes)
         EventRoutes(services: services).register(in: &routes)
         TimerRoutes(services: services).register(in: &routes)

@@ -42,7 +42,10 @@ extension ExperimentService {
             var counts = rolled.counts
             if metric != .conversion {
                 for name in counts.keys where name != "holdout" {
-                    counts[name]?.converted = metric.successes(arms[name] ?? VerifiedArmCounts())
+                    // Never more successes than subscribers who saw the variant (a verified payer who
+                    // never opened it is counted in `verified`, not in this rate).
+                    let seen = counts[name]?.subscribers ?? 0
+                    counts[name]?.converted = min(metric.successes(arms[name] ?? VerifiedArmCounts()), seen)
                 }
             }
             let control = counts[experiment.variants.first?.name ?? ""] ?? VariantCounts()
@@ -122,7 +125,9 @@ extension ExperimentService {
                     "basis":
                         "two-sided test of the control's rate against a relative change of minimumDetectableEffect",
                 ],
-                "holdout": experiment.holdoutWeight > 0
+                // The holdout is never shown a paywall, so no verified purchase is credited to it: its row
+                // is the app's own events, which a verified metric cannot be compared with.
+                "holdout": experiment.holdoutWeight > 0 && metric == .conversion
                     ? ExperimentService.holdoutRow(
                         counts["holdout"] ?? VariantCounts(), controlRate: controlRate,
                         controlSubscribers: control.subscribers) : .null,

@@ -7,6 +7,14 @@ extension RevenueService {
     func ingest(appID: String, _ notification: StoreNotification, settings: RevenueSettings, now: Int64) throws
         -> (Outcome, String)
     {
+        // An appAccountToken is mapped when the rollup job folds the subscriber's paywall_open; a
+        // notification may come before the job's next pass. Fold now rather than decide the credit —
+        // once, for good — without it (the job's own work, a second early).
+        if case .start = notification.effect, case .appAccountToken(let token)? = notification.subscriber,
+            try store.read({ tx in try tx.revenue.subscriber(appID: appID, token: token) }) == nil
+        {
+            try rollups.foldAll()
+        }
         let outcome = try store.write { tx -> Outcome in
             // One ledger writer per app at a time (PostgreSQL's writers run at once): two notifications of
             // one subscription must not both find it absent. Nil: the app is gone.
@@ -34,39 +42,41 @@ extension RevenueService {
         var subscription = try tx.revenue.subscription(appID: appID, source: source, originalID: facts.originalID)
         let kind: MoneyKind
         if var existing = subscription {
+            // The same transaction announced again by another notification (a second SUBSCRIBED or
+            // DID_RENEW of it, a RevenueCat event repeated under a new id) counts once, as it first
+            // counted: not again as whatever the subscription's phase would make of it now.
+            let next: (SubscriptionPhase, MoneyKind)
             switch effect {
-            case .start, .payment:
-                // The same transaction announced again by another notification (a second SUBSCRIBED or
-                // DID_RENEW of it, a RevenueCat event repeated under a new id) counts once, as it first
-                // counted: not again as whatever the subscription's phase would make of it now.
-                if try tx.revenue.paymentCounted(appID: appID, source: source, transactionID: facts.transactionID) {
-                    return
-                }
-                let trialConversion: Bool?
-                if case .payment(_, let said) = effect { trialConversion = said } else { trialConversion = nil }
-                let (phase, paid) = existing.phase.pay(storeSaysConversion: trialConversion)
-                kind = paid
-                if phase != existing.phase {
-                    existing.phase = phase
-                    try tx.revenue.setPhase(appID: appID, source: source, originalID: facts.originalID, phase)
-                }
-            case .refund: kind = .refund
+            case .start(_, let trial): next = existing.phase.restart(trial: trial)
+            case .payment(_, let said): next = existing.phase.pay(storeSaysConversion: said)
+            case .refund: next = (existing.phase, .refund)
+            }
+            if next.1 != .refund,
+                try tx.revenue.paymentCounted(appID: appID, source: source, transactionID: facts.transactionID)
+            {
+                return
+            }
+            kind = next.1
+            if next.0 != existing.phase {
+                existing.phase = next.0
+                try tx.revenue.setPhase(appID: appID, source: source, originalID: facts.originalID, next.0)
             }
             subscription = existing
         } else {
-            // The first this server hears of the subscription: credit it to the subscriber's last
-            // presentation before its first transaction (a renewal or refund of a subscription that began
-            // before the server heard of it is credited the same way, usually to nothing).
+            // The first this server hears of the subscription. Only its start is credited — to the
+            // subscriber's last presentation before it —; a renewal or refund of a subscription that began
+            // before the server heard of it is unattributed: a presentation then did not earn it.
             let subscriber = try resolve(notification.subscriber, appID: appID, tx)
-            let credit =
-                try subscriber.flatMap {
-                    // Only a presentation of the same environment: a TestFlight (sandbox) purchase is not
-                    // credited to what a production build showed the same person.
+            var credit = RevenueCredit.unattributed
+            if case .start = effect, let subscriber {
+                // Only a presentation of the same environment: a TestFlight (sandbox) purchase is not
+                // credited to what a production build showed the same person.
+                credit =
                     try tx.revenue.lastPresentation(
-                        appID: appID, subscriberID: $0, environment: notification.environment,
+                        appID: appID, subscriberID: subscriber, environment: notification.environment,
                         after: facts.occurredAt - Int64(settings.attributionWindowHours) * 3_600_000,
-                        upTo: facts.occurredAt)
-                } ?? .unattributed
+                        upTo: facts.occurredAt) ?? .unattributed
+            }
             let phase: SubscriptionPhase
             switch effect {
             case .start(_, let trial): (phase, kind) = SubscriptionPhase.start(trial: trial)

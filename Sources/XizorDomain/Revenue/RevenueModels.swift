@@ -58,6 +58,52 @@ public struct StoreTransactionFacts: Sendable, Equatable {
     }
 }
 
+extension StoreTransactionFacts {
+    /// The most one transaction may move: 10,000,000 units of its currency (in milliunits). A price
+    /// past it is no store's; the bound keeps every sum of a report far from Int64's range.
+    public static let maximumMilliunits: Int64 = 10_000_000_000
+    /// The App Store opened in July 2008: no store transaction is older.
+    static let earliest: Int64 = 1_214_870_400_000
+    /// How far ahead of the server's clock a store's timestamp may be.
+    static let aheadMs: Int64 = 2 * 86_400_000
+
+    /// An id as stores write them: 1 to `max` characters, no control characters (which PostgreSQL's
+    /// text refuses, and no store sends).
+    static func isPlainID(_ text: String, max: Int = 200) -> Bool {
+        (1...max).contains(text.utf8.count) && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
+    }
+
+    /// Facts a store sent, each checked: ids, a plausible time, an amount within bounds, and an ISO
+    /// 4217 code (three letters; "XXX", ISO's "no currency", when none is sent). 422 naming `path`.
+    static func checked(
+        transactionID: String, originalID: String?, productID: String?, occurredAt: Int64, milliunits: Int64,
+        currency: String?, path: String, now: Int64
+    ) throws -> StoreTransactionFacts {
+        let original = originalID.flatMap { $0.isEmpty ? nil : $0 } ?? transactionID
+        guard isPlainID(transactionID), isPlainID(original), productID.map({ $0.isEmpty || isPlainID($0) }) ?? true
+        else {
+            throw ServiceError.badField(
+                path, "invalid_transaction",
+                "Transaction and product ids are 1 to 200 characters without control characters.")
+        }
+        guard (earliest...(now + aheadMs)).contains(occurredAt) else {
+            throw ServiceError.badField(
+                path, "invalid_transaction", "The transaction's time is not between July 2008 and two days from now.")
+        }
+        guard (0...maximumMilliunits).contains(milliunits) else {
+            throw ServiceError.badField(path, "number_out_of_range", "The transaction's price is out of range.")
+        }
+        let code = currency.map { $0.uppercased() } ?? "XXX"
+        guard code.utf8.count == 3, code.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+        else {
+            throw ServiceError.badField(path, "invalid_currency", "A currency is an ISO 4217 code of three letters.")
+        }
+        return StoreTransactionFacts(
+            transactionID: transactionID, originalID: original, productID: productID ?? "", occurredAt: occurredAt,
+            amount: milliunits, currency: code)
+    }
+}
+
 /// What a notification does to the ledger; notifications of status only (cancellation, expiry,
 /// billing issue…) have none: they are stored, and count nothing.
 public enum StoreEffect: Sendable, Equatable {
@@ -139,6 +185,11 @@ public enum SubscriptionPhase: String, Sendable {
         trial ? (.trial, .trialStart) : (.paid, .purchase)
     }
 
+    /// A start announced for a subscription already known (a resubscription, or a start arriving after
+    /// a renewal): a trial start leaves the phase as it is; a paid start is a purchase — never taken for a
+    /// trial's conversion.
+    func restart(trial: Bool) -> (SubscriptionPhase, MoneyKind) { trial ? (self, .trialStart) : (.paid, .purchase) }
+
     /// A payment: in a trial it is the conversion (the store may say so itself), after it a renewal.
     func pay(storeSaysConversion: Bool?) -> (SubscriptionPhase, MoneyKind) {
         switch (self, storeSaysConversion) {
@@ -216,13 +267,15 @@ public struct VerifiedFigures: Sendable, Equatable {
 
     public init() {}
 
+    /// Saturating: each transaction is bounded (`StoreTransactionFacts.maximumMilliunits`), so a sum
+    /// reaching Int64's range is not a real figure, and must not stop the process.
     public static func + (a: VerifiedFigures, b: VerifiedFigures) -> VerifiedFigures {
         var sum = a
-        sum.trialStarts += b.trialStarts
-        sum.trialConversions += b.trialConversions
-        sum.paidConversions += b.paidConversions
-        sum.renewals += b.renewals
-        sum.refunds += b.refunds
+        sum.trialStarts = saturating(a.trialStarts, b.trialStarts)
+        sum.trialConversions = saturating(a.trialConversions, b.trialConversions)
+        sum.paidConversions = saturating(a.paidConversions, b.paidConversions)
+        sum.renewals = saturating(a.renewals, b.renewals)
+        sum.refunds = saturating(a.refunds, b.refunds)
         for (currency, money) in b.money { sum.money[currency, default: VerifiedMoney()] += money }
         return sum
     }
@@ -246,12 +299,18 @@ public struct VerifiedMoney: Sendable, Equatable {
     }
 
     public static func += (a: inout VerifiedMoney, b: VerifiedMoney) {
-        a.gross += b.gross
-        a.refunded += b.refunded
-        a.net7d += b.net7d
-        a.net30d += b.net30d
-        a.net90d += b.net90d
+        a.gross = saturating(a.gross, b.gross)
+        a.refunded = saturating(a.refunded, b.refunded)
+        a.net7d = saturating(a.net7d, b.net7d)
+        a.net30d = saturating(a.net30d, b.net30d)
+        a.net90d = saturating(a.net90d, b.net90d)
     }
+}
+
+/// a + b, held at Int64's bounds instead of trapping.
+func saturating(_ a: Int64, _ b: Int64) -> Int64 {
+    let (sum, overflow) = a.addingReportingOverflow(b)
+    return overflow ? (b > 0 ? .max : .min) : sum
 }
 
 /// An experiment arm's distinct verified subscribers.

@@ -47,7 +47,7 @@ extension RevenueService {
                 figures.money.sorted { $0.key < $1.key }.map { currency, money in
                     [
                         "currency": .string(currency), "gross": units(money.gross), "refunded": units(money.refunded),
-                        "net": units(money.gross - money.refunded), "net7d": units(money.net7d),
+                        "net": units(saturating(money.gross, -money.refunded)), "net7d": units(money.net7d),
                         "net30d": units(money.net30d), "net90d": units(money.net90d),
                     ]
                 }),
@@ -61,7 +61,8 @@ extension RevenueService {
                 [
                     "currency": .string(currency),
                     "amount": subscribers > 0
-                        ? .number(Double(money.gross - money.refunded) / 1000 / Double(subscribers)) : .null,
+                        ? .number(Double(saturating(money.gross, -money.refunded)) / 1000 / Double(subscribers)) : .null
+                        ,
                 ]
             })
     }

@@ -11,14 +11,17 @@ public final class RevenueService: Sendable {
     let clock: Clock
     let verifier: SignedDataVerifier
     let analyticsGate: AnalyticsGate
+    /// Folded on demand when an appAccountToken is not mapped yet (`RevenueLedger`).
+    let rollups: EventRollupService
     let outboxSignal: WakeSignal
     /// Notifications by source and outcome (`stored`, `duplicate`, or a refusal's reason), for `/metrics`.
     public let counters = Mutex<[String: Int]>([:])
 
     public init(
         store: any DataStore, clock: Clock, verifier: SignedDataVerifier, analyticsGate: AnalyticsGate,
-        outboxSignal: WakeSignal
+        rollups: EventRollupService, outboxSignal: WakeSignal
     ) {
+        self.rollups = rollups
         self.store = store
         self.clock = clock
         self.verifier = verifier
@@ -89,11 +92,13 @@ public final class RevenueService: Sendable {
                 if revenueCat.isNull {
                     next.revenueCatAuthorizationHash = nil
                 } else {
-                    guard let value = revenueCat["authorization"]?.stringValue, (8...500).contains(value.utf8.count)
+                    // At least 16 characters: it is the only proof a RevenueCat event carries, kept as an
+                    // unsalted hash, so it must not be guessable.
+                    guard let value = revenueCat["authorization"]?.stringValue, (16...500).contains(value.utf8.count)
                     else {
                         throw ServiceError.badField(
                             "$.revenueCat.authorization", "invalid_authorization",
-                            "'authorization' is the Authorization header value you set in RevenueCat, 8 to 500 characters."
+                            "'authorization' is the Authorization header value you set in RevenueCat, 16 to 500 characters."
                         )
                     }
                     next.revenueCatAuthorizationHash = SHA256.hexDigest(of: value)
@@ -132,6 +137,15 @@ public final class RevenueService: Sendable {
         let json = try JSONBody.parse(body)
         return try counted(.apple) {
             let settings = try liveSettings(appID: appID)
+            guard settings.appleBundleID != nil else { throw NotificationRefusal.notConfigured }
+            // A retry of a notification stored before is answered from one read, without verifying it again
+            // (three signature checks) or taking the writer: its id, read unverified, only finds the row.
+            if let id = json["signedPayload"]?.stringValue.flatMap(SignedDataVerifier.unverifiedPayload(of:))?[
+                "notificationUUID"]?.stringValue,
+                try isStored(appID: appID, .apple, id)
+            {
+                return (.duplicate, id)
+            }
             let notification = try AppleNotificationDecoder.decode(
                 body: json, rawBody: String(decoding: body, as: UTF8.self), settings: settings, verifier: verifier,
                 now: now)
@@ -149,10 +163,19 @@ public final class RevenueService: Sendable {
             guard let authorization,
                 ConstantTime.equal(Array(SHA256.hexDigest(of: authorization).utf8), Array(expected.utf8))
             else { throw NotificationRefusal.invalidAuthorization }
+            let json = try JSONBody.parse(body)
+            if let id = json["event"]?["id"]?.stringValue, try isStored(appID: appID, .revenuecat, id) {
+                return (.duplicate, id)
+            }
             let notification = try RevenueCatDecoder.decode(
-                body: try JSONBody.parse(body), rawBody: String(decoding: body, as: UTF8.self))
+                body: json, rawBody: String(decoding: body, as: UTF8.self),
+                appleConfigured: settings.appleBundleID != nil, now: now)
             return try ingest(appID: appID, notification, settings: settings, now: now)
         }
+    }
+
+    private func isStored(appID: String, _ source: StoreSource, _ id: String) throws -> Bool {
+        try store.read { tx in try tx.revenue.hasNotification(appID: appID, source: source, id: id) }
     }
 
     /// The app's settings, read before the (CPU-bound) verification, outside the writer. An app that

@@ -4,6 +4,8 @@ public protocol RevenueStore {
     func settings(appID: String) throws -> RevenueSettings?
     func saveSettings(appID: String, _ settings: RevenueSettings) throws
 
+    /// Whether the store's notification `id` is stored (a retry is answered without verifying it again).
+    func hasNotification(appID: String, source: StoreSource, id: String) throws -> Bool
     /// Stores a notification once by its store id; false when it was already there (a retry).
     func insertNotification(appID: String, _ notification: StoreNotification, receivedAt: Int64) throws -> Bool
 

@@ -87,7 +87,13 @@ enum AppleNotificationDecoder {
             }
             if field == "signedTransactionInfo" { transaction = decoded }
         }
-        let effect = try transaction.flatMap { try self.effect(type: type, transaction: $0, signedAt: payload) }
+        // Family Sharing: each member's copy of a purchase is announced too; the money is the purchaser's,
+        // counted once from their own transaction.
+        let familyShared = transaction?["inAppOwnershipType"]?.stringValue == "FAMILY_SHARED"
+        let effect =
+            familyShared
+            ? nil
+            : try transaction.flatMap { try self.effect(type: type, transaction: $0, signedAt: payload, now: now) }
         let token = transaction?["appAccountToken"]?.stringValue.map { $0.lowercased() }
         return StoreNotification(
             source: .apple, id: id, type: subtype.map { "\(type).\($0)" } ?? type, environment: environment,
@@ -104,21 +110,21 @@ enum AppleNotificationDecoder {
 
     /// SUBSCRIBED starts a subscription (a free trial when the introductory offer is FREE_TRIAL),
     /// ONE_TIME_CHARGE is a purchase, DID_RENEW a payment, REFUND a refund; the rest is status.
-    static func effect(type: String, transaction t: JSONValue, signedAt payload: JSONValue) throws -> StoreEffect? {
+    static func effect(type: String, transaction t: JSONValue, signedAt payload: JSONValue, now: Int64) throws
+        -> StoreEffect?
+    {
         let facts = { (time: JSONValue?) throws -> StoreTransactionFacts in
-            guard let id = t["transactionId"]?.stringValue, (1...200).contains(id.utf8.count),
-                let occurredAt = time?.numberValue?.int64Value, occurredAt >= 0
-            else {
+            guard let id = t["transactionId"]?.stringValue, let occurredAt = time?.numberValue?.int64Value else {
                 throw ServiceError.badField(
                     "$.signedPayload", "invalid_transaction",
                     "The signed transaction lacks transactionId or its date.")
             }
-            let original = t["originalTransactionId"]?.stringValue ?? id
-            let price = t["price"]?.numberValue?.int64Value ?? 0
-            return StoreTransactionFacts(
-                transactionID: id, originalID: original.isEmpty ? id : original,
-                productID: t["productId"]?.stringValue ?? "", occurredAt: occurredAt, amount: max(0, price),
-                currency: RevenueCatDecoder.currency(t["currency"]?.stringValue))
+            // Apple's price is already in milliunits.
+            return try StoreTransactionFacts.checked(
+                transactionID: id, originalID: t["originalTransactionId"]?.stringValue,
+                productID: t["productId"]?.stringValue, occurredAt: occurredAt,
+                milliunits: t["price"]?.numberValue?.int64Value ?? 0, currency: t["currency"]?.stringValue,
+                path: "$.signedPayload", now: now)
         }
         switch type {
         case "SUBSCRIBED":
@@ -137,7 +143,11 @@ enum AppleNotificationDecoder {
 
 /// RevenueCat's webhook events (covering the App Store, Play and the web).
 enum RevenueCatDecoder {
-    static func decode(body: JSONValue, rawBody: String) throws -> StoreNotification {
+    /// `appleConfigured`: the app also receives Apple's own notifications, which count App Store
+    /// purchases; RevenueCat's copies of them are then stored and count nothing (never twice).
+    static func decode(body: JSONValue, rawBody: String, appleConfigured: Bool, now: Int64) throws
+        -> StoreNotification
+    {
         guard let event = body["event"], event.objectValue != nil else {
             throw ServiceError.badField("$.event", "required", "A RevenueCat webhook carries 'event'.")
         }
@@ -156,35 +166,41 @@ enum RevenueCatDecoder {
             throw ServiceError.badField(
                 "$.event.environment", "invalid_enum_value", "'environment' is PRODUCTION or SANDBOX, not '\(other)'.")
         }
-        let subscriber = event["app_user_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let subscriber = event["app_user_id"]?.stringValue.flatMap { StoreTransactionFacts.isPlainID($0) ? $0 : nil }
+        // Counted elsewhere: App Store purchases when Apple's own notifications come in, and Family
+        // Sharing's copies of a purchase (the purchaser's own transaction carries the money).
+        let countedElsewhere =
+            (appleConfigured && event["store"]?.stringValue == "APP_STORE")
+            || event["is_family_share"]?.boolValue == true
         return StoreNotification(
             source: .revenuecat, id: id, type: type, environment: environment,
             subscriber: subscriber.map(SubscriberReference.subscriberID),
-            effect: try effect(type: type, event: event), body: rawBody)
+            effect: countedElsewhere ? nil : try effect(type: type, event: event, now: now), body: rawBody)
     }
 
     /// INITIAL_PURCHASE starts a subscription (a trial when `period_type` is TRIAL), NON_RENEWING_PURCHASE
     /// is a purchase, RENEWAL a payment, a CANCELLATION for CUSTOMER_SUPPORT a refund (RevenueCat's
     /// refund); the rest is status.
-    static func effect(type: String, event: JSONValue) throws -> StoreEffect? {
+    static func effect(type: String, event: JSONValue, now: Int64) throws -> StoreEffect? {
         let facts = { (time: String) throws -> StoreTransactionFacts in
-            guard let id = event["transaction_id"]?.stringValue, (1...200).contains(id.utf8.count) else {
+            guard let id = event["transaction_id"]?.stringValue else {
                 throw ServiceError.badField(
                     "$.event.transaction_id", "required", "A \(type) event has a 'transaction_id'.")
             }
-            guard let occurredAt = event[time]?.numberValue?.int64Value, occurredAt >= 0 else {
+            guard let occurredAt = event[time]?.numberValue?.int64Value else {
                 throw ServiceError.badField("$.event.\(time)", "required", "A \(type) event has '\(time)'.")
             }
             let price = event["price_in_purchased_currency"]?.doubleValue ?? 0
-            guard price.isFinite, abs(price) < 1e12 else {
+            guard price.isFinite, abs(price) <= Double(StoreTransactionFacts.maximumMilliunits) / 1000 else {
                 throw ServiceError.badField(
-                    "$.event.price_in_purchased_currency", "number_out_of_range", "The price is out of range.")
+                    "$.event.price_in_purchased_currency", "number_out_of_range",
+                    "A price is at most \(StoreTransactionFacts.maximumMilliunits / 1000) of its currency.")
             }
-            let original = event["original_transaction_id"]?.stringValue ?? id
-            return StoreTransactionFacts(
-                transactionID: id, originalID: original.isEmpty ? id : original,
-                productID: event["product_id"]?.stringValue ?? "", occurredAt: occurredAt,
-                amount: Int64((abs(price) * 1000).rounded()), currency: currency(event["currency"]?.stringValue))
+            return try StoreTransactionFacts.checked(
+                transactionID: id, originalID: event["original_transaction_id"]?.stringValue,
+                productID: event["product_id"]?.stringValue, occurredAt: occurredAt,
+                milliunits: Int64((abs(price) * 1000).rounded()), currency: event["currency"]?.stringValue,
+                path: "$.event", now: now)
         }
         switch type {
         case "INITIAL_PURCHASE":
@@ -196,11 +212,5 @@ enum RevenueCatDecoder {
             return .refund(try facts("event_timestamp_ms"))
         default: return nil
         }
-    }
-
-    /// An ISO 4217 code as sent (upper-cased, at most 8 characters); "XXX" (ISO's "no currency") without one.
-    static func currency(_ raw: String?) -> String {
-        guard let raw, (1...8).contains(raw.utf8.count) else { return "XXX" }
-        return raw.uppercased()
     }
 }

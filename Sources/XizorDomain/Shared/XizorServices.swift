@@ -92,7 +92,7 @@ public final class XizorServices: Sendable {
         webhooks = WebhookService(store: store, clock: clock, options: limits.webhooks, outboxSignal: outboxSignal)
         revenue = RevenueService(
             store: store, clock: clock, verifier: limits.appleSignatures, analyticsGate: analyticsGate,
-            outboxSignal: outboxSignal)
+            rollups: rollups, outboxSignal: outboxSignal)
         try serving.loadAll()
         // Weak: the feed is owned by the services it feeds.
         changes.setApplier { [weak keys, weak serving, outboxSignal] effects in

@@ -63,9 +63,11 @@ test("the token equals Python's uuid5 of the documented namespace and XizorKit's
 test("the bridge hands the purchase the token of the subscriber the paywall was loaded for", async () => {
   const paywall = { placement: "p", paywallId: "pw_1", version: 1, schemaVersion: 2, locale: "en", source: "network" };
   const bought = [];
+  const flushed = [];
   const bridgeFor = (subscriberId) =>
     new PaywallBridge({
-      client: { track: async () => {}, timerStart: async () => 0 },
+      // The purchase sends the queued presentation at once, so the server has it before the store's notification.
+      client: { track: async () => {}, timerStart: async () => 0, flush: async () => void flushed.push(bought.length) },
       paywall,
       subscriberId,
       platform: "ios",
@@ -78,4 +80,5 @@ test("the bridge hands the purchase the token of the subscriber the paywall was 
     ["yearly", "com.x.yearly", paywall, "f331d089-6c8f-5ff8-ad92-3826732f62d9"],
     ["monthly", undefined, paywall, undefined],
   ]);
+  assert.deepEqual(flushed, [0, 1], "each purchase flushed the queue before the app's purchase ran");
 });

@@ -196,7 +196,14 @@ test("a purchase whose handler throws is reported failed to the page and to anal
   const injected = [];
   const tracked = [];
   const bridge = new PaywallBridge({
-    client: { track: async (event) => void tracked.push(event), timerStart: async () => 0 },
+    client: {
+      track: async (event) => void tracked.push(event),
+      timerStart: async () => 0,
+      // A flush that fails must not fail the purchase either.
+      flush: async () => {
+        throw new Error("offline");
+      },
+    },
     paywall: { placement: "p", paywallId: "pw_1", version: 1, schemaVersion: 2, locale: "en", source: "network" },
     platform: "ios",
     inject: (script) => injected.push(script),

@@ -39,6 +39,8 @@ export interface PaywallBridgeDelegate {
 /** What the bridge needs of the client: `Xizor` provides both. */
 export interface BridgeClient {
   track(event: XizorEvent): Promise<void>;
+  /** Sends queued events now: the presentation reaches the server before the store's notification. */
+  flush(): Promise<void>;
   timerStart(subscriberId: string, paywallId: string, nodeId: string): Promise<number>;
 }
 
@@ -105,6 +107,9 @@ export class PaywallBridge {
       }
       case "purchase": {
         this.send({ type: "purchase_state", state: "pending", slot: message.slot });
+        // The presentation is sent now, while the store's sheet is up, not at the next interval: the
+        // server credits the store's notification to it only once it has it (docs/revenue.md).
+        void client.flush().catch(() => undefined);
         let state: PurchaseState = "failed";
         if (delegate.purchase) {
           const token = subscriberId === undefined ? undefined : appAccountToken(subscriberId);

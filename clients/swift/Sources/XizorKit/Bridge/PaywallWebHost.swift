@@ -92,6 +92,9 @@
             case .purchase(let slot, _):
                 send(.purchaseState(.pending, slot: slot))
                 let request = PurchaseRequest(message, subscriberId: subscriberId)
+                // The presentation is sent now, while the store's sheet is up, not at the next interval:
+                // the server credits the App Store's notification to it only once it has it (docs/revenue.md).
+                Task { await xizor.flush() }
                 Task {
                     var state = PurchaseState.failed
                     if let request, let delegate { state = await delegate.purchase(request, in: self) }
