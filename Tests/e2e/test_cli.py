@@ -48,7 +48,8 @@ def test_migrate_applies_once_and_reports(data_dir):
                      "0005_translation_memory.sql", "0006_key_labels.sql", "0007_assets.sql",
                      "0008_targeting.sql", "0009_integrations.sql", "0010_events_by_hour.sql", "0011_presentations.sql", "0012_webhook_health.sql",
                      "0013_idempotency_hash.sql", "0014_subscriber_changes.sql", "0015_event_rollups.sql",
-                     "0016_event_retention.sql", "0017_events_unused_indexes.sql", "0018_events_by_month.sql"]
+                     "0016_event_retention.sql", "0017_events_unused_indexes.sql", "0018_events_by_month.sql",
+                     "0019_verified_revenue.sql"]
 
 
 def test_a_changed_migration_stops_start_up(tmp_path, data_dir):

@@ -113,7 +113,10 @@ def test_analytics_against_a_known_event_set(published):
     by = {v["version"]: v for v in funnel["versions"]}
     assert by[1] == {"version": 1, "impressions": 4, "uniqueSubscribers": 3, "closes": 2, "purchaseStarted": 2,
                      "purchaseCompleted": 1, "purchaseFailed": 1, "purchaseCancelled": 0, "restores": 1,
-                     "conversions": 1, "conversion": 1 / 3, "purchasesPerImpression": 0.25, "revenue": []}
+                     "conversions": 1, "conversion": 1 / 3, "purchasesPerImpression": 0.25, "revenue": [],
+                     # No store notification: the stores' verified figures are zero beside the app's own.
+                     "verified": {"trialStarts": 0, "trialConversions": 0, "paidConversions": 0, "renewals": 0,
+                                  "refunds": 0, "revenue": [], "revenuePerSubscriber": []}}
     assert by[2]["impressions"] == 2 and by[2]["purchaseCompleted"] == 2 and by[2]["purchaseCancelled"] == 1
     # One definition of conversion (issue 20, item 9): subscribers who bought ÷ subscribers who saw it.
     assert by[2]["conversions"] == 2 and by[2]["conversion"] == 1.0 and by[2]["purchasesPerImpression"] == 1.0
