@@ -262,8 +262,28 @@ def _signed_long_ago(roots, nid):
     return _valid(roots, nid, chain=chain, tx=tx, renewal=None, signed_date=then)
 
 
+def _leaf_under_the_root(roots, nid):
+    """A leaf (with Apple's leaf OID) that the trusted root signed itself, sent with a real intermediate as
+    x5c[1]: OpenSSL builds leaf ← root, and Apple's library checks the OIDs on that chain (the root lacks
+    the intermediate's). Not Apple's chain, though every x5c entry looks right."""
+    import datetime
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    trusted = roots.chain
+    now = datetime.datetime.now(datetime.timezone.utc)
+    leaf_key = ec.generate_private_key(ec.SECP256R1())
+    leaf_cert = an._certificate(an._name(f"Direct leaf {nid[:8]}"), leaf_key, trusted.root_cert.subject,
+                                trusted.root_key, ca=False, path_length=None, not_before=now - datetime.timedelta(days=1),
+                                not_after=now + datetime.timedelta(days=365), apple_oid=an.LEAF_OID,
+                                cert_hash=hashes.SHA256())
+    chain = an.Chain(trusted.root_cert, trusted.root_key, trusted.intermediate_cert, trusted.intermediate_key,
+                     leaf_cert, leaf_key)
+    return _valid(roots, nid, chain=chain)
+
+
 CASES = [
     Case("valid", lambda r, n: _valid(r, n), None, "ok"),
+    Case("leaf_signed_by_the_root_itself", _leaf_under_the_root, "untrusted_chain", "VERIFICATION_FAILURE"),
     Case("valid_production", lambda r, n: _valid(r, n, "Production"), None, "ok", "Production"),
     Case("valid_under_the_pem_root", lambda r, n: _valid(r, n, chain=r.pem_chain), None, "ok"),
     Case("expired_chain_signed_while_valid", _signed_long_ago, None, "ok"),
