@@ -31,16 +31,25 @@ struct CompactJWS {
         self.signature = signature
     }
 
-    /// Unpadded base64url (RFC 7515 §2); nil for any other character.
+    /// Unpadded base64url (RFC 7515 §2); nil for any other character. Translated byte by byte to the
+    /// standard alphabet and decoded by Foundation from bytes: through `String` and `NSString` search
+    /// and replace, this was most of a notification's CPU (measured, docs/benchmarks.md).
     static func base64URL(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         guard !text.isEmpty else { return nil }
-        var standard = String(decoding: text, as: UTF8.self)
-        guard !standard.contains("+"), !standard.contains("/"), !standard.contains("=") else { return nil }
-        standard = standard.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
-        return Data(base64Encoded: standard).map { [UInt8]($0) }
+        var standard: [UInt8] = []
+        standard.reserveCapacity(text.count + 3)
+        for byte in text {
+            switch byte {
+            case UInt8(ascii: "-"): standard.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): standard.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="): return nil
+            default: standard.append(byte)
+            }
+        }
+        standard.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - standard.count % 4) % 4))
+        return Data(base64Encoded: Data(standard)).map { [UInt8]($0) }
     }
 
     /// Padded standard base64, as `x5c` carries certificates (RFC 7515 §4.1.6).
-    static func base64(_ text: String) -> [UInt8]? { Data(base64Encoded: text).map { [UInt8]($0) } }
+    static func base64(_ text: String) -> [UInt8]? { Data(base64Encoded: Data(text.utf8)).map { [UInt8]($0) } }
 }
