@@ -828,3 +828,24 @@ def test_only_a_start_is_credited_and_erasure_keeps_the_arms_exact(server):
     subscribers, conversions, _ = arm()
     assert subscribers == {"trialStarted": 0, "paid": 1, "trialConverted": 0, "refunded": 0}, subscribers
     assert conversions == 1
+
+
+def test_an_apps_store_notifications_have_a_bucket_of_their_own(tmp_path, roots):
+    """Store notifications of one app draw from a writes bucket of their own (rateLimits.writes*): past it,
+    429 with Retry-After and nothing stored (the store retries); the app's dashboard keeps its own
+    bucket, and another app's notifications are not held up."""
+    s = XizorServer(tmp_path / "data", extra_env={
+        "XIZOR_STORES_APPLE_ROOT_CERTIFICATES": str(roots.der_path),
+        "XIZOR_RATE_LIMITS_WRITES_PER_SECOND": "1", "XIZOR_RATE_LIMITS_WRITES_BURST": "3"})
+    try:
+        busy, other = new_app(s, "Busy"), new_app(s, "Other")
+        for app in (busy, other):
+            configure(app, revenueCat={"authorization": RC_AUTHORIZATION})
+        answers = [post_revenuecat(s, busy.id, rc_event("NON_RENEWING_PURCHASE", "u", f"t{i}", price=1)) for i in range(4)]
+        assert [r.status_code for r in answers] == [200, 200, 200, 429], [r.text for r in answers]
+        assert answers[3].headers.get("Retry-After") and answers[3].json()["code"] == "rate_limited"
+        assert counts_of(report(busy)["total"])["paidConversions"] == 3
+        assert configure(busy, attributionWindowHours=12)["attributionWindowHours"] == 12, "the dashboard's own bucket"
+        stored(post_revenuecat(s, other.id, rc_event("NON_RENEWING_PURCHASE", "u", "o1", price=1)))
+    finally:
+        assert s.stop() == 0

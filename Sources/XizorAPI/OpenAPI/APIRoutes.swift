@@ -5,7 +5,7 @@ import XizorDomain
 /// The one place routes are declared: each call registers the handler in the `Router` and its
 /// `OperationDoc` in the OpenAPI document, so an endpoint cannot exist without documentation (or
 /// be documented without existing). The registering function names the route's authentication
-/// (`open`, `admin`, `secret`, `publicKey`): it becomes the OpenAPI `security`, the admission the
+/// (`open`, `store`, `admin`, `secret`, `publicKey`): it becomes the OpenAPI `security`, the admission the
 /// server runs before reading the body, and the type of caller the handler receives, so the three
 /// cannot disagree. `build` adds `GET /openapi.json` and freezes both.
 public struct APIRoutes {
@@ -29,8 +29,10 @@ public struct APIRoutes {
 
     /// A route an app store calls (docs/revenue.md): no key — the body proves itself (a signature, a
     /// configured Authorization value) — but the request is the app's of the `appId` path parameter for
-    /// the handler threads' fair share, and an address whose refusals emptied its failure bucket is
-    /// answered 429 before any work. The handler reports a refusal through `failedAuthentication`.
+    /// the handler threads' fair share and for a bucket of the writes limit of its own
+    /// (`rateLimits.writes*`, apart from the app's keys'), and an address whose refusals emptied its
+    /// failure bucket is answered 429 before any work. The handler reports a refusal through
+    /// `failedAuthentication`.
     mutating func store(
         _ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc,
         _ handler: @escaping @Sendable (HTTPRequest, _ failedAuthentication: () throws -> Void) throws -> HTTPResponse
@@ -41,7 +43,9 @@ public struct APIRoutes {
         let limits = guardian.limits
         let admission: HTTPAdmission = { request in
             try limits.admitUnverified(request)
-            request.partition = request.parameter("appId")
+            let app = request.parameter("appId")
+            try limits.take(.writes, key: BucketKey(storeNotificationsOf: app), tokens: 1)
+            request.partition = app
             request.context = StoreAdmission.shared
         }
         router.add(method, pattern, execution: .offloaded, admission: admission) { request in

@@ -122,17 +122,13 @@ struct MetricsExposition: Sendable {
             "Store notifications received by this process (docs/revenue.md), by source and outcome: stored, duplicate (a retry), or the reason it was refused."
         )
         let notifications = services.revenue.counters.withLock { $0 }
-        var outcomes = Set(notifications.keys)
         for source in StoreSource.allCases {
-            outcomes.insert("\(source.rawValue) stored")
-            outcomes.insert("\(source.rawValue) duplicate")
-        }
-        for key in outcomes.sorted() {
-            let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { continue }
-            out.sample(
-                "xizor_store_notifications_total", [("source", parts[0]), ("outcome", parts[1])],
-                notifications[key] ?? 0)
+            let counted = notifications[source] ?? [:]
+            for outcome in Set(counted.keys).union(["stored", "duplicate"]).sorted() {
+                out.sample(
+                    "xizor_store_notifications_total", [("source", source.rawValue), ("outcome", outcome)],
+                    counted[outcome] ?? 0)
+            }
         }
 
         let changes = services.changes

@@ -14,7 +14,10 @@ extension RevenueRoutes {
         .problem(400, "`missing_body` or `invalid_json`."),
         .problem(404, "`app_not_found`: the app is archived."),
         .problem(413, "`notification_too_large`: over 64 KiB."),
-        .problem(429, "`rate_limited`: too many refused notifications from this address."),
+        .problem(
+            429,
+            "`rate_limited`: too many refused notifications from this address, or the app's notifications past their own bucket of the writes limit (`Retry-After`)."
+        ),
     ]
 
     static let receiveAppleNotification = OperationDoc(

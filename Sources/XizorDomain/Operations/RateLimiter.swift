@@ -102,15 +102,23 @@ extension RateLimiter {
 /// Whose bucket a request draws from: the kind of key and its app, or (for failed
 /// authentications) the client's address.
 package struct BucketKey: Hashable, Sendable {
-    package enum Kind: UInt8, Hashable, Sendable { case admin, secret, publicKey, client, subscriber }
+    package enum Kind: UInt8, Hashable, Sendable { case admin, secret, publicKey, client, subscriber, store }
     package let kind: Kind
-    /// The app of a key (empty for the admin token), the client's host, or an app's subscriber.
+    /// The app of a key (empty for the admin token), the client's host, an app's subscriber, or the app
+    /// whose store notifications these are.
     package let owner: String
 
     /// The bucket of one subscriber of an app (`SubscriberEventLimit`); a NUL cannot be in an app id.
     package init(app: String, subscriber: String) {
         kind = .subscriber
         owner = app + "\u{0}" + subscriber
+    }
+
+    /// The bucket of an app's store notifications (docs/revenue.md): apart from its keys' buckets, so
+    /// the stores and the app's own dashboard never spend each other's.
+    package init(storeNotificationsOf app: String) {
+        kind = .store
+        owner = app
     }
 
     /// The bucket of a client address (`host` without the port).

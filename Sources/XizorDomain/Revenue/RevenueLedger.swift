@@ -137,25 +137,16 @@ extension RevenueService {
     static func figures(_ kind: MoneyKind, _ facts: StoreTransactionFacts, creditedAt: Int64) -> VerifiedFigures {
         var figures = VerifiedFigures()
         var money = VerifiedMoney()
-        let signed: Int64
         switch kind {
-        case .trialStart:
-            figures.trialStarts = 1
-            signed = facts.amount
-        case .purchase:
-            figures.paidConversions = 1
-            signed = facts.amount
+        case .trialStart: figures.trialStarts = 1
+        case .purchase: figures.paidConversions = 1
         case .conversion:
             figures.trialConversions = 1
             figures.paidConversions = 1
-            signed = facts.amount
-        case .renewal:
-            figures.renewals = 1
-            signed = facts.amount
-        case .refund:
-            figures.refunds = 1
-            signed = -facts.amount
+        case .renewal: figures.renewals = 1
+        case .refund: figures.refunds = 1
         }
+        let signed = kind == .refund ? -facts.amount : facts.amount
         if kind == .refund { money.refunded = facts.amount } else { money.gross = facts.amount }
         let age = facts.occurredAt - creditedAt
         let day: Int64 = 86_400_000

@@ -78,16 +78,6 @@ public enum ResultsMetric: String, Sendable, CaseIterable {
 
     public var source: String { self == .conversion ? "client-reported" : "verified" }
 
-    /// The progress bit a subscriber of the arm must have to count (nil: the client-reported conversion).
-    var progressBit: Int? {
-        switch self {
-        case .conversion: nil
-        case .verifiedConversion: VerifiedProgress.paid
-        case .trialStart: VerifiedProgress.trialStarted
-        case .trialConversion: VerifiedProgress.trialConverted
-        }
-    }
-
     /// Successes among an arm's verified subscribers.
     func successes(_ counts: VerifiedArmCounts) -> Int {
         switch self {

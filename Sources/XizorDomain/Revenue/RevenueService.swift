@@ -15,7 +15,7 @@ public final class RevenueService: Sendable {
     let rollups: EventRollupService
     let outboxSignal: WakeSignal
     /// Notifications by source and outcome (`stored`, `duplicate`, or a refusal's reason), for `/metrics`.
-    public let counters = Mutex<[String: Int]>([:])
+    public let counters = Mutex<[StoreSource: [String: Int]]>([:])
 
     public init(
         store: any DataStore, clock: Clock, verifier: SignedDataVerifier, analyticsGate: AnalyticsGate,
@@ -136,7 +136,7 @@ public final class RevenueService: Sendable {
         let now = clock.now()
         let json = try JSONBody.parse(body)
         return try counted(.apple) {
-            let settings = try liveSettings(appID: appID)
+            let settings = try storedSettings(appID: appID)
             guard settings.appleBundleID != nil else { throw NotificationRefusal.notConfigured }
             // A retry of a notification stored before is answered from one read, without verifying it again
             // (three signature checks) or taking the writer: its id, read unverified, only finds the row.
@@ -157,7 +157,7 @@ public final class RevenueService: Sendable {
     public func receiveRevenueCat(appID: String, authorization: String?, body: [UInt8]) throws -> (Outcome, String) {
         let now = clock.now()
         return try counted(.revenuecat) {
-            let settings = try liveSettings(appID: appID)
+            let settings = try storedSettings(appID: appID)
             guard let expected = settings.revenueCatAuthorizationHash else { throw NotificationRefusal.notConfigured }
             // Hashes compared in constant time: the time taken says nothing of how much of the value matched.
             guard let authorization,
@@ -180,7 +180,7 @@ public final class RevenueService: Sendable {
 
     /// The app's settings, read before the (CPU-bound) verification, outside the writer. An app that
     /// does not exist has none: `not_configured`, which says no more about which apps exist.
-    private func liveSettings(appID: String) throws -> RevenueSettings {
+    private func storedSettings(appID: String) throws -> RevenueSettings {
         try store.read { tx in try tx.revenue.settings(appID: appID) } ?? .unconfigured
     }
 
@@ -198,7 +198,7 @@ public final class RevenueService: Sendable {
     }
 
     private func count(_ source: StoreSource, _ outcome: String) {
-        counters.withLock { $0["\(source.rawValue) \(outcome)", default: 0] += 1 }
+        counters.withLock { $0[source, default: [:]][outcome, default: 0] += 1 }
     }
 }
 
