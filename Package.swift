@@ -90,7 +90,7 @@ let package = Package(
             name: "XizorCLI",
             dependencies: [
                 "XizorAPI", "XizorDomain", "XizorStores", "HTTP", "Storage", "PostgresStorage", "PaywallFormat",
-                "PaywallRenderer", "XizorLog",
+                "PaywallRenderer", "XizorLog", "Digest",
             ], path: "Sources/XizorCLI"),
 
         // Executables: the thin product binary, and fixtures used only by tests and `make bench`.

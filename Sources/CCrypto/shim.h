@@ -11,6 +11,7 @@
 #include <openssl/ecdsa.h>
 #include <openssl/bn.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 
 /* OpenSSL's STACK_OF(X509) functions are macros, which Swift cannot call. */
 static inline STACK_OF(X509) *xizor_sk_X509_new_null(void) { return sk_X509_new_null(); }

@@ -16,13 +16,19 @@ public final class PreparedHeaders: Sendable {
     let varyLine: [UInt8]
     let varyLineWithAcceptEncoding: [UInt8]
 
-    public init(_ headers: HTTPHeaders) {
+    /// `alsoOnNotModified` names fields besides RFC 9110's (§15.4.5) a 304 repeats: metadata that
+    /// guides the client's or a cache's update, such as a signature over the representation it confirms.
+    public init(_ headers: HTTPHeaders, alsoOnNotModified: [String] = []) {
         self.headers = headers
         var lines: [UInt8] = []
         var kept: [UInt8] = []
         for field in headers.fields where !ReservedHeader.isReserved(field.name) {
             lines.append(field: field.name, field.value)
-            if ReservedHeader.keptOnNotModified(field.name) { kept.append(field: field.name, field.value) }
+            if ReservedHeader.keptOnNotModified(field.name)
+                || alsoOnNotModified.contains(where: { $0.lowercased() == field.name.lowercased() })
+            {
+                kept.append(field: field.name, field.value)
+            }
         }
         self.lines = lines
         notModifiedLines = kept

@@ -51,6 +51,7 @@ public enum CommandLineInterface {
             Commands.migrate,
             Commands.apps,
             Commands.keys,
+            Commands.signingKeys,
             Commands.events,
             Commands.demo,
             Commands.backup,

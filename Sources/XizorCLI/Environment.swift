@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 import HTTP
 import PostgresStorage
@@ -38,6 +39,9 @@ struct CommandEnvironment {
         options.mediaOrigins = configuration[\.renderer.mediaOrigins]
         options.countryHeader = configuration[\.targeting.countryHeader]
         options.consolePath = configuration[\.console.enabled] ? configuration[\.console.path] : nil
+        options.edge.sharedMaxAgeSeconds = configuration[\.cache.sharedMaxAgeSeconds]
+        options.edge.staleWhileRevalidateSeconds = configuration[\.cache.staleWhileRevalidateSeconds]
+        options.edge.staleIfErrorSeconds = configuration[\.cache.staleIfErrorSeconds]
         return options
     }
 
@@ -188,6 +192,16 @@ struct CommandEnvironment {
     }
 
     /// The services over a migrated store.
+    /// The purger of `serve`'s shared caches (nil without `cache.purgeURLs`), not yet started.
+    func cachePurger(_ services: XizorServices) -> CachePurger? {
+        let urls = configuration[\.cache.purgeURLs]
+        guard !urls.isEmpty else { return nil }
+        return CachePurger(
+            store: services.store, clock: services.clock,
+            options: CachePurger.Options(urls: urls, timeoutMs: configuration[\.cache.purgeTimeoutMs]),
+            signal: services.outboxSignal)
+    }
+
     /// The webhook senders of `serve` (nil with `webhooks.enabled` off), not yet started.
     func webhookDispatcher(_ services: XizorServices) throws -> WebhookDispatcher? {
         guard configuration[\.webhooks.enabled] else { return nil }
@@ -251,6 +265,12 @@ struct CommandEnvironment {
             throw CommandFailure(
                 "stores.apple.rootCertificates: \(configuration[\.stores.apple.rootCertificates][error.index]) is not an X.509 certificate (DER or PEM)"
             )
+        }
+        if let path = configuration[\.signing.keyFile] {
+            guard let bytes = FileManager.default.contents(atPath: path),
+                let key = try? Ed25519PrivateKey(pem: [UInt8](bytes))
+            else { throw CommandFailure("signing.keyFile: \(path) is not a readable PEM Ed25519 private key") }
+            limits.signingKey = key
         }
         do { return try XizorServices(store: store, limits: limits) } catch {
             throw CommandFailure("cannot load state from \(storageDescription): \(error)")

@@ -49,6 +49,7 @@ extension Commands {
         }
         rollupJob.start()
         let dispatcher = try environment.webhookDispatcher(services)
+        let purger = environment.cachePurger(services)
         let drain = DrainState()
         let httpMetrics = HTTPMetrics()
         var options = environment.applicationOptions
@@ -71,6 +72,7 @@ extension Commands {
             throw CommandFailure(message)
         }
         do { try dispatcher?.start() } catch { throw CommandFailure("cannot send webhooks: \(error)") }
+        purger?.start()
         // Before the `listening` line: whoever reads it may send SIGTERM at once.
         server.handleTerminationSignals()
         printJSONLine([
@@ -89,6 +91,7 @@ extension Commands {
         server.runUntilTerminated()
         environment.logger.debug("drained; closing the database")
         dispatcher?.stop()
+        purger?.stop()
         retention.stop()
         rollupJob.stop()
         services.changes.stopTailing()

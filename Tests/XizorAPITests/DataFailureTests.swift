@@ -15,27 +15,38 @@ import Testing
     struct RenderFailed: Error {}
 
     func published(_ services: XizorServices) throws -> String {
-        let app = try services.keys.createApp(name: "A").appID
+        try publishedApp(services).appID
+    }
+
+    func publishedApp(_ services: XizorServices) throws -> KeyService.CreatedApp {
+        let created = try services.keys.createApp(name: "A")
+        let app = created.appID
         let pw = try services.paywalls.create(appID: app, from: .template("clean", name: nil)).id
         _ = try services.paywalls.publish(appID: app, id: pw, idempotencyKey: nil)
         _ = try services.placements.assign(appID: app, key: "onboarding", paywallID: pw)
-        return app
+        return created
     }
 
     @Test func aPageThatFailsToRenderIsNeverCached() throws {
         let test = try TestServices("data")
         defer { test.remove() }
-        let app = try published(test.services)
+        let created = try publishedApp(test.services)
+        let app = created.appID
+        let signer = try #require(test.services.keys.verify(Substring(created.publicKey)))
         let failures = Counter()
-        let delivery = PaywallDelivery(serving: test.services.serving) { _ in
+        let delivery = PaywallDelivery(serving: test.services.serving, signing: test.services.signing) { _ in
             if failures.next() == 0 { throw RenderFailed() }
             return Array("<html>page</html>".utf8)
         }
         let request = HTTPRequest(
             method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders([("Accept", "text/html")]))
         let ask = try DeliveryRequest(request, placement: "onboarding")
-        #expect(throws: RenderFailed.self) { _ = try delivery.deliver(appID: app, ask, from: request) }
-        guard case .paywall(let page) = try delivery.deliver(appID: app, ask, from: request) else {
+        func deliver() throws -> PaywallDelivery.Delivery {
+            try delivery.deliver(
+                appID: app, ask, from: request, surface: .edge, signer: signer, credential: { created.publicKey })
+        }
+        #expect(throws: RenderFailed.self) { _ = try deliver() }
+        guard case .paywall(let page) = try deliver() else {
             Issue.record("expected a page")
             return
         }

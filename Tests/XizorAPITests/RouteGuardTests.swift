@@ -25,6 +25,8 @@ import Testing
             "/", "/console", "/console/v/:version/:file",
             // A preview link is its own proof (signed, expiring): a frame cannot send a key.
             "/v1/previews/:token",
+            // The public keys SDK answers are signed with: published for apps to pin.
+            "/v1/sdk/signing-keys",
         ]
         for (method, pattern) in table.registeredRoutes {
             let path = pattern.split(separator: "/").map { $0.hasPrefix(":") ? "x" : String($0) }.joined(separator: "/")

@@ -82,6 +82,7 @@ PARAM_ENTITIES = {"folder": "app", "file": "asset file"}
 # Parameters of one path whose names alone would mislead: the console's files are /console/v/{version}/{file},
 # a file of the version its page names (any other version is 404).
 PATH_PARAM_ENTITIES = {("/console/v/{version}/{file}", "version"): "console version",
+                       ("/v1/sdk/apps/{publicKey}/placements/{key}/paywall", "publicKey"): "public key in path",
                        ("/console/v/{version}/{file}", "file"): "console file"}
 APP_OWNED = {"paywall", "experiment", "placement", "key", "app", "asset", "audience", "webhook", "webhook delivery"}
 # The only operations anyone may call without a key. Opening another one is a decision this list
@@ -96,7 +97,11 @@ OPEN_OPERATIONS = {"getHealth", "getReadiness", "getMetrics", "getOpenAPIDocumen
                    "openPreviewLink",
                    # The stores post without our keys: Apple's notifications prove themselves by their signature
                    # chain, RevenueCat's by the Authorization value the app configured (docs/revenue.md).
-                   "receiveAppleNotification", "receiveRevenueCatWebhook"}
+                   "receiveAppleNotification", "receiveRevenueCatWebhook",
+                   # The SDK's cacheable path form names the app's public key in its path (a shared cache keys on the
+                   # URL; docs/scaling.md, "Edge delivery"): the key is checked, just not from Authorization. And the
+                   # public keys answers are signed with, published for apps to pin.
+                   "getEdgePlacementPaywall", "getSigningKeys"}
 # MCP arguments that name an app-owned entity.
 MCP_ID_ARGS = {"paywallId": "paywall", "experimentId": "experiment", "placement": "placement"}
 MCP_VERSION = "2025-11-25"
@@ -317,7 +322,8 @@ class World:
                 "key": self.spare_key, "app": self.id, "template": "clean", "version": "1", "locale": "fr",
                 "asset": self.asset, "asset file": self.asset + ".png", "audience": self.audience,
                 "subscriber": self.subscriber, "webhook": self.webhook, "webhook delivery": self.delivery,
-                "console file": "app.js", "preview token": self.preview_token}[entity]
+                "console file": "app.js", "preview token": self.preview_token,
+                "public key in path": self.app.public_key}[entity]
 
     def draft(self):
         """(document, revision, ETag) of the first paywall's draft, read now."""

@@ -8,6 +8,9 @@ public enum APIAuth: Sendable {
     case admin
     case secret
     case publicKey
+    /// The app's public key as the `publicKey` path parameter (the SDK's cacheable path form: the
+    /// URL, which a shared cache keys on, names the app; no `Authorization`, which caches refuse).
+    case publicKeyInPath
     case none
 
     var securityScheme: String? {
@@ -15,7 +18,7 @@ public enum APIAuth: Sendable {
         case .admin: "adminToken"
         case .secret: "secretKey"
         case .publicKey: "publicKey"
-        case .none: nil
+        case .publicKeyInPath, .none: nil
         }
     }
 }

@@ -93,9 +93,9 @@ public struct APIRoutes {
     /// An SDK route: the handler runs only for an app's public key, and gets that app.
     mutating func publicKey(
         _ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc, execution: HTTPExecution = .offloaded,
-        _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse
+        inPath: Bool = false, _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse
     ) {
-        add(method, pattern, doc, auth: .publicKey, execution: execution) { request in
+        add(method, pattern, doc, auth: inPath ? .publicKeyInPath : .publicKey, execution: execution) { request in
             guard let key = request.verifiedKey, case .publicKey(let appID) = key.principal else {
                 throw RouteGuard.unadmitted(request)
             }

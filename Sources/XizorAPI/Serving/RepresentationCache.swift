@@ -21,7 +21,8 @@ public final class Representation: Sendable {
 
     public init(body: [UInt8], headers: HTTPHeaders, gzipLevel: Int32 = 6) {
         self.body = body
-        let prepared = PreparedHeaders(headers)
+        // A 304 repeats the signature: the client checks it against the body it kept.
+        let prepared = PreparedHeaders(headers, alsoOnNotModified: ["X-Xizor-Signature"])
         self.prepared = prepared
         let tag = Representation.strongETag(body)
         etag = tag
@@ -53,11 +54,15 @@ public struct RepresentationKey: Hashable, Sendable {
     public let context: String
     /// The answer names the experiment and variant, so they are part of the representation.
     public let experiment: ExperimentAssignment?
+    /// The public key whose text the answer's signature names (held, so its identity is not reused).
+    public let signer: VerifiedKey
+    /// How the answer meets shared caches, and which request headers decided it (`EdgeCaching.Answer.bits`).
+    public let headerBits: UInt32
 
     public static func == (a: RepresentationKey, b: RepresentationKey) -> Bool {
         a.served === b.served && a.placement == b.placement && a.locale == b.locale && a.form == b.form
             && a.kind == b.kind && a.pageColorScheme == b.pageColorScheme && a.context == b.context
-            && a.experiment == b.experiment
+            && a.experiment == b.experiment && a.signer === b.signer && a.headerBits == b.headerBits
     }
 
     /// The fields with many values (the version, placement, locale and page context); the few

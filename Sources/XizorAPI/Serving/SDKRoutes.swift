@@ -2,8 +2,9 @@ import HTTP
 import PaywallFormat
 import XizorDomain
 
-/// The SDK API's delivery (public key): the paywall for a placement and the offline fallback
-/// bundle. Events and timers, the SDK's writes, sit with their aggregates.
+/// The SDK API's delivery (public key): the paywall for a placement — by the authenticated endpoint
+/// and by the cacheable path form — the offline fallback bundle, and the keys answers are signed
+/// with. Events and timers, the SDK's writes, sit with their aggregates.
 struct SDKRoutes {
     let services: XizorServices
     let delivery: PaywallDelivery
@@ -17,19 +18,17 @@ struct SDKRoutes {
             .GET, "/v1/sdk/placements/:key/paywall",
             Self.getPlacementPaywall, execution: .inline
         ) { request, caller in
-            let appID = caller.appID
-            let asked = try DeliveryRequest(request, placement: request.parameter("key"))
-            switch try delivery.deliver(appID: appID, asked, from: request) {
-            case .holdout(let assignment):
-                return HTTPResponse(
-                    status: .noContent,
-                    headers: [
-                        "Cache-Control": "no-cache", "X-Xizor-Holdout": assignment.experimentID,
-                        "X-Xizor-Experiment": assignment.experimentID,
-                    ])
-            case .paywall(let representation):
-                return representation.response
+            try answer(request, appID: caller.appID, surface: .authenticated) {
+                request.header("Authorization").flatMap(RouteGuard.bearerToken).map(String.init) ?? ""
             }
+        }
+        // The same answer by a URL that names the app (docs/scaling.md, "Edge delivery"): a shared
+        // cache keys on it, and keeps what nothing of the subscriber decided.
+        routes.publicKey(
+            .GET, "/v1/sdk/apps/:publicKey/placements/:key/paywall", Self.getEdgePlacementPaywall,
+            execution: .inline, inPath: true
+        ) { request, caller in
+            try answer(request, appID: caller.appID, surface: .edge) { request.parameter("publicKey") }
         }
         routes.publicKey(.GET, "/v1/sdk/fallback-bundle", Self.getFallbackBundle) { request, caller in
             let appID = caller.appID
@@ -38,6 +37,27 @@ struct SDKRoutes {
                 appID: appID, clientVersion: asked.schemaVersion, colorScheme: asked.colorScheme,
                 store: ProductStore(platform: request.header("X-Xizor-Platform"))
             ).response
+        }
+        // Public keys, published for apps to pin: the same for every app, so any cache may keep them.
+        let signing = services.signing
+        routes.open(.GET, "/v1/sdk/signing-keys", Self.getSigningKeys, execution: .inline) { _ in
+            let body = signing.published.canonicalBytes
+            return APIResponse.json(
+                signing.published, headers: ["Cache-Control": "public, max-age=300"],
+                etag: Representation.strongETag(body))
+        }
+    }
+
+    private func answer(
+        _ request: HTTPRequest, appID: String, surface: PaywallDelivery.Surface, credential: () -> String
+    ) throws -> HTTPResponse {
+        guard let key = request.verifiedKey else { throw RouteGuard.unadmitted(request) }
+        let asked = try DeliveryRequest(request, placement: request.parameter("key"))
+        switch try delivery.deliver(
+            appID: appID, asked, from: request, surface: surface, signer: key, credential: credential)
+        {
+        case .holdout(let response): return response
+        case .paywall(let representation): return representation.response
         }
     }
 }

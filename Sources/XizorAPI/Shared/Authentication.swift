@@ -21,7 +21,10 @@ struct RouteGuard: Sendable {
     func admission(for auth: APIAuth, scope: APIScope?) -> HTTPAdmission? {
         guard auth != .none else { return nil }
         return { [keys, limits] request in
-            let key = try RouteGuard.verify(request, keys: keys, limits: limits)
+            let key =
+                auth == .publicKeyInPath
+                ? try RouteGuard.verify(pathKey: request, keys: keys, limits: limits)
+                : try RouteGuard.verify(request, keys: keys, limits: limits)
             try RouteGuard.require(auth, of: key)
             if let scope { try key.scopes.require(scope) }
             try limits.take(for: request, key: key)
@@ -67,15 +70,33 @@ struct RouteGuard: Sendable {
         return key
     }
 
+    /// The key of the `publicKey` path parameter, checked as `verify` checks a bearer key.
+    static func verify(pathKey request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
+        let token = request.parameter("publicKey")
+        if let known = keys.verified(credential: token) { return known }
+        try limits.admitUnverified(request)
+        if let key = keys.verify(Substring(token)) { return key }
+        if InlineExecution.isActive { throw HTTPOffload() }
+        guard let key = try keys.verifyAfterCatchingUp(Substring(token), memoKey: token) else {
+            try limits.failedAuthentication(request)
+            throw ServiceError(
+                .unauthorized, "invalid_api_key",
+                try keys.isKeyOfArchivedApp(Substring(token))
+                    ? "This key belongs to an archived app; an archived app's keys no longer work."
+                    : "The public key in the path is unknown or revoked.")
+        }
+        return key
+    }
+
     static func require(_ auth: APIAuth, of key: VerifiedKey) throws {
         switch (auth, key.principal) {
-        case (.admin, .admin), (.secret, .secret), (.publicKey, .publicKey), (.none, _):
+        case (.admin, .admin), (.secret, .secret), (.publicKey, .publicKey), (.publicKeyInPath, .publicKey), (.none, _):
             return
         case (.admin, _):
             throw ServiceError(.forbidden, "admin_token_required", "This endpoint needs the admin token.")
         case (.secret, _):
             throw ServiceError(.forbidden, "secret_key_required", "This endpoint needs the app's secret key (sk_…).")
-        case (.publicKey, _):
+        case (.publicKey, _), (.publicKeyInPath, _):
             // A secret key of the same app is not accepted either: secret keys stay on servers.
             throw ServiceError(.forbidden, "public_key_required", "This endpoint needs the app's public key (pk_…).")
         }

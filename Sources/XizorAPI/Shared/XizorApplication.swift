@@ -28,6 +28,8 @@ public enum XizorApplication {
         public var countryHeader: String?
         /// Where the console is served (`console.path`); nil when it is off (`console.enabled`).
         public var consolePath: String? = "/console"
+        /// What shared caches may do with the SDK's answers (`cache.*`).
+        public var edge = EdgeCaching()
         public static let defaultMCPMaxBatchMessages = 32
         public init(
             corsAllowedOrigins: [String] = [], version: String = "dev", lottiePlayerURL: String? = nil,
@@ -72,9 +74,10 @@ public enum XizorApplication {
             assetLocation: services.assets.location)
         let previews = PreviewService(services: services, pages: pages)
         let delivery = PaywallDelivery(
-            serving: services.serving,
+            serving: services.serving, signing: services.signing,
             cache: RepresentationCache(maxContextVariants: options.pageCacheMaxContextVariants),
-            renderGate: RenderGate(limit: options.uncachedRendersPerApp), assetLocation: services.assets.location,
+            renderGate: RenderGate(limit: options.uncachedRendersPerApp), edge: options.edge,
+            assetLocation: services.assets.location,
             countryHeader: options.countryHeader, renderPage: pages.production)
         OperationsRoutes(
             readiness: ReadinessCheck(

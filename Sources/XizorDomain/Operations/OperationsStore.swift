@@ -7,4 +7,8 @@ public protocol OperationsStore {
     /// A server-wide secret (text) stored once in `settings` under `key`: `candidate` if none was
     /// stored yet (the first replica's wins), else the stored one. Run in a write transaction.
     func sharedSecret(_ key: String, candidate: String, now: Int64) throws -> String
+    /// A server-wide setting's stored text, or nil.
+    func setting(_ key: String) throws -> String?
+    /// Stores `value` under `key` (nil removes it). Run in a write transaction.
+    func setSetting(_ key: String, _ value: String?, now: Int64) throws
 }

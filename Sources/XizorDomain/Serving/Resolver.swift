@@ -3,7 +3,12 @@ import PaywallFormat
 
 /// Where a subscriber landed in a running experiment.
 public struct ExperimentAssignment: Sendable, Hashable {
-    public enum Reason: String, Sendable { case bucket, noSubscriber = "no_subscriber" }
+    public enum Reason: String, Sendable {
+        case bucket
+        case noSubscriber = "no_subscriber"
+        /// The client bucketed itself from the published allocation and asked for this variant.
+        case client
+    }
     public let experimentID: String
     /// The variant's name, or nil in the holdout.
     public let variant: String?
@@ -32,6 +37,13 @@ public struct Resolution: Sendable {
     public let experiment: ExperimentAssignment?
     /// The dry run's account of every rule, in order (nil on the SDK path, which builds none).
     public var trace: [RuleTrace]? = nil
+    /// Set instead of `served` when the client buckets itself (`ExperimentTargeting.clientBuckets`)
+    /// and the placement reached this experiment without reading anything of the subscriber: the
+    /// answer publishes the allocation, which every client may share.
+    public var allocation: AppServingSnapshot.RunningExperiment? = nil
+    /// When a rule of the placement next starts or ends (ms): an answer kept by a shared cache must
+    /// not outlive it.
+    public var nextScheduleChange: Int64? = nil
 
     public var json: JSONValue {
         var o: [String: JSONValue] = [
@@ -65,6 +77,24 @@ extension Resolution {
             return rule
         }
         return copy
+    }
+}
+
+/// Who decides a subscriber's variant when a placement reaches a running experiment.
+public enum ExperimentTargeting: Sendable, Equatable {
+    /// The server buckets the subscriber (the SDK's authenticated endpoint, the dry run).
+    case serverAssigns
+    /// The client buckets itself from the published allocation (the cacheable path form); `chosen`
+    /// is the variant it asks for (`?experiment=…&variant=…`), nil for the allocation itself.
+    case clientBuckets(chosen: (experimentID: String, variant: String)?)
+
+    public static func == (a: ExperimentTargeting, b: ExperimentTargeting) -> Bool {
+        switch (a, b) {
+        case (.serverAssigns, .serverAssigns): true
+        case (.clientBuckets(let x), .clientBuckets(let y)):
+            x?.experimentID == y?.experimentID && x?.variant == y?.variant
+        default: false
+        }
     }
 }
 
@@ -130,7 +160,7 @@ extension ServingState: SubscriberAttributeReader {
     /// `device` gives the request attributes; it is called only when the placement's rules read them.
     public func resolve(
         appID: String, placement key: String, facts: inout RequestFacts, trace: Bool = false,
-        device: () throws -> RequestAttributes? = { nil }
+        experiments: ExperimentTargeting = .serverAssigns, device: () throws -> RequestAttributes? = { nil }
     ) throws -> Resolution {
         guard let snapshot = snapshot(appID: appID), let placement = snapshot.placements[key] else {
             throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
@@ -155,6 +185,7 @@ extension ServingState: SubscriberAttributeReader {
         // Serving's counters: a dry run (traced) is not serving.
         defer { if !trace && facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }
         let now = clock.now()
+        let nextScheduleChange = placement.scheduleBoundaries.first { $0 > now }
         var traces: [RuleTrace] = []
         // The rule being tried when the request's evaluation budget ran out (EvaluationCost).
         var reached = 0
@@ -186,6 +217,8 @@ extension ServingState: SubscriberAttributeReader {
                         "audience '\(unreadable.id)' (used by rule \(index) of placement '\(key)') cannot be read; "
                             + "set the audience again", in: activity)
                 }
+                // A cap decides for a subscriber, and its absence lets a request without one through.
+                if rule.frequencyCap != nil { facts.consulted.subscriber = true }
                 if let cap = rule.frequencyCap, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
                     // A cap reads at most `count` events: that is its price.
                     try facts.spend(cap.count)
@@ -203,11 +236,11 @@ extension ServingState: SubscriberAttributeReader {
                         continue
                     }
                 }
-                if var resolution = target(
-                    snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID,
-                    subscriberID: facts.subscriberID,
-                    rule: index)
+                if var resolution = try target(
+                    snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID, facts: &facts,
+                    experiments: experiments, rule: index)
                 {
+                    resolution.nextScheduleChange = nextScheduleChange
                     if trace {
                         traces.append(
                             RuleTrace(
@@ -230,10 +263,11 @@ extension ServingState: SubscriberAttributeReader {
                 activity.recordEvaluationBudgetExhausted()
             }
         }
-        if var resolution = target(
-            snapshot, key, paywallID: placement.paywallID, experimentID: placement.experimentID,
-            subscriberID: facts.subscriberID, rule: nil)
+        if var resolution = try target(
+            snapshot, key, paywallID: placement.paywallID, experimentID: placement.experimentID, facts: &facts,
+            experiments: experiments, rule: nil)
         {
+            resolution.nextScheduleChange = nextScheduleChange
             if trace { resolution.trace = traces }
             return resolution
         }
@@ -285,9 +319,15 @@ extension ServingState: SubscriberAttributeReader {
 
     private func target(
         _ snapshot: AppServingSnapshot, _ key: String, paywallID: String, experimentID: String?,
-        subscriberID: String?, rule: Int?
-    ) -> Resolution? {
+        facts: inout RequestFacts, experiments: ExperimentTargeting, rule: Int?
+    ) throws -> Resolution? {
+        let subscriberID = facts.subscriberID
         if let experimentID, let experiment = snapshot.experiments[experimentID] {
+            if case .clientBuckets(let chosen) = experiments, !facts.consulted.subscriber {
+                return try clientTarget(snapshot, key, experiment, chosen: chosen, rule: rule)
+            }
+            // The server's assignment depends on the subscriber, or on there being none.
+            facts.consulted.subscriber = true
             let assignment: ExperimentAssignment
             var variantPaywall: String?
             if let subscriberID, !subscriberID.isEmpty {
@@ -323,4 +363,28 @@ extension ServingState: SubscriberAttributeReader {
             experiment: nil)
     }
 
+    /// A placement reaching `experiment` for a client that buckets itself: the allocation, or the
+    /// variant it chose (404 for a name the experiment does not have; a choice made from another
+    /// experiment's allocation — the placement has moved on — gets the current allocation).
+    private func clientTarget(
+        _ snapshot: AppServingSnapshot, _ key: String, _ experiment: AppServingSnapshot.RunningExperiment,
+        chosen: (experimentID: String, variant: String)?, rule: Int?
+    ) throws -> Resolution? {
+        guard let chosen, chosen.experimentID == experiment.id else {
+            var resolution = Resolution(
+                placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: nil)
+            resolution.allocation = experiment
+            return resolution
+        }
+        guard let variant = experiment.variants.first(where: { $0.name == chosen.variant }) else {
+            throw ServiceError(
+                .notFound, "variant_not_found",
+                "Experiment '\(experiment.id)' has no variant '\(chosen.variant)'; fetch the placement's allocation again."
+            )
+        }
+        guard let served = snapshot.latestVersions[variant.paywallID] else { return nil }
+        return Resolution(
+            placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.isArchived(variant.paywallID),
+            experiment: ExperimentAssignment(experimentID: experiment.id, variant: variant.name, reason: .client))
+    }
 }

@@ -52,6 +52,9 @@ public final class AppServingSnapshot: Sendable {
         /// Whether a rule has a frequency cap: counting presentations always reads the database, so
         /// such a request leaves the I/O loop even when the subscriber's attributes are cached.
         public let capped: Bool
+        /// Every rule's `activeFrom` and `activeUntil`, sorted: an answer a shared cache keeps
+        /// must not outlive the next one (`Resolution.nextScheduleChange`).
+        public let scheduleBoundaries: [Int64]
 
         init(
             key: String, paywallID: String, experimentID: String?, rules: [ServingRule], audiences: [String: Condition]
@@ -65,6 +68,7 @@ public final class AppServingSnapshot: Sendable {
                 $0.frequencyCap != nil || ($0.condition?.readsSubscriber(audiences: audiences) ?? false)
             }
             capped = rules.contains { $0.frequencyCap != nil }
+            scheduleBoundaries = rules.flatMap { [$0.activeFrom, $0.activeUntil].compactMap { $0 } }.sorted()
         }
     }
 
@@ -77,10 +81,34 @@ public final class AppServingSnapshot: Sendable {
     }
 
     /// A running experiment as the resolver needs it.
-    public struct RunningExperiment: Sendable {
+    /// A class: an answer publishing the allocation is cached by this object's identity, which a
+    /// routing reload replaces, so it never outlives the experiment's state it encodes.
+    public final class RunningExperiment: Sendable {
         public let id: String
         public let variants: [(name: String, paywallID: String)]
         public let allocation: [UInt8]
+
+        init(id: String, variants: [(name: String, paywallID: String)], allocation: [UInt8]) {
+            self.id = id
+            self.variants = variants
+            self.allocation = allocation
+        }
+
+        /// The allocation as runs of buckets, in order, covering 0..<`Allocation.bucketCount`:
+        /// `variant` nil is the holdout (a bucket no slot claims counts as the holdout, as the
+        /// server's own assignment treats it).
+        public var ranges: [(from: Int, to: Int, variant: String?)] {
+            var ranges: [(from: Int, to: Int, variant: String?)] = []
+            for (bucket, slot) in allocation.enumerated() {
+                let variant = Int(slot) < variants.count ? variants[Int(slot)].name : nil
+                if let last = ranges.last, last.variant == variant, last.to == bucket {
+                    ranges[ranges.count - 1].to = bucket + 1
+                } else {
+                    ranges.append((bucket, bucket + 1, variant))
+                }
+            }
+            return ranges
+        }
     }
 
     public let appID: String
@@ -185,7 +213,7 @@ public final class ServedVersion: Sendable {
 /// request sees the write.
 public final class ServingState: Sendable {
     let store: any DataStore
-    let clock: Clock
+    public let clock: Clock
     let snapshots = ReadWriteLock<[String: AppServingSnapshot]>([:])
     let refreshLock = Mutex<Void>(())
     /// Published versions never change, so each is read and prepared once.

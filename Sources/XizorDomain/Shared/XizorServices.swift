@@ -1,3 +1,4 @@
+import Digest
 import PaywallFormat
 import StoreSignatures
 
@@ -26,6 +27,8 @@ public final class XizorServices: Sendable {
     public let revenue: RevenueService
     /// Short-lived signed URLs of previews, for the console's frame.
     public let previewLinks: PreviewLinks
+    /// The Ed25519 keys SDK answers are signed with.
+    public let signing: AnswerSigning
     /// Wakes the webhook dispatcher after a write that may have filled the outbox.
     public let outboxSignal = WakeSignal()
     /// What this process's webhook senders did, for `/metrics` (zero when it sends none).
@@ -62,6 +65,8 @@ public final class XizorServices: Sendable {
         public var webhooks = WebhookService.Options()
         /// The roots App Store signatures may chain to: Apple Root CA - G3, and `stores.apple.rootCertificates`.
         public var appleSignatures = SignedDataVerifier.apple
+        /// `signing.keyFile`'s key: then the only one, and the database's are not used.
+        public var signingKey: Ed25519PrivateKey?
         public init() {}
     }
 
@@ -89,13 +94,14 @@ public final class XizorServices: Sendable {
         assets = AssetService(store: store, clock: clock, location: limits.assetLocation, limits: limits.assets)
         audit = AuditService(store: store, clock: clock, retentionDays: limits.auditRetentionDays)
         previewLinks = PreviewLinks(store: store, clock: clock)
+        signing = try AnswerSigning(store: store, clock: clock, fileKey: limits.signingKey)
         webhooks = WebhookService(store: store, clock: clock, options: limits.webhooks, outboxSignal: outboxSignal)
         revenue = RevenueService(
             store: store, clock: clock, verifier: limits.appleSignatures, analyticsGate: analyticsGate,
             rollups: rollups, outboxSignal: outboxSignal)
         try serving.loadAll()
         // Weak: the feed is owned by the services it feeds.
-        changes.setApplier { [weak keys, weak serving, outboxSignal] effects in
+        changes.setApplier { [weak keys, weak serving, weak signing, outboxSignal] effects in
             // Every write that announces a webhook event also appends a change: applying it here
             // (right after the write in this process, on the next poll in others) wakes the senders.
             outboxSignal.wake()
@@ -103,6 +109,7 @@ public final class XizorServices: Sendable {
                 // Any attribute write may be among the pruned changes: nothing cached is trusted.
                 serving?.attributeCache.clear()
                 try keys?.reload()
+                try signing?.reload()
                 try serving?.loadAll()
                 return
             }
@@ -110,7 +117,11 @@ public final class XizorServices: Sendable {
             for (app, subscribers) in effects.subscribers {
                 serving?.attributeCache.invalidate(appID: app, subscriberIDs: subscribers)
             }
-            if effects.adminKeys { try keys?.reload(.admin) }
+            // Instance-wide keys: the admin tokens, and the signing keys a rotation replaced.
+            if effects.adminKeys {
+                try keys?.reload(.admin)
+                try signing?.reload()
+            }
             for app in effects.keyApps.sorted() { try keys?.reload(.app(app)) }
             for (app, update) in effects.serving.sorted(by: { $0.key < $1.key }) {
                 try serving?.apply(appID: app, update)

@@ -93,6 +93,7 @@ public indirect enum Condition: Sendable, Equatable {
             return try facts.audiences[id]?.matches(&facts) ?? false
         case .rollout(let basisPoints, let seed):
             try facts.spend(1)
+            facts.consulted.subscriber = true
             guard let subscriberID = facts.subscriberID, !subscriberID.isEmpty else { return false }
             return Condition.rolloutBucket(seed: seed, subscriberID: subscriberID) < basisPoints
         case .compare(let comparison):
@@ -155,6 +156,7 @@ public indirect enum Condition: Sendable, Equatable {
             }
             return true
         case .rollout(let basisPoints, let seed):
+            facts.consulted.subscriber = true
             guard let subscriberID = facts.subscriberID, !subscriberID.isEmpty else {
                 failure = ConditionFailure(path: path, reason: .noSubscriber)
                 return false

@@ -20,6 +20,31 @@ public struct RequestFacts {
     /// Steps this request may still spend (`EvaluationCost`): a configuration stored before the
     /// budget was checked at write time still cannot make one request expensive.
     private(set) var stepsLeft = EvaluationCost.budget
+    /// What the resolution read of the request beyond its URL: whether a shared cache may keep the
+    /// answer, and which request headers it must vary on (docs/scaling.md, "Edge delivery").
+    public internal(set) var consulted = Consulted()
+
+    /// What a resolution read that is not in the request's URL.
+    public struct Consulted: Sendable, Equatable {
+        /// Something of the subscriber decided the answer: a stored attribute, a rollout, a
+        /// frequency cap or an experiment's assignment (read or found missing alike: a request
+        /// without a subscriber answered so must not be kept for one with a subscriber).
+        public var subscriber = false
+        /// The request attributes read, one bit per `RequestAttributes.Name` in declaration order.
+        public var device: UInt8 = 0
+
+        public init() {}
+
+        public func read(_ name: RequestAttributes.Name) -> Bool {
+            guard let index = RequestAttributes.Name.allCases.firstIndex(of: name) else { return false }
+            return device & (1 << UInt8(index)) != 0
+        }
+
+        mutating func note(_ name: RequestAttributes.Name) {
+            guard let index = RequestAttributes.Name.allCases.firstIndex(of: name) else { return }
+            device |= 1 << UInt8(index)
+        }
+    }
 
     enum Subscriber {
         case unread(any SubscriberAttributeReader, appID: String)
@@ -56,8 +81,11 @@ public struct RequestFacts {
     mutating func value(of key: AttributeKey) throws -> ContextValue? {
         switch key {
         case .context(let name): return context[name]
-        case .device(let name): return device[name].map(ContextValue.string)
+        case .device(let name):
+            consulted.note(name)
+            return device[name].map(ContextValue.string)
         case .subscriber(let name):
+            consulted.subscriber = true
             switch subscriber {
             case .known(let attributes): return attributes[name]
             case .unread(let reader, let appID):

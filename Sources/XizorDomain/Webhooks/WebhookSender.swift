@@ -42,8 +42,8 @@ final class WebhookSender {
     }
 
     /// POSTs `body` to `url` with `headers` ("Name: value") and answers how it went; the
-    /// response body is read and dropped.
-    func post(url: String, body: [UInt8], headers: [String]) -> Answer {
+    /// response body is read and dropped. Another `method` (a cache's `BAN`) is sent without a body.
+    func post(url: String, body: [UInt8], headers: [String], method: String = "POST") -> Answer {
         curl_easy_reset(handle)
         policy.refused = nil
         errorBuffer[0] = 0
@@ -55,11 +55,15 @@ final class WebhookSender {
             var failed = CURLE_OK
             func set(_ result: CURLcode) { if failed == CURLE_OK && result != CURLE_OK { failed = result } }
             set(xizor_curl_setopt_string(handle, CURLOPT_URL, url))
-            set(xizor_curl_setopt_long(handle, CURLOPT_POST, 1))
-            set(
-                xizor_curl_setopt_pointer(
-                    handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress)))
-            set(xizor_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, bytes.count))
+            if method == "POST" {
+                set(xizor_curl_setopt_long(handle, CURLOPT_POST, 1))
+                set(
+                    xizor_curl_setopt_pointer(
+                        handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress)))
+                set(xizor_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, bytes.count))
+            } else {
+                set(xizor_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
+            }
             set(xizor_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
             set(xizor_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, options.timeoutMs))
             set(xizor_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, options.timeoutMs))

@@ -1,0 +1,78 @@
+import HTTP
+import PaywallFormat
+import Synchronization
+import XizorDomain
+
+/// An experiment's published allocation as an answer (docs/scaling.md, "Experiments at the
+/// edge"): the runs of buckets per variant, so a client computes its own bucket exactly as the
+/// server would (`Allocation.bucket`) and asks for its variant by a URL every client in that
+/// variant shares. Built once per experiment state, placement, key and header set.
+final class AllocationAnswers: Sendable {
+    struct Key: Hashable, @unchecked Sendable {
+        /// Replaced by every routing reload: an entry never outlives the allocation it encodes.
+        let experiment: AppServingSnapshot.RunningExperiment
+        let placement: String
+        let signer: VerifiedKey
+        let bits: UInt32
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.experiment === b.experiment && a.signer === b.signer && a.placement == b.placement && a.bits == b.bits
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(ObjectIdentifier(experiment))
+            hasher.combine(placement)
+        }
+    }
+
+    /// Entries at most; past it the cache starts again (each entry is rebuilt on its next request).
+    static let limit = 4096
+    private let entries = Mutex<[Key: Representation]>([:])
+
+    func representation(for key: Key, build: () throws -> Representation) throws -> Representation {
+        if let found = entries.withLock({ $0[key] }) { return found }
+        let built = try build()
+        entries.withLock { entries in
+            if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
+            entries[key] = built
+        }
+        return built
+    }
+}
+
+extension PaywallDelivery {
+    func allocationRepresentation(
+        appID: String, _ experiment: AppServingSnapshot.RunningExperiment, request: DeliveryRequest,
+        answer: EdgeCaching.Answer, signer: VerifiedKey, credential: () -> String
+    ) throws -> Representation {
+        func build() throws -> Representation {
+            let body = JSONValue.object([
+                "placement": .string(request.placement),
+                "allocation": .object([
+                    "experimentId": .string(experiment.id), "buckets": .number(Allocation.bucketCount),
+                    "ranges": .array(
+                        experiment.ranges.map { range in
+                            [
+                                "from": .number(range.from), "to": .number(range.to),
+                                "variant": range.variant.map { .string($0) } ?? .null,
+                            ]
+                        }),
+                    "variants": .array(
+                        experiment.variants.map { ["name": .string($0.name), "paywallId": .string($0.paywallID)] }),
+                ]),
+            ]).canonicalBytes
+            var headers: HTTPHeaders = [
+                "Content-Type": "application/json", "X-Xizor-Experiment": experiment.id, "X-Xizor-Allocation": "1",
+            ]
+            try self.finish(
+                &headers, appID: appID, placement: request.placement, status: 200, body: body, answer: answer,
+                nonce: request.nonce, credential: credential())
+            return Representation(body: body, headers: headers)
+        }
+        if request.nonce != nil { return try build() }
+        return try allocations.representation(
+            for: AllocationAnswers.Key(
+                experiment: experiment, placement: request.placement, signer: signer, bits: answer.bits),
+            build: build)
+    }
+}

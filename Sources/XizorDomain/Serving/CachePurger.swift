@@ -1,0 +1,172 @@
+import Foundation
+import Synchronization
+
+/// Purges shared caches when what they keep changes (docs/scaling.md, "Purge on change"): a publish,
+/// a rollback, an archive, a placement, its rules, an audience, an experiment or a key.
+///
+/// The change feed is the outbox: every such write appends its change in its own transaction, so a
+/// purge can never be lost between a commit and a send. The purger reads the changes after a
+/// durable cursor (`settings.cache_purge_cursor`), sends one `BAN` per app (or per placement, when
+/// only that placement changed) to every configured cache, and moves the cursor only once every
+/// cache answered 2xx; a failure is retried with backoff from the same cursor, and `s-maxage` bounds
+/// what a cache serves meanwhile. Several processes may send the same purge: a `BAN` is idempotent.
+/// Changes pruned before they were purged (the purger was stopped longer than the feed keeps them)
+/// purge every app.
+public final class CachePurger: Sendable {
+    public struct Options: Sendable {
+        public var urls: [String]
+        public var timeoutMs: Int
+        /// How often the change feed is looked at without a wake-up (another process's write).
+        public var pollMs = 1_000
+        public var maxBackoffMs = 60_000
+
+        public init(urls: [String], timeoutMs: Int) {
+            self.urls = urls
+            self.timeoutMs = timeoutMs
+        }
+    }
+
+    /// One purge: every answer of an app, or of one of its placements (`appID` "*": every app).
+    public struct Ban: Hashable, Sendable {
+        public let appID: String
+        public let placement: String?
+
+        var headers: [String] {
+            ["X-Xizor-App: \(appID)"] + (placement.map { ["X-Xizor-Placement: \($0)"] } ?? [])
+        }
+    }
+
+    static let cursorKey = "cache_purge_cursor"
+    static let batch = 500
+
+    private let store: any DataStore
+    private let clock: Clock
+    private let options: Options
+    private let signal: WakeSignal
+    private let running = Atomic<Bool>(false)
+    private let stopped = DispatchSemaphore(value: 0)
+    private let sent = Atomic<Int>(0)
+    private let failed = Atomic<Int>(0)
+
+    /// `signal` is rung on every change this process applies (the services' `outboxSignal`).
+    public init(store: any DataStore, clock: Clock, options: Options, signal: WakeSignal) {
+        precondition(!options.urls.isEmpty, "a purger needs a cache to purge")
+        self.store = store
+        self.clock = clock
+        self.options = options
+        self.signal = signal
+    }
+
+    /// Purge requests answered 2xx, and attempts that failed, since start (for `/metrics`).
+    public var sentCount: Int { sent.load(ordering: .relaxed) }
+    public var failedCount: Int { failed.load(ordering: .relaxed) }
+
+    public func start() {
+        guard running.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        let thread = Thread { [self] in
+            run()
+            stopped.signal()
+        }
+        thread.name = "xizor-cache-purger"
+        thread.start()
+    }
+
+    public func stop() {
+        guard running.compareExchange(expected: true, desired: false, ordering: .relaxed).exchanged else { return }
+        signal.wake()
+        stopped.wait()
+    }
+
+    private func run() {
+        guard
+            let sender = WebhookSender(
+                options: .init(timeoutMs: options.timeoutMs, allowPrivateTargets: true, caFile: nil))
+        else { return }
+        var backoffMs = 0
+        while running.load(ordering: .relaxed) {
+            let seen = signal.current
+            do {
+                if try purgeOnce(with: sender) {
+                    backoffMs = 0
+                    continue  // there may be more
+                }
+                backoffMs = 0
+                signal.wait(after: seen, upToMs: options.pollMs)
+            } catch {
+                failed.add(1, ordering: .relaxed)
+                backoffMs = min(max(backoffMs * 2, 250), options.maxBackoffMs)
+                Thread.sleep(forTimeInterval: Double(backoffMs) / 1000)
+            }
+        }
+    }
+
+    /// Sends the purges of the next changes and moves the cursor past them; true when there were
+    /// any. Throws when a cache did not answer 2xx (the cursor stays).
+    func purgeOnce(with sender: WebhookSender) throws -> Bool {
+        let (cursor, changes, pruned) = try store.write { tx -> (Int64, [Change], Bool) in
+            // The first start begins at the newest change: nothing older was ever cached by a purger.
+            guard let stored = try tx.operations.setting(Self.cursorKey), let cursor = Int64(stored) else {
+                let latest = try tx.changes.latestSequence()
+                try tx.operations.setSetting(Self.cursorKey, String(latest), now: clock.now())
+                return (latest, [], false)
+            }
+            let changes = try tx.changes.after(sequence: cursor, limit: Self.batch)
+            let oldest = try tx.changes.oldestSequence()
+            return (cursor, changes, oldest.map { $0 > cursor + 1 } ?? false)
+        }
+        guard pruned || !changes.isEmpty else { return false }
+        let bans = pruned ? [Ban(appID: "*", placement: nil)] : Self.bans(for: changes)
+        for ban in bans {
+            for url in options.urls {
+                switch sender.post(url: url, body: [], headers: ban.headers, method: "BAN") {
+                case .status(let status) where (200..<300).contains(status):
+                    sent.add(1, ordering: .relaxed)
+                case .status(let status):
+                    throw PurgeFailure(detail: "\(url) answered \(status) to a purge")
+                case .failed(let code, let detail):
+                    throw PurgeFailure(detail: "\(url): \(code): \(detail)")
+                }
+            }
+        }
+        let next =
+            pruned ? (try store.read { tx in try tx.changes.latestSequence() }) : changes.last?.sequence ?? cursor
+        try store.write { tx in
+            // Another process may have moved it further meanwhile: the cursor never goes back.
+            let current = try tx.operations.setting(Self.cursorKey).flatMap { Int64($0) } ?? 0
+            if next > current { try tx.operations.setSetting(Self.cursorKey, String(next), now: clock.now()) }
+        }
+        return true
+    }
+
+    /// What `changes` purge: an app's answers for a change of its paywalls, experiments, audiences
+    /// or keys; one placement's for a change of that placement; nothing for a subscriber's
+    /// attributes (answers that read them are never kept by a shared cache).
+    static func bans(for changes: [Change]) -> [Ban] {
+        var apps: [String] = []
+        var placements: [String: [String]] = [:]
+        for change in changes {
+            guard let app = change.appID else { continue }
+            switch change.kind {
+            case .subscriber: continue
+            case .placement:
+                if let key = change.entityID {
+                    placements[app, default: []].append(key)
+                } else {
+                    apps.append(app)
+                }
+            case .app, .key, .paywall, .experiment: apps.append(app)
+            }
+        }
+        let whole = Set(apps)
+        var bans = whole.sorted().map { Ban(appID: $0, placement: nil) }
+        for (app, keys) in placements.sorted(by: { $0.key < $1.key }) where !whole.contains(app) {
+            bans += Set(keys).sorted().map { Ban(appID: app, placement: $0) }
+        }
+        return bans
+    }
+}
+
+struct PurgeFailure: Error, CustomStringConvertible {
+    let detail: String
+    var description: String { detail }
+}
