@@ -44,6 +44,11 @@ count() {  # count NAME [wrk header args…]: instructions per request of one ca
   printf "%-14s %10d instructions per request (%d requests)\n" "$name" $((total / requests)) "$requests"
 }
 count 304 -H "$AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $ETAG"
+# Issue 40: the cacheable path form's 304 (key in the path, subscriber in a header, signed answer):
+# what a CDN's or a device's revalidation costs; target: no more than the authenticated 304.
+EDGE_URL="http://127.0.0.1:$PORT/v1/sdk/apps/$PK/placements/onboarding/paywall"
+EDGE_ETAG=$(curl -s -D - -o /dev/null -H "Accept-Encoding: gzip" "$EDGE_URL" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+CASE_URL=$EDGE_URL count edge-304 -H "X-Xizor-Subscriber-Id: s-1" -H "Accept-Encoding: gzip" -H "If-None-Match: $EDGE_ETAG"
 count 200-gzip -H "$AUTH" -H "Accept-Encoding: gzip"
 count 200-identity -H "$AUTH" -H "Accept-Encoding: identity"
 

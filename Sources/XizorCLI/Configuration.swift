@@ -69,8 +69,9 @@ struct ConfigurationKey: Sendable {
     /// Nil only for optional settings, which are unset by default.
     let defaultValue: ConfigurationValue?
 
-    /// `http.maxConnections` → `XIZOR_HTTP_MAX_CONNECTIONS`; an acronym stays one word
-    /// (`renderer.lottiePlayerURL` → `XIZOR_RENDERER_LOTTIE_PLAYER_URL`).
+    /// `http.maxConnections` → `XIZOR_HTTP_MAX_CONNECTIONS`; an acronym stays one word, its plural
+    /// too (`renderer.lottiePlayerURL` → `XIZOR_RENDERER_LOTTIE_PLAYER_URL`, `cache.purgeURLs` →
+    /// `XIZOR_CACHE_PURGE_URLS`).
     var environmentName: String {
         var name = "XIZOR_"
         let characters = Array(path)
@@ -81,7 +82,11 @@ struct ConfigurationKey: Sendable {
             }
             if character.isUppercase, i > 0 {
                 let previous = characters[i - 1]
-                let nextIsLowercase = i + 1 < characters.count && characters[i + 1].isLowercase
+                // The `s` of a plural acronym (`URLs`) ends the acronym's word; it does not start one.
+                let pluralS =
+                    i + 1 < characters.count && characters[i + 1] == "s"
+                    && (i + 2 == characters.count || !characters[i + 2].isLowercase)
+                let nextIsLowercase = i + 1 < characters.count && characters[i + 1].isLowercase && !pluralS
                 if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLowercase) {
                     name += "_"
                 }

@@ -199,7 +199,7 @@ struct CommandEnvironment {
         return CachePurger(
             store: services.store, clock: services.clock,
             options: CachePurger.Options(urls: urls, timeoutMs: configuration[\.cache.purgeTimeoutMs]),
-            signal: services.outboxSignal)
+            signal: services.outboxSignal, counters: services.cachePurges, logger: logger)
     }
 
     /// The webhook senders of `serve` (nil with `webhooks.enabled` off), not yet started.

@@ -13,6 +13,8 @@ private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.js
         #expect(ConfigurationKey.named("dataDir")?.environmentName == "XIZOR_DATA_DIR")
         #expect(ConfigurationKey.named("logLevel")?.environmentName == "XIZOR_LOG_LEVEL")
         #expect(ConfigurationKey.named("adminToken")?.environmentName == "XIZOR_ADMIN_TOKEN")
+        #expect(ConfigurationKey.named("publicURL")?.environmentName == "XIZOR_PUBLIC_URL")
+        #expect(ConfigurationKey.named("cache.purgeURLs")?.environmentName == "XIZOR_CACHE_PURGE_URLS")
     }
 
     @Test func theCompiledInDefaultsNeedNoFile() throws {

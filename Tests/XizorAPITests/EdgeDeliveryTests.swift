@@ -1,8 +1,8 @@
 import Digest
-import HTTP
 import PaywallFormat
 import Testing
 
+@testable import HTTP
 @testable import XizorAPI
 @testable import XizorDomain
 
@@ -130,6 +130,27 @@ import Testing
         let text = String(decoding: message, as: UTF8.self)
         #expect(text.hasPrefix("xizor-sdk-signature-v1\n\(credential)\n\(placement)\n\(status)\n"))
         guard Ed25519.isValid(signature: signature, of: message, publicKey: key.publicKey) else { throw BadSignature() }
+    }
+
+    /// A 304 repeats the signature of the representation it confirms (the client checks it against
+    /// the body it kept); other fields of the 200 stay out of it.
+    @Test func aNotModifiedRepeatsTheSignature() {
+        let representation = Representation(
+            body: Array("{}".utf8),
+            headers: ["Content-Type": "application/json", "X-Xizor-Signature": "kid=a;t=1;sig=b", "X-Xizor-App": "app"])
+        var head: [UInt8] = []
+        let assembled = ResponseAssembly(
+            representation.response,
+            for: .init(
+                method: .GET, version: .http1_1,
+                headers: HTTPRequestHeaders([
+                    ("Accept-Encoding", "identity"), ("If-None-Match", representation.etag),
+                ]), requestId: "r"),
+            closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6), dateLine: [], into: &head)
+        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n").map(String.init)
+        #expect(assembled.status.code == 304)
+        #expect(lines.contains("X-Xizor-Signature: kid=a;t=1;sig=b"))
+        #expect(!lines.contains { $0.hasPrefix("X-Xizor-App") || $0.hasPrefix("Content-Type") })
     }
 
     // MARK: What a resolution reads

@@ -116,6 +116,14 @@ struct MetricsExposition: Sendable {
             "xizor_webhook_endpoints_disabled_total", .counter,
             "Webhook endpoints this process disabled because they failed for webhooks.disableAfterMs.")
         out.sample("xizor_webhook_endpoints_disabled_total", [], webhooks.disabled.load(ordering: .relaxed))
+        out.family(
+            "xizor_cache_purges_total", .counter,
+            "Purges of the shared caches in cache.purgeURLs by outcome: sent (a cache answered 2xx), failed (a pass retried with backoff)."
+        )
+        out.sample(
+            "xizor_cache_purges_total", [("outcome", "sent")], services.cachePurges.sent.load(ordering: .relaxed))
+        out.sample(
+            "xizor_cache_purges_total", [("outcome", "failed")], services.cachePurges.failed.load(ordering: .relaxed))
 
         out.family(
             "xizor_store_notifications_total", .counter,

@@ -30,7 +30,8 @@ public struct EdgeCaching: Sendable {
         private(set) var acceptLanguage = false
         private(set) var colorSchemeHint = false
         private(set) var platformForm = false
-        let cacheControl: String
+        /// The settings, for `cacheControl` (written only when an answer is built, not per request).
+        private let policy: EdgeCaching
 
         init(
             surface: PaywallDelivery.Surface, consulted: RequestFacts.Consulted, nonce: String?,
@@ -41,9 +42,14 @@ public struct EdgeCaching: Sendable {
             // A rule starting or ending within the shared lifetime would be outlived by a kept copy.
             let scheduleAllows = nextScheduleChange.map { $0 - now > Int64(policy.sharedMaxAgeSeconds) * 1000 } ?? true
             shared = surface == .edge && !consulted.subscriber && nonce == nil && scheduleAllows
+            self.policy = policy
+        }
+
+        /// The answer's `Cache-Control`.
+        var cacheControl: String {
             switch surface {
-            case .authenticated: cacheControl = "no-cache"
-            case .edge: cacheControl = shared ? policy.sharedCacheControl : "private, no-cache"
+            case .authenticated: "no-cache"
+            case .edge: shared ? policy.sharedCacheControl : "private, no-cache"
             }
         }
 

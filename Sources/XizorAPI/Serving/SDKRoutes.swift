@@ -28,7 +28,13 @@ struct SDKRoutes {
             .GET, "/v1/sdk/apps/:publicKey/placements/:key/paywall", Self.getEdgePlacementPaywall,
             execution: .inline, inPath: true
         ) { request, caller in
-            try answer(request, appID: caller.appID, surface: .edge) { request.parameter("publicKey") }
+            do {
+                return try answer(request, appID: caller.appID, surface: .edge) { request.parameter("publicKey") }
+            } catch let error as ServiceError {
+                // A shared cache may keep a 404 by default (RFC 9111 §4.2.2): a placement created
+                // later would stay missing behind it, and nothing would purge it.
+                return APIResponse.problem(error, headers: ["Cache-Control": "no-store"]).response
+            }
         }
         routes.publicKey(.GET, "/v1/sdk/fallback-bundle", Self.getFallbackBundle) { request, caller in
             let appID = caller.appID

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import XizorLog
 
 /// Purges shared caches when what they keep changes (docs/scaling.md, "Purge on change"): a publish,
 /// a rollback, an archive, a placement, its rules, an audience, an experiment or a key.
@@ -45,21 +46,23 @@ public final class CachePurger: Sendable {
     private let signal: WakeSignal
     private let running = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
-    private let sent = Atomic<Int>(0)
-    private let failed = Atomic<Int>(0)
+    private let counters: CachePurgeCounters
+    private let logger: Logger?
 
-    /// `signal` is rung on every change this process applies (the services' `outboxSignal`).
-    public init(store: any DataStore, clock: Clock, options: Options, signal: WakeSignal) {
+    /// `signal` is rung on every change this process applies (the services' `outboxSignal`);
+    /// `counters` are the services' (`/metrics`).
+    public init(
+        store: any DataStore, clock: Clock, options: Options, signal: WakeSignal, counters: CachePurgeCounters,
+        logger: Logger? = nil
+    ) {
         precondition(!options.urls.isEmpty, "a purger needs a cache to purge")
         self.store = store
         self.clock = clock
         self.options = options
         self.signal = signal
+        self.counters = counters
+        self.logger = logger
     }
-
-    /// Purge requests answered 2xx, and attempts that failed, since start (for `/metrics`).
-    public var sentCount: Int { sent.load(ordering: .relaxed) }
-    public var failedCount: Int { failed.load(ordering: .relaxed) }
 
     public func start() {
         guard running.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
@@ -93,9 +96,16 @@ public final class CachePurger: Sendable {
                 backoffMs = 0
                 signal.wait(after: seen, upToMs: options.pollMs)
             } catch {
-                failed.add(1, ordering: .relaxed)
+                counters.failed.add(1, ordering: .relaxed)
                 backoffMs = min(max(backoffMs * 2, 250), options.maxBackoffMs)
-                Thread.sleep(forTimeInterval: Double(backoffMs) / 1000)
+                logger?.warning(
+                    "cache purge failed; retrying",
+                    [("error", .string("\(error)")), ("retryInMs", .int(Int64(backoffMs)))])
+                // Waits on the signal, not a sleep: `stop()` rings it, so shutting down never waits out a backoff.
+                let deadline = DispatchTime.now() + .milliseconds(backoffMs)
+                while running.load(ordering: .relaxed), DispatchTime.now() < deadline {
+                    signal.wait(after: signal.current, upToMs: 50)
+                }
             }
         }
     }
@@ -120,7 +130,7 @@ public final class CachePurger: Sendable {
             for url in options.urls {
                 switch sender.post(url: url, body: [], headers: ban.headers, method: "BAN") {
                 case .status(let status) where (200..<300).contains(status):
-                    sent.add(1, ordering: .relaxed)
+                    counters.sent.add(1, ordering: .relaxed)
                 case .status(let status):
                     throw PurgeFailure(detail: "\(url) answered \(status) to a purge")
                 case .failed(let code, let detail):
@@ -164,6 +174,15 @@ public final class CachePurger: Sendable {
         }
         return bans
     }
+}
+
+/// What this process's purger did, for `/metrics` (zero when it purges nothing).
+public final class CachePurgeCounters: Sendable {
+    /// Purge requests a cache answered 2xx.
+    public let sent = Atomic<Int>(0)
+    /// Passes that failed (a cache refused or could not be reached, or the database was away): retried.
+    public let failed = Atomic<Int>(0)
+    public init() {}
 }
 
 struct PurgeFailure: Error, CustomStringConvertible {

@@ -33,6 +33,8 @@ public final class XizorServices: Sendable {
     public let outboxSignal = WakeSignal()
     /// What this process's webhook senders did, for `/metrics` (zero when it sends none).
     public let webhookCounters = WebhookCounters()
+    /// What this process's cache purger did, for `/metrics`.
+    public let cachePurges = CachePurgeCounters()
     /// Every committed change, in order, applied to the keys and serving state of this process.
     public let changes: ChangeFeed
     /// Counters of publishes and ingested events, for `/metrics`.
