@@ -10,7 +10,7 @@ import pytest
 
 from drivers import DRIVER, storage_env
 
-pytest_plugins = ["xizor_server"]
+pytest_plugins = ["xizor_server", "varnish"]
 
 
 def pytest_configure(config):

@@ -14,9 +14,11 @@ final class AllocationAnswers: Sendable {
         let placement: String
         let signer: VerifiedKey
         let bits: UInt32
+        let signingGeneration: Int
 
         static func == (a: Key, b: Key) -> Bool {
             a.experiment === b.experiment && a.signer === b.signer && a.placement == b.placement && a.bits == b.bits
+                && a.signingGeneration == b.signingGeneration
         }
 
         func hash(into hasher: inout Hasher) {
@@ -72,7 +74,8 @@ extension PaywallDelivery {
         if request.nonce != nil { return try build() }
         return try allocations.representation(
             for: AllocationAnswers.Key(
-                experiment: experiment, placement: request.placement, signer: signer, bits: answer.bits),
+                experiment: experiment, placement: request.placement, signer: signer, bits: answer.bits,
+                signingGeneration: signing.generation),
             build: build)
     }
 }

@@ -36,7 +36,7 @@ public final class PaywallDelivery: Sendable {
     private let assetLocation: AssetLocation
     /// The header a trusted proxy sets to the client's country (`targeting.countryHeader`).
     private let countryHeader: String?
-    private let signing: AnswerSigning
+    let signing: AnswerSigning
     public let edge: EdgeCaching
     /// Experiments' published allocations (`PaywallDelivery+Allocation`).
     let allocations = AllocationAnswers()
@@ -122,7 +122,8 @@ public final class PaywallDelivery: Sendable {
         let key = RepresentationKey(
             served: served, placement: request.placement, locale: locale, form: formKey, kind: kind,
             pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
-            experiment: resolution.experiment, signer: signer, headerBits: answer.bits)
+            experiment: resolution.experiment, signer: signer, headerBits: answer.bits,
+            signingGeneration: signing.generation)
         func build() throws -> Representation {
             var headers: HTTPHeaders = [
                 "Content-Type": kind == .json ? "application/json" : "text/html; charset=utf-8",

@@ -58,11 +58,14 @@ public struct RepresentationKey: Hashable, Sendable {
     public let signer: VerifiedKey
     /// How the answer meets shared caches, and which request headers decided it (`EdgeCaching.Answer.bits`).
     public let headerBits: UInt32
+    /// The signing keys' generation (`AnswerSigning.generation`): after a rotation, answers are signed anew.
+    public let signingGeneration: Int
 
     public static func == (a: RepresentationKey, b: RepresentationKey) -> Bool {
         a.served === b.served && a.placement == b.placement && a.locale == b.locale && a.form == b.form
             && a.kind == b.kind && a.pageColorScheme == b.pageColorScheme && a.context == b.context
             && a.experiment == b.experiment && a.signer === b.signer && a.headerBits == b.headerBits
+            && a.signingGeneration == b.signingGeneration
     }
 
     /// The fields with many values (the version, placement, locale and page context); the few

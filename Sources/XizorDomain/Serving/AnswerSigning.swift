@@ -38,6 +38,11 @@ public final class AnswerSigning: Sendable {
     /// A configured key (`signing.keyFile`): then the database's keys are neither read nor made.
     private let fileKey: Ed25519PrivateKey?
     private let keys: Mutex<[Key]>
+    private let generationCounter = Atomic<Int>(0)
+
+    /// Grows whenever the keys change: an answer signed before (kept by the SDK's representation
+    /// caches, which key on it) is signed again with the new current key on its next request.
+    public var generation: Int { generationCounter.load(ordering: .acquiring) }
 
     public init(store: any DataStore, clock: Clock, fileKey: Ed25519PrivateKey? = nil) throws {
         self.store = store
@@ -61,7 +66,11 @@ public final class AnswerSigning: Sendable {
                 return Key(state: state, key: try Self.key(text, state: state))
             }
         }
-        keys.withLock { $0 = loaded }
+        let changed = keys.withLock { keys in
+            defer { keys = loaded }
+            return keys.map(\.kid) != loaded.map(\.kid) || keys.map(\.state) != loaded.map(\.state)
+        }
+        if changed { generationCounter.add(1, ordering: .releasing) }
     }
 
     /// Makes `next` current (a fresh key when there is none), the current one `previous`, and a new
