@@ -114,8 +114,13 @@ let package = Package(
 
         // The client library, whose package is clients/swift (its example, benchmark and tests are there): its
         // sources are vended here too, so SwiftPM and Xcode can add it by this repository's URL and a version tag.
-        /// README: XizorKit, the Swift client library apps use (docs/client-swift.md): `clients/swift`'s library, vended by this package too so an app adds it by the repository's URL; it depends on no other target
-        .target(name: "XizorKit", path: "clients/swift/Sources/XizorKit"),
+        /// README: XizorKit, the Swift client library apps use (docs/client-swift.md): `clients/swift`'s library, vended by this package too so an app adds it by the repository's URL; it depends on no server target
+        .target(
+            name: "XizorKit",
+            dependencies: [.byName(name: "CXizorKitCrypto", condition: .when(platforms: [.linux]))],
+            path: "clients/swift/Sources/XizorKit"),
+        /// README: C interop for XizorKit on Linux only: libcrypto's SHA-256 and Ed25519 (Apple platforms use CryptoKit)
+        .systemLibrary(name: "CXizorKitCrypto", path: "clients/swift/Sources/CXizorKitCrypto", pkgConfig: "libcrypto"),
 
         // Tests (Swift Testing).
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CZlib"], path: "Tests/HTTPTests"),

@@ -23,11 +23,16 @@ public struct XizorConfiguration: Sendable {
     /// The app's version as rules compare it (`device.appVersion`); nil: the bundle's
     /// `CFBundleShortVersionString`.
     public var appVersion: String?
+    /// Whether paywall answers' signatures are checked (`GET /v1/sdk/signing-keys` publishes the keys to
+    /// pin), and whether an answer that fails is refused or only reported. Off by default: pinning
+    /// keys ties the app to the server's keys, a decision an app makes knowingly.
+    public var verification: SignatureVerification
 
     public init(
         publicKey: String, baseURL: URL, cacheDirectory: URL? = nil, schemaVersion: Int = 2,
         cacheTimeout: TimeInterval = 1, requestTimeout: TimeInterval = 10,
-        fallbackBundle: URL? = nil, events: EventSettings = EventSettings()
+        fallbackBundle: URL? = nil, events: EventSettings = EventSettings(),
+        verification: SignatureVerification = .disabled
     ) {
         self.publicKey = publicKey
         self.baseURL = baseURL
@@ -37,6 +42,7 @@ public struct XizorConfiguration: Sendable {
         self.requestTimeout = requestTimeout
         self.fallbackBundle = fallbackBundle
         self.events = events
+        self.verification = verification
     }
 
     /// `Library/Caches/Xizor` on Apple platforms, `$XDG_CACHE_HOME/xizor` (or the temporary directory) elsewhere.

@@ -37,6 +37,7 @@ struct FallbackBundle: Sendable {
         return Paywall(
             placement: placement, paywallId: entry.paywallId, version: entry.version,
             schemaVersion: entry.schemaVersion,
-            locale: locale, content: .document(entry.document), experiment: nil, source: .fallback, etag: nil)
+            locale: locale, content: .document(entry.document), experiment: nil, source: .fallback, etag: nil,
+            verification: .notRequested)
     }
 }

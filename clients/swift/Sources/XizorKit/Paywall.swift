@@ -3,7 +3,8 @@ import Foundation
 /// What to present for a placement.
 public enum PaywallAnswer: Sendable, Equatable {
     case paywall(Paywall)
-    /// The subscriber is in an experiment's holdout (the server answered 204): show nothing.
+    /// The subscriber is in an experiment's holdout (the server answered 204, or the subscriber's
+    /// bucket falls in the holdout of the allocation it answered): show nothing.
     case holdout(experimentId: String)
 
     public var paywall: Paywall? { if case .paywall(let paywall) = self { return paywall } else { return nil } }
@@ -23,6 +24,9 @@ public struct Paywall: Sendable, Equatable {
     public var source: Source
     /// The representation's strong tag (nil for bundled fallbacks).
     public var etag: String?
+    /// What the signature check said (`XizorConfiguration.verification`): under `.informational` an
+    /// answer that failed it is still delivered, and this says so.
+    public var verification: Verification = .notRequested
 
     public enum Content: Sendable, Equatable {
         /// The paywall document, for a native renderer.
@@ -52,7 +56,8 @@ public struct Experiment: Sendable, Equatable, Codable {
     /// The variant's name, `control`, or nil in the holdout.
     public var variant: String?
     public var holdout: Bool
-    /// `bucket` (hashed from the subscriber id) or `no_subscriber` (answered from the control).
+    /// `client` (this device computed the bucket from the server's allocation), `bucket` (the server
+    /// hashed the subscriber id) or `no_subscriber` (answered from the control).
     public var assignment: String?
 }
 

@@ -80,12 +80,15 @@ struct Transport: Sendable {
 
     func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
 
-    func send(_ method: String, _ url: URL, headers: [String: String] = [:], body: Data? = nil) async throws
-        -> HTTPResponse
-    {
+    /// `authorized: false` leaves out `Authorization`: the paywall's path form carries the key in its
+    /// URL, and a request with credentials is one a shared cache must not answer from its copy
+    /// (RFC 9111 §3.5).
+    func send(
+        _ method: String, _ url: URL, headers: [String: String] = [:], body: Data? = nil, authorized: Bool = true
+    ) async throws -> HTTPResponse {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: requestTimeout)
         request.httpMethod = method
-        request.setValue("Bearer \(publicKey)", forHTTPHeaderField: "Authorization")
+        if authorized { request.setValue("Bearer \(publicKey)", forHTTPHeaderField: "Authorization") }
         request.setValue(String(schemaVersion), forHTTPHeaderField: "X-Xizor-Schema-Version")
         request.setValue("XizorKit/\(XizorKitVersion.current)", forHTTPHeaderField: "User-Agent")
         for (name, value) in device.headers { request.setValue(value, forHTTPHeaderField: name) }

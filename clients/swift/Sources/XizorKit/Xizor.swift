@@ -28,7 +28,8 @@ public final class Xizor: Sendable {
         }
         loader = PaywallLoader(
             transport: transport, cache: PaywallCache(directory: configuration.cacheDirectory),
-            fallback: fallback, cacheTimeout: configuration.cacheTimeout)
+            fallback: fallback, cacheTimeout: configuration.cacheTimeout,
+            verifier: AnswerVerifier(configuration: configuration))
         let events = EventQueue(
             transport: transport, directory: configuration.cacheDirectory, settings: configuration.events)
         self.events = events
