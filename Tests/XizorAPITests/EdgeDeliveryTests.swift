@@ -293,7 +293,7 @@ import Testing
         read.subscriber = true
         let personal = EdgeCaching.Answer(
             surface: .edge, consulted: read, nonce: nil, nextScheduleChange: nil, now: 0, policy: EdgeCaching())
-        #expect(personal.vary(countryHeader: nil).hasSuffix(", X-Xizor-Subscriber-Id"))
+        #expect(!personal.shared && !personal.vary(countryHeader: nil).contains("Subscriber"))
     }
 
     // MARK: Experiments at the edge
