@@ -113,16 +113,21 @@ public final class CachePurger: Sendable {
     /// Sends the purges of the next changes and moves the cursor past them; true when there were
     /// any. Throws when a cache did not answer 2xx (the cursor stays).
     func purgeOnce(with sender: WebhookSender) throws -> Bool {
-        let (cursor, changes, pruned) = try store.write { tx -> (Int64, [Change], Bool) in
-            // The first start begins at the newest change: nothing older was ever cached by a purger.
-            guard let stored = try tx.operations.setting(Self.cursorKey), let cursor = Int64(stored) else {
-                let latest = try tx.changes.latestSequence()
-                try tx.operations.setSetting(Self.cursorKey, String(latest), now: clock.now())
-                return (latest, [], false)
-            }
+        // Read, not written: this runs every poll, and a write would take the database's one writer.
+        let read = try store.read { tx -> (Int64, [Change], Bool)? in
+            guard let stored = try tx.operations.setting(Self.cursorKey), let cursor = Int64(stored) else { return nil }
             let changes = try tx.changes.after(sequence: cursor, limit: Self.batch)
             let oldest = try tx.changes.oldestSequence()
             return (cursor, changes, oldest.map { $0 > cursor + 1 } ?? false)
+        }
+        guard let (cursor, changes, pruned) = read else {
+            // The first start begins at the newest change: nothing older was kept by a cache this
+            // purger knew of. Two processes starting at once keep the first one's cursor.
+            try store.write { tx in
+                let latest = try tx.changes.latestSequence()
+                _ = try tx.operations.sharedSecret(Self.cursorKey, candidate: String(latest), now: clock.now())
+            }
+            return true
         }
         guard pruned || !changes.isEmpty else { return false }
         let bans = pruned ? [Ban(appID: "*", placement: nil)] : Self.bans(for: changes)
