@@ -1,47 +1,32 @@
 import HTTP
 import PaywallFormat
-import Synchronization
 import XizorDomain
+
+/// What an experiment's published allocation answer is kept by (`PaywallDelivery.allocations`): it
+/// is built once per experiment state, placement, key, header set and signing keys.
+struct AllocationKey: Hashable, Sendable {
+    /// Replaced by every routing reload: an entry never outlives the allocation it encodes.
+    let experiment: AppServingSnapshot.RunningExperiment
+    let placement: String
+    let signer: VerifiedKey
+    let bits: UInt32
+    let signingGeneration: Int
+
+    static func == (a: AllocationKey, b: AllocationKey) -> Bool {
+        a.experiment === b.experiment && a.signer === b.signer && a.placement == b.placement && a.bits == b.bits
+            && a.signingGeneration == b.signingGeneration
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(experiment))
+        hasher.combine(placement)
+    }
+}
 
 /// An experiment's published allocation as an answer (docs/scaling.md, "Experiments at the
 /// edge"): the runs of buckets per variant, so a client computes its own bucket exactly as the
 /// server would (`Allocation.bucket`) and asks for its variant by a URL every client in that
-/// variant shares. Built once per experiment state, placement, key and header set.
-final class AllocationAnswers: Sendable {
-    struct Key: Hashable, @unchecked Sendable {
-        /// Replaced by every routing reload: an entry never outlives the allocation it encodes.
-        let experiment: AppServingSnapshot.RunningExperiment
-        let placement: String
-        let signer: VerifiedKey
-        let bits: UInt32
-        let signingGeneration: Int
-
-        static func == (a: Key, b: Key) -> Bool {
-            a.experiment === b.experiment && a.signer === b.signer && a.placement == b.placement && a.bits == b.bits
-                && a.signingGeneration == b.signingGeneration
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(ObjectIdentifier(experiment))
-            hasher.combine(placement)
-        }
-    }
-
-    /// Entries at most; past it the cache starts again (each entry is rebuilt on its next request).
-    static let limit = 4096
-    private let entries = Mutex<[Key: Representation]>([:])
-
-    func representation(for key: Key, build: () throws -> Representation) throws -> Representation {
-        if let found = entries.withLock({ $0[key] }) { return found }
-        let built = try build()
-        entries.withLock { entries in
-            if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
-            entries[key] = built
-        }
-        return built
-    }
-}
-
+/// variant shares.
 extension PaywallDelivery {
     func allocationRepresentation(
         appID: String, _ experiment: AppServingSnapshot.RunningExperiment, request: DeliveryRequest,
@@ -72,8 +57,8 @@ extension PaywallDelivery {
             return Representation(body: body, headers: headers)
         }
         if request.nonce != nil { return try build() }
-        return try allocations.representation(
-            for: AllocationAnswers.Key(
+        return try allocations.value(
+            for: AllocationKey(
                 experiment: experiment, placement: request.placement, signer: signer, bits: answer.bits,
                 signingGeneration: signing.generation),
             build: build)

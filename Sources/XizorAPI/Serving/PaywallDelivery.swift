@@ -38,8 +38,9 @@ public final class PaywallDelivery: Sendable {
     private let countryHeader: String?
     let signing: AnswerSigning
     public let edge: EdgeCaching
-    /// Experiments' published allocations (`PaywallDelivery+Allocation`).
-    let allocations = AllocationAnswers()
+    /// Experiments' published allocations (`PaywallDelivery+Allocation`), and holdouts' 204s.
+    let allocations = AnswerMemo<AllocationKey, Representation>()
+    let holdouts = AnswerMemo<HoldoutKey, HTTPResponse>()
 
     public init(
         serving: ServingState, signing: AnswerSigning, cache: RepresentationCache = RepresentationCache(),
@@ -93,7 +94,8 @@ public final class PaywallDelivery: Sendable {
                     .notFound, "no_published_paywall", "Placement '\(request.placement)' has nothing to serve.")
             }
             return .holdout(
-                try holdout(assignment, appID: appID, request: request, answer: answer, credential: credential()))
+                try holdout(
+                    assignment, appID: appID, request: request, answer: answer, signer: signer, credential: credential))
         }
         let (document, schemaVersion, formKey): (JSONValue, Int, ServedForms.Key)
         // The platform closure is written in the call (non-escaping): kept in a local, it would
@@ -169,18 +171,27 @@ public final class PaywallDelivery: Sendable {
         return .paywall(representation)
     }
 
-    /// The holdout's answer: nothing to show, signed like any answer.
+    /// The holdout's answer: nothing to show, signed like any answer (once per experiment, placement,
+    /// key, header set and signing keys: a subscriber in the holdout costs a lookup, not a signature).
     private func holdout(
         _ assignment: ExperimentAssignment, appID: String, request: DeliveryRequest, answer: EdgeCaching.Answer,
-        credential: String
+        signer: VerifiedKey, credential: () -> String
     ) throws -> HTTPResponse {
-        var headers: HTTPHeaders = [
-            "X-Xizor-Holdout": assignment.experimentID, "X-Xizor-Experiment": assignment.experimentID,
-        ]
-        try finish(
-            &headers, appID: appID, placement: request.placement, status: 204, body: [], answer: answer,
-            nonce: request.nonce, credential: credential)
-        return HTTPResponse(status: .noContent, headers: headers)
+        func build() throws -> HTTPResponse {
+            var headers: HTTPHeaders = [
+                "X-Xizor-Holdout": assignment.experimentID, "X-Xizor-Experiment": assignment.experimentID,
+            ]
+            try finish(
+                &headers, appID: appID, placement: request.placement, status: 204, body: [], answer: answer,
+                nonce: request.nonce, credential: credential())
+            return HTTPResponse(status: .noContent, headers: headers)
+        }
+        if request.nonce != nil { return try build() }
+        return try holdouts.value(
+            for: HoldoutKey(
+                experimentID: assignment.experimentID, placement: request.placement, signer: signer, bits: answer.bits,
+                signingGeneration: signing.generation),
+            build: build)
     }
 
     /// The headers every answer gets: caching, `Vary`, the purge tags of a shared answer, the signature.
@@ -202,5 +213,25 @@ public final class PaywallDelivery: Sendable {
     /// Pages resolve context variables on the server, so their cache key carries the context.
     static func contextKey(_ context: PresentationContext) -> String {
         JSONValue.object(context.mapValues(\.json)).canonicalString
+    }
+}
+
+/// What a holdout's 204 is kept by (`PaywallDelivery.holdouts`).
+struct HoldoutKey: Hashable, Sendable {
+    let experimentID: String
+    let placement: String
+    /// Held, so its identity is not reused while the entry lives.
+    let signer: VerifiedKey
+    let bits: UInt32
+    let signingGeneration: Int
+
+    static func == (a: HoldoutKey, b: HoldoutKey) -> Bool {
+        a.signer === b.signer && a.experimentID == b.experimentID && a.placement == b.placement && a.bits == b.bits
+            && a.signingGeneration == b.signingGeneration
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(experimentID)
+        hasher.combine(placement)
     }
 }
