@@ -153,6 +153,54 @@ import Testing
         #expect(!lines.contains { $0.hasPrefix("X-Xizor-App") || $0.hasPrefix("Content-Type") })
     }
 
+    /// A nonce costs one signature, never a render: the page is built once and kept, and each
+    /// request's answer is that page signed again over its own nonce (its 304 too).
+    @Test func aNonceIsSignedOverTheKeptAnswer() throws {
+        let test = try TestServices("nonce")
+        defer { test.remove() }
+        let s = test.services
+        let created = try s.keys.createApp(name: "A")
+        let pw = try s.paywalls.create(appID: created.appID, from: .template("clean", name: nil)).id
+        _ = try s.paywalls.publish(appID: created.appID, id: pw, idempotencyKey: nil)
+        _ = try s.placements.assign(appID: created.appID, key: "home", paywallID: pw)
+        let signer = try #require(s.keys.verify(Substring(created.publicKey)))
+        let renders = Counter()
+        let delivery = PaywallDelivery(serving: s.serving, signing: s.signing) { _ in
+            _ = renders.next()
+            return Array("<html>page</html>".utf8)
+        }
+        let keys = try publishedKeys(s.signing)
+        for nonce in ["n-1", "n-2", "n-3"] {
+            let request = HTTPRequest(
+                method: .GET, target: "/", path: "/",
+                headers: HTTPRequestHeaders([("Accept", "text/html"), ("X-Xizor-Nonce", nonce)]))
+            let asked = try DeliveryRequest(request, placement: "home")
+            guard
+                case .paywall(let page) = try delivery.deliver(
+                    appID: created.appID, asked, from: request, surface: .edge, signer: signer,
+                    credential: { created.publicKey })
+            else {
+                Issue.record("expected a page")
+                return
+            }
+            #expect(page.headers["Cache-Control"] == "private, no-cache")
+            let header = try #require(page.headers["X-Xizor-Signature"])
+            try verify(
+                header, keys: keys, credential: created.publicKey, placement: "home", body: page.body, nonce: nonce)
+            var head: [UInt8] = []
+            let assembled = ResponseAssembly(
+                page.response,
+                for: .init(
+                    method: .GET, version: .http1_1,
+                    headers: HTTPRequestHeaders([("Accept-Encoding", "identity"), ("If-None-Match", page.etag)]),
+                    requestId: "r"),
+                closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6), dateLine: [], into: &head)
+            #expect(assembled.status.code == 304)
+            #expect(String(decoding: head, as: UTF8.self).contains("X-Xizor-Signature: \(header)\r\n"))
+        }
+        #expect(renders.next() == 1, "rendered once, then kept")
+    }
+
     // MARK: What a resolution reads
 
     struct World {

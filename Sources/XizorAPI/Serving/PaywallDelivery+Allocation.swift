@@ -53,14 +53,14 @@ extension PaywallDelivery {
             ]
             try self.finish(
                 &headers, appID: appID, placement: request.placement, status: 200, body: body, answer: answer,
-                nonce: request.nonce, credential: credential())
+                credential: credential())
             return Representation(body: body, headers: headers)
         }
-        if request.nonce != nil { return try build() }
-        return try allocations.value(
+        let representation = try allocations.value(
             for: AllocationKey(
                 experiment: experiment, placement: request.placement, signer: signer, bits: answer.bits,
                 signingGeneration: signing.generation),
             build: build)
+        return try signed(representation, nonce: request.nonce, placement: request.placement, credential: credential)
     }
 }

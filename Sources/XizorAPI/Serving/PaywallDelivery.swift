@@ -160,15 +160,14 @@ public final class PaywallDelivery: Sendable {
             }
             try self.finish(
                 &headers, appID: appID, placement: request.placement, status: 200, body: body, answer: answer,
-                nonce: request.nonce, credential: credential())
+                credential: credential())
             return Representation(body: body, headers: headers)
         }
-        // A nonce makes the answer this request's own: signed for it, never kept.
-        if request.nonce != nil { return .paywall(try build()) }
         let gate = renderGate
         let representation = try cache.representation(
             for: key, build: build, uncached: { build in try gate.run(appID: appID, build) })
-        return .paywall(representation)
+        return .paywall(
+            try signed(representation, nonce: request.nonce, placement: request.placement, credential: credential))
     }
 
     /// The holdout's answer: nothing to show, signed like any answer (once per experiment, placement,
@@ -183,21 +182,38 @@ public final class PaywallDelivery: Sendable {
             ]
             try finish(
                 &headers, appID: appID, placement: request.placement, status: 204, body: [], answer: answer,
-                nonce: request.nonce, credential: credential())
+                credential: credential())
             return HTTPResponse(status: .noContent, headers: headers)
         }
-        if request.nonce != nil { return try build() }
-        return try holdouts.value(
+        let response = try holdouts.value(
             for: HoldoutKey(
                 experimentID: assignment.experimentID, placement: request.placement, signer: signer, bits: answer.bits,
                 signingGeneration: signing.generation),
             build: build)
+        guard let nonce = request.nonce else { return response }
+        var own = response
+        own.headers["X-Xizor-Signature"] = try signing.signature(
+            credential: credential(), placement: request.placement, status: 204, body: [], nonce: nonce)
+        return own
+    }
+
+    /// A nonce makes the signature the request's own: the kept answer (built once, `private` for a
+    /// request with a nonce) signed again over the nonce. Its body is not rebuilt, so a nonce costs
+    /// one signature, never a render.
+    func signed(
+        _ representation: Representation, nonce: String?, placement: String, credential: () -> String
+    ) throws -> Representation {
+        guard let nonce else { return representation }
+        var headers = representation.headers
+        headers["X-Xizor-Signature"] = try signing.signature(
+            credential: credential(), placement: placement, status: 200, body: representation.body, nonce: nonce)
+        return Representation(representation, headers: headers)
     }
 
     /// The headers every answer gets: caching, `Vary`, the purge tags of a shared answer, the signature.
     func finish(
         _ headers: inout HTTPHeaders, appID: String, placement: String, status: Int, body: [UInt8],
-        answer: EdgeCaching.Answer, nonce: String?, credential: String
+        answer: EdgeCaching.Answer, credential: String
     ) throws {
         headers["Cache-Control"] = answer.cacheControl
         headers["Vary"] =
@@ -207,7 +223,7 @@ public final class PaywallDelivery: Sendable {
             headers["X-Xizor-Placement"] = placement
         }
         headers["X-Xizor-Signature"] = try signing.signature(
-            credential: credential, placement: placement, status: status, body: body, nonce: nonce)
+            credential: credential, placement: placement, status: status, body: body, nonce: nil)
     }
 
     /// Pages resolve context variables on the server, so their cache key carries the context.

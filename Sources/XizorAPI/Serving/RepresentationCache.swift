@@ -33,6 +33,16 @@ public final class Representation: Sendable {
         response = HTTPResponse(status: .ok, body: body, etag: tag, gzip: gzip, prepared: prepared)
     }
 
+    /// `other`'s bytes and validators with other header fields (a signature over a request's nonce):
+    /// nothing is hashed or compressed again.
+    public init(_ other: Representation, headers: HTTPHeaders) {
+        body = other.body
+        etag = other.etag
+        gzip = other.gzip
+        prepared = PreparedHeaders(headers, alsoOnNotModified: ["X-Xizor-Signature"])
+        response = HTTPResponse(status: .ok, body: body, etag: etag, gzip: gzip, prepared: prepared)
+    }
+
     /// The server's one strong validator: the first 128 bits of SHA-256 of the exact bytes, so it
     /// changes exactly when they do.
     public static func strongETag(_ bytes: [UInt8]) -> String { StrongETag.of(bytes) }
