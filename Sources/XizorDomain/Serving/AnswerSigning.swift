@@ -58,12 +58,20 @@ public final class AnswerSigning: Sendable {
             keys.withLock { $0 = [Key(state: .current, key: fileKey)] }
             return
         }
-        let loaded: [Key] = try store.write { tx in
-            let candidate = Base64URL.encode(Ed25519PrivateKey.generate().seed)
-            _ = try tx.operations.sharedSecret(Self.settingKey(.current), candidate: candidate, now: clock.now())
-            return try State.allCases.compactMap { state in
+        func stored(_ tx: any StoreTransaction) throws -> [Key] {
+            try State.allCases.compactMap { state in
                 guard let text = try tx.operations.setting(Self.settingKey(state)) else { return nil }
                 return Key(state: state, key: try Self.key(text, state: state))
+            }
+        }
+        // Read; written only on a fresh database (the first process's key wins), so re-reading the
+        // keys after a change never takes the writer.
+        var loaded = try store.read(stored)
+        if !loaded.contains(where: { $0.state == .current }) {
+            loaded = try store.write { tx in
+                let candidate = Base64URL.encode(Ed25519PrivateKey.generate().seed)
+                _ = try tx.operations.sharedSecret(Self.settingKey(.current), candidate: candidate, now: clock.now())
+                return try stored(tx)
             }
         }
         let changed = keys.withLock { keys in
