@@ -114,13 +114,15 @@ public final class CachePurger: Sendable {
     /// any. Throws when a cache did not answer 2xx (the cursor stays).
     func purgeOnce(with sender: WebhookSender) throws -> Bool {
         // Read, not written: this runs every poll, and a write would take the database's one writer.
-        let read = try store.read { tx -> (Int64, [Change], Bool)? in
+        // The newest change is read with the others, before any purge is sent: after a `*` purge the
+        // cursor moves only past what that purge covered.
+        let read = try store.read { tx -> (Int64, [Change], Bool, Int64)? in
             guard let stored = try tx.operations.setting(Self.cursorKey), let cursor = Int64(stored) else { return nil }
             let changes = try tx.changes.after(sequence: cursor, limit: Self.batch)
             let oldest = try tx.changes.oldestSequence()
-            return (cursor, changes, oldest.map { $0 > cursor + 1 } ?? false)
+            return (cursor, changes, oldest.map { $0 > cursor + 1 } ?? false, try tx.changes.latestSequence())
         }
-        guard let (cursor, changes, pruned) = read else {
+        guard let (cursor, changes, pruned, latest) = read else {
             // The first start begins at the newest change: nothing older was kept by a cache this
             // purger knew of. Two processes starting at once keep the first one's cursor.
             try store.write { tx in
@@ -143,8 +145,7 @@ public final class CachePurger: Sendable {
                 }
             }
         }
-        let next =
-            pruned ? (try store.read { tx in try tx.changes.latestSequence() }) : changes.last?.sequence ?? cursor
+        let next = pruned ? latest : changes.last?.sequence ?? cursor
         try store.write { tx in
             // Another process may have moved it further meanwhile: the cursor never goes back.
             let current = try tx.operations.setting(Self.cursorKey).flatMap { Int64($0) } ?? 0
