@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 import PaywallFormat
 import Testing
@@ -33,7 +34,7 @@ import Testing
         // Any change to the token, and expiry, make it unknown.
         let body = token.split(separator: ".")[0]
         let mac = token.split(separator: ".")[1]
-        let otherBody = PreviewLinks.base64URL(Array(#"{"a":"x","e":9999999999999,"o":{},"p":"y"}"#.utf8))
+        let otherBody = Base64URL.encode(Array(#"{"a":"x","e":9999999999999,"o":{},"p":"y"}"#.utf8))
         for forged in [
             otherBody + "." + mac, body + "." + String(repeating: "0", count: mac.count), String(body), token + "x", "",
         ] {

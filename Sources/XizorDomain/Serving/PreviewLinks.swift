@@ -38,7 +38,7 @@ public final class PreviewLinks: Sendable {
             "a": .string(appID), "p": .string(paywallID), "e": .number(Int(expiresAt)), "k": .string(keyID),
             "o": options,
         ]
-        let body = Self.base64URL(payload.canonicalBytes)
+        let body = Base64URL.encode(payload.canonicalBytes)
         return ("/v1/previews/\(body).\(try signature(body))", expiresAt)
     }
 
@@ -53,7 +53,7 @@ public final class PreviewLinks: Sendable {
         guard parts.count == 2, token.utf8.count <= 8_000 else { throw gone }
         let body = String(parts[0])
         guard Identifiers.constantTimeEqual(Array(try signature(body).utf8), Array(parts[1].utf8)),
-            let bytes = Self.decodeBase64URL(body)
+            let bytes = Base64URL.decode(body)
         else { throw gone }
         // Signed by this server, so it parses; a failure would be a link this server never made.
         let payload: JSONValue
@@ -85,16 +85,5 @@ public final class PreviewLinks: Sendable {
         }
         secret.withLock { $0 = stored }
         return stored
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Base64.encode(bytes).replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decodeBase64URL(_ text: String) -> [UInt8]? {
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard).map { [UInt8]($0) }
     }
 }
