@@ -52,6 +52,7 @@ public enum CommandLineInterface {
             Commands.apps,
             Commands.keys,
             Commands.signingKeys,
+            Commands.users,
             Commands.events,
             Commands.demo,
             Commands.backup,

@@ -9,18 +9,27 @@ enum DemoSetup {
         ("onboarding", "cinematic"), ("upsell", "clean"), ("settings", "lottie_delight"),
     ]
 
+    /// The demo's person: the app's owner, to sign in to the console as (docs/teams.md).
+    static let userEmail = "demo@xizor.dev"
+
     struct Created {
         let app: KeyService.CreatedApp
+        /// The demo user's generated password, when this run created the user (an existing demo
+        /// user only becomes the new app's owner too).
+        let userPassword: String?
 
         func logFields(host: String, port: Int) -> [(String, LogValue)] {
-            [
+            var fields: [(String, LogValue)] = [
                 ("appId", .string(app.appID)), ("secretKey", .string(app.secretKey)),
                 ("publicKey", .string(app.publicKey)),
                 (
                     "try",
                     .string(Created.curl(url: FirstRunSummary.url(host: host, port: port), publicKey: app.publicKey))
                 ),
+                ("userEmail", .string(DemoSetup.userEmail)),
             ]
+            if let userPassword { fields.append(("userPassword", .string(userPassword))) }
+            return fields
         }
 
         static func curl(url: String, publicKey: String) -> String {
@@ -39,7 +48,9 @@ enum DemoSetup {
             _ = try services.paywalls.publish(appID: app.appID, id: paywall.id, idempotencyKey: nil)
             _ = try services.placements.assign(appID: app.appID, key: key, paywallID: paywall.id)
         }
-        return Created(app: app)
+        let (user, password) = try UsersCommand.createOrFind(services, email: userEmail, instanceAdmin: false)
+        _ = try services.users.setRole(appID: app.appID, userID: user.id, ["role": "owner"])
+        return Created(app: app, userPassword: password)
     }
 }
 

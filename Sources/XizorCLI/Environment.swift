@@ -266,6 +266,11 @@ struct CommandEnvironment {
                 "stores.apple.rootCertificates: \(configuration[\.stores.apple.rootCertificates][error.index]) is not an X.509 certificate (DER or PEM)"
             )
         }
+        limits.sessions.idleSeconds = configuration[\.auth.sessionIdleSeconds]
+        limits.sessions.maxSeconds = configuration[\.auth.sessionMaxSeconds]
+        limits.sessions.lockoutThreshold = configuration[\.auth.lockoutThreshold]
+        limits.sessions.lockoutSeconds = configuration[\.auth.lockoutSeconds]
+        limits.sessions.concurrentHashes = configuration[\.auth.concurrentHashes]
         if let path = configuration[\.signing.keyFile] {
             guard let bytes = FileManager.default.contents(atPath: path),
                 let key = try? Ed25519PrivateKey(pem: [UInt8](bytes))

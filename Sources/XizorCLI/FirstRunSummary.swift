@@ -13,17 +13,25 @@ struct FirstRunSummary {
     var text: String {
         var lines = ["", "Xizor is serving \(url)"]
         if let console {
-            lines.append("  console      \(console)   (sign in with an app's secret key or the admin token)")
+            lines.append(
+                "  console      \(console)   (sign in as a person, or with an app's secret key or the admin token)")
         }
         if let adminToken {
             lines.append("  admin token  \(adminToken)   (shown only now: store it; XIZOR_ADMIN_TOKEN)")
         }
         if let demo {
             lines.append("  demo app     \(demo.app.appID)")
+            if let password = demo.userPassword {
+                lines.append("  demo user    \(DemoSetup.userEmail) / \(password)   (the console; shown only now)")
+            }
             lines.append("  secret key   \(demo.app.secretKey)   (dashboard API and MCP; shown only now)")
             lines.append("  public key   \(demo.app.publicKey)   (the SDK endpoints)")
             lines.append("  placements   \(DemoSetup.placements.map(\.key).joined(separator: ", "))")
             lines.append("  try          \(DemoSetup.Created.curl(url: url, publicKey: demo.app.publicKey))")
+        }
+        if adminToken != nil {
+            lines.append(
+                "  first admin  xizor users create YOU@EXAMPLE.COM --admin   (a person's account: docs/teams.md)")
         }
         lines.append("  docs         README.md, docs/api.md, and \(url)/openapi.json")
         return lines.joined(separator: "\n") + "\n\n"

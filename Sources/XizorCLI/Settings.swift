@@ -47,6 +47,7 @@ struct Settings: Sendable {
     let console = ConsoleSettings()
     let cache = EdgeCacheSettings()
     let signing = SigningSettings()
+    let auth = AuthSettings()
 
     static let all = Settings()
 }

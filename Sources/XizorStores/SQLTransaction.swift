@@ -22,4 +22,5 @@ struct SQLTransaction: StoreTransaction {
     var audit: any AuditStore { SQLAuditStore(db: db) }
     var webhooks: any WebhookStore { SQLWebhookStore(db: db) }
     var revenue: any RevenueStore { SQLRevenueStore(db: db) }
+    var users: any UserStore { SQLUserStore(db: db) }
 }

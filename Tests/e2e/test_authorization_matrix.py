@@ -69,13 +69,17 @@ from xizor_server import ADMIN_TOKEN, App, create_app
 
 HTTP_METHODS = ("get", "post", "put", "delete", "patch")
 SCHEMES = {"adminToken": "admin", "secretKey": "secret", "publicKey": "public"}
+# A person's session is the alternative every admin and secret route also takes (docs/teams.md); routes that
+# take only a session (a person's own: /v1/session, /v1/me/sessions) have no key to try and are test_teams.py's.
+SESSION_SCHEME = "session"
 KINDS = ("admin", "secret", "public")
 WRONG_KIND_CODE = {"admin": "admin_token_required", "secret": "secret_key_required", "public": "public_key_required"}
 # The literal segment before a path parameter → what the parameter names.
 PATH_ENTITIES = {"paywalls": "paywall", "experiments": "experiment", "placements": "placement", "keys": "key",
                  "apps": "app", "templates": "template", "versions": "version", "texts": "locale", "assets": "asset",
                  "audiences": "audience", "subscribers": "subscriber", "webhooks": "webhook",
-                 "deliveries": "webhook delivery", "previews": "preview token"}
+                 "deliveries": "webhook delivery", "previews": "preview token", "users": "user", "members": "user",
+                 "sessions": "session"}
 # Parameters whose entity their name says better than the segment before them: an asset file's URL is
 # /v1/assets/{folder}/{file}, the folder an app id.
 PARAM_ENTITIES = {"folder": "app", "file": "asset file"}
@@ -84,7 +88,9 @@ PARAM_ENTITIES = {"folder": "app", "file": "asset file"}
 PATH_PARAM_ENTITIES = {("/console/v/{version}/{file}", "version"): "console version",
                        ("/v1/sdk/apps/{publicKey}/placements/{key}/paywall", "publicKey"): "public key in path",
                        ("/console/v/{version}/{file}", "file"): "console file"}
-APP_OWNED = {"paywall", "experiment", "placement", "key", "app", "asset", "audience", "webhook", "webhook delivery"}
+APP_OWNED = {"paywall", "experiment", "placement", "key", "app", "asset", "audience", "webhook", "webhook delivery",
+             # An app's member (a person, named by their user id): another app's key reaches them as not found.
+             "user"}
 # The only operations anyone may call without a key. Opening another one is a decision this list
 # must be edited for, never a slip in a route declaration (which the rest of the matrix would
 # otherwise take as the expected behaviour).
@@ -101,7 +107,10 @@ OPEN_OPERATIONS = {"getHealth", "getReadiness", "getMetrics", "getOpenAPIDocumen
                    # The SDK's cacheable path form names the app's public key in its path (a shared cache keys on the
                    # URL; docs/scaling.md, "Edge delivery"): the key is checked, just not from Authorization. And the
                    # public keys answers are signed with, published for apps to pin.
-                   "getEdgePlacementPaywall", "getSigningKeys"}
+                   "getEdgePlacementPaywall", "getSigningKeys",
+                   # Signing in as a person: the email and password in the body are the proof (docs/teams.md); failures
+                   # draw from the address's bucket and lock the account.
+                   "signIn"}
 # MCP arguments that name an app-owned entity.
 MCP_ID_ARGS = {"paywallId": "paywall", "experimentId": "experiment", "placement": "placement"}
 MCP_VERSION = "2025-11-25"
@@ -200,6 +209,10 @@ def load_operations(document):
             requirements = spec.get("security") or []
             names = [name for requirement in requirements for name in requirement]
             auth = None
+            if names == [SESSION_SCHEME]:
+                operations.append(Operation(method.upper(), path, spec.get("operationId", f"{method} {path}"), "session"))
+                continue
+            names = [name for name in names if name != SESSION_SCHEME]
             if len(names) > 1:
                 problems.append(f"several security schemes {names}: teach the matrix which key they take")
             elif names and names[0] not in SCHEMES:
@@ -289,6 +302,12 @@ class World:
         self.webhook, self.webhook_secret = webhook["id"], webhook["secret"]
         delivery = ok(a.dashboard.post(f"/v1/webhooks/{self.webhook}/test"), 202)
         self.delivery, self.webhook_event = delivery["id"], delivery["eventId"]
+        # A person who is a member (an editor) of this app; their email carries the marker.
+        self.member = ok(SESSION.post(server.base + "/v1/users", json={"email": f"{self.marker.lower()}@example.com",
+                                                                       "password": "matrix password 1"},
+                                      headers={"Authorization": bearer(ADMIN_TOKEN)}, timeout=30), 201)["id"]
+        ok(SESSION.put(f"{server.base}/v1/apps/{self.id}/members/{self.member}", json={"role": "editor"},
+                       headers={"Authorization": bearer(ADMIN_TOKEN)}, timeout=30), 200)
         # A preview link of the first paywall (valid for minutes: longer than the matrix runs).
         self.preview_token = ok(a.dashboard.post(f"/v1/paywalls/{self.paywalls[0]}/preview-link", {}), 201)["url"].rsplit("/", 1)[1]
 
@@ -322,7 +341,8 @@ class World:
                 "key": self.spare_key, "app": self.id, "template": "clean", "version": "1", "locale": "fr",
                 "asset": self.asset, "asset file": self.asset + ".png", "audience": self.audience,
                 "subscriber": self.subscriber, "webhook": self.webhook, "webhook delivery": self.delivery,
-                "console file": "app.js", "preview token": self.preview_token,
+                "console file": "app.js", "preview token": self.preview_token, "user": self.member,
+                "session": "ses_matrixNoSession0",
                 "public key in path": self.app.public_key}[entity]
 
     def draft(self):
@@ -343,7 +363,7 @@ class World:
         """Every id of this app a request can name, in the same order for every world."""
         others = sorted((k for k in self.keys if k["id"] != self.spare_key), key=lambda k: (k["createdAt"], k["kind"]))
         return [self.id, *self.paywalls, self.experiment, self.placement, self.audience, self.subscriber, self.asset,
-                self.webhook, self.delivery, self.spare_key, *(k["id"] for k in others)]
+                self.webhook, self.delivery, self.spare_key, self.member, *(k["id"] for k in others)]
 
     def name_of(self, owned_id):
         return dict((text, what) for what, text in self.markers)[owned_id]
@@ -358,6 +378,7 @@ class World:
                 ("audience id", self.audience), ("subscriber id", self.subscriber), ("webhook id", self.webhook),
                 ("webhook secret", self.webhook_secret), ("webhook delivery id", self.delivery),
                 ("webhook event id", self.webhook_event), ("preview link token", self.preview_token),
+                ("member user id", self.member), ("member email", f"{self.marker.lower()}@example.com"),
                 *((f"{k['kind']} key id", k["id"]) for k in self.keys),
                 *((f"{k['kind']} key prefix", k["prefix"]) for k in self.keys)]
 
@@ -450,6 +471,10 @@ RECIPES = {
     "createWebhook": lambda w: Recipe(webhook_body(w)),
     "updateWebhook": lambda w: Recipe({"description": f"{w.marker} webhook renamed", "eventTypes": ["paywall.published"]}),
     "deleteWebhook": lambda w: Recipe(), "rotateWebhookSecret": lambda w: Recipe(), "testWebhook": lambda w: Recipe(),
+    "createUser": lambda w: Recipe({"email": f"extra-{w.marker.lower()}@example.com", "password": "matrix password 2"}),
+    "updateUser": lambda w: Recipe({"disabled": False}),
+    "setAppMember": lambda w: Recipe({"role": "viewer"}), "setMember": lambda w: Recipe({"role": "viewer"}),
+    "removeMember": lambda w: Recipe(),
     # retryWebhookDelivery has none: only a delivery that gave up (`webhooks.retryForMs` after its event, a day by
     # default) may be retried, and the world's is pending, so its own key gets 409 delivery_not_failed.
 }
@@ -603,8 +628,9 @@ def operations(live):
 
 @pytest.fixture(scope="module")
 def covered(operations):
-    """The operations the matrix understands (the rest fail test_the_route_table_is_understood)."""
-    return [op for op in operations if not op.problems]
+    """The operations the matrix understands (the rest fail test_the_route_table_is_understood), but a person's
+    own routes, which take no key at all (test_teams.py)."""
+    return [op for op in operations if not op.problems and op.auth != "session"]
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
 
 def test_every_command_has_help():
-    for command in ["serve", "migrate", "apps", "keys", "demo", "backup", "validate", "templates", "schema", "render", "version"]:
+    for command in ["serve", "migrate", "apps", "keys", "users", "demo", "backup", "validate", "templates", "schema", "render", "version"]:
         proc = run_cli(command, "--help")
         assert "Usage: xizor " + command in proc.stdout, command
 
@@ -49,7 +49,7 @@ def test_migrate_applies_once_and_reports(data_dir):
                      "0008_targeting.sql", "0009_integrations.sql", "0010_events_by_hour.sql", "0011_presentations.sql", "0012_webhook_health.sql",
                      "0013_idempotency_hash.sql", "0014_subscriber_changes.sql", "0015_event_rollups.sql",
                      "0016_event_retention.sql", "0017_events_unused_indexes.sql", "0018_events_by_month.sql",
-                     "0019_verified_revenue.sql"]
+                     "0019_verified_revenue.sql", "0020_teams.sql"]
 
 
 def test_a_changed_migration_stops_start_up(tmp_path, data_dir):

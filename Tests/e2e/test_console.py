@@ -363,7 +363,7 @@ class ConsoleBrowser:
         assert self.heading() == "Sign in"
         Select(self.find("select[name=kind]")).select_by_value(kind)
         self.find("input[name=token]").send_keys(token)
-        self.find("form button[type=submit]").click()
+        self.find("form[data-form=key] button[type=submit]").click()
         if expect:
             self.settle(expect)
         else:
@@ -478,8 +478,9 @@ def chromium():
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900",
-                # Nothing leaves the machine: every host but the loopback server fails to resolve.
-                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
+                # Nothing leaves the machine: every host but the loopback server (and 127.0.0.2, the other
+                # origin of test_console_teams.py's cross-site page) fails to resolve.
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE 127.0.0.2"]:
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
@@ -882,7 +883,8 @@ def tab_order(console, count):
 def test_tab_reaches_the_skip_link_first_then_the_navigation(console, shop):
     console.sign_out_by_storage()
     console.open()
-    assert tab_order(console, 4) == [("a", "#main"), ("select", "kind"), ("input", "token"), ("button", "Sign in")]
+    assert tab_order(console, 7) == [("a", "#main"), ("input", "email"), ("input", "password"), ("button", "Sign in"),
+                                     ("select", "kind"), ("input", "token"), ("button", "Sign in with the key")]
     for token, kind, first in ((shop.secret_key, "secret", "#/paywalls"), (ADMIN_TOKEN, "admin", "#/apps")):
         console.sign_in(token, kind, expect="Apps" if kind == "admin" else "Paywalls")
         links = console.driver.execute_script("return [...document.querySelectorAll('#nav a')].map((a) => a.getAttribute('href'))")
@@ -900,7 +902,7 @@ def test_tab_reaches_the_skip_link_first_then_the_navigation(console, shop):
 def test_signing_in_with_the_keyboard_alone(console, shop):
     console.sign_out_by_storage()
     console.open()
-    assert tab_order(console, 3)[1:] == [("select", "kind"), ("input", "token")]
+    assert tab_order(console, 6)[4:] == [("select", "kind"), ("input", "token")]
     ActionChains(console.driver).send_keys(shop.secret_key).send_keys(Keys.ENTER).perform()
     console.settle("Paywalls")
     assert json.loads(console.stored()) == {"kind": "secret", "token": shop.secret_key}
@@ -908,7 +910,7 @@ def test_signing_in_with_the_keyboard_alone(console, shop):
     # The admin token: the credential's kind chosen with the arrow keys.
     console.sign_out_by_storage()
     console.open()
-    assert tab_order(console, 2)[1] == ("select", "kind")
+    assert tab_order(console, 5)[4] == ("select", "kind")
     ActionChains(console.driver).send_keys(Keys.ARROW_DOWN).perform()
     assert console.driver.execute_script("return document.querySelector('select[name=kind]').value") == "admin"
     assert console.tab() == ("input", "token")

@@ -130,7 +130,7 @@ class Console:
         assert self.heading() == "Sign in"
         Select(self.find("select[name=kind]")).select_by_value("secret")
         self.find("input[name=token]").send_keys(secret_key)
-        self.find("#main form button[type=submit]").click()
+        self.find("#main form[data-form=key] button[type=submit]").click()
         self.until(lambda: self.heading() == "Paywalls" and self.find_all("#main tr[data-paywall], #main p"), "the paywalls view")
 
     def find_all(self, css, root=None):

@@ -47,12 +47,15 @@ def test_served_document_is_valid_openapi_3_1_with_a_strong_etag(server):
     assert compressed.headers["ETag"] not in (etag, None)
     # The fixed surface is documented with the right keys.
     paths = document["paths"]
-    assert paths["/v1/apps"]["post"]["security"] == [{"adminToken": []}]
-    assert paths["/v1/paywalls/{id}/draft"]["put"]["security"] == [{"secretKey": []}]
+    assert paths["/v1/apps"]["post"]["security"] == [{"adminToken": []}, {"session": []}]
+    assert paths["/v1/paywalls/{id}/draft"]["put"]["security"] == [{"secretKey": []}, {"session": []}]
+    assert paths["/v1/session"]["get"]["security"] == [{"session": []}]
     assert paths["/healthz"]["get"]["security"] == []
     assert paths["/v1/sdk/events"]["post"]["security"] == [{"publicKey": []}]
     schemes = document["components"]["securitySchemes"]
-    assert {name: s["scheme"] for name, s in schemes.items()} == {"adminToken": "bearer", "secretKey": "bearer", "publicKey": "bearer"}
+    assert {name: s.get("scheme") for name, s in schemes.items()} == {"adminToken": "bearer", "secretKey": "bearer",
+                                                                       "publicKey": "bearer", "session": None}
+    assert schemes["session"] == {**schemes["session"], "type": "apiKey", "in": "cookie", "name": "__Host-xizor_session"}
     for path in ["/v1/templates", "/v1/templates/{name}", "/v1/validate", "/v1/paywalls", "/v1/paywalls/{id}",
                  "/v1/paywalls/{id}/draft", "/v1/paywalls/{id}/publish", "/v1/paywalls/{id}/versions",
                  "/v1/paywalls/{id}/versions/{n}", "/v1/paywalls/{id}/rollback", "/v1/placements",

@@ -22,7 +22,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from xizor_server import App, Client, create_app
 
-SCOPES = ("read", "drafts", "publish", "placements", "experiments", "analytics", "keys", "webhooks")
+SCOPES = ("read", "drafts", "publish", "placements", "experiments", "analytics", "keys", "webhooks", "members")
 HTTP_METHODS = ("get", "post", "put", "delete", "patch")
 MCP_VERSION = "2025-11-25"
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": MCP_VERSION}
@@ -134,7 +134,7 @@ def secret_operations(document):
             if spec is None:
                 continue
             names = [name for requirement in spec.get("security") or [] for name in requirement]
-            if names == ["secretKey"]:
+            if names == ["secretKey", "session"]:
                 ops.append((method.upper(), path, spec.get("operationId"), spec.get("x-xizor-scope")))
     return ops
 
@@ -192,7 +192,7 @@ def test_admin_and_public_routes_have_no_scope(document):
     """The admin token and public keys have no scopes: what they may do is decided by their kind."""
     scoped_elsewhere = [f"{method.upper()} {path}" for path, item in document["paths"].items() for method in HTTP_METHODS
                         if method in item and "x-xizor-scope" in item[method]
-                        and [n for r in item[method].get("security") or [] for n in r] != ["secretKey"]]
+                        and [n for r in item[method].get("security") or [] for n in r] != ["secretKey", "session"]]
     assert not scoped_elsewhere, scoped_elsewhere
 
 

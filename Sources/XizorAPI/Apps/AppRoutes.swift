@@ -7,12 +7,16 @@ struct AppRoutes {
     let services: XizorServices
 
     func register(in routes: inout APIRoutes) {
-        routes.admin(.POST, "/v1/apps", Self.createApp) { request, _ in
+        routes.admin(.POST, "/v1/apps", Self.createApp) { request, caller in
             let body = try request.jsonBody()
             guard let name = try body.optionalString("name", path: "$") else {
                 throw ServiceError.badField("$.name", "missing_required_field", "An app needs a 'name'.")
             }
             let created = try services.keys.createApp(name: name)
+            // An instance admin who creates an app as a person owns it (and lists it among their apps).
+            if let user = caller.user {
+                _ = try services.users.setRole(appID: created.appID, userID: user.userID, ["role": "owner"])
+            }
             return APIResponse.json(created.json, status: .created)
         }
         routes.admin(.GET, "/v1/apps", Self.listApps) { request, _ in

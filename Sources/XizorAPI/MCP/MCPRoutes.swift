@@ -47,7 +47,12 @@ struct MCPEndpoint: Sendable {
     let maxBatchMessages: Int
 
     func respond(to request: HTTPRequest, caller: AppCaller) throws -> HTTPResponse {
-        if let origin = request.header("Origin"), !allowedOrigins.contains(origin), !allowedOrigins.contains("*") {
+        // A person's session from the console's own origin may call (its admission checked that
+        // origin; a DNS-rebound host never carries the real host's cookie). Other browser origins
+        // only when configured.
+        if let origin = request.header("Origin"), !allowedOrigins.contains(origin), !allowedOrigins.contains("*"),
+            caller.user == nil || !SessionAdmission.isSameOrigin(request)
+        {
             throw ServiceError(
                 .forbidden, "origin_not_allowed",
                 "Browser origin '\(origin)' may not call /mcp; only the configured CORS origins (cors.allowedOrigins) may."

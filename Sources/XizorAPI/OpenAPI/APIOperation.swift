@@ -11,14 +11,19 @@ public enum APIAuth: Sendable {
     /// The app's public key as the `publicKey` path parameter (the SDK's cacheable path form: the
     /// URL, which a shared cache keys on, names the app; no `Authorization`, which caches refuse).
     case publicKeyInPath
+    /// A signed-in person on their own routes (their session and sessions): the session cookie.
+    case session
     case none
 
-    var securityScheme: String? {
+    /// The OpenAPI security requirements, any one of which admits: the admin token's and the secret
+    /// key's routes also take a person's session (an instance admin's, a member's).
+    var securitySchemes: [String] {
         switch self {
-        case .admin: "adminToken"
-        case .secret: "secretKey"
-        case .publicKey: "publicKey"
-        case .publicKeyInPath, .none: nil
+        case .admin: ["adminToken", "session"]
+        case .secret: ["secretKey", "session"]
+        case .publicKey: ["publicKey"]
+        case .session: ["session"]
+        case .publicKeyInPath, .none: []
         }
     }
 }

@@ -63,8 +63,12 @@ public struct APIRoutes {
             guard let key = request.verifiedKey, case .admin = key.principal else {
                 throw RouteGuard.unadmitted(request)
             }
-            let actor = WriteActor(kind: .admin, keyID: key.id, via: .rest, requestID: request.requestId)
-            return try WriteActor.$current.withValue(actor) { try handler(request, AdminCaller(keyID: key.id)) }
+            let actor =
+                key.user.map { WriteActor(kind: .user, keyID: nil, via: .rest, requestID: request.requestId, user: $0) }
+                ?? WriteActor(kind: .admin, keyID: key.id, via: .rest, requestID: request.requestId)
+            return try WriteActor.$current.withValue(actor) {
+                try handler(request, AdminCaller(keyID: key.id, user: key.user))
+            }
         }
     }
 
@@ -100,6 +104,22 @@ public struct APIRoutes {
                 throw RouteGuard.unadmitted(request)
             }
             return try handler(request, AppCaller(appID: appID, key: key))
+        }
+    }
+
+    /// A person's own route (their session, their sessions): the handler runs only for a live
+    /// session, and gets it.
+    mutating func session(
+        _ method: HTTPMethod, _ pattern: String, _ doc: OperationDoc,
+        _ handler: @escaping @Sendable (HTTPRequest, SessionService.Verified) throws -> HTTPResponse
+    ) {
+        add(method, pattern, doc, auth: .session, execution: .offloaded) { request in
+            guard let key = request.verifiedKey, case .person = key.principal, let session = key.session else {
+                throw RouteGuard.unadmitted(request)
+            }
+            let actor = WriteActor(
+                kind: .user, keyID: nil, via: .rest, requestID: request.requestId, user: session.actingUser)
+            return try WriteActor.$current.withValue(actor) { try handler(request, session) }
         }
     }
 

@@ -24,10 +24,20 @@ extension APISchemas {
             "AuditEntry": object([
                 "id": string, "at": millis,
                 "action": ["enum": .array(AuditAction.allCases.map { .string($0.rawValue) })],
-                "actor": object([
-                    "kind": ["enum": ["admin", "secret", "public", "cli", "system"]], "keyId": nullableString,
-                    "via": ["enum": ["rest", "mcp", "cli", "system"]],
-                ]),
+                "actor": object(
+                    [
+                        "kind": ["enum": ["admin", "secret", "public", "cli", "system", "user"]],
+                        "keyId": nullableString,
+                        "via": ["enum": ["rest", "mcp", "cli", "system"]],
+                    ],
+                    optional: [
+                        "userId": string, "email": string,
+                        "sessionId": nullable(
+                            "string", "The session the person acted through (null: a failed sign-in)."),
+                    ],
+                    description:
+                        "Who wrote: a key (`keyId`), or a signed-in person (kind `user`: `userId`, `email`, `sessionId`)."
+                ),
                 "target": object(["kind": string, "id": nullableString]),
                 "requestId": nullableString,
                 "beforeHash": nullable("string", "SHA-256 (hex) of the target's content before the write."),

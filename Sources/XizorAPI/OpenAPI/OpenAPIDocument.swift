@@ -61,6 +61,11 @@ public enum OpenAPIDocument {
             "type": "http", "scheme": "bearer",
             "description": "An app's public key `pk_…`: only /v1/sdk/* of that app. Safe to ship in apps.",
         ],
+        "session": [
+            "type": "apiKey", "in": "cookie", "name": "__Host-xizor_session",
+            "description":
+                "A person's session from POST /v1/session (docs/teams.md). On an app's routes the app is named by `X-Xizor-App-Id` and the person's role decides the scopes; every unsafe request also needs `X-Xizor-CSRF` (the session's `csrfToken`) and this server's own `Origin`.",
+        ],
     ]
 
     static func operation(_ operation: APIOperation) -> JSONValue {
@@ -71,7 +76,7 @@ public enum OpenAPIDocument {
             "tags": [.string(doc.tag)],
         ]
         if let d = doc.description { o["description"] = .string(d) }
-        o["security"] = doc.auth.securityScheme.map { [.object([$0: []])] } ?? []
+        o["security"] = .array(doc.auth.securitySchemes.map { .object([$0: []]) })
         if let scope = doc.scope { o["x-xizor-scope"] = .string(scope.rawValue) }
 
         var parameters: [JSONValue] = []

@@ -15,12 +15,29 @@ extension HTTPRequest {
 struct RouteGuard: Sendable {
     let keys: KeyService
     let limits: RateLimits
+    let sessions: SessionService
 
     /// `scope`: what a secret route needs besides the kind of key (nil for the other kinds, and for
     /// MCP, whose tools check their own).
     func admission(for auth: APIAuth, scope: APIScope?) -> HTTPAdmission? {
         guard auth != .none else { return nil }
-        return { [keys, limits] request in
+        // People's sessions reach their own routes, the admin token's (instance admins) and an app's
+        // secret routes (members); never the SDK's.
+        let acceptsSession = auth == .session || auth == .admin || auth == .secret
+        return { [keys, limits, sessions] request in
+            if acceptsSession, request.header("Authorization") == nil, let token = SessionAdmission.token(in: request) {
+                let key = try SessionAdmission.admit(
+                    request, token: token, auth: auth, sessions: sessions, limits: limits)
+                if let scope { try key.scopes.require(scope) }
+                try limits.take(for: request, key: key)
+                request.context = key
+                request.partition = key.partition
+                return
+            }
+            if auth == .session {
+                try limits.failedAuthentication(request)
+                throw ServiceError(.unauthorized, "session_required", "Sign in first (POST /v1/session).")
+            }
             let key =
                 auth == .publicKeyInPath
                 ? try RouteGuard.verify(pathKey: request, keys: keys, limits: limits)
@@ -93,8 +110,10 @@ struct RouteGuard: Sendable {
         switch (auth, key.principal) {
         case (.admin, .admin), (.secret, .secret), (.publicKey, .publicKey), (.none, _):
             return
-        case (.publicKeyInPath, .publicKey):
+        case (.publicKeyInPath, .publicKey), (.session, .person):
             return
+        case (.session, _):
+            throw ServiceError(.unauthorized, "session_required", "Sign in first (POST /v1/session).")
         case (.admin, _):
             throw ServiceError(.forbidden, "admin_token_required", "This endpoint needs the admin token.")
         case (.secret, _):

@@ -64,7 +64,7 @@ public enum XizorApplication {
             writes: ops.writesLimit.isEnabled ? RateLimiter(limit: ops.writesLimit) : nil,
             authFailures: ops.authFailuresLimit.isEnabled ? RateLimiter(limit: ops.authFailuresLimit) : nil,
             counters: rateLimits)
-        var routes = APIRoutes(guardian: RouteGuard(keys: services.keys, limits: limits))
+        var routes = APIRoutes(guardian: RouteGuard(keys: services.keys, limits: limits, sessions: services.sessions))
         if !options.corsAllowedOrigins.isEmpty {
             routes.use(CORSMiddleware(allowedOrigins: options.corsAllowedOrigins))
         }
@@ -98,6 +98,8 @@ public enum XizorApplication {
             }  // a build defect, checked by ConsoleTests
         }
         AppRoutes(services: services).register(in: &routes)
+        SessionRoutes(services: services, limits: limits).register(in: &routes)
+        UserRoutes(services: services).register(in: &routes)
         TemplateRoutes().register(in: &routes)
         AssetRoutes(assets: services.assets).register(in: &routes)
         PaywallRoutes(services: services).register(in: &routes)

@@ -14,7 +14,10 @@ export class ApiError extends Error {
   }
 }
 
-/** {kind: "secret" | "admin", token} or null. */
+/**
+ * {kind: "secret" | "admin", token} for a key, {kind: "person", csrf, user, memberships, appId} for a
+ * person (whose session token is an HttpOnly cookie this script never sees), or null.
+ */
 export function credential() {
   try {
     return JSON.parse(sessionStorage.getItem(STORE));
@@ -25,6 +28,22 @@ export function credential() {
 
 export function signIn(kind, token) {
   sessionStorage.setItem(STORE, JSON.stringify({ kind, token }));
+}
+
+/** Keeps a person's session as GET/POST /v1/session described it; `appId` is the app the console acts on. */
+export function signInPerson(session, appId) {
+  const first = session.memberships[0]?.appId ?? null;
+  sessionStorage.setItem(STORE, JSON.stringify({
+    kind: "person", csrf: session.csrfToken, user: session.user, memberships: session.memberships,
+    appId: appId ?? first,
+  }));
+}
+
+/** Switches the app a person's console acts on. */
+export function chooseApp(appId) {
+  const current = credential();
+  if (current?.kind !== "person") return;
+  sessionStorage.setItem(STORE, JSON.stringify({ ...current, appId }));
 }
 
 export function signOut() {
@@ -38,9 +57,16 @@ export async function call(method, path, options = {}) {
 
 /** The same call, answering `{body, etag}`: for drafts, saved under `If-Match` with the ETag they were read with. */
 export async function request(method, path, { body, headers = {}, token } = {}) {
-  const key = token ?? credential()?.token;
-  const init = { method, headers: { ...headers }, cache: "no-store" };
+  const saved = credential();
+  const key = token ?? saved?.token;
+  // A person's requests carry the session cookie (same origin), the app they act on, and on every
+  // change the session's CSRF token (docs/teams.md).
+  const init = { method, headers: { ...headers }, cache: "no-store", credentials: "same-origin" };
   if (key) init.headers.Authorization = `Bearer ${key}`;
+  if (!token && saved?.kind === "person") {
+    if (saved.appId) init.headers["X-Xizor-App-Id"] = saved.appId;
+    if (method !== "GET" && method !== "HEAD") init.headers["X-Xizor-CSRF"] = saved.csrf;
+  }
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

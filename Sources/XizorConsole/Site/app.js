@@ -1,5 +1,5 @@
 // The console's shell: the session, the navigation and a hash router (#/paywalls, #/keys, …).
-import { credential, signOut } from "./api.js";
+import { credential, signOut, chooseApp, del } from "./api.js";
 import { h, show, fill } from "./dom.js";
 import { signInView } from "./signin.js";
 import { paywallsView } from "./paywalls.js";
@@ -17,6 +17,12 @@ const SECTIONS = {
   admin: [["apps", "Apps", appsView]],
 };
 
+/** A person's sections: their app's (as a member, or any app for an instance admin) and, for an instance admin, Apps. */
+function sectionsOf(session) {
+  if (session.kind !== "person") return SECTIONS[session.kind] || [];
+  return [...(session.appId ? SECTIONS.secret : []), ...(session.user.instanceAdmin ? SECTIONS.admin : [])];
+}
+
 function route() {
   // Only #/section[/id] hashes are routes; any other (the skip link's #main) leaves the view as it is.
   if (location.hash && !location.hash.startsWith("#/")) return undefined;
@@ -26,12 +32,16 @@ function route() {
     renderNav([]);
     return signInView(start);
   }
-  const sections = SECTIONS[session.kind] || [];
+  const sections = sectionsOf(session);
+  if (!sections.length) {
+    renderNav([]);
+    return show(h("h1", {}, "No app yet"), h("p", {}, "You are not a member of any app. Ask an app's owner to add you."));
+  }
   const [wanted, id] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   const current = sections.find(([name]) => name === wanted) || sections[0];
   renderNav(sections, current[0]);
   // #/paywalls/ID opens that paywall's editor.
-  if (session.kind === "secret" && current[0] === "paywalls" && id) return editorView(id);
+  if (session.kind !== "admin" && current[0] === "paywalls" && id) return editorView(id);
   return current[2]();
 }
 
@@ -44,9 +54,26 @@ function renderNav(sections, current) {
 function renderSession(session) {
   const box = document.getElementById("session");
   if (!session) return fill(box);
-  fill(box, 
-    h("span", { class: "who" }, session.kind === "admin" ? "Admin token" : "App secret key"),
-    h("button", { type: "button", class: "secondary", onclick: () => { signOut(); history.replaceState(null, "", location.pathname); start(); } }, "Sign out"));
+  const leave = async () => {
+    // A person's session ends on the server too; a key is only forgotten by this tab.
+    if (session.kind === "person") await del("/v1/session").catch(() => {});
+    signOut();
+    history.replaceState(null, "", location.pathname);
+    start();
+  };
+  const who = session.kind === "person" ? session.user.email : session.kind === "admin" ? "Admin token" : "App secret key";
+  fill(box,
+    h("span", { class: "who" }, who),
+    session.kind === "person" && session.memberships.length > 1 ? appSwitcher(session) : null,
+    h("button", { type: "button", class: "secondary", onclick: leave }, "Sign out"));
+}
+
+/** The apps a person belongs to; choosing one reopens the console on it. */
+function appSwitcher(session) {
+  return h("select", {
+    "aria-label": "App",
+    onchange: (event) => { chooseApp(event.target.value); history.replaceState(null, "", "#/paywalls"); start(); },
+  }, session.memberships.map((m) => h("option", { value: m.appId, selected: m.appId === session.appId ? "" : null }, `${m.appName} (${m.role})`)));
 }
 
 function start() {

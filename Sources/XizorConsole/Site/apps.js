@@ -1,5 +1,6 @@
-// The admin's view: every app, create one (its two keys shown once), archive.
-import { get, post, del } from "./api.js";
+// The admin's view: every app, create one (its two keys shown once), archive; an instance admin
+// signed in as a person opens any app.
+import { get, post, del, credential, chooseApp } from "./api.js";
 import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 
 export async function appsView() {
@@ -31,7 +32,10 @@ export async function appsView() {
         h("tbody", {}, page.apps.map((app) => h("tr", {},
           h("td", {}, app.name), h("td", {}, h("code", {}, app.id)), h("td", {}, time(app.createdAt)),
           h("td", {}, app.archived ? "archived" : "live"),
-          h("td", {}, app.archived ? null : h("button", {
+          h("td", {}, app.archived || credential()?.kind !== "person" ? null : h("button", {
+            type: "button", class: "secondary", "aria-label": `Open ${app.name}`,
+            onclick: () => { chooseApp(app.id); location.hash = "#/paywalls"; },
+          }, "Open"), app.archived ? null : h("button", {
             type: "button", class: "danger", "aria-label": `Archive ${app.name}`,
             onclick: async () => {
               if (!confirm(`Archive “${app.name}”? Its keys stop working at once; its data is kept.`)) return;

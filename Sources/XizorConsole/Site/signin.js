@@ -1,18 +1,44 @@
-// Sign in with an app's secret key or the admin token: checked against the API before it is kept.
-import { get, signIn } from "./api.js";
+// Sign in as a person (email and password: a session cookie), or with an app's secret key or the
+// admin token (checked against the API before it is kept, in this tab only).
+import { get, post, signIn, signInPerson } from "./api.js";
 import { h, show, field, problemBox, fill } from "./dom.js";
 
 export function signInView(done) {
+  const errors = h("div", {});
+  const email = h("input", { type: "email", name: "email", autocomplete: "username", required: true, spellcheck: "false" });
+  const password = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true });
+  const person = h("form", {
+    class: "card narrow", "data-form": "person",
+    onsubmit: async (event) => {
+      event.preventDefault();
+      fill(errors);
+      try {
+        const session = await post("/v1/session", { email: email.value.trim(), password: password.value });
+        password.value = "";
+        signInPerson(session);
+        history.replaceState(null, "", `#/${session.memberships.length ? "paywalls" : "apps"}`);
+        done();
+      } catch (error) {
+        fill(errors, problemBox(error));
+        password.focus();
+      }
+    },
+  },
+  field("Email", email),
+  field("Password", password),
+  errors,
+  h("button", { type: "submit" }, "Sign in"));
+
+  const keyErrors = h("div", {});
   const kind = h("select", { name: "kind" },
     h("option", { value: "secret" }, "App secret key (sk_…)"),
     h("option", { value: "admin" }, "Admin token (xa_…)"));
   const token = h("input", { type: "password", name: "token", autocomplete: "current-password", required: true, spellcheck: "false" });
-  const errors = h("div", {});
-  const form = h("form", {
-    class: "card narrow",
+  const keyForm = h("form", {
+    class: "card narrow", "data-form": "key",
     onsubmit: async (event) => {
       event.preventDefault();
-      fill(errors);
+      fill(keyErrors);
       const value = token.value.trim();
       try {
         // The key is tried on a read it may make: the app's keys, or the admin's apps.
@@ -23,16 +49,16 @@ export function signInView(done) {
         history.replaceState(null, "", `#/${kind.value === "admin" ? "apps" : "paywalls"}`);
         done();
       } catch (error) {
-        fill(errors, problemBox(error));
+        fill(keyErrors, problemBox(error));
         token.focus();
       }
     },
   },
-  h("h1", {}, "Sign in"),
+  h("h2", {}, "Or with a key"),
   h("p", {}, "The key stays in this tab only (sessionStorage) and is sent only to this server."),
   field("Credential", kind),
   field("Key", token),
-  errors,
-  h("button", { type: "submit" }, "Sign in"));
-  show(form);
+  keyErrors,
+  h("button", { type: "submit" }, "Sign in with the key"));
+  show(h("h1", {}, "Sign in"), person, keyForm);
 }

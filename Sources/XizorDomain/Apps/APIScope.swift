@@ -3,7 +3,7 @@ import PaywallFormat
 /// What a secret key may do (docs/integrations.md, "Scoped keys"). Each secret route and MCP tool
 /// names the one scope it needs where it is declared; admission checks it before the body is read.
 public enum APIScope: String, CaseIterable, Sendable, Comparable {
-    case read, drafts, publish, placements, experiments, analytics, keys, webhooks
+    case read, drafts, publish, placements, experiments, analytics, keys, webhooks, members
 
     public static func < (a: APIScope, b: APIScope) -> Bool { a.rank < b.rank }
 
@@ -18,6 +18,7 @@ public enum APIScope: String, CaseIterable, Sendable, Comparable {
         case .analytics: 5
         case .keys: 6
         case .webhooks: 7
+        case .members: 8
         }
     }
 }

@@ -8,21 +8,32 @@ public struct AppCaller: Sendable, Equatable {
     public var scopes: ScopeSet = .all
     /// The environment of a public key, which its events take.
     public var environment: DataEnvironment = .production
+    /// The person, when a signed-in person called (then `keyID` is their session's id).
+    public var user: ActingUser?
 
-    public init(appID: String, keyID: String, scopes: ScopeSet = .all, environment: DataEnvironment = .production) {
+    public init(
+        appID: String, keyID: String, scopes: ScopeSet = .all, environment: DataEnvironment = .production,
+        user: ActingUser? = nil
+    ) {
         self.appID = appID
         self.keyID = keyID
         self.scopes = scopes
         self.environment = environment
+        self.user = user
     }
 
     package init(appID: String, key: VerifiedKey) {
-        self.init(appID: appID, keyID: key.id, scopes: key.scopes, environment: key.environment)
+        self.init(appID: appID, keyID: key.id, scopes: key.scopes, environment: key.environment, user: key.user)
     }
 }
 
 /// The caller of an admin route: which admin token it presented.
 public struct AdminCaller: Sendable, Equatable {
     public let keyID: String
-    package init(keyID: String) { self.keyID = keyID }
+    /// The instance admin, when a signed-in person called (then `keyID` is their session's id).
+    public let user: ActingUser?
+    package init(keyID: String, user: ActingUser? = nil) {
+        self.keyID = keyID
+        self.user = user
+    }
 }

@@ -6,10 +6,12 @@ public enum Principal: Sendable, Equatable {
     case admin
     case secret(appID: String)
     case publicKey(appID: String)
+    /// A signed-in person on a route of their own (their session, their sessions list): no app.
+    case person(userID: String)
 
     public var appID: String? {
         switch self {
-        case .admin: nil
+        case .admin, .person: nil
         case .secret(let id), .publicKey(let id): id
         }
     }
@@ -28,13 +30,29 @@ public final class VerifiedKey: Sendable {
     /// Whose share of the handler threads the key's requests take (`HTTPRequest.partition`): its
     /// app's ("" for the admin token). Kept here so admission assigns a string it already has.
     package let partition: String
+    /// The person's session, when a session (not a key) was verified: `id` is then the session's
+    /// id, and `scopes` the person's role's in the app (docs/teams.md).
+    public let session: SessionService.Verified?
+    public var user: ActingUser? { session?.actingUser }
 
-    init(id: String, principal: Principal, scopes: ScopeSet = .all, environment: DataEnvironment = .production) {
+    init(
+        id: String, principal: Principal, scopes: ScopeSet = .all, environment: DataEnvironment = .production,
+        session: SessionService.Verified? = nil
+    ) {
         self.id = id
         self.principal = principal
         partition = principal.appID ?? ""
         self.scopes = scopes
         self.environment = environment
+        self.session = session
+    }
+
+    /// What a verified session admits a request as: `principal` with `scopes` (a request's own
+    /// object, as sessions are not memoized: each request reads its session back).
+    package static func person(_ session: SessionService.Verified, as principal: Principal, scopes: ScopeSet)
+        -> VerifiedKey
+    {
+        VerifiedKey(id: session.session.id, principal: principal, scopes: scopes, session: session)
     }
 }
 

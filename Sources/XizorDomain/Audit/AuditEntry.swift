@@ -21,6 +21,9 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case webhookCreated = "webhook.created", webhookUpdated = "webhook.updated", webhookDeleted = "webhook.deleted"
     case webhookSecretRotated = "webhook.secret_rotated", webhookDisabled = "webhook.disabled"
     case revenueSettingsUpdated = "revenue.settings_updated"
+    case userCreated = "user.created", userUpdated = "user.updated"
+    case memberUpdated = "member.updated", memberRemoved = "member.removed"
+    case userSignedIn = "user.signed_in", userSignInFailed = "user.sign_in_failed", sessionRevoked = "session.revoked"
 }
 
 /// One write, as the service that made it describes it: recorded by `StoreTransaction.record` in

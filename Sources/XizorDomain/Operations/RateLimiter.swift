@@ -102,7 +102,7 @@ extension RateLimiter {
 /// Whose bucket a request draws from: the kind of key and its app, or (for failed
 /// authentications) the client's address.
 package struct BucketKey: Hashable, Sendable {
-    package enum Kind: UInt8, Hashable, Sendable { case admin, secret, publicKey, client, subscriber, store }
+    package enum Kind: UInt8, Hashable, Sendable { case admin, secret, publicKey, client, subscriber, store, person }
     package let kind: Kind
     /// The app of a key (empty for the admin token), the client's host, an app's subscriber, or the app
     /// whose store notifications these are.
@@ -137,6 +137,9 @@ package struct BucketKey: Hashable, Sendable {
             owner = id
         case .publicKey(let id):
             kind = .publicKey
+            owner = id
+        case .person(let id):
+            kind = .person
             owner = id
         }
     }

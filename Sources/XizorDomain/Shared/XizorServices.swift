@@ -29,6 +29,10 @@ public final class XizorServices: Sendable {
     public let previewLinks: PreviewLinks
     /// The Ed25519 keys SDK answers are signed with.
     public let signing: AnswerSigning
+    /// People: accounts and their roles in apps (docs/teams.md).
+    public let users: UserService
+    /// Signing in, and the sessions it makes.
+    public let sessions: SessionService
     /// Wakes the webhook dispatcher after a write that may have filled the outbox.
     public let outboxSignal = WakeSignal()
     /// What this process's webhook senders did, for `/metrics` (zero when it sends none).
@@ -69,6 +73,8 @@ public final class XizorServices: Sendable {
         public var appleSignatures = SignedDataVerifier.apple
         /// `signing.keyFile`'s key: then the only one, and the database's are not used.
         public var signingKey: Ed25519PrivateKey?
+        /// Sessions, lock-out and password hashing (`auth.*`).
+        public var sessions = SessionService.Options()
         public init() {}
     }
 
@@ -98,6 +104,10 @@ public final class XizorServices: Sendable {
         previewLinks = PreviewLinks(store: store, clock: clock)
         signing = try AnswerSigning(store: store, clock: clock, fileKey: limits.signingKey)
         webhooks = WebhookService(store: store, clock: clock, options: limits.webhooks, outboxSignal: outboxSignal)
+        let passwords = PasswordGate(
+            parameters: limits.sessions.passwordHashing, concurrent: limits.sessions.concurrentHashes)
+        users = UserService(store: store, clock: clock, hasher: passwords)
+        sessions = SessionService(store: store, clock: clock, options: limits.sessions, gate: passwords)
         revenue = RevenueService(
             store: store, clock: clock, verifier: limits.appleSignatures, analyticsGate: analyticsGate,
             rollups: rollups, outboxSignal: outboxSignal)

@@ -63,6 +63,7 @@ public protocol StoreTransaction {
     var audit: any AuditStore { get }
     var webhooks: any WebhookStore { get }
     var revenue: any RevenueStore { get }
+    var users: any UserStore { get }
 }
 
 /// The database is in a state the stores' own writes cannot produce (a row just written is gone).

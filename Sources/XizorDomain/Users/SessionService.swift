@@ -1,0 +1,222 @@
+import Digest
+import PaywallFormat
+
+/// Signing in and the sessions it makes (docs/teams.md, "Sessions"). A session is an opaque random
+/// token the browser holds in a `__Host-` cookie; the database holds only its SHA-256, so a copy of
+/// the database signs no one in. Every request a session makes reads it back (one indexed row), so
+/// a revocation, a removal or a disabled account stops it on the very next request, in every
+/// process behind the same database.
+public final class SessionService: Sendable {
+    public struct Options: Sendable {
+        /// A session unused this long ends (`auth.sessionIdleSeconds`).
+        public var idleSeconds = 86_400
+        /// A session ends this long after sign-in whatever its use (`auth.sessionMaxSeconds`).
+        public var maxSeconds = 1_209_600
+        /// Failed sign-ins in a row that lock the account (`auth.lockoutThreshold`).
+        public var lockoutThreshold = 5
+        /// How long the lock lasts (`auth.lockoutSeconds`).
+        public var lockoutSeconds = 900
+        /// Password hashes computed at once (`auth.concurrentHashes`).
+        public var concurrentHashes = 2
+        /// Argon2id's parameters for new hashes (older hashes are upgraded at sign-in).
+        public var passwordHashing = PasswordHasher.Parameters.standard
+        public init() {}
+    }
+
+    /// A fresh sign-in: the token is returned this once, for the cookie.
+    public struct SignedIn: Sendable {
+        public let token: String
+        /// The new session, as a request of it will be verified.
+        public let verified: Verified
+    }
+
+    /// A session that passed verification on this request.
+    public struct Verified: Sendable {
+        public let session: SessionRecord
+        public let user: User
+        /// The CSRF token of this session (derived from its token, never stored).
+        public let csrfToken: String
+
+        public var actingUser: ActingUser { ActingUser(userID: user.id, email: user.email, sessionID: session.id) }
+    }
+
+    let store: any DataStore
+    let clock: Clock
+    public let options: Options
+    let gate: PasswordGate
+    /// How stale `last_seen_at` may be before a request writes it: one write per session per
+    /// minute at most, whatever the request rate — or per quarter of the idle limit when that is
+    /// shorter, so a session in use never reaches it.
+    var touchIntervalMs: Int64 { min(60_000, idleMs / 4) }
+
+    init(store: any DataStore, clock: Clock, options: Options, gate: PasswordGate) {
+        self.store = store
+        self.clock = clock
+        self.options = options
+        self.gate = gate
+    }
+
+    var idleMs: Int64 { Int64(options.idleSeconds) * 1000 }
+
+    /// `{email, password}` → a new session. An unknown address and a wrong password get the same
+    /// 401 after the same work. `presentedToken`: a session cookie the request carried, which ends
+    /// here, so a session id planted before sign-in is never the one after (fixation).
+    public func signIn(_ body: JSONValue, address: String?, userAgent: String?, presentedToken: String?) throws
+        -> SignedIn
+    {
+        guard let email = body["email"]?.stringValue?.lowercased(), let password = body["password"]?.stringValue else {
+            throw ServiceError.badField("$", "required", "Send {\"email\": …, \"password\": …}.")
+        }
+        guard password.utf8.count <= UserService.maximumPasswordLength, email.utf8.count <= 254 else {
+            throw Self.invalidCredentials
+        }
+        let now = clock.now()
+        let stored = try store.read { tx in try tx.users.user(email: email) }
+        if let stored, let until = stored.lockedUntil, until > now {
+            throw ServiceError(
+                .tooManyRequests, "account_locked",
+                "Too many failed sign-ins: this account is locked for a while. Try again later.",
+                retryAfterSeconds: Int((until - now + 999) / 1000))
+        }
+        let matches = try gate.verify(password, against: stored?.passwordHash)
+        guard let stored, matches else {
+            if let stored { try recordFailure(stored, now: now) }
+            throw Self.invalidCredentials
+        }
+        let user = stored.user
+        guard user.disabledAt == nil else {
+            throw ServiceError(.forbidden, "user_disabled", "This account is disabled; ask an administrator.")
+        }
+        let rehash = try stored.passwordHash.flatMap { gate.needsRehash($0) ? try gate.hash(password) : nil }
+        let token = "xs_" + Identifiers.random(43)
+        let session = SessionRecord(
+            id: "ses_" + Identifiers.random(16), userID: user.id, createdAt: now, lastSeenAt: now,
+            expiresAt: now + Int64(options.maxSeconds) * 1000, revokedAt: nil,
+            address: address.map { String($0.prefix(64)) }, userAgent: userAgent.map { String($0.prefix(256)) })
+        try store.write { tx in
+            if stored.failedSignins > 0 || stored.lockedUntil != nil {
+                try tx.users.resetFailedSignins(userID: user.id)
+            }
+            if let rehash { try tx.users.setPasswordHash(userID: user.id, rehash) }
+            if let presentedToken, let planted = try tx.users.session(tokenHash: Self.tokenHash(presentedToken)) {
+                _ = try tx.users.revokeSession(id: planted.id, userID: planted.userID, at: now)
+            }
+            try tx.users.insert(session, tokenHash: Self.tokenHash(token))
+            try WriteActor.$current.withValue(
+                WriteActor(kind: .user, keyID: nil, via: .rest, requestID: nil, user: Self.acting(user, session.id))
+            ) {
+                try tx.record(
+                    WriteRecord(appID: nil, action: .userSignedIn, targetKind: "session", targetID: session.id),
+                    now: now)
+            }
+        }
+        return SignedIn(
+            token: token, verified: Verified(session: session, user: user, csrfToken: Self.csrfToken(for: token)))
+    }
+
+    private func recordFailure(_ stored: StoredUser, now: Int64) throws {
+        let locks = stored.failedSignins + 1 >= options.lockoutThreshold
+        try store.write { tx in
+            try tx.users.recordFailedSignin(
+                userID: stored.user.id, lockedUntil: locks ? now + Int64(options.lockoutSeconds) * 1000 : nil)
+            try WriteActor.$current.withValue(
+                WriteActor(kind: .user, keyID: nil, via: .rest, requestID: nil, user: Self.acting(stored.user, nil))
+            ) {
+                try tx.record(
+                    WriteRecord(appID: nil, action: .userSignInFailed, targetKind: "user", targetID: stored.user.id),
+                    now: now)
+            }
+        }
+    }
+
+    /// The live session of `token`, or 401 `invalid_session`. Writes `last_seen_at` at most once a
+    /// minute (the idle limit is counted from it).
+    public func verify(token: String) throws -> Verified {
+        let now = clock.now()
+        let hash = Self.tokenHash(token)
+        let found = try store.read { tx -> (SessionRecord, User)? in
+            guard let session = try tx.users.session(tokenHash: hash),
+                let user = try tx.users.user(id: session.userID)?.user
+            else { return nil }
+            return (session, user)
+        }
+        guard let (stored, user) = found, stored.isLive(at: now, idleMs: idleMs), user.disabledAt == nil else {
+            throw Self.invalidSession
+        }
+        var session = stored
+        if now - session.lastSeenAt >= touchIntervalMs {
+            try store.write { tx in try tx.users.touchSession(id: session.id, at: now) }
+            session.lastSeenAt = now
+        }
+        return Verified(session: session, user: user, csrfToken: Self.csrfToken(for: token))
+    }
+
+    /// What `user` may do in `appID`: their role's scopes, every scope for an instance admin; 403
+    /// `not_a_member` otherwise (also for an app that does not exist, which says nothing of it).
+    public func scopes(of user: User, in appID: String) throws -> ScopeSet {
+        let (role, live) = try store.read { tx in
+            (try tx.users.role(appID: appID, userID: user.id), try tx.users.liveAppName(id: appID) != nil)
+        }
+        if live, user.instanceAdmin { return .all }
+        guard live, let role else {
+            throw ServiceError(.forbidden, "not_a_member", "You are not a member of app '\(appID.prefix(64))'.")
+        }
+        return role.scopes
+    }
+
+    public func memberships(userID: String) throws -> [Membership] {
+        try store.read { tx in try tx.users.memberships(userID: userID) }
+    }
+
+    /// The user's live sessions, newest first.
+    public func sessions(userID: String) throws -> [SessionRecord] {
+        let now = clock.now()
+        return try store.read { tx in try tx.users.sessions(userID: userID, now: now) }
+            .filter { $0.isLive(at: now, idleMs: idleMs) }
+    }
+
+    /// Ends one of the user's sessions (404 for any other id).
+    public func revoke(sessionID: String, of user: ActingUser) throws {
+        let now = clock.now()
+        try store.write { tx in
+            guard try tx.users.revokeSession(id: sessionID, userID: user.userID, at: now) else {
+                throw ServiceError(
+                    .notFound, "session_not_found", "You have no live session '\(sessionID.prefix(64))'.")
+            }
+            try tx.record(
+                WriteRecord(appID: nil, action: .sessionRevoked, targetKind: "session", targetID: sessionID), now: now)
+        }
+    }
+
+    /// Signs the user out everywhere: every session ends, this one too.
+    public func revokeAll(of user: ActingUser) throws {
+        let now = clock.now()
+        try store.write { tx in
+            _ = try tx.users.revokeSessions(userID: user.userID, at: now)
+            try tx.record(
+                WriteRecord(appID: nil, action: .sessionRevoked, targetKind: "user", targetID: user.userID), now: now)
+        }
+    }
+
+    /// The CSRF token of a session: a hash of its token under a label, so it needs no storage, is
+    /// worthless without the cookie's secret, and changes with every session.
+    public static func csrfToken(for token: String) -> String {
+        SHA256.hexDigest(of: "xizor-csrf\u{0}" + token)
+    }
+
+    /// Whether `candidate` is the CSRF token of `token`, compared in constant time.
+    public static func isCSRFToken(_ candidate: String, of token: String) -> Bool {
+        Identifiers.constantTimeEqual(Array(candidate.utf8), Array(csrfToken(for: token).utf8))
+    }
+
+    static func tokenHash(_ token: String) -> String { SHA256.hexDigest(of: token) }
+
+    private static func acting(_ user: User, _ sessionID: String?) -> ActingUser {
+        ActingUser(userID: user.id, email: user.email, sessionID: sessionID)
+    }
+
+    public static let invalidCredentials = ServiceError(
+        .unauthorized, "invalid_credentials", "The email or the password is wrong.")
+    public static let invalidSession = ServiceError(
+        .unauthorized, "invalid_session", "The session has ended (signed out, expired or revoked): sign in again.")
+}

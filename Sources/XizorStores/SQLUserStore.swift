@@ -1,0 +1,175 @@
+import Storage
+import XizorDomain
+
+struct SQLUserStore: UserStore {
+    let db: any SQLConnection
+
+    private static let userColumns =
+        "id, email, instance_admin, created_at, disabled_at, password_hash, failed_signins, locked_until"
+    private static let sessionColumns =
+        "id, user_id, created_at, last_seen_at, expires_at, revoked_at, address, user_agent"
+
+    func insert(_ user: User, passwordHash: String?) throws {
+        try db.run(
+            """
+            INSERT INTO users (id, email, password_hash, instance_admin, created_at, disabled_at, failed_signins)
+            VALUES (\(user.id), \(user.email), \(passwordHash), \(Int64(user.instanceAdmin ? 1 : 0)), \(user.createdAt), \(user.disabledAt), 0)
+            """)
+    }
+
+    func user(id: String) throws -> StoredUser? {
+        try db.row("SELECT \(raw: Self.userColumns) FROM users WHERE id = \(id)").map(Self.storedUser)
+    }
+
+    func user(email: String) throws -> StoredUser? {
+        try db.row("SELECT \(raw: Self.userColumns) FROM users WHERE email = \(email)").map(Self.storedUser)
+    }
+
+    func users(after: String?, limit: Int) throws -> [User] {
+        try db.rows(
+            "SELECT \(raw: Self.userColumns) FROM users WHERE id > \(after ?? "") ORDER BY id LIMIT \(Int64(limit))"
+        ).map { try Self.storedUser($0).user }
+    }
+
+    func countUsers() throws -> Int {
+        let count: Int64 = try db.row("SELECT count(*) FROM users")?.get(0) ?? 0
+        return Int(count)
+    }
+
+    func update(_ user: User) throws {
+        try db.run(
+            "UPDATE users SET instance_admin = \(Int64(user.instanceAdmin ? 1 : 0)), disabled_at = \(user.disabledAt) WHERE id = \(user.id)"
+        )
+    }
+
+    func setPasswordHash(userID: String, _ hash: String) throws {
+        try db.run("UPDATE users SET password_hash = \(hash) WHERE id = \(userID)")
+    }
+
+    func recordFailedSignin(userID: String, lockedUntil: Int64?) throws {
+        try db.run(
+            "UPDATE users SET failed_signins = failed_signins + 1, locked_until = coalesce(\(lockedUntil), locked_until) WHERE id = \(userID)"
+        )
+    }
+
+    func resetFailedSignins(userID: String) throws {
+        try db.run("UPDATE users SET failed_signins = 0, locked_until = NULL WHERE id = \(userID)")
+    }
+
+    func memberships(userID: String) throws -> [Membership] {
+        try db.rows(
+            """
+            SELECT m.app_id, a.name, m.user_id, u.email, m.role, m.created_at FROM memberships m
+            JOIN apps a ON a.id = m.app_id JOIN users u ON u.id = m.user_id
+            WHERE m.user_id = \(userID) AND a.archived_at IS NULL ORDER BY a.name, m.app_id
+            """
+        ).map(Self.membership)
+    }
+
+    func members(appID: String) throws -> [Membership] {
+        try db.rows(
+            """
+            SELECT m.app_id, a.name, m.user_id, u.email, m.role, m.created_at FROM memberships m
+            JOIN apps a ON a.id = m.app_id JOIN users u ON u.id = m.user_id
+            WHERE m.app_id = \(appID) ORDER BY u.email
+            """
+        ).map(Self.membership)
+    }
+
+    func role(appID: String, userID: String) throws -> Role? {
+        guard
+            let name: String = try db.row(
+                "SELECT role FROM memberships WHERE app_id = \(appID) AND user_id = \(userID)")?.get(0)
+        else { return nil }
+        guard let role = Role(rawValue: name) else {
+            throw StoreInconsistency(detail: "a membership has role '\(name)'")
+        }
+        return role
+    }
+
+    func setRole(appID: String, userID: String, _ role: Role, now: Int64) throws {
+        try db.run(
+            """
+            INSERT INTO memberships (app_id, user_id, role, created_at) VALUES (\(appID), \(userID), \(role.rawValue), \(now))
+            ON CONFLICT (app_id, user_id) DO UPDATE SET role = excluded.role
+            """)
+    }
+
+    func removeMember(appID: String, userID: String) throws -> Bool {
+        try db.run("DELETE FROM memberships WHERE app_id = \(appID) AND user_id = \(userID)")
+        return db.changes == 1
+    }
+
+    func countOwners(appID: String) throws -> Int {
+        let count: Int64 =
+            try db.row("SELECT count(*) FROM memberships WHERE app_id = \(appID) AND role = 'owner'")?.get(0) ?? 0
+        return Int(count)
+    }
+
+    func liveAppName(id: String) throws -> String? {
+        try db.row("SELECT name FROM apps WHERE id = \(id) AND archived_at IS NULL")?.get(0)
+    }
+
+    func insert(_ session: SessionRecord, tokenHash: String) throws {
+        try db.run(
+            """
+            INSERT INTO sessions (id, token_hash, user_id, created_at, last_seen_at, expires_at, revoked_at, address, user_agent)
+            VALUES (\(session.id), \(tokenHash), \(session.userID), \(session.createdAt), \(session.lastSeenAt), \(session.expiresAt),
+                    \(session.revokedAt), \(session.address), \(session.userAgent))
+            """)
+    }
+
+    func session(tokenHash: String) throws -> SessionRecord? {
+        try db.row("SELECT \(raw: Self.sessionColumns) FROM sessions WHERE token_hash = \(tokenHash)").map(Self.session)
+    }
+
+    func sessions(userID: String, now: Int64) throws -> [SessionRecord] {
+        try db.rows(
+            """
+            SELECT \(raw: Self.sessionColumns) FROM sessions
+            WHERE user_id = \(userID) AND revoked_at IS NULL AND expires_at > \(now) ORDER BY created_at DESC, id
+            """
+        ).map(Self.session)
+    }
+
+    func touchSession(id: String, at: Int64) throws {
+        try db.run("UPDATE sessions SET last_seen_at = greatest(last_seen_at, \(at)) WHERE id = \(id)")
+    }
+
+    func revokeSession(id: String, userID: String, at: Int64) throws -> Bool {
+        try db.run(
+            "UPDATE sessions SET revoked_at = \(at) WHERE id = \(id) AND user_id = \(userID) AND revoked_at IS NULL")
+        return db.changes == 1
+    }
+
+    func revokeSessions(userID: String, at: Int64) throws -> Int {
+        try db.run("UPDATE sessions SET revoked_at = \(at) WHERE user_id = \(userID) AND revoked_at IS NULL")
+        return db.changes
+    }
+
+    private static func storedUser(_ row: Row) throws -> StoredUser {
+        let admin: Int64 = try row.get(2)
+        let failed: Int64 = try row.get(6)
+        return StoredUser(
+            user: User(
+                id: try row.get(0), email: try row.get(1), instanceAdmin: admin == 1, createdAt: try row.get(3),
+                disabledAt: try row.get(4)),
+            passwordHash: try row.get(5), failedSignins: Int(failed), lockedUntil: try row.get(7))
+    }
+
+    private static func membership(_ row: Row) throws -> Membership {
+        let name: String = try row.get(4)
+        guard let role = Role(rawValue: name) else {
+            throw StoreInconsistency(detail: "a membership has role '\(name)'")
+        }
+        return Membership(
+            appID: try row.get(0), appName: try row.get(1), userID: try row.get(2), email: try row.get(3), role: role,
+            createdAt: try row.get(5))
+    }
+
+    private static func session(_ row: Row) throws -> SessionRecord {
+        SessionRecord(
+            id: try row.get(0), userID: try row.get(1), createdAt: try row.get(2), lastSeenAt: try row.get(3),
+            expiresAt: try row.get(4), revokedAt: try row.get(5), address: try row.get(6), userAgent: try row.get(7))
+    }
+}
