@@ -271,6 +271,18 @@ struct CommandEnvironment {
         limits.sessions.lockoutThreshold = configuration[\.auth.lockoutThreshold]
         limits.sessions.lockoutSeconds = configuration[\.auth.lockoutSeconds]
         limits.sessions.concurrentHashes = configuration[\.auth.concurrentHashes]
+        if let origin = configuration[\.publicURL], configuration[\.console.enabled] {
+            limits.invitations.consoleURL = origin + configuration[\.console.path]
+        }
+        if let url = configuration[\.smtp.url] {
+            var mail = Mailer.Options(url: url, from: configuration[\.smtp.from])
+            mail.username = configuration[\.smtp.username]
+            mail.password = configuration[\.smtp.password]
+            mail.requireTLS = configuration[\.smtp.requireTLS]
+            mail.timeoutMs = configuration[\.smtp.timeoutMs]
+            limits.invitations.mailer = Mailer(options: mail)
+        }
+        limits.logFailure = { [logger] message in logger.warning(message) }
         if let path = configuration[\.signing.keyFile] {
             guard let bytes = FileManager.default.contents(atPath: path),
                 let key = try? Ed25519PrivateKey(pem: [UInt8](bytes))

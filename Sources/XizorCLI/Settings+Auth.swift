@@ -17,3 +17,18 @@ struct AuthSettings: Sendable {
             "passwords checked at once (Argon2id: ~19 MiB and tens of ms of a core each); past it a sign-in gets 503 with Retry-After"
     )
 }
+
+/// The SMTP server invitations are mailed through (docs/teams.md, "Invitations").
+struct SMTPSettings: Sendable {
+    let url = Setting.optional(
+        "smtp.url",
+        help:
+            "smtp://host:port (STARTTLS when offered) or smtps://host:port to mail invitation links through; unset: links are only shown to the inviter"
+    )
+    let from = Setting.string("smtp.from", default: "xizor@localhost", help: "the sender address of invitation mail")
+    let username = Setting.optional("smtp.username", help: "the SMTP account's name, when the server asks for one")
+    let password = Setting.optional("smtp.password", help: "the SMTP account's password")
+    let requireTLS = Setting.bool(
+        "smtp.requireTLS", default: false, help: "refuse to mail unless the connection to the SMTP server is encrypted")
+    let timeoutMs = Setting.int("smtp.timeoutMs", default: 10_000, 100...120_000, help: "time one mail may take")
+}

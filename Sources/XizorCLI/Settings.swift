@@ -48,6 +48,7 @@ struct Settings: Sendable {
     let cache = EdgeCacheSettings()
     let signing = SigningSettings()
     let auth = AuthSettings()
+    let smtp = SMTPSettings()
 
     static let all = Settings()
 }

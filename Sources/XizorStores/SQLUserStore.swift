@@ -172,4 +172,69 @@ struct SQLUserStore: UserStore {
             id: try row.get(0), userID: try row.get(1), createdAt: try row.get(2), lastSeenAt: try row.get(3),
             expiresAt: try row.get(4), revokedAt: try row.get(5), address: try row.get(6), userAgent: try row.get(7))
     }
+
+    // MARK: invitations
+
+    private static let invitationColumns =
+        "id, app_id, email, role, created_at, expires_at, accepted_at, accepted_by, revoked_at"
+
+    func insert(_ invitation: Invitation, tokenHash: String) throws {
+        try db.run(
+            """
+            INSERT INTO invitations (id, token_hash, app_id, email, role, created_at, expires_at)
+            VALUES (\(invitation.id), \(tokenHash), \(invitation.appID), \(invitation.email), \(invitation.role.rawValue),
+                    \(invitation.createdAt), \(invitation.expiresAt))
+            """)
+    }
+
+    func invitation(tokenHash: String) throws -> Invitation? {
+        try db.row("SELECT \(raw: Self.invitationColumns) FROM invitations WHERE token_hash = \(tokenHash)")
+            .map(Self.invitation)
+    }
+
+    func invitations(appID: String, limit: Int) throws -> [Invitation] {
+        try db.rows(
+            """
+            SELECT \(raw: Self.invitationColumns) FROM invitations WHERE app_id = \(appID)
+            ORDER BY created_at DESC, id LIMIT \(Int64(limit))
+            """
+        ).map(Self.invitation)
+    }
+
+    func pendingInvitationCount(appID: String, now: Int64) throws -> Int {
+        let count: Int64 =
+            try db.row(
+                """
+                SELECT count(*) FROM invitations
+                WHERE app_id = \(appID) AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > \(now)
+                """
+            )?.get(0) ?? 0
+        return Int(count)
+    }
+
+    func accept(invitationID: String, by userID: String, at: Int64) throws -> Bool {
+        try db.run(
+            """
+            UPDATE invitations SET accepted_at = \(at), accepted_by = \(userID)
+            WHERE id = \(invitationID) AND accepted_at IS NULL AND revoked_at IS NULL
+            """)
+        return db.changes == 1
+    }
+
+    func revoke(invitationID: String, appID: String, at: Int64) throws -> Bool {
+        try db.run(
+            """
+            UPDATE invitations SET revoked_at = \(at)
+            WHERE id = \(invitationID) AND app_id = \(appID) AND accepted_at IS NULL AND revoked_at IS NULL
+            """)
+        return db.changes == 1
+    }
+
+    private static func invitation(_ row: Row) throws -> Invitation {
+        let name: String = try row.get(3)
+        guard let role = Role(rawValue: name) else { throw StoreInconsistency(detail: "an invitation has role '\(name)'") }
+        return Invitation(
+            id: try row.get(0), appID: try row.get(1), email: try row.get(2), role: role, createdAt: try row.get(4),
+            expiresAt: try row.get(5), acceptedAt: try row.get(6), acceptedBy: try row.get(7), revokedAt: try row.get(8))
+    }
 }

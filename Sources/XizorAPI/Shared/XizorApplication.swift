@@ -100,6 +100,7 @@ public enum XizorApplication {
         AppRoutes(services: services).register(in: &routes)
         SessionRoutes(services: services, limits: limits).register(in: &routes)
         UserRoutes(services: services).register(in: &routes)
+        InvitationRoutes(services: services, limits: limits).register(in: &routes)
         TemplateRoutes().register(in: &routes)
         AssetRoutes(assets: services.assets).register(in: &routes)
         PaywallRoutes(services: services).register(in: &routes)

@@ -23,12 +23,7 @@ struct SessionRoutes {
                 try limits.failedAuthentication(request)
                 throw error
             }
-            var response = APIResponse.json(try Self.describe(signedIn.verified, services: services), status: .created)
-            let session = signedIn.verified.session
-            let maxAge = Int((session.expiresAt - session.createdAt) / 1000)
-            response.headers["Set-Cookie"] = SessionAdmission.cookie(signedIn.token, maxAgeSeconds: maxAge)
-            response.headers["Cache-Control"] = "no-store"
-            return response
+            return try Self.signedIn(signedIn, services: services)
         }
         routes.session(.GET, "/v1/session", Self.getSession) { _, session in
             var response = APIResponse.json(try Self.describe(session, services: services))
@@ -57,6 +52,16 @@ struct SessionRoutes {
             response.headers["Set-Cookie"] = SessionAdmission.clearedCookie
             return response
         }
+    }
+
+    /// The 201 of a new session: its description, and the cookie that carries it.
+    static func signedIn(_ signedIn: SessionService.SignedIn, services: XizorServices) throws -> HTTPResponse {
+        var response = APIResponse.json(try describe(signedIn.verified, services: services), status: .created)
+        let session = signedIn.verified.session
+        let maxAge = Int((session.expiresAt - session.createdAt) / 1000)
+        response.headers["Set-Cookie"] = SessionAdmission.cookie(signedIn.token, maxAgeSeconds: maxAge)
+        response.headers["Cache-Control"] = "no-store"
+        return response
     }
 
     /// What the console learns of a session: who, until when, the CSRF token, and the apps.

@@ -23,6 +23,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case revenueSettingsUpdated = "revenue.settings_updated"
     case userCreated = "user.created", userUpdated = "user.updated"
     case memberUpdated = "member.updated", memberRemoved = "member.removed"
+    case invitationCreated = "invitation.created", invitationRevoked = "invitation.revoked"
+    case invitationAccepted = "invitation.accepted"
     case userSignedIn = "user.signed_in", userSignInFailed = "user.sign_in_failed", sessionRevoked = "session.revoked"
 }
 

@@ -735,6 +735,22 @@ CREATE TABLE sessions (
 ) STRICT;
 CREATE INDEX sessions_by_user ON sessions (user_id);
 
+-- An owner's invitation: a single-use link for one email and role, valid 7 days. Only the token's
+-- SHA-256 is kept; accepting it creates the account (or signs the existing one in) and adds the role.
+CREATE TABLE invitations (
+    id          TEXT    PRIMARY KEY,
+    token_hash  TEXT    NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+    app_id      TEXT    NOT NULL REFERENCES apps (id),
+    email       TEXT    NOT NULL CHECK (length(email) BETWEEN 3 AND 254),
+    role        TEXT    NOT NULL CHECK (role IN ('owner', 'admin', 'editor', 'viewer')),
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    accepted_at INTEGER,
+    accepted_by TEXT    REFERENCES users (id),
+    revoked_at  INTEGER
+) STRICT;
+CREATE INDEX invitations_by_app ON invitations (app_id, created_at);
+
 -- The audit log learns people: actor 'user' with the user, the email at the time and the session.
 -- SQLite cannot change a CHECK in place, so the table is rebuilt with its rows and sequence.
 CREATE TABLE audit_log_teams (

@@ -33,6 +33,8 @@ public final class XizorServices: Sendable {
     public let users: UserService
     /// Signing in, and the sessions it makes.
     public let sessions: SessionService
+    /// Owners' invitations of people to their apps.
+    public let invitations: InvitationService
     /// Wakes the webhook dispatcher after a write that may have filled the outbox.
     public let outboxSignal = WakeSignal()
     /// What this process's webhook senders did, for `/metrics` (zero when it sends none).
@@ -75,6 +77,10 @@ public final class XizorServices: Sendable {
         public var signingKey: Ed25519PrivateKey?
         /// Sessions, lock-out and password hashing (`auth.*`).
         public var sessions = SessionService.Options()
+        /// Where invitation links point and how they are mailed (`smtp.*`).
+        public var invitations = InvitationService.Options()
+        /// Where the services report what they cannot answer to anyone (a mail that failed).
+        public var logFailure: @Sendable (String) -> Void = { _ in }
         public init() {}
     }
 
@@ -108,6 +114,9 @@ public final class XizorServices: Sendable {
             parameters: limits.sessions.passwordHashing, concurrent: limits.sessions.concurrentHashes)
         users = UserService(store: store, clock: clock, hasher: passwords)
         sessions = SessionService(store: store, clock: clock, options: limits.sessions, gate: passwords)
+        invitations = InvitationService(
+            store: store, clock: clock, sessions: sessions, users: users, options: limits.invitations,
+            logFailure: limits.logFailure)
         revenue = RevenueService(
             store: store, clock: clock, verifier: limits.appleSignatures, analyticsGate: analyticsGate,
             rollups: rollups, outboxSignal: outboxSignal)

@@ -70,45 +70,66 @@ public final class SessionService: Sendable {
         guard password.utf8.count <= UserService.maximumPasswordLength, email.utf8.count <= 254 else {
             throw Self.invalidCredentials
         }
-        let now = clock.now()
         let stored = try store.read { tx in try tx.users.user(email: email) }
-        if let stored, let until = stored.lockedUntil, until > now {
+        guard let stored else {
+            // The same work as a wrong password: no account enumeration by timing.
+            _ = try gate.verify(password, against: nil)
+            throw Self.invalidCredentials
+        }
+        try checkPassword(password, of: stored)
+        let now = clock.now()
+        let rehash = try stored.passwordHash.flatMap { gate.needsRehash($0) ? try gate.hash(password) : nil }
+        return try store.write { tx in
+            if stored.failedSignins > 0 || stored.lockedUntil != nil {
+                try tx.users.resetFailedSignins(userID: stored.user.id)
+            }
+            if let rehash { try tx.users.setPasswordHash(userID: stored.user.id, rehash) }
+            return try open(
+                for: stored.user, address: address, userAgent: userAgent, presentedToken: presentedToken, now: now,
+                in: tx)
+        }
+    }
+
+    /// Checks `password` against `stored` as every sign-in does: the lock first, a failure counted
+    /// (and locking at the threshold), the same 401 as an unknown address, a disabled account told
+    /// only to the right password. An invitation accepted by an existing account uses it too.
+    func checkPassword(_ password: String, of stored: StoredUser) throws {
+        let now = clock.now()
+        if let until = stored.lockedUntil, until > now {
             throw ServiceError(
                 .tooManyRequests, "account_locked",
                 "Too many failed sign-ins: this account is locked for a while. Try again later.",
                 retryAfterSeconds: Int((until - now + 999) / 1000))
         }
-        let matches = try gate.verify(password, against: stored?.passwordHash)
-        guard let stored, matches else {
-            if let stored { try recordFailure(stored, now: now) }
+        guard try gate.verify(password, against: stored.passwordHash) else {
+            try recordFailure(stored, now: now)
             throw Self.invalidCredentials
         }
-        let user = stored.user
-        guard user.disabledAt == nil else {
+        guard stored.user.disabledAt == nil else {
             throw ServiceError(.forbidden, "user_disabled", "This account is disabled; ask an administrator.")
         }
-        let rehash = try stored.passwordHash.flatMap { gate.needsRehash($0) ? try gate.hash(password) : nil }
+    }
+
+    /// A new session of `user`, in the caller's write (a sign-in, an accepted invitation): a session
+    /// cookie the request carried ends first (fixation), and the sign-in is audited as the user's.
+    func open(
+        for user: User, address: String?, userAgent: String?, presentedToken: String?, now: Int64,
+        in tx: any StoreTransaction
+    ) throws -> SignedIn {
         let token = "xs_" + Identifiers.random(43)
         let session = SessionRecord(
             id: "ses_" + Identifiers.random(16), userID: user.id, createdAt: now, lastSeenAt: now,
             expiresAt: now + Int64(options.maxSeconds) * 1000, revokedAt: nil,
             address: address.map { String($0.prefix(64)) }, userAgent: userAgent.map { String($0.prefix(256)) })
-        try store.write { tx in
-            if stored.failedSignins > 0 || stored.lockedUntil != nil {
-                try tx.users.resetFailedSignins(userID: user.id)
-            }
-            if let rehash { try tx.users.setPasswordHash(userID: user.id, rehash) }
-            if let presentedToken, let planted = try tx.users.session(tokenHash: Self.tokenHash(presentedToken)) {
-                _ = try tx.users.revokeSession(id: planted.id, userID: planted.userID, at: now)
-            }
-            try tx.users.insert(session, tokenHash: Self.tokenHash(token))
-            try WriteActor.$current.withValue(
-                WriteActor(kind: .user, keyID: nil, via: .rest, requestID: nil, user: Self.acting(user, session.id))
-            ) {
-                try tx.record(
-                    WriteRecord(appID: nil, action: .userSignedIn, targetKind: "session", targetID: session.id),
-                    now: now)
-            }
+        if let presentedToken, let planted = try tx.users.session(tokenHash: Self.tokenHash(presentedToken)) {
+            _ = try tx.users.revokeSession(id: planted.id, userID: planted.userID, at: now)
+        }
+        try tx.users.insert(session, tokenHash: Self.tokenHash(token))
+        try WriteActor.$current.withValue(
+            WriteActor(kind: .user, keyID: nil, via: .rest, requestID: nil, user: Self.acting(user, session.id))
+        ) {
+            try tx.record(
+                WriteRecord(appID: nil, action: .userSignedIn, targetKind: "session", targetID: session.id), now: now)
         }
         return SignedIn(
             token: token, verified: Verified(session: session, user: user, csrfToken: Self.csrfToken(for: token)))

@@ -16,6 +16,16 @@ public enum Role: String, CaseIterable, Sendable {
         }
     }
 
+    /// The order of what roles may do: each may everything the one before may.
+    public var rank: Int {
+        switch self {
+        case .viewer: 0
+        case .editor: 1
+        case .admin: 2
+        case .owner: 3
+        }
+    }
+
     /// From a request's `role` field, refused with its path.
     static func parse(_ value: JSONValue?, path: String) throws -> Role {
         guard let name = value?.stringValue, let role = Role(rawValue: name) else {
@@ -142,7 +152,7 @@ public struct SessionRecord: Sendable, Equatable {
 }
 
 /// The people side of the database (docs/teams.md): users, their roles in apps, their sessions.
-public protocol UserStore {
+public protocol UserStore: InvitationStore {
     func insert(_ user: User, passwordHash: String?) throws
     func user(id: String) throws -> StoredUser?
     func user(email: String) throws -> StoredUser?

@@ -1,0 +1,59 @@
+import PaywallFormat
+
+/// An owner's invitation of one email to one role in the app (docs/teams.md, "Invitations"): a
+/// single-use link, valid `InvitationService.lifetimeMs`. Its states are derived from the row, in
+/// one place, so a list, an acceptance and a revocation cannot disagree about them.
+public struct Invitation: Sendable, Equatable {
+    public enum State: String, Sendable { case pending, accepted, expired, revoked }
+
+    public let id: String
+    public let appID: String
+    public let email: String
+    public let role: Role
+    public let createdAt: Int64
+    public let expiresAt: Int64
+    public var acceptedAt: Int64?
+    public var acceptedBy: String?
+    public var revokedAt: Int64?
+
+    package init(
+        id: String, appID: String, email: String, role: Role, createdAt: Int64, expiresAt: Int64,
+        acceptedAt: Int64? = nil, acceptedBy: String? = nil, revokedAt: Int64? = nil
+    ) {
+        self.id = id
+        self.appID = appID
+        self.email = email
+        self.role = role
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.acceptedAt = acceptedAt
+        self.acceptedBy = acceptedBy
+        self.revokedAt = revokedAt
+    }
+
+    public func state(at now: Int64) -> State {
+        if acceptedAt != nil { return .accepted }
+        if revokedAt != nil { return .revoked }
+        return now >= expiresAt ? .expired : .pending
+    }
+
+    public func json(at now: Int64) -> JSONValue {
+        [
+            "id": .string(id), "email": .string(email), "role": .string(role.rawValue),
+            "state": .string(state(at: now).rawValue), "createdAt": .number(Int(createdAt)),
+            "expiresAt": .number(Int(expiresAt)), "acceptedAt": acceptedAt.map { .number(Int($0)) } ?? .null,
+        ]
+    }
+}
+
+/// The invitations side of `UserStore`.
+public protocol InvitationStore {
+    func insert(_ invitation: Invitation, tokenHash: String) throws
+    func invitation(tokenHash: String) throws -> Invitation?
+    /// The app's invitations, newest first, at most `limit`.
+    func invitations(appID: String, limit: Int) throws -> [Invitation]
+    func pendingInvitationCount(appID: String, now: Int64) throws -> Int
+    /// Marks it accepted unless it already was (false then: another request won the race).
+    func accept(invitationID: String, by userID: String, at: Int64) throws -> Bool
+    func revoke(invitationID: String, appID: String, at: Int64) throws -> Bool
+}
