@@ -2,7 +2,7 @@
 SWIFT   ?= swift
 VENV    := .venv
 PY      := $(VENV)/bin/python
-APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev libssl-dev libcurl4-openssl-dev libargon2-dev postgresql nginx varnish curl nodejs node-typescript node-react node-react-test-renderer node-csstype node-prop-types chromium chromium-driver fonts-noto-color-emoji
+APT_PKGS := libsqlite3-dev zlib1g-dev libpq-dev libssl-dev libcurl4-openssl-dev libargon2-dev libqrencode-dev postgresql nginx varnish curl nodejs node-typescript node-react node-react-test-renderer node-csstype node-prop-types chromium chromium-driver fonts-noto-color-emoji
 CONFIG  ?= Config/xizor.json
 # A target importing a module it does not declare is an error, not a build-order accident: the layers'
 # boundaries (docs/architecture.md) are kept by the compiler.

@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
         /// README: C interop: libargon2, people's password hashes (Argon2id, docs/teams.md)
         .systemLibrary(name: "CArgon2", path: "Sources/CArgon2"),
+        /// README: C interop: libqrencode, the QR code of a TOTP enrolment (docs/teams.md)
+        .systemLibrary(name: "CQRencode", path: "Sources/CQRencode"),
         /// README: C interop: libcurl, for webhook deliveries (docs/integrations.md)
         .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
         /// README: C interop: what Glibc's Swift module does not export (`accept4`, thread priorities)
@@ -40,8 +42,8 @@ let package = Package(
         .target(name: "XizorLog", path: "Sources/XizorLog"),
         /// README: the hand-rolled HTTP/1.1 server on POSIX sockets and Dispatch; knows nothing about paywalls
         .target(name: "HTTP", dependencies: ["CZlib", "CSystem", "Execution", "XizorLog"], path: "Sources/HTTP"),
-        /// README: SHA-256 and HMAC over libcrypto, Argon2id over libargon2, shared by storage (migration checksums), the renderer (the page's script hash) and the API
-        .target(name: "Digest", dependencies: ["CCrypto", "CArgon2"], path: "Sources/Digest"),
+        /// README: SHA-256, HMAC and TOTP over libcrypto, Argon2id over libargon2, QR codes over libqrencode, shared by storage (migration checksums), the renderer (the page's script hash) and the API
+        .target(name: "Digest", dependencies: ["CCrypto", "CArgon2", "CQRencode"], path: "Sources/Digest"),
         /// README: the SQLite layer over the C API: database, statements, transactions, migrations, backups; and `SQL`, a statement written once for both databases, with `SQLConnection`
         .target(name: "Storage", dependencies: ["CSQLite", "Digest"], path: "Sources/Storage"),
         /// README: the app stores' signed data: JWS with an `x5c` chain, verified as Apple's `app-store-server-library` verifies it (chain to a trusted root at the signing date, Apple's OIDs, ES256), over libcrypto's X.509 and EC code; pure, no I/O

@@ -5,7 +5,7 @@ struct SQLUserStore: UserStore {
     let db: any SQLConnection
 
     private static let userColumns =
-        "id, email, instance_admin, created_at, disabled_at, password_hash, failed_signins, locked_until"
+        "id, email, instance_admin, created_at, disabled_at, password_hash, failed_signins, locked_until, totp_secret, totp_pending, totp_last_step"
     private static let sessionColumns =
         "id, user_id, created_at, last_seen_at, expires_at, revoked_at, address, user_agent"
 
@@ -54,6 +54,47 @@ struct SQLUserStore: UserStore {
 
     func resetFailedSignins(userID: String) throws {
         try db.run("UPDATE users SET failed_signins = 0, locked_until = NULL WHERE id = \(userID)")
+    }
+
+    func setTOTPPending(userID: String, _ secret: String?) throws {
+        try db.run("UPDATE users SET totp_pending = \(secret) WHERE id = \(userID)")
+    }
+
+    func enableTOTP(userID: String, secret: String, step: Int64) throws {
+        try db.run(
+            "UPDATE users SET totp_secret = \(secret), totp_pending = NULL, totp_last_step = \(step) WHERE id = \(userID)"
+        )
+    }
+
+    func disableTOTP(userID: String) throws {
+        try db.run(
+            "UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_last_step = NULL WHERE id = \(userID)")
+        try db.run("DELETE FROM recovery_codes WHERE user_id = \(userID)")
+    }
+
+    func useTOTPStep(userID: String, _ step: Int64) throws -> Bool {
+        try db.run(
+            """
+            UPDATE users SET totp_last_step = \(step)
+            WHERE id = \(userID) AND (totp_last_step IS NULL OR totp_last_step < \(step))
+            """)
+        return db.changes == 1
+    }
+
+    func replaceRecoveryCodes(userID: String, hashes: [String]) throws {
+        try db.run("DELETE FROM recovery_codes WHERE user_id = \(userID)")
+        for hash in hashes {
+            try db.run("INSERT INTO recovery_codes (user_id, code_hash) VALUES (\(userID), \(hash))")
+        }
+    }
+
+    func useRecoveryCode(userID: String, hash: String, at: Int64) throws -> Bool {
+        try db.run(
+            """
+            UPDATE recovery_codes SET used_at = \(at)
+            WHERE user_id = \(userID) AND code_hash = \(hash) AND used_at IS NULL
+            """)
+        return db.changes == 1
     }
 
     func memberships(userID: String) throws -> [Membership] {
@@ -150,11 +191,13 @@ struct SQLUserStore: UserStore {
     private static func storedUser(_ row: Row) throws -> StoredUser {
         let admin: Int64 = try row.get(2)
         let failed: Int64 = try row.get(6)
+        let secret: String? = try row.get(8)
         return StoredUser(
             user: User(
                 id: try row.get(0), email: try row.get(1), instanceAdmin: admin == 1, createdAt: try row.get(3),
-                disabledAt: try row.get(4)),
-            passwordHash: try row.get(5), failedSignins: Int(failed), lockedUntil: try row.get(7))
+                disabledAt: try row.get(4), totpEnabled: secret != nil),
+            passwordHash: try row.get(5), failedSignins: Int(failed), lockedUntil: try row.get(7), totpSecret: secret,
+            totpPending: try row.get(9), totpLastStep: try row.get(10))
     }
 
     private static func membership(_ row: Row) throws -> Membership {
@@ -226,15 +269,19 @@ struct SQLUserStore: UserStore {
             """
             UPDATE invitations SET revoked_at = \(at)
             WHERE id = \(invitationID) AND app_id = \(appID) AND accepted_at IS NULL AND revoked_at IS NULL
+              AND expires_at > \(at)
             """)
         return db.changes == 1
     }
 
     private static func invitation(_ row: Row) throws -> Invitation {
         let name: String = try row.get(3)
-        guard let role = Role(rawValue: name) else { throw StoreInconsistency(detail: "an invitation has role '\(name)'") }
+        guard let role = Role(rawValue: name) else {
+            throw StoreInconsistency(detail: "an invitation has role '\(name)'")
+        }
         return Invitation(
             id: try row.get(0), appID: try row.get(1), email: try row.get(2), role: role, createdAt: try row.get(4),
-            expiresAt: try row.get(5), acceptedAt: try row.get(6), acceptedBy: try row.get(7), revokedAt: try row.get(8))
+            expiresAt: try row.get(5), acceptedAt: try row.get(6), acceptedBy: try row.get(7), revokedAt: try row.get(8)
+        )
     }
 }

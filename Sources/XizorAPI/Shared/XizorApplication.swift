@@ -101,6 +101,7 @@ public enum XizorApplication {
         SessionRoutes(services: services, limits: limits).register(in: &routes)
         UserRoutes(services: services).register(in: &routes)
         InvitationRoutes(services: services, limits: limits).register(in: &routes)
+        TwoFactorRoutes(services: services).register(in: &routes)
         TemplateRoutes().register(in: &routes)
         AssetRoutes(assets: services.assets).register(in: &routes)
         PaywallRoutes(services: services).register(in: &routes)

@@ -69,8 +69,63 @@ extension InvitationRoutes {
             .problem(401, "`invalid_credentials`: the account exists and the password is wrong."),
             .problem(
                 403,
-                "`invitation_expired`, `invitation_revoked`, or `invitation_email_mismatch` (signed in as another address)."),
+                "`invitation_expired`, `invitation_revoked`, or `invitation_email_mismatch` (signed in as another address)."
+            ),
             .problem(404, "`invitation_not_found`."), .problem(409, "`invitation_used`: a link works once."),
             .problem(422, "`password_too_short` at `$.password` (a new account)."),
+        ])
+}
+
+extension TwoFactorRoutes {
+    static let beginTOTP = OperationDoc(
+        "beginTOTP", summary: "Start setting up a second factor",
+        description:
+            "A new pending secret (replacing an unconfirmed one): `secret` (base32, to type in), `uri` (`otpauth://totp/…`) and `qrSvg` (its QR code, for an authenticator app's camera). Nothing changes at sign-in until it is confirmed.",
+        tag: "teams",
+        responses: [
+            .json(
+                201, "The pending secret.",
+                [
+                    "type": "object",
+                    "properties": [
+                        "secret": ["type": "string"], "uri": ["type": "string"], "qrSvg": ["type": "string"],
+                    ],
+                ]),
+            .problem(409, "`totp_enabled`: turn the second factor off first."),
+        ])
+
+    static let confirmTOTP = OperationDoc(
+        "confirmTOTP", summary: "Turn the second factor on with a code from the pending secret",
+        description:
+            "Answers ten one-time `recoveryCodes` (shown this once) and a new session (a new cookie and CSRF token): every session of the account ends, this one too, as they were opened without the second factor.",
+        tag: "teams",
+        requestBody: ["type": "object", "required": ["code"], "properties": ["code": ["type": "string"]]],
+        responses: [
+            .json(
+                201, "The new session with `recoveryCodes`.",
+                [
+                    "allOf": [
+                        SessionRoutes.sessionBody,
+                        [
+                            "type": "object",
+                            "properties": ["recoveryCodes": ["type": "array", "items": ["type": "string"]]],
+                        ],
+                    ]
+                ]),
+            .problem(409, "`totp_not_pending`: start with POST /v1/me/totp."),
+            .problem(422, "`invalid_totp` at `$.code`."),
+        ])
+
+    static let disableTOTP = OperationDoc(
+        "disableTOTP", summary: "Turn the second factor off",
+        description: "Needs a current `code` or an unused `recoveryCode`. The recovery codes are deleted.",
+        tag: "teams",
+        requestBody: [
+            "type": "object", "properties": ["code": ["type": "string"], "recoveryCode": ["type": "string"]],
+        ],
+        responses: [
+            .empty(204, "Off."),
+            .problem(401, "`invalid_totp`, `totp_code_used`, `invalid_recovery_code`, `totp_required`."),
+            .problem(409, "`totp_not_enabled`."),
         ])
 }

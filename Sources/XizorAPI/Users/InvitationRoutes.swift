@@ -46,9 +46,11 @@ struct InvitationRoutes {
             }
             let opened: SessionService.SignedIn
             do {
-                opened = try services.invitations.accept(
-                    try request.jsonBody(), signedIn: signedIn, address: RateLimits.host(of: request.remoteAddress),
-                    userAgent: request.header("User-Agent"), presentedToken: cookie)
+                opened = try SessionAdmission.anonymous(request) {
+                    try services.invitations.accept(
+                        try request.jsonBody(), signedIn: signedIn, address: RateLimits.host(of: request.remoteAddress),
+                        userAgent: request.header("User-Agent"), presentedToken: cookie)
+                }
             } catch let error as ServiceError
                 where ["invalid_credentials", "invitation_not_found"].contains(error.code)
             {

@@ -84,6 +84,14 @@ enum SessionAdmission {
         return origin[separator.upperBound...].lowercased() == host.lowercased()
     }
 
+    /// Runs an open route's work (signing in, accepting an invitation) with the request's id and
+    /// channel as the ambient actor: the person it becomes is recorded with them (`WriteActor.person`).
+    static func anonymous<T>(_ request: HTTPRequest, _ body: () throws -> T) rethrows -> T {
+        let id = request.requestId
+        return try WriteActor.$current.withValue(
+            WriteActor(kind: .system, keyID: nil, via: .rest, requestID: id.isEmpty ? nil : id), operation: body)
+    }
+
     /// The `Set-Cookie` value that hands the browser a new session.
     static func cookie(_ token: String, maxAgeSeconds: Int) -> String {
         "\(cookieName)=\(token); Path=/; Max-Age=\(maxAgeSeconds); HttpOnly; Secure; SameSite=Lax"

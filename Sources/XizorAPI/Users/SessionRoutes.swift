@@ -16,9 +16,11 @@ struct SessionRoutes {
             try limits.admitUnverified(request)
             let signedIn: SessionService.SignedIn
             do {
-                signedIn = try services.sessions.signIn(
-                    try request.jsonBody(), address: RateLimits.host(of: request.remoteAddress),
-                    userAgent: request.header("User-Agent"), presentedToken: SessionAdmission.token(in: request))
+                signedIn = try SessionAdmission.anonymous(request) {
+                    try services.sessions.signIn(
+                        try request.jsonBody(), address: RateLimits.host(of: request.remoteAddress),
+                        userAgent: request.header("User-Agent"), presentedToken: SessionAdmission.token(in: request))
+                }
             } catch let error as ServiceError where error.code == "invalid_credentials" {
                 try limits.failedAuthentication(request)
                 throw error
@@ -55,8 +57,15 @@ struct SessionRoutes {
     }
 
     /// The 201 of a new session: its description, and the cookie that carries it.
-    static func signedIn(_ signedIn: SessionService.SignedIn, services: XizorServices) throws -> HTTPResponse {
-        var response = APIResponse.json(try describe(signedIn.verified, services: services), status: .created)
+    static func signedIn(
+        _ signedIn: SessionService.SignedIn, services: XizorServices, adding extra: [String: JSONValue] = [:]
+    ) throws -> HTTPResponse {
+        var body = try describe(signedIn.verified, services: services)
+        if case .object(var members) = body {
+            members.merge(extra) { _, added in added }
+            body = .object(members)
+        }
+        var response = APIResponse.json(body, status: .created)
         let session = signedIn.verified.session
         let maxAge = Int((session.expiresAt - session.createdAt) / 1000)
         response.headers["Set-Cookie"] = SessionAdmission.cookie(signedIn.token, maxAgeSeconds: maxAge)

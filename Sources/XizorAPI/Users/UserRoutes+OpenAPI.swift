@@ -5,10 +5,11 @@ import XizorDomain
 /// The OpenAPI description of each operation `UserRoutes` and `SessionRoutes` register.
 extension UserRoutes {
     static let user: JSONValue = [
-        "type": "object", "required": ["id", "email", "instanceAdmin", "createdAt", "disabledAt"],
+        "type": "object", "required": ["id", "email", "instanceAdmin", "createdAt", "disabledAt", "totpEnabled"],
         "properties": [
             "id": ["type": "string"], "email": ["type": "string"], "instanceAdmin": ["type": "boolean"],
             "createdAt": ["type": "integer"], "disabledAt": ["type": ["integer", "null"]],
+            "totpEnabled": ["type": "boolean"],
         ],
     ]
     static let member: JSONValue = [
@@ -142,11 +143,24 @@ extension SessionRoutes {
         tag: "teams",
         requestBody: [
             "type": "object", "required": ["email", "password"],
-            "properties": ["email": ["type": "string"], "password": ["type": "string"]],
+            "properties": [
+                "email": ["type": "string"], "password": ["type": "string"],
+                "code": [
+                    "type": "string",
+                    "description": "The authenticator app's 6 digits, for an account with a second factor.",
+                ],
+                "recoveryCode": [
+                    "type": "string",
+                    "description": "Instead of `code`: one of the account's recovery codes (each works once).",
+                ],
+            ],
         ],
         responses: [
             .json(201, "Signed in; the cookie is set.", sessionBody, headers: [("Set-Cookie", "The session cookie.")]),
-            .problem(401, "`invalid_credentials`: the email or the password is wrong (the same answer for both)."),
+            .problem(
+                401,
+                "`invalid_credentials`: the email or the password is wrong (the same answer for both); with a second factor, `totp_required`, `invalid_totp`, `totp_code_used` or `invalid_recovery_code`."
+            ),
             .problem(403, "`user_disabled`."),
             .problem(429, "`account_locked` (with `Retry-After`), or the address's failures are spent."),
             .problem(503, "`signin_busy`: too many passwords are being checked at once (with `Retry-After`)."),

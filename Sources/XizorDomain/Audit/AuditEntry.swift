@@ -25,6 +25,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case memberUpdated = "member.updated", memberRemoved = "member.removed"
     case invitationCreated = "invitation.created", invitationRevoked = "invitation.revoked"
     case invitationAccepted = "invitation.accepted"
+    case userTOTPEnabled = "user.totp_enabled", userTOTPDisabled = "user.totp_disabled"
+    case userRecoveryCodeUsed = "user.recovery_code_used"
     case userSignedIn = "user.signed_in", userSignInFailed = "user.sign_in_failed", sessionRevoked = "session.revoked"
 }
 

@@ -39,6 +39,14 @@ public struct WriteActor: Sendable, Equatable {
         return WriteActor(kind: kind, keyID: caller.keyID, via: via, requestID: requestID)
     }
 
+    /// A person acting where no session admitted the request yet (signing in, accepting an
+    /// invitation): through the current channel, with the current request's id.
+    package static func person(_ user: ActingUser) -> WriteActor {
+        WriteActor(
+            kind: .user, keyID: nil, via: current.via == .system ? .rest : current.via, requestID: current.requestID,
+            user: user)
+    }
+
     /// The same actor reaching the write through another channel (a REST request to `/mcp`).
     package func via(_ channel: Channel) -> WriteActor {
         WriteActor(kind: kind, keyID: keyID, via: channel, requestID: requestID, user: user)

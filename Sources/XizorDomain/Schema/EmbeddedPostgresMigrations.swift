@@ -754,7 +754,20 @@ CREATE TABLE users (
     created_at      BIGINT  NOT NULL,
     disabled_at     BIGINT,
     failed_signins  BIGINT  NOT NULL DEFAULT 0 CHECK (failed_signins >= 0),
-    locked_until    BIGINT
+    locked_until    BIGINT,
+    -- The second factor (RFC 6238): the secret (base32) once confirmed, the one being enrolled, and
+    -- the last time step used, so a code works once.
+    totp_secret     TEXT    CHECK (totp_secret IS NULL OR length(totp_secret) = 32),
+    totp_pending    TEXT    CHECK (totp_pending IS NULL OR length(totp_pending) = 32),
+    totp_last_step  BIGINT
+);
+
+-- One-time recovery codes of an account with a second factor, as SHA-256 (hex).
+CREATE TABLE recovery_codes (
+    user_id   TEXT    NOT NULL REFERENCES users (id),
+    code_hash TEXT    NOT NULL CHECK (length(code_hash) = 64),
+    used_at   BIGINT,
+    PRIMARY KEY (user_id, code_hash)
 );
 
 -- A person's role in an app (docs/teams.md, "Roles").

@@ -35,6 +35,8 @@ public final class XizorServices: Sendable {
     public let sessions: SessionService
     /// Owners' invitations of people to their apps.
     public let invitations: InvitationService
+    /// People's second factor (TOTP and recovery codes).
+    public let twoFactor: TwoFactorService
     /// Wakes the webhook dispatcher after a write that may have filled the outbox.
     public let outboxSignal = WakeSignal()
     /// What this process's webhook senders did, for `/metrics` (zero when it sends none).
@@ -114,6 +116,7 @@ public final class XizorServices: Sendable {
             parameters: limits.sessions.passwordHashing, concurrent: limits.sessions.concurrentHashes)
         users = UserService(store: store, clock: clock, hasher: passwords)
         sessions = SessionService(store: store, clock: clock, options: limits.sessions, gate: passwords)
+        twoFactor = TwoFactorService(store: store, clock: clock, sessions: sessions)
         invitations = InvitationService(
             store: store, clock: clock, sessions: sessions, users: users, options: limits.invitations,
             logFailure: limits.logFailure)

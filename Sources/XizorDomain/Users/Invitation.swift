@@ -55,5 +55,6 @@ public protocol InvitationStore {
     func pendingInvitationCount(appID: String, now: Int64) throws -> Int
     /// Marks it accepted unless it already was (false then: another request won the race).
     func accept(invitationID: String, by userID: String, at: Int64) throws -> Bool
+    /// Revokes a pending one (not accepted, revoked or expired at `at`).
     func revoke(invitationID: String, appID: String, at: Int64) throws -> Bool
 }

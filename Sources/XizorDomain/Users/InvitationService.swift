@@ -59,7 +59,8 @@ public final class InvitationService: Sendable {
             guard try tx.users.pendingInvitationCount(appID: appID, now: now) < Self.maxPendingPerApp else {
                 throw ServiceError(
                     .conflict, "invitation_limit_reached",
-                    "The app has \(Self.maxPendingPerApp) pending invitations: revoke some, or wait for them to expire.")
+                    "The app has \(Self.maxPendingPerApp) pending invitations: revoke some, or wait for them to expire."
+                )
             }
             try tx.users.insert(invitation, tokenHash: SessionService.tokenHash(token))
             try tx.record(
@@ -69,7 +70,8 @@ public final class InvitationService: Sendable {
             return name
         }
         let link = options.consoleURL.map { "\($0)#/invitation/\(token)" }
-        return Created(invitation: invitation, token: token, mail: mail(invitation, appName: appName, link: link), link: link)
+        return Created(
+            invitation: invitation, token: token, mail: mail(invitation, appName: appName, link: link), link: link)
     }
 
     /// Sends the link; a failure is logged and reported, never undoes the invitation.
@@ -123,7 +125,9 @@ public final class InvitationService: Sendable {
             throw ServiceError.badField("$.token", "required", "'token' is the invitation link's token.")
         }
         let now = clock.now()
-        guard let invitation = try store.read({ tx in try tx.users.invitation(tokenHash: SessionService.tokenHash(token)) })
+        guard
+            let invitation = try store.read({ tx in try tx.users.invitation(tokenHash: SessionService.tokenHash(token))
+                })
         else {
             throw ServiceError(.notFound, "invitation_not_found", "This invitation link is unknown.")
         }
@@ -147,7 +151,7 @@ public final class InvitationService: Sendable {
         } else {
             let password = body["password"]?.stringValue ?? ""
             if let stored = try store.read({ tx in try tx.users.user(email: invitation.email) }) {
-                try sessions.checkPassword(password, of: stored)
+                try sessions.checkCredentials(password: password, body, of: stored)
                 user = stored.user
             } else {
                 user = try users.create(email: invitation.email, password: password, instanceAdmin: false)
@@ -158,7 +162,8 @@ public final class InvitationService: Sendable {
                 throw ServiceError.notFound("app", invitation.appID)
             }
             guard try tx.users.accept(invitationID: invitation.id, by: user.id, at: now) else {
-                throw ServiceError(.conflict, "invitation_used", "This invitation was accepted already: a link works once.")
+                throw ServiceError(
+                    .conflict, "invitation_used", "This invitation was accepted already: a link works once.")
             }
             let previous = try tx.users.role(appID: invitation.appID, userID: user.id)
             // An invitation never demotes: a member keeps a higher role than the one offered.
@@ -168,12 +173,13 @@ public final class InvitationService: Sendable {
             let opened = try sessions.open(
                 for: user, address: address, userAgent: userAgent, presentedToken: presentedToken, now: now, in: tx)
             try WriteActor.$current.withValue(
-                WriteActor(kind: .user, keyID: nil, via: .rest, requestID: nil, user: opened.verified.actingUser)
+                WriteActor.person(opened.verified.actingUser)
             ) {
                 try tx.record(
                     WriteRecord(
                         appID: invitation.appID, action: .invitationAccepted, targetKind: "invitation",
-                        targetID: invitation.id, data: ["userId": .string(user.id), "role": .string(invitation.role.rawValue)]),
+                        targetID: invitation.id,
+                        data: ["userId": .string(user.id), "role": .string(invitation.role.rawValue)]),
                     now: now)
             }
             return opened

@@ -65,10 +65,14 @@ public struct Mailer: Sendable {
             let tls = options.requireTLS ? CURLUSESSL_ALL : CURLUSESSL_TRY
             set(xizor_curl_setopt_long(handle, CURLOPT_USE_SSL, Int(tls.rawValue)))
             set(xizor_curl_setopt_long(handle, CURLOPT_UPLOAD, 1))
-            set(xizor_curl_setopt_read(handle, { buffer, size, count, context in
-                guard let buffer, let context else { return 0 }
-                return Unmanaged<UploadSource>.fromOpaque(context).takeUnretainedValue().read(into: buffer, max: size * count)
-            }))
+            set(
+                xizor_curl_setopt_read(
+                    handle,
+                    { buffer, size, count, context in
+                        guard let buffer, let context else { return 0 }
+                        return Unmanaged<UploadSource>.fromOpaque(context).takeUnretainedValue().read(
+                            into: buffer, max: size * count)
+                    }))
             set(xizor_curl_setopt_pointer(handle, CURLOPT_READDATA, context))
             set(xizor_curl_setopt_long(handle, CURLOPT_INFILESIZE, upload.bytes.count))
             set(xizor_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, options.timeoutMs))

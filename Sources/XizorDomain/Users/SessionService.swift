@@ -76,7 +76,7 @@ public final class SessionService: Sendable {
             _ = try gate.verify(password, against: nil)
             throw Self.invalidCredentials
         }
-        try checkPassword(password, of: stored)
+        try checkCredentials(password: password, body, of: stored)
         let now = clock.now()
         let rehash = try stored.passwordHash.flatMap { gate.needsRehash($0) ? try gate.hash(password) : nil }
         return try store.write { tx in
@@ -110,6 +110,58 @@ public final class SessionService: Sendable {
         }
     }
 
+    /// What signs `stored` in: the password, then the second factor when the account has one (`code`
+    /// or `recoveryCode` in `body`).
+    func checkCredentials(password: String, _ body: JSONValue, of stored: StoredUser) throws {
+        try checkPassword(password, of: stored)
+        if stored.totpSecret != nil { try checkSecondFactor(body, of: stored) }
+    }
+
+    /// The second factor of an account that has one: `code` (a step not used before, so a code
+    /// works once) or `recoveryCode` (each works once). A wrong one counts as a failed sign-in.
+    func checkSecondFactor(_ body: JSONValue, of stored: StoredUser) throws {
+        let now = clock.now()
+        if let code = body["code"]?.stringValue {
+            guard let secret = stored.totpSecret.flatMap(TOTP.bytes(base32:)),
+                let step = TOTP.matchingStep(secret: secret, candidate: code, atMs: now)
+            else {
+                try recordFailure(stored, now: now)
+                throw ServiceError(.unauthorized, "invalid_totp", "The one-time code is wrong.")
+            }
+            guard try store.write({ tx in try tx.users.useTOTPStep(userID: stored.user.id, step) }) else {
+                try recordFailure(stored, now: now)
+                throw ServiceError(
+                    .unauthorized, "totp_code_used", "This one-time code was used already: wait for the next one.")
+            }
+            return
+        }
+        if let recovery = body["recoveryCode"]?.stringValue {
+            let used = try store.write { tx in
+                guard
+                    try tx.users.useRecoveryCode(
+                        userID: stored.user.id, hash: TwoFactorService.hash(recovery), at: now)
+                else { return false }
+                try WriteActor.$current.withValue(
+                    WriteActor.person(Self.acting(stored.user, nil))
+                ) {
+                    try tx.record(
+                        WriteRecord(
+                            appID: nil, action: .userRecoveryCodeUsed, targetKind: "user", targetID: stored.user.id),
+                        now: now)
+                }
+                return true
+            }
+            guard used else {
+                try recordFailure(stored, now: now)
+                throw ServiceError(.unauthorized, "invalid_recovery_code", "The recovery code is wrong or was used.")
+            }
+            return
+        }
+        throw ServiceError(
+            .unauthorized, "totp_required",
+            "This account has a second factor: send 'code' (6 digits from the authenticator app) or a 'recoveryCode'.")
+    }
+
     /// A new session of `user`, in the caller's write (a sign-in, an accepted invitation): a session
     /// cookie the request carried ends first (fixation), and the sign-in is audited as the user's.
     func open(
@@ -126,7 +178,7 @@ public final class SessionService: Sendable {
         }
         try tx.users.insert(session, tokenHash: Self.tokenHash(token))
         try WriteActor.$current.withValue(
-            WriteActor(kind: .user, keyID: nil, via: .rest, requestID: nil, user: Self.acting(user, session.id))
+            WriteActor.person(Self.acting(user, session.id))
         ) {
             try tx.record(
                 WriteRecord(appID: nil, action: .userSignedIn, targetKind: "session", targetID: session.id), now: now)
@@ -141,7 +193,7 @@ public final class SessionService: Sendable {
             try tx.users.recordFailedSignin(
                 userID: stored.user.id, lockedUntil: locks ? now + Int64(options.lockoutSeconds) * 1000 : nil)
             try WriteActor.$current.withValue(
-                WriteActor(kind: .user, keyID: nil, via: .rest, requestID: nil, user: Self.acting(stored.user, nil))
+                WriteActor.person(Self.acting(stored.user, nil))
             ) {
                 try tx.record(
                     WriteRecord(appID: nil, action: .userSignInFailed, targetKind: "user", targetID: stored.user.id),

@@ -45,19 +45,25 @@ public struct User: Sendable, Equatable {
     public var instanceAdmin: Bool
     public let createdAt: Int64
     public var disabledAt: Int64?
+    /// Whether signing in also asks for a one-time code (docs/teams.md, "Second factor").
+    public var totpEnabled: Bool
 
-    package init(id: String, email: String, instanceAdmin: Bool, createdAt: Int64, disabledAt: Int64?) {
+    package init(
+        id: String, email: String, instanceAdmin: Bool, createdAt: Int64, disabledAt: Int64?, totpEnabled: Bool = false
+    ) {
         self.id = id
         self.email = email
         self.instanceAdmin = instanceAdmin
         self.createdAt = createdAt
         self.disabledAt = disabledAt
+        self.totpEnabled = totpEnabled
     }
 
     public var json: JSONValue {
         [
             "id": .string(id), "email": .string(email), "instanceAdmin": .bool(instanceAdmin),
             "createdAt": .number(Int(createdAt)), "disabledAt": disabledAt.map { .number(Int($0)) } ?? .null,
+            "totpEnabled": .bool(totpEnabled),
         ]
     }
 }
@@ -70,12 +76,22 @@ public struct StoredUser: Sendable {
     /// Failed sign-ins in a row, and the lock they set.
     public let failedSignins: Int
     public let lockedUntil: Int64?
+    /// The confirmed second factor's secret (base32), the one being enrolled, and the last step used.
+    public let totpSecret: String?
+    public let totpPending: String?
+    public let totpLastStep: Int64?
 
-    package init(user: User, passwordHash: String?, failedSignins: Int, lockedUntil: Int64?) {
+    package init(
+        user: User, passwordHash: String?, failedSignins: Int, lockedUntil: Int64?, totpSecret: String? = nil,
+        totpPending: String? = nil, totpLastStep: Int64? = nil
+    ) {
         self.user = user
         self.passwordHash = passwordHash
         self.failedSignins = failedSignins
         self.lockedUntil = lockedUntil
+        self.totpSecret = totpSecret
+        self.totpPending = totpPending
+        self.totpLastStep = totpLastStep
     }
 }
 
@@ -164,6 +180,16 @@ public protocol UserStore: InvitationStore {
     /// One more failed sign-in in a row; `lockedUntil` when it reached the threshold.
     func recordFailedSignin(userID: String, lockedUntil: Int64?) throws
     func resetFailedSignins(userID: String) throws
+    /// The secret being enrolled (nil: none).
+    func setTOTPPending(userID: String, _ secret: String?) throws
+    /// Makes the pending secret the account's second factor, `step` its last used step.
+    func enableTOTP(userID: String, secret: String, step: Int64) throws
+    func disableTOTP(userID: String) throws
+    /// Records `step` as used unless it (or a later one) was: false for a replayed code.
+    func useTOTPStep(userID: String, _ step: Int64) throws -> Bool
+    func replaceRecoveryCodes(userID: String, hashes: [String]) throws
+    /// Marks an unused code used: false when there is no such unused code.
+    func useRecoveryCode(userID: String, hash: String, at: Int64) throws -> Bool
 
     func memberships(userID: String) throws -> [Membership]
     func members(appID: String) throws -> [Membership]
