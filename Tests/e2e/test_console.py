@@ -783,7 +783,7 @@ def test_the_admin_creates_and_archives_an_app(console, shop, module_server):
 
 # --- accessibility ----------------------------------------------------------------------------------
 
-VIEWS = ["signin", "paywalls", "editor", "placements", "audiences", "experiments", "keys", "apps"]
+VIEWS = ["signin", "paywalls", "editor", "placements", "audiences", "experiments", "keys", "webhooks", "team", "audit", "apps"]
 
 
 def show_view(console, shop, view):

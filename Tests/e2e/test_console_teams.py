@@ -132,6 +132,8 @@ def test_a_page_on_another_origin_cannot_change_anything_with_the_session(chromi
             time.sleep(0.5)
         finally:
             attacker.shutdown()
+    # The attacker's posts were refused, as they had to be: not the console's failures.
+    console.expected_failures |= {("/v1/paywalls", 401), ("favicon.ico", 404)}
     names = {p["name"] for p in app.dashboard.get("/v1/paywalls").json()["items"]}
     assert not names & {"csrf form", "csrf fetch"}, names
     # The post reached the server without the session (SameSite=Lax): refused as unauthenticated.
@@ -139,3 +141,132 @@ def test_a_page_on_another_origin_cannot_change_anything_with_the_session(chromi
     # The session itself is untouched, and from its own origin it still works.
     r = requests.get(module_server.base + "/v1/session", headers={"Cookie": f"{COOKIE}={cookie['value']}"}, timeout=10)
     assert r.status_code == 200, r.text
+    console.assert_clean()
+
+
+def test_a_team_owner_invites_an_editor_who_edits_and_cannot_publish(chromium, module_server, screenshots, team):  # noqa: F811
+    """The issue's team flow, in the console: the owner invites an editor (the link shown once), the editor
+    joins through the link with a password of their own, makes a paywall and is refused its publish; the owner
+    publishes it; the audit log says who did which."""
+    app, owner = team
+    console = ConsoleBrowser(chromium, module_server.base, screenshots)
+    editor_email, editor_password = "editor@team.example", "editor's own password"
+    console.secrets |= {app.secret_key, app.public_key, PASSWORD, editor_password}
+    console.expected_failures |= {("/publish", 403)}
+    sign_in_as_person(console, owner["email"], PASSWORD)
+    console.go("Team")
+    assert owner["email"] in console.driver.find_element(By.ID, "main").text
+    console.find("input[name=inviteEmail]").send_keys(editor_email)
+    Select(console.find("select[name=inviteRole]")).select_by_value("editor")
+    console.driver.find_element(By.XPATH, "//button[text()='Invite']").click()
+    link = wait_for(lambda: console.text("[data-testid=invitation-link]"), what="the invitation's link")
+    token = link.rsplit("/", 1)[1]
+    assert link == f"{module_server.base}/console#/invitation/{token}", link
+    wait_for(lambda: "pending" in console.driver.find_element(By.ID, "main").text, what="the pending invitation")
+    console.screenshot("teams-invited")
+
+    # The editor, in this browser after the owner signed out: the link, a password, and the app.
+    console.find("#session button").click()
+    console.settle("Sign in")
+    console.driver.get(link)
+    console.settle("Join an app")
+    # The token is a credential: it leaves the address bar (and the history) once read.
+    assert console.driver.current_url.endswith("/console#/invitation"), console.driver.current_url
+    console.harvest()
+    console.urls = [u for u in console.urls if token not in u]   # the visit of the link itself
+    console.log = [e for e in console.log if token not in e["message"]]
+    console.secrets.add(token)
+    console.find("input[name=password]").send_keys(editor_password)
+    console.driver.find_element(By.XPATH, "//button[text()='Join']").click()
+    console.settle("Paywalls")
+    assert json.loads(console.stored())["user"]["email"] == editor_email
+    Select(console.find("select[name=template]")).select_by_value("clean")
+    console.find("input[name=name]").send_keys("Editor draft")
+    console.find("form.card button[type=submit]").click()
+    wait_for(lambda: console.driver.find_elements(By.LINK_TEXT, "Editor draft"), what="the editor's paywall")
+    console.driver.find_element(By.LINK_TEXT, "Editor draft").click()
+    console.settle("Edit “Editor draft”")
+    console.driver.find_element(By.XPATH, "//button[text()='Publish']").click()
+    refused = wait_for(lambda: console.text("#main [role=alert]"), what="the refused publish")
+    assert "missing_scope" in refused and "publish" in refused, refused
+    console.screenshot("teams-editor-refused")
+    paywall = next(p for p in app.dashboard.get("/v1/paywalls").json()["items"] if p["name"] == "Editor draft")
+    assert paywall["latestVersion"] is None
+
+    # The owner publishes it.
+    console.find("#session button").click()
+    console.settle("Sign in")
+    sign_in_as_person(console, owner["email"], PASSWORD)
+    console.driver.find_element(By.LINK_TEXT, "Editor draft").click()
+    console.settle("Edit “Editor draft”")
+    console.driver.find_element(By.XPATH, "//button[text()='Publish']").click()
+    wait_for(lambda: "Published v1" in (console.text("#status") or ""), what="v1 published by the owner")
+
+    # Who did what.
+    entries = app.dashboard.get("/v1/audit-log", params={"targetId": paywall["id"]}).json()["entries"]
+    by_action = {e["action"]: e["actor"] for e in entries}
+    assert by_action["paywall.created"]["email"] == editor_email and by_action["paywall.created"]["kind"] == "user"
+    assert by_action["paywall.published"]["email"] == owner["email"]
+    invitation = app.dashboard.get("/v1/audit-log", params={"action": "invitation.accepted"}).json()["entries"]
+    assert invitation and invitation[0]["actor"]["email"] == editor_email, invitation
+    console.assert_clean()
+
+
+def test_the_webhooks_and_audit_log_views(chromium, module_server, screenshots, team):  # noqa: F811
+    """Webhooks: an endpoint made in the console (its secret shown once), a test event in its delivery log, a
+    rotated secret. The audit log: those writes, by the person, and filtered by action."""
+    app, owner = team
+    console = ConsoleBrowser(chromium, module_server.base, screenshots)
+    console.secrets |= {app.secret_key, app.public_key, PASSWORD}
+    sign_in_as_person(console, owner["email"], PASSWORD)
+    console.go("Webhooks")
+    target = "https://hooks.example.com/team"
+    console.find("input[name=url]").send_keys(target)
+    console.find("input[name=description]").send_keys("Team hook")
+    console.find("input[name=eventType][value='paywall.published']").click()
+    console.driver.find_element(By.XPATH, "//button[text()='Create endpoint']").click()
+    secret = wait_for(lambda: console.text("[data-testid=webhook-secret]"), what="the endpoint's secret")
+    console.secrets.add(secret)
+    endpoint = next(e for e in app.dashboard.get("/v1/webhooks").json()["items"] if e["url"] == target)
+    assert endpoint["eventTypes"] == ["paywall.published"] and endpoint["description"] == "Team hook", endpoint
+    console.find(f"button[aria-label='Test {target}']").click()
+    wait_for(lambda: "webhook.test" in console.driver.find_element(By.ID, "main").text, what="the test delivery")
+    text = console.click_and_answer(f"button[aria-label='Rotate the secret of {target}']")
+    assert "new signing secret" in text
+    rotated = wait_for(lambda: console.text("[data-testid=webhook-secret]") != secret and console.text("[data-testid=webhook-secret]"),
+                       what="the new secret")
+    console.secrets.add(rotated)
+    console.screenshot("teams-webhooks")
+
+    console.find("#nav a[href='#/audit']").click()
+    console.settle("Audit log")
+    rows = console.driver.execute_script(
+        "return [...document.querySelectorAll('#main tr[data-entry]')].map((r) => [...r.cells].map((c) => c.textContent))")
+    actions = {row[2]: row[1] for row in rows}
+    assert actions["webhook.created"].startswith(owner["email"]) and "webhook.secret_rotated" in actions, rows
+    console.find("input[name=action]").send_keys("webhook.secret_rotated")
+    console.driver.find_element(By.XPATH, "//button[text()='Show']").click()
+    wait_for(lambda: {r[2] for r in console.driver.execute_script(
+        "return [...document.querySelectorAll('#main tr[data-entry]')].map((r) => [...r.cells].map((c) => c.textContent))")}
+        == {"webhook.secret_rotated"}, what="the filtered log")
+    console.assert_clean()
+
+
+def test_the_consoles_lists_are_the_servers(module_server):
+    """The console's fixed lists (webhook event types, key scopes, roles) are the OpenAPI document's."""
+    import re
+    from conftest import ROOT
+    site = ROOT / "Sources" / "XizorConsole" / "Site"
+    document = requests.get(module_server.base + "/openapi.json", timeout=10).json()
+    schemas = document["components"]["schemas"]
+
+    def js_list(file, name):
+        text = (site / file).read_text()
+        return re.findall(r'"([a-z_.]+)"', re.search(rf"const {name} = \[(.*?)\];", text, re.S).group(1))
+
+    assert set(js_list("webhooks.js", "EVENT_TYPES")) == set(schemas["WebhookEventTypes"]["items"]["enum"]) - {"*"}
+    paths = document["paths"]
+    scopes = {spec.get("x-xizor-scope") for item in paths.values() for spec in item.values() if isinstance(spec, dict)} - {None}
+    assert set(js_list("keys.js", "SCOPES")) == scopes
+    role = paths["/v1/members/{userId}"]["put"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["role"]
+    assert js_list("team.js", "ROLES") == role["enum"]

@@ -10,17 +10,23 @@ import { placementsView } from "./placements.js";
 import { experimentsView } from "./experiments.js";
 import { audiencesView } from "./audiences.js";
 import { revenueView } from "./revenue.js";
+import { teamView } from "./team.js";
+import { webhooksView } from "./webhooks.js";
+import { auditView } from "./audit.js";
+import { accountView, acceptView } from "./account.js";
 
 const SECTIONS = {
   secret: [["paywalls", "Paywalls", paywallsView], ["placements", "Placements", placementsView],
-    ["audiences", "Audiences", audiencesView], ["experiments", "Experiments", experimentsView], ["revenue", "Revenue", revenueView], ["keys", "Keys", keysView]],
+    ["audiences", "Audiences", audiencesView], ["experiments", "Experiments", experimentsView], ["revenue", "Revenue", revenueView], ["keys", "Keys", keysView],
+    ["webhooks", "Webhooks", webhooksView], ["team", "Team", teamView], ["audit", "Audit log", auditView]],
   admin: [["apps", "Apps", appsView]],
 };
 
 /** A person's sections: their app's (as a member, or any app for an instance admin) and, for an instance admin, Apps. */
 function sectionsOf(session) {
   if (session.kind !== "person") return SECTIONS[session.kind] || [];
-  return [...(session.appId ? SECTIONS.secret : []), ...(session.user.instanceAdmin ? SECTIONS.admin : [])];
+  return [...(session.appId ? SECTIONS.secret : []), ...(session.user.instanceAdmin ? SECTIONS.admin : []),
+    ["account", "Account", () => accountView(start)]];
 }
 
 function route() {
@@ -30,6 +36,10 @@ function route() {
   renderSession(session);
   if (!session) {
     renderNav([]);
+    // An invitation's link: join (and sign in) with it.
+    const invitation = location.hash.match(/^#\/invitation\/([A-Za-z0-9_]+)$/);
+    if (invitation) return acceptView(invitation[1], start);
+    if (location.hash === "#/invitation") return signInView(start);
     return signInView(start);
   }
   const sections = sectionsOf(session);

@@ -2,7 +2,7 @@
 import { get, post, del } from "./api.js";
 import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 
-const SCOPES = ["read", "drafts", "publish", "placements", "experiments", "analytics", "keys", "webhooks"];
+const SCOPES = ["read", "drafts", "publish", "placements", "experiments", "analytics", "keys", "webhooks", "members"];
 
 export async function keysView() {
   const list = h("div", {});

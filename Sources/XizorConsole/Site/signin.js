@@ -5,27 +5,40 @@ import { h, show, field, problemBox, fill } from "./dom.js";
 
 export function signInView(done) {
   const errors = h("div", {});
-  const email = h("input", { type: "email", name: "email", autocomplete: "username", required: true, spellcheck: "false" });
+  const email = h("input", { type: "email", name: "email", autocomplete: "email", required: true, spellcheck: "false" });
   const password = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true });
+  // Asked for only when the account answers that it has a second factor.
+  const code = h("input", { name: "code", inputmode: "numeric", spellcheck: "false" });
+  const codeField = field("One-time code (or a recovery code)", code);
+  codeField.hidden = true;
   const person = h("form", {
     class: "card narrow", "data-form": "person",
     onsubmit: async (event) => {
       event.preventDefault();
       fill(errors);
       try {
-        const session = await post("/v1/session", { email: email.value.trim(), password: password.value });
+        const body = { email: email.value.trim(), password: password.value };
+        const second = code.value.trim();
+        if (second) body[/^\d{6}$/.test(second) ? "code" : "recoveryCode"] = second;
+        const session = await post("/v1/session", body);
         password.value = "";
         signInPerson(session);
         history.replaceState(null, "", `#/${session.memberships.length ? "paywalls" : "apps"}`);
         done();
       } catch (error) {
+        if (error.code === "totp_required") {
+          codeField.hidden = false;
+          code.focus();
+          return;
+        }
         fill(errors, problemBox(error));
-        password.focus();
+        (codeField.hidden ? password : code).focus();
       }
     },
   },
   field("Email", email),
   field("Password", password),
+  codeField,
   errors,
   h("button", { type: "submit" }, "Sign in"));
 

@@ -127,7 +127,7 @@ public final class InvitationService: Sendable {
         let now = clock.now()
         guard
             let invitation = try store.read({ tx in try tx.users.invitation(tokenHash: SessionService.tokenHash(token))
-                })
+            })
         else {
             throw ServiceError(.notFound, "invitation_not_found", "This invitation link is unknown.")
         }
