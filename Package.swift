@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "Digest", dependencies: ["CCrypto", "CArgon2", "CQRencode"], path: "Sources/Digest"),
         /// README: the SQLite layer over the C API: database, statements, transactions, migrations, backups; and `SQL`, a statement written once for both databases, with `SQLConnection`
         .target(name: "Storage", dependencies: ["CSQLite", "Digest"], path: "Sources/Storage"),
-        /// README: the app stores' signed data: JWS with an `x5c` chain, verified as Apple's `app-store-server-library` verifies it (chain to a trusted root at the signing date, Apple's OIDs, ES256), over libcrypto's X.509 and EC code; pure, no I/O
+        /// README: signed data from outside: the app stores' JWS with an `x5c` chain, verified as Apple's `app-store-server-library` verifies it (chain to a trusted root at the signing date, Apple's OIDs, ES256), and OpenID Connect ID tokens against a provider's keys (RS256, ES256; issuer, audience, expiry, nonce), over libcrypto; pure, no I/O
         .target(name: "StoreSignatures", dependencies: ["CCrypto", "PaywallFormat"], path: "Sources/StoreSignatures"),
         /// README: the PostgreSQL layer over libpq: connections, prepared statements, a pool, SQLSTATE → the same error kinds, migrations under an advisory lock; rows as the SQLite layer's
         .target(

@@ -137,7 +137,7 @@ public struct SignedDataVerifier: Sendable {
         return String(decoding: name[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func derSignature(r: ArraySlice<UInt8>, s: ArraySlice<UInt8>) -> [UInt8]? {
+    static func derSignature(r: ArraySlice<UInt8>, s: ArraySlice<UInt8>) -> [UInt8]? {
         guard let sig = ECDSA_SIG_new() else { return nil }
         defer { ECDSA_SIG_free(sig) }
         let rBN = Array(r).withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }

@@ -22,6 +22,13 @@ enum ConfigurationChecks {
             throw ConfigurationError(
                 "storage.driver is postgres but storage.postgresURL (XIZOR_STORAGE_POSTGRES_URL) is not set")
         }
+        if let issuer = configuration[\.oidc.issuer] {
+            // The issuer's keys decide who signs in: only over TLS, but on this machine (tests, a local provider).
+            let local = ["http://127.0.0.1", "http://localhost", "http://[::1]"].contains { issuer.hasPrefix($0) }
+            guard issuer.hasPrefix("https://") || local else {
+                throw ConfigurationError("oidc.issuer (XIZOR_OIDC_ISSUER): \"\(issuer)\" is not an https URL")
+            }
+        }
         if let origin = configuration[\.publicURL], !AssetLocation.isValidPublicOrigin(origin) {
             throw ConfigurationError(
                 "publicURL (XIZOR_PUBLIC_URL): \"\(origin)\" is not an https://host[:port] origin (no path)")

@@ -283,6 +283,22 @@ struct CommandEnvironment {
             limits.invitations.mailer = Mailer(options: mail)
         }
         limits.logFailure = { [logger] message in logger.warning(message) }
+        limits.sessions.passwordSignIn = configuration[\.auth.passwordSignIn]
+        if let issuer = configuration[\.oidc.issuer] {
+            guard let clientID = configuration[\.oidc.clientId],
+                let redirect = configuration[\.oidc.redirectURL]
+                    ?? configuration[\.publicURL].map({ $0 + "/v1/session/oidc/callback" })
+            else {
+                throw CommandFailure(
+                    "oidc.issuer is set: oidc.clientId and oidc.redirectURL (or publicURL) are needed too")
+            }
+            var sso = SingleSignOn.Options(issuer: issuer, clientID: clientID, redirectURL: redirect)
+            sso.clientSecret = configuration[\.oidc.clientSecret]
+            sso.allowedDomains = configuration[\.oidc.allowedDomains].map { $0.lowercased() }
+            sso.defaultAppID = configuration[\.oidc.defaultAppId]
+            sso.defaultRole = configuration[\.oidc.defaultRole]
+            limits.singleSignOn = sso
+        }
         if let path = configuration[\.signing.keyFile] {
             guard let bytes = FileManager.default.contents(atPath: path),
                 let key = try? Ed25519PrivateKey(pem: [UInt8](bytes))

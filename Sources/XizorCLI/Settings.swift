@@ -49,6 +49,7 @@ struct Settings: Sendable {
     let signing = SigningSettings()
     let auth = AuthSettings()
     let smtp = SMTPSettings()
+    let oidc = OIDCSettings()
 
     static let all = Settings()
 }

@@ -284,4 +284,27 @@ struct SQLUserStore: UserStore {
             expiresAt: try row.get(5), acceptedAt: try row.get(6), acceptedBy: try row.get(7), revokedAt: try row.get(8)
         )
     }
+
+    // MARK: single sign-on
+
+    func insertSSOLogin(stateHash: String, _ login: PendingSSOLogin, prunedBefore: Int64) throws {
+        try db.run("DELETE FROM sso_logins WHERE created_at < \(prunedBefore)")
+        try db.run(
+            """
+            INSERT INTO sso_logins (state_hash, browser_hash, nonce, code_verifier, created_at)
+            VALUES (\(stateHash), \(login.browserHash), \(login.nonce), \(login.codeVerifier), \(login.createdAt))
+            """)
+    }
+
+    func takeSSOLogin(stateHash: String, at: Int64) throws -> PendingSSOLogin? {
+        try db.run("UPDATE sso_logins SET used_at = \(at) WHERE state_hash = \(stateHash) AND used_at IS NULL")
+        guard db.changes == 1 else { return nil }
+        return try db.row(
+            "SELECT browser_hash, nonce, code_verifier, created_at FROM sso_logins WHERE state_hash = \(stateHash)"
+        ).map { row in
+            PendingSSOLogin(
+                browserHash: try row.get(0), nonce: try row.get(1), codeVerifier: try row.get(2),
+                createdAt: try row.get(3))
+        }
+    }
 }

@@ -48,7 +48,7 @@ private let defaultFile = repositoryRoot.appendingPathComponent("Config/xizor.js
         #expect(Set(paths).count == paths.count)
         #expect(
             paths.first == "host" && paths.contains("rateLimits.authFailuresBurst") && paths.contains("http.gzipLevel"))
-        #expect(paths.count == 108, "a setting was added or removed: update this count and docs/operations.md")
+        #expect(paths.count == 116, "a setting was added or removed: update this count and docs/operations.md")
     }
 
     @Test func environmentOverridesTheFileAndFlagsOverrideBoth() throws {

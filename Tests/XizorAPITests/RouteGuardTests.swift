@@ -28,8 +28,11 @@ import Testing
             // The public keys SDK answers are signed with: published for apps to pin.
             "/v1/sdk/signing-keys",
         ]
-        // Signing in: the body (email and password) is the proof.
-        let openMethods: Set<String> = ["POST /v1/session"]
+        // Signing in: the body (email and password), an invitation's token, or the identity provider's
+        // answer is the proof.
+        let openMethods: Set<String> = [
+            "POST /v1/session", "POST /v1/invitations/accept", "GET /v1/session/oidc", "GET /v1/session/oidc/callback",
+        ]
         for (method, pattern) in table.registeredRoutes {
             let path = pattern.split(separator: "/").map { $0.hasPrefix(":") ? "x" : String($0) }.joined(separator: "/")
             var plain = request(method, "/" + path, key: nil)

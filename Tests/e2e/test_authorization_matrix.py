@@ -110,7 +110,11 @@ OPEN_OPERATIONS = {"getHealth", "getReadiness", "getMetrics", "getOpenAPIDocumen
                    "getEdgePlacementPaywall", "getSigningKeys",
                    # Signing in as a person: the email and password in the body are the proof (docs/teams.md); failures
                    # draw from the address's bucket and lock the account.
-                   "signIn"}
+                   "signIn",
+                   # Accepting an invitation: its single-use token is the proof (with the account's password, or the
+                   # invited address's session). Single sign-on: the browser arrives without a session; the provider's
+                   # signed ID token, the state and the cookie that binds the sign-in to the browser are the proof.
+                   "acceptInvitation", "startSingleSignOn", "finishSingleSignOn"}
 # MCP arguments that name an app-owned entity.
 MCP_ID_ARGS = {"paywallId": "paywall", "experimentId": "experiment", "placement": "placement"}
 MCP_VERSION = "2025-11-25"

@@ -102,6 +102,7 @@ public enum XizorApplication {
         UserRoutes(services: services).register(in: &routes)
         InvitationRoutes(services: services, limits: limits).register(in: &routes)
         TwoFactorRoutes(services: services).register(in: &routes)
+        SingleSignOnRoutes(services: services, limits: limits, consolePath: options.consolePath).register(in: &routes)
         TemplateRoutes().register(in: &routes)
         AssetRoutes(assets: services.assets).register(in: &routes)
         PaywallRoutes(services: services).register(in: &routes)

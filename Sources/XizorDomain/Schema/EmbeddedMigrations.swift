@@ -764,6 +764,18 @@ CREATE TABLE invitations (
 ) STRICT;
 CREATE INDEX invitations_by_app ON invitations (app_id, created_at);
 
+-- A single sign-on in flight (OpenID Connect): the hashes of its `state` and of the browser cookie
+-- that binds it, its nonce and PKCE verifier; used once, kept 10 minutes (pruned as new ones start).
+CREATE TABLE sso_logins (
+    state_hash    TEXT    PRIMARY KEY CHECK (length(state_hash) = 64),
+    browser_hash  TEXT    NOT NULL CHECK (length(browser_hash) = 64),
+    nonce         TEXT    NOT NULL CHECK (length(nonce) BETWEEN 1 AND 100),
+    code_verifier TEXT    NOT NULL CHECK (length(code_verifier) BETWEEN 43 AND 128),
+    created_at    INTEGER NOT NULL,
+    used_at       INTEGER
+) STRICT;
+CREATE INDEX sso_logins_by_time ON sso_logins (created_at);
+
 -- The audit log learns people: actor 'user' with the user, the email at the time and the session.
 -- SQLite cannot change a CHECK in place, so the table is rebuilt with its rows and sequence.
 CREATE TABLE audit_log_teams (

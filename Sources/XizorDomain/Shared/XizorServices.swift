@@ -37,6 +37,8 @@ public final class XizorServices: Sendable {
     public let invitations: InvitationService
     /// People's second factor (TOTP and recovery codes).
     public let twoFactor: TwoFactorService
+    /// Single sign-on with an OpenID Connect provider (nil: not configured).
+    public let singleSignOn: SingleSignOn?
     /// Wakes the webhook dispatcher after a write that may have filled the outbox.
     public let outboxSignal = WakeSignal()
     /// What this process's webhook senders did, for `/metrics` (zero when it sends none).
@@ -79,6 +81,8 @@ public final class XizorServices: Sendable {
         public var signingKey: Ed25519PrivateKey?
         /// Sessions, lock-out and password hashing (`auth.*`).
         public var sessions = SessionService.Options()
+        /// The OpenID Connect provider people sign in with (`oidc.*`; nil: none).
+        public var singleSignOn: SingleSignOn.Options?
         /// Where invitation links point and how they are mailed (`smtp.*`).
         public var invitations = InvitationService.Options()
         /// Where the services report what they cannot answer to anyone (a mail that failed).
@@ -117,6 +121,10 @@ public final class XizorServices: Sendable {
         users = UserService(store: store, clock: clock, hasher: passwords)
         sessions = SessionService(store: store, clock: clock, options: limits.sessions, gate: passwords)
         twoFactor = TwoFactorService(store: store, clock: clock, sessions: sessions)
+        let (sessionService, userService) = (sessions, users)
+        singleSignOn = limits.singleSignOn.map {
+            SingleSignOn(options: $0, store: store, clock: clock, sessions: sessionService, users: userService)
+        }
         invitations = InvitationService(
             store: store, clock: clock, sessions: sessions, users: users, options: limits.invitations,
             logFailure: limits.logFailure)

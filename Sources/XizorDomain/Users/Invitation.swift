@@ -58,3 +58,26 @@ public protocol InvitationStore {
     /// Revokes a pending one (not accepted, revoked or expired at `at`).
     func revoke(invitationID: String, appID: String, at: Int64) throws -> Bool
 }
+
+/// A single sign-on in flight, as `SingleSignOn.finish` takes it back.
+public struct PendingSSOLogin: Sendable {
+    public let browserHash: String
+    public let nonce: String
+    public let codeVerifier: String
+    public let createdAt: Int64
+
+    package init(browserHash: String, nonce: String, codeVerifier: String, createdAt: Int64) {
+        self.browserHash = browserHash
+        self.nonce = nonce
+        self.codeVerifier = codeVerifier
+        self.createdAt = createdAt
+    }
+}
+
+/// The single sign-on side of `UserStore`.
+public protocol SSOLoginStore {
+    /// Records a login starting, and forgets those older than `prunedBefore`.
+    func insertSSOLogin(stateHash: String, _ login: PendingSSOLogin, prunedBefore: Int64) throws
+    /// The login of `stateHash`, marked used: nil when unknown or used already.
+    func takeSSOLogin(stateHash: String, at: Int64) throws -> PendingSSOLogin?
+}

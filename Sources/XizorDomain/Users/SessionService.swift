@@ -20,6 +20,8 @@ public final class SessionService: Sendable {
         public var concurrentHashes = 2
         /// Argon2id's parameters for new hashes (older hashes are upgraded at sign-in).
         public var passwordHashing = PasswordHasher.Parameters.standard
+        /// `auth.passwordSignIn`: false when people sign in only through single sign-on.
+        public var passwordSignIn = true
         public init() {}
     }
 
@@ -64,6 +66,10 @@ public final class SessionService: Sendable {
     public func signIn(_ body: JSONValue, address: String?, userAgent: String?, presentedToken: String?) throws
         -> SignedIn
     {
+        guard options.passwordSignIn else {
+            throw ServiceError(
+                .forbidden, "password_sign_in_disabled", "Passwords are turned off here: sign in with single sign-on.")
+        }
         guard let email = body["email"]?.stringValue?.lowercased(), let password = body["password"]?.stringValue else {
             throw ServiceError.badField("$", "required", "Send {\"email\": …, \"password\": …}.")
         }

@@ -168,7 +168,7 @@ public struct SessionRecord: Sendable, Equatable {
 }
 
 /// The people side of the database (docs/teams.md): users, their roles in apps, their sessions.
-public protocol UserStore: InvitationStore {
+public protocol UserStore: InvitationStore, SSOLoginStore {
     func insert(_ user: User, passwordHash: String?) throws
     func user(id: String) throws -> StoredUser?
     func user(email: String) throws -> StoredUser?

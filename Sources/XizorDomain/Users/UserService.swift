@@ -53,6 +53,22 @@ public final class UserService: Sendable {
         }
     }
 
+    /// An account without a password: a person single sign-on vouches for (`SingleSignOn`).
+    func createWithoutPassword(email: String) throws -> User {
+        let email = try Self.email(.string(email), path: "$.email")
+        let user = User(
+            id: "usr_" + Identifiers.random(16), email: email, instanceAdmin: false, createdAt: clock.now(),
+            disabledAt: nil)
+        return try store.write { tx in
+            if let existing = try tx.users.user(email: email) { return existing.user }
+            try tx.users.insert(user, passwordHash: nil)
+            try tx.record(
+                WriteRecord(appID: nil, action: .userCreated, targetKind: "user", targetID: user.id),
+                now: user.createdAt)
+            return user
+        }
+    }
+
     public func find(email: String) throws -> User? {
         try store.read { tx in try tx.users.user(email: email.lowercased())?.user }
     }
