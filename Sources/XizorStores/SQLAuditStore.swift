@@ -22,8 +22,9 @@ struct SQLAuditStore: AuditStore {
     }
 
     /// Only the filters given become clauses, so each combination is a statement its indexes serve.
-    func entries(appID: String, filter: AuditFilter, before: Int64?, limit: Int) throws -> [AuditEntry] {
-        var query: SQL = "SELECT \(raw: Self.columns) FROM audit_log WHERE app_id = \(appID)"
+    func entries(appID: String?, filter: AuditFilter, before: Int64?, limit: Int) throws -> [AuditEntry] {
+        var query: SQL = "SELECT \(raw: Self.columns) FROM audit_log WHERE "
+        if let appID { query += "app_id = \(appID)" } else { query += "app_id IS NULL" }
         for (column, value) in [
             ("action", filter.action), ("target_kind", filter.targetKind), ("target_id", filter.targetID),
             ("key_id", filter.keyID),

@@ -744,7 +744,7 @@ def test_sign_out_forgets_the_key(console, shop):
 def test_the_admin_creates_and_archives_an_app(console, shop, module_server):
     console.sign_in(ADMIN_TOKEN, kind="admin", expect="Apps")
     assert json.loads(console.stored()) == {"kind": "admin", "token": ADMIN_TOKEN}
-    assert console.nav() == [["Apps", "page"]]
+    assert console.nav() == [["Apps", "page"], ["Instance log", None]]
     assert console.driver.current_url.endswith("/console#/apps"), console.driver.current_url
     assert any(r[0] == "Console shop" and r[1] == shop.id and r[3] == "live" for r in console.rows()), console.rows()
 
@@ -783,7 +783,8 @@ def test_the_admin_creates_and_archives_an_app(console, shop, module_server):
 
 # --- accessibility ----------------------------------------------------------------------------------
 
-VIEWS = ["signin", "paywalls", "editor", "placements", "audiences", "experiments", "keys", "webhooks", "team", "audit", "apps"]
+VIEWS = ["signin", "paywalls", "editor", "placements", "audiences", "experiments", "keys", "webhooks", "team", "audit", "apps",
+         "instance-log"]
 
 
 def show_view(console, shop, view):
@@ -791,9 +792,9 @@ def show_view(console, shop, view):
     if view == "signin":
         console.sign_out_by_storage()
         console.open()
-    elif view == "apps":
+    elif view in ("apps", "instance-log"):
         console.ensure(ADMIN_TOKEN, "admin")
-        console.open("#/apps")
+        console.open(f"#/{view}")
     else:
         console.ensure(shop.secret_key)
         console.open(f"#/paywalls/{shop.evergreen}" if view == "editor" else f"#/{view}")

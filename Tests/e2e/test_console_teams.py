@@ -270,3 +270,28 @@ def test_the_consoles_lists_are_the_servers(module_server):
     assert set(js_list("keys.js", "SCOPES")) == scopes
     role = paths["/v1/members/{userId}"]["put"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["role"]
     assert js_list("team.js", "ROLES") == role["enum"]
+
+
+def test_the_sign_in_page_offers_what_the_server_has(chromium, module_server, screenshots, tmp_path):  # noqa: F811
+    """GET /v1/session/methods: without single sign-on no button, the password form shown; with it configured
+    and passwords off, the button (to /v1/session/oidc) and no password form."""
+    from xizor_server import XizorServer
+    console = ConsoleBrowser(chromium, module_server.base, screenshots)
+    console.sign_out_by_storage()
+    console.open()
+    console.settle("Sign in")
+    assert not console.driver.find_elements(By.CSS_SELECTOR, "[data-testid=sso]")
+    assert console.find("form[data-form=person]").is_displayed()
+    assert requests.get(module_server.base + "/v1/session/methods", timeout=10).json() == {"password": True, "singleSignOn": None}
+    sso = XizorServer(tmp_path / "sso", extra_env={
+        "XIZOR_OIDC_ISSUER": "http://127.0.0.1:9", "XIZOR_OIDC_CLIENT_ID": "xizor",
+        "XIZOR_OIDC_REDIRECT_URL": "http://127.0.0.1:9/v1/session/oidc/callback", "XIZOR_AUTH_PASSWORD_SIGN_IN": "false"})
+    try:
+        other = ConsoleBrowser(chromium, sso.base, screenshots)
+        other.open()
+        button = wait_for(lambda: other.driver.find_elements(By.CSS_SELECTOR, "[data-testid=sso]"), what="the SSO button")
+        assert button[0].get_attribute("href") == sso.base + "/v1/session/oidc" and button[0].text == "Sign in with single sign-on"
+        wait_for(lambda: not other.find("form[data-form=person]").is_displayed(), what="the password form hidden")
+        other.assert_clean()
+    finally:
+        assert sso.stop() == 0

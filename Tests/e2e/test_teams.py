@@ -817,3 +817,24 @@ def test_demo_creates_a_person_owning_the_demo_app(tmp_path):
         assert [(m["appId"], m["role"]) for m in body["memberships"]] == [(created["appId"], "owner")], body
     finally:
         assert s.stop() == 0
+
+
+def test_the_instance_log_records_sign_ins_for_the_admin(module_server):
+    """GET /v1/instance/audit-log (the admin token, or an instance admin's session): sign-ins, failed
+    sign-ins and account changes, which belong to no app; an app's key and a non-admin person are refused."""
+    base = module_server.base
+    user = create_user(base, tag="logged")
+    problem(post_session(base, user["email"], "not the password!"), 401, "invalid_credentials")
+    person = Person(base, user)
+    entries = ok(admin(base).get("/v1/instance/audit-log", params={"targetId": user["id"]}), 200)["entries"]
+    actions = [e["action"] for e in entries]
+    assert actions[:2] == ["user.sign_in_failed", "user.created"] or "user.sign_in_failed" in actions, actions
+    failed = next(e for e in entries if e["action"] == "user.sign_in_failed")
+    assert failed["actor"] == {**failed["actor"], "kind": "user", "userId": user["id"], "email": user["email"], "sessionId": None}
+    signed = ok(admin(base).get("/v1/instance/audit-log", params={"action": "user.signed_in", "targetId": person.session_id}), 200)
+    assert [e["actor"]["sessionId"] for e in signed["entries"]] == [person.session_id], signed
+    # Nothing of an app is in it, and it is the admin's alone.
+    app = new_app(module_server)
+    assert all(e["action"] not in ("app.created", "paywall.created") for e in ok(admin(base).get("/v1/instance/audit-log"), 200)["entries"])
+    problem(app.dashboard.get("/v1/instance/audit-log"), 403, "admin_token_required")
+    problem(person.get("/v1/instance/audit-log"), 403, "admin_required")

@@ -27,6 +27,13 @@ struct SessionRoutes {
             }
             return try Self.signedIn(signedIn, services: services)
         }
+        // Open: what the sign-in page offers (a password form, a single sign-on button).
+        routes.open(.GET, "/v1/session/methods", Self.getSignInMethods, execution: .inline) { _ in
+            APIResponse.json([
+                "password": .bool(services.sessions.options.passwordSignIn),
+                "singleSignOn": services.singleSignOn == nil ? .null : .string("/v1/session/oidc"),
+            ])
+        }
         routes.session(.GET, "/v1/session", Self.getSession) { _, session in
             var response = APIResponse.json(try Self.describe(session, services: services))
             response.headers["Cache-Control"] = "no-store"

@@ -166,6 +166,20 @@ extension SessionRoutes {
             .problem(503, "`signin_busy`: too many passwords are being checked at once (with `Retry-After`)."),
         ])
 
+    static let getSignInMethods = OperationDoc(
+        "getSignInMethods", summary: "How people may sign in here",
+        description:
+            "`password`: whether POST /v1/session takes passwords (`auth.passwordSignIn`); `singleSignOn`: the path that starts single sign-on, or null.",
+        tag: "teams",
+        responses: [
+            .json(
+                200, "The sign-in methods.",
+                [
+                    "type": "object", "required": ["password", "singleSignOn"],
+                    "properties": ["password": ["type": "boolean"], "singleSignOn": ["type": ["string", "null"]]],
+                ])
+        ])
+
     static let getSession = OperationDoc(
         "getSession", summary: "The signed-in person, their apps and the session's CSRF token", tag: "teams",
         responses: [.json(200, "The session.", sessionBody), .problem(401, "`session_required`, `invalid_session`.")])

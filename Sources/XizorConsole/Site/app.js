@@ -18,8 +18,8 @@ import { accountView, acceptView } from "./account.js";
 const SECTIONS = {
   secret: [["paywalls", "Paywalls", paywallsView], ["placements", "Placements", placementsView],
     ["audiences", "Audiences", audiencesView], ["experiments", "Experiments", experimentsView], ["revenue", "Revenue", revenueView], ["keys", "Keys", keysView],
-    ["webhooks", "Webhooks", webhooksView], ["team", "Team", teamView], ["audit", "Audit log", auditView]],
-  admin: [["apps", "Apps", appsView]],
+    ["webhooks", "Webhooks", webhooksView], ["team", "Team", teamView], ["audit", "Audit log", () => auditView()]],
+  admin: [["apps", "Apps", appsView], ["instance-log", "Instance log", () => auditView("/v1/instance/audit-log", "Instance log")]],
 };
 
 /** A person's sections: their app's (as a member, or any app for an instance admin) and, for an instance admin, Apps. */

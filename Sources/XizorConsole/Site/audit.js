@@ -1,5 +1,6 @@
-// The app's audit log (docs/integrations.md): who did what — a key, or a person and their session —
-// filtered by action, target and time, a page at a time.
+// An audit log (docs/integrations.md): the app's, or the instance's own (sign-ins, accounts: the
+// admin's) — who did what, a key or a person and their session — filtered by action, target and
+// time, a page at a time.
 import { get } from "./api.js";
 import { h, show, field, problemBox, time, fill, submitter } from "./dom.js";
 
@@ -11,7 +12,7 @@ function actorOf(actor) {
   return `${actor.kind} (${actor.via})`;
 }
 
-export async function auditView() {
+export async function auditView(path = "/v1/audit-log", title = "Audit log") {
   const list = h("div", {});
   const errors = h("div", {});
   const action = h("input", { name: "action", placeholder: "paywall.published", spellcheck: "false" });
@@ -27,7 +28,7 @@ export async function auditView() {
     if (from.value) params.set("from", `${from.value}T00:00:00Z`);
     if (to.value) params.set("to", `${to.value}T23:59:59Z`);
     if (cursor) params.set("cursor", cursor);
-    return `/v1/audit-log?${params}`;
+    return `${path}?${params}`;
   }
 
   async function load(page) {
@@ -36,7 +37,7 @@ export async function auditView() {
       cursors = cursors.slice(0, page + 1);
       if (answer.nextCursor) cursors.push(answer.nextCursor);
       fill(list, answer.entries.length === 0 ? h("p", {}, "Nothing recorded for these filters.") : h("table", {},
-        h("caption", {}, `Audit log, page ${page + 1}`),
+        h("caption", {}, `${title}, page ${page + 1}`),
         h("thead", {}, h("tr", {}, ["When", "Who", "Action", "Target"].map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, answer.entries.map((entry) => h("tr", { "data-entry": entry.id },
           h("td", {}, time(entry.at)), h("td", {}, actorOf(entry.actor)), h("td", {}, h("code", {}, entry.action)),
@@ -55,6 +56,6 @@ export async function auditView() {
   }, h("h2", {}, "Filters"), field("Action", action), field("Target id", target), field("From", from), field("To", to),
   errors, h("button", { type: "submit" }, "Show"));
 
-  show(h("h1", {}, "Audit log"), filters, list);
+  show(h("h1", {}, title), filters, list);
   await load(0);
 }

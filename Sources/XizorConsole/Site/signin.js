@@ -73,5 +73,13 @@ export function signInView(done) {
   field("Key", token),
   keyErrors,
   h("button", { type: "submit" }, "Sign in with the key"));
-  show(h("h1", {}, "Sign in"), person, keyForm);
+  const sso = h("div", {});
+  show(h("h1", {}, "Sign in"), sso, person, keyForm);
+  // What this server offers: a single sign-on button, and the password form only when passwords work.
+  get("/v1/session/methods").then((methods) => {
+    if (methods.singleSignOn) {
+      fill(sso, h("p", { class: "card narrow" }, h("a", { class: "button", href: methods.singleSignOn, "data-testid": "sso" }, "Sign in with single sign-on")));
+    }
+    if (!methods.password) person.hidden = true;
+  }).catch(() => {});
 }

@@ -130,8 +130,9 @@ public protocol AuditStore {
     func append(
         appID: String?, at: Int64, actor: WriteActor, action: String, targetKind: String, targetID: String?,
         beforeHash: String?, afterHash: String?) throws
-    /// The app's entries older than `before` (a seq; nil: the newest), newest first.
-    func entries(appID: String, filter: AuditFilter, before: Int64?, limit: Int) throws -> [AuditEntry]
+    /// The app's entries (nil: the instance's own, those without an app) older than `before` (a seq;
+    /// nil: the newest), newest first.
+    func entries(appID: String?, filter: AuditFilter, before: Int64?, limit: Int) throws -> [AuditEntry]
     /// Deletes entries older than `before` (ms); answers how many.
     @discardableResult
     func prune(olderThan before: Int64) throws -> Int

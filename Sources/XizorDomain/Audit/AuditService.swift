@@ -15,8 +15,9 @@ public final class AuditService: Sendable {
         retentionMs = Int64(retentionDays) * 86_400_000
     }
 
-    /// The app's entries matching `filter`, newest first; `cursor` is the previous page's `nextCursor`.
-    public func entries(appID: String, filter: AuditFilter, cursor: String?, limit: Int) throws -> Page<AuditEntry> {
+    /// The app's entries matching `filter` (nil: the instance's own — sign-ins, accounts — which
+    /// belong to no app), newest first; `cursor` is the previous page's `nextCursor`.
+    public func entries(appID: String?, filter: AuditFilter, cursor: String?, limit: Int) throws -> Page<AuditEntry> {
         let before = try SequenceCursor.parse(cursor)
         let rows = try store.read { tx in
             try tx.audit.entries(appID: appID, filter: filter, before: before, limit: limit + 1)
