@@ -295,3 +295,62 @@ def test_the_sign_in_page_offers_what_the_server_has(chromium, module_server, sc
         other.assert_clean()
     finally:
         assert sso.stop() == 0
+
+
+def test_the_account_view_sets_up_the_second_factor_and_ends_sessions(chromium, module_server, screenshots):  # noqa: F811
+    """Account: the second factor set up from the QR code's key (a code computed here, as an app would),
+    the recovery codes shown once, the session replaced; signing in then asks for the code; another
+    session ended from the list. axe finds nothing serious on the view."""
+    from test_console import describe, run_axe, serious
+    from test_two_factor import totp
+    email, password = "totp@team.example", "totp person password"
+    admin("POST", module_server.base, "/v1/users", {"email": email, "password": password})
+    elsewhere = requests.post(module_server.base + "/v1/session", json={"email": email, "password": password}, timeout=10)
+    assert elsewhere.status_code == 201
+    console = ConsoleBrowser(chromium, module_server.base, screenshots)
+    console.secrets |= {password}
+    console.sign_out_by_storage()
+    console.open()
+    console.find("input[name=email]").send_keys(email)
+    console.find("input[name=password]").send_keys(password)
+    console.find("form[data-form=person] button[type=submit]").click()
+    console.settle()
+    console.find("#nav a[href='#/account']").click()
+    console.settle("Account")
+    # Two sessions listed: this one, and the one signed in elsewhere, which is ended here.
+    wait_for(lambda: len(console.driver.find_elements(By.CSS_SELECTOR, "#main tr[data-session]")) == 2, what="two sessions")
+    console.driver.find_element(By.CSS_SELECTOR, "#main tr[data-session] button").click()
+    wait_for(lambda: len(console.driver.find_elements(By.CSS_SELECTOR, "#main tr[data-session]")) == 1, what="one session left")
+    other_token = elsewhere.cookies.get(COOKIE) or elsewhere.headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
+    assert requests.get(module_server.base + "/v1/session", headers={"Cookie": f"{COOKIE}={other_token}"}, timeout=10).status_code == 401
+    results = run_axe(console)
+    assert not serious(results), describe(serious(results))
+
+    console.driver.find_element(By.XPATH, "//button[text()='Set up']").click()
+    secret = wait_for(lambda: console.text("[data-testid=totp-secret]"), what="the key")
+    console.secrets.add(secret)
+    assert console.driver.find_element(By.CSS_SELECTOR, "#main img").get_attribute("src").startswith("data:image/svg+xml;base64,")
+    console.find("input[name=totpCode]").send_keys(totp(secret))
+    console.driver.find_element(By.XPATH, "//button[text()='Turn on']").click()
+    codes = wait_for(lambda: console.driver.find_elements(By.CSS_SELECTOR, "[data-testid=recovery-codes] li"), what="the recovery codes")
+    assert len(codes) == 10
+    console.secrets |= {c.text for c in codes}
+    console.screenshot("teams-second-factor")
+    # The session was replaced: the console goes on working with the new one.
+    console.find("#nav a[href='#/account']").click()
+    console.settle("Account")
+    assert "Second factor: on" in console.driver.find_element(By.ID, "main").text
+
+    # Signing in again asks for the code, then takes the next step's.
+    console.find("#session button").click()
+    console.settle("Sign in")
+    console.expected_failures |= {("/v1/session", 401)}
+    console.find("input[name=email]").send_keys(email)
+    console.find("input[name=password]").send_keys(password)
+    console.find("form[data-form=person] button[type=submit]").click()
+    wait_for(lambda: console.find("input[name=code]").is_displayed(), what="the code asked for")
+    console.find("input[name=code]").send_keys(totp(secret, offset_steps=1))
+    console.find("form[data-form=person] button[type=submit]").click()
+    console.settle()
+    assert json.loads(console.stored())["user"]["totpEnabled"] is True
+    console.assert_clean()

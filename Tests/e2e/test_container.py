@@ -32,8 +32,10 @@ SCRATCH = ROOT / ".build" / "container"
 # and mtime) so the cached build stays incremental.
 CONTEXT = ROOT / ".build" / "container-context"
 # What the binary may name as a dependency (ELF NEEDED): the packages the image adds (libpq5's and
-# libcurl4's own dependencies come with them from apt), plus what debian:bookworm-slim has.
-ALLOWED_LIBRARIES = {"libsqlite3.so.0", "libz.so.1", "libpq.so.5", "libcrypto.so.3", "libcurl.so.4", "ld-linux-x86-64.so.2", "libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
+# libcurl4's own dependencies come with them from apt; libargon2-1 and libqrencode4 for people's
+# passwords and second factor), plus what debian:bookworm-slim has.
+ALLOWED_LIBRARIES = {"libsqlite3.so.0", "libz.so.1", "libpq.so.5", "libcrypto.so.3", "libcurl.so.4", "libargon2.so.1",
+                     "libqrencode.so.4", "ld-linux-x86-64.so.2", "libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
                      "libpthread.so.0", "libdl.so.2", "librt.so.1", "libutil.so.1"}
 
 
@@ -162,7 +164,8 @@ def image():
         elif ins == "RUN":
             packages = re.search(r"apt-get install -y --no-install-recommends ([^&]*)", rest)
             if packages:
-                assert set(packages.group(1).split()) == {"libsqlite3-0", "zlib1g", "libpq5", "libssl3", "libcurl4", "ca-certificates"}, \
+                assert set(packages.group(1).split()) == {"libsqlite3-0", "zlib1g", "libpq5", "libssl3", "libcurl4", "libargon2-1",
+                                                          "libqrencode4", "ca-certificates"}, \
                     "the runtime adds only the C libraries the binary links (and the CAs webhooks verify HTTPS with)"
     assert user and not user.startswith("0") and user != "root", "runs as a non-root user"
     assert volumes == ["/data"] and env["XIZOR_DATA_DIR"] == "/data"

@@ -838,3 +838,21 @@ def test_the_instance_log_records_sign_ins_for_the_admin(module_server):
     assert all(e["action"] not in ("app.created", "paywall.created") for e in ok(admin(base).get("/v1/instance/audit-log"), 200)["entries"])
     problem(app.dashboard.get("/v1/instance/audit-log"), 403, "admin_token_required")
     problem(person.get("/v1/instance/audit-log"), 403, "admin_required")
+
+
+@pytest.mark.skipif(__import__("drivers").DRIVER != "postgres", reason="replicas share a PostgreSQL database")
+def test_a_session_works_on_every_replica_and_ends_on_all(tmp_path):
+    """Two servers on one PostgreSQL database (replicas behind a load balancer): a session made on one is
+    good on the other, and revoked on the other it ends on the first at once (each request reads it back)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    first = XizorServer(data)
+    second = XizorServer(data)
+    try:
+        user = create_user(first.base, tag="replica")
+        token, csrf, _ = sign_in(first.base, user["email"], PASSWORD)
+        ok(with_session(second.base, "GET", "/v1/session", token), 200)
+        assert with_session(second.base, "DELETE", "/v1/session", token, csrf=csrf, origin=second.base).status_code == 204
+        problem(with_session(first.base, "GET", "/v1/session", token), 401, "invalid_session")
+    finally:
+        assert second.stop() == 0 and first.stop() == 0
