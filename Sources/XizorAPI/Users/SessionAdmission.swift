@@ -15,12 +15,15 @@ enum SessionAdmission {
     static let appHeader = "X-Xizor-App-Id"
 
     /// The session token of the request's cookie, if any.
-    static func token(in request: HTTPRequest) -> String? {
+    static func token(in request: HTTPRequest) -> String? { cookie(cookieName, in: request) }
+
+    /// The value of the cookie `name` the request carries (nil: none, or empty).
+    static func cookie(_ name: String, in request: HTTPRequest) -> String? {
         guard let cookies = request.header("Cookie") else { return nil }
         for pair in cookies.split(separator: ";") {
             let trimmed = pair.drop { $0 == " " }
-            guard trimmed.hasPrefix(cookieName + "=") else { continue }
-            let value = trimmed.dropFirst(cookieName.utf8.count + 1)
+            guard trimmed.hasPrefix(name + "=") else { continue }
+            let value = trimmed.dropFirst(name.utf8.count + 1)
             return value.isEmpty ? nil : String(value)
         }
         return nil
@@ -33,7 +36,8 @@ enum SessionAdmission {
         _ request: HTTPRequest, token: String, auth: APIAuth, sessions: SessionService, limits: RateLimits
     ) throws -> VerifiedKey {
         if InlineExecution.isActive { throw HTTPOffload() }
-        try limits.admitUnverified(request)
+        // A live session is never refused for its address's failures (a colleague behind the same
+        // NAT as an attacker); an ended or made-up one draws from the address's failure bucket.
         let verified: SessionService.Verified
         do { verified = try sessions.verify(token: token) } catch let error as ServiceError
             where error.kind == .unauthorized
@@ -94,9 +98,15 @@ enum SessionAdmission {
 
     /// The `Set-Cookie` value that hands the browser a new session.
     static func cookie(_ token: String, maxAgeSeconds: Int) -> String {
-        "\(cookieName)=\(token); Path=/; Max-Age=\(maxAgeSeconds); HttpOnly; Secure; SameSite=Lax"
+        setCookie(cookieName, token, maxAgeSeconds: maxAgeSeconds)
+    }
+
+    /// A `__Host-` cookie as every cookie of this server is set: the whole site, for this host only,
+    /// out of scripts' reach, over TLS, kept off other sites' posts.
+    static func setCookie(_ name: String, _ value: String, maxAgeSeconds: Int) -> String {
+        "\(name)=\(value); Path=/; Max-Age=\(maxAgeSeconds); HttpOnly; Secure; SameSite=Lax"
     }
 
     /// The `Set-Cookie` value that clears it.
-    static let clearedCookie = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax"
+    static let clearedCookie = setCookie(cookieName, "", maxAgeSeconds: 0)
 }

@@ -24,8 +24,7 @@ struct SingleSignOnRoutes {
             try limits.failedAuthentication(request)
             let (redirect, browser) = try sso.start()
             var response = HTTPResponse(status: .found, headers: ["Location": redirect, "Cache-Control": "no-store"])
-            response.headers["Set-Cookie"] =
-                "\(Self.browserCookie)=\(browser); Path=/; Max-Age=600; HttpOnly; Secure; SameSite=Lax"
+            response.headers["Set-Cookie"] = SessionAdmission.setCookie(Self.browserCookie, browser, maxAgeSeconds: 600)
             return response
         }
         routes.open(.GET, "/v1/session/oidc/callback", Self.finishSingleSignOn) { request in
@@ -36,7 +35,7 @@ struct SingleSignOnRoutes {
                 signedIn = try SessionAdmission.anonymous(request) {
                     try sso.finish(
                         code: request.query("code"), state: request.query("state"), error: request.query("error"),
-                        browserToken: Self.cookie(Self.browserCookie, in: request),
+                        browserToken: SessionAdmission.cookie(Self.browserCookie, in: request),
                         address: RateLimits.host(of: request.remoteAddress), userAgent: request.header("User-Agent"),
                         presentedToken: SessionAdmission.token(in: request))
                 }
@@ -55,17 +54,6 @@ struct SingleSignOnRoutes {
 
     static let notConfigured = ServiceError(
         .notFound, "sso_not_configured", "Single sign-on is not configured on this server (oidc.issuer).")
-
-    static func cookie(_ name: String, in request: HTTPRequest) -> String? {
-        guard let cookies = request.header("Cookie") else { return nil }
-        for pair in cookies.split(separator: ";") {
-            let trimmed = pair.drop { $0 == " " }
-            guard trimmed.hasPrefix(name + "=") else { continue }
-            let value = trimmed.dropFirst(name.utf8.count + 1)
-            return value.isEmpty ? nil : String(value)
-        }
-        return nil
-    }
 }
 
 extension SingleSignOnRoutes {

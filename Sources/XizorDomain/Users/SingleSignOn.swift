@@ -75,7 +75,7 @@ public final class SingleSignOn: Sendable {
             ("code_challenge_method", "S256"),
         ]
         let separator = endpoint.contains("?") ? "&" : "?"
-        return (endpoint + separator + Self.form(query), browser)
+        return (endpoint + separator + PercentEncoding.form(query), browser)
     }
 
     /// The provider's answer (`code` and `state`, or `error`) → the person signed in.
@@ -146,11 +146,11 @@ public final class SingleSignOn: Sendable {
         var headers: [String] = []
         if let secret = options.clientSecret {
             // client_secret_basic (RFC 6749 §2.3.1): both parts form-encoded, then base64.
-            let credentials = Self.escape(options.clientID) + ":" + Self.escape(secret)
+            let credentials = PercentEncoding.encode(options.clientID) + ":" + PercentEncoding.encode(secret)
             headers.append("Authorization: Basic " + Base64.encode(Array(credentials.utf8)))
         }
         let answer: ProviderClient.Answer
-        do { answer = try client.post(endpoint, form: Self.form(fields), headers: headers) } catch {
+        do { answer = try client.post(endpoint, form: PercentEncoding.form(fields), headers: headers) } catch {
             throw Self.unavailable("the token endpoint: \(error)")
         }
         guard (200..<300).contains(answer.status), let body = try? JSONValue(parsing: answer.body),
@@ -215,28 +215,5 @@ public final class SingleSignOn: Sendable {
 
     private static func invalidToken(_ error: IDTokenVerifier.Failure) -> ServiceError {
         ServiceError(.unauthorized, "id_token_invalid", "The identity provider's answer was refused: \(error).")
-    }
-
-    /// `application/x-www-form-urlencoded` (and a URL's query): unreserved characters as they are.
-    static func form(_ fields: [(String, String)]) -> String {
-        fields.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
-    }
-
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF")
-                out.append("%")
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return out
     }
 }

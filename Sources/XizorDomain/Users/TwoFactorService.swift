@@ -39,7 +39,7 @@ public final class TwoFactorService: Sendable {
             try tx.users.setTOTPPending(userID: session.user.id, secret)
         }
         let uri =
-            "otpauth://totp/Xizor:\(Self.escape(session.user.email))?secret=\(secret)&issuer=Xizor&algorithm=SHA1&digits=\(TOTP.digits)&period=\(TOTP.periodSeconds)"
+            "otpauth://totp/Xizor:\(PercentEncoding.encode(session.user.email, keeping: [UInt8(ascii: "@")]))?secret=\(secret)&issuer=Xizor&algorithm=SHA1&digits=\(TOTP.digits)&period=\(TOTP.periodSeconds)"
         let svg: String
         do { svg = try QRCode.svg(uri) } catch {
             throw ServiceError(.internalError, "qr_code_failed", "The enrolment's QR code could not be drawn.")
@@ -110,27 +110,5 @@ public final class TwoFactorService: Sendable {
     /// A recovery code as stored: dashes, spaces and case do not matter.
     static func hash(_ code: String) -> String {
         SHA256.hexDigest(of: String(code.lowercased().filter { $0 != "-" && $0 != " " }))
-    }
-
-    /// An email inside the URI's label: percent-encoded but for unreserved characters and `@`.
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"), UInt8(ascii: "@"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
