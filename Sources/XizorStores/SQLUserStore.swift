@@ -183,6 +183,18 @@ struct SQLUserStore: UserStore {
         return db.changes == 1
     }
 
+    func pruneSessions(userID: String, now: Int64, keepingLive count: Int) throws {
+        try db.run(
+            "DELETE FROM sessions WHERE user_id = \(userID) AND (revoked_at IS NOT NULL OR expires_at <= \(now))")
+        try db.run(
+            """
+            UPDATE sessions SET revoked_at = \(now)
+            WHERE user_id = \(userID) AND revoked_at IS NULL AND id NOT IN (
+                SELECT id FROM sessions WHERE user_id = \(userID) AND revoked_at IS NULL
+                ORDER BY created_at DESC, id LIMIT \(Int64(count)))
+            """)
+    }
+
     func revokeSessions(userID: String, at: Int64) throws -> Int {
         try db.run("UPDATE sessions SET revoked_at = \(at) WHERE user_id = \(userID) AND revoked_at IS NULL")
         return db.changes
@@ -227,6 +239,16 @@ struct SQLUserStore: UserStore {
             INSERT INTO invitations (id, token_hash, app_id, email, role, created_at, expires_at)
             VALUES (\(invitation.id), \(tokenHash), \(invitation.appID), \(invitation.email), \(invitation.role.rawValue),
                     \(invitation.createdAt), \(invitation.expiresAt))
+            """)
+    }
+
+    func pruneInvitations(appID: String, now: Int64, keeping count: Int) throws {
+        try db.run(
+            """
+            DELETE FROM invitations
+            WHERE app_id = \(appID) AND (accepted_at IS NOT NULL OR revoked_at IS NOT NULL OR expires_at <= \(now))
+              AND id NOT IN (
+                SELECT id FROM invitations WHERE app_id = \(appID) ORDER BY created_at DESC, id LIMIT \(Int64(count)))
             """)
     }
 

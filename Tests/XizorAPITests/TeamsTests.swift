@@ -87,8 +87,20 @@ struct TeamsTests {
         let fourth = try services.sessions.signIn(body, address: nil, userAgent: nil, presentedToken: third.token)
         #expect(throws: SessionService.invalidSession) { try services.sessions.verify(token: third.token) }
         #expect(try services.sessions.sessions(userID: user.id).map(\.id) == [fourth.verified.session.id])
-        try services.sessions.revokeAll(of: fourth.verified.actingUser)
+        // A person holds at most `maxLiveSessions`: one more sign-in ends the oldest.
+        var opened = [fourth]
+        for _ in 1..<SessionService.maxLiveSessions {
+            clock.advance(byMs: 1)  // an order of sign-ins the oldest is found by
+            opened.append(try services.sessions.signIn(body, address: nil, userAgent: nil, presentedToken: nil))
+        }
+        #expect(try services.sessions.sessions(userID: user.id).count == SessionService.maxLiveSessions)
+        clock.advance(byMs: 1)
+        let last = try services.sessions.signIn(body, address: nil, userAgent: nil, presentedToken: nil)
+        #expect(try services.sessions.sessions(userID: user.id).count == SessionService.maxLiveSessions)
         #expect(throws: SessionService.invalidSession) { try services.sessions.verify(token: fourth.token) }
+        _ = try services.sessions.verify(token: opened[1].token)
+        try services.sessions.revokeAll(of: last.verified.actingUser)
+        #expect(throws: SessionService.invalidSession) { try services.sessions.verify(token: last.token) }
     }
 
     @Test(arguments: Driver.allCases)

@@ -46,7 +46,7 @@ extension InvitationRoutes {
         "listInvitations", summary: "The app's invitations, newest first", tag: "teams",
         responses: [
             .json(
-                200, "The 200 newest, with their state.",
+                200, "The 200 newest, with their state (ended ones beyond them are deleted as new ones are made).",
                 ["type": "object", "properties": ["invitations": ["type": "array", "items": invitation]]])
         ])
 

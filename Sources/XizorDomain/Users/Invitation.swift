@@ -53,6 +53,8 @@ public protocol InvitationStore {
     /// The app's invitations, newest first, at most `limit`.
     func invitations(appID: String, limit: Int) throws -> [Invitation]
     func pendingInvitationCount(appID: String, now: Int64) throws -> Int
+    /// Deletes the app's accepted, revoked and expired invitations but the newest `count` invitations.
+    func pruneInvitations(appID: String, now: Int64, keeping count: Int) throws
     /// Marks it accepted unless it already was (false then: another request won the race).
     func accept(invitationID: String, by userID: String, at: Int64) throws -> Bool
     /// Revokes a pending one (not accepted, revoked or expired at `at`).

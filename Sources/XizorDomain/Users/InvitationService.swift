@@ -8,6 +8,8 @@ public final class InvitationService: Sendable {
     public static let lifetimeMs: Int64 = 7 * 86_400_000
     /// Pending invitations one app may have: what an owner can make the server hold (and mail) is bounded.
     public static let maxPendingPerApp = 100
+    /// Invitations a list shows, and past which ended ones are deleted.
+    static let listed = 200
 
     public struct Options: Sendable {
         /// The console's address an invitation's link opens (`server.publicURL` + `console.path`);
@@ -63,6 +65,8 @@ public final class InvitationService: Sendable {
                 )
             }
             try tx.users.insert(invitation, tokenHash: SessionService.tokenHash(token))
+            // Revoked, accepted and expired ones are kept only as the list shows them (its newest 200).
+            try tx.users.pruneInvitations(appID: appID, now: now, keeping: Self.listed)
             try tx.record(
                 WriteRecord(
                     appID: appID, action: .invitationCreated, targetKind: "invitation", targetID: invitation.id,
@@ -99,7 +103,7 @@ public final class InvitationService: Sendable {
     /// The app's invitations, newest first (the 200 newest).
     public func list(appID: String) throws -> (invitations: [Invitation], now: Int64) {
         let now = clock.now()
-        return (try store.read { tx in try tx.users.invitations(appID: appID, limit: 200) }, now)
+        return (try store.read { tx in try tx.users.invitations(appID: appID, limit: Self.listed) }, now)
     }
 
     public func revoke(appID: String, id: String) throws {

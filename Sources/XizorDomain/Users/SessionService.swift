@@ -46,6 +46,9 @@ public final class SessionService: Sendable {
     let clock: Clock
     public let options: Options
     let gate: PasswordGate
+    /// Live sessions one person may have (browsers, devices); a new sign-in past it ends the oldest.
+    public static let maxLiveSessions = 20
+
     /// How stale `last_seen_at` may be before a request writes it: one write per session per
     /// minute at most, whatever the request rate — or per quarter of the idle limit when that is
     /// shorter, so a session in use never reaches it.
@@ -183,6 +186,9 @@ public final class SessionService: Sendable {
             _ = try tx.users.revokeSession(id: planted.id, userID: planted.userID, at: now)
         }
         try tx.users.insert(session, tokenHash: Self.tokenHash(token))
+        // What one person's sign-ins may make the server hold: their ended sessions go, and past
+        // `maxLiveSessions` the oldest live one ends.
+        try tx.users.pruneSessions(userID: user.id, now: now, keepingLive: Self.maxLiveSessions)
         try WriteActor.$current.withValue(
             WriteActor.person(Self.acting(user, session.id))
         ) {

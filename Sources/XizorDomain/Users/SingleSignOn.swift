@@ -153,11 +153,14 @@ public final class SingleSignOn: Sendable {
         do { answer = try client.post(endpoint, form: PercentEncoding.form(fields), headers: headers) } catch {
             throw Self.unavailable("the token endpoint: \(error)")
         }
-        guard (200..<300).contains(answer.status), let body = try? JSONValue(parsing: answer.body),
-            let token = body["id_token"]?.stringValue
-        else {
-            throw ServiceError(
-                .unauthorized, "sso_denied", "The identity provider did not exchange the code (HTTP \(answer.status)).")
+        let refused = { (why: String) in
+            ServiceError(
+                .unauthorized, "sso_denied",
+                "The identity provider did not exchange the code (HTTP \(answer.status)): \(why).")
+        }
+        guard (200..<300).contains(answer.status) else { throw refused("a refusal") }
+        guard let token = try Self.json(answer.body, or: refused)["id_token"]?.stringValue else {
+            throw refused("no id_token in its answer")
         }
         return token
     }
@@ -201,10 +204,17 @@ public final class SingleSignOn: Sendable {
     private func fetchJSON(_ url: String, what: String) throws -> JSONValue {
         let answer: ProviderClient.Answer
         do { answer = try client.get(url) } catch { throw Self.unavailable("\(what): \(error)") }
-        guard answer.status == 200, let value = try? JSONValue(parsing: answer.body), value.objectValue != nil else {
-            throw Self.unavailable("\(what) answered HTTP \(answer.status) without a JSON object")
+        guard answer.status == 200 else { throw Self.unavailable("\(what) answered HTTP \(answer.status)") }
+        let value = try Self.json(answer.body) { Self.unavailable("\(what): \($0)") }
+        guard value.objectValue != nil else {
+            throw Self.unavailable("\(what) is not a JSON object")
         }
         return value
+    }
+
+    /// The provider's answer as JSON, or `failure` naming why it is not.
+    private static func json(_ bytes: [UInt8], or failure: (String) -> ServiceError) throws -> JSONValue {
+        do { return try JSONValue(parsing: bytes) } catch { throw failure("its answer is not JSON (\(error))") }
     }
 
     private static func unavailable(_ detail: String) -> ServiceError {

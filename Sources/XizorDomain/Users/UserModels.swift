@@ -206,6 +206,8 @@ public protocol UserStore: InvitationStore, SSOLoginStore {
     func sessions(userID: String, now: Int64) throws -> [SessionRecord]
     func touchSession(id: String, at: Int64) throws
     func revokeSession(id: String, userID: String, at: Int64) throws -> Bool
+    /// Deletes the user's ended sessions and ends the oldest live ones beyond `count`.
+    func pruneSessions(userID: String, now: Int64, keepingLive count: Int) throws
     /// Ends every live session of the user; how many.
     func revokeSessions(userID: String, at: Int64) throws -> Int
 }
