@@ -89,6 +89,10 @@ extension PageBuilder {
         let style = styled.declarations + moved.declarations
         var attributes: [(String, String)] = []
         if let id = node.common.id { attributes.append(("data-id", id)) }
+        // Previews name each element's node, so the console's editor can select it by a click in the canvas.
+        if options.mode == .preview, let path = node.common.source.jsonPath {
+            attributes.append(("data-xz-path", path))
+        }
         let label = pick(node.common.accessibilityLabel)
 
         let element = NodeElement(classes: classes, style: style, attributes: attributes, label: label)

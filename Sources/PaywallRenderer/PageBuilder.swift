@@ -123,7 +123,9 @@ struct PageBuilder {
                 + "Sample prices</p>"
         }
         page += "<script type=\"application/json\" id=\"xz-config\">" + HTML.scriptJSON(config) + "</script>"
-        page += "<script>" + RuntimeScript.source + "</script></body></html>"
+        page += "<script>" + RuntimeScript.source + "</script>"
+        if options.mode == .preview { page += "<script>" + RuntimeScript.editorBridge + "</script>" }
+        page += "</body></html>"
         guard page.utf8.count <= options.budget.maxBytes else {
             throw .budgetExceeded(.bytes, limit: options.budget.maxBytes)
         }
@@ -143,10 +145,6 @@ struct PageBuilder {
         return exhausted == nil
     }
 
-    /// Nothing runs but the runtime (by its hash, so an injected `<script>` cannot) and the operator's
-    /// Lottie player; media loads only from the configured origins; the page fetches nothing unless
-    /// it plays a Lottie animation (lottie-web loads the animation JSON from those origins); no
-    /// forms, no `<base>`.
     /// A media URL the page may load: `https:`, or a path under `options.servedMediaPath` (media
     /// served by the page's own origin); nil drops the media.
     func media(_ url: String) -> String? {
@@ -161,8 +159,13 @@ struct PageBuilder {
         return url
     }
 
+    /// Nothing runs but the runtime (by its hash, so an injected `<script>` cannot), a preview's editor
+    /// bridge and the operator's Lottie player; media loads only from the configured origins; the page
+    /// fetches nothing unless it plays a Lottie animation (lottie-web loads the animation JSON from
+    /// those origins); no forms, no `<base>`.
     var contentSecurityPolicy: String {
         var script = "'\(PageBuilder.runtimeHash)'"
+        if options.mode == .preview { script += " '\(RuntimeScript.editorBridgeHash)'" }
         if let player = lottiePlayer { script += " " + PageBuilder.origin(player) }
         let media = ((options.servedMediaPath == nil ? [] : ["'self'"]) + options.mediaOrigins).joined(separator: " ")
         var policy = "default-src 'none'; img-src \(media) data: blob:; media-src \(media) blob:; "

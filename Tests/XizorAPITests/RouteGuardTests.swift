@@ -25,6 +25,8 @@ import Testing
             "/", "/console", "/console/v/:version/:file",
             // A preview link is its own proof (signed, expiring): a frame cannot send a key.
             "/v1/previews/:token",
+            // A built-in template's page, the same for every app: the console's gallery frames it.
+            "/v1/templates/:name/preview",
             // The public keys SDK answers are signed with: published for apps to pin.
             "/v1/sdk/signing-keys",
         ]

@@ -101,6 +101,8 @@ OPEN_OPERATIONS = {"getHealth", "getReadiness", "getMetrics", "getOpenAPIDocumen
                    "redirectToConsole", "getConsole", "getConsoleAsset",
                    # A preview link (`/v1/previews/{token}`) is its own proof: a frame cannot send a key; short-lived, signed.
                    "openPreviewLink",
+                   # A built-in template's page (the console's gallery frames it): the same for every app, no tenant data.
+                   "previewTemplate",
                    # The stores post without our keys: Apple's notifications prove themselves by their signature
                    # chain, RevenueCat's by the Authorization value the app configured (docs/revenue.md).
                    "receiveAppleNotification", "receiveRevenueCatWebhook",

@@ -192,6 +192,23 @@ public struct NodeCommon: Sendable, Hashable {
     public var style: Style?
     public var animation: Animation?
     public var accessibilityLabel: LocalizedText?
+    /// Where the reader found the node in the document (previews tag elements with it).
+    public var source: NodeSource = .unknown
+}
+
+/// The JSON path a node was read from (`$.root.children[2]`), so a preview's element can name the node
+/// an editor selects. Not part of the node's value: two nodes equal in content are equal wherever they
+/// were read, and the path is only spelled out when asked (readers run on every publish and load).
+public struct NodeSource: Sendable, Hashable {
+    let walk: WalkPath?
+
+    public static let unknown = NodeSource(walk: nil)
+
+    /// `$.root.children[2]`, as validation issues spell paths; nil for a node not read from JSON.
+    public var jsonPath: String? { walk.map { $0.jsonPath.description } }
+
+    public static func == (lhs: NodeSource, rhs: NodeSource) -> Bool { true }
+    public func hash(into hasher: inout Hasher) {}
 }
 
 public enum Fit: String, Sendable, Hashable { case cover, contain, fill }

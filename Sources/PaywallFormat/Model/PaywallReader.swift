@@ -230,7 +230,7 @@ struct ReadContext {
         guard j.objectValue != nil else { return nil }
         let common = NodeCommon(
             id: j["id"]?.stringValue, style: style(j["style"]), animation: animation(j["animation"]),
-            accessibilityLabel: text(j["accessibilityLabel"]))
+            accessibilityLabel: text(j["accessibilityLabel"]), source: NodeSource(walk: path))
         let type = j["type"]?.stringValue ?? ""
         if let kind = kind(type, j, path: path) { return PaywallNode(common: common, kind: kind) }
         let fallback = j["fallback"].flatMap { node($0, path: path.appending("fallback")) }

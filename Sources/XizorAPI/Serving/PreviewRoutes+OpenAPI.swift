@@ -40,4 +40,20 @@ extension PreviewRoutes {
         responses: Self.linkResponses + [
             .problem(404, "`preview_link_not_found`: unknown, expired, or its key, app or paywall gone.")
         ])
+
+    static let previewTemplate = OperationDoc(
+        "previewTemplate", summary: "A built-in template's page, for the console's gallery (no key)",
+        description:
+            "The template rendered as a preview with sample products. The same for every app (its media are the server's bundled template assets), so no key is needed; rendered once per appearance and cached (`Cache-Control: public, max-age=3600`). Framed only by this server's own pages, as preview links are.",
+        tag: "templates",
+        parameters: [
+            .path(
+                "name", "A template name.",
+                schema: ["enum": .array(PaywallTemplates.names.map(JSONValue.string))]),
+            .query("colorScheme", "light (default) or dark.", schema: ["enum": ["light", "dark"]]),
+        ],
+        responses: Self.linkResponses.filter { $0.status == 200 } + [
+            .problem(400, "`colorScheme` is neither light nor dark."),
+            .problem(404, "`template_not_found`."),
+        ])
 }

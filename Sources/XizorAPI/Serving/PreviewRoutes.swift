@@ -53,6 +53,13 @@ struct PreviewRoutes {
             return APIResponse.json(
                 ["url": .string(link.path), "expiresAt": .number(Int(link.expiresAt))], status: .created)
         }
+        // The gallery's thumbnails: a template is the same for everyone, so its page needs no key,
+        // and it is rendered once per appearance and served by its tag from then on.
+        let gallery = TemplateGallery(previews: previews)
+        routes.open(.GET, "/v1/templates/:name/preview", Self.previewTemplate) { request in
+            let scheme = try request.query("colorScheme").map(PreviewRequest.colorScheme) ?? .light
+            return framed(try gallery.page(request.parameter("name"), scheme), cache: "public, max-age=3600")
+        }
         routes.open(
             .GET, "/v1/previews/:token",
             Self.openPreviewLink,
@@ -60,17 +67,21 @@ struct PreviewRoutes {
         ) { request in
             let link = try links.open(request.parameter("token"))
             let page = try previews.render(appID: link.appID, id: link.paywallID, link.options)
-            var response = respond(page)
-            response.headers["Cache-Control"] = "no-store"
-            response.headers["Referrer-Policy"] = "no-referrer"
-            // One policy: the page's own (also in its meta element, which cannot hold
-            // frame-ancestors) with the framing rule merged in. The console is served by this
-            // server and loads the link as a relative URL, so its origin is always 'self'.
-            response.headers["Content-Security-Policy"] = page.contentSecurityPolicy + "; frame-ancestors 'self'"
-            response.headers["X-Frame-Options"] = "SAMEORIGIN"
-            response.headers["X-Content-Type-Options"] = "nosniff"
-            return response
+            return framed(page, cache: "no-store")
         }
+    }
+
+    /// A page for the console's frames: one policy, the page's own (also in its meta element, which
+    /// cannot hold frame-ancestors) with the framing rule merged in. The console is served by this
+    /// server and loads these as relative URLs, so its origin is always 'self'.
+    private func framed(_ page: PreviewPage, cache: String) -> HTTPResponse {
+        var response = respond(page)
+        response.headers["Cache-Control"] = cache
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Content-Security-Policy"] = page.contentSecurityPolicy + "; frame-ancestors 'self'"
+        response.headers["X-Frame-Options"] = "SAMEORIGIN"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
     }
 
     /// The link's answer also names its framing and type headers.

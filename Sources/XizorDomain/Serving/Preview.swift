@@ -95,7 +95,7 @@ package struct PreviewRequest: Sendable {
         )
     }
 
-    private static func colorScheme(_ raw: String) throws -> ColorScheme {
+    package static func colorScheme(_ raw: String) throws -> ColorScheme {
         guard let parsed = ColorScheme(rawValue: raw) else {
             throw ServiceError(.badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(raw)'.")
         }
@@ -184,6 +184,23 @@ package struct PreviewService: Sendable {
         let page = try pages.preview(
             document, appID: appID, locale: request.locale, colorScheme: request.colorScheme,
             context: request.context.mapValues(\.json), products: products)
+        return PreviewPage(
+            html: page.html, etag: StrongETag.of(page.html), products: products,
+            contentSecurityPolicy: page.contentSecurityPolicy)
+    }
+
+    /// A built-in template's page with sample products, for the console's template gallery: the same
+    /// for every app (its media are the server's bundled template assets), so it needs no key.
+    package func template(named name: String, colorScheme: ColorScheme) throws -> PreviewPage {
+        guard let document = try PaywallTemplates.document(named: name) else {
+            throw ServiceError(
+                .notFound, "template_not_found",
+                "No template '\(name)'; use one of \(PaywallTemplates.names.joined(separator: ", ")).")
+        }
+        let locale = document["defaultLocale"]?.stringValue ?? "en"
+        let products = SampleProducts.values(for: PaywallReader.read(document).document.products, locale: locale)
+        let page = try pages.preview(
+            document, appID: "templates", locale: nil, colorScheme: colorScheme, products: products)
         return PreviewPage(
             html: page.html, etag: StrongETag.of(page.html), products: products,
             contentSecurityPolicy: page.contentSecurityPolicy)
