@@ -69,6 +69,8 @@ struct SQLPlacementStore: PlacementStore {
     }
 
     func references(appID: String, targeting paywallIDs: [String]) throws -> [String: [PlacementReference]] {
+        // Per paywall, one reference per placement or rule: through an experiment when one of its
+        // variants is the paywall (a control is also the placement's own paywall_id), else directly.
         var references: [String: [PlacementReference]] = [:]
         // In slices, far below the limit on bound parameters.
         var start = 0
@@ -77,17 +79,39 @@ struct SQLPlacementStore: PlacementStore {
             start += slice.count
             for row in try db.rows(
                 """
-                SELECT paywall_id, key, CAST(NULL AS BIGINT) FROM placements WHERE app_id = \(appID) AND paywall_id IN (\(SQL.list(slice)))
-                UNION ALL SELECT paywall_id, placement_key, position FROM placement_rules
+                SELECT paywall_id, key, CAST(NULL AS BIGINT), CAST(NULL AS TEXT), CAST(NULL AS TEXT) FROM placements
                 WHERE app_id = \(appID) AND paywall_id IN (\(SQL.list(slice)))
+                UNION ALL SELECT paywall_id, placement_key, position, CAST(NULL AS TEXT), CAST(NULL AS TEXT) FROM placement_rules
+                WHERE app_id = \(appID) AND paywall_id IN (\(SQL.list(slice)))
+                UNION ALL SELECT v.paywall_id, p.key, CAST(NULL AS BIGINT), e.id, e.name FROM placements p
+                JOIN experiments e ON e.app_id = p.app_id AND e.id = p.experiment_id
+                JOIN experiment_variants v ON v.experiment_id = e.id
+                WHERE p.app_id = \(appID) AND e.status <> 'stopped' AND v.paywall_id IN (\(SQL.list(slice)))
+                UNION ALL SELECT v.paywall_id, r.placement_key, r.position, e.id, e.name FROM placement_rules r
+                JOIN experiments e ON e.app_id = r.app_id AND e.id = r.experiment_id
+                JOIN experiment_variants v ON v.experiment_id = e.id
+                WHERE r.app_id = \(appID) AND e.status <> 'stopped' AND v.paywall_id IN (\(SQL.list(slice)))
                 """)
             {
                 let rule: Int64? = try row.get(2)
                 references[try row.get(0), default: []].append(
-                    PlacementReference(placement: try row.get(1), rule: rule.map { Int($0) }))
+                    PlacementReference(
+                        placement: try row.get(1), rule: rule.map { Int($0) }, experimentID: try row.get(3),
+                        experimentName: try row.get(4)))
             }
         }
-        return references.mapValues { $0.sorted() }
+        return references.mapValues { found in
+            var chosen: [PlacementReference] = []
+            for reference in found.sorted(by: {
+                ($0 < $1) || (!($1 < $0) && $0.experimentID != nil && $1.experimentID == nil)
+            }) {
+                if let last = chosen.last, last.placement == reference.placement, last.rule == reference.rule {
+                    continue
+                }
+                chosen.append(reference)
+            }
+            return chosen
+        }
     }
 
     func keys(appID: String, experimentID: String) throws -> [String] {

@@ -11,6 +11,19 @@ struct SQLSubscriberStore: SubscriberStore {
         .map { StoredSubscriberAttributes(attributes: try $0.get(0), updatedAt: try $0.get(1)) }
     }
 
+    func attributeSample(appID: String, limit: Int) throws -> [String] {
+        try db.rows("SELECT attributes FROM subscriber_attributes WHERE app_id = \(appID) LIMIT \(limit)").map {
+            try $0.get(0)
+        }
+    }
+
+    func contextSample(appID: String, limit: Int) throws -> [String] {
+        // CAST: the column is TEXT on SQLite and JSONB on PostgreSQL; both read it back as text.
+        try db.rows(
+            "SELECT CAST(context AS TEXT) FROM events WHERE app_id = \(appID) AND context IS NOT NULL LIMIT \(limit)"
+        ).map { try $0.get(0) }
+    }
+
     func setAttributes(appID: String, subscriberID: String, attributes: String, now: Int64) throws {
         try db.run(
             """

@@ -179,6 +179,8 @@ import Testing
             first.json == [
                 "path": "$.all[0]", "reason": "compared", "key": "device.platform", "op": "eq", "value": "ios",
                 "saw": "android",
+                // The same in words (issue 36): key, operator, expected and seen value.
+                "message": "device.platform eq \"ios\" did not hold: the request had \"android\".",
             ])
     }
 

@@ -206,7 +206,7 @@ def test_some_known_routes_have_the_documented_scope(document):
                 ("POST", "/v1/paywalls/{id}/publish"): "publish", ("POST", "/v1/paywalls/{id}/rollback"): "publish",
                 ("DELETE", "/v1/paywalls/{id}"): "publish",
                 ("PUT", "/v1/placements/{key}"): "placements", ("PUT", "/v1/placements/{key}/rules"): "placements",
-                ("PUT", "/v1/audiences/{id}"): "placements",
+                ("PUT", "/v1/audiences/{id}"): "placements", ("GET", "/v1/targeting/keys"): "read",
                 ("POST", "/v1/experiments"): "experiments", ("POST", "/v1/experiments/{id}/start"): "experiments",
                 ("GET", "/v1/paywalls/{id}/analytics"): "analytics", ("GET", "/v1/experiments/{id}/results"): "analytics",
                 ("GET", "/v1/events/export"): "analytics", ("DELETE", "/v1/subscribers/{id}"): "analytics",

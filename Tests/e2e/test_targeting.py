@@ -48,10 +48,23 @@ def served(app, placement="onboarding", headers=None, **params):
 
 
 def dry(app, placement="onboarding", **params):
-    """The dashboard's dry run (`context.X`, `device.X`, `subscriberId` as query parameters)."""
+    """The dashboard's dry run (`context.X`, `device.X`, `subscriberId` as query parameters), each
+    failure's `message` left out (the structured fields are compared here; the words have a test of
+    their own: test_a_trace_failure_says_in_words_what_was_compared)."""
     r = app.dashboard.get(f"/v1/placements/{placement}/resolve", params=params)
     assert r.status_code == 200, r.text
-    return r.json()
+    return without_messages(r.json())
+
+
+def without_messages(value):
+    """A dry run's answer without the failures' `message` (every failure has one: checked, then removed)."""
+    if isinstance(value, list):
+        return [without_messages(v) for v in value]
+    if isinstance(value, dict):
+        if "reason" in value and "path" in value:
+            assert isinstance(value.get("message"), str) and value["message"], value
+        return {k: without_messages(v) for k, v in value.items() if not (k == "message" and "reason" in value)}
+    return value
 
 
 def set_rules(app, rules, placement="onboarding"):
@@ -774,13 +787,13 @@ def test_mcp_audiences_and_resolve_with_device_and_trace(routed, server):
             miss = await call(s, "resolve_placement", {"placement": "onboarding", "subscriberId": "m-1",
                                                        "device": {"platform": "ios", "appVersion": "1.9.9"}})
             assert (miss["matchedRule"], miss["paywallId"], miss["fallback"]) == (1, app.b, False)
-            assert miss["trace"][0] == {"rule": 0, "outcome": "not_matched", "failed": {
+            assert without_messages(miss["trace"][0]) == {"rule": 0, "outcome": "not_matched", "failed": {
                 "path": "$.rules[0].when", "reason": "audience_not_matched", "audience": "modern-ios",
                 "failures": [{"path": "$.all[1]", "reason": "compared", "key": "device.appVersion", "op": "semver_gte",
                               "value": "2.0.0", "saw": "1.9.9"}]}}
             nobody = await call(s, "resolve_placement", {"placement": "onboarding", "device": {"platform": "android"}})
             assert (nobody["matchedRule"], nobody["paywallId"], nobody["fallback"]) == (None, app.fallback, True)
-            assert nobody["trace"][1] == {"rule": 1, "outcome": "not_matched", "failed": {"path": "$.rules[1].when", "reason": "no_subscriber"}}
+            assert without_messages(nobody["trace"][1]) == {"rule": 1, "outcome": "not_matched", "failed": {"path": "$.rules[1].when", "reason": "no_subscriber"}}
             bad_country = await call(s, "resolve_placement", {"placement": "onboarding", "device": {"country": "Germany"}}, expect_error=True)
             assert bad_country["error"]["code"] == "invalid_country" and bad_country["error"]["status"] == 400
 
@@ -896,15 +909,16 @@ def test_a_dry_run_shows_subscriber_values_and_counts_only_to_an_analytics_key(r
         assert r.status_code == 200, r.text
         return r.json()["trace"]
 
-    seen = traced(analyst_key)
+    seen = without_messages(traced(analyst_key))
     assert seen[0]["failed"] == {"path": "$.rules[0].when", "reason": "compared", "key": "subscriber.plan", "op": "eq",
                                  "value": "pro", "saw": "free"}
     assert seen[1] == {"rule": 1, "outcome": "capped", "presentations": 1, "frequencyCap": {"count": 1, "seconds": 86_400}}
-    hidden = traced(reader_key)
+    hidden = without_messages(traced(reader_key))
     assert hidden[0]["failed"] == {"path": "$.rules[0].when", "reason": "hidden", "key": "subscriber.plan", "op": "eq",
                                    "value": "pro", "hidden": "analytics"}
     assert hidden[1] == {"rule": 1, "outcome": "capped", "hidden": "analytics", "frequencyCap": {"count": 1, "seconds": 86_400}}
     assert "free" not in str(hidden) and "21" not in str(hidden)
+    assert "free" not in str(traced(reader_key)), "nor in the words of the failure"
     # The answer itself (which paywall) is the same for both: only the subscriber's data is withheld.
     assert dry(app, **params)["paywallId"] == app.fallback
 
@@ -912,5 +926,110 @@ def test_a_dry_run_shows_subscriber_values_and_counts_only_to_an_analytics_key(r
         async with mcp_session(server, reader_key) as s:
             await s.initialize()
             out = await call(s, "resolve_placement", {"placement": "onboarding", "subscriberId": "u-9", "context": {"promo": "yes"}})
-            assert out["trace"] == hidden
+            assert without_messages(out["trace"]) == hidden
     run(flow())
+
+
+# --- frictions of the console's rule builder (issue 36) ---------------------------------------------
+
+def test_a_number_compared_with_a_device_attribute_is_warned_at_write_time(routed):
+    """A request attribute is always a string, so `device.appVersion eq 2.1` (the number) can never
+    match: the rules' and the audience's write answers say so (`never_matches`, at the value), while the
+    same comparison with a string, a version operator or a context key draws no warning."""
+    app = routed
+    written = set_rules(app, [
+        {"when": {"all": [{"key": "device.appVersion", "op": "eq", "value": 2.1},
+                          {"key": "device.osVersion", "op": "in", "value": ["17", 18]},
+                          {"key": "device.sdkVersion", "op": "between", "value": [1, 3]}]}, "paywallId": app.a},
+        {"when": {"all": [{"key": "device.appVersion", "op": "eq", "value": "2.1"},
+                          {"key": "device.appVersion", "op": "semver_gte", "value": "2.1"},
+                          {"key": "context.visits", "op": "gt", "value": 3}]}, "paywallId": app.b}])
+    warned = {(w["path"], w["code"]) for w in written["warnings"]}
+    assert warned == {("$.rules[0].when.all[0].value", "never_matches"), ("$.rules[0].when.all[1].value", "never_matches"),
+                      ("$.rules[0].when.all[2].value", "never_matches")}, written["warnings"]
+    first = next(w for w in written["warnings"] if w["path"] == "$.rules[0].when.all[0].value")
+    assert "device.appVersion" in first["message"] and '"2.1"' in first["message"], first
+    # Stored as written (a warning, not a refusal), and it indeed never matches.
+    assert dry(app, **{"device.appVersion": "2.1", "device.osVersion": "18", "device.sdkVersion": "2",
+                       "context.visits": "4"})["matchedRule"] == 1
+
+    r = app.dashboard.put("/v1/audiences/old_ios", {"condition": {"key": "device.osVersion", "op": "lt", "value": 16}})
+    assert r.status_code == 201, r.text
+    assert [(w["path"], w["code"]) for w in r.json()["warnings"]] == [("$.condition.value", "never_matches")]
+    assert "warnings" not in app.dashboard.get("/v1/audiences/old_ios").json(), "a write's answer only"
+    r = app.dashboard.put("/v1/audiences/old_ios", {"condition": {"key": "device.osVersion", "op": "semver_lt", "value": "16"}})
+    assert r.status_code == 200 and "warnings" not in r.json(), r.text
+
+
+def test_a_trace_failure_says_in_words_what_was_compared(routed):
+    """Each failure of the dry run's trace keeps its fields (path, reason, key, op, value, saw) and adds
+    `message`: the key, the operator, the expected value and the one the request had, in words."""
+    app = routed
+    set_rules(app, [{"when": {"all": [{"key": "context.screen", "op": "exists"},
+                                      {"key": "device.appVersion", "op": "semver_gte", "value": "2.1"}]}, "paywallId": app.a},
+                    {"when": {"key": "context.plan", "op": "eq", "value": "pro"}, "paywallId": app.b}])
+    r = app.dashboard.get("/v1/placements/onboarding/resolve", params={"context.screen": "home", "device.appVersion": "2.0.9"})
+    assert r.status_code == 200, r.text
+    first, second = (step["failed"] for step in r.json()["trace"])
+    assert first == {"path": "$.rules[0].when.all[1]", "reason": "compared", "key": "device.appVersion", "op": "semver_gte",
+                     "value": "2.1", "saw": "2.0.9",
+                     "message": 'device.appVersion semver_gte "2.1" did not hold: the request had "2.0.9".'}
+    assert second["message"] == 'context.plan eq "pro" did not hold: the request has no context.plan.'
+
+
+def test_the_targeting_keys_offer_device_attributes_audiences_and_the_keys_the_data_shows(routed):
+    """GET /v1/targeting/keys: every device attribute, the app's audiences, and the subscriber attribute and
+    context keys found in the app's stored data (sorted, namespaced) — none of another app's."""
+    app = routed
+    assert app.sdk.put("/v1/sdk/subscribers/k-1/attributes", {"attributes": {"tier": "gold", "sessions": 3}}).status_code == 200
+    assert app.sdk.put("/v1/sdk/subscribers/k-2/attributes", {"attributes": {"beta": True}}).status_code == 200
+    event = {**open_event(app.a, "k-1", now_ms(), name="paywall_close"), "context": {"cohort": "a", "screen": "home"}}
+    send_events(app, [event])
+    assert app.dashboard.put("/v1/audiences/dach", {"name": "German-speaking",
+                                                    "condition": {"key": "device.country", "op": "in", "value": ["DE"]}}).status_code == 201
+    other = App(app.server, create_app(app.server.base, "Keys elsewhere"))
+    assert other.sdk.put("/v1/sdk/subscribers/x-1/attributes", {"attributes": {"secret_elsewhere": 1}}).status_code == 200
+
+    r = app.dashboard.get("/v1/targeting/keys")
+    assert r.status_code == 200, r.text
+    assert r.json() == {
+        "device": ["device.platform", "device.appVersion", "device.sdkVersion", "device.osVersion", "device.locale", "device.country"],
+        "audiences": [{"id": "dach", "name": "German-speaking"}],
+        "subscriber": ["subscriber.beta", "subscriber.sessions", "subscriber.tier"],
+        "context": ["context.cohort", "context.screen"]}
+    assert other.dashboard.get("/v1/targeting/keys").json()["subscriber"] == ["subscriber.secret_elsewhere"]
+
+
+def test_a_paywall_served_through_an_experiment_is_targeted_by_it(routed):
+    """A paywall that is a variant of an experiment a placement or rule runs is in its `targetedBy` (and
+    `placements`), with the experiment named; the archive warning says "via experiment"; once the
+    experiment is stopped only what targets the paywall itself remains."""
+    app = routed
+    challenger = published(app, "Challenger")
+    exp = app.dashboard.post("/v1/experiments", {"name": "Spring test", "variants": [
+        {"paywallId": app.a, "weight": 50}, {"paywallId": challenger, "weight": 50}]})
+    assert exp.status_code == 201, exp.text
+    exp_id = exp.json()["id"]
+    assert app.dashboard.put("/v1/placements/upsell", {"experimentId": exp_id}).status_code == 200
+    set_rules(app, [{"when": {"key": "context.screen", "op": "eq", "value": "home"}, "experimentId": exp_id}])
+    via = {"experimentId": exp_id, "experimentName": "Spring test"}
+    summary = app.dashboard.get(f"/v1/paywalls/{challenger}").json()
+    assert summary["targetedBy"] == [{"placement": "onboarding", "rule": 0, **via}, {"placement": "upsell", "rule": None, **via}]
+    assert summary["placements"] == ["onboarding", "upsell"]
+    # The control: once per placement and rule, through the experiment.
+    control = app.dashboard.get(f"/v1/paywalls/{app.a}").json()
+    assert control["targetedBy"] == [{"placement": "onboarding", "rule": 0, **via}, {"placement": "upsell", "rule": None, **via}]
+    listed = {p["id"]: p for p in app.dashboard.get("/v1/paywalls").json()["items"]}
+    assert listed[challenger]["targetedBy"] == summary["targetedBy"]
+
+    assert app.dashboard.post(f"/v1/experiments/{exp_id}/start").status_code == 200
+    archived = app.dashboard.delete(f"/v1/paywalls/{challenger}")
+    assert archived.status_code == 200, archived.text
+    assert archived.json()["warning"] == ("rule 0 of placement 'onboarding' (via experiment 'Spring test'), placement 'upsell' "
+                                          "(via experiment 'Spring test') keep serving this paywall's last version until they "
+                                          "target another paywall.")
+    assert app.dashboard.post(f"/v1/paywalls/{challenger}/unarchive").status_code == 200
+    assert app.dashboard.post(f"/v1/experiments/{exp_id}/stop").status_code == 200
+    assert app.dashboard.get(f"/v1/paywalls/{challenger}").json()["targetedBy"] == []
+    assert app.dashboard.get(f"/v1/paywalls/{app.a}").json()["targetedBy"] == [
+        {"placement": "onboarding", "rule": 0}, {"placement": "upsell", "rule": None}]

@@ -13,6 +13,13 @@ extension AudienceRoutes {
         "listAudiences", summary: "List audiences with the rules that use them", tag: "audiences",
         responses: [.json(200, "Every audience of the app, by id.", APISchemas.ref("AudienceList"))])
 
+    static let listTargetingKeys = OperationDoc(
+        "listTargetingKeys", summary: "List the keys a condition may name",
+        description:
+            "For a key picker: every request attribute (`device.*`), the app's audiences, and the subscriber attribute and context keys found in a bounded sample (at most \(TargetingKeys.sampleRows) stored subscribers' attributes and as many stored events' context; at most \(TargetingKeys.maxKeys) keys of each, sorted). Keys the sample misses may still be written.",
+        tag: "audiences",
+        responses: [.json(200, "The keys, by kind.", APISchemas.ref("TargetingKeys"))])
+
     static let getAudience = OperationDoc(
         "getAudience", summary: "Read an audience", tag: "audiences", parameters: [idParameter],
         responses: [.json(200, "The audience.", APISchemas.ref("Audience"))])

@@ -2,7 +2,8 @@ import HTTP
 import PaywallFormat
 import XizorDomain
 
-/// Named audiences (secret key): conditions written once, referred to by rules as `{"audience": ID}`.
+/// Named audiences (secret key): conditions written once, referred to by rules as `{"audience": ID}`;
+/// and the keys a condition may name (`GET /v1/targeting/keys`, the console's key picker).
 struct AudienceRoutes {
     let services: XizorServices
 
@@ -10,6 +11,10 @@ struct AudienceRoutes {
         let audiences = services.audiences
         routes.secret(.GET, "/v1/audiences", scope: .read, Self.listAudiences) { request, caller in
             APIResponse.json(["items": .array(try audiences.list(appID: caller.appID).map(\.json))])
+        }
+        let store = services.store
+        routes.secret(.GET, "/v1/targeting/keys", scope: .read, Self.listTargetingKeys) { request, caller in
+            APIResponse.json(try TargetingKeys.read(store: store, appID: caller.appID).json)
         }
         routes.secret(.GET, "/v1/audiences/:id", scope: .read, Self.getAudience) { request, caller in
             APIResponse.json(try audiences.audience(appID: caller.appID, id: request.parameter("id")).json)

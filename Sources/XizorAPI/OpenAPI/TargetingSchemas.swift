@@ -16,7 +16,8 @@ extension APISchemas {
                 optional: [
                     "warnings": [
                         "type": "array", "items": ref("ValidationIssue"),
-                        "description": "On a write: targets with no published version (`target_unpublished`).",
+                        "description":
+                            "On a write: targets with no published version (`target_unpublished`), comparisons that can never match (`never_matches`).",
                     ]
                 ]),
             "PlacementList": object(["items": array(ref("Placement"))]),
@@ -25,10 +26,19 @@ extension APISchemas {
                 "description": "A paywall, or an experiment (its control serves where no variant applies).",
                 "properties": ["paywallId": string, "experimentId": string],
             ],
-            "PlacementReference": object([
-                "placement": string,
-                "rule": nullable("integer", "The rule's index; null for the placement's own target."),
-            ]),
+            "PlacementReference": object(
+                [
+                    "placement": string,
+                    "rule": nullable("integer", "The rule's index; null for the placement's own target."),
+                ],
+                optional: [
+                    "experimentId": [
+                        "type": "string",
+                        "description":
+                            "In a paywall's `targetedBy`: the placement or rule serves the paywall through this experiment (one of its variants).",
+                    ],
+                    "experimentName": string,
+                ]),
             "Rule": object(
                 ["when": ref("Condition"), "paywallId": string],
                 optional: [
@@ -175,12 +185,29 @@ extension APISchemas {
                             "The request's value (null: it had none; a rollout: the subscriber's bucket of 10,000)."
                     ],
                     "audience": string, "failures": array(ref("ConditionFailure")),
+                    "message": [
+                        "type": "string",
+                        "description":
+                            "The failure in words: the key, the operator, the expected value and the value the request had.",
+                    ],
                 ]),
-            "Audience": object([
-                "id": string, "name": string, "condition": ref("Condition"), "usedBy": array(ref("PlacementReference")),
-                "createdAt": millis, "updatedAt": millis,
-            ]),
+            "Audience": object(
+                [
+                    "id": string, "name": string, "condition": ref("Condition"),
+                    "usedBy": array(ref("PlacementReference")), "createdAt": millis, "updatedAt": millis,
+                ],
+                optional: [
+                    "warnings": [
+                        "type": "array", "items": ref("ValidationIssue"),
+                        "description":
+                            "On a write: comparisons that can never match (`never_matches`: a device attribute compared with a number, or with a value the server never sends).",
+                    ]
+                ]),
             "AudienceList": object(["items": array(ref("Audience"))]),
+            "TargetingKeys": object([
+                "device": array(string), "audiences": array(object(["id": string, "name": string])),
+                "subscriber": array(string), "context": array(string),
+            ]),
             "PutAudienceRequest": request(
                 ["condition": ref("Condition")],
                 optional: ["name": ["type": "string", "minLength": 1, "maxLength": 200]]),

@@ -8,12 +8,17 @@ public struct AudienceInfo: Sendable {
     public let usedBy: [PlacementReference]
     public let createdAt: Int64
     public let updatedAt: Int64
+    /// What the write that answered this may not have meant (a comparison that can never match),
+    /// as a placement's rules write says it.
+    public var warnings: [ValidationIssue] = []
 
     public var json: JSONValue {
-        [
+        var o: [String: JSONValue] = [
             "id": .string(id), "name": .string(name), "condition": condition, "usedBy": .array(usedBy.map(\.json)),
             "createdAt": .number(Int(createdAt)), "updatedAt": .number(Int(updatedAt)),
         ]
+        if !warnings.isEmpty { o["warnings"] = .array(warnings.map(\.json)) }
+        return .object(o)
     }
 }
 
@@ -140,7 +145,9 @@ public final class AudienceService: Sendable {
             return created
         }
         try changes.catchUp()
-        return (try audience(appID: appID, id: id), created)
+        var answer = try audience(appID: appID, id: id)
+        answer.warnings = condition.warnings(path: "$.condition")
+        return (answer, created)
     }
 
     /// An audience as the audit log hashes it: its name and stored condition text.

@@ -13,7 +13,7 @@ public struct PaywallSummary: Sendable {
     public let draftChanged: Bool?
     /// Keys of the placements that serve it: their own target or one of their rules.
     public let placements: [String]
-    /// Each placement and rule that targets it.
+    /// Each placement and rule that targets it, directly or through an experiment (`experimentID`).
     public let targetedBy: [PlacementReference]
 
     init(_ stored: StoredPaywall, targetedBy: [PlacementReference]) {
@@ -108,8 +108,9 @@ extension PaywallSummary {
         var body = json
         if !targetedBy.isEmpty {
             let names = targetedBy.map { reference in
-                reference.rule.map { "rule \($0) of placement '\(reference.placement)'" }
-                    ?? "placement '\(reference.placement)'"
+                (reference.rule.map { "rule \($0) of placement '\(reference.placement)'" }
+                    ?? "placement '\(reference.placement)'")
+                    + (reference.experimentName.map { " (via experiment '\($0)')" } ?? "")
             }
             body["warning"] = .string(
                 "\(names.joined(separator: ", ")) keep serving this paywall's last version until they target another paywall."

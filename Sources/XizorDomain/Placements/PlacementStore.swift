@@ -41,20 +41,33 @@ public struct PlacementReference: Sendable, Hashable, Comparable {
     public let placement: String
     /// Nil: the placement's own target.
     public let rule: Int?
+    /// Set in a paywall's `targetedBy` when the placement or rule serves it through an experiment
+    /// (as one of its variants), so a list of what serves a paywall leaves none out.
+    public var experimentID: String? = nil
+    public var experimentName: String? = nil
 
     public static func < (a: PlacementReference, b: PlacementReference) -> Bool {
         a.placement != b.placement ? a.placement < b.placement : (a.rule ?? -1) < (b.rule ?? -1)
     }
 
-    public var json: JSONValue { ["placement": .string(placement), "rule": rule.map { .number($0) } ?? .null] }
+    public var json: JSONValue {
+        var o: [String: JSONValue] = ["placement": .string(placement), "rule": rule.map { .number($0) } ?? .null]
+        if let experimentID { o["experimentId"] = .string(experimentID) }
+        if let experimentName { o["experimentName"] = .string(experimentName) }
+        return .object(o)
+    }
 
     /// Every stored property, for the stores (XizorStores) that build it from a row.
     package init(
         placement: String,
-        rule: Int?
+        rule: Int?,
+        experimentID: String? = nil,
+        experimentName: String? = nil
     ) {
         self.placement = placement
         self.rule = rule
+        self.experimentID = experimentID
+        self.experimentName = experimentName
     }
 }
 
@@ -114,7 +127,8 @@ public protocol PlacementStore {
     func delete(appID: String, key: String) throws -> Bool
     /// Replaces the placement's rules (in order) and bumps its `updatedAt`.
     func replaceRules(appID: String, key: String, rules: [StoredRule], now: Int64) throws
-    /// What targets each of `paywallIDs`: placements (their own target) and rules, by key then rule.
+    /// What targets each of `paywallIDs`: placements (their own target) and rules, by key then rule,
+    /// directly or through an experiment (not stopped) one of whose variants it is.
     func references(appID: String, targeting paywallIDs: [String]) throws -> [String: [PlacementReference]]
     /// Keys of the placements whose own target or one of whose rules is the experiment, sorted.
     func keys(appID: String, experimentID: String) throws -> [String]

@@ -34,6 +34,12 @@ public struct SubscriberDeletion: Sendable, Equatable {
 /// All SQL of what is stored per subscriber: attributes, and (for a deletion) its timers and events.
 public protocol SubscriberStore {
     func attributes(appID: String, subscriberID: String) throws -> StoredSubscriberAttributes?
+    /// Up to `limit` subscribers' stored attributes (JSON object texts), in the index's order: a
+    /// bounded sample for the key picker (`TargetingKeys`), read along the primary key.
+    func attributeSample(appID: String, limit: Int) throws -> [String]
+    /// Up to `limit` of the app's stored events' `context` (JSON object texts, events without one
+    /// skipped), in the index's order: the same bounded sample of context keys.
+    func contextSample(appID: String, limit: Int) throws -> [String]
     /// Replaces the subscriber's attributes.
     func setAttributes(appID: String, subscriberID: String, attributes: String, now: Int64) throws
     /// The subscriber's attributes only; false when none were stored.

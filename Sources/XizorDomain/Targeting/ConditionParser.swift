@@ -238,6 +238,9 @@ extension Condition {
         case .audience, .rollout: return []
         case .compare(let comparison):
             guard case .device(let name) = comparison.key else { return [] }
+            if let number = comparison.operand.firstNumber {
+                return [Self.numberWarning(name: name, number: number, path: "\(path).value")]
+            }
             let strings: [String]
             switch comparison.operand {
             case .value(.string(let s)), .prefix(let s): strings = [s]
@@ -260,5 +263,36 @@ extension Condition {
                     code: "never_matches")
             }
         }
+    }
+}
+
+extension Condition {
+    /// Every request attribute (`device.*`) is a string, and values compare only within one type: a
+    /// number (`device.appVersion eq 2.1`, typed without quotes) can never match, whatever the operator.
+    /// Said at write time rather than refused, as the other never-matching comparisons are.
+    static func numberWarning(name: RequestAttributes.Name, number: Double, path: String) -> ValidationIssue {
+        let shown = ContextValue.number(number).json.canonicalString
+        return ValidationIssue(
+            path: path,
+            message:
+                "device.\(name.rawValue) is a string: the number \(shown) never matches it; write \"\(shown)\" (quoted)"
+                + (name == .appVersion || name == .osVersion || name == .sdkVersion
+                    ? ", or compare versions with semver_*." : "."),
+            code: "never_matches")
+    }
+}
+
+extension Condition.Operand {
+    /// The first number among the operand's values, if any (a device attribute never equals one).
+    var firstNumber: Double? {
+        let values: [ContextValue]
+        switch self {
+        case .value(let v): values = [v]
+        case .list(let list): values = list
+        case .range(let low, let high): values = [low, high]
+        case .none, .version, .prefix: values = []
+        }
+        for value in values { if case .number(let n) = value { return n } }
+        return nil
     }
 }

@@ -180,6 +180,26 @@ public struct ConditionFailure: Sendable, Equatable {
         if reason == .hidden { o["hidden"] = .string(APIScope.analytics.rawValue) }
         if let audience { o["audience"] = .string(audience) }
         if !alternatives.isEmpty { o["failures"] = .array(alternatives.map(\.json)) }
+        o["message"] = .string(message)
         return .object(o)
+    }
+
+    /// The failure in words, naming the key, the operator, the expected and the seen value, so a
+    /// reader (the console, an agent) need not rebuild the comparison from the path.
+    public var message: String {
+        let compared = [key, op?.rawValue, operand?.json?.canonicalString].compactMap { $0 }.joined(separator: " ")
+        let seen = saw?.json.canonicalString ?? "nothing"
+        switch reason {
+        case .compared: return "\(compared) did not hold: the request had \(seen)."
+        case .missing: return "\(compared) did not hold: the request has no \(key ?? "value")."
+        case .notAVersion: return "\(compared) did not hold: \(seen) is not a version."
+        case .hidden: return "\(compared) did not hold (the subscriber's value needs the analytics scope)."
+        case .noneMatched: return "None of the alternatives matched."
+        case .negatedConditionMatched: return "The condition under 'not' matched."
+        case .unknownAudience: return "The app has no audience '\(audience ?? "")'."
+        case .audienceNotMatched: return "The request is not in the audience '\(audience ?? "")'."
+        case .noSubscriber: return "A rollout needs a subscriber id."
+        case .outsideRollout: return "The subscriber's bucket \(seen) of 10,000 is outside the rollout."
+        }
     }
 }
