@@ -34,14 +34,37 @@ public struct ConsoleSite: Sendable {
         "frame-ancestors 'none'",
     ].joined(separator: "; ")
 
+    /// The embedded console, or, when `XIZOR_CONSOLE_DIR` names a directory, the files in it read once
+    /// now (a developer's edit-and-restart loop on `Sources/XizorConsole/Site` without a build).
     public init(basePath: String) throws {
+        if let directory = ProcessInfo.processInfo.environment["XIZOR_CONSOLE_DIR"], !directory.isEmpty {
+            try self.init(basePath: basePath, files: try Self.files(in: directory))
+        } else {
+            var files: [String: [UInt8]] = [:]
+            for (name, base64) in EmbeddedConsole.files {
+                guard let data = Data(base64Encoded: base64) else { throw ConsoleSiteError.undecodable(name) }
+                files[name] = [UInt8](data)
+            }
+            try self.init(basePath: basePath, files: files)
+        }
+    }
+
+    static func files(in directory: String) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        let url = URL(fileURLWithPath: directory)
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory)
+        where name == "index.html" || contentType(of: name) != nil {
+            files[name] = [UInt8](try Data(contentsOf: url.appendingPathComponent(name)))
+        }
+        return files
+    }
+
+    init(basePath: String, files: [String: [UInt8]]) throws {
         self.basePath = basePath
         var assets: [String: File] = [:]
         var index: [UInt8]?
         var versionInput: [UInt8] = []
-        for (name, base64) in EmbeddedConsole.files.sorted(by: { $0.key < $1.key }) {
-            guard let data = Data(base64Encoded: base64) else { throw ConsoleSiteError.undecodable(name) }
-            let bytes = [UInt8](data)
+        for (name, bytes) in files.sorted(by: { $0.key < $1.key }) {
             if name == "index.html" {
                 index = bytes
                 continue

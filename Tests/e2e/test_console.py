@@ -578,7 +578,7 @@ def test_the_paywall_list_shows_status_and_targets(console, shop):
     assert rows[shop.spring]["targets"] == "onboarding, upsell", rows[shop.spring]
     assert rows[shop.summer]["status"] == "draft only" and rows[shop.summer]["targets"] == "—", rows[shop.summer]
     assert rows[shop.evergreen]["status"] == "v2 live", rows[shop.evergreen]
-    assert rows[shop.evergreen]["targets"] == "upsell (rule 0), upsell (rule 1)", rows[shop.evergreen]
+    assert rows[shop.evergreen]["targets"] == "upsell · rule 1, upsell · rule 2", rows[shop.evergreen]
     assert rows[shop.winter]["status"] == "v1 live draft changed", rows[shop.winter]
     assert "Targeted by" in console.text("#main table thead")
     console.screenshot("paywalls")
@@ -586,28 +586,43 @@ def test_the_paywall_list_shows_status_and_targets(console, shop):
 
 
 def test_create_a_paywall_from_a_template_and_blank(console, shop):
+    """The gallery: each template's live page, and creating one opens it in the editor (issue 36)."""
     console.ensure(shop.secret_key)
     console.open("#/paywalls")
     before = set(live_paywalls(shop))
-    Select(console.find("select[name=template]")).select_by_visible_text("Cinematic")
+    thumbnails = console.driver.find_elements(By.CSS_SELECTOR, ".gallery iframe.thumbnail")
+    assert [t.get_attribute("src").split("/v1/templates/")[1] for t in thumbnails] == [
+        "cinematic/preview", "clean/preview", "lottie_delight/preview"]
     console.find("input[name=name]").send_keys("Autumn offer")
-    console.find("#main form button[type=submit]").click()
-    wait_for(lambda: any(r["name"] == "Autumn offer" for r in console.rows(PAYWALL_ROWS)), what="the new paywall in the list")
-    assert "Autumn offer" in console.text("#status")
+    console.driver.find_element(By.XPATH, "//button[text()='Use Cinematic']").click()
+    wait_for(lambda: "Autumn offer" in (console.text("#status") or ""), what="the creation said")
     created = [p for i, p in live_paywalls(shop).items() if i not in before]
     assert [p["name"] for p in created] == ["Autumn offer"] and created[0]["latestVersion"] is None
+    wait_for(lambda: console.driver.current_url.endswith(f"#/paywalls/{created[0]['id']}"), what="the editor of the new paywall")
+    wait_for(lambda: console.heading() == "Edit “Autumn offer”", what="the editor's heading")
     draft = shop.dashboard.get(f"/v1/paywalls/{created[0]['id']}/draft").json()["document"]
     template = shop.dashboard.get("/v1/templates/cinematic").json()["document"]
     assert draft["root"] == template["root"] and draft["locales"] == template["locales"]
-    row = next(r for r in console.rows(PAYWALL_ROWS) if r["id"] == created[0]["id"])
-    assert row["status"] == "draft only", row
-    assert console.find("input[name=name]").get_attribute("value") == "", "the form is cleared"
     # Blank, with the name left empty.
-    Select(console.find("select[name=template]")).select_by_visible_text("Blank")
-    console.find("#main form button[type=submit]").click()
-    wait_for(lambda: len(console.rows(PAYWALL_ROWS)) == len(before) + 2, what="the blank paywall in the list")
-    assert len(live_paywalls(shop)) == len(before) + 2
+    console.open("#/paywalls")
+    console.driver.find_element(By.XPATH, "//button[text()='Start blank']").click()
+    wait_for(lambda: len(live_paywalls(shop)) == len(before) + 2, what="the blank paywall")
+    blank = next(p for i, p in live_paywalls(shop).items() if i not in before and p["name"] != "Autumn offer")
+    wait_for(lambda: console.driver.current_url.endswith(f"#/paywalls/{blank['id']}"), what="the blank one's editor")
     console.assert_clean()
+
+
+def test_a_template_preview_needs_no_key_and_is_framed_only_here(module_server):
+    r = requests.get(f"{module_server.base}/v1/templates/clean/preview?colorScheme=dark")
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/html")
+    assert "frame-ancestors 'self'" in r.headers["Content-Security-Policy"] and r.headers["X-Frame-Options"] == "SAMEORIGIN"
+    assert 'class="xz-dark xz-preview"' in r.text and "Sample prices" in r.text
+    again = requests.get(f"{module_server.base}/v1/templates/clean/preview?colorScheme=dark", headers={"If-None-Match": r.headers["ETag"]})
+    assert again.status_code == 304
+    r = requests.get(f"{module_server.base}/v1/templates/nope/preview")
+    assert r.status_code == 404 and r.json()["code"] == "template_not_found"
+    r = requests.get(f"{module_server.base}/v1/templates/clean/preview?colorScheme=sepia")
+    assert r.status_code == 400 and r.headers["Content-Type"].startswith("application/problem+json")
 
 
 def test_rename_a_paywall_through_the_prompt(console, shop):
@@ -930,3 +945,19 @@ def test_the_skip_link_moves_focus_to_the_content_and_keeps_the_view(console, sh
     console.settle()
     assert console.heading() == "Keys", f"the skip link left the Keys view for {console.heading()!r} ({console.driver.current_url})"
     assert console.driver.execute_script("return document.getElementById('main').contains(document.activeElement)")
+
+
+def test_a_paywall_served_through_an_experiment_says_so(console, shop):
+    """Issue 36, friction 5: the list's "targeted by" names placements that serve a paywall through an
+    experiment (last in this module: it adds a placement the views above do not expect)."""
+    r = shop.dashboard.get("/v1/experiments")
+    assert r.status_code == 200, r.text
+    experiment = next(e for e in r.json()["items"] if e["name"] == "Evergreen or winter")
+    r = shop.dashboard.put("/v1/placements/seasonal", {"experimentId": experiment["id"]})
+    assert r.status_code == 200, r.text
+    console.ensure(shop.secret_key)
+    console.open("#/paywalls")
+    rows = {row["id"]: row for row in console.rows(PAYWALL_ROWS)}
+    assert "seasonal · via experiment Evergreen or winter" in rows[shop.winter]["targets"], rows[shop.winter]
+    assert "seasonal · via experiment Evergreen or winter" in rows[shop.evergreen]["targets"], rows[shop.evergreen]
+    console.assert_clean()

@@ -12,6 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from test_console import ConsoleBrowser, chromium, screenshots, wait_for  # noqa: F401 (fixtures)
+from test_console_editor import retype_at, saved, tab
 from xizor_server import App, create_app
 
 pytestmark = pytest.mark.driver_independent
@@ -40,35 +41,31 @@ def test_the_issues_flow_end_to_end(chromium, module_server, screenshots):  # no
     other = app.create_paywall("clean", name="Other")
     app.publish(other)
 
-    # Sign in, and create a paywall from a template.
+    # Sign in, and create a paywall from the template gallery: it opens in the editor.
     console.sign_in(app.secret_key, expect="Paywalls")
-    Select(console.find("select[name=template]")).select_by_value("cinematic")
     console.find("input[name=name]").send_keys("Flow offer")
-    console.find("form.card button[type=submit]").click()
-    wait_for(lambda: console.driver.find_elements(By.LINK_TEXT, "Flow offer"), what="the new paywall in the list")
-    paywall = next(p for p in app.dashboard.get("/v1/paywalls").json()["items"] if p["name"] == "Flow offer")["id"]
-    console.screenshot("flow-1-created")
-
-    # Open it: the editor, the texts grid and the preview.
-    console.driver.find_element(By.LINK_TEXT, "Flow offer").click()
+    console.driver.find_element(By.XPATH, "//button[text()='Use Cinematic']").click()
     console.settle("Edit “Flow offer”")
+    paywall = next(p for p in app.dashboard.get("/v1/paywalls").json()["items"] if p["name"] == "Flow offer")["id"]
+    assert console.driver.current_url.endswith(f"#/paywalls/{paywall}")
     wait_for(lambda: (console.find("iframe.device").get_attribute("src") or "").startswith(f"{module_server.base}/v1/previews/"),
              what="the preview link in the frame")
+    console.screenshot("flow-1-created")
 
-    # Edit one text in both locales through the grid.
-    path = console.driver.execute_script("return document.querySelector('table.texts tbody th code').textContent")
+    # Edit one text in both locales through the Locales view's columns.
+    tab(console, "locales")
+    row = console.find("table.texts tbody tr")
+    path = row.get_attribute("data-path")
     texts = {"en": "Flow headline", "de": "Fluss-Überschrift"}
     for locale, value in texts.items():
-        field = console.find(f"table.texts input[aria-label='{path} in {locale}']")
-        field.clear()
-        field.send_keys(value)
-        console.driver.find_element(By.XPATH, f"//table[contains(@class,'texts')]//button[text()='Save {locale}']").click()
-        wait_for(lambda: f"{locale} text" in (console.text("#status") or ""), what=f"the {locale} texts saved")
+        retype_at(console, f"table.texts tbody tr:first-child input[data-locale={locale}]", value)
+        saved(console)
     stored = app.dashboard.get(f"/v1/paywalls/{paywall}/draft/texts").json()
     entry = next(t for t in stored["texts"] if t["path"] == path)
     assert entry["values"]["en"] == texts["en"] and entry["values"]["de"] == texts["de"]
 
-    # The preview follows the locale: the new text in German, then in English.
+    # The canvas follows the locale: the new text in German, then in English.
+    tab(console, "design")
     for locale in ("de", "en"):
         before = console.find("iframe.device").get_attribute("src")
         Select(console.find("select[name=locale]")).select_by_value(locale)
@@ -77,6 +74,7 @@ def test_the_issues_flow_end_to_end(chromium, module_server, screenshots):  # no
     console.screenshot("flow-2-preview")
 
     # A validation error, found by clicking it, then fixed where the click put the cursor.
+    tab(console, "json")
     document = json.loads(console.find("textarea.code").get_attribute("value"))
     document["defaultLocale"] = 42
     set_text(console, "textarea.code", json.dumps(document, indent=2))
@@ -90,7 +88,7 @@ def test_the_issues_flow_end_to_end(chromium, module_server, screenshots):  # no
                                   "t.setRangeText('\"en\"', t.selectionStart, t.selectionEnd); t.dispatchEvent(new Event('input'))")
     wait_for(lambda: "no problems" in (console.text("#issues h2") or ""), what="validation to pass again")
     console.driver.find_element(By.XPATH, "//button[text()='Save draft']").click()
-    wait_for(lambda: "Saved" in (console.text("#status") or ""), what="the draft saved")
+    saved(console)
     assert app.draft(paywall)[0]["document"]["defaultLocale"] == "en"
 
     # Publish with a note.
@@ -110,9 +108,9 @@ def test_the_issues_flow_end_to_end(chromium, module_server, screenshots):  # no
     section.find_element(By.TAG_NAME, "summary").click()
     section.find_element(By.XPATH, ".//button[text()='Add a rule']").click()
     # Each change redraws the builder (it rewrites the rules' JSON), so every field is found anew.
-    section.find_element(By.CSS_SELECTOR, "input[aria-label='Rule 0 condition: key']").send_keys("plan\t")
-    section.find_element(By.CSS_SELECTOR, "input[aria-label='Rule 0 condition: value']").send_keys("pro\t")
-    Select(section.find_element(By.CSS_SELECTOR, "select[aria-label='Rule 0: shows']")).select_by_visible_text("Flow offer")
+    section.find_element(By.CSS_SELECTOR, "input[aria-label='Rule 1 condition: key']").send_keys("plan\t")
+    section.find_element(By.CSS_SELECTOR, "input[aria-label='Rule 1 condition: value']").send_keys("pro\t")
+    Select(section.find_element(By.CSS_SELECTOR, "select[aria-label='Rule 1: shows']")).select_by_visible_text("Flow offer")
     section.find_element(By.XPATH, ".//button[text()='Save rules']").click()
     wait_for(lambda: "Rules saved" in (console.text("#status") or ""), what="the rules saved")
     rules = app.dashboard.get("/v1/placements/flow_spot").json()["rules"]
@@ -120,7 +118,7 @@ def test_the_issues_flow_end_to_end(chromium, module_server, screenshots):  # no
     dry = section.find_element(By.CSS_SELECTOR, "form.inline-form")
     dry.find_element(By.NAME, "context").send_keys("plan=pro")
     dry.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait_for(lambda: "Rule 0 matched: Flow offer" in dry.text, what="the dry run's answer")
+    wait_for(lambda: "Rule 1 matched: Flow offer" in dry.text, what="the dry run's answer")
     dry.find_element(By.NAME, "context").clear()
     dry.find_element(By.NAME, "context").send_keys("plan=free")
     dry.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
@@ -165,11 +163,12 @@ def test_the_issues_flow_end_to_end(chromium, module_server, screenshots):  # no
     console.go("Paywalls")
     console.driver.find_element(By.LINK_TEXT, "Flow offer").click()
     console.settle("Edit “Flow offer”")
-    document = json.loads(console.find("textarea.code").get_attribute("value"))
-    document["settings"]["dismissable"] = not document["settings"].get("dismissable", True)
-    set_text(console, "textarea.code", json.dumps(document, indent=2))
-    console.driver.find_element(By.XPATH, "//button[text()='Save draft']").click()
-    wait_for(lambda: "Saved" in (console.text("#status") or ""), what="the change saved")
+    # The change made in the Settings view: dismissable switched.
+    tab(console, "settings")
+    dismissable = app.draft(paywall)[0]["document"]["settings"].get("dismissable", True)
+    Select(console.find("select[data-field='$.settings.dismissable']")).select_by_visible_text("No" if dismissable else "Yes")
+    saved(console)
+    assert app.draft(paywall)[0]["document"]["settings"]["dismissable"] is (not dismissable)
     console.driver.find_element(By.XPATH, "//button[text()='Publish']").click()
     wait_for(lambda: "Published v2" in (console.text("#status") or ""), what="v2 published")
     wait_for(lambda: console.driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Roll back to v1']"), what="the versions")

@@ -126,3 +126,124 @@ def test_the_rule_builder_writes_a_frequency_cap_as_the_api_reads_it(count, peri
     assert answer["rule"] == ({"paywallId": "p", "frequencyCap": cap} if cap else {"paywallId": "p"})
     # A target's option value back into the body: one of paywallId / experimentId, the other dropped.
     assert answer["paywall"] == {"paywallId": "pw_1"} and answer["experiment"] == {"experimentId": "ex:1"}
+
+
+@pytest.mark.parametrize("op, typed, value", [
+    ("semver_gte", "2.1", "2.1"), ("semver_eq", " 10 ", "10"), ("semver_lt", '"2.0.0"', "2.0.0"), ("starts_with", "42", "42"),
+    ("eq", "2.1", 2.1), ("eq", "pro", "pro"), ("in", "DE, AT", ["DE", "AT"]), ("in", '["DE", 3]', ["DE", 3]),
+    ("not_in", "1, 2", [1, 2]), ("between", "[1, 10]", [1, 10]), ("exists", "anything", None), ("gt", "3", 3)])
+def test_the_rule_builder_types_a_value_as_its_operator_takes_it(op, typed, value, tmp_path):
+    """`valueFor`: semver_* and starts_with keep the text (2.1 is the version "2.1", which the server
+    takes, not the number it refuses); in / not_in / between take JSON or comma-separated values;
+    exists takes none (the key is left out)."""
+    node = shutil.which("node")
+    assert node
+    (tmp_path / "dom.js").write_text("export const h = () => null; export const field = () => null; export const fill = () => null;\n")
+    (tmp_path / "rules.mjs").write_text((SITE / "rules.js").read_text())
+    (tmp_path / "case.mjs").write_text(f'import {{ valueFor }} from "./rules.mjs";\n'
+                                       f'const v = valueFor({json.dumps(op)}, {json.dumps(typed)});\n'
+                                       'console.log(JSON.stringify({ value: v === undefined ? null : v }));')
+    out = subprocess.run([node, str(tmp_path / "case.mjs")], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["value"] == value
+
+
+def run_editor_model(script, tmp_path):
+    """model.js and history.js (the visual editor's pure parts) under Node."""
+    node = shutil.which("node")
+    assert node
+    for name in ("model.js", "history.js"):
+        (tmp_path / name).write_text((SITE / name).read_text())
+    (tmp_path / "case.mjs").write_text('import * as m from "./model.js";\nimport { History } from "./history.js";\n' + script)
+    out = subprocess.run([node, str(tmp_path / "case.mjs")], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+DOCUMENT = {"locales": ["en", "de"], "defaultLocale": "en", "products": [{"slot": "yearly", "storeProductId": "y"}],
+            "root": {"type": "stack", "direction": "vertical", "children": [
+                {"type": "text", "id": "title", "text": {"en": "Hi", "de": "Hallo"}},
+                {"type": "stack", "direction": "horizontal", "children": [{"type": "badge", "text": {"en": "New"}}]},
+                {"type": "product_selector", "option": {"type": "text", "text": {"en": "{{product.title}}"}}},
+                {"type": "lottie", "src": "https://x/a.json", "fallback": {"type": "image", "src": "https://x/a.png", "id": "title-2"}}]}}
+
+
+def test_the_editor_walks_nodes_as_the_renderer_and_reads_the_servers_paths(tmp_path):
+    answer = run_editor_model(f"""
+const d = {json.dumps(DOCUMENT)};
+const paths = m.nodesOf(d).map((e) => m.formatPath(e.path));
+const parsed = ['$.root.children[1].children[0]', '$["a b"].c[2]', "$.products[0].storeProductIds.appStore"].map((p) => m.parsePath(p));
+const set = m.setAt(d, ["root", "children", 0, "style", "color"], "$accent");
+const removed = m.setAt(d, ["root", "children", 0, "id"], undefined);
+let bad = null; try {{ m.parsePath("$.a..b"); }} catch (e) {{ bad = e.message; }}
+console.log(JSON.stringify({{ paths, parsed, round: parsed.map(m.formatPath), bad,
+  setColor: set.root.children[0].style, untouched: d.root.children[0].style === undefined, sharedSibling: set.root.children[1] === d.root.children[1],
+  removedId: "id" in removed.root.children[0],
+  owner: m.formatPath(m.owningNode(d, m.parsePath("$.root.children[1].children[0].text.en"))) }}));
+""", tmp_path)
+    assert answer["paths"] == ["$.root", "$.root.children[0]", "$.root.children[1]", "$.root.children[1].children[0]",
+                               "$.root.children[2]", "$.root.children[2].option", "$.root.children[3]", "$.root.children[3].fallback"]
+    assert answer["parsed"] == [["root", "children", 1, "children", 0], ["a b", "c", 2], ["products", 0, "storeProductIds", "appStore"]]
+    assert answer["round"] == ['$.root.children[1].children[0]', '$["a b"].c[2]', "$.products[0].storeProductIds.appStore"]
+    assert answer["bad"] and "not a JSON path" in answer["bad"]
+    assert answer["setColor"] == {"color": "$accent"} and answer["untouched"] and answer["sharedSibling"], "edits copy only their path"
+    assert answer["removedId"] is False
+    assert answer["owner"] == "$.root.children[1].children[0]"
+
+
+def test_structure_edits_answer_the_new_document_and_where_the_node_went(tmp_path):
+    answer = run_editor_model(f"""
+const d = {json.dumps(DOCUMENT)};
+const P = m.formatPath;
+const badge = m.newNode("badge", d, null);
+const [before, atBefore] = m.placeNode(d, ["root", "children", 2], "before", badge);
+const [inside, atInside] = m.placeNode(d, ["root", "children", 1], "inside", m.newNode("text", d, null));
+let refused = null; try {{ m.placeNode(d, ["root", "children", 0], "inside", badge); }} catch (e) {{ refused = e.message; }}
+const [dup, atDup] = m.duplicateNode(d, ["root", "children", 0]);
+const [wrapped, atWrapped] = m.wrapNode(d, ["root", "children", 0]);
+const [down, atDown] = m.shiftNode(d, ["root", "children", 0], 1);
+const [moved, atMoved] = m.moveNode(d, ["root", "children", 0], ["root", "children", 1], "children", 1);
+const [later, atLater] = m.moveNode(d, ["root", "children", 0], ["root"], "children", 3);
+let loop = null; try {{ m.moveNode(d, ["root", "children", 1], ["root", "children", 1], "children", 0); }} catch (e) {{ loop = e.message; }}
+const gone = m.removeNode(d, ["root", "children", 3, "fallback"]);
+const timer = m.newNode("timer", {{ ...d, root: {{ type: "stack", children: [{{ type: "timer", id: "timer" }}] }} }}, null);
+console.log(JSON.stringify({{
+  badge, atBefore: P(atBefore), beforeTypes: before.root.children.map((n) => n.type),
+  atInside: P(atInside), insideTypes: inside.root.children[1].children.map((n) => n.type), refused,
+  atDup: P(atDup), dupIds: dup.root.children.map((n) => n.id ?? null),
+  atWrapped: P(atWrapped), wrappedType: wrapped.root.children[0].type, wrappedChild: wrapped.root.children[0].children[0].id,
+  atDown: P(atDown), downIds: down.root.children.map((n) => n.id ?? n.type),
+  atMoved: P(atMoved), movedRoot: moved.root.children.map((n) => n.type), movedInner: moved.root.children[0].children.map((n) => n.id ?? n.type),
+  atLater: P(atLater), laterIds: later.root.children.map((n) => n.id ?? n.type), loop,
+  fallbackGone: "fallback" in gone.root.children[3], timerId: timer.id, original: JSON.stringify(d) === {json.dumps(json.dumps(DOCUMENT, separators=(",", ":")))} }}));
+""", tmp_path)
+    assert answer["badge"] == {"type": "badge", "text": {"en": "Best value", "de": "Best value"}}, "texts in every locale"
+    assert answer["atBefore"] == "$.root.children[2]" and answer["beforeTypes"] == ["text", "stack", "badge", "product_selector", "lottie"]
+    assert answer["atInside"] == "$.root.children[1].children[1]" and answer["insideTypes"] == ["badge", "text"]
+    assert "Only stacks and carousels" in answer["refused"]
+    assert answer["atDup"] == "$.root.children[1]" and answer["dupIds"] == ["title", "title-3", None, None, None], "a copy's id is unique"
+    assert answer["atWrapped"] == "$.root.children[0].children[0]" and answer["wrappedType"] == "stack" and answer["wrappedChild"] == "title"
+    assert answer["atDown"] == "$.root.children[1]" and answer["downIds"] == ["stack", "title", "product_selector", "lottie"]
+    assert answer["atMoved"] == "$.root.children[0].children[1]", "the parent's own path shifts when an earlier sibling leaves"
+    assert answer["movedRoot"] == ["stack", "product_selector", "lottie"] and answer["movedInner"] == ["badge", "title"]
+    assert answer["atLater"] == "$.root.children[2]" and answer["laterIds"] == ["stack", "product_selector", "title", "lottie"]
+    assert "into itself" in answer["loop"]
+    assert answer["fallbackGone"] is False
+    assert answer["timerId"] == "timer-2"
+    assert answer["original"], "no edit changes the document it was given"
+
+
+def test_undo_and_redo_walk_the_documents_and_an_edit_clears_redo(tmp_path):
+    answer = run_editor_model("""
+const h = new History("a");
+h.push("b", "one"); h.push("c", "two");
+const steps = [h.undo(), h.undoLabel, h.redoLabel, h.undo(), h.undo(), h.redo(), h.canRedo];
+h.push("d", "three");
+steps.push(h.canRedo, h.redo(), h.present);
+const long = new History(0);
+for (let i = 1; i <= 250; i++) long.push(i, `edit ${i}`);
+let n = 0; while (long.undo() !== null) n++;
+console.log(JSON.stringify({ steps, undone: n, oldest: long.present }));
+""", tmp_path)
+    assert answer["steps"] == ["b", "one", "two", "a", None, "b", True, False, None, "d"]
+    assert answer["undone"] == 200 and answer["oldest"] == 50, "history keeps the newest 200 edits"

@@ -75,10 +75,9 @@ def test_a_person_signs_in_works_and_signs_out(chromium, module_server, screensh
     assert console.text("#session .who") == owner["email"]
 
     # A paywall made through the console is the person's, in the audit log.
-    Select(console.find("select[name=template]")).select_by_value("clean")
     console.find("input[name=name]").send_keys("Made by a person")
-    console.find("form.card button[type=submit]").click()
-    wait_for(lambda: console.driver.find_elements(By.LINK_TEXT, "Made by a person"), what="the new paywall")
+    console.driver.find_element(By.XPATH, "//button[text()='Use Clean']").click()
+    console.settle("Edit “Made by a person”")
     made = next(p for p in app.dashboard.get("/v1/paywalls").json()["items"] if p["name"] == "Made by a person")
     entries = app.dashboard.get("/v1/audit-log", params={"targetId": made["id"]}).json()["entries"]
     assert entries and entries[0]["actor"]["kind"] == "user" and entries[0]["actor"]["email"] == owner["email"], entries
@@ -180,11 +179,8 @@ def test_a_team_owner_invites_an_editor_who_edits_and_cannot_publish(chromium, m
     console.driver.find_element(By.XPATH, "//button[text()='Join']").click()
     console.settle("Paywalls")
     assert json.loads(console.stored())["user"]["email"] == editor_email
-    Select(console.find("select[name=template]")).select_by_value("clean")
     console.find("input[name=name]").send_keys("Editor draft")
-    console.find("form.card button[type=submit]").click()
-    wait_for(lambda: console.driver.find_elements(By.LINK_TEXT, "Editor draft"), what="the editor's paywall")
-    console.driver.find_element(By.LINK_TEXT, "Editor draft").click()
+    console.driver.find_element(By.XPATH, "//button[text()='Use Clean']").click()
     console.settle("Edit “Editor draft”")
     console.driver.find_element(By.XPATH, "//button[text()='Publish']").click()
     refused = wait_for(lambda: console.text("#main [role=alert]"), what="the refused publish")

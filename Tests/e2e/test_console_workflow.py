@@ -42,6 +42,7 @@ test on both databases, so the module is `driver_independent`.
 """
 import base64
 import json
+import time
 import uuid
 
 import pytest
@@ -145,15 +146,18 @@ class Console:
             self.find(f"#nav a[href='#/{section.lower()}']").click()
         self.until(lambda: self.heading() == section, f"the {section} view")
 
-    def open_editor(self, paywall_id, name):
-        """From the paywall list, by clicking the paywall's name."""
+    def open_editor(self, paywall_id, name, json_view=True):
+        """From the paywall list, by clicking the paywall's name; then (`json_view`) its JSON view."""
         self.go("Paywalls")
         link = self.until(lambda: self.find_all(f"#main tr[data-paywall='{paywall_id}'] th a"), f"{paywall_id} in the list")[0]
         assert link.text == name
         link.click()
         assert self.driver.current_url.endswith(f"#/paywalls/{paywall_id}")
-        self.until(lambda: self.heading() == f"Edit “{name}”" and self.text_of(TEXTAREA), "the editor with its draft")
+        self.until(lambda: self.heading() == f"Edit “{name}”", "the editor")
         self.until(lambda: self.find_all("#analytics-heading"), "the editor's last section (analytics)")
+        if json_view:
+            self.find("[role=tab][data-tab=json]").click()
+            self.until(lambda: self.text_of(TEXTAREA), "the draft as JSON")
 
     def compare(self, from_, to):
         """Compares two versions (or a version and "draft") in the editor: the summary line, and the
@@ -273,7 +277,7 @@ def test_the_editor_validates_saves_resolves_conflicts_publishes_compares_and_ro
     error = console.until(lambda: [li for li in console.find_all("#issues li.error")
                                    if li.find_element(By.TAG_NAME, "code").text == "$.defaultLocale"], "the $.defaultLocale error")[0]
     assert "expected locale tag" in error.text, error.text
-    assert issues.find_element(By.TAG_NAME, "h2").text == "Validation: 1 errors, 0 warnings"
+    assert issues.find_element(By.TAG_NAME, "h2").text == "Validation: 1 error, 0 warnings"
     error.find_element(By.TAG_NAME, "button").click()
     selected = console.selection(area)
     assert selected["text"] == "42" and selected["focused"], selected
@@ -285,7 +289,7 @@ def test_the_editor_validates_saves_resolves_conflicts_publishes_compares_and_ro
     json_error = console.until(lambda: [li for li in console.find_all("#issues li.error") if "at line" in li.text], "the JSON error")[0]
     assert json_error.find_element(By.TAG_NAME, "code").text == "$"
     assert f"expected ',' or '}}' at line {line}" in json_error.text, json_error.text
-    assert issues.find_element(By.TAG_NAME, "h2").text == "Validation: 1 errors, 0 warnings"
+    assert issues.find_element(By.TAG_NAME, "h2").text == "Validation: 1 error, 0 warnings"
     json_error.find_element(By.TAG_NAME, "button").click()
     selected = console.selection(area)
     assert selected["start"] == broken.index("oops") and selected["text"] == "o", selected
@@ -299,20 +303,21 @@ def test_the_editor_validates_saves_resolves_conflicts_publishes_compares_and_ro
     assert draft["revision"] == 2 and draft["document"]["defaultLocale"] == "de"
     assert draft["document"] == json.loads(area.get_property("value"))
 
-    # Someone saves through the API in between: the console offers to reload theirs...
+    # Someone saves through the API in between (noticed by the editor within seconds, or by the 412 of
+    # this save): the console offers to reload theirs...
     console.expected_failures.add((f"/v1/paywalls/{pw}/draft", 412))
     theirs, etag = shop.draft(pw)
     api(shop.save_draft(pw, {**theirs["document"], "name": "Theirs"}, etag))
     console.set_text(area, edited(area.get_property("value"), name="Mine"))
     console.button("Save draft").click()
-    alert = console.until(lambda: [a for a in console.find_all("#main [role=alert]") if "Someone saved" in a.text], "the conflict")[0]
-    assert alert.find_element(By.TAG_NAME, "p").text == "Someone saved this draft since you loaded it."
+    alert = console.until(lambda: [a for a in console.find_all("#main [role=alert]") if "changed elsewhere" in a.text], "the conflict")[0]
+    assert alert.find_element(By.TAG_NAME, "p").text.startswith("This draft was changed elsewhere")
     assert shop.draft(pw)[0]["document"]["name"] == "Theirs"
     console.button("Reload theirs", alert).click()
     console.until(lambda: console.status() == "Reloaded.", "the reload")
     assert json.loads(area.get_property("value")) == shop.draft(pw)[0]["document"]
     assert json.loads(area.get_property("value"))["name"] == "Theirs" and console.heading() == "Edit “Theirs”"
-    assert not [a for a in console.find_all("#main [role=alert]") if "Someone saved" in a.text]
+    assert not [a for a in console.find_all("#main [role=alert]") if "changed elsewhere" in a.text]
     assert shop.draft(pw)[0]["revision"] == 3
 
     # ...or to overwrite with mine.
@@ -320,14 +325,14 @@ def test_the_editor_validates_saves_resolves_conflicts_publishes_compares_and_ro
     theirs, etag = shop.draft(pw)
     api(shop.save_draft(pw, {**theirs["document"], "name": "Theirs again"}, etag))
     console.button("Save draft").click()
-    alert = console.until(lambda: [a for a in console.find_all("#main [role=alert]") if "Someone saved" in a.text], "the second conflict")[0]
+    alert = console.until(lambda: [a for a in console.find_all("#main [role=alert]") if "changed elsewhere" in a.text], "the second conflict")[0]
     assert shop.draft(pw)[0]["document"]["name"] == "Theirs again"
-    console.button("Overwrite with mine", alert).click()
+    console.button("Keep mine", alert).click()
     console.until(lambda: console.status() == "Saved (revision 5).", "the overwrite")
     draft, _ = shop.draft(pw)
     assert draft["document"]["name"] == "Mine" and draft["document"]["defaultLocale"] == "de"
     assert draft["document"] == json.loads(area.get_property("value"))
-    assert not [a for a in console.find_all("#main [role=alert]") if "Someone saved" in a.text]
+    assert not [a for a in console.find_all("#main [role=alert]") if "changed elsewhere" in a.text]
 
     # Publish with a note.
     console.find("#main input[name=note]").send_keys("Spring copy")
@@ -370,10 +375,11 @@ def test_the_editor_validates_saves_resolves_conflicts_publishes_compares_and_ro
     assert compared["summary"] == "0 JSON Patch operation(s) turn v1 into v3." and compared["caption"] == "No difference.", compared
     console.screenshot("workflow-editor")
 
-    # A publish the server refuses: its errors listed by path beside the text.
+    # A publish the server refuses: its errors listed by path (a draft may be invalid; a version may not).
     console.expected_failures.add((f"/v1/paywalls/{pw}/publish", 422))
-    current, etag = shop.draft(pw)
-    api(shop.save_draft(pw, {**current["document"], "defaultLocale": 42}, etag))
+    console.set_text(area, area.get_property("value").replace('"defaultLocale": "de"', '"defaultLocale": 42'))
+    console.button("Save draft").click()
+    console.until(lambda: shop.draft(pw)[0]["document"]["defaultLocale"] == 42, "the invalid draft saved")
     console.button("Publish").click()
     refused = console.until(lambda: [a for a in console.find_all("#main [role=alert]") if "validation_failed" in a.text], "the refusal")[0]
     assert "validation error" in refused.text, refused.text
@@ -408,18 +414,18 @@ def test_placements_assign_rules_and_the_dry_run(console, shop):
     assert area.is_displayed() and json.loads(area.get_property("value")) == []
     console.button("Add a rule", card).click()
     labelled = lambda label: console.until(lambda: card.find_element(By.CSS_SELECTOR, f"[aria-label='{label}']"), label)
-    labelled("Rule 0 condition: key").send_keys("context.plan", Keys.TAB)      # a change re-draws the builder
+    labelled("Rule 1 condition: key").send_keys("context.plan", Keys.TAB)
     console.until(lambda: json.loads(area.get_property("value"))[0]["when"]["key"] == "context.plan", "the key in the JSON")
-    labelled("Rule 0 condition: value").send_keys("pro", Keys.TAB)
+    labelled("Rule 1 condition: value").send_keys("pro", Keys.TAB)
     console.until(lambda: json.loads(area.get_property("value"))[0]["when"].get("value") == "pro", "the value in the JSON")
-    Select(labelled("Rule 0: shows")).select_by_value(f"paywall:{target}")
+    Select(labelled("Rule 1: shows")).select_by_value(f"paywall:{target}")
     rules = [{"when": {"key": "context.plan", "op": "eq", "value": "pro"}, "paywallId": target}]
     console.until(lambda: json.loads(area.get_property("value")) == rules, "the rule in the JSON")
     console.button("Save rules", card).click()
     console.until(lambda: console.status() == "Rules saved.", "the rules saved")
     assert api(shop.dashboard.get("/v1/placements/workflow_home"))["rules"] == rules
     assert json.loads(area.get_property("value")) == rules
-    assert Select(labelled("Rule 0 condition: operator")).first_selected_option.text == "eq"
+    assert Select(labelled("Rule 1 condition: operator")).first_selected_option.text == "eq"
 
     # Invalid rules: every error a button that selects its place; nothing stored.
     console.expected_failures.add(("/v1/placements/workflow_home/rules", 422))
@@ -441,14 +447,15 @@ def test_placements_assign_rules_and_the_dry_run(console, shop):
     context.send_keys("plan=pro")
     console.button("Resolve", card).click()
     answer = console.until(lambda: [n for n in card.find_elements(By.CSS_SELECTOR, ".notice") if "matched" in n.text], "the dry run")[0]
-    assert answer.find_element(By.TAG_NAME, "p").text == "Rule 0 matched: Pro offer v1"
-    assert [li.text for li in answer.find_elements(By.TAG_NAME, "li")] == ["matched"]
+    assert answer.find_element(By.TAG_NAME, "p").text == "Rule 1 matched: Pro offer v1"
+    assert [li.text for li in answer.find_elements(By.TAG_NAME, "li")] == ["Rule 1: matched"]
     context.clear()
     context.send_keys("plan=free")
     console.button("Resolve", card).click()
     answer = console.until(lambda: [n for n in card.find_elements(By.CSS_SELECTOR, ".notice") if "No rule matched" in n.text], "the fallback")[0]
     assert answer.find_element(By.TAG_NAME, "p").text == "No rule matched: the placement's own paywall answers, Home offer v1"
-    assert [li.text for li in answer.find_elements(By.TAG_NAME, "li")] == ['not_matched — $.rules[0].when: compared (saw "free")']
+    assert [li.text for li in answer.find_elements(By.TAG_NAME, "li")] == [
+        'Rule 1: not matched — context.plan eq "pro" did not hold: the request had "free". $.rules[0].when']
     resolved = api(shop.dashboard.get("/v1/placements/workflow_home/resolve", params={"context.plan": "free"}))
     assert resolved["fallback"] is True and resolved["paywallId"] == main
     console.screenshot("workflow-placements")
@@ -479,27 +486,27 @@ def test_a_placement_and_its_rule_run_an_experiment_and_the_rule_is_capped(conso
     area = card.find_element(By.CSS_SELECTOR, "textarea.code")
     console.button("Add a rule", card).click()
     labelled = lambda label: console.until(lambda: card.find_element(By.CSS_SELECTOR, f"[aria-label='{label}']"), label)
-    labelled("Rule 0 condition: key").send_keys("context.plan", Keys.TAB)
-    labelled("Rule 0 condition: value").send_keys("pro", Keys.TAB)
+    labelled("Rule 1 condition: key").send_keys("context.plan", Keys.TAB)
+    labelled("Rule 1 condition: value").send_keys("pro", Keys.TAB)
     console.until(lambda: json.loads(area.get_property("value"))[0]["when"].get("value") == "pro", "the value in the JSON")
-    Select(labelled("Rule 0: shows")).select_by_value(f"experiment:{exp}")
+    Select(labelled("Rule 1: shows")).select_by_value(f"experiment:{exp}")
     console.until(lambda: json.loads(area.get_property("value"))[0].get("experimentId") == exp, "the experiment in the JSON")
     # The period first, then the count; then another number of seconds, starting from the period's.
     cap = lambda: json.loads(area.get_property("value"))[0].get("frequencyCap")
-    Select(labelled("Rule 0: per")).select_by_value("hour")
+    Select(labelled("Rule 1: per")).select_by_value("hour")
     assert cap() is None, "no count yet: no cap"
-    labelled("Rule 0: at most (presentations)").send_keys("3", Keys.TAB)
+    labelled("Rule 1: at most (presentations)").send_keys("3", Keys.TAB)
     console.until(lambda: cap() == {"count": 3, "per": "hour"}, "the cap in the JSON")
-    Select(labelled("Rule 0: per")).select_by_value("seconds")
-    seconds = labelled("Rule 0: period in seconds")
+    Select(labelled("Rule 1: per")).select_by_value("seconds")
+    seconds = labelled("Rule 1: period in seconds")
     assert seconds.is_displayed() and seconds.get_property("value") == "3600", "the box opens on the hour it replaces"
     assert cap() == {"count": 3, "per": "hour"}, "nothing written until a number is typed"
     seconds.send_keys(Keys.CONTROL + "a")
     seconds.send_keys("7200", Keys.TAB)
     console.until(lambda: cap() == {"count": 3, "seconds": 7200}, "two hours")
-    assert Select(labelled("Rule 0: per")).first_selected_option.get_attribute("value") == "seconds"
-    assert labelled("Rule 0: period in seconds").get_property("value") == "7200"
-    Select(labelled("Rule 0: per")).select_by_value("week")
+    assert Select(labelled("Rule 1: per")).first_selected_option.get_attribute("value") == "seconds"
+    assert labelled("Rule 1: period in seconds").get_property("value") == "7200"
+    Select(labelled("Rule 1: per")).select_by_value("week")
     rules = [{"when": {"key": "context.plan", "op": "eq", "value": "pro"}, "experimentId": exp, "frequencyCap": {"count": 3, "per": "week"}}]
     console.until(lambda: json.loads(area.get_property("value")) == rules, "the rule in the JSON")
     console.button("Save rules", card).click()
@@ -508,13 +515,13 @@ def test_a_placement_and_its_rule_run_an_experiment_and_the_rule_is_capped(conso
     assert stored == [{"when": {"key": "context.plan", "op": "eq", "value": "pro"}, "paywallId": control, "experimentId": exp,
                        "frequencyCap": {"count": 3, "seconds": 604800}}], stored
     # Drawn again from what the server answered: a week, three presentations, the experiment.
-    assert Select(labelled("Rule 0: per")).first_selected_option.get_attribute("value") == "week"
-    assert labelled("Rule 0: at most (presentations)").get_property("value") == "3"
-    assert Select(labelled("Rule 0: shows")).first_selected_option.get_attribute("value") == f"experiment:{exp}"
+    assert Select(labelled("Rule 1: per")).first_selected_option.get_attribute("value") == "week"
+    assert labelled("Rule 1: at most (presentations)").get_property("value") == "3"
+    assert Select(labelled("Rule 1: shows")).first_selected_option.get_attribute("value") == f"experiment:{exp}"
 
     # An emptied count removes the cap.
-    labelled("Rule 0: at most (presentations)").clear()
-    labelled("Rule 0: at most (presentations)").send_keys(Keys.TAB)
+    labelled("Rule 1: at most (presentations)").clear()
+    labelled("Rule 1: at most (presentations)").send_keys(Keys.TAB)
     console.until(lambda: "frequencyCap" not in json.loads(area.get_property("value"))[0], "the cap gone from the JSON")
     console.button("Save rules", card).click()
     console.until(lambda: "frequencyCap" not in api(shop.dashboard.get("/v1/placements/workflow_split"))["rules"][0], "the cap removed")
@@ -535,7 +542,7 @@ def test_a_rules_target_archived_since_stays_chosen_and_says_so(console, shop):
     console.go("Placements")
     card = console.until(lambda: console.find_all("section[aria-labelledby='placement-workflow_later']"), "the placement")[0]
     card.find_element(By.TAG_NAME, "summary").click()
-    shows = Select(console.until(lambda: card.find_element(By.CSS_SELECTOR, "[aria-label='Rule 0: shows']"), "the rule's target"))
+    shows = Select(console.until(lambda: card.find_element(By.CSS_SELECTOR, "[aria-label='Rule 1: shows']"), "the rule's target"))
     assert shows.first_selected_option.get_attribute("value") == f"paywall:{gone}"
     assert shows.first_selected_option.text == f"{gone} (archived or unknown)"
     assert json.loads(card.find_element(By.CSS_SELECTOR, "textarea.code").get_property("value")) == rules
@@ -575,9 +582,9 @@ def test_an_audience_is_made_picked_by_a_rule_edited_and_deleted_only_when_unuse
     area = placement.find_element(By.CSS_SELECTOR, "textarea.code")
     console.button("Add a rule", placement).click()
     labelled = lambda label: console.until(lambda: placement.find_element(By.CSS_SELECTOR, f"[aria-label='{label}']"), label)
-    Select(labelled("Rule 0 condition: kind")).select_by_value("audience")
-    Select(labelled("Rule 0 condition: audience")).select_by_visible_text("German-speaking (dach)")
-    Select(labelled("Rule 0: shows")).select_by_value(f"paywall:{target}")
+    Select(labelled("Rule 1 condition: kind")).select_by_value("audience")
+    Select(labelled("Rule 1 condition: audience")).select_by_visible_text("German-speaking (dach)")
+    Select(labelled("Rule 1: shows")).select_by_value(f"paywall:{target}")
     rules = [{"when": {"audience": "dach"}, "paywallId": target}]
     console.until(lambda: json.loads(area.get_property("value")) == rules, "the rule in the JSON")
     console.button("Save rules", placement).click()
@@ -587,7 +594,7 @@ def test_an_audience_is_made_picked_by_a_rule_edited_and_deleted_only_when_unuse
 
     # Edited in its card: Switzerland leaves, and the next resolve follows.
     console.go("Audiences")
-    assert "Used by audience_home rule 0." in card().text
+    assert "Used by audience_home rule 1." in card().text
     value = card().find_element(By.CSS_SELECTOR, "[aria-label='Audience dach condition: value']")
     value.send_keys(Keys.CONTROL + "a")   # a modifier is held to the end of its send_keys call
     value.send_keys('["DE", "AT"]', Keys.TAB)   # typed over the selection: one change
@@ -781,26 +788,28 @@ def test_the_structure_preview_and_texts_follow_the_draft(console, shop):
     draft, _ = shop.draft(pw)
     area = console.find(TEXTAREA)
 
-    # The structure: every node a button that selects its place in the text.
-    console.find("#main .structure button[title='$.defaultLocale']").click()
-    assert console.selection(area)["text"] == '"en"'
-    console.find("#main .structure button[title='$.products[0]']").click()
-    selected = console.selection(area)
-    assert selected["focused"] and json.loads(selected["text"]) == draft["document"]["products"][0], selected
+    # The tree: every node a row that selects it (its properties shown beside).
+    console.find("[role=tab][data-tab=design]").click()
+    console.find("ul.outline li[data-path='$.root.children[2]']").click()
+    console.until(lambda: console.driver.execute_script("return document.getElementById('properties-heading')?.textContent") == "Text",
+                  "the headline's properties")
+    assert console.find("ul.outline li[data-path='$.root.children[2]']").get_attribute("aria-selected") == "true"
 
-    # The preview: a sandboxed frame on a preview link, showing the draft, refreshed by a save.
-    frame = console.find("#main iframe[title='Preview of the paywall']")
+    # The preview: a sandboxed frame on a preview link, showing the draft, reloaded by a save.
+    frame = console.find("#main iframe.device")
     assert frame.get_attribute("sandbox") == "allow-scripts"
     first = console.until(lambda: frame.get_attribute("src"), "the preview link")
     assert first.startswith(f"{console.base}/v1/previews/"), first
     console.until(lambda: "Think clearly with Notes Pro" in frame_text(console, frame), "the headline in the preview")
     heading = draft["document"]["root"]["children"][2]["text"]
     assert heading["en"] == "Think clearly with **Notes Pro**", heading
+    console.find("[role=tab][data-tab=json]").click()
     document = json.loads(area.get_property("value"))
     document["root"]["children"][2]["text"]["en"] = "Think boldly with **Notes Pro**"
     console.set_text(area, json.dumps(document, indent=2, ensure_ascii=False))
     console.button("Save draft").click()
-    console.until(lambda: frame.get_attribute("src") != first, "a new preview link after the save")
+    console.until(lambda: frame.get_attribute("src") != first, "the preview reloaded after the save")
+    console.find("[role=tab][data-tab=design]").click()
     console.until(lambda: "Think boldly with Notes Pro" in frame_text(console, frame), "the saved headline in the preview")
     Select(console.find("#main select[name=locale]")).select_by_value("de")
     console.until(lambda: "Klarer denken mit Notes Pro" in frame_text(console, frame), "the German preview")
@@ -808,21 +817,31 @@ def test_the_structure_preview_and_texts_follow_the_draft(console, shop):
     console.until(lambda: frame.get_attribute("class") == "device tablet", "the tablet frame")
     assert frame.size["width"] > 700, frame.size
 
-    # The texts grid: one locale's column saved on its own; the text reloads with it.
-    cell = console.find("#main input[aria-label='$.root.children[2].text in de']")
-    assert cell.get_property("value") == "Klarer denken mit **Notes Pro**"
-    cell.clear()
-    cell.send_keys("Mutiger denken mit **Notes Pro**")
-    console.button("Save de").click()
-    console.until(lambda: console.status() == "Saved 1 de text(s).", "the German texts saved")
+    # The Locales view's columns: a text edited in one locale is saved and previewed.
+    console.find("[role=tab][data-tab=locales]").click()
+    cell = "#view-panel input[data-field='$.root.children[2].text|de']"
+    assert console.find(cell).get_property("value") == "Klarer denken mit **Notes Pro**"
+    retype(console, cell, "Mutiger denken mit **Notes Pro**")
+    console.until(lambda: shop.draft(pw)[0]["document"]["root"]["children"][2]["text"]["de"] == "Mutiger denken mit **Notes Pro**",
+                  "the German text saved")
     texts = {t["path"]: t["values"] for t in api(shop.dashboard.get(f"/v1/paywalls/{pw}/draft/texts"))["texts"]}
     assert texts["$.root.children[2].text"] == {"en": "Think boldly with **Notes Pro**", "de": "Mutiger denken mit **Notes Pro**"}
-    console.until(lambda: json.loads(console.text_of(TEXTAREA))["root"]["children"][2]["text"]["de"] == "Mutiger denken mit **Notes Pro**",
-                  "the editor's text reloaded")
-    # (A texts save does not refresh the preview: test_a_texts_save_refreshes_the_preview.) Refreshed by hand:
-    console.button("Refresh preview").click()
+    console.find("[role=tab][data-tab=design]").click()
     console.until(lambda: "Mutiger denken mit Notes Pro" in frame_text(console, frame), "the new German text previewed")
     console.assert_clean()
+
+
+def retype(console, css, text):
+    """Replaces a field's text and leaves it (a committed edit), finding it again if a redraw replaced it."""
+    for _ in range(5):
+        try:
+            field = console.find(css)
+            field.send_keys(Keys.CONTROL, "a")
+            field.send_keys(text, Keys.TAB)
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    raise AssertionError(f"{css} kept being replaced")
 
 
 # --- what the console gets wrong -------------------------------------------------------------------
@@ -848,16 +867,14 @@ def test_the_validation_panel_without_problems_shows_only_that(console, shop):
 
 def test_a_texts_save_refreshes_the_preview(console, shop):
     pw = shop.create_paywall("clean", name="Texts and preview")
-    console.open_editor(pw, "Texts and preview")
-    frame = console.find("#main iframe[title='Preview of the paywall']")
+    console.open_editor(pw, "Texts and preview", json_view=False)
+    frame = console.find("#main iframe.device")
     console.until(lambda: "Think clearly with Notes Pro" in frame_text(console, frame), "the headline in the preview")
-    cell = console.find("#main input[aria-label='$.root.children[2].text in en']")
-    cell.clear()
-    cell.send_keys("Think freely with **Notes Pro**")
-    console.button("Save en").click()
-    console.until(lambda: console.status() == "Saved 1 en text(s).", "the texts saved")
-    assert api(shop.dashboard.get(f"/v1/paywalls/{pw}/draft"))["document"]["root"]["children"][2]["text"]["en"] == \
-        "Think freely with **Notes Pro**"
+    console.find("[role=tab][data-tab=locales]").click()
+    retype(console, "#view-panel input[data-field='$.root.children[2].text|en']", "Think freely with **Notes Pro**")
+    console.until(lambda: api(shop.dashboard.get(f"/v1/paywalls/{pw}/draft"))["document"]["root"]["children"][2]["text"]["en"] ==
+                  "Think freely with **Notes Pro**", "the text saved")
+    console.find("[role=tab][data-tab=design]").click()
     console.assert_clean()
     console.until(lambda: "Think freely with Notes Pro" in frame_text(console, frame), "the saved text in the preview", timeout=5)
 
@@ -1010,4 +1027,161 @@ def test_the_revenue_view_saves_the_store_settings_and_shows_the_verified_figure
                     for label, b in (("Attributed to paywalls", report["attributed"]), ("Unattributed", report["unattributed"]),
                                      ("Total", report["total"]))]
     assert rows[1][5] == "59.99 EUR (59.99 / 59.99 / 59.99)"
+    console.assert_clean()
+
+
+# --- the rule builder's frictions (issue 36) -------------------------------------------------------
+
+def test_the_rule_builder_keeps_focus_and_choices_types_by_operator_and_offers_keys(console, shop):
+    """Typing in the builder redraws nothing: the value keeps its focus, "Add a condition" clicked right
+    after typing adds one, a chosen semver_gte stays chosen and `2.1` is saved as the string "2.1". The
+    key picker offers device attributes, stored subscriber and context keys and the app's audiences
+    (choosing one makes the row that audience). A number compared with a device attribute saves with the
+    server's warning shown; the dry run takes every device field and its trace says what was compared."""
+    pw = shop.create_paywall("clean", name="Friction offer")
+    shop.publish(pw)
+    shop.assign("friction_home", pw)
+    api(shop.sdk.put("/v1/sdk/subscribers/fr-1/attributes", {"attributes": {"tier": "gold"}}))
+    send_events(shop, [{**event("paywall_close", pw, 1, "fr-1", placement="friction_home"), "context": {"cohort": "b"}}])
+    api(shop.dashboard.put("/v1/audiences/friction_dach", {"name": "Friction DACH",
+                                                           "condition": {"key": "device.country", "op": "eq", "value": "DE"}}), 201)
+    console.go("Placements")
+    card = console.until(lambda: console.find_all("section[aria-labelledby='placement-friction_home']"), "the placement")[0]
+    card.find_element(By.TAG_NAME, "summary").click()
+    area = card.find_element(By.CSS_SELECTOR, "textarea.code")
+    rules = lambda: json.loads(area.get_property("value"))
+    labelled = lambda label: console.until(lambda: card.find_element(By.CSS_SELECTOR, f"[aria-label='{label}']"), label)
+    console.button("Add a rule", card).click()
+    Select(labelled("Rule 1 condition: kind")).select_by_value("all")
+    key = labelled("Rule 1 condition › 1: key")
+    key.send_keys("device.appVersion")
+    Select(labelled("Rule 1 condition › 1: operator")).select_by_value("semver_gte")
+    value = labelled("Rule 1 condition › 1: value")
+    value.send_keys("2.1")
+    assert console.driver.execute_script("return document.activeElement") == value, "the value keeps the focus"
+    console.button("Add a condition", card).click()       # right after typing: no change event redraws it away
+    second = labelled("Rule 1 condition › 2: key")
+    assert value.is_displayed() and value.get_property("value") == "2.1", "the typed row is the same element"
+    assert Select(labelled("Rule 1 condition › 1: operator")).first_selected_option.text == "semver_gte"
+    assert rules()[0]["when"]["all"][0] == {"key": "device.appVersion", "op": "semver_gte", "value": "2.1"}
+    assert len(rules()[0]["when"]["all"]) == 2
+
+    # The key picker's choices, and an audience chosen from it.
+    offered = console.driver.execute_script(
+        "return [...document.getElementById(arguments[0].getAttribute('list')).options].map((o) => o.value)", second)
+    for wanted in ("device.appVersion", "device.osVersion", "device.locale", "subscriber.tier", "context.cohort", "audience:friction_dach"):
+        assert wanted in offered, (wanted, offered)
+    second.send_keys("audience:friction_dach")
+    chosen = Select(labelled("Rule 1 condition › 2: audience"))
+    assert chosen.first_selected_option.get_attribute("value") == "friction_dach"
+    assert rules()[0]["when"]["all"][1] == {"audience": "friction_dach"}
+    Select(labelled("Rule 1: shows")).select_by_value(f"paywall:{pw}")
+    console.button("Save rules", card).click()
+    console.until(lambda: console.status() == "Rules saved.", "the rules saved")
+    stored = api(shop.dashboard.get("/v1/placements/friction_home"))["rules"]
+    assert stored[0]["when"] == {"all": [{"key": "device.appVersion", "op": "semver_gte", "value": "2.1"}, {"audience": "friction_dach"}]}
+
+    # A number against a device attribute: saved, and the server's warning shown at its path.
+    Select(labelled("Rule 1 condition › 1: operator")).select_by_value("eq")
+    assert rules()[0]["when"]["all"][0]["value"] == 2.1, "eq reads 2.1 as the number it looks like"
+    console.button("Save rules", card).click()
+    warning = console.until(lambda: card.find_elements(By.CSS_SELECTOR, "ul.issues-inline li.warning"), "the warning")[0]
+    assert "$.rules[0].when.all[0].value" in warning.text and "never matches" in warning.text, warning.text
+    Select(labelled("Rule 1 condition › 1: operator")).select_by_value("semver_gte")
+    console.button("Save rules", card).click()
+    console.until(lambda: api(shop.dashboard.get("/v1/placements/friction_home"))["rules"][0]["when"]["all"][0]["value"] == "2.1",
+                  "the version saved as a string again")
+
+    # The dry run: every device field, and a trace in words.
+    for name, text in (("appVersion", "2.0.9"), ("osVersion", "17.4"), ("locale", "de-DE"), ("country", "DE"), ("platform", "ios")):
+        card.find_element(By.CSS_SELECTOR, f"input[name={name}]").send_keys(text)
+    console.button("Resolve", card).click()
+    answer = console.until(lambda: [n for n in card.find_elements(By.CSS_SELECTOR, ".notice") if "No rule matched" in n.text], "the dry run")[0]
+    assert [li.text for li in answer.find_elements(By.CSS_SELECTOR, "ol > li")] == [
+        'Rule 1: not matched — device.appVersion semver_gte "2.1" did not hold: the request had "2.0.9". $.rules[0].when.all[0]']
+    console.assert_clean()
+
+
+def test_saving_one_audience_keeps_what_is_being_edited_in_another(console, shop):
+    """Each audience card saves alone: an unsaved edit in another card survives, and the saved card
+    shows the server's warning (a number compared with a device attribute)."""
+    for name in ("keep_a", "keep_b"):
+        api(shop.dashboard.put(f"/v1/audiences/{name}", {"condition": {"key": "context.plan", "op": "eq", "value": "pro"}}), 201)
+    console.go("Audiences")
+    card = lambda name: console.until(lambda: console.find_all(f"section[aria-labelledby='audience-{name}']"), name)[0]
+    other = card("keep_b").find_element(By.CSS_SELECTOR, "[aria-label='Audience keep_b condition: value']")
+    other.send_keys(Keys.CONTROL + "a")
+    other.send_keys("unsaved")
+    key = card("keep_a").find_element(By.CSS_SELECTOR, "[aria-label='Audience keep_a condition: key']")
+    key.send_keys(Keys.CONTROL + "a")
+    key.send_keys("device.osVersion")
+    value = card("keep_a").find_element(By.CSS_SELECTOR, "[aria-label='Audience keep_a condition: value']")
+    value.send_keys(Keys.CONTROL + "a")
+    value.send_keys("17")
+    console.button("Save keep_a", card("keep_a")).click()
+    console.until(lambda: console.status() == "Audience keep_a saved.", "keep_a saved")
+    assert api(shop.dashboard.get("/v1/audiences/keep_a"))["condition"] == {"key": "device.osVersion", "op": "eq", "value": 17}
+    warning = console.until(lambda: card("keep_a").find_elements(By.CSS_SELECTOR, "li.warning"), "the warning")[0]
+    assert "never matches" in warning.text, warning.text
+    assert other.is_displayed() and other.get_property("value") == "unsaved", "the other card was not drawn again"
+    assert api(shop.dashboard.get("/v1/audiences/keep_b"))["condition"]["value"] == "pro"
+    console.assert_clean()
+
+
+def test_the_paywall_pickers_page_through_every_paywall(console, shop):
+    """Past the first 200 paywalls, the placement form, the rules and the experiment form still offer
+    every one (the pickers follow `nextCursor`)."""
+    have = len(shop.dashboard.get("/v1/paywalls", params={"limit": 200}).json()["items"])
+    for i in range(max(0, 201 - have)):
+        shop.create_paywall("clean", name=f"Bulk {i}")
+    ids = []
+    cursor = None
+    while True:
+        page = api(shop.dashboard.get("/v1/paywalls", params={"limit": 200, **({"cursor": cursor} if cursor else {})}))
+        ids += [p["id"] for p in page["items"]]
+        cursor = page.get("nextCursor")
+        if not cursor:
+            break
+    assert len(ids) > 200
+    console.go("Placements")
+    offered = lambda: {o.get_attribute("value") for o in Select(console.find("#main select[name=target]")).options}
+    console.until(lambda: len(offered()) > 200, "more than 200 choices")
+    assert {f"paywall:{i}" for i in ids} <= offered()
+    console.go("Experiments")
+    variant = console.until(lambda: console.find_all("#main select[name=paywallId]"), "the variant pickers")[0]
+    assert {o.get_attribute("value") for o in Select(variant).options} >= set(ids)
+    console.assert_clean()
+
+
+def test_signing_out_clears_the_status(console, shop):
+    """A toast of the session that ended (the status live region) is gone after signing out; then the
+    module's session is signed in again."""
+    api(shop.dashboard.put("/v1/audiences/toast", {"condition": {"key": "context.plan", "op": "exists"}}), 201)
+    console.go("Audiences")
+    card = console.until(lambda: console.find_all("section[aria-labelledby='audience-toast']"), "the card")[0]
+    console.button("Save toast", card).click()
+    console.until(lambda: console.status() == "Audience toast saved.", "the toast")
+    console.find("#session button").click()
+    console.until(lambda: console.heading() == "Sign in", "the sign-in view")
+    assert console.status() == ""
+    console.sign_in(shop.secret_key)
+    console.assert_clean()
+
+
+@pytest.mark.parametrize("section", ["Paywalls", "Placements", "Audiences", "Experiments"])
+def test_the_targeting_views_do_not_scroll_sideways_at_390_px(console, shop, section):
+    """At a phone's 390 px, the paywalls, placements (rules open), audiences and experiments views fit their
+    width (a wide table scrolls inside itself)."""
+    console.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        console.go(section)
+        console.until(lambda: console.find_all("#main section.card"), "the cards")
+        for summary in console.find_all("#main details > summary"):
+            console.driver.execute_script("arguments[0].parentElement.open = true", summary)
+        wide = console.driver.execute_script("""return [document.documentElement.scrollWidth, document.documentElement.clientWidth,
+            [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1
+              && !e.closest('table, svg')).slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + (e.getAttribute('aria-label') || ''))]""")
+        assert wide[0] <= wide[1], wide
+    finally:
+        console.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     console.assert_clean()

@@ -90,3 +90,19 @@ export const post = (path, body, options) => call("POST", path, { ...options, bo
 export const patch = (path, body, options) => call("PATCH", path, { ...options, body });
 export const put = (path, body, options) => call("PUT", path, { ...options, body });
 export const del = (path, options) => call("DELETE", path, options);
+
+/**
+ * Every item of a cursor-paginated list (`{items, nextCursor}`): page after page, at the largest page
+ * the API takes, so a picker offers the 201st paywall too. `path` may carry other parameters.
+ */
+export async function getAll(path) {
+  const items = [];
+  let cursor = null;
+  do {
+    const separator = path.includes("?") ? "&" : "?";
+    const page = await get(`${path}${separator}limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    items.push(...page.items);
+    cursor = page.nextCursor ?? null;
+  } while (cursor);
+  return items;
+}

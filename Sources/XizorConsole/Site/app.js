@@ -68,6 +68,8 @@ function renderSession(session) {
     // A person's session ends on the server too; a key is only forgotten by this tab.
     if (session.kind === "person") await del("/v1/session").catch(() => {});
     signOut();
+    // What the status said (a toast of the session just ended) is not the next person's to read.
+    document.getElementById("status").textContent = "";
     history.replaceState(null, "", location.pathname);
     start();
   };

@@ -1,248 +1,357 @@
-// The draft editor: the document as JSON with live validation (click an issue to go to its path),
-// save under If-Match (a conflict offers reload or overwrite), publish with a note, and versions
-// with their diff and rollback.
-import { get, post, request, ApiError } from "./api.js";
-import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
-import { locate, spanOf } from "./jsonpos.js";
+// The visual editor: the node tree (left), the canvas (centre, the real rendered page) and the
+// selection's properties generated from the format's schema (right); Products, Locales, Theme and
+// Settings panels; the JSON as an Advanced view in sync. Every edit is undoable and autosaved under
+// If-Match; an edit made elsewhere is noticed within seconds and offered as reload / keep / compare.
+import { h, show, problemBox, announce, fill } from "./dom.js";
 import { analyticsSection } from "./analytics.js";
-import { textsSection } from "./texts.js";
-import { previewSection } from "./preview.js";
-import { tree } from "./tree.js";
-import { sideBySide } from "./diff.js";
+import { formatSchema, labelOf } from "./schema.js";
+import { parsePath, formatPath, getAt, setAt, owningNode, placeNode, removeNode, duplicateNode, wrapNode, moveNode, shiftNode, newNode, withFreshIds } from "./model.js";
+import { History } from "./history.js";
+import { outline } from "./outline.js";
+import { canvas } from "./canvas.js";
+import { propertiesPane } from "./properties.js";
+import { productsPanel, themePanel, settingsPanel } from "./panels.js";
+import { localesPanel } from "./locales.js";
+import { jsonView } from "./jsonview.js";
+import { versionsSection } from "./versions.js";
+import { issuesPanel } from "./issues.js";
+import { Draft } from "./draft.js";
+import { publishBar } from "./publish.js";
+
+const TABS = [["design", "Design"], ["products", "Products"], ["locales", "Locales"], ["theme", "Theme"], ["settings", "Settings"], ["json", "JSON (advanced)"]];
+const CLIPBOARD = "xizor.console.clipboard";
+const PRODUCT_FIELDS = ["price", "period", "title", "description", "pricePerWeek", "pricePerMonth", "introPrice", "introPeriod", "trialDays", "currency"];
 
 export async function editorView(paywallId) {
   const path = `/v1/paywalls/${encodeURIComponent(paywallId)}`;
-  const text = h("textarea", { class: "code", rows: "28", spellcheck: "false", "aria-describedby": "issues" });
-  const issues = h("div", { id: "issues", class: "issues", "aria-live": "polite" });
-  const feedback = h("div", {});
-  const note = h("input", { name: "note", maxlength: "500", placeholder: "What changed" });
-  const versions = h("div", {});
-  const colors = h("div", { class: "colors" });
-  const structure = h("div", { class: "structure" });
-  const textsBox = h("div", {});
   const title = h("h1", {}, "Edit paywall");
-  let etag = null;
-  let timer = null;
-  let loaded = null;
-  const preview = previewSection(path, () => loaded);
+  const feedback = h("div", {});
+  const left = h("div", { class: "pane tree-pane" });
+  const right = h("div", { class: "pane properties-pane" });
+  const panel = h("div", {});
+  const tabs = h("div", { role: "tablist", class: "tabs", "aria-label": "Editor views" });
+  const design = h("div", { class: "designer" });
+  let tab = "design";
+  let selected = ["root"];
+  let hovered = null;
+  let schema = null;
+  const open = new Map();
 
-  async function load() {
-    const response = await fetchDraft();
-    text.value = JSON.stringify(response.draft.document, null, 2);
-    loaded = response.draft.document;
-    etag = response.etag;
-    title.textContent = `Edit “${response.draft.document.name ?? paywallId}”`;
-    renderIssues(response.draft.validation);
-    renderColors(response.draft.document);
-    renderTree(response.draft.document);
+  const draft = new Draft(path, {
+    saved: (sentAt, { changedIssues }) => {
+      // Panes are drawn again only when the validation changed, so a field being typed in is not replaced.
+      if (changedIssues) { issues.render(draft.validation); renderPanes({ keepJSON: true }); }
+      view.refresh(sentAt);
+    },
+    conflict: (theirs) => issues.conflict(theirs),
+    state: (label) => publish.state(label),
+    failed: (error) => fill(feedback, problemBox(error)),
+  });
+  const history = new History(null);
+
+  const issues = issuesPanel({
+    reveal: (issuePath, offset) => reveal(issuePath, offset),
+    reload: async () => {
+      await draft.reload();
+      history.push(draft.document, "their changes");
+      await loadSchema();
+      renderPanes({ keepJSON: false });
+      view.refresh();
+      announce("Reloaded.");
+    },
+    keep: async () => { await draft.overwrite(); await settle(); },
+    mine: () => draft.document,
+  });
+  const view = canvas({
+    path, document: () => draft.savedDocument,
+    select: (nodePath) => { try { select(parsePath(nodePath), { fromCanvas: true }); } catch { /* not a node path: ignore */ } },
+    hover: (nodePath) => markHovered(nodePath ? safeParse(nodePath) : null, false),
+  });
+  const json = jsonView({
+    apply: async (document) => {
+      edit(document, "JSON edit");
+      await settle();
+    },
+    issues: (validation, parseError) => issues.render(validation, parseError),
+    failed: (error) => fill(feedback, problemBox(error)),
+  });
+  const versions = versionsSection(path, feedback);
+  const publish = publishBar({
+    path, paywallId, feedback,
+    flush: () => draft.flush(),
+    published: async () => { await versions.refresh(); },
+    refused: (error) => issues.render({ errors: error.errors, warnings: [] }),
+    undo: () => undo(), redo: () => redo(),
+    history: () => history,
+  });
+
+  /** Waits for the draft to be saved and says so; a conflict is left to its banner, a failure shown. */
+  async function settle() {
+    try {
+      await draft.flush();
+      announce(`Saved (revision ${draft.revision}).`);
+    } catch (error) {
+      if (draft.state !== "conflict") fill(feedback, problemBox(error));
+    }
   }
 
-  function renderTree(document) {
-    fill(structure, h("h2", {}, "Structure"), tree(document, (nodePath) => reveal(nodePath)));
+  function safeParse(nodePath) { try { return parsePath(nodePath); } catch { return null; } }
+
+  /** The field context every control writes through (fields.js). */
+  const fieldContext = {
+    get schema() { return schema; },
+    document: () => draft.document,
+    change: (segments, value, { commit }) => {
+      draft.set(setAt(draft.document, segments, value));
+      if (commit) history.push(draft.document, `${labelOf(String(segments[segments.length - 1]))}`);
+      afterEdit(commit);
+    },
+    replace: (document, label) => edit(document, label),
+    issuesAt: (issuePath) => issues.at(issuePath),
+    issueList: (prefix) => issues.listUnder(prefix),
+    variablesAt: (segments) => variablesAt(segments),
+    colorTokens: () => Object.keys(draft.document.theme?.colors ?? {}),
+    radiusTokens: () => Object.keys(draft.document.theme?.radii ?? {}),
+    slots: () => (draft.document.products ?? []).map((p) => p.slot),
+    isOpen: (p, fallback) => open.get(p) ?? fallback,
+    setOpen: (p, value) => open.set(p, value),
+    play: () => view.refresh(performance.now()),
+    describeText: (segments) => describeText(segments),
+    path,
+  };
+
+  function variablesAt(segments) {
+    const document = draft.document;
+    const slots = (document.products ?? []).map((p) => p.slot);
+    const names = slots.length ? PRODUCT_FIELDS.map((f) => `product.${f}`) : [];
+    for (const slot of slots) names.push(`products.${slot}.price`, `products.${slot}.period`);
+    const owner = owningNode(document, segments);
+    if (owner && getAt(document, owner)?.type === "timer" && segments[owner.length] === "label") names.unshift("timer.remaining");
+    return names;
   }
 
-  /** The theme's colours, each a colour input that rewrites its value in the text. */
-  function renderColors(document) {
-    const palette = document?.theme?.colors ?? {};
-    fill(colors, h("h2", {}, "Theme colours"), h("div", { class: "swatches" }, Object.entries(palette)
-      .filter(([, value]) => typeof value === "string" && /^#[0-9a-fA-F]{6}$/.test(value))
-      .map(([name, value]) => {
-        const input = h("input", { type: "color", value, "aria-label": `Colour ${name}` });
-        input.addEventListener("change", () => {
-          try {
-            const span = locate(text.value).spans.get(`$.theme.colors.${name}`);
-            if (!span) return renderIssues(null, new Error(`theme.colors.${name} is no longer in the text`));
-            text.value = text.value.slice(0, span.start) + JSON.stringify(input.value.toUpperCase()) + text.value.slice(span.end);
-            revalidate();
-          } catch (error) {
-            renderIssues(null, error);
-          }
-        });
-        return h("label", { class: "swatch" }, input, " ", h("code", {}, name));
-      })));
+  function describeText(segments) {
+    const owner = owningNode(draft.document, segments);
+    const node = owner ? getAt(draft.document, owner) : null;
+    const field = segments.slice(owner?.length ?? 0).filter((s) => typeof s === "string").join(" ");
+    return node ? `${labelOf(node.type)}${node.id ? ` #${node.id}` : ""} · ${labelOf(field || "text")}` : labelOf(field);
   }
 
-  async function fetchDraft() {
-    const { body, etag: tag } = await request("GET", `${path}/draft`);
-    return { draft: body, etag: tag };
+  /** A whole-document edit (structure, panels, JSON): one undo step, saved at once. */
+  function edit(document, label, nextSelection) {
+    draft.set(document);
+    history.push(document, label);
+    if (nextSelection) selected = nextSelection;
+    afterEdit(true);
   }
 
-  /** Errors and warnings with their paths; each a button that selects its place in the text. */
-  function renderIssues(validation, parseError) {
-    const items = [];
-    if (parseError) items.push(issueButton({ path: "$", message: parseError.message, code: "invalid_json" }, "error", parseError.offset));
-    for (const issue of validation?.errors ?? []) items.push(issueButton(issue, "error"));
-    for (const issue of validation?.warnings ?? []) items.push(issueButton(issue, "warning"));
-    fill(issues, 
-      h("h2", {}, items.length ? `Validation: ${(validation?.errors?.length ?? 0) + (parseError ? 1 : 0)} errors, ${validation?.warnings?.length ?? 0} warnings` : "Validation: no problems"),
-      items.length ? h("ul", {}, items) : null);
+  function afterEdit(commit) {
+    // A committed edit is sent before anything is drawn again: the canvas shows it sooner.
+    if (commit) draft.saveNow(); else draft.schedule(600);
+    if (!commit) return renderOutline();
+    if (draft.document.schemaVersion !== schema?.version) loadSchema().then(() => renderPanes());
+    else renderPanes();
   }
 
-  function issueButton(issue, severity, offset) {
-    return h("li", { class: severity },
-      h("button", { type: "button", class: "link", onclick: () => reveal(issue.path, offset) },
-        h("span", { class: "badge" }, severity), " ", h("code", {}, issue.path), " ", issue.message));
+  async function loadSchema() {
+    schema = await formatSchema(draft.document.schemaVersion ?? 2);
+    schema.version = draft.document.schemaVersion ?? 2;
   }
 
-  /** Selects the text of `path` (or of the nearest value that exists) and scrolls to it. */
+  /** Undo (back) or redo: the document it answers becomes the draft, saved like any edit. */
+  function step(back) {
+    const document = back ? history.undo() : history.redo();
+    if (document === null) return;
+    draft.set(document);
+    if (!getAt(document, selected)) selected = ["root"];
+    afterEdit(true);
+    announce(back ? `Undone: ${history.redoLabel ?? "edit"}.` : `Redone: ${history.undoLabel ?? "edit"}.`);
+  }
+  const undo = () => step(true);
+  const redo = () => step(false);
+
+  function select(segments, { fromCanvas = false, focusTree = false } = {}) {
+    if (!getAt(draft.document, segments)) return;
+    selected = segments;
+    if (fromCanvas && tab !== "design") setTab("design");
+    renderPanes({ keepJSON: true });
+    if (focusTree) left.querySelector("li[aria-selected='true']")?.focus();
+  }
+
+  /** An issue's place: the JSON text in the Advanced view, else the field (its node selected first). */
   function reveal(issuePath, offset) {
-    let start = offset ?? 0, end = (offset ?? 0) + 1;
-    if (offset === undefined) {
-      try {
-        const span = spanOf(locate(text.value).spans, issuePath);
-        start = span.start; end = span.end;
-      } catch (error) {
-        start = error.offset ?? 0; end = start + 1;
-      }
+    if (tab === "json" || offset !== undefined) {
+      if (tab !== "json") setTab("json");
+      return json.reveal(issuePath, offset);
     }
-    text.focus();
-    text.setSelectionRange(start, end);
-    const line = text.value.slice(0, start).split("\n").length;
-    text.scrollTop = Math.max(0, (line - 5) * parseFloat(getComputedStyle(text).lineHeight || "18"));
+    const segments = safeParse(issuePath) ?? [];
+    const owner = owningNode(draft.document, segments);
+    const target = owner ? "design" : { products: "products", locales: "locales", defaultLocale: "locales", theme: "theme", settings: "settings", name: "settings" }[segments[0]] ?? "json";
+    if (owner) selected = owner;
+    setTab(target);
+    if (target === "json") return json.reveal(issuePath);
+    const root = target === "design" ? right : panel;
+    const fieldBox = [...root.querySelectorAll("[data-path]")].filter((e) => issuePath.startsWith(e.dataset.path)).pop();
+    fieldBox?.scrollIntoView({ block: "center" });
+    (fieldBox?.querySelector("input, select, textarea") ?? fieldBox)?.focus?.();
   }
 
-  /** Live validation, a moment after typing stops: the JSON first, then the server's validator. */
-  function revalidate() {
-    clearTimeout(timer);
-    timer = setTimeout(async () => {
-      let document;
-      try {
-        document = locate(text.value).value;
-      } catch (error) {
-        return renderIssues(null, error);
-      }
-      renderTree(document);
-      try {
-        renderIssues(await post("/v1/validate", document));
-      } catch (error) {
-        fill(feedback, problemBox(error));
-      }
-    }, 350);
+  function renderOutline() {
+    const ctx = {
+      document: draft.document, selected, hovered, errorsOf: (p) => issues.errorsOwnedBy(p, draft.document),
+      select: (segments) => select(segments, { focusTree: true }), hover: (segments) => markHovered(segments, true),
+      move: (from, parent, container, index) => structure(() => moveNode(draft.document, from, parent, container, index), "move"),
+      shift: (delta) => structure(() => shiftNode(draft.document, selected, delta), "move", true),
+      remove: () => removeSelected(),
+    };
+    const focused = left.contains(document.activeElement);
+    fill(left, h("h2", { class: "pane-title" }, "Nodes"), palette(), outline(ctx));
+    if (focused) left.querySelector("li[aria-selected='true']")?.focus();
+    view.highlight(formatPath(selected), hovered ? formatPath(hovered) : null);
   }
 
-  async function save(overwrite = false) {
-    fill(feedback);
-    let document;
+  /** Outlines the hovered node in the tree (a class, not a redraw: the row under the pointer stays the
+   * element a click lands on) and, when the tree is hovered, in the canvas. */
+  function markHovered(segments, inCanvas) {
+    hovered = segments;
+    const path = segments ? formatPath(segments) : null;
+    for (const row of left.querySelectorAll("li.hovered")) row.classList.remove("hovered");
+    if (path) left.querySelector(`li[data-path="${CSS.escape(path)}"]`)?.classList.add("hovered");
+    if (inCanvas) view.highlight(formatPath(selected), path);
+  }
+
+  /** Add a node of any type, above, below or inside the selection, with defaults that validate. */
+  function palette() {
+    const type = h("select", { "aria-label": "Node type to add" }, (schema?.nodeTypes ?? []).map((t) => h("option", { value: t }, labelOf(t))));
+    const where = h("select", { "aria-label": "Where to add it" }, h("option", { value: "after" }, "below the selection"), h("option", { value: "before" }, "above the selection"), h("option", { value: "inside" }, "inside the selection"));
+    return h("div", { class: "palette" }, type, where, h("button", { type: "button", class: "small", onclick: () =>
+      structure(() => placeNode(draft.document, selected, where.value, newNode(type.value, draft.document, schema)), `add ${labelOf(type.value).toLowerCase()}`) }, "Add"));
+  }
+
+  /** Runs a structure edit answering [document, newSelection]; a refusal is said, not thrown. */
+  function structure(operation, label, focusTree = false) {
     try {
-      document = locate(text.value).value;
+      const [document, next] = operation();
+      edit(document, label, next);
+      if (focusTree) left.querySelector("li[aria-selected='true']")?.focus();
+      announce(`${labelOf(label)}: done.`);
     } catch (error) {
-      renderIssues(null, error);
-      return reveal("$", error.offset);
-    }
-    try {
-      if (overwrite) etag = (await fetchDraft()).etag;
-      let answer;
-      try {
-        answer = await request("PUT", `${path}/draft`, { body: document, headers: { "If-Match": etag } });
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 412) return conflict();
-        throw error;
-      }
-      const body = answer.body;
-      etag = answer.etag;
-      loaded = body.document;
-      title.textContent = `Edit “${body.document.name ?? paywallId}”`;
-      renderIssues(body.validation);
-      announce(`Saved (revision ${body.revision}).`);
-      await preview.refresh();
-    } catch (error) {
-      fill(feedback, problemBox(error));
+      announce(error.message);
     }
   }
 
-  function conflict() {
-    fill(feedback, h("div", { class: "problem", role: "alert" },
-      h("p", {}, "Someone saved this draft since you loaded it."),
-      h("button", { type: "button", class: "secondary", onclick: async () => { fill(feedback); await load(); announce("Reloaded."); } }, "Reload theirs"),
-      " ",
-      h("button", { type: "button", class: "danger", onclick: () => save(true) }, "Overwrite with mine")));
+  function removeSelected() {
+    if (selected.length <= 1) return announce("The root node cannot be deleted.");
+    const parent = owningNode(draft.document, selected.slice(0, -1)) ?? ["root"];
+    try { edit(removeNode(draft.document, selected), "delete", parent); announce("Deleted (undo brings it back)."); } catch (error) { announce(error.message); }
   }
 
-  async function publish() {
-    fill(feedback);
-    try {
-      const body = note.value.trim() ? { note: note.value.trim() } : {};
-      const version = await post(`${path}/publish`, body);
-      announce(version.unchanged ? `Nothing to publish: v${version.version} is this draft.` : `Published v${version.version}.`);
-      note.value = "";
-      await refreshVersions();
-    } catch (error) {
-      const listed = error instanceof ApiError && error.errors.length > 0;
-      if (listed) renderIssues({ errors: error.errors, warnings: [] });
-      fill(feedback, problemBox(error, { listErrors: !listed }));
+  const structureContext = {
+    duplicate: () => structure(() => duplicateNode(draft.document, selected), "duplicate"),
+    wrap: () => structure(() => wrapNode(draft.document, selected), "wrap in stack"),
+    remove: () => removeSelected(),
+    copy: () => { localStorage.setItem(CLIPBOARD, JSON.stringify(getAt(draft.document, selected))); announce("Copied: paste it into any paywall."); renderProperties(); },
+    paste: () => {
+      let node;
+      try { node = JSON.parse(localStorage.getItem(CLIPBOARD)); } catch { return announce("Nothing to paste."); }
+      structure(() => placeNode(draft.document, selected.length > 1 ? selected : [...selected], selected.length > 1 ? "after" : "inside", withFreshIds(node, draft.document)), "paste");
+    },
+    canPaste: () => localStorage.getItem(CLIPBOARD) !== null,
+    addFallback: (type) => structure(() => [setAt(draft.document, [...selected, "fallback"], newNode(type, draft.document, schema)), [...selected, "fallback"]], "add fallback"),
+  };
+
+  /** Re-renders a pane keeping the focused control (and its caret) where it was. */
+  function keepingFocus(container, render) {
+    const active = document.activeElement;
+    const key = container.contains(active) ? active.dataset.field : null;
+    const caret = key && typeof active.selectionStart === "number" ? [active.selectionStart, active.selectionEnd] : null;
+    render();
+    if (!key) return;
+    const again = container.querySelector(`[data-field="${CSS.escape(key)}"]`);
+    if (!again) return;
+    again.focus();
+    if (caret && typeof again.setSelectionRange === "function") try { again.setSelectionRange(...caret); } catch { /* not a text input */ }
+  }
+
+  function renderProperties() {
+    keepingFocus(right, () => fill(right, propertiesPane({ ...fieldContext, ...structureContext, selected })));
+  }
+
+  function renderPanel() {
+    const render = { products: productsPanel, locales: localesPanel, theme: themePanel, settings: settingsPanel }[tab];
+    if (render) keepingFocus(panel, () => fill(panel, render(fieldContext)));
+  }
+
+  function renderPanes({ keepJSON = false } = {}) {
+    if (!schema) return;
+    title.textContent = `Edit “${draft.document.name ?? paywallId}”`;
+    renderOutline();
+    renderProperties();
+    renderPanel();
+    if (tab === "json") json.show(draft.document, { force: !keepJSON });
+    publish.refresh();
+  }
+
+  function setTab(name) {
+    tab = name;
+    for (const button of tabs.children) {
+      const on = button.dataset.tab === name;
+      button.setAttribute("aria-selected", on ? "true" : "false");
+      button.tabIndex = on ? 0 : -1;
     }
+    design.hidden = name !== "design";
+    if (name !== "design" && name !== "json") panel.setAttribute("aria-labelledby", `tab-${name}`);
+    panel.hidden = name === "design" || name === "json";
+    json.section.hidden = name !== "json";
+    // The text shows the draft unless it holds edits of its own not yet saved (kept, not overwritten).
+    if (name === "json") json.show(draft.document);
+    renderPanel();
   }
 
-  async function refreshVersions() {
-    try {
-      const { items } = await get(`${path}/versions`);
-      const from = h("select", { name: "from" }, items.map((v) => h("option", { value: v.version }, `v${v.version}`)));
-      const to = h("select", { name: "to" }, h("option", { value: "draft" }, "draft"), items.map((v) => h("option", { value: v.version }, `v${v.version}`)));
-      const diff = h("div", {});
-      fill(versions, 
-        h("h2", {}, "Versions"),
-        items.length === 0 ? h("p", {}, "Not published yet.") : h("table", {},
-          h("caption", {}, "Published versions, newest first"),
-          h("thead", {}, h("tr", {}, ["Version", "Published", "Note", ""].map((c) => h("th", { scope: "col" }, c)))),
-          h("tbody", {}, items.map((v) => h("tr", {},
-            h("td", {}, `v${v.version}`, v.rolledBackFrom ? ` (rollback to v${v.rolledBackFrom})` : ""),
-            h("td", {}, time(v.publishedAt)), h("td", {}, v.note || "—"),
-            h("td", {}, h("button", { type: "button", class: "secondary", "aria-label": `Roll back to v${v.version}`,
-              onclick: () => rollback(v.version) }, "Roll back to this")))))),
-        items.length ? h("form", { class: "inline-form", onsubmit: async (event) => {
-          event.preventDefault();
-          try {
-            const documentOf = async (which) => which === "draft"
-              ? (await get(`${path}/draft`)).document : (await get(`${path}/versions/${which}`)).document;
-            const [before, after, answer] = await Promise.all([documentOf(from.value), documentOf(to.value),
-              get(`${path}/diff?from=${from.value}&to=${to.value}`)]);
-            const name = (which) => which === "draft" ? "the draft" : `v${which}`;
-            fill(diff, 
-              h("p", {}, `${answer.operations.length} JSON Patch operation(s) turn ${name(from.value)} into ${name(to.value)}.`),
-              sideBySide(before, after, { leftTitle: name(from.value), rightTitle: name(to.value) }));
-          } catch (error) {
-            fill(diff, problemBox(error));
-          }
-        } }, field("From", from), field("To", to), h("button", { type: "submit", class: "secondary" }, "Compare")) : null,
-        diff);
-    } catch (error) {
-      fill(versions, problemBox(error));
-    }
+  for (const [name, label] of TABS) {
+    // Design and JSON have their own panels; the four document panels share one.
+    const controls = name === "design" || name === "json" ? `view-${name}` : "view-panel";
+    const button = h("button", { type: "button", role: "tab", id: `tab-${name}`, "aria-controls": controls, dataset: { tab: name }, onclick: () => setTab(name) }, label);
+    button.addEventListener("keydown", (event) => {
+      const i = TABS.findIndex(([n]) => n === name);
+      const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+      if (!step) return;
+      const next = TABS[(i + step + TABS.length) % TABS.length][0];
+      setTab(next);
+      tabs.querySelector(`[data-tab="${next}"]`).focus();
+    });
+    tabs.append(button);
   }
+  design.id = "view-design"; design.setAttribute("role", "tabpanel"); design.setAttribute("aria-labelledby", "tab-design");
+  panel.id = "view-panel"; panel.setAttribute("role", "tabpanel");
+  json.section.id = "view-json"; json.section.setAttribute("role", "tabpanel");
+  design.append(left, view.section, right);
 
-  async function rollback(version) {
-    if (!confirm(`Publish v${version}'s document again as a new version?`)) return;
-    try {
-      const answer = await post(`${path}/rollback`, { version });
-      announce(answer.unchanged ? `v${version} is live already.` : `Rolled back: v${answer.version} is live.`);
-      await refreshVersions();
-    } catch (error) {
-      fill(feedback, problemBox(error));
-    }
-  }
+  // Undo and redo from the keyboard, anywhere in the editor but the JSON text (which has its own).
+  const onKey = (event) => {
+    if (!root.isConnected) return window.removeEventListener("keydown", onKey);
+    if (!(event.ctrlKey || event.metaKey) || event.target === json.text) return;
+    const key = event.key.toLowerCase();
+    if (key === "z" && !event.shiftKey) { event.preventDefault(); document.activeElement?.blur?.(); undo(); }
+    else if ((key === "z" && event.shiftKey) || key === "y") { event.preventDefault(); redo(); }
+  };
+  window.addEventListener("keydown", onKey);
 
-  text.addEventListener("input", revalidate);
-  show(title,
-    h("p", {}, h("a", { href: "#/paywalls" }, "← All paywalls")),
-    h("div", { class: "editor" },
-      h("div", {}, field("Document (JSON)", text), feedback,
-        h("div", { class: "toolbar" },
-          h("button", { type: "button", onclick: () => save() }, "Save draft"),
-          field("Publish note", note),
-          h("button", { type: "button", class: "secondary", onclick: publish }, "Publish"))),
-      h("div", {}, issues, colors, structure)),
-    preview.section,
-    textsBox,
-    versions);
+  const root = h("div", { class: "editor-root" }, publish.section, issues.section, feedback, tabs, design, panel, json.section, versions.section);
+  show(title, h("p", {}, h("a", { href: "#/paywalls" }, "← All paywalls")), root);
   try {
-    await load();
+    await draft.load();
+    history.reset(draft.document);
+    await loadSchema();
+    issues.render(draft.validation);
+    setTab("design");
+    renderPanes();
+    draft.watch(() => root.isConnected);
   } catch (error) {
     fill(feedback, problemBox(error));
+    return;
   }
-  await preview.refresh();
-  const refreshTexts = async () => fill(textsBox, await textsSection({
-    path, etag: () => etag, saved: async () => { await load(); await refreshTexts(); await preview.refresh(); } }));
-  await refreshTexts();
-  await refreshVersions();
-  versions.after(await analyticsSection(paywallId));
+  await view.refresh();
+  await versions.refresh();
+  root.append(await analyticsSection(paywallId));
 }

@@ -1,6 +1,6 @@
 // Experiments: create (variants, weights, holdout), start, stop, re-weight, promote, and the
 // results with their 95 % intervals drawn as a chart (SVG, no library).
-import { get, post, put, ApiError } from "./api.js";
+import { get, getAll, post, put, ApiError } from "./api.js";
 import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 import { VERIFIED_COLUMNS, verifiedCells } from "./revenue.js";
 
@@ -131,7 +131,8 @@ export async function experimentsView() {
 
   show(h("h1", {}, "Experiments"), errors, list, form);
   try {
-    paywalls = (await get("/v1/paywalls?limit=200")).items;
+    // Every paywall, page after page: a variant may be the 201st.
+    paywalls = await getAll("/v1/paywalls");
   } catch (error) {
     fill(errors, problemBox(error));
   }

@@ -1,7 +1,7 @@
 // Paywalls: the list with each one's status, create from a template, rename, archive; the archived
 // ones apart, each with the placements still serving it, restored in one click.
 import { get, post, patch, del } from "./api.js";
-import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
+import { h, show, field, problemBox, time, announce, fill } from "./dom.js";
 
 export async function paywallsView() {
   const list = h("div", {});
@@ -9,24 +9,38 @@ export async function paywallsView() {
   const restoreErrors = h("div", {});
   const errors = h("div", {});
   const name = h("input", { name: "name", maxlength: "200", placeholder: "Spring sale" });
-  const template = h("select", { name: "template" }, h("option", { value: "" }, "Blank"));
-  const form = h("form", {
-    class: "card",
-    onsubmit: submitter(errors, async () => {
+  const gallery = h("div", { class: "gallery", role: "list" });
+
+  /** Creates a paywall from `template` ("" for blank) and opens it in the editor. */
+  async function create(template) {
+    fill(errors);
+    try {
       const body = {};
       if (name.value.trim()) body.name = name.value.trim();
-      if (template.value) body.template = template.value;
+      if (template) body.template = template;
       const created = await post("/v1/paywalls", body);
       announce(`Paywall “${created.name}” created.`);
-      name.value = "";
-      await refresh();
-    }),
-  },
-  h("h2", {}, "New paywall"),
-  field("Template", template),
-  field("Name", name, "Left empty, the template's name."),
-  errors,
-  h("button", { type: "submit" }, "Create paywall"));
+      // A new paywall opens in the editor, as in Superwall's and RevenueCat's dashboards.
+      location.hash = `#/paywalls/${encodeURIComponent(created.id)}`;
+    } catch (error) {
+      fill(errors, problemBox(error));
+    }
+  }
+
+  /** A template's card: its live page (rendered by the server, framed and scaled down) and a button. */
+  function card(template) {
+    const frame = template ? h("iframe", { src: `/v1/templates/${encodeURIComponent(template.name)}/preview`, title: `${template.title} template`,
+      sandbox: "allow-scripts", tabindex: "-1", loading: "lazy", class: "thumbnail" }) : h("div", { class: "thumbnail blank" }, "Blank");
+    return h("div", { class: "template", role: "listitem" }, h("div", { class: "thumb-box" }, frame),
+      h("button", { type: "button", onclick: () => create(template?.name ?? "") }, template ? `Use ${template.title}` : "Start blank"),
+      template ? h("span", { class: "hint" }, template.locales.join(", ")) : null);
+  }
+
+  const form = h("section", { class: "card", "aria-labelledby": "new-paywall" },
+    h("h2", { id: "new-paywall" }, "New paywall"),
+    field("Name", name, "Left empty, the template's name."),
+    h("p", { class: "hint" }, "Pick a template: the paywall opens in the editor."),
+    gallery, errors);
 
   /** The status the list shows: never published, or published at its latest version. */
   function status(paywall) {
@@ -37,7 +51,9 @@ export async function paywallsView() {
 
   function targets(paywall) {
     if (!paywall.targetedBy.length) return "—";
-    return paywall.targetedBy.map((ref) => ref.rule === null ? ref.placement : `${ref.placement} (rule ${ref.rule})`).join(", ");
+    // Rules are numbered from 1, as the placements view shows them; an experiment's variant says so.
+    return paywall.targetedBy.map((ref) => [ref.placement, ref.rule === null ? null : `rule ${ref.rule + 1}`,
+      ref.experimentName ? `via experiment ${ref.experimentName}` : null].filter(Boolean).join(" · ")).join(", ");
   }
 
   function rename(paywall) {
@@ -136,7 +152,7 @@ export async function paywallsView() {
   show(h("h1", {}, "Paywalls"), list, restoreErrors, archivedBox, form);
   try {
     const { templates } = await get("/v1/templates");
-    template.append(...templates.map((t) => h("option", { value: t.name }, t.title)));
+    fill(gallery, templates.map(card), card(null));
   } catch (error) {
     fill(errors, problemBox(error));
   }

@@ -1,7 +1,7 @@
 // Placements: each with its paywall or experiment and rules; assign a paywall or an experiment, edit
 // the ordered rules (builder and JSON, every error selected by its path), delete; and the resolve
 // dry run with its trace.
-import { get, put, del, ApiError } from "./api.js";
+import { get, getAll, put, del, ApiError } from "./api.js";
 import { h, show, field, problemBox, time, announce, fill, submitter } from "./dom.js";
 import { locate, spanOf } from "./jsonpos.js";
 import { ruleBuilder, targetSelect, targetOf } from "./rules.js";
@@ -13,6 +13,7 @@ export async function placementsView() {
   let paywalls = [];
   let experiments = [];
   let audiences = [];
+  let keys = [];
   let archived = [];
   let target = h("select", { name: "target", required: true });
   const targetBox = h("div", {});
@@ -78,7 +79,7 @@ export async function placementsView() {
       let current;
       try { current = locate(text.value).value; } catch (error) { return fill(feedback, h("p", { class: "problem", role: "alert" }, error.message)); }
       if (!Array.isArray(current)) return fill(feedback, h("p", { class: "problem", role: "alert" }, "The rules are a JSON array."));
-      fill(builderBox, ruleBuilder(current, (next) => { text.value = JSON.stringify(next, null, 2); }, paywalls, experiments, audiences));
+      fill(builderBox, ruleBuilder(current, (next) => { text.value = JSON.stringify(next, null, 2); }, paywalls, experiments, audiences, keys));
     };
     drawBuilder();
     return h("details", {}, summary,
@@ -97,9 +98,11 @@ export async function placementsView() {
 
   function dryRun(placement) {
     const context = h("input", { name: "context", placeholder: "plan=pro, visits=3" });
-    const platform = h("select", { name: "platform" }, ["", "ios", "android"].map((p) => h("option", { value: p }, p || "(none)")));
-    const appVersion = h("input", { name: "appVersion", placeholder: "2.4.0" });
-    const country = h("input", { name: "country", maxlength: "2", placeholder: "DE" });
+    // Every request attribute the dry run takes (device.NAME, docs/targeting.md), as the client library sends it.
+    const device = [["platform", "Platform", "ios"], ["appVersion", "App version", "2.4.0"], ["osVersion", "OS version", "17.4"],
+      ["sdkVersion", "SDK version", "1.2.0"], ["locale", "Device locale", "de-DE"], ["country", "Country", "DE"]]
+      .map(([name, label, example]) => [name, label, h("input", { name, placeholder: example, maxlength: name === "country" ? "2" : "64",
+        list: name === "platform" ? "dry-run-platforms" : null, autocomplete: "off" })]);
     const subscriber = h("input", { name: "subscriberId" });
     const answer = h("div", { "aria-live": "polite" });
     return h("form", {
@@ -111,23 +114,22 @@ export async function placementsView() {
           const [name, ...rest] = pair.split("=");
           query.append(`context.${name.trim()}`, rest.join("=").trim());
         }
-        if (platform.value) query.append("device.platform", platform.value);
-        if (appVersion.value.trim()) query.append("device.appVersion", appVersion.value.trim());
-        if (country.value.trim()) query.append("device.country", country.value.trim());
+        for (const [name, , input] of device) if (input.value.trim()) query.append(`device.${name}`, input.value.trim());
         if (subscriber.value.trim()) query.append("subscriberId", subscriber.value.trim());
         try {
           const result = await get(`/v1/placements/${encodeURIComponent(placement.key)}/resolve?${query}`);
           fill(answer, h("div", { class: "notice" },
-            h("p", {}, result.fallback ? "No rule matched: the placement's own paywall answers, " : `Rule ${result.matchedRule} matched: `,
+            h("p", {}, result.fallback ? "No rule matched: the placement's own paywall answers, "
+              : result.matchedRule === null ? "The placement's own target answers: " : `Rule ${result.matchedRule + 1} matched: `,
               h("strong", {}, paywallName(result.paywallId)), result.version ? ` v${result.version}` : ""),
-            h("ol", { start: "0" }, (result.trace ?? []).map((step) => h("li", {}, h("code", {}, step.outcome),
-              step.failed ? ` — ${step.failed.path}: ${step.failed.reason}${step.failed.saw !== undefined ? ` (saw ${JSON.stringify(step.failed.saw)})` : ""}` : "")))));
+            h("ol", {}, (result.trace ?? []).map((step) => h("li", {}, `Rule ${step.rule + 1}: `, h("strong", {}, OUTCOMES[step.outcome] ?? step.outcome),
+              step.failed ? [" — ", failureText(step.failed)] : "")))));
         } catch (error) {
           fill(answer, problemBox(error));
         }
       },
     }, h("h3", {}, `Dry run of ${placement.key}`), field("Context", context, "key=value pairs, comma-separated"),
-    field("Platform", platform), field("App version", appVersion), field("Country", country), field("Subscriber", subscriber),
+    device.map(([, label, input]) => field(label, input)), field("Subscriber", subscriber),
     h("button", { type: "submit", class: "secondary" }, "Resolve"), answer);
   }
 
@@ -151,13 +153,18 @@ export async function placementsView() {
     }
   }
 
-  show(h("h1", {}, "Placements"), list, form);
+  show(h("h1", {}, "Placements"), list, form,
+    h("datalist", { id: "dry-run-platforms" }, ["ios", "android", "web"].map((value) => h("option", { value }))));
   // Each list loads on its own: without the experiments or audiences (or the archived names) the
   // forms still work with what did load; without the paywalls there is nothing to assign.
   const items = (path) => get(path).then((r) => r.items, (error) => { fill(errors, problemBox(error)); return null; });
-  const [live, gone, tests, named] = await Promise.all([items("/v1/paywalls?limit=200"), items("/v1/paywalls?limit=200&archived=true"),
-    items("/v1/experiments"), items("/v1/audiences")]);
+  // Every paywall, page after page (a picker that stopped at 200 would hide the rest); the key
+  // picker's choices are a help only: without them a key is typed.
+  const every = (path) => getAll(path).catch((error) => { fill(errors, problemBox(error)); return null; });
+  const [live, gone, tests, named, known] = await Promise.all([every("/v1/paywalls"), every("/v1/paywalls?archived=true"),
+    items("/v1/experiments"), items("/v1/audiences"), get("/v1/targeting/keys").catch(() => null)]);
   [archived, experiments, audiences] = [gone ?? [], tests ?? [], named ?? []];
+  keys = known ? [...known.device, ...known.subscriber, ...known.context] : [];
   if (live) {
     paywalls = live;
     target = targetSelect("Serves", {}, paywalls, experiments);
@@ -167,4 +174,21 @@ export async function placementsView() {
     fill(targetBox, field("Serves", target, "A paywall, or an experiment: its variants split the placement's traffic."));
   }
   await refresh();
+}
+
+/** A dry run's outcomes in words. */
+const OUTCOMES = {
+  matched: "matched", not_matched: "not matched", inactive: "outside its schedule", capped: "matched, but its frequency cap is reached",
+  target_unpublished: "matched, but its target has nothing published", not_reached: "not tried (an earlier rule decided)",
+  budget_exhausted: "not tried (the evaluation budget ran out)",
+};
+
+/**
+ * What failed in a rule, in words: the server's message (the key, operator, expected and seen
+ * value), where in the rule, and the alternatives of an `any` or an audience, each in its own item.
+ */
+export function failureText(failed) {
+  const saw = failed.saw !== undefined ? ` (saw ${JSON.stringify(failed.saw)})` : "";
+  return h("span", { class: "failure" }, failed.message ?? `${failed.reason}${saw}`, " ", h("code", {}, failed.path),
+    failed.failures?.length ? h("ul", {}, failed.failures.map((inner) => h("li", {}, failureText(inner)))) : null);
 }

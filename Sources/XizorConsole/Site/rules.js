@@ -38,54 +38,129 @@ export function typedValue(text) {
   }
 }
 
+/**
+ * A value as typed, read as the operator takes it (docs/targeting.md, "Operators"): `semver_*` and
+ * `starts_with` take a string whatever it looks like (`2.1` is the version "2.1", not the number the
+ * server refuses); `in`, `not_in` and `between` a JSON array or comma-separated values; `exists`
+ * nothing (undefined); the others a JSON scalar or the text.
+ */
+export function valueFor(op, text) {
+  if (op === "exists") return undefined;
+  if (op === "starts_with" || op.startsWith("semver_")) {
+    const trimmed = text.trim();
+    // A value quoted by hand stays the string inside the quotes.
+    if (/^".*"$/.test(trimmed)) { try { return JSON.parse(trimmed); } catch { return trimmed; } }
+    return trimmed;
+  }
+  const typed = typedValue(text);
+  if ((op === "in" || op === "not_in" || op === "between") && !Array.isArray(typed) && typeof typed === "string" && typed.includes(",")) {
+    return typed.split(",").map((part) => typedValue(part.trim())).filter((part) => part !== "");
+  }
+  return typed;
+}
+
 const shown = (value) => value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
 
+/** The prefix of an `audience:ID` the key picker offers: choosing one makes the row an audience. */
+const AUDIENCE_KEY = "audience:";
+
 /**
- * The editor of one condition; `set(next)` replaces it in its parent. `label` names it for screen
- * readers. `audiences` lists the app's audiences (an `{"audience": ID}` picks among them), or is null
- * where an audience cannot be referred to: inside an audience's own condition.
+ * The key picker's choices: the server's keys (`GET /v1/targeting/keys`: device.*, stored subscriber
+ * attributes, events' context) and, where an audience may be named, `audience:ID` for each audience.
  */
-function conditionEditor(condition, set, label, audiences) {
+function keyChoices(id, keys, audiences) {
+  return h("datalist", { id },
+    (keys ?? []).map((key) => h("option", { value: key })),
+    (audiences ?? []).map((a) => h("option", { value: `${AUDIENCE_KEY}${a.id}` }, `Audience ${a.name}`)));
+}
+
+/**
+ * The editor of one condition, editing `condition` in place: an edit changes the model and calls
+ * `ctx.changed()`, and redraws nothing, so the field being typed in keeps its focus and text and a
+ * click that follows a change lands on the button it aimed at. Only what changes shape is drawn
+ * again, and only there: a new kind replaces this editor, an added condition is appended to its
+ * group, a removed one leaves its group's list drawn again. `replace(next)` puts a new condition
+ * in this one's place in the parent's model (the change is then announced by `ctx.changed`). `label` names it for screen readers; `ctx.audiences`
+ * lists the app's audiences, or is null where none may be named (an audience's own condition).
+ */
+function conditionEditor(condition, replace, label, ctx) {
   const kind = kindOf(condition);
-  const kinds = audiences === null ? KINDS.filter(([value]) => value !== "audience") : KINDS;
+  const kinds = ctx.audiences === null ? KINDS.filter(([value]) => value !== "audience") : KINDS;
   const pick = h("select", { "aria-label": `${label}: kind` }, kinds.map(([value, text]) => h("option", { value, selected: value === kind }, text)));
-  pick.addEventListener("change", () => set(fresh(pick.value)));
   const box = h("div", { class: `condition ${kind}`, role: "group", "aria-label": label }, pick);
+  const become = (next) => {
+    replace(next);
+    ctx.changed();
+    const editor = conditionEditor(next, replace, label, ctx);
+    box.replaceWith(editor);
+    return editor;
+  };
+  pick.addEventListener("change", () => become(fresh(pick.value)).querySelector("select")?.focus());
   if (kind === "compare") {
-    const key = h("input", { value: condition.key ?? "", placeholder: "plan, device.appVersion, subscriber.tier", "aria-label": `${label}: key` });
+    const key = h("input", { value: condition.key ?? "", placeholder: "plan, device.appVersion, subscriber.tier", "aria-label": `${label}: key`,
+      list: ctx.listId, autocomplete: "off" });
     const op = h("select", { "aria-label": `${label}: operator` }, OPERATORS.map((o) => h("option", { value: o, selected: o === condition.op }, o)));
     const value = h("input", { value: shown(condition.value), placeholder: "pro, 3, true, [\"DE\",\"AT\"]", "aria-label": `${label}: value`,
       disabled: condition.op === "exists" });
-    const update = () => {
-      const next = { key: key.value, op: op.value };
-      if (op.value !== "exists") next.value = typedValue(value.value);
-      set(next);
+    const write = () => {
+      condition.key = key.value;
+      condition.op = op.value;
+      const typed = valueFor(op.value, value.value);
+      if (typed === undefined) delete condition.value; else condition.value = typed;
+      ctx.changed();
     };
-    key.addEventListener("change", update); op.addEventListener("change", update); value.addEventListener("change", update);
+    key.addEventListener("input", () => {
+      // An audience chosen in the picker: the row becomes that audience.
+      const chosen = key.value.startsWith(AUDIENCE_KEY) && ctx.audiences?.find((a) => `${AUDIENCE_KEY}${a.id}` === key.value);
+      if (chosen) return become({ audience: chosen.id }).querySelector("select:last-of-type")?.focus();
+      write();
+    });
+    op.addEventListener("change", () => { value.disabled = op.value === "exists"; write(); });
+    value.addEventListener("input", write);
     box.append(key, op, value);
   } else if (kind === "all" || kind === "any") {
-    const items = Array.isArray(condition[kind]) ? condition[kind] : [];
-    box.append(h("div", { class: "children" }, items.map((child, i) => h("div", { class: "child" },
-      conditionEditor(child, (next) => set({ [kind]: items.map((c, k) => k === i ? next : c) }), `${label} › ${i + 1}`, audiences),
-      h("button", { type: "button", class: "link", "aria-label": `Remove ${label} › ${i + 1}`,
-        onclick: () => set({ [kind]: items.filter((_, k) => k !== i) }) }, "Remove")))),
-      h("button", { type: "button", class: "secondary small", onclick: () => set({ [kind]: [...items, fresh("compare")] }) }, "Add a condition"));
+    const items = Array.isArray(condition[kind]) ? condition[kind] : (condition[kind] = []);
+    const list = h("div", { class: "children" });
+    const add = h("button", { type: "button", class: "secondary small" }, "Add a condition");
+    const drawChildren = () => fill(list, items.map((child, i) => childRow(child, i)));
+    const childRow = (child, i) => {
+      let current = child;
+      const at = () => items.indexOf(current);
+      const put = (next) => { items[at()] = next; current = next; };
+      return h("div", { class: "child" }, conditionEditor(child, put, `${label} › ${i + 1}`, ctx),
+        h("button", { type: "button", class: "link", "aria-label": `Remove ${label} › ${i + 1}`, onclick: () => {
+          items.splice(at(), 1);
+          ctx.changed();
+          drawChildren();
+          add.focus();
+        } }, "Remove"));
+    };
+    add.addEventListener("click", () => {
+      const child = fresh("compare");
+      items.push(child);
+      ctx.changed();
+      const row = childRow(child, items.length - 1);
+      list.append(row);
+      row.querySelector("input")?.focus();
+    });
+    drawChildren();
+    box.append(list, add);
   } else if (kind === "not") {
-    box.append(h("div", { class: "children" }, conditionEditor(condition.not, (next) => set({ not: next }), `${label} › not`, audiences)));
+    box.append(h("div", { class: "children" }, conditionEditor(condition.not, (next) => { condition.not = next; }, `${label} › not`, ctx)));
   } else if (kind === "audience") {
     const current = condition.audience ?? "";
     // The app's audiences by name; an id typed by hand that no audience has is kept (the API names it).
-    const choices = [...(audiences ?? [])];
+    const choices = [...(ctx.audiences ?? [])];
     if (current && !choices.some((a) => a.id === current)) choices.push({ id: current, name: `${current} (unknown)` });
     const id = choices.length
       ? h("select", { "aria-label": `${label}: audience` }, h("option", { value: "", selected: current === "" }, "Choose an audience"),
         choices.map((a) => h("option", { value: a.id, selected: a.id === current }, a.name === a.id ? a.id : `${a.name} (${a.id})`)))
       : h("input", { value: current, "aria-label": `${label}: audience id` });
-    id.addEventListener("change", () => set({ audience: id.value }));
+    id.addEventListener(id.tagName === "SELECT" ? "change" : "input", () => { condition.audience = id.value; ctx.changed(); });
     box.append(id);
   } else {
     const percent = h("input", { type: "number", min: "0", max: "100", step: "0.01", value: condition.rollout?.percent ?? 10, "aria-label": `${label}: percent` });
-    percent.addEventListener("change", () => set({ rollout: { ...condition.rollout, percent: Number(percent.value) } }));
+    percent.addEventListener("input", () => { condition.rollout = { ...condition.rollout, percent: Number(percent.value) }; ctx.changed(); });
     box.append(percent, h("span", { class: "hint" }, " % of subscribers", condition.rollout?.seed ? ` (seed ${condition.rollout.seed})` : ""));
   }
   return box;
@@ -129,19 +204,19 @@ export function frequencyCapOf(countText, period, secondsText) {
   return { count, per: period };
 }
 
-function capEditor(rule, update, i) {
+function capEditor(rule, update, n) {
   const cap = rule.frequencyCap;
   const named = cap ? (cap.per ?? PERIODS.find(([, s]) => s === cap.seconds)?.[0]) : "day";
-  const count = h("input", { type: "number", min: "1", step: "1", value: cap?.count ?? "", placeholder: "no cap", "aria-label": `Rule ${i}: at most (presentations)` });
-  const period = h("select", { "aria-label": `Rule ${i}: per` },
+  const count = h("input", { type: "number", min: "1", step: "1", value: cap?.count ?? "", placeholder: "no cap", "aria-label": `Rule ${n}: at most (presentations)` });
+  const period = h("select", { "aria-label": `Rule ${n}: per` },
     [...PERIODS.map(([name]) => [name, name]), ["seconds", "seconds…"]].map(([value, text]) =>
       h("option", { value, selected: value === (named ?? "seconds") }, text)));
-  const seconds = h("input", { type: "number", min: "1", step: "1", value: cap && !named ? cap.seconds : "", "aria-label": `Rule ${i}: period in seconds`,
+  const seconds = h("input", { type: "number", min: "1", step: "1", value: cap && !named ? cap.seconds : "", "aria-label": `Rule ${n}: period in seconds`,
     hidden: (named ?? "seconds") !== "seconds" });
   let previous = period.value;
   const write = () => {
-    // No count and no cap yet: nothing to write (a redraw would reset the period just chosen).
-    if (count.value.trim() === "" && !cap) return;
+    // No count and no cap (yet, or any more): nothing to write.
+    if (count.value.trim() === "" && !rule.frequencyCap) return;
     update({ frequencyCap: frequencyCapOf(count.value, period.value, seconds.value) });
   };
   period.addEventListener("change", () => {
@@ -154,58 +229,82 @@ function capEditor(rule, update, i) {
   });
   count.addEventListener("change", write);
   seconds.addEventListener("change", write);
-  return h("div", { class: "field", role: "group", "aria-label": `Rule ${i}: frequency cap` }, h("span", {}, "Frequency cap: at most "),
-    h("span", { class: "inline-form" }, count, h("span", {}, " per "), period, seconds),
+  return h("div", { class: "field", role: "group", "aria-label": `Rule ${n}: frequency cap` }, h("span", {}, "Frequency cap: at most "),
+    h("span", { class: "inline-form wrap" }, count, h("span", {}, " per "), period, seconds),
     h("p", { class: "hint" }, "Past this many presentations to one subscriber, the rule is skipped."));
 }
 
+let builders = 0;
+
 /**
- * A builder for one condition standing alone (an audience's): `changed(next)` gets the whole new
- * condition after every edit, and the builder draws itself again.
+ * A builder for one condition standing alone (an audience's): edits change `condition` in place
+ * and `changed(condition)` gets it after every one (nothing is drawn again but what changes shape).
+ * `keys` are the key picker's choices (`GET /v1/targeting/keys`).
  */
-export function conditionBuilder(condition, changed, label, audiences = []) {
-  const root = h("div", { class: "rule-builder" });
-  const render = (current) => fill(root, conditionEditor(current, (next) => { changed(next); render(next); }, label, audiences));
-  render(condition);
-  return root;
+export function conditionBuilder(condition, changed, label, audiences = [], keys = []) {
+  const listId = `rule-keys-${++builders}`;
+  const model = { when: condition };
+  const ctx = { audiences, listId, changed: () => changed(model.when) };
+  return h("div", { class: "rule-builder" }, keyChoices(listId, keys, audiences),
+    conditionEditor(model.when, (next) => { model.when = next; }, label, ctx));
 }
 
-/** The builder for `rules` (an array); `changed(next)` gets the whole new array after every edit. */
-export function ruleBuilder(rules, changed, paywalls, experiments = [], audiences = []) {
+/**
+ * The builder for `rules` (an array, edited in place); `changed(rules)` gets it after every edit.
+ * Rules are numbered from 1 here (the API's paths count from 0: `$.rules[0]` is rule 1). Adding,
+ * removing or moving a rule draws the list of rules again (from the model: nothing typed is lost);
+ * any other edit draws nothing.
+ */
+export function ruleBuilder(rules, changed, paywalls, experiments = [], audiences = [], keys = []) {
+  const listId = `rule-keys-${++builders}`;
   const root = h("div", { class: "rule-builder" });
-  function render(current) {
-    const set = (next) => { changed(next); render(next); };
-    fill(root, 
-      ...current.map((rule, i) => {
-        const update = (patch) => set(current.map((r, k) => k === i ? { ...r, ...patch } : r));
-        const target = targetSelect(`Rule ${i}: shows`, rule, paywalls, experiments);
-        target.addEventListener("change", () => update(targetOf(target.value)));
-        const from = h("input", { type: "datetime-local", "aria-label": `Rule ${i}: active from`, value: local(rule.activeFrom) });
-        const until = h("input", { type: "datetime-local", "aria-label": `Rule ${i}: active until`, value: local(rule.activeUntil) });
-        from.addEventListener("change", () => update({ activeFrom: from.value ? new Date(from.value).getTime() : undefined }));
-        until.addEventListener("change", () => update({ activeUntil: until.value ? new Date(until.value).getTime() : undefined }));
-        return h("fieldset", { class: "rule" }, h("legend", {}, `Rule ${i}`),
-          h("p", { class: "hint" }, "When"),
-          conditionEditor(rule.when, (next) => update({ when: next }), `Rule ${i} condition`, audiences),
-          h("div", { class: "inline-form wrap" },
-            field("Show", target), field("Active from", from), field("Active until", until)),
-          capEditor(rule, update, i),
-          h("div", { class: "toolbar" },
-            h("button", { type: "button", class: "link", disabled: i === 0, onclick: () => set(move(current, i, -1)) }, "Move up"),
-            h("button", { type: "button", class: "link", disabled: i === current.length - 1, onclick: () => set(move(current, i, 1)) }, "Move down"),
-            h("button", { type: "button", class: "link", onclick: () => set(current.filter((_, k) => k !== i)) }, `Remove rule ${i}`)));
-      }),
-      h("button", { type: "button", class: "secondary", onclick: () =>
-        set([...current, { when: fresh("compare"), paywallId: paywalls[0]?.id ?? "" }]) }, "Add a rule"));
+  const list = h("div", {});
+  const emit = () => changed(rules);
+  const ctx = { audiences, listId, changed: emit };
+  const restructure = (focus) => { emit(); render(); root.querySelector(focus)?.focus(); };
+  function ruleEditor(rule, i) {
+    const n = i + 1;
+    const update = (patch) => {
+      for (const [name, value] of Object.entries(patch)) if (value === undefined) delete rule[name]; else rule[name] = value;
+      emit();
+    };
+    const target = targetSelect(`Rule ${n}: shows`, rule, paywalls, experiments);
+    target.addEventListener("change", () => update(targetOf(target.value)));
+    const from = h("input", { type: "datetime-local", "aria-label": `Rule ${n}: active from`, value: local(rule.activeFrom) });
+    const until = h("input", { type: "datetime-local", "aria-label": `Rule ${n}: active until`, value: local(rule.activeUntil) });
+    from.addEventListener("change", () => update({ activeFrom: from.value ? new Date(from.value).getTime() : undefined }));
+    until.addEventListener("change", () => update({ activeUntil: until.value ? new Date(until.value).getTime() : undefined }));
+    return h("fieldset", { class: "rule" }, h("legend", {}, `Rule ${n}`),
+      h("p", { class: "hint" }, "When"),
+      conditionEditor(rule.when, (next) => { rule.when = next; }, `Rule ${n} condition`, ctx),
+      h("div", { class: "inline-form wrap" },
+        field("Show", target), field("Active from", from), field("Active until", until)),
+      capEditor(rule, update, n),
+      h("div", { class: "toolbar" },
+        h("button", { type: "button", class: "link", disabled: i === 0, onclick: () => { move(rules, i, -1); restructure(`[data-rule="${i - 1}"] legend`); } }, "Move up"),
+        h("button", { type: "button", class: "link", disabled: i === rules.length - 1, onclick: () => { move(rules, i, 1); restructure(`[data-rule="${i + 1}"] legend`); } }, "Move down"),
+        h("button", { type: "button", class: "link", onclick: () => { rules.splice(i, 1); restructure(".add-rule"); } }, `Remove rule ${n}`)));
   }
-  render(rules);
+  function render() {
+    fill(list, rules.map((rule, i) => {
+      const editor = ruleEditor(rule, i);
+      editor.dataset.rule = String(i);
+      return editor;
+    }));
+  }
+  render();
+  fill(root, keyChoices(listId, keys, audiences), list,
+    h("button", { type: "button", class: "secondary add-rule", onclick: () => {
+      rules.push({ when: fresh("compare"), paywallId: paywalls[0]?.id ?? "" });
+      // Drawn again (the former last rule's "Move down" comes alive); the new rule's key takes the focus.
+      restructure(`[data-rule="${rules.length - 1}"] input`);
+    } }, "Add a rule"));
   return root;
 }
 
+/** Swaps a rule with its neighbour, in place. */
 function move(list, i, by) {
-  const next = [...list];
-  [next[i], next[i + by]] = [next[i + by], next[i]];
-  return next;
+  [list[i], list[i + by]] = [list[i + by], list[i]];
 }
 
 function local(ms) {
