@@ -21,7 +21,9 @@ export function canvas(ctx) {
   let started = null;
   let link = null;
 
-  window.addEventListener("message", (event) => {
+  const onMessage = (event) => {
+    // The view is gone (another route): this listener goes with it.
+    if (!frame.isConnected && frame.dataset.loaded) return window.removeEventListener("message", onMessage);
     if (event.source !== frame.contentWindow || !event.data || typeof event.data !== "object") return;
     const { xizor, path } = event.data;
     if (xizor === "loaded") {
@@ -35,7 +37,8 @@ export function canvas(ctx) {
       frame.dataset.loaded = String(Number(frame.dataset.loaded ?? 0) + 1);
     } else if (xizor === "select" && typeof path === "string") ctx.select(path);
     else if (xizor === "hover") ctx.hover(typeof path === "string" ? path : null);
-  });
+  };
+  window.addEventListener("message", onMessage);
 
   function send() {
     frame.contentWindow?.postMessage({ xizor: "select", path: marks.selected }, "*");

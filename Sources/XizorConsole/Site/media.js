@@ -1,7 +1,6 @@
 // A media URL's control: the URL itself, the app's assets to pick from, and a drop zone that uploads
 // a file to /v1/assets (its bytes decide its type on the server) and puts the asset's URL in.
-import { get, ApiError } from "./api.js";
-import { credential } from "./api.js";
+import { get, credential, ApiError } from "./api.js";
 import { h, fill } from "./dom.js";
 
 /** Wraps the URL `input` of `args` (a control's arguments) with the picker and the drop zone. */
