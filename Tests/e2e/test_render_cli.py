@@ -167,7 +167,9 @@ def test_render_escapes_hostile_text_everywhere(tmp_path):
         parsed = structures[name] = PageStructure()
         parsed.feed(page)
         tags = [tag for tag, _ in parsed.tags]
-        assert (tags.count("script"), tags.count("style"), tags.count("title"), parsed.comments) == (2, 1, 1, []), name
+        # The config and the runtime, and in a preview the editor bridge (issue 36).
+        scripts = 3 if name.endswith("preview") else 2
+        assert (tags.count("script"), tags.count("style"), tags.count("title"), parsed.comments) == (scripts, 1, 1, []), name
         for tag, attributes in parsed.tags:
             assert not [a for a in attributes if a.startswith("on") or a == "autofocus"], (name, tag, attributes)
             for key in ("href", "src", "data-src", "poster", "data-poster", "data-video"):
