@@ -418,6 +418,8 @@ import Testing
             bans == [
                 CachePurger.Ban(appID: "b", placement: nil), CachePurger.Ban(appID: "d", placement: nil),
                 CachePurger.Ban(appID: "a", placement: "home"), CachePurger.Ban(appID: "a", placement: "settings"),
+                // A rotation of the signing keys purges their published answer.
+                CachePurger.Ban(appID: CachePurger.signingKeysTag, placement: nil),
             ])
         #expect(
             CachePurger.Ban(appID: "a", placement: "home").headers == ["X-Xizor-App: a", "X-Xizor-Placement: home"])

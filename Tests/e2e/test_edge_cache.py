@@ -24,6 +24,7 @@ import requests
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from conftest import run_cli
 from varnish import free_port, running_varnish
 from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
@@ -542,6 +543,23 @@ def test_answers_are_signed_with_the_published_keys(edge):
     app.dashboard.post(f"/v1/experiments/{exp['id']}/start")
     held = next(r for r in (edge.old(app, "upsell", subscriberId=f"h-{i}") for i in range(50)) if r.status_code == 204)
     verify(keys, held.headers["X-Xizor-Signature"], app.public_key, "upsell", 204, b"")
+
+
+def test_a_rotation_purges_the_published_keys_from_the_cache(edge):
+    """`xizor signing-keys rotate` (another process, on the same database) reaches the server through the
+    change feed, and its purge evicts the cached keys: apps see the new current key at once, not when
+    the keys' max-age (300 s) runs out."""
+    def current(keys):
+        return next(kid for kid, (status, _) in keys.items() if status == "current")
+    before = signing_keys(edge)          # cached: the second read was a hit
+    r = edge.session.get(edge.varnish.base + "/v1/sdk/signing-keys", timeout=30)
+    assert r.headers["X-Xizor-App"] == "_signing-keys", "tagged for the VCL's bans"
+    run_cli("signing-keys", "rotate", "--data-dir", str(edge.server.data_dir))
+    until(lambda: current({k["kid"]: (k["status"], None) for k in
+                           edge.session.get(edge.varnish.base + "/v1/sdk/signing-keys", timeout=30).json()["keys"]})
+          != current(before), within=5)
+    after = signing_keys(edge)
+    assert after[current(before)][0] == "previous", "the old current key stays published as previous"
 
 
 # --- the VCL's BAN ---------------------------------------------------------------------------------

@@ -91,7 +91,7 @@ extension SDKRoutes {
     static let getSigningKeys = OperationDoc(
         "getSigningKeys", summary: "The public keys SDK answers are signed with",
         description:
-            "Ed25519 public keys (standard base64 of the 32 raw bytes) with their `kid` and state: `current` signs, `next` will after the next rotation (pin it ahead), `previous` did before the last. The message signed is documented in docs/scaling.md (\"Signed answers\").",
+            "Ed25519 public keys (standard base64 of the 32 raw bytes) with their `kid` and state: `current` signs, `next` will after the next rotation (pin it ahead), `previous` did before the last. The message signed is documented in docs/scaling.md (\"Signed answers\"). `Cache-Control: public, max-age=300`; tagged `X-Xizor-App: _signing-keys`, so a rotation purges it from the configured caches.",
         tag: "sdk", responses: [.json(200, "The keys.", ["type": "object"])])
 
     static let getFallbackBundle = OperationDoc(

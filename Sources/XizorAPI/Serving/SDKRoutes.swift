@@ -48,8 +48,10 @@ struct SDKRoutes {
         let signing = services.signing
         routes.open(.GET, "/v1/sdk/signing-keys", Self.getSigningKeys, execution: .inline) { _ in
             let body = signing.published.canonicalBytes
+            // Tagged as the VCL's bans read it, so a rotation purges the keys from shared caches.
             return APIResponse.json(
-                signing.published, headers: ["Cache-Control": "public, max-age=300"],
+                signing.published,
+                headers: ["Cache-Control": "public, max-age=300", "X-Xizor-App": CachePurger.signingKeysTag],
                 etag: Representation.strongETag(body))
         }
     }

@@ -84,6 +84,9 @@ public final class AnswerSigning: Sendable {
     /// Makes `next` current (a fresh key when there is none), the current one `previous`, and a new
     /// `next`: what an operator runs once apps pinning `next` have shipped. Appends a change so every
     /// process signs with the new key after its next catch-up. Answers the keys as they now are.
+    /// The entity of the change a rotation appends (the purger bans the published keys on it).
+    public static let changeEntity = "signing"
+
     public static func rotate(store: any DataStore, clock: Clock) throws -> [Key] {
         try store.write { tx in
             let now = clock.now()
@@ -94,7 +97,7 @@ public final class AnswerSigning: Sendable {
             try tx.operations.setSetting(settingKey(.current), next, now: now)
             try tx.operations.setSetting(
                 settingKey(.next), Base64URL.encode(Ed25519PrivateKey.generate().seed), now: now)
-            _ = try tx.changes.append(appID: nil, kind: .key, entityID: "signing", now: now)
+            _ = try tx.changes.append(appID: nil, kind: .key, entityID: changeEntity, now: now)
             return try State.allCases.compactMap { state in
                 guard let text = try tx.operations.setting(settingKey(state)) else { return nil }
                 return Key(state: state, key: try key(text, state: state))

@@ -37,6 +37,10 @@ public final class CachePurger: Sendable {
         }
     }
 
+    /// The purge tag of `GET /v1/sdk/signing-keys` (`X-Xizor-App` on its answer): not an app id (those
+    /// start `app_`), banned when the keys rotate so apps see the new ones before `max-age` runs out.
+    public static let signingKeysTag = "_signing-keys"
+
     static let cursorKey = "cache_purge_cursor"
     static let batch = 500
 
@@ -155,13 +159,18 @@ public final class CachePurger: Sendable {
     }
 
     /// What `changes` purge: an app's answers for a change of its paywalls, experiments, audiences
-    /// or keys; one placement's for a change of that placement; nothing for a subscriber's
-    /// attributes (answers that read them are never kept by a shared cache).
+    /// or keys; one placement's for a change of that placement; the published signing keys when they
+    /// rotate; nothing for a subscriber's attributes (answers that read them are never kept by a
+    /// shared cache).
     static func bans(for changes: [Change]) -> [Ban] {
         var apps: [String] = []
         var placements: [String: [String]] = [:]
+        var signingKeys = false
         for change in changes {
-            guard let app = change.appID else { continue }
+            guard let app = change.appID else {
+                if change.kind == .key, change.entityID == AnswerSigning.changeEntity { signingKeys = true }
+                continue
+            }
             switch change.kind {
             case .subscriber: continue
             case .placement:
@@ -178,6 +187,7 @@ public final class CachePurger: Sendable {
         for (app, keys) in placements.sorted(by: { $0.key < $1.key }) where !whole.contains(app) {
             bans += Set(keys).sorted().map { Ban(appID: app, placement: $0) }
         }
+        if signingKeys { bans.append(Ban(appID: signingKeysTag, placement: nil)) }
         return bans
     }
 }
