@@ -19,20 +19,20 @@ public struct TargetingKeys: Sendable {
     public static func read(store: any DataStore, appID: String) throws -> TargetingKeys {
         try store.read { tx in
             let audiences = try tx.audiences.audiences(appID: appID).map { (id: $0.id, name: $0.name) }
-            let subscriber = names(in: try tx.subscribers.attributeSample(appID: appID, limit: sampleRows))
-            let context = names(in: try tx.subscribers.contextSample(appID: appID, limit: sampleRows))
+            let subscriber = try names(in: try tx.subscribers.attributeSample(appID: appID, limit: sampleRows))
+            let context = try names(in: try tx.subscribers.contextSample(appID: appID, limit: sampleRows))
             return TargetingKeys(
                 device: RequestAttributes.Name.allCases.map { "device.\($0.rawValue)" }, audiences: audiences,
                 subscriber: subscriber.map { "subscriber.\($0)" }, context: context.map { "context.\($0)" })
         }
     }
 
-    /// The member names of JSON objects, sorted, capped; a text that is not an object is skipped
-    /// (the schema keeps them objects: a damaged row costs a key, not the answer).
-    static func names(in texts: [String]) -> [String] {
+    /// The member names of JSON objects, sorted, capped. Rows are stored as JSON objects: one that
+    /// does not parse is a damaged store and throws; a JSON value that is not an object names no key.
+    static func names(in texts: [String]) throws -> [String] {
         var seen = Set<String>()
         for text in texts {
-            guard let object = (try? JSONValue(parsing: text))?.objectValue else { continue }
+            guard let object = try JSONValue(parsing: text).objectValue else { continue }
             for name in object.keys where !name.isEmpty && name.utf8.count <= Condition.maxKeyLength {
                 seen.insert(name)
             }
