@@ -13,9 +13,12 @@ bench_install() {  # bench_install CMD... : installs Debian packages named like 
   fi
 }
 
-free_port() {  # free_port START : the first port from START nobody listens on
+# free_port START : the first port from START no socket uses. A client's ephemeral port counts too:
+# the server's own port came from the ephemeral range, so a curl's next to it could be in use, and
+# bind() refuses a port a connected socket holds even with SO_REUSEADDR.
+free_port() {
   local port=$1
-  while (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; do port=$((port + 1)); done
+  while [ -n "$(ss -Htan "( sport = :$port )")" ]; do port=$((port + 1)); done
   echo "$port"
 }
 
