@@ -18,33 +18,45 @@
 #
 vcl 4.1;
 
+import directors;
 import std;
 
-# The origin. Operators: your server's address (behind several replicas, a director over one
-# backend per replica, each with this probe). Tests/e2e/varnish.py replaces the host and port
-# below with the test server's, so keep them literal and on their own lines.
+# The origin's readiness: /readyz answers 503 while a server cannot serve (storage down, change
+# feed behind, draining). A short interval so a stopped origin is noticed within 2-3 s: two failed
+# probes of the last three. `.initial` = the threshold: a backend counts as healthy from the start.
+probe xizor_ready {
+    .request =
+        "GET /readyz HTTP/1.1"
+        "Host: xizor"
+        "User-Agent: varnish-probe"
+        "Connection: close";
+    .expected_response = 200;
+    .interval = 1s;
+    .timeout = 800ms;
+    .window = 3;
+    .threshold = 2;
+    .initial = 2;
+}
+
+# The origin: one backend per replica, each with the probe, all added to the director below.
+# Operators: your server's address; for a second replica copy the block under another name (e.g.
+# `xizor_2`) and add it to `origin` in vcl_init. Tests/e2e/varnish.py does exactly that, so keep
+# the host and port literal and on their own lines.
 backend xizor {
     .host = "127.0.0.1";
     .port = "8080";
     .connect_timeout = 1s;
     .first_byte_timeout = 30s;
     .between_bytes_timeout = 30s;
-    # /readyz answers 503 while the server cannot serve (storage down, change feed behind, draining).
-    # A short interval so a stopped origin is noticed within 2-3 s: two failed probes of the last
-    # three. `.initial` = the threshold: the backend counts as healthy from the start.
-    .probe = {
-        .request =
-            "GET /readyz HTTP/1.1"
-            "Host: xizor"
-            "User-Agent: varnish-probe"
-            "Connection: close";
-        .expected_response = 200;
-        .interval = 1s;
-        .timeout = 800ms;
-        .window = 3;
-        .threshold = 2;
-        .initial = 2;
-    }
+    .probe = xizor_ready;
+}
+
+sub vcl_init {
+    # Requests go round-robin to the replicas the probe finds healthy. Every replica serves the
+    # same answers (they share one database and each follows the change feed), so which one
+    # answers a miss does not change what is stored.
+    new origin = directors.round_robin();
+    origin.add_backend(xizor);
 }
 
 # Who may BAN: the Xizor servers (their `cache.purgeURLs` point here). Loopback by default; add
@@ -55,6 +67,8 @@ acl xizor_purgers {
 }
 
 sub vcl_recv {
+    # Every request, passes and purges too, goes to the director (set again on each restart).
+    set req.backend_hint = origin.backend();
     # X-Xizor-Edge is this file's own marker between restarts (see vcl_hit and vcl_deliver); a
     # client never sets it.
     if (req.restarts == 0) {

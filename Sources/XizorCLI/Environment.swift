@@ -197,7 +197,7 @@ struct CommandEnvironment {
         let urls = configuration[\.cache.purgeURLs]
         guard !urls.isEmpty else { return nil }
         return CachePurger(
-            store: services.store, clock: services.clock,
+            store: services.store, clock: services.clock, feed: services.changes,
             options: CachePurger.Options(urls: urls, timeoutMs: configuration[\.cache.purgeTimeoutMs]),
             signal: services.outboxSignal, counters: services.cachePurges, logger: logger)
     }

@@ -9,6 +9,7 @@ database, so two servers started on one data directory share one database, as on
 import hashlib
 import os
 import pathlib
+import sqlite3
 import subprocess
 
 DRIVER = os.environ.get("XIZOR_E2E_DRIVER", "sqlite")
@@ -42,3 +43,18 @@ def storage_env(data_dir):
     if DRIVER == "sqlite":
         return {}
     return {"XIZOR_STORAGE_DRIVER": "postgres", "XIZOR_STORAGE_POSTGRES_URL": database_url(data_dir)}
+
+
+def query_value(data_dir, sql):
+    """The first column of the first row of `sql` on the database of `data_dir` (None when no row), as
+    a string: for tests that look at what the server stored, on either database."""
+    if DRIVER == "sqlite":
+        db = sqlite3.connect(pathlib.Path(data_dir) / "xizor.sqlite", timeout=10)
+        try:
+            row = db.execute(sql).fetchone()
+        finally:
+            db.close()
+        return None if row is None or row[0] is None else str(row[0])
+    out = subprocess.run(["psql", database_url(data_dir), "-Atc", sql], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    return out or None

@@ -1,6 +1,6 @@
 """Varnish in front of a live `xizor serve`, with the VCL operators are given (Config/varnish/xizor.vcl).
 
-`Varnish(directory, backend_port)` starts `varnishd -F` on a free loopback port with its own work
+`Varnish(directory, backend_port)` (or a list of ports: one backend per replica) starts `varnishd -F` on a free loopback port with its own work
 directory (`-n`) under `directory`, `-s malloc,32m`, and the documented VCL with only its backend's
 host and port replaced; it waits until Varnish answers, and `stop()` ends it and removes the work
 directory. `-j none`: the default jail (`unix`) needs root and a `varnish` user; without a jail,
@@ -34,14 +34,28 @@ def free_port():
         return s.getsockname()[1]
 
 
-def vcl_for(backend_port, backend_host="127.0.0.1"):
-    """The documented VCL with its backend pointed at `backend_host:backend_port` (the file's only
-    host and port lines, each replaced exactly once)."""
+def vcl_for(backend_ports, backend_host="127.0.0.1"):
+    """The documented VCL with its backend pointed at `backend_host` and the first of `backend_ports`
+    (the file's only host and port lines, each replaced exactly once), and one more backend per
+    further port, added to the director as the file tells operators to (a copy of the block under
+    the name `xizor_N`, and `origin.add_backend(xizor_N);`)."""
+    ports = [backend_ports] if isinstance(backend_ports, int) else list(backend_ports)
     text = VCL.read_text()
     text, hosts = re.subn(r'^(\s*\.host = )"127\.0\.0\.1";', rf'\1"{backend_host}";', text, flags=re.M)
-    text, ports = re.subn(r'^(\s*\.port = )"8080";', rf'\1"{backend_port}";', text, flags=re.M)
-    assert hosts == 1 and ports == 1, "xizor.vcl names its backend's host and port once each"
-    return text
+    assert hosts == 1, "xizor.vcl names its backend's host once"
+    block = re.search(r"^backend xizor \{\n.*?^\}\n", text, flags=re.M | re.S)
+    added = re.search(r"^(\s*)origin\.add_backend\(xizor\);\n", text, flags=re.M)
+    assert block and added, "xizor.vcl has one backend block, added to the director `origin`"
+    blocks, adds = [], []
+    for n, port in enumerate(ports, start=1):
+        name = "xizor" if n == 1 else f"xizor_{n}"
+        copy, renamed = re.subn(r"^backend xizor \{", f"backend {name} {{", block.group(0), flags=re.M)
+        copy, replaced = re.subn(r'^(\s*\.port = )"8080";', rf'\1"{port}";', copy, flags=re.M)
+        assert renamed == 1 and replaced == 1, "the backend block names its port once"
+        blocks.append(copy)
+        adds.append(f"{added.group(1)}origin.add_backend({name});\n")
+    text = text[:added.start()] + "".join(adds) + text[added.end():]
+    return text[:block.start()] + "\n".join(blocks) + text[block.end():]
 
 
 class Varnish:
@@ -96,16 +110,16 @@ class Varnish:
         return subprocess.run(["varnishadm", "-n", str(self.workdir), *args], capture_output=True, text=True,
                               check=True, timeout=30).stdout
 
-    def backend_healthy(self):
-        """What the probe last concluded about the origin (`backend.list`)."""
+    def backend_healthy(self, name="xizor"):
+        """What the probe last concluded about one origin (`backend.list`; `xizor_2`… for more replicas)."""
         out = self.adm("backend.list")
-        line = next(l for l in out.splitlines() if ".xizor" in l)
+        line = next(l for l in out.splitlines() if l.split() and l.split()[0].endswith("." + name))
         assert re.search(r"\b(healthy|sick)\b", line), line
         return "healthy" in line
 
-    def wait_backend(self, healthy, timeout=10):
+    def wait_backend(self, healthy, timeout=10, name="xizor"):
         deadline = time.monotonic() + timeout
-        while self.backend_healthy() != healthy:
+        while self.backend_healthy(name) != healthy:
             assert time.monotonic() < deadline, f"the probe never saw the origin {'healthy' if healthy else 'sick'}"
             time.sleep(0.1)
 

@@ -6,13 +6,17 @@ import XizorLog
 /// a rollback, an archive, a placement, its rules, an audience, an experiment or a key.
 ///
 /// The change feed is the outbox: every such write appends its change in its own transaction, so a
-/// purge can never be lost between a commit and a send. The purger reads the changes after a
-/// durable cursor (`settings.cache_purge_cursor`), sends one `BAN` per app (or per placement, when
-/// only that placement changed) to every configured cache, and moves the cursor only once every
-/// cache answered 2xx; a failure is retried with backoff from the same cursor, and `s-maxage` bounds
-/// what a cache serves meanwhile. Several processes may send the same purge: a `BAN` is idempotent.
-/// Changes pruned before they were purged (the purger was stopped longer than the feed keeps them)
-/// purge every app.
+/// purge can never be lost between a commit and a send. Each process purges every change itself,
+/// once *it* has applied the change: behind a load balancer a cache's miss may reach any replica,
+/// and a purge sent only by the writer could land before another replica caught up, which would
+/// then hand the cache the old answer to keep for `s-maxage`. So every replica bans after it applied;
+/// a `BAN` is idempotent. The purger starts from a durable cursor (`settings.cache_purge_cursor`,
+/// moved forward as changes are purged, so a change whose writer died before purging is purged by
+/// the next process to start), reads the changes this process has applied, sends one `BAN` per app
+/// (or per placement, when only that placement changed) to every configured cache, and moves on only
+/// once every cache answered 2xx; a failure is retried with backoff from the same place, and
+/// `s-maxage` bounds what a cache serves meanwhile. Changes pruned before they were purged (the
+/// purger was stopped longer than the feed keeps them) purge every app.
 public final class CachePurger: Sendable {
     public struct Options: Sendable {
         public var urls: [String]
@@ -46,6 +50,10 @@ public final class CachePurger: Sendable {
 
     private let store: any DataStore
     private let clock: Clock
+    /// What this process has applied: nothing newer is purged yet.
+    private let feed: ChangeFeed
+    /// The newest change this process has purged (nil until the first pass reads the durable cursor).
+    private let position = Mutex<Int64?>(nil)
     private let options: Options
     private let signal: WakeSignal
     private let running = Atomic<Bool>(false)
@@ -56,12 +64,13 @@ public final class CachePurger: Sendable {
     /// `signal` is rung on every change this process applies (the services' `outboxSignal`);
     /// `counters` are the services' (`/metrics`).
     public init(
-        store: any DataStore, clock: Clock, options: Options, signal: WakeSignal, counters: CachePurgeCounters,
-        logger: Logger? = nil
+        store: any DataStore, clock: Clock, feed: ChangeFeed, options: Options, signal: WakeSignal,
+        counters: CachePurgeCounters, logger: Logger? = nil
     ) {
         precondition(!options.urls.isEmpty, "a purger needs a cache to purge")
         self.store = store
         self.clock = clock
+        self.feed = feed
         self.options = options
         self.signal = signal
         self.counters = counters
@@ -114,26 +123,22 @@ public final class CachePurger: Sendable {
         }
     }
 
-    /// Sends the purges of the next changes and moves the cursor past them; true when there were
-    /// any. Throws when a cache did not answer 2xx (the cursor stays).
+    /// Sends the purges of the next changes this process has applied and moves past them; true when
+    /// there were any. Throws when a cache did not answer 2xx (the position stays).
     func purgeOnce(with sender: WebhookSender) throws -> Bool {
-        // Read, not written: this runs every poll, and a write would take the database's one writer.
-        // The newest change is read with the others, before any purge is sent: after a `*` purge the
-        // cursor moves only past what that purge covered.
-        let read = try store.read { tx -> (Int64, [Change], Bool, Int64)? in
-            guard let stored = try tx.operations.setting(Self.cursorKey), let cursor = Int64(stored) else { return nil }
-            let changes = try tx.changes.after(sequence: cursor, limit: Self.batch)
-            let oldest = try tx.changes.oldestSequence()
-            return (cursor, changes, oldest.map { $0 > cursor + 1 } ?? false, try tx.changes.latestSequence())
+        // Read first: a change applied after this line is purged by the next pass, never skipped.
+        let applied = feed.appliedSequence
+        guard let from = position.withLock({ $0 }) else {
+            let start = try startingPoint()
+            position.withLock { $0 = start }
+            return true  // there may be changes after it already
         }
-        guard let (cursor, changes, pruned, latest) = read else {
-            // The first start begins at the newest change: nothing older was kept by a cache this
-            // purger knew of. Two processes starting at once keep the first one's cursor.
-            try store.write { tx in
-                let latest = try tx.changes.latestSequence()
-                _ = try tx.operations.sharedSecret(Self.cursorKey, candidate: String(latest), now: clock.now())
-            }
-            return true
+        // Read, not written: this runs every poll, and a write would take the database's one writer.
+        let (changes, pruned, durable) = try store.read { tx -> ([Change], Bool, Int64) in
+            let changes = try tx.changes.after(sequence: from, limit: Self.batch).filter { $0.sequence <= applied }
+            let oldest = try tx.changes.oldestSequence()
+            let durable = try tx.operations.setting(Self.cursorKey).flatMap { Int64($0) } ?? 0
+            return (changes, oldest.map { $0 > from + 1 } ?? false, durable)
         }
         guard pruned || !changes.isEmpty else { return false }
         let bans = pruned ? [Ban(appID: "*", placement: nil)] : Self.bans(for: changes)
@@ -149,13 +154,33 @@ public final class CachePurger: Sendable {
                 }
             }
         }
-        let next = pruned ? latest : changes.last?.sequence ?? cursor
+        // After `*`, everything this process had applied when the pass began is covered.
+        let next = pruned ? max(applied, from) : changes.last?.sequence ?? from
+        position.withLock { $0 = next }
+        // A replica following the writer finds the cursor already moved: no write transaction.
+        guard next > durable else { return true }
         try store.write { tx in
             // Another process may have moved it further meanwhile: the cursor never goes back.
             let current = try tx.operations.setting(Self.cursorKey).flatMap { Int64($0) } ?? 0
             if next > current { try tx.operations.setSetting(Self.cursorKey, String(next), now: clock.now()) }
         }
         return true
+    }
+
+    /// Where this process starts: the durable cursor, so what no process purged before is purged now.
+    /// The very first start begins at the newest change (nothing older was kept by a cache this
+    /// purger knew of); two processes starting at once keep the first one's cursor.
+    private func startingPoint() throws -> Int64 {
+        if let stored = try store.read({ tx in try tx.operations.setting(Self.cursorKey) }) {
+            guard let cursor = Int64(stored) else { throw PurgeFailure(detail: "\(Self.cursorKey) is not a number") }
+            return cursor
+        }
+        return try store.write { tx in
+            let latest = try tx.changes.latestSequence()
+            let kept = try tx.operations.sharedSecret(Self.cursorKey, candidate: String(latest), now: clock.now())
+            guard let cursor = Int64(kept) else { throw PurgeFailure(detail: "\(Self.cursorKey) is not a number") }
+            return cursor
+        }
     }
 
     /// What `changes` purge: an app's answers for a change of its paywalls, experiments, audiences
