@@ -2,6 +2,8 @@ import type { XizorStorage } from "./storage.js";
 import type { EventReport } from "./event-queue.js";
 import type { FallbackBundleJSON } from "./fallback.js";
 import { XIZOR_REACT_NATIVE_VERSION } from "./version.js";
+import { runtimeCrypto, type XizorCrypto } from "./edge.js";
+import type { SignatureVerification } from "./signatures.js";
 
 /** What the server's rules read as `device.*` (docs/targeting.md), sent with every request. */
 export interface DeviceInfo {
@@ -50,6 +52,13 @@ export interface XizorConfiguration {
   device?: DeviceInfo;
   /** Prefix of every storage key, so two configurations (apps, servers) never share entries; default `xizor`. */
   storagePrefix?: string;
+  /** WebCrypto for edge delivery and signatures; default `globalThis.crypto.subtle` when the runtime
+   * has it. With it, paywalls are asked by the cacheable URL that names the app and experiments are
+   * bucketed on the device; without it (`null`, or a runtime without WebCrypto) the authenticated
+   * endpoint is asked and the server assigns. */
+  crypto?: XizorCrypto | null;
+  /** Checks the server's signature on answers; default `{ mode: "disabled" }`. Needs `crypto`. */
+  verification?: SignatureVerification;
 }
 
 /** The configuration with every default applied and checked. */
@@ -64,6 +73,8 @@ export interface ResolvedConfiguration {
   events: EventSettings;
   device: DeviceInfo;
   storagePrefix: string;
+  crypto?: XizorCrypto;
+  verification: SignatureVerification;
 }
 
 export const DEFAULT_EVENT_SETTINGS: EventSettings = {
@@ -88,6 +99,8 @@ export function resolveConfiguration(configuration: XizorConfiguration): Resolve
     events,
     device: configuration.device ?? { platform: "unknown" },
     storagePrefix: configuration.storagePrefix ?? "xizor",
+    crypto: configuration.crypto === null ? undefined : configuration.crypto ?? runtimeCrypto(),
+    verification: configuration.verification ?? { mode: "disabled" },
   };
   const problems: string[] = [];
   if (!/^https?:\/\/[^/]/.test(resolved.baseURL)) problems.push(`baseURL '${configuration.baseURL}' is not an http(s) URL`);

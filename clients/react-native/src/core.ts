@@ -23,6 +23,8 @@ export type {
 } from "./paywall.js";
 export { PaywallRequest } from "./paywall.js";
 export type { FallbackBundleJSON } from "./fallback.js";
+export { bucket, ExperimentAllocation, type AllocationChoice, type XizorCrypto } from "./edge.js";
+export type { SignatureVerification, Verification } from "./signatures.js";
 export { attribute, makeEvent, newEventId, XizorEvents, type EventInit, type XizorEvent } from "./events.js";
 export { EventQueue, type EventReport, type RetryReason } from "./event-queue.js";
 export { Backoff } from "./backoff.js";

@@ -60,6 +60,7 @@ export class FallbackBundle {
       locale: chosen,
       document: entry.document,
       source: "fallback",
+      verification: { status: "notRequested" },
     };
   }
 }

@@ -1,4 +1,6 @@
+import { ExperimentAllocation } from "./edge.js";
 import { XizorError } from "./errors.js";
+import type { Verification } from "./signatures.js";
 import { escapeComponent } from "./transport.js";
 
 /** A JSON value as the server sends it. */
@@ -48,6 +50,8 @@ export interface Paywall {
   source: PaywallSource;
   /** The representation's strong tag (undefined for bundled fallbacks). */
   etag?: string;
+  /** What the signature check said (`verification` in the configuration). */
+  verification: Verification;
 }
 
 /** What to present for a placement: a paywall, or the experiment's holdout (show nothing). */
@@ -86,8 +90,17 @@ export class PaywallRequest {
   /** Everything the server's answer depends on, in a stable order (XizorKit's key, byte for byte):
    * two requests with the same key get the same answer, so the cache can stand in for either. */
   get cacheKey(): string {
+    return this.key();
+  }
+
+  /** The cache key of one variant's paywall, asked after an allocation. */
+  variantCacheKey(experimentId: string, variant: string): string {
+    return this.key([experimentId, variant]);
+  }
+
+  private key(variant?: [string, string]): string {
     const parts = [
-      "v1",
+      variant ? "v1+variant" : "v1",
       this.placement,
       this.format,
       String(this.schemaVersion),
@@ -95,19 +108,40 @@ export class PaywallRequest {
       this.colorScheme ?? "",
       this.subscriberId ?? "",
       ...this.contextKeys().map((key) => `${key}=${queryValue(this.context[key])}`),
+      ...(variant ?? []),
     ];
     return parts.map((part) => part.replace(/%/g, "%25").replace(/\|/g, "%7C")).join("|");
   }
 
+  /** The authenticated endpoint's URL (the subscriber in the query): asked without WebCrypto. */
   url(base: string): string {
+    return `${base}/v1/sdk/placements/${escapeComponent(this.placement)}/paywall${this.query(true)}`;
+  }
+
+  /** The cacheable path form (docs/sdk.md): the app's public key in the path and nothing of the
+   * subscriber in the URL, so a CDN keeps one copy per app, placement and query for everybody. The
+   * subscriber goes in `X-Xizor-Subscriber-Id` (`headers`). */
+  edgeURL(base: string, publicKey: string): string {
+    const path = `v1/sdk/apps/${escapeComponent(publicKey)}/placements/${escapeComponent(this.placement)}/paywall`;
+    return `${base}/${path}${this.query(false)}`;
+  }
+
+  /** What a request sends besides the URL: the format wanted and, on the path form, the subscriber. */
+  headers(edge: boolean): Record<string, string> {
+    const headers: Record<string, string> = { Accept: this.accept };
+    if (edge && this.subscriberId != null) headers["X-Xizor-Subscriber-Id"] = this.subscriberId;
+    return headers;
+  }
+
+  private query(withSubscriber: boolean): string {
     const items: [string, string][] = [];
     // `!= null`: a plain-JavaScript caller's null means absent, as the cache key reads it.
     if (this.locale != null) items.push(["locale", this.locale]);
     if (this.colorScheme != null) items.push(["colorScheme", this.colorScheme]);
-    if (this.subscriberId != null) items.push(["subscriberId", this.subscriberId]);
+    if (withSubscriber && this.subscriberId != null) items.push(["subscriberId", this.subscriberId]);
     for (const key of this.contextKeys()) items.push([`context.${key}`, queryValue(this.context[key])]);
     const query = items.map(([name, value]) => `${escapeComponent(name)}=${escapeComponent(value)}`).join("&");
-    return `${base}/v1/sdk/placements/${escapeComponent(this.placement)}/paywall${query ? `?${query}` : ""}`;
+    return query ? `?${query}` : "";
   }
 
   get accept(): string {
@@ -150,8 +184,31 @@ export function keptHeaders(all: Record<string, string>): Record<string, string>
   return kept;
 }
 
+/** `url` asking for one variant of an allocation's experiment (a cacheable answer too). */
+export function variantURL(url: string, experimentId: string, variant: string): string {
+  const added = `experiment=${escapeComponent(experimentId)}&variant=${escapeComponent(variant)}`;
+  return url + (url.includes("?") ? "&" : "?") + added;
+}
+
+/** What a stored response means: an answer, or an experiment's allocation to bucket on the device. */
+export type Meaning = { kind: "answer"; answer: PaywallAnswer } | { kind: "allocation"; allocation: ExperimentAllocation };
+
+export function meaningOf(entry: StoredResponse, request: PaywallRequest, source: PaywallSource, verification: Verification): Meaning {
+  if (entry.status === 200 && entry.headers["x-xizor-allocation"] === "1") {
+    let value: unknown;
+    try {
+      value = JSON.parse(entry.body);
+    } catch (error) {
+      throw XizorError.invalidResponse(`the allocation is not JSON: ${String(error)}`);
+    }
+    const allocation = value && typeof value === "object" ? (value as Record<string, JSONValue>).allocation : undefined;
+    return { kind: "allocation", allocation: ExperimentAllocation.parse(allocation) };
+  }
+  return { kind: "answer", answer: answerOf(entry, request, source, verification) };
+}
+
 /** The answer a stored response stands for, or why it cannot be understood. */
-export function answerOf(entry: StoredResponse, request: PaywallRequest, source: PaywallSource): PaywallAnswer {
+export function answerOf(entry: StoredResponse, request: PaywallRequest, source: PaywallSource, verification: Verification): PaywallAnswer {
   if (entry.status === 204) {
     const experimentId = entry.headers["x-xizor-holdout"];
     if (!experimentId) throw XizorError.invalidResponse("204 without X-Xizor-Holdout");
@@ -179,6 +236,7 @@ export function answerOf(entry: StoredResponse, request: PaywallRequest, source:
         experiment: experimentId ? { id: experimentId, variant: variant || undefined, holdout: false } : undefined,
         source,
         etag: entry.etag,
+        verification,
       },
     };
   }
@@ -205,6 +263,7 @@ export function answerOf(entry: StoredResponse, request: PaywallRequest, source:
       experiment: experimentOf(answer.experiment),
       source,
       etag: entry.etag,
+      verification,
     },
   };
 }

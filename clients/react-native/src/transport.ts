@@ -56,7 +56,8 @@ export function retryAfterSeconds(response: HTTPResponse, now: number = Date.now
 /** HTTP through `fetch`, with the key, the schema version and the device headers. The client keeps its
  * own cache and revalidates it itself (`If-None-Match`, so a 304 reaches it as a 304). No `cache`
  * option is passed: React Native's fetch (whatwg-fetch) turns `no-store` into an `_=<time>` query
- * parameter, and the server's answers are `no-cache` to every HTTP cache anyway. */
+ * parameter, and the server's answers are `no-cache` to every HTTP cache anyway (a CDN in between
+ * keeps the path form's public answers; the device's own revalidation goes through it). */
 export class Transport {
   private readonly fixedHeaders: Record<string, string>;
 
@@ -73,10 +74,13 @@ export class Transport {
     return `${this.configuration.baseURL}/${path}`;
   }
 
-  async send(method: string, url: string, headers: Record<string, string> = {}, body?: string): Promise<HTTPResponse> {
+  /** `authorized: false` leaves the key out: the path form names the app in its URL, and a shared cache
+   * must not reuse an answer to a request with `Authorization` (RFC 9111 §3.5). */
+  async send(method: string, url: string, headers: Record<string, string> = {}, body?: string, authorized = true): Promise<HTTPResponse> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.configuration.requestTimeout * 1000);
     const all: Record<string, string> = { ...this.fixedHeaders, ...headers };
+    if (!authorized) delete all["Authorization"];
     if (body !== undefined) all["Content-Type"] = "application/json";
     try {
       const response = await fetch(url, { method, headers: all, body, signal: controller.signal });

@@ -6,6 +6,7 @@ import { makeEvent, type EventInit, type XizorEvent } from "./events.js";
 import { FallbackBundle } from "./fallback.js";
 import { PaywallLoader } from "./loader.js";
 import { PaywallRequest, type JSONValue, type PaywallAnswer, type PaywallOptions } from "./paywall.js";
+import { AnswerVerifier } from "./signatures.js";
 import { Timers } from "./timers.js";
 import { escapeComponent, problemOf, Transport } from "./transport.js";
 
@@ -32,6 +33,8 @@ export class Xizor {
       new PaywallCache(resolved.storage, resolved.storagePrefix),
       fallback,
       resolved.cacheTimeout,
+      new AnswerVerifier(resolved.verification, resolved.publicKey, resolved.crypto),
+      resolved.crypto,
     );
     this.events = new EventQueue(this.transport, resolved.storage, resolved.storagePrefix, resolved.events);
     this.timers = new Timers(this.transport, resolved.storage, resolved.storagePrefix);

@@ -38,7 +38,12 @@ test("assignment is sticky and events are attributed to the variant shown", asyn
       const first = (await xizor.paywall("onboarding", { subscriberId })).paywall;
       const again = (await xizor.paywall("onboarding", { subscriberId })).paywall;
       assert.equal(first.experiment.id, experimentId);
-      assert.equal(first.experiment.assignment, "bucket");
+      // Bucketed on the device from the cacheable allocation (WebCrypto is there), with the server's
+      // own function: the variant is the one the server assigns this subscriber.
+      assert.equal(first.experiment.assignment, "client");
+      const assigned = await server.request("GET", `/v1/sdk/placements/onboarding/paywall?subscriberId=${subscriberId}`, app.publicKey, undefined, { Accept: "application/json" });
+      assert.equal(assigned.json.experiment.assignment, "bucket");
+      assert.equal(first.experiment.variant, assigned.json.experiment.variant);
       assert.equal(again.source, "revalidated");
       assert.deepEqual(again.experiment, first.experiment);
       assert.equal(again.paywallId, first.paywallId);
@@ -46,7 +51,7 @@ test("assignment is sticky and events are attributed to the variant shown", asyn
     }
     assert.deepEqual(new Set(Object.values(variants)), new Set(["control", "cinematic"]), JSON.stringify(variants));
 
-    // A fresh install gets the same variant: assignment is the server's, not the device's.
+    // A fresh install gets the same variant: the bucket is the subscriber's, not the device's.
     const other = new Xizor(app.configuration(freshStorage(server)));
     clients.push(other);
     assert.equal((await other.paywall("onboarding", { subscriberId: "subscriber-3" })).paywall.experiment.variant, variants["subscriber-3"]);
