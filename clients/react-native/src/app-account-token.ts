@@ -1,5 +1,7 @@
 // The App Store's `appAccountToken` for a subscriber: XizorKit's `Xizor.appAccountToken(for:)`.
 
+import { utf8 } from "./utf8.js";
+
 /** The namespace of app account tokens: itself `uuid5(NAMESPACE_URL, "https://xizor.dev/app-account-token")`. */
 export const APP_ACCOUNT_TOKEN_NAMESPACE = "00865d56-5f6a-5954-85e7-b7a50ba01f06";
 
@@ -69,17 +71,3 @@ function rotate(value: number, count: number): number {
   return (value << count) | (value >>> (32 - count));
 }
 
-/** UTF-8 as Swift's `String.utf8` and `TextEncoder` make it: a lone surrogate (which a Swift string cannot
- * hold) becomes U+FFFD. */
-function utf8(text: string): number[] {
-  const bytes: number[] = [];
-  for (const character of text) {
-    let code = character.codePointAt(0) ?? 0;
-    if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
-    if (code < 0x80) bytes.push(code);
-    else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
-    else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
-    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
-  }
-  return bytes;
-}

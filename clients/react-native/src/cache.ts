@@ -1,5 +1,6 @@
 import type { StoredResponse } from "./paywall.js";
 import type { XizorStorage } from "./storage.js";
+import { utf8 } from "./utf8.js";
 
 /** Answers kept between launches, one storage entry per request key, mirrored in memory. A storage
  * write is one `setItem`, so an app killed mid-write leaves the old answer or the new one; an entry
@@ -93,14 +94,3 @@ export function fnv1a64(text: string): string {
   return high === 0 ? low.toString(16) : high.toString(16) + low.toString(16).padStart(8, "0");
 }
 
-function utf8(text: string): number[] {
-  const bytes: number[] = [];
-  for (const character of text) {
-    const code = character.codePointAt(0) ?? 0;
-    if (code < 0x80) bytes.push(code);
-    else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
-    else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
-    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
-  }
-  return bytes;
-}

@@ -1,5 +1,6 @@
 import { XizorError } from "./errors.js";
 import type { JSONValue } from "./paywall.js";
+import { utf8 } from "./utf8.js";
 
 /**
  * The WebCrypto the client buckets and verifies with (`crypto.subtle`): Node and browsers have it;
@@ -98,7 +99,7 @@ export class ExperimentAllocation {
  * the server would have assigned, and results count them there. In two 32-bit halves: JavaScript's
  * numbers are exact to 2^53, and (hi × 2^32 + lo) mod n = ((hi mod n) × (2^32 mod n) + lo) mod n. */
 export async function bucket(crypto: XizorCrypto, experimentId: string, subscriberId: string, buckets: number): Promise<number> {
-  const digest = await sha256(crypto, utf8(`${experimentId}:${subscriberId}`));
+  const digest = await sha256(crypto, Uint8Array.from(utf8(`${experimentId}:${subscriberId}`)));
   const word = (offset: number): number =>
     (((digest[offset] ?? 0) << 24) >>> 0) + ((digest[offset + 1] ?? 0) << 16) + ((digest[offset + 2] ?? 0) << 8) + (digest[offset + 3] ?? 0);
   const high = word(0) % buckets;
@@ -106,15 +107,3 @@ export async function bucket(crypto: XizorCrypto, experimentId: string, subscrib
   return (high * (2 ** 32 % buckets) + low) % buckets;
 }
 
-/** UTF-8 bytes of `text` (no TextEncoder in every React Native runtime). */
-export function utf8(text: string): Uint8Array {
-  const bytes: number[] = [];
-  for (const character of text) {
-    const code = character.codePointAt(0) ?? 0;
-    if (code < 0x80) bytes.push(code);
-    else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f));
-    else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
-    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
-  }
-  return Uint8Array.from(bytes);
-}

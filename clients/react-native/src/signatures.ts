@@ -1,5 +1,6 @@
 import { XizorError } from "./errors.js";
-import { sha256, utf8, type XizorCrypto } from "./edge.js";
+import { sha256, type XizorCrypto } from "./edge.js";
+import { utf8 } from "./utf8.js";
 
 /**
  * Whether the client checks the server's Ed25519 signature (`X-Xizor-Signature`) on paywall answers
@@ -74,10 +75,10 @@ export class AnswerVerifier {
     if (!key) return { status: "failed", reason: `signed by key ${kid}, which is not pinned` };
     const sig = base64(encoded, true);
     if (sig?.length !== 64) return { status: "failed", reason: "the signature is not 64 bytes of base64url" };
-    const digest = await sha256(crypto, utf8(status === 204 ? "" : body));
+    const digest = await sha256(crypto, Uint8Array.from(utf8(status === 204 ? "" : body)));
     const message = [MESSAGE_TAG, this.publicKey, placement, String(status), hex(digest), time, ""].join("\n");
     const imported = await crypto.importKey("raw", key, { name: "Ed25519" }, false, ["verify"]);
-    return (await crypto.verify({ name: "Ed25519" }, imported, sig, utf8(message)))
+    return (await crypto.verify({ name: "Ed25519" }, imported, sig, Uint8Array.from(utf8(message))))
       ? { status: "verified" }
       : { status: "failed", reason: `the signature does not match this answer (kid ${kid})` };
   }
