@@ -153,8 +153,9 @@ test("signatures: verified with pinned keys; a changed product id is refused whe
       const unpinned = (await track(new Xizor(app.configuration(freshStorage(server), { baseURL: front.base, verification: { mode: "informational", publicKeys: [other] } }))).paywall("onboarding")).paywall;
       assert.equal(unpinned.verification.status, "failed");
       assert.match(unpinned.verification.reason, /not pinned/);
-      // Disabled: nothing is checked.
+      // The honest proxy again: the enforcing client still verifies (a 304 with its signature back).
       assert.deepEqual((await honest.paywall("onboarding")).paywall.verification, { status: "verified" });
+      // Disabled: nothing is checked.
       const unchecked = (await track(new Xizor(app.configuration(freshStorage(server)))).paywall("onboarding")).paywall;
       assert.deepEqual(unchecked.verification, { status: "notRequested" });
     } finally {
