@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
 #include <sys/socket.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <signal.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -32,6 +35,28 @@ int xizor_poll_wait(int poller, int *fds, uint32_t *events, int max, int timeout
     }
     return n;
 }
+
+int xizor_wakeup_create(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int xizor_wakeup_signal(int wakeup) {
+    uint64_t one = 1;
+    return write(wakeup, &one, sizeof one) == (ssize_t)sizeof one ? 0 : -1;
+}
+
+void xizor_wakeup_drain(int wakeup) {
+    uint64_t count;
+    (void)read(wakeup, &count, sizeof count);
+}
+
+void xizor_block_signals(void) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
+int xizor_thread_id(void) { return (int)syscall(SYS_gettid); }
+
+void xizor_name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }
 
 int xizor_available_cpus(void) {
     cpu_set_t set;

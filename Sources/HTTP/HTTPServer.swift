@@ -47,6 +47,8 @@ public final class HTTPServer: Sendable {
     public let configuration: Configuration
     public let drainState: DrainState
     private let core: ServerCore
+    /// The I/O loops (for tests: their polling threads).
+    var loops: [IOLoop] { core.loops }
     private let state = Mutex(State())
     private let acceptQueue = DispatchQueue(label: "xizor.http.accept")
 

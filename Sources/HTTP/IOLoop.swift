@@ -1,5 +1,7 @@
 import CSystem
 @preconcurrency import Dispatch
+import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -11,10 +13,13 @@ import CSystem
 /// all of its connections' queues.
 ///
 /// Readiness: the loop's connections are registered (level-triggered) with the loop's own epoll
-/// instance, and one Dispatch read source watches that instance. When it fires, the loop takes
-/// every ready connection in one `epoll_wait` and runs each inline. A Dispatch source per socket
-/// cost an `epoll_ctl` re-arm and a hand-off from Dispatch's event thread for every request;
-/// this way both happen once per batch.
+/// instance, and one thread of the loop's own blocks in `epoll_wait` on it. When it returns, that
+/// thread enters the queue (`sync`: the work runs on the thread that woke, as nginx's worker
+/// runs it) and runs every ready connection inline. A Dispatch read source on the epoll instance
+/// cost, per batch, a wake-up of Dispatch's event thread, a hand-off to a worker and a re-arm
+/// through its manager thread: about 5 % of a 304's CPU and most of its context switches
+/// (docs/benchmarks.md). Work sent to the queue from elsewhere (a handler pool's answer, a
+/// timer) runs between batches, on Dispatch's workers as before.
 final class IOLoop: @unchecked Sendable {
     /// Position in `ServerCore.loops` (the loop's access-log buffer has the same index).
     let index: Int
@@ -27,7 +32,11 @@ final class IOLoop: @unchecked Sendable {
     /// The epoll instance, or -1 when it could not be created (`startPolling` reports that).
     let poller: Int32
     private let pollerErrno: Int32
-    private var readiness: DispatchSourceRead?
+    /// Makes the polling thread return from `epoll_wait` to stop (an eventfd in the poller's set).
+    private let wakeup: Int32
+    private var polling: Thread?
+    /// The polling thread's kernel id once it runs, 0 before and after (tests watch it end).
+    let pollingThreadID = Atomic<Int32>(0)
     private var sweeper: DispatchSourceTimer?
 
     /// When the current round of ready connections was taken (valid while `inRound`): requests
@@ -36,6 +45,7 @@ final class IOLoop: @unchecked Sendable {
     private(set) var inRound = false
 
     private static let batch: Int32 = 128
+    /// Filled by the polling thread, read inside its `queue.sync`: only that thread touches them.
     private let readyFDs: UnsafeMutablePointer<Int32>
     private let readyEvents: UnsafeMutablePointer<UInt32>
 
@@ -43,8 +53,16 @@ final class IOLoop: @unchecked Sendable {
         self.index = index
         queue = DispatchQueue(label: "xizor.http.io.\(index)")
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-        poller = xizor_poll_create()
-        pollerErrno = poller < 0 ? errno : 0
+        var poller = xizor_poll_create()
+        var failure = poller < 0 ? errno : 0
+        wakeup = poller < 0 ? -1 : xizor_wakeup_create()
+        if poller >= 0 && (wakeup < 0 || xizor_poll_add(poller, wakeup, UInt32(XIZOR_POLL_IN)) != 0) {
+            failure = errno
+            Glibc.close(poller)
+            poller = -1
+        }
+        self.poller = poller
+        pollerErrno = failure
         readyFDs = .allocate(capacity: Int(Self.batch))
         readyEvents = .allocate(capacity: Int(Self.batch))
     }
@@ -53,44 +71,69 @@ final class IOLoop: @unchecked Sendable {
         readBuffer.deallocate()
         readyFDs.deallocate()
         readyEvents.deallocate()
-        if let readiness { readiness.cancel() } else if poller >= 0 { Glibc.close(poller) }
+        // A started loop's thread closes both when it ends (it holds the loop until then).
+        if polling == nil {
+            if poller >= 0 { Glibc.close(poller) }
+            if wakeup >= 0 { Glibc.close(wakeup) }
+        }
     }
 
-    /// Starts watching the epoll instance (from `HTTPServer.start`; once).
+    /// Starts the polling thread (from `HTTPServer.start`; once).
     func startPolling() throws {
-        guard readiness == nil else { return }
+        guard polling == nil else { return }
         guard poller >= 0 else { throw HTTPServerError.poller(errno: pollerErrno) }
-        let source = DispatchSource.makeReadSource(fileDescriptor: poller, queue: queue)
-        source.setEventHandler { [unowned self] in self.runReadyConnections() }
-        source.setCancelHandler { [poller] in _ = Glibc.close(poller) }
-        readiness = source
-        source.resume()
+        let thread = Thread { [self] in self.poll() }
+        polling = thread
+        thread.start()
     }
 
-    /// Stops watching (after the last connection is gone); the epoll instance closes with it, and
-    /// a connection accepted in the meantime is refused instead of registered.
+    /// Stops the polling thread (on `queue`, after the last connection is gone); the epoll
+    /// instance closes with it, and a connection accepted in the meantime is refused instead of
+    /// registered.
     func stopPolling() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !isStopped else { return }
         isStopped = true
-        readiness?.cancel()
+        _ = xizor_wakeup_signal(wakeup)
     }
 
     /// Set on this queue by `stopPolling`; the epoll descriptor must not be used after it.
     private(set) var isStopped = false
 
-    /// Runs the ready connections, a bounded number of batches per wake-up so timers and queued
-    /// work on this queue get their turn; whatever is still ready fires the source again.
-    private func runReadyConnections() {
-        defer { inRound = false }
-        for _ in 0..<4 {
-            let n = xizor_poll_wait(poller, readyFDs, readyEvents, Self.batch, 0)
-            if n <= 0 { return }
-            roundStartMicros = MonotonicClock.micros()
-            inRound = true
-            for i in 0..<Int(n) {
-                connections[readyFDs[i]]?.handleReadiness(readyEvents[i])
+    /// The polling thread: waits for readiness, then runs the batch on the queue. Signals are
+    /// blocked here so SIGTERM reaches the server's signal thread, as it does from Dispatch's.
+    private func poll() {
+        xizor_block_signals()
+        xizor_name_thread("xizor.loop.\(index)")
+        pollingThreadID.store(xizor_thread_id(), ordering: .releasing)
+        defer { pollingThreadID.store(0, ordering: .releasing) }
+        var running = true
+        while running {
+            let n = xizor_poll_wait(poller, readyFDs, readyEvents, Self.batch, -1)
+            if n < 0 {
+                guard errno == EINTR else { break }
+                continue
             }
-            if n < Self.batch { return }
+            running = queue.sync { runReadyConnections(Int(n)) }
         }
+        Glibc.close(poller)
+        Glibc.close(wakeup)
+    }
+
+    /// Runs one batch of ready connections (on `queue`); false once the loop is stopped.
+    private func runReadyConnections(_ n: Int) -> Bool {
+        roundStartMicros = MonotonicClock.micros()
+        inRound = true
+        defer { inRound = false }
+        for i in 0..<n {
+            let fd = readyFDs[i]
+            if fd == wakeup {
+                xizor_wakeup_drain(wakeup)
+            } else if !isStopped {
+                connections[fd]?.handleReadiness(readyEvents[i])
+            }
+        }
+        return !isStopped
     }
 
     /// Starts the twice-a-second deadline check (timeouts are enforced here, not by a timer per

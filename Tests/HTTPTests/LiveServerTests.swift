@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Testing
 import XizorLog
 
@@ -159,4 +160,50 @@ extension StringProtocol {
     #expect(fields(r[2].head, "Cache-Control") == ["no-store"])
     #expect(fields(r[2].head, "Content-Language") == ["de"])
     #expect(fields(r[2].head, "Vary") == ["Accept, Accept-Language, origin, Accept-Encoding"])
+}
+
+/// Each I/O loop polls on a thread of its own (named `xizor.loop.N`); a shutdown wakes it from
+/// `epoll_wait` and it ends, so servers started and stopped in one process leave no threads behind.
+@Test func eachLoopPollsOnItsOwnThreadWhichEndsWithTheServer() throws {
+    var router = Router()
+    router.get("/ok") { _ in .text("ok") }
+    var configuration = HTTPServer.Configuration()
+    configuration.port = 0
+    configuration.accessLog = false
+    configuration.ioQueues = 2
+    let server = HTTPServer(
+        configuration: configuration, responder: router.build(), logger: Logger(minimumLevel: .error, sink: { _ in }))
+    let port = try server.start()
+    let client = try RawClient(port: port)
+    client.send("GET /ok HTTP/1.1\r\nHost: t\r\n\r\n")
+    #expect(try client.readResponses(1).map(\.status) == [200])
+    client.close()
+
+    func comm(_ tid: Int32) -> String? {
+        let fd = open("/proc/self/task/\(tid)/comm", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self).trimmingNewline : nil
+    }
+    func waitFor(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<500 where !condition() { usleep(10_000) }
+        return condition()
+    }
+    #expect(server.loops.count == 2)
+    #expect(waitFor { server.loops.allSatisfy { $0.pollingThreadID.load(ordering: .acquiring) != 0 } })
+    let threads = server.loops.map { $0.pollingThreadID.load(ordering: .acquiring) }
+    #expect(Set(threads).count == 2)
+    #expect(threads.map(comm) == ["xizor.loop.0", "xizor.loop.1"])
+
+    let done = DispatchSemaphore(value: 0)
+    server.shutdown { done.signal() }
+    #expect(done.wait(timeout: .now() + 30) == .success)
+    #expect(waitFor { server.loops.allSatisfy { $0.pollingThreadID.load(ordering: .acquiring) == 0 } })
+    #expect(waitFor { threads.allSatisfy { comm($0) == nil } })
+}
+
+extension String {
+    fileprivate var trimmingNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
 }

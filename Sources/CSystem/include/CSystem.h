@@ -23,6 +23,21 @@ int xizor_poll_remove(int poller, int fd);
 /* Waits at most timeout_ms (0: does not wait) for up to max (at most 256) ready descriptors. */
 int xizor_poll_wait(int poller, int *fds, uint32_t *events, int max, int timeout_ms);
 
+/* A wake-up for a thread blocked in xizor_poll_wait: an eventfd (non-blocking, close-on-exec) to
+   register with the poller; signal makes it readable, drain makes it quiet again. -1 on failure. */
+int xizor_wakeup_create(void);
+int xizor_wakeup_signal(int wakeup);
+void xizor_wakeup_drain(int wakeup);
+
+/* Blocks every asynchronous signal in the calling thread (a loop thread the process's signal
+   thread, not this one, must receive SIGTERM and SIGINT in). */
+void xizor_block_signals(void);
+
+/* The calling thread's kernel id (what /proc/self/task lists), and its name (at most 15 bytes are
+   kept: what `top -H` and /proc/self/task/N/comm show). */
+int xizor_thread_id(void);
+void xizor_name_thread(const char *name);
+
 /* Sets the calling thread's nice value (Linux's nice is per thread); 0 on success, else -1. */
 int xizor_set_thread_nice(int nice);
 /* The calling thread's nice value. */
