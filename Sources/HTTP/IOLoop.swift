@@ -34,7 +34,9 @@ final class IOLoop: @unchecked Sendable {
     private let pollerErrno: Int32
     /// Makes the polling thread return from `epoll_wait` to stop (an eventfd in the poller's set).
     private let wakeup: Int32
-    private var polling: Thread?
+    /// Whether the polling thread was started (the thread holds the loop while it runs; the loop
+    /// does not hold the thread, so neither keeps the other alive after it ends).
+    private var pollingStarted = false
     /// The polling thread's kernel id once it runs, 0 before and after (tests watch it end).
     let pollingThreadID = Atomic<Int32>(0)
     private var sweeper: DispatchSourceTimer?
@@ -72,7 +74,7 @@ final class IOLoop: @unchecked Sendable {
         readyFDs.deallocate()
         readyEvents.deallocate()
         // A started loop's thread closes both when it ends (it holds the loop until then).
-        if polling == nil {
+        if !pollingStarted {
             if poller >= 0 { Glibc.close(poller) }
             if wakeup >= 0 { Glibc.close(wakeup) }
         }
@@ -80,11 +82,10 @@ final class IOLoop: @unchecked Sendable {
 
     /// Starts the polling thread (from `HTTPServer.start`; once).
     func startPolling() throws {
-        guard polling == nil else { return }
+        guard !pollingStarted else { return }
         guard poller >= 0 else { throw HTTPServerError.poller(errno: pollerErrno) }
-        let thread = Thread { [self] in self.poll() }
-        polling = thread
-        thread.start()
+        pollingStarted = true
+        Thread { [self] in self.poll() }.start()
     }
 
     /// Stops the polling thread (on `queue`, after the last connection is gone); the epoll
@@ -111,7 +112,10 @@ final class IOLoop: @unchecked Sendable {
         while running {
             let n = xizor_poll_wait(poller, readyFDs, readyEvents, Self.batch, -1)
             if n < 0 {
-                guard errno == EINTR else { break }
+                // EBADF, EFAULT or EINVAL would be this loop's own bug (the descriptor stays open
+                // until this thread closes it): a loop that stopped reading must not go unnoticed.
+                let error = errno
+                precondition(error == EINTR, "epoll_wait on a loop's own descriptor failed: errno \(error)")
                 continue
             }
             running = queue.sync { runReadyConnections(Int(n)) }

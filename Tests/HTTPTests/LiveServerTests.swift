@@ -204,6 +204,25 @@ extension StringProtocol {
     #expect(waitFor { threads.allSatisfy { comm($0) == nil } })
 }
 
+/// A loop's thread holds the loop only while it runs: a stopped server's loops are freed with it.
+@Test func aStoppedServersLoopsAreFreed() throws {
+    var configuration = HTTPServer.Configuration()
+    configuration.port = 0
+    configuration.accessLog = false
+    configuration.ioQueues = 2
+    var server: HTTPServer? = HTTPServer(
+        configuration: configuration, responder: Router().build(), logger: Logger(minimumLevel: .error, sink: { _ in }))
+    _ = try server?.start()
+    weak let first = server?.loops.first
+    weak let second = server?.loops.last
+    let done = DispatchSemaphore(value: 0)
+    server?.shutdown { done.signal() }
+    #expect(done.wait(timeout: .now() + 30) == .success)
+    server = nil
+    for _ in 0..<500 where first != nil || second != nil { usleep(10_000) }
+    #expect(first == nil && second == nil)
+}
+
 extension String {
     fileprivate var trimmingNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
 }
