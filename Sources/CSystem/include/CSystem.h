@@ -29,8 +29,9 @@ int xizor_wakeup_create(void);
 int xizor_wakeup_signal(int wakeup);
 void xizor_wakeup_drain(int wakeup);
 
-/* Blocks every asynchronous signal in the calling thread (a loop thread the process's signal
-   thread, not this one, must receive SIGTERM and SIGINT in). */
+/* Blocks every signal it can in the calling thread, so SIGTERM and SIGINT reach the server's
+   signal thread (sigwait) rather than a loop thread (a fault such as SIGSEGV is still delivered:
+   the kernel does not let a thread block those). */
 void xizor_block_signals(void);
 
 /* The calling thread's kernel id (what /proc/self/task lists), and its name (at most 15 bytes are
