@@ -32,9 +32,10 @@ const MESSAGE_TAG = "xizor-sdk-signature-v1";
  * status, the SHA-256 of the body — so a signature made for another app, placement or body cannot
  * verify, without reading any of those from the answer. */
 export class AnswerVerifier {
-  /** Pinned keys by id: lowercase hex of the first 8 bytes of SHA-256 of the raw key (made lazily:
-   * WebCrypto is asynchronous, and a client that is never asked for a paywall needs none). */
-  private keys?: Promise<Map<string, Uint8Array>>;
+  /** Pinned keys by id (lowercase hex of the first 8 bytes of SHA-256 of the raw key), each imported
+   * once for every answer it checks. Made lazily: WebCrypto is asynchronous, and a client that is
+   * never asked for a paywall needs none. */
+  private keys?: Promise<Map<string, unknown>>;
 
   constructor(
     readonly setting: SignatureVerification,
@@ -77,8 +78,7 @@ export class AnswerVerifier {
     if (sig?.length !== 64) return { status: "failed", reason: "the signature is not 64 bytes of base64url" };
     const digest = await sha256(crypto, Uint8Array.from(utf8(status === 204 ? "" : body)));
     const message = [MESSAGE_TAG, this.publicKey, placement, String(status), hex(digest), time, ""].join("\n");
-    const imported = await crypto.importKey("raw", key, { name: "Ed25519" }, false, ["verify"]);
-    return (await crypto.verify({ name: "Ed25519" }, imported, sig, Uint8Array.from(utf8(message))))
+    return (await crypto.verify({ name: "Ed25519" }, key, sig, Uint8Array.from(utf8(message))))
       ? { status: "verified" }
       : { status: "failed", reason: `the signature does not match this answer (kid ${kid})` };
   }
@@ -91,13 +91,14 @@ export class AnswerVerifier {
     }
   }
 
-  private pinned(crypto: XizorCrypto): Promise<Map<string, Uint8Array>> {
+  private pinned(crypto: XizorCrypto): Promise<Map<string, unknown>> {
     this.keys ??= (async () => {
-      const keys = new Map<string, Uint8Array>();
+      const keys = new Map<string, unknown>();
       const texts = this.setting.mode === "disabled" ? [] : this.setting.publicKeys;
       for (const text of texts) {
         const raw = base64(text.trim(), false) as Uint8Array;
-        keys.set(hex((await sha256(crypto, raw)).subarray(0, 8)), raw);
+        const id = hex((await sha256(crypto, raw)).subarray(0, 8));
+        keys.set(id, await crypto.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]));
       }
       return keys;
     })();

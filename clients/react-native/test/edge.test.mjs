@@ -125,7 +125,15 @@ test("signatures: verified with pinned keys; a changed product id is refused whe
     const front = await proxy(server.base);
     try {
       const enforced = { mode: "enforced", publicKeys: keys };
-      const honest = track(new Xizor(app.configuration(freshStorage(server), { baseURL: front.base, verification: enforced })));
+      // The runtime's WebCrypto, counting imports: each pinned key is imported once per client.
+      const subtle = globalThis.crypto.subtle;
+      const imports = { count: 0 };
+      const counting = {
+        digest: (algorithm, data) => subtle.digest(algorithm, data),
+        importKey: (...args) => { imports.count += 1; return subtle.importKey(...args); },
+        verify: (...args) => subtle.verify(...args),
+      };
+      const honest = track(new Xizor(app.configuration(freshStorage(server), { baseURL: front.base, verification: enforced, crypto: counting })));
       const first = (await honest.paywall("onboarding")).paywall;
       assert.deepEqual(first.verification, { status: "verified" });
       assert.deepEqual((await honest.paywall("onboarding")).paywall.verification, { status: "verified" }, "a 304 verifies too");
@@ -155,6 +163,7 @@ test("signatures: verified with pinned keys; a changed product id is refused whe
       assert.match(unpinned.verification.reason, /not pinned/);
       // The honest proxy again: the enforcing client still verifies (a 304 with its signature back).
       assert.deepEqual((await honest.paywall("onboarding")).paywall.verification, { status: "verified" });
+      assert.equal(imports.count, keys.length, "three answers checked, each pinned key imported once");
       // Disabled: nothing is checked.
       const unchecked = (await track(new Xizor(app.configuration(freshStorage(server)))).paywall("onboarding")).paywall;
       assert.deepEqual(unchecked.verification, { status: "notRequested" });
