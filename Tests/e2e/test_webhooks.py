@@ -404,6 +404,7 @@ def test_private_targets_are_refused_without_the_setting(start_server, receiver)
     log = wait_log(app, local["id"], lambda log: log and log[0]["state"] == "failed", what="the delivery to give up")
     assert log[0]["id"] == delivery["id"] and log[0]["attempts"] >= 1, log
     assert "private_address" in json.dumps(log[0]), log
+    assert "Refused to connect to 127.0.0.1:" in json.dumps(log[0]), log  # the address, as inet_ntop wrote it
     assert receiver.all() == [] and receiver.tls_failures == 0
 
 

@@ -47,7 +47,7 @@ public struct Mailer: Sendable {
         defer { curl_easy_cleanup(handle) }
         let message = Self.message(from: options.from, to: recipient, subject: subject, text: text)
         let upload = UploadSource(Array(message.utf8))
-        var recipients: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "<\(recipient)>")
+        let recipients: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "<\(recipient)>")
         defer { curl_slist_free_all(recipients) }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)

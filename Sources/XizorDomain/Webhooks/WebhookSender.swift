@@ -131,7 +131,7 @@ final class WebhookSender {
             return -1
         }
         if !policy.allowPrivate && WebhookTarget.isPrivate(bytes) {
-            policy.refused = ConnectionPolicy.text(bytes)
+            policy.refused = WebhookTarget.text(bytes)
             return -1
         }
         return socket(family, address.pointee.socktype, address.pointee.protocol)
@@ -144,11 +144,4 @@ final class ConnectionPolicy {
     var refused: String?
 
     init(allowPrivate: Bool) { self.allowPrivate = allowPrivate }
-
-    static func text(_ address: [UInt8]) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let family = address.count == 4 ? AF_INET : AF_INET6
-        let ok = address.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) } != nil
-        return ok ? String(cString: buffer) : "an internal address"
-    }
 }
