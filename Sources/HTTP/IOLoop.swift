@@ -95,7 +95,8 @@ final class IOLoop: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !isStopped else { return }
         isStopped = true
-        _ = xizor_wakeup_signal(wakeup)
+        // Only a closed descriptor could refuse one write: the loop's own bug, not a stop to skip.
+        precondition(xizor_wakeup_signal(wakeup) == 0, "waking a loop's polling thread failed: errno \(errno)")
     }
 
     /// Set on this queue by `stopPolling`; the epoll descriptor must not be used after it.

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 import XizorLog
@@ -179,13 +180,9 @@ extension StringProtocol {
     #expect(try client.readResponses(1).map(\.status) == [200])
     client.close()
 
+    /// A thread's name, or nil once it has ended.
     func comm(_ tid: Int32) -> String? {
-        let fd = open("/proc/self/task/\(tid)/comm", O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self).trimmingNewline : nil
+        (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
     }
     func waitFor(_ condition: () -> Bool) -> Bool {
         for _ in 0..<500 where !condition() { usleep(10_000) }
@@ -221,8 +218,4 @@ extension StringProtocol {
     server = nil
     for _ in 0..<500 where first != nil || second != nil { usleep(10_000) }
     #expect(first == nil && second == nil)
-}
-
-extension String {
-    fileprivate var trimmingNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
 }
