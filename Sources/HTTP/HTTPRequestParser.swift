@@ -6,8 +6,8 @@
 /// `Content-Length` body. Beside it, each with no access to the state here: the rules the header
 /// fields of a complete head must keep (`HTTPRequestParser+HeadFields.swift`), the chunked-body
 /// decoder (`HTTPRequestParser+ChunkedBody.swift`, its own state private to it), the request
-/// line's version (`HTTPVersion.swift`), the runs the hot states take at once (`WordScan.run`)
-/// and the limits (`HTTPParserLimits.swift`).
+/// line's version (`HTTPVersion.swift`), the runs the hot states take at once (`WordScan.run`),
+/// the whole plain lines they take in one step (`WholeLine`) and the limits (`HTTPParserLimits.swift`).
 public struct HTTPRequestParser: Sendable {
     /// What one call to `parse` found.
     public enum Event: Sendable {
@@ -122,6 +122,18 @@ public struct HTTPRequestParser: Sendable {
                 base = head.count - i
                 requestLineBytes = 1
                 state = .method
+                // The whole line at once when it is plain (`WholeLine`); else byte by byte below.
+                if let line = WholeLine.request(bytes, at: i, limit: limits.maxRequestLineBytes) {
+                    methodEnd = base + line.methodEnd
+                    targetStart = methodEnd + 1
+                    targetEnd = base + line.targetEnd
+                    versionStart = targetEnd + 1
+                    versionEnd = base + line.cr
+                    requestLineBytes = line.cr + 1 - i
+                    state = .requestLineLF
+                    i = line.cr + 1
+                    continue
+                }
 
             case .leadingLF:
                 guard b == ByteClass.lf else { return fail(.bareCarriageReturn, i) }
@@ -194,6 +206,17 @@ public struct HTTPRequestParser: Sendable {
                 state = .fieldStart
 
             case .fieldStart:
+                if fields.count < limits.maxHeaderFields,
+                    let line = WholeLine.field(bytes, at: i, limit: limits.maxHeaderBytes - headerBytes)
+                {
+                    fields.append(
+                        .init(
+                            nameStart: Int32(base + i), nameEnd: Int32(base + line.colon),
+                            valueStart: Int32(base + line.valueStart), valueEnd: Int32(base + line.valueEnd)))
+                    headerBytes += line.next - i
+                    i = line.next
+                    continue
+                }
                 headerBytes += 1
                 if headerBytes > limits.maxHeaderBytes { return fail(.headerSectionTooLarge, i) }
                 if b == ByteClass.cr {
