@@ -119,6 +119,12 @@ enum WordScan {
     @inline(__always)
     static func allTarget(_ w: UInt64) -> Bool { !anyBelow(w, 0x21) && !anyAbove(w, 0x7E) }
 
+    /// Some byte of `w` is one a request target's first scan looks for: `#`, `?` or `%`.
+    @inline(__always)
+    static func anyTargetDelimiter(_ w: UInt64) -> Bool {
+        anyEqual(w, UInt8(ascii: "#")) || anyEqual(w, UInt8(ascii: "?")) || anyEqual(w, UInt8(ascii: "%"))
+    }
+
     /// Field-value bytes need no look: no control byte (a tab is looked at) and no DEL.
     @inline(__always)
     static func allFieldValue(_ w: UInt64) -> Bool { !anyBelow(w, 0x20) && !anyEqual(w, 0x7F) }

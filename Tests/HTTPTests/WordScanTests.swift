@@ -73,3 +73,23 @@ func wordTestsNeverPassABadByte(_ name: String) {
         }
     }
 }
+
+/// The target's first scan finds `?`, `%` and `#` at every offset of a long path, words or tail:
+/// the query starts there, the escape is decoded, the fragment is refused.
+@Test func targetDelimitersAreFoundAtEveryOffset() throws {
+    for offset in 0..<20 {
+        let before = "/" + String(repeating: "p", count: offset)
+        let after = String(repeating: "q", count: 19 - offset)
+        func decode(_ target: String) throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)]) {
+            var bytes = Array(target.utf8)
+            return try bytes.withUnsafeMutableBufferPointer { buffer throws(HTTPParseError) in
+                try RequestTarget.decode(UnsafeBufferPointer(buffer), method: .GET, whole: target)
+            }
+        }
+        let queried = try decode(before + "?k=" + after)
+        #expect(queried.path == before && queried.query.map(\.name) == ["k"] && queried.query.first?.value == after)
+        #expect(try decode(before + "%41" + after).path == before + "A" + after)
+        #expect(try decode(before + after).path == before + after)
+        #expect(throws: HTTPParseError.invalidRequestTarget) { try decode(before + "#" + after) }
+    }
+}
