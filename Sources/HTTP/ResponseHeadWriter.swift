@@ -45,8 +45,10 @@ extension Array where Element == UInt8 {
     mutating func append(fieldText s: String) {
         var text = s
         text.withUTF8 { bytes in
+            // Words with no byte below 0x0E hold none of the three; the byte loop looks at the rest.
             var clean = true
-            for b in bytes where b == 0x0D || b == 0x0A || b == 0 {
+            for b in bytes[WordScan.skip(bytes, from: 0, to: bytes.count) { !WordScan.anyBelow($0, 0x0E) }...]
+            where b == 0x0D || b == 0x0A || b == 0 {
                 clean = false
                 break
             }

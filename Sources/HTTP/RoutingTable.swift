@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The immutable, compiled form of a `Router`.
 public final class RoutingTable: HTTPResponder {
     enum Segment: Sendable {
@@ -354,20 +360,21 @@ public final class RoutingTable: HTTPResponder {
         }
 
         func walk(_ node: Int, _ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ ranges: inout ParameterRanges) -> Int? {
-            var end = start
-            while end < p.count, p[end] != UInt8(ascii: "/") { end += 1 }
+            // The segment's end and each same-length literal by memchr and memcmp: bounds-checked
+            // byte loops were most of a route's match.
+            guard let base = p.baseAddress, start < p.count else { return nil }
+            let end =
+                memchr(base + start, Int32(UInt8(ascii: "/")), p.count - start).map {
+                    UnsafePointer(base).distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                } ?? p.count
             guard end > start else { return nil }
             let isLast = end == p.count
             let count = end - start
             let first = Int(nodes[node].firstLiteral)
             for l in first..<(first + Int(nodes[node].literalCount)) where Int(literals[l].count) == count {
-                let at = Int(literals[l].start)
-                var same = true
-                for k in 0..<count where bytes[at + k] != p[start + k] {
-                    same = false
-                    break
-                }
-                guard same else { continue }
+                guard let literalBase = bytes.baseAddress,
+                    memcmp(literalBase + Int(literals[l].start), base + start, count) == 0
+                else { continue }
                 let child = Int(literals[l].child)
                 if isLast {
                     if let group = group(child) { return group }

@@ -74,6 +74,25 @@ func acceptEncoding(_ c: EncodingCase) {
     #expect(String(decoding: out, as: UTF8.self) == "0 6144 ff 10")
 }
 
+/// A handler's header text never breaks the head: CR, LF and NUL are dropped wherever they sit
+/// (the clean check passes over eight-byte words, so each byte is put at every offset of three
+/// words and past them), and a clean value is copied as it is.
+@Test func fieldTextDropsLineBreaksAndNULAtEveryOffset() {
+    let clean = "abcdefghijklmnopqrstuvwx-0123"
+    for bad: UInt8 in [0x0D, 0x0A, 0] {
+        for offset in 0...clean.utf8.count {
+            var bytes = Array(clean.utf8)
+            bytes.insert(bad, at: offset)
+            var out: [UInt8] = Array("X: ".utf8)
+            out.append(fieldText: String(decoding: bytes, as: UTF8.self))
+            #expect(out == Array("X: \(clean)".utf8), "byte \(bad) at \(offset)")
+        }
+    }
+    var out: [UInt8] = []
+    out.append(fieldText: clean + "\t\u{0B}\u{0C}\u{0E}é")
+    #expect(out == Array((clean + "\t\u{0B}\u{0C}\u{0E}é").utf8), "other control bytes and UTF-8 are kept")
+}
+
 private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     HTTPRequest(method: method, target: path, path: path)
 }
@@ -184,6 +203,32 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     #expect(try answer("/b/7").0 == 404)
     #expect(try answer("/b/7/other/").0 == 308, "a trailing slash is redirected to the route without it")
     #expect(try answer("/b/7/other/x").0 == 404)
+}
+
+/// Sibling literals of one length are told apart by their last byte as by their first, and a
+/// segment is only ever matched whole (not as a prefix of a longer one, nor past its end).
+@Test func literalSegmentsMatchWholeAndExactly() throws {
+    var router = Router()
+    router.get("/v1/placements/:key/paywall") { r in .text("key \(r.pathParameter("key") ?? "")") }
+    router.get("/v1/placementz/x") { _ in .text("z") }
+    router.get("/v1/xlacements/x") { _ in .text("x") }
+    router.get("/v1/p") { _ in .text("p") }
+    let table = router.build()
+    func answer(_ path: String) throws -> (Int, String) {
+        var r = request(.GET, path)
+        let response = try table.resolve(&r).handler(r)
+        guard case .bytes(let b) = response.body else { return (response.status.code, "") }
+        return (response.status.code, String(decoding: b, as: UTF8.self))
+    }
+    #expect(try answer("/v1/placements/onboarding/paywall").1 == "key onboarding")
+    #expect(try answer("/v1/placementz/x").1 == "z")
+    #expect(try answer("/v1/xlacements/x").1 == "x")
+    #expect(try answer("/v1/p").1 == "p")
+    #expect(try answer("/v1/placementy/x").0 == 404)
+    #expect(try answer("/v1/placements").0 == 404)
+    #expect(try answer("/v1/pp").0 == 404)
+    #expect(try answer("/v1/placements/onboarding/paywallx").0 == 404)
+    #expect(try answer("/v1/placements//paywall").0 == 404)
 }
 
 struct Tagging: HTTPMiddleware {

@@ -214,7 +214,7 @@ public final class ServedVersion: Sendable {
 public final class ServingState: Sendable {
     let store: any DataStore
     public let clock: Clock
-    let snapshots = ReadWriteLock<[String: AppServingSnapshot]>([:])
+    let snapshots = ReadWriteLock<[IDKey: AppServingSnapshot]>([:])
     let refreshLock = Mutex<Void>(())
     /// Published versions never change, so each is read and prepared once.
     let versions = Mutex<[VersionKey: ServedVersion]>([:])
@@ -254,7 +254,8 @@ public final class ServingState: Sendable {
     }
 
     public func snapshot(appID: String) -> AppServingSnapshot? {
-        snapshots.read { $0[appID] }
+        let key = IDKey(appID)
+        return snapshots.read { $0[key] }
     }
 
     /// A value built from the app's current snapshot and kept with it (the SDK surface keeps its

@@ -4,16 +4,19 @@
 /// 10,000-paywall app on every publish — measured as a quarter of a publish's CPU at that size.
 public struct VersionTable: Sendable {
     private final class Shard: Sendable {
-        let entries: [String: ServedVersion]
-        init(_ entries: [String: ServedVersion]) { self.entries = entries }
+        let entries: [IDKey: ServedVersion]
+        init(_ entries: [IDKey: ServedVersion]) { self.entries = entries }
     }
 
     private static let shardCount = 64
     private let shards: [Shard]
 
     public init(_ entries: [String: ServedVersion] = [:]) {
-        var split = Array(repeating: [String: ServedVersion](), count: Self.shardCount)
-        for (id, version) in entries { split[Self.shard(of: id)][id] = version }
+        var split = Array(repeating: [IDKey: ServedVersion](), count: Self.shardCount)
+        for (id, version) in entries {
+            let key = IDKey(id)
+            split[Self.shard(of: key)][key] = version
+        }
         shards = split.map(Shard.init)
     }
 
@@ -22,28 +25,22 @@ public struct VersionTable: Sendable {
         self.shards = shards
     }
 
-    /// A stable shard for an id (FNV-1a over its bytes: Swift's `hashValue` is seeded per process,
-    /// which would do too, but a fixed function keeps the layout the same across runs).
-    /// Over the contiguous UTF-8 (iterating `utf8` cost ~15 instructions a byte on the SDK path).
-    private static func shard(of id: String) -> Int {
-        var id = id
-        let hash = id.withUTF8 { bytes in
-            var hash: UInt32 = 2_166_136_261
-            for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-            return hash
-        }
-        return Int(hash % UInt32(shardCount))
-    }
+    /// A stable shard for an id: its key's FNV-1a, computed once for the shard and the lookup
+    /// (Swift's `hashValue` is seeded per process, which would do too, but a fixed function keeps
+    /// the layout the same across runs).
+    private static func shard(of key: IDKey) -> Int { Int(key.fnv % UInt64(shardCount)) }
 
     public subscript(paywallID: String) -> ServedVersion? {
-        shards[Self.shard(of: paywallID)].entries[paywallID]
+        let key = IDKey(paywallID)
+        return shards[Self.shard(of: key)].entries[key]
     }
 
     /// This table with `paywallID` set to `version` (or removed, for nil); only its shard is copied.
     public func setting(_ paywallID: String, to version: ServedVersion?) -> VersionTable {
-        let index = Self.shard(of: paywallID)
+        let key = IDKey(paywallID)
+        let index = Self.shard(of: key)
         var entries = shards[index].entries
-        entries[paywallID] = version
+        entries[key] = version
         var next = shards
         next[index] = Shard(entries)
         return VersionTable(shards: next)
