@@ -93,6 +93,14 @@ func acceptEncoding(_ c: EncodingCase) {
     #expect(out == Array((clean + "\t\u{0B}\u{0C}\u{0E}é").utf8), "other control bytes and UTF-8 are kept")
 }
 
+/// A GET of `path` through `table`: the status and the body's text.
+private func statusAndText(_ table: RoutingTable, _ path: String) throws -> (Int, String) {
+    var r = request(.GET, path)
+    let response = try table.resolve(&r).handler(r)
+    guard case .bytes(let b) = response.body else { return (response.status.code, "") }
+    return (response.status.code, String(decoding: b, as: UTF8.self))
+}
+
 private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     HTTPRequest(method: method, target: path, path: path)
 }
@@ -188,12 +196,7 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     router.get("/b/:name/fixed") { r in .text("fixed \(r.pathParameter("name") ?? "") \(r.pathParameter("id") ?? "-")")
     }
     let table = router.build()
-    func answer(_ path: String) throws -> (Int, String) {
-        var r = request(.GET, path)
-        let response = try table.resolve(&r).handler(r)
-        guard case .bytes(let b) = response.body else { return (response.status.code, "") }
-        return (response.status.code, String(decoding: b, as: UTF8.self))
-    }
+    func answer(_ path: String) throws -> (Int, String) { try statusAndText(table, path) }
     #expect(try answer("/a/x/y").1 == "literal")
     #expect(try answer("/a/x/z").1 == "param x")  // the literal `x` dead-ends at `z`: back up
     #expect(try answer("/a/q/z").1 == "param q")
@@ -214,12 +217,7 @@ private func request(_ method: HTTPMethod, _ path: String) -> HTTPRequest {
     router.get("/v1/xlacements/x") { _ in .text("x") }
     router.get("/v1/p") { _ in .text("p") }
     let table = router.build()
-    func answer(_ path: String) throws -> (Int, String) {
-        var r = request(.GET, path)
-        let response = try table.resolve(&r).handler(r)
-        guard case .bytes(let b) = response.body else { return (response.status.code, "") }
-        return (response.status.code, String(decoding: b, as: UTF8.self))
-    }
+    func answer(_ path: String) throws -> (Int, String) { try statusAndText(table, path) }
     #expect(try answer("/v1/placements/onboarding/paywall").1 == "key onboarding")
     #expect(try answer("/v1/placementz/x").1 == "z")
     #expect(try answer("/v1/xlacements/x").1 == "x")
