@@ -1,9 +1,10 @@
 /// A dictionary key for an id the server generated (an app's, a paywall's), hashed once with 64-bit
-/// FNV-1a over its UTF-8 instead of by `String`'s SipHash on every lookup: the SDK path looks up an
-/// app's snapshot and a paywall's version per request, and hashing the two ids was about 600 of a
-/// revalidation's instructions. The ids are random and chosen by the server, never by a client, so
-/// a fast unkeyed function cannot be steered into collisions (and `Hasher` still mixes the value
-/// with the process's seed).
+/// FNV-1a over its UTF-8 instead of by `String`'s SipHash in the dictionary. The version table needs
+/// a stable hash for its shard anyway, so its lookup now hashes the id once instead of twice (806 →
+/// 669 instructions per SDK request); the app-snapshot lookup costs the same either way, and uses the
+/// key so both maps of server ids work alike. Every key inserted is a random id of the server's,
+/// never a client's text, so a fast unkeyed function cannot be steered into collisions (and `Hasher`
+/// still mixes the value with the process's seed).
 struct IDKey: Hashable, Sendable {
     let text: String
     /// FNV-1a (64-bit) of `text`'s UTF-8; also the stable shard of a `VersionTable`.
