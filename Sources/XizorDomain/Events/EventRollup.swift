@@ -84,6 +84,12 @@ public struct FunnelCell: Sendable {
         self.subscribers = subscribers
     }
 
+    /// One more event, and its subscriber into the sketch when the cell keeps one.
+    mutating func count(_ subscriber: String?) {
+        events += 1
+        if let subscriber { subscribers?.insert(subscriber) }
+    }
+
     public mutating func merge(_ other: FunnelCell) {
         events += other.events
         if let theirs = other.subscribers {
@@ -187,43 +193,54 @@ public struct EventRollup: Sendable {
 
     public init() {}
 
-    /// Counts `event` into a bucket of each of `spans`.
+    /// Counts `event` into everything the rollups keep: the funnel's and revenue's bucket of each of
+    /// `spans`, and its experiment arm (the job's fold).
     public mutating func add(_ event: RollupEvent, spans: [RollupSpan]) {
-        if let paywallID = event.paywallID, let version = event.version {
-            let placement = event.placement ?? ""
-            let sketched = Self.sketchedNames.contains(event.name)
-            for span in spans {
-                let bucket = span.start(of: event.occurredAt)
-                let key = FunnelCellKey(
+        addToFunnel(event, spans: spans)
+        addToExperiments(event)
+    }
+
+    /// Counts `event` into the funnel's and revenue's bucket of each of `spans` only: a funnel's read
+    /// of raw minutes and queued events needs no experiment progress, which cost it a dictionary
+    /// entry per subscriber's event.
+    public mutating func addToFunnel(_ event: RollupEvent, spans: [RollupSpan]) {
+        guard let paywallID = event.paywallID, let version = event.version else { return }
+        let placement = event.placement ?? ""
+        let sketched = Self.sketchedNames.contains(event.name)
+        let subscriber = sketched ? event.subscriberID : nil
+        for span in spans {
+            let bucket = span.start(of: event.occurredAt)
+            let key = FunnelCellKey(
+                paywallID: paywallID, version: version, placement: placement, environment: event.environment,
+                name: event.name, span: span, bucket: bucket)
+            // One lookup, the cell changed where it is stored (the subscript's in-place access), so
+            // its sketch has one reference while it grows.
+            funnel[key, default: FunnelCell(subscribers: sketched ? SubscriberSketch() : nil)].count(subscriber)
+            if let priced = event.revenue {
+                let key = RevenueCellKey(
                     paywallID: paywallID, version: version, placement: placement, environment: event.environment,
-                    name: event.name, span: span, bucket: bucket)
-                var cell = funnel[key] ?? FunnelCell(subscribers: sketched ? SubscriberSketch() : nil)
-                funnel[key] = nil  // one reference while the sketch changes
-                cell.events += 1
-                if sketched, let subscriber = event.subscriberID { cell.subscribers?.insert(subscriber) }
-                funnel[key] = cell
-                if let priced = event.revenue {
-                    let key = RevenueCellKey(
-                        paywallID: paywallID, version: version, placement: placement, environment: event.environment,
-                        currency: priced.currency, span: span, bucket: bucket)
-                    revenue[key, default: RevenueCell()].merge(RevenueCell(amount: priced.amount, purchases: 1))
-                }
+                    currency: priced.currency, span: span, bucket: bucket)
+                revenue[key, default: RevenueCell()].merge(RevenueCell(amount: priced.amount, purchases: 1))
             }
         }
-        if let experimentID = event.experimentID, let variant = event.variant {
-            let arm = ExperimentArm(experimentID: experimentID, variant: variant, environment: event.environment)
-            if event.name == "paywall_open" { impressions[arm, default: 0] += 1 }
-            if let revenue = event.revenue {
-                experimentRevenue[arm, default: [:]][revenue.currency, default: RevenueCell()].merge(
-                    RevenueCell(amount: revenue.amount, purchases: 1))
-            }
-            if let subscriber = event.subscriberID {
-                let member = ExperimentMember(arm: arm, subscriberID: subscriber)
-                var progress = self.progress[member] ?? []
-                if event.name == "paywall_open" { progress.insert(.opened) }
-                if event.name == "purchase_completed" { progress.insert(.purchased) }
-                self.progress[member] = progress
-            }
+    }
+
+    /// Counts `event` into its experiment arm only (impressions, revenue, the member's progress): what
+    /// experiment results add from the queue.
+    public mutating func addToExperiments(_ event: RollupEvent) {
+        guard let experimentID = event.experimentID, let variant = event.variant else { return }
+        let arm = ExperimentArm(experimentID: experimentID, variant: variant, environment: event.environment)
+        if event.name == "paywall_open" { impressions[arm, default: 0] += 1 }
+        if let revenue = event.revenue {
+            experimentRevenue[arm, default: [:]][revenue.currency, default: RevenueCell()].merge(
+                RevenueCell(amount: revenue.amount, purchases: 1))
+        }
+        if let subscriber = event.subscriberID {
+            var shown: MemberProgress = []
+            if event.name == "paywall_open" { shown.insert(.opened) }
+            if event.name == "purchase_completed" { shown.insert(.purchased) }
+            // Any event of the arm makes the subscriber a member (exposed), with no progress or some.
+            progress[ExperimentMember(arm: arm, subscriberID: subscriber), default: []].formUnion(shown)
         }
     }
 

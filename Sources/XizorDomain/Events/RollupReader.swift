@@ -41,7 +41,7 @@ enum RollupReader {
         for range in plan.raw {
             for event in try tx.rollups.events(appID: appID, scope: scope, from: range.lowerBound, to: range.upperBound)
             {
-                raw.add(event, spans: [.hour])
+                raw.addToFunnel(event, spans: [.hour])
             }
         }
         let waiting = try tx.rollups.queuedCount(appID: appID, atMost: pendingLimit + 1)
@@ -53,7 +53,7 @@ enum RollupReader {
                 for event in try tx.rollups.queued(
                     appID: appID, scope: scope, from: rolled.lowerBound, to: rolled.upperBound)
                 {
-                    raw.add(event, spans: [.hour])
+                    raw.addToFunnel(event, spans: [.hour])
                 }
             }
         }
@@ -161,7 +161,7 @@ enum RollupReader {
         } else if waiting > 0 {
             var pending = EventRollup()
             for event in try tx.rollups.queued(appID: appID, experimentID: experimentID, environment: environment) {
-                pending.add(event, spans: [])
+                pending.addToExperiments(event)
             }
             let stored = try tx.rollups.progress(appID: appID, of: Array(pending.progress.keys))
             for (arm, change) in pending.armCounts(over: stored) { arms[arm, default: VariantCounts()].add(change) }
