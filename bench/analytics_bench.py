@@ -228,7 +228,8 @@ def main():
         app, secret, paywalls, experiment, *loaded = json.load(open(saved))
         if loaded:
             now = loaded[0]
-        else:  # saved before the load's "now" was: the last event's time (SQLite keeps rows in time order)
+        else:  # saved before the load's "now" was (SQLite runs only): the last event's time, by rowid
+            assert DRIVER == "sqlite", "this database's setup.json predates its load time: load it again"
             now = int(sql("SELECT occurred_at FROM events ORDER BY rowid DESC LIMIT 1")) + 30 * DAY // EVENTS + 1
     else:
         process, base, _ = serve()
