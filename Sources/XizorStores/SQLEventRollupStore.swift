@@ -57,20 +57,6 @@ struct SQLEventRollupStore: EventRollupStore {
         return try db.rows(sql).map { try RollupEvent(row: $0, at: 0) }
     }
 
-    func events(appID: String, scope: RollupScope, from: Int64, to: Int64) throws -> [RollupEvent] {
-        guard from < to else { return [] }
-        let hour = "\(EventTimeIndex.bucketMs)"
-        return try db.rows(
-            """
-            SELECT \(eventColumns) FROM events e
-            WHERE e.app_id = \(appID) AND \(Self.kept(scope))
-              AND (e.occurred_at / \(raw: hour)) >= \(EventTimeIndex.firstBucket(from: from))
-              AND (e.occurred_at / \(raw: hour)) <= \(EventTimeIndex.lastBucket(to: to))
-              AND e.occurred_at >= \(from) AND e.occurred_at < \(to)
-            """
-        ).map { try RollupEvent(row: $0, at: 0) }
-    }
-
     /// The events of `scope`'s paywall versions (the funnel's rows), as `e`.
     private static func kept(_ scope: RollupScope) -> SQL {
         var sql: SQL = "e.paywall_id = \(scope.paywallID) AND e.version IS NOT NULL"

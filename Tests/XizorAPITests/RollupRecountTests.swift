@@ -8,7 +8,7 @@ import Testing
 /// Analytics read from rollups (issue 42) answer what a recount of the raw events answers, for
 /// generated streams: duplicates and retries, events arriving late into buckets already folded,
 /// events before the experiment started, sandbox and production, events on hour and day edges,
-/// ranges cut anywhere (mid-hour, across midnight) and hourly and daily series. The recount is this
+/// ranges cut anywhere (mid-hour, across midnight: counted in whole hours) and hourly and daily series. The recount is this
 /// test's own, from the generated events, so it shares nothing with the code under test. Checked
 /// with everything queued, part folded, everything folded, and after a subscriber's erasure.
 @Suite struct RollupRecountTests {
@@ -181,14 +181,18 @@ import Testing
                     let answer = try services.analytics.funnel(appID: app, paywallID: paywall, filter: filter)
                     let expected = Recount.funnel(stream, paywall: paywall, filter: filter)
                     #expect(Recount.read(answer) == expected, "\(stage), \(label), \(paywall)")
+                    let (from, to) = Recount.hours(filter)
+                    #expect(answer["from"]?.intValue.map(Int64.init) == from, "\(stage), \(label), from")
+                    #expect(answer["to"]?.intValue.map(Int64.init) == to, "\(stage), \(label), to")
                     #expect(answer["estimates"]?["fields"]?.arrayValue == [], "\(stage), \(label)")
                     // Read a few cells at a time, the same counts: series buckets are counted as the
                     // pages move past them, never before all their cells arrived.
                     let paged = try services.store.read { tx in
-                        try RollupReader.funnel(tx, appID: app, paywallID: paywall, filter: filter, pageSize: 3)
+                        try RollupReader.funnel(
+                            tx, appID: app, paywallID: paywall, filter: filter.resolved, pageSize: 3)
                     }
                     let whole = try services.store.read { tx in
-                        try RollupReader.funnel(tx, appID: app, paywallID: paywall, filter: filter)
+                        try RollupReader.funnel(tx, appID: app, paywallID: paywall, filter: filter.resolved)
                     }
                     #expect(Recount.tally(paged) == Recount.tally(whole), "\(stage), \(label), paged")
                 }
@@ -252,10 +256,17 @@ enum Recount {
         return out.mapValues { ($0 * 100).rounded() / 100 }
     }
 
+    /// The range a report counts, the test's own: `from` back and `to` forward to whole UTC hours.
+    static func hours(_ filter: AnalyticsService.Filter) -> (from: Int64?, to: Int64?) {
+        let hour: Int64 = 3_600_000
+        return (filter.from.map { $0 / hour * hour }, filter.to.map { ($0 + hour - 1) / hour * hour })
+    }
+
     static func funnel(_ stream: [StoredEvent], paywall: String, filter: AnalyticsService.Filter) -> Funnel {
+        let (from, to) = hours(filter)
         let kept = stream.filter { e in
-            e.paywallID == paywall && e.version != nil && (filter.from.map { e.occurredAt >= $0 } ?? true)
-                && (filter.to.map { e.occurredAt < $0 } ?? true)
+            e.paywallID == paywall && e.version != nil && (from.map { e.occurredAt >= $0 } ?? true)
+                && (to.map { e.occurredAt < $0 } ?? true)
                 && (filter.placement.map { e.placement == $0 } ?? true)
                 && (filter.environment.only.map { e.environment == $0 } ?? true)
         }

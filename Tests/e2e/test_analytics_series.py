@@ -67,5 +67,29 @@ def test_revenue_per_currency_from_purchase_properties(app):
     revenue = {r["currency"]: (round(r["amount"], 2), r["purchases"]) for r in version["revenue"]}
     assert revenue == {"EUR": (99.98, 2), "USD": (14.99, 2)}, version["revenue"]
     # Filters cut revenue as they cut the funnel.
-    later = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"from": H0 + 11}).json()["versions"][0]
+    later = app.dashboard.get(f"/v1/paywalls/{pw}/analytics", params={"from": H0 + H}).json()["versions"][0]
     assert later["revenue"] == [] and later["purchaseCompleted"] == 0
+
+
+def test_a_range_is_counted_in_whole_hours_and_the_answer_says_which(app):
+    """`from` moves back and `to` forward to UTC hour boundaries (docs/analytics.md, "How a range is
+    read"), on the rollups' path and the context-filtered scan's alike; a range on whole hours is kept."""
+    pw = app.create_paywall("clean")
+    app.publish(pw)
+    at = [H0 - 1, H0 + 10, H0 + H - 1, H0 + H, H0 + 2 * H - 1, H0 + 2 * H]
+    events = [dict(event("paywall_open", pw, t, f"s{i}"), context={"tier": "free"}) for i, t in enumerate(at)]
+    assert app.sdk.post("/v1/sdk/events", {"events": events}).json()["accepted"] == len(at)
+    url = f"/v1/paywalls/{pw}/analytics"
+    for extra in ({}, {"context.tier": "free"}):
+        mid = app.dashboard.get(url, params={"from": H0 + 30 * 60_000, "to": H0 + H + 1, **extra}).json()
+        assert (mid["from"], mid["to"]) == (H0, H0 + 2 * H), mid
+        assert mid["versions"][0]["impressions"] == 4 and mid["versions"][0]["uniqueSubscribers"] == 4, (extra, mid)
+        whole = app.dashboard.get(url, params={"from": H0, "to": H0 + H, **extra}).json()
+        assert (whole["from"], whole["to"]) == (H0, H0 + H)
+        assert whole["versions"][0]["impressions"] == 2, (extra, whole)
+    # Within one hour: the hour (an hourly series of one bucket); no range, no range in the answer.
+    inside = app.dashboard.get(url, params={"from": H0 + 5, "to": H0 + 6, "interval": "hour"}).json()
+    assert (inside["from"], inside["to"]) == (H0, H0 + H)
+    assert [p["impressions"] for p in inside["versions"][0]["series"]] == [2]
+    everything = app.dashboard.get(url).json()
+    assert "from" not in everything and "to" not in everything and everything["versions"][0]["impressions"] == 6

@@ -10,7 +10,8 @@ enum AnalyticsTools {
         description: """
             Answers a paywall's funnel per published version (impressions, closes, purchases started / completed / failed / \
             cancelled, restores; counts and distinct subscribers), so versions can be compared after each publish. Optionally \
-            cut by time (from inclusive, to exclusive), placement and presentation-context values.
+            cut by time (from inclusive, to exclusive; counted in whole UTC hours, the answer's from and to say which), \
+            placement and presentation-context values.
             """,
         inputSchema: ToolSchema.object(
             [

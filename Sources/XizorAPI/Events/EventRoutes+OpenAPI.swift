@@ -15,12 +15,18 @@ extension EventRoutes {
     static let getPaywallAnalytics = OperationDoc(
         "getPaywallAnalytics", summary: "The funnel per published version",
         description:
-            "Counts of SDK events per version, optionally cut by time, placement and `context.KEY=VALUE` (typed like the SDK's context).",
+            "Counts of SDK events per version, optionally cut by time, placement and `context.KEY=VALUE` (typed like the SDK's context). A range is counted in whole UTC hours (`from` moved back, `to` forward to an hour boundary), which the answer's `from` and `to` state.",
         tag: "analytics",
         parameters: [
             .path("id", "A paywall id."),
-            .query("from", "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time."),
-            .query("to", "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time."),
+            .query(
+                "from",
+                "Start (inclusive): milliseconds since 1970 or an RFC 3339 date-time; moved back to its UTC hour's start."
+            ),
+            .query(
+                "to",
+                "End (exclusive): milliseconds since 1970 or an RFC 3339 date-time; moved forward to a UTC hour boundary."
+            ),
             .query("placement", "Only events from this placement."),
             .query(
                 "interval",

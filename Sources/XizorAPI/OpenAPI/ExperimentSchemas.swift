@@ -10,6 +10,11 @@ extension APISchemas {
             "Present when more events than the read adds (20,000) wait to be folded into the rollups (a backfill after an upgrade, or a rollup job behind): they are left out of every figure, and counted in once folded.",
     ]
 
+    /// A report's range as counted: whole UTC hours (docs/analytics.md, "How a range is read").
+    static func rangeEnd(_ description: String) -> JSONValue {
+        ["type": "integer", "description": .string(description + " Milliseconds since 1970; present when asked.")]
+    }
+
     static var experimentsAndSDK: [String: JSONValue] {
         [
             "Experiment": object([
@@ -158,6 +163,9 @@ extension APISchemas {
                             "revenue: what the app reported (purchase_completed); verified: the stores' notifications (docs/revenue.md)."
                     ),
                     "interval": ["enum": ["hour", "day"]],
+                    "from": rangeEnd("`from`, moved back to the start of its UTC hour: the first instant counted."),
+                    "to": rangeEnd(
+                        "`to`, moved forward to a UTC hour boundary: the end (exclusive) of what was counted."),
                     "environment": [
                         "enum": ["production", "sandbox", "all"], "description": "Which events were counted.",
                     ],

@@ -18,6 +18,23 @@ public final class AnalyticsService: Sendable {
         /// Production unless asked (docs/integrations.md, "Sandbox and production").
         public var environment: EnvironmentFilter = .production
         public init() {}
+
+        /// The filter a report answers: `from` moved back and `to` forward to whole UTC hours, the
+        /// rollups' finest bucket, so a report is a merge of buckets and never reads events to cut
+        /// an hour, whose price would grow with the app's events per hour (docs/analytics.md, "How
+        /// a range is read"). Every report answers for this range, and says it.
+        public var resolved: Filter {
+            var out = self
+            out.from = from.map { RollupSpan.hour.start(of: Self.clamped($0)) }
+            out.to = to.map { RollupSpan.hour.boundary(atOrAfter: Self.clamped($0)) }
+            return out
+        }
+
+        /// Times past the end of time (year 146,000,000) are all "no end": no bucket starts there,
+        /// and bucket arithmetic stays far from overflow whatever a query says.
+        static let endOfTime = Int64.max / 4
+
+        static func clamped(_ time: Int64) -> Int64 { min(max(time, 0), endOfTime) }
     }
 
     public enum Interval: String, Sendable, CaseIterable {
@@ -37,7 +54,8 @@ public final class AnalyticsService: Sendable {
         ("restores", "restore_completed"),
     ]
 
-    public func funnel(appID: String, paywallID: String, filter: Filter) throws -> JSONValue {
+    public func funnel(appID: String, paywallID: String, filter asked: Filter) throws -> JSONValue {
+        let filter = asked.resolved
         // A double quote cannot be escaped in SQLite's JSON paths; no SDK context key needs one.
         if filter.context.keys.contains(where: { $0.contains("\"") }) {
             throw ServiceError(.badRequest, "invalid_context_key", "A context key cannot contain '\"'.")
@@ -109,6 +127,8 @@ public final class AnalyticsService: Sendable {
                 "environment": .string(filter.environment.rawValue),
             ]
             if let interval = filter.interval { answer["interval"] = .string(interval.rawValue) }
+            if let from = filter.from { answer["from"] = .number(.integer(from)) }
+            if let to = filter.to { answer["to"] = .number(.integer(to)) }
             answer["estimates"] = AnalyticsService.estimates(funnel.estimated)
             // Which figures the app reported and which the stores did (docs/revenue.md).
             answer["sources"] = ["revenue": "client-reported", "verified": "verified"]

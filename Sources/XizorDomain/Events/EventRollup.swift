@@ -47,6 +47,11 @@ public enum RollupSpan: Int64, Sendable, CaseIterable {
 
     /// The start of the bucket holding `time` (times are never negative).
     public func start(of time: Int64) -> Int64 { time - time % rawValue }
+
+    /// The first bucket boundary at or after `time` (never negative, and far below `Int64.max`).
+    public func boundary(atOrAfter time: Int64) -> Int64 {
+        time % rawValue == 0 ? time : start(of: time) + rawValue
+    }
 }
 
 /// One funnel rollup row's key: a bucket of one paywall version's events of one name.

@@ -52,9 +52,6 @@ public protocol EventRollupStore {
     func queued(appID: String, scope: RollupScope, from: Int64, to: Int64) throws -> [RollupEvent]
     /// The app's queued events of one experiment.
     func queued(appID: String, experimentID: String, environment: EnvironmentFilter) throws -> [RollupEvent]
-    /// Stored events in `scope` that occurred in [from, to): the minutes at a range's edges that no
-    /// bucket holds whole.
-    func events(appID: String, scope: RollupScope, from: Int64, to: Int64) throws -> [RollupEvent]
 
     /// Adds `rollup` to the app's stored rollups (sketches merged, counts added, members' progress
     /// merged and the arms' counts moved by `armCounts`). The caller deletes the queue entries it

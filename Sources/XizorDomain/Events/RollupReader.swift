@@ -1,15 +1,13 @@
 /// Funnels and experiment results read from the rollups (docs/analytics.md, "Rollups"), so their
-/// price is the buckets of the range, not the events behind it. A range [from, to) is cut into:
+/// price is the buckets of the range, not the events behind it. A range is first moved out to whole
+/// UTC hours (`AnalyticsService.Filter.resolved`), then cut into:
 ///
 /// - whole UTC days, read from the day buckets (not for an hourly series);
-/// - whole UTC hours left at either end, read from the hour buckets;
-/// - the minutes before the first whole hour and after the last, read from the events themselves
-///   (at most two hours of one paywall's events, found through `events_by_hour`);
+/// - the whole hours left at either end, read from the hour buckets;
 /// - and the events the rollup job has not folded yet, added from its queue (at most
 ///   `pendingLimit`; past that they are left out and the answer says how many).
 ///
-/// The four are disjoint (a queued event at the edges is read with the edges), so each event is
-/// counted once, and the answer is exact for any range, not rounded to hours.
+/// The three are disjoint, so each event is counted once.
 enum RollupReader {
     /// The most queued events a read adds; more means the job is behind (a backfill), and reading
     /// them would cost what the rollups exist to avoid.
@@ -28,6 +26,8 @@ enum RollupReader {
     /// Cells read per query: the most sketches (16 KiB each when dense) a read holds at once.
     static let pageSize = 1_000
 
+    /// `filter`'s range must be resolved to whole hours (`AnalyticsService.Filter.resolved`), the
+    /// range the answer says it counted.
     static func funnel(
         _ tx: any StoreTransaction, appID: String, paywallID: String, filter: AnalyticsService.Filter,
         pageSize: Int = pageSize
@@ -35,15 +35,9 @@ enum RollupReader {
         precondition(pageSize > 0, "a page holds at least one cell")
         let scope = RollupScope(paywallID: paywallID, placement: filter.placement, environment: filter.environment)
         let plan = RangePlan(from: filter.from, to: filter.to, hourly: filter.interval == .hour)
-        // The raw edges and the queued events first: few (two hours, `pendingLimit` events), kept
-        // in memory until their buckets are reached.
-        var raw = EventRollup()
-        for range in plan.raw {
-            for event in try tx.rollups.events(appID: appID, scope: scope, from: range.lowerBound, to: range.upperBound)
-            {
-                raw.addToFunnel(event, spans: [.hour])
-            }
-        }
+        // The queued events first: few (`pendingLimit`), kept in memory until their buckets are
+        // reached.
+        var pending = EventRollup()
         let waiting = try tx.rollups.queuedCount(appID: appID, atMost: pendingLimit + 1)
         var notCounted = 0
         if let rolled = plan.rolled, waiting > 0 {
@@ -53,12 +47,12 @@ enum RollupReader {
                 for event in try tx.rollups.queued(
                     appID: appID, scope: scope, from: rolled.lowerBound, to: rolled.upperBound)
                 {
-                    raw.addToFunnel(event, spans: [.hour])
+                    pending.addToFunnel(event, spans: [.hour])
                 }
             }
         }
         var tally = Tally(interval: filter.interval?.milliseconds)
-        for (key, cell) in raw.funnel { tally.add(key, cell) }
+        for (key, cell) in pending.funnel { tally.add(key, cell) }
         // Then the stored buckets, a page at a time in bucket order: a series bucket is counted (its
         // sketch estimated and dropped) as soon as the pages have moved past it.
         for (span, range) in plan.buckets {
@@ -75,7 +69,7 @@ enum RollupReader {
         }
         tally.count(before: .max)
 
-        var revenueCells = raw.revenue.map { ($0.key, $0.value) }
+        var revenueCells = pending.revenue.map { ($0.key, $0.value) }
         for (span, range) in plan.buckets {
             revenueCells += try tx.rollups.revenueCells(
                 appID: appID, scope: scope, span: span, from: range.lowerBound, to: range.upperBound)
@@ -200,43 +194,32 @@ private struct RevenueKeyInTally: Hashable {
     let currency: String
 }
 
-/// How a range [from, to) is read: bucket ranges per span, raw event ranges at the edges, and the
-/// whole hours in between (where queued events are added). Pure, so its cuts are tested alone.
+/// How a range [from, to), moved out to whole UTC hours, is read: bucket ranges per span, and the
+/// whole hours they cover (where queued events are added). Pure, so its cuts are tested alone
+/// (`RangePlanTests`).
 struct RangePlan: Equatable {
     /// Bucket-start ranges to read from each span's rollups.
     var buckets: [(RollupSpan, Range<Int64>)] = []
-    /// Event-time ranges to read from the events.
-    var raw: [Range<Int64>] = []
     /// The whole hours the buckets cover (nil: none).
     var rolled: Range<Int64>?
 
     static func == (a: RangePlan, b: RangePlan) -> Bool {
-        a.buckets.map(\.0) == b.buckets.map(\.0) && a.buckets.map(\.1) == b.buckets.map(\.1) && a.raw == b.raw
-            && a.rolled == b.rolled
+        a.buckets.map(\.0) == b.buckets.map(\.0) && a.buckets.map(\.1) == b.buckets.map(\.1) && a.rolled == b.rolled
     }
 
+    /// `from` and `to` as `AnalyticsService.Filter.resolved` leaves them: on whole hours.
     init(from: Int64?, to: Int64?, hourly: Bool) {
-        let hour = RollupSpan.hour.milliseconds
-        let day = RollupSpan.day.milliseconds
-        // Times past `end of time` (year 146,000,000) are all "no end": no bucket starts there, and the
-        // arithmetic below stays far from overflow whatever a query says.
-        let endOfTime = Int64.max / 4
-        let start = min(max(from ?? 0, 0), endOfTime)
-        let end = min(to ?? endOfTime, endOfTime)
-        guard start < end else { return }
-        func ceil(_ t: Int64, _ size: Int64) -> Int64 { t % size == 0 ? t : t - t % size + size }
-        func floor(_ t: Int64, _ size: Int64) -> Int64 { t - t % size }
-        let firstHour = ceil(start, hour)
-        let lastHour = floor(end, hour)
-        guard firstHour < lastHour else {
-            raw = [start..<end]
-            return
-        }
-        if start < firstHour { raw.append(start..<firstHour) }
-        if lastHour < end { raw.append(lastHour..<end) }
+        let hour = RollupSpan.hour
+        let day = RollupSpan.day
+        let firstHour = from ?? 0
+        let lastHour = to ?? hour.boundary(atOrAfter: AnalyticsService.Filter.endOfTime)
+        precondition(
+            firstHour >= 0 && hour.start(of: firstHour) == firstHour && hour.start(of: lastHour) == lastHour,
+            "a range is resolved to whole hours before it is planned")
+        guard firstHour < lastHour else { return }
         rolled = firstHour..<lastHour
-        let firstDay = ceil(firstHour, day)
-        let lastDay = floor(lastHour, day)
+        let firstDay = day.boundary(atOrAfter: firstHour)
+        let lastDay = day.start(of: lastHour)
         guard !hourly, firstDay < lastDay else {
             buckets = [(.hour, firstHour..<lastHour)]
             return
