@@ -149,7 +149,30 @@ final class LiveServer: @unchecked Sendable {
     }
 
     /// SIGSTOP: connections are accepted by the kernel but nothing answers (a slow server).
-    func pause() { if let pid = process?.processIdentifier { kill(pid, SIGSTOP) } }
+    /// SIGSTOP, then wait (up to 5 s) until the kernel shows every thread of the server stopped:
+    /// `kill` returns once the signal is queued, so a request sent at once could still be answered.
+    func pause() {
+        guard let pid = process?.processIdentifier else { return }
+        kill(pid, SIGSTOP)
+        let deadline = Date().addingTimeInterval(5)
+        while !Self.stopped(pid), Date() < deadline { usleep(1_000) }
+    }
+
+    /// Whether every thread of `pid` is stopped (`T`) or gone (`Z`, `X`), by `/proc/PID/task/*/stat`:
+    /// the state is the field after the parenthesised command name. True where there is no `/proc`.
+    static func stopped(_ pid: Int32) -> Bool {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else {
+            return true
+        }
+        return threads.allSatisfy { thread in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")"),
+                let state = stat[close...].dropFirst(2).first
+            else { return true }
+            return "TZX".contains(state)
+        }
+    }
+
     func resume() { if let pid = process?.processIdentifier { kill(pid, SIGCONT) } }
 
     // MARK: - The dashboard API, for setting up what the client reads

@@ -89,7 +89,9 @@ struct PaywallTests {
         let started = Date()
         let answer = try #require(try await xizor.paywall(for: "onboarding").paywall)
         let waited = Date().timeIntervalSince(started)
-        #expect(answer.source == .cache && answer.version == first.version)
+        #expect(
+            answer.source == .cache && answer.version == first.version,
+            "answered from \(answer.source), version \(answer.version)")
         #expect(waited >= 0.4 && waited < 3, "waited \(waited) s for a cacheTimeout of 0.5 s")
         server.resume()
 
