@@ -177,9 +177,9 @@ struct StorageSettings: Sendable {
     )
     let startupCheck = Setting.choice(
         "storage.startupCheck", default: .quick,
-        ["quick": DataDirectoryGuard.Check.quick, "full": .full, "none": .none],
+        ["quick": DataDirectoryGuard.Check.quick, "file": .file, "full": .full, "none": .none],
         help:
-            "check run on the database before serving: quick (PRAGMA quick_check), full (PRAGMA integrity_check) or none; a damaged database refuses to start"
+            "check run on the database before serving: quick (PRAGMA quick_check of every table but the events and their rollups, so a start does not grow with the apps' history), file (PRAGMA quick_check of the whole file), full (PRAGMA integrity_check) or none; a damaged database refuses to start"
     )
     let minFreeBytes = Setting.int(
         "storage.minFreeBytes", default: 1_048_576, 0...(1 << 50),

@@ -132,9 +132,9 @@ def initialised(tmp_path):
     return data
 
 
-def serve(data, *args):
+def serve(data, *args, **extra_env):
     """Runs `xizor serve` expecting it to refuse; a server that starts instead fails the test by timeout."""
-    env = dict(os.environ, XIZOR_ADMIN_TOKEN=ADMIN_TOKEN)
+    env = dict(os.environ, XIZOR_ADMIN_TOKEN=ADMIN_TOKEN, **extra_env)
     return subprocess.run([BIN, *(args or ("serve", "--port", "0")), "--data-dir", str(data)],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=30)
 
@@ -177,6 +177,43 @@ def test_corrupted_database_refuses_to_start(tmp_path):
     proc = serve(data)
     assert_refused(proc, ["xizor.sqlite"])
     assert "damaged" in proc.stderr or "cannot" in proc.stderr
+
+
+def damage_table(data, table):
+    """Overwrites the root page of `table` and of each of its indexes with noise."""
+    with sqlite3.connect(data / "xizor.sqlite") as db:
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        roots = [r for (r,) in db.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name = ? AND rootpage > 0", (table,))]
+    assert roots, table
+    rng = random.Random(table)
+    with open(data / "xizor.sqlite", "r+b") as f:
+        for root in roots:
+            f.seek((root - 1) * page_size)
+            f.write(bytes(rng.randrange(256) for _ in range(page_size)))
+
+
+@SQLITE_FILE
+def test_the_default_check_leaves_the_history_out_and_file_or_full_reads_it(tmp_path):
+    """`storage.startupCheck=quick` checks every table but the events and their rollups, whose size
+    is the apps' history (a damaged page of theirs fails what reads them, not a paywall); `file` and
+    `full` read them."""
+    data = initialised(tmp_path)
+    damage_table(data, "events")
+    damage_table(data, "experiment_subscribers")
+    for check in ("file", "full"):
+        proc = serve(data, XIZOR_STORAGE_STARTUP_CHECK=check)
+        assert_refused(proc, ["xizor.sqlite", "restore"])
+        assert "damaged" in proc.stderr or "malformed" in proc.stderr, (check, proc.stderr)
+    s = XizorServer(data)
+    try:
+        assert requests.get(s.base + "/readyz", timeout=10).status_code == 200
+        assert requests.get(s.base + "/v1/apps", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+                            timeout=10).status_code == 200
+    finally:
+        s.stop()
+    # Any other table is checked before serving.
+    damage_table(data, "paywalls")
+    assert_refused(serve(data), ["paywalls", "restore"])
 
 
 @SQLITE_FILE
