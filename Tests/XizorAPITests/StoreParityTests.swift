@@ -141,8 +141,10 @@ import Testing
         #expect(
             pairs(try funnel { $0.context = ["pro": .string("true")] }) == [[1, 0, 0, 0], [2, 0, 0, 0]],
             "nor \"true\" true")
-        #expect(pairs(try funnel { $0.from = Int64(clock) }) == [[1, 0, 0, 0], [2, 0, 0, 0]])
-        #expect(pairs(try funnel { $0.to = Int64(clock) }) == [[1, 1, 0, 1], [2, 2, 1, 2]])
+        // A range is counted in whole hours: the hour after the events' holds none of them.
+        let nextHour = (Int64(clock) / 3_600_000 + 1) * 3_600_000
+        #expect(pairs(try funnel { $0.from = nextHour }) == [[1, 0, 0, 0], [2, 0, 0, 0]])
+        #expect(pairs(try funnel { $0.to = nextHour }) == [[1, 1, 0, 1], [2, 2, 1, 2]])
 
         let results = try s.experiments.results(appID: app, id: experiment)
         let variants = results["variants"]?.arrayValue ?? []
