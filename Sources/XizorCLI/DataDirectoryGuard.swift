@@ -4,8 +4,8 @@ import Storage
 /// Keeps a lost or damaged database from being mistaken for a new, empty one. Once a database has
 /// been initialised in a data directory, a marker file beside it says so; from then on a missing
 /// or empty database file is an error (restore it from a backup), never a reason to start afresh.
-/// A database that exists is checked (`PRAGMA quick_check` of its tables but the events, by default)
-/// before anything serves it.
+/// A database that exists is checked (by default `PRAGMA quick_check` of its tables but the events
+/// and their rollups) before anything serves it.
 struct DataDirectoryGuard {
     /// Exit code of every refusal, so supervisors can tell "the data is gone or damaged" from
     /// a configuration mistake (1) or bad usage (64).
