@@ -7,10 +7,16 @@ import Storage
 /// each column converted by its type (integers, reals, bytea → blob, boolean → 0/1, the rest text),
 /// so a store reads a PostgreSQL row exactly as it reads an SQLite one.
 ///
+/// A statement whose result holds `bytea` is read in binary when every column's type has a binary
+/// form read here (`binaryColumnTypes`): text bytea is hex, twice the bytes on the wire and a loop
+/// over each on both sides — for a dense subscriber sketch, 32 KiB printed by the server and parsed
+/// here instead of 16 KiB copied (docs/benchmarks.md, "Analytics"). Every other statement is read as
+/// text, whose forms cover every type.
+///
 /// Not Sendable: a connection is used by one thread at a time (the pool hands it out).
 public final class PGConnection {
     private var handle: OpaquePointer?
-    private var prepared: [String: String] = [:]
+    private var prepared: [String: PreparedStatement] = [:]
     /// Rows the last `execute` changed (`PQcmdTuples`).
     public private(set) var changes = 0
 
@@ -43,10 +49,10 @@ public final class PGConnection {
     @discardableResult
     public func query(_ sql: String, _ bindings: [any SQLBindable] = []) throws(PGError) -> [Row] {
         let handle = try open()
-        let name = try statementName(sql, parameters: bindings.count, handle)
+        let statement = try prepare(sql, parameters: bindings.count, handle)
         let texts = bindings.map { PGConnection.text($0.sqlValue) }
         let result = PGConnection.withCStrings(texts) { pointers in
-            PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
+            PQexecPrepared(handle, statement.name, Int32(pointers.count), pointers, nil, nil, statement.binary ? 1 : 0)
         }
         return try rows(of: result, sql: sql)
     }
@@ -102,13 +108,36 @@ public final class PGConnection {
         return handle
     }
 
-    private func statementName(_ sql: String, parameters: Int, _ handle: OpaquePointer) throws(PGError) -> String {
-        if let name = prepared[sql] { return name }
+    /// A statement prepared on this connection, and whether its results are asked for in binary.
+    private struct PreparedStatement {
+        let name: String
+        let binary: Bool
+    }
+
+    /// Prepares `sql` once per connection; its description (one more round trip, once) tells the
+    /// result's column types, from which the format is chosen.
+    private func prepare(_ sql: String, parameters: Int, _ handle: OpaquePointer) throws(PGError) -> PreparedStatement {
+        if let statement = prepared[sql] { return statement }
         let name = "xizor_\(prepared.count + 1)"
         _ = try rows(of: PQprepare(handle, name, sql, Int32(parameters), nil), sql: sql)
-        prepared[sql] = name
-        return name
+        let types = try columnTypes(of: PQdescribePrepared(handle, name), sql: sql)
+        let statement = PreparedStatement(
+            name: name, binary: types.contains(Self.bytea) && types.allSatisfy(Self.binaryColumnTypes.contains))
+        prepared[sql] = statement
+        return statement
     }
+
+    private func columnTypes(of description: OpaquePointer?, sql: String) throws(PGError) -> [Oid] {
+        guard let description, PQresultStatus(description) == PGRES_COMMAND_OK else {
+            _ = try rows(of: description, sql: sql)  // throws the server's error
+            throw PGError(sqlState: nil, message: "the statement could not be described", sql: sql)
+        }
+        defer { PQclear(description) }
+        return (0..<PQnfields(description)).map { PQftype(description, $0) }
+    }
+
+    /// Whether a statement was prepared to read its results in binary (nil: not prepared here).
+    func readsBinary(_ sql: String) -> Bool? { prepared[sql]?.binary }
 
     private func rows(of result: OpaquePointer?, sql: String?) throws(PGError) -> [Row] {
         guard let result else {
@@ -143,7 +172,12 @@ public final class PGConnection {
                     continue
                 }
                 guard let pointer = PQgetvalue(result, r, c) else { throw PGError.misuse("a value without text") }
-                if types[Int(c)] == 17 {
+                if PQfformat(result, c) == 1 {
+                    let bytes = UnsafeRawBufferPointer(start: pointer, count: Int(PQgetlength(result, r, c)))
+                    values.append(try PGConnection.value(binary: bytes, type: types[Int(c)]))
+                    continue
+                }
+                if types[Int(c)] == Self.bytea {
                     // bytea straight from libpq's buffer: a sketch is 32 KiB of hex, not worth a String.
                     let length = Int(PQgetlength(result, r, c))
                     let bytes = UnsafeRawBufferPointer(start: pointer, count: length).bindMemory(to: UInt8.self)
@@ -174,13 +208,43 @@ public final class PGConnection {
         case 700, 701:  // float4, float8
             guard let d = Double(text) else { throw PGError(sqlState: "22P02", message: "not a number: \(text)") }
             return .real(d)
-        case 17:  // bytea, hex output
+        case bytea:  // hex output
             guard let bytes = Hex.decode(text.utf8.dropFirst(2)), text.hasPrefix("\\x") else {
                 throw PGError(sqlState: "22P02", message: "bytea not in hex format")
             }
             return .blob(bytes)
         default:
             return .text(text)
+        }
+    }
+
+    static let bytea: Oid = 17
+
+    /// The types whose binary form `value(binary:type:)` reads (their `typsend` output) as their text
+    /// form would be read: boolean, bytea, the integers and oid, float8, and text, varchar, bpchar
+    /// and name (binary text is the text's UTF-8 bytes). Not float4: its text is rounded to a short
+    /// decimal, its binary not, so the two would read as different doubles.
+    static let binaryColumnTypes: Set<Oid> = [16, 17, 20, 21, 23, 26, 701, 25, 1043, 1042, 19]
+
+    /// A binary-format column as a storage class, by its type's OID; a length that is not the
+    /// type's is a protocol error, not a value.
+    static func value(binary bytes: UnsafeRawBufferPointer, type: Oid) throws(PGError) -> SQLValue {
+        func fixed<T: FixedWidthInteger>(_: T.Type) throws(PGError) -> T {
+            guard bytes.count == MemoryLayout<T>.size else {
+                throw PGError(sqlState: "08P01", message: "a binary value of type \(type) is \(bytes.count) bytes")
+            }
+            return T(bigEndian: bytes.loadUnaligned(as: T.self))
+        }
+        switch type {
+        case 16: return .integer(try fixed(UInt8.self) == 0 ? 0 : 1)
+        case 17: return .blob([UInt8](bytes))
+        case 20: return .integer(try fixed(Int64.self))
+        case 21: return .integer(Int64(try fixed(Int16.self)))
+        case 23: return .integer(Int64(try fixed(Int32.self)))
+        case 26: return .integer(Int64(try fixed(UInt32.self)))
+        case 701: return .real(Double(bitPattern: try fixed(UInt64.self)))
+        case 25, 1043, 1042, 19: return .text(String(decoding: bytes, as: UTF8.self))
+        default: throw .misuse("the type \(type) has no binary reading (binaryColumnTypes)")
         }
     }
 

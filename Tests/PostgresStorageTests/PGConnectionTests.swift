@@ -29,6 +29,40 @@ import Testing
         #expect(try sum.get(0, as: Int64.self) == Int64.max / 2, "numeric sums of integers read as integers")
     }
 
+    /// A result holding bytea is asked for in binary when every column has a binary reading, and it
+    /// reads as the same values the text format gives; one column without (numeric) keeps the whole
+    /// statement in text.
+    @Test func aResultWithByteaReadsTheSameInBinaryAsInText() throws {
+        let db = try TestDatabase()
+        defer { db.drop() }
+        let c = try PGConnection(url: db.url)
+        defer { c.close() }
+        let every: [UInt8] = (0...255).map { UInt8($0) }
+        let columns = """
+            $1::bytea, 9223372036854775807::int8, (-2)::int2, (-2147483648)::int4, 4000000000::oid, 0.1::float8,
+            (-1e300)::float8, true, false, 'é ü \\ x'::text, 'ab'::varchar, 'c'::char(3), 'n'::name, NULL::bytea,
+            ''::bytea, NULL::int8
+            """
+        let binary = "SELECT \(columns)"
+        let text = "SELECT \(columns), 1::numeric"
+        let read = try #require(try c.queryOne(binary, [every]))
+        let asText = try #require(try c.queryOne(text, [every]))
+        #expect(c.readsBinary(binary) == true)
+        #expect(c.readsBinary(text) == false)
+        #expect(read.values == Array(asText.values.dropLast()))
+        #expect(
+            read.values == [
+                .blob(every), .integer(.max), .integer(-2), .integer(-2_147_483_648), .integer(4_000_000_000),
+                .real(0.1), .real(-1e300), .integer(1), .integer(0), .text("é ü \\ x"), .text("ab"), .text("c  "),
+                .text("n"), .null, .blob([]), .null,
+            ])
+        // Prepared once: the second run takes the same path.
+        #expect(try c.queryOne(binary, [[UInt8]([7])])?.values.first == .blob([7]))
+        // A statement without bytea stays in text.
+        _ = try c.queryOne("SELECT 1::int8")
+        #expect(c.readsBinary("SELECT 1::int8") == false)
+    }
+
     @Test func constraintFailuresHaveTheSQLiteLayersKinds() throws {
         let db = try TestDatabase()
         defer { db.drop() }

@@ -77,10 +77,14 @@ import Testing
         ] {
             #expect(try SubscriberSketch(encoded: sketch.encoded()) == sketch)
         }
+        #expect(throws: Never.self) { try SubscriberSketch(encoded: [2] + [UInt8](repeating: 51, count: 16_384)) }
         let exact = SubscriberSketch(subscribers: Self.ids(0..<3)).encoded()
         let dense = SubscriberSketch(subscribers: Self.ids(0..<9_000)).encoded()
         for damaged in [
             [], [9], Array(exact.dropLast()), Array(dense.dropLast()), [2] + [UInt8](repeating: 99, count: 16_384),
+            Array(dense.dropLast()) + [52],  // one register past the largest rank (51)
+            [1] + Array(exact[9..<17]) + Array(exact[1..<9]),  // hashes not ascending
+            [1] + Array(exact[1..<9]) + Array(exact[1..<9]),  // a hash twice
         ] {
             #expect(throws: SketchDecodingError.self) { try SubscriberSketch(encoded: damaged) }
         }
