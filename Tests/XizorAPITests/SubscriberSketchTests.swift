@@ -1,5 +1,7 @@
 import Foundation
 import PaywallFormat
+import PostgresStorage
+import Storage
 import Testing
 
 @testable import XizorAPI
@@ -128,6 +130,17 @@ import Testing
             again.funnel[key] = FunnelCell(events: 0, subscribers: SubscriberSketch(subscribers: Self.ids(0..<1_000)))
         }
         try s.store.write { tx in try tx.rollups.fold(appID: app, again) }
+        if let url = test.postgresURL {
+            // PostgreSQL stores the dense sketches whole (0021): none compressed, all out of line.
+            let link = try PGConnection(url: url)
+            defer { link.close() }
+            let sizes = try #require(
+                try link.queryOne(
+                    "SELECT count(*), min(pg_column_size(subscribers)) FROM funnel_rollups WHERE get_byte(subscribers, 0) = 2"
+                ))
+            #expect(try sizes.get(0, as: Int.self) == rollup.funnel.count)
+            #expect(try sizes.get(1, as: Int.self) == 1 + 16_384)
+        }
 
         let answer = try s.analytics.funnel(appID: app, paywallID: pw, filter: .init())
         let version = try #require(answer["versions"]?.arrayValue?.first)

@@ -49,7 +49,7 @@ def test_migrate_applies_once_and_reports(data_dir):
                      "0008_targeting.sql", "0009_integrations.sql", "0010_events_by_hour.sql", "0011_presentations.sql", "0012_webhook_health.sql",
                      "0013_idempotency_hash.sql", "0014_subscriber_changes.sql", "0015_event_rollups.sql",
                      "0016_event_retention.sql", "0017_events_unused_indexes.sql", "0018_events_by_month.sql",
-                     "0019_verified_revenue.sql", "0020_teams.sql"]
+                     "0019_verified_revenue.sql", "0020_teams.sql", "0021_sketches_uncompressed.sql"]
 
 
 def test_a_changed_migration_stops_start_up(tmp_path, data_dir):

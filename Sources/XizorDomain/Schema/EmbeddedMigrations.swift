@@ -803,5 +803,10 @@ CREATE INDEX audit_log_by_app ON audit_log (app_id, seq);
 CREATE INDEX audit_log_by_time ON audit_log (at);
 
 """###),
+        ("0021_sketches_uncompressed.sql", ###"""
+-- 0021: PostgreSQL keeps the rollups' subscriber sketches uncompressed (postgres/0021). SQLite never
+-- compresses a BLOB: nothing changes here.
+
+"""###),
     ]
 }

@@ -1,0 +1,2 @@
+-- 0021: PostgreSQL keeps the rollups' subscriber sketches uncompressed (postgres/0021). SQLite never
+-- compresses a BLOB: nothing changes here.
