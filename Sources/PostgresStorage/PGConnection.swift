@@ -17,6 +17,9 @@ import Storage
 public final class PGConnection {
     private var handle: OpaquePointer?
     private var prepared: [String: PreparedStatement] = [:]
+    /// Statements named on this connection so far: a name is never used twice, even for a statement
+    /// prepared but not kept (its description failed).
+    private var named = 0
     /// Rows the last `execute` changed (`PQcmdTuples`).
     public private(set) var changes = 0
 
@@ -40,6 +43,7 @@ public final class PGConnection {
         if let handle { PQfinish(handle) }
         handle = nil
         prepared.removeAll()
+        named = 0
     }
 
     /// Whether the connection is still usable (a lost server makes it bad).
@@ -118,7 +122,8 @@ public final class PGConnection {
     /// result's column types, from which the format is chosen.
     private func prepare(_ sql: String, parameters: Int, _ handle: OpaquePointer) throws(PGError) -> PreparedStatement {
         if let statement = prepared[sql] { return statement }
-        let name = "xizor_\(prepared.count + 1)"
+        named += 1
+        let name = "xizor_\(named)"
         _ = try rows(of: PQprepare(handle, name, sql, Int32(parameters), nil), sql: sql)
         let types = try columnTypes(of: PQdescribePrepared(handle, name), sql: sql)
         let statement = PreparedStatement(
