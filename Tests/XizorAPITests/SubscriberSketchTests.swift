@@ -164,4 +164,46 @@ import Testing
             #expect(abs(estimate / expected - 1) < Self.bound, "hour \(hour): \(estimate)")
         }
     }
+
+    /// postgres/0021 on sketches written before it: the dense ones, which pglz had compressed, are
+    /// rewritten whole; the exact ones and every answer stay as they were.
+    @Test func theUncompressingMigrationRewritesTheDenseSketchesAlreadyStored() throws {
+        let test = try TestServices("sketch-storage", driver: .postgres)
+        defer { test.remove() }
+        let s = test.services
+        let link = try PGConnection(url: test.postgresURL ?? "")
+        defer { link.close() }
+        // As before 0021: PostgreSQL's default storage, which compresses.
+        try link.executeScript("ALTER TABLE funnel_rollups ALTER COLUMN subscribers SET STORAGE EXTENDED")
+        let app = try s.keys.createApp(name: "Sketch").appID
+        let pw = try s.paywalls.create(appID: app, from: .template("clean", name: "P")).id
+        _ = try s.paywalls.publish(appID: app, id: pw, idempotencyKey: nil)
+        var rollup = EventRollup()
+        for (hour, subscribers) in [(0, 50_000), (1, 300)] {
+            let key = FunnelCellKey(
+                paywallID: pw, version: 1, placement: "home", environment: .production, name: "paywall_open",
+                span: .hour, bucket: RollupRecountTests.t0 + Int64(hour) * RollupSpan.hour.milliseconds)
+            rollup.funnel[key] = FunnelCell(
+                events: Int64(subscribers), subscribers: SubscriberSketch(subscribers: Self.ids(0..<subscribers)))
+        }
+        try s.store.write { tx in try tx.rollups.fold(appID: app, rollup) }
+        func sizes() throws -> [Int: Int] {
+            var sizes: [Int: Int] = [:]
+            for row in try link.query(
+                "SELECT get_byte(subscribers, 0), pg_column_size(subscribers) FROM funnel_rollups")
+            {
+                sizes[try row.get(0, as: Int.self)] = try row.get(1, as: Int.self)
+            }
+            return sizes
+        }
+        let before = try sizes()
+        let answer = try s.analytics.funnel(appID: app, paywallID: pw, filter: .init())
+        #expect(try #require(before[2]) < 16_385, "the dense sketch was stored compressed")
+        let migration = try #require(
+            try XizorSchema.postgresMigrator().migrations.first { $0.name == "0021_sketches_uncompressed.sql" })
+        try link.executeScript(migration.sql)
+        #expect(try sizes() == [1: before[1] ?? 0, 2: 1 + 16_384])
+        #expect(try s.analytics.funnel(appID: app, paywallID: pw, filter: .init()) == answer)
+    }
+
 }
