@@ -242,7 +242,7 @@ public final class PGConnection {
         }
         switch type {
         case 16: return .integer(try fixed(UInt8.self) == 0 ? 0 : 1)
-        case 17: return .blob([UInt8](bytes))
+        case bytea: return .blob([UInt8](bytes))
         case 20: return .integer(try fixed(Int64.self))
         case 21: return .integer(Int64(try fixed(Int16.self)))
         case 23: return .integer(Int64(try fixed(Int32.self)))

@@ -1,8 +1,8 @@
 """The visual editor (issue 36) in Chromium, as a designer uses it, without a keystroke in the JSON view:
 the product's 60-second flow from the template gallery to a placement, checked at the end through the SDK
-endpoint; each committed edit repainting the canvas (timed in the browser, the p95 a target of `make bench`:
-bench/console.bench.sh); keyboard-only
-editing; undo and redo across saves; an edit made elsewhere offered as reload / keep / compare.
+endpoint; each committed edit repainting the canvas (timed in the browser: the p95 is a target of `make
+bench`, bench/console.bench.sh); keyboard-only editing; undo and redo across saves; an edit made elsewhere
+offered as reload / keep / compare.
 Screenshots: editor-*.png (XIZOR_CONSOLE_SCREENSHOTS or pytest's tmp)."""
 import json
 import os
