@@ -39,25 +39,33 @@ struct FairQueue<Job> {
     private var readyHead = 0
     /// Jobs waiting, all partitions together.
     private(set) var waiting = 0
+    /// Jobs that `next()` would hand out one after another now, before any finishes: each
+    /// partition's waiting jobs up to its free share. The pool starts a thread when these outnumber
+    /// its idle threads; counting ready *partitions* instead would have a burst of one tenant's
+    /// jobs (or of the unnamed partition's) wait for a single thread that has not yet woken.
+    private(set) var startable = 0
 
     init(share: Int) {
         precondition(share >= 1, "a partition's share is at least one job")
         self.share = share
     }
 
-    /// Jobs that `next()` would hand out now, one per ready partition at least.
-    var runnable: Int { ready.count - readyHead }
-
     mutating func enqueue(_ job: Job, partition: String) {
+        // Startable unless the partition's free share is already spoken for by jobs before it.
+        let heldBack = partitions[partition].map { $0.waiting >= share(partition) - $0.running } ?? false
         partitions[partition, default: Partition()].jobs.append(job)
         waiting += 1
+        if !heldBack { startable += 1 }
         scheduleIfRunnable(partition)
     }
 
     /// The next job to run, and its partition (counted as running until `finished`), or nil
     /// when every waiting job's partition has its share running.
     mutating func next() -> (job: Job, partition: String)? {
-        guard readyHead < ready.count else { return nil }
+        guard readyHead < ready.count else {
+            precondition(startable == 0, "a startable job in no ready partition")
+            return nil
+        }
         let key = ready[readyHead]
         readyHead += 1
         if readyHead == ready.count {
@@ -73,6 +81,9 @@ struct FairQueue<Job> {
         let job = partitions[key, default: Partition()].pop()
         partitions[key, default: Partition()].running += 1
         waiting -= 1
+        // It was startable (its partition was ready): one fewer now, whatever the share.
+        startable -= 1
+        precondition(startable >= 0, "handed out a job that was not startable")
         // Back to the end of the line: the others go first.
         scheduleIfRunnable(key)
         return (job, key)
@@ -88,6 +99,8 @@ struct FairQueue<Job> {
             return
         }
         partitions[key, default: Partition()].running -= 1
+        // A slot of its share is free: the first job it held back (if any) becomes startable.
+        if partition.waiting > share(key) - partition.running { startable += 1 }
         scheduleIfRunnable(key)
     }
 

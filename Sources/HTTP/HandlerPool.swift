@@ -28,7 +28,7 @@ final class HandlerPool: @unchecked Sendable {
         queue.enqueue(job, partition: partition)
         var spawn = false
         var index = 0
-        if queue.runnable > idle && threads < maxThreads {
+        if queue.startable > idle && threads < maxThreads {
             threads += 1
             index = threads
             spawn = true
@@ -76,9 +76,9 @@ final class HandlerPool: @unchecked Sendable {
             job()
             condition.lock()
             queue.finished(partition)
-            // A job of this partition held back by its share may be runnable now: another idle
+            // A job of this partition held back by its share may be startable now: another idle
             // thread may take it while this one loops for the next.
-            if queue.runnable > 0 && idle > 0 { condition.signal() }
+            if queue.startable > 0 && idle > 0 { condition.signal() }
         }
     }
 }

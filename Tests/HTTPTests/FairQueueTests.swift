@@ -18,13 +18,16 @@ import XizorLog
         for i in 0..<5 { queue.enqueue("noisy\(i)", partition: "noisy") }
         queue.enqueue("quiet0", partition: "quiet")
         queue.enqueue("quiet1", partition: "quiet")
+        // What a pool could start at once: two of noisy's five (its share) and both of quiet's.
+        #expect(queue.startable == 4)
         // noisy went first, but quiet gets the second turn, not the sixth.
         var order: [String] = []
         while let (job, _) = queue.next() { order.append(job) }
         #expect(order == ["noisy0", "quiet0", "noisy1", "quiet1"])
         // Two of each running: noisy's other three wait for its own to finish.
-        #expect(queue.running("noisy") == 2 && queue.waiting == 3 && queue.runnable == 0)
+        #expect(queue.running("noisy") == 2 && queue.waiting == 3 && queue.startable == 0)
         queue.finished("noisy")
+        #expect(queue.startable == 1)
         #expect(queue.next()?.job == "noisy2")
         #expect(queue.next() == nil)
         // A new partition's job is never behind another's backlog.
@@ -45,7 +48,31 @@ import XizorLog
         #expect(queue.next()?.job == 3)
         // Open routes and the operator are nobody's tenant: only the pool's threads bound them.
         for i in 10..<15 { queue.enqueue(i, partition: "") }
+        #expect(queue.startable == 5)
         #expect((0..<5).compactMap { _ in queue.next()?.job } == [10, 11, 12, 13, 14])
+    }
+
+    /// A burst of blocking jobs gets a thread each at once, even while the pool's one idle thread
+    /// has been signalled for the first and has not yet woken: counted by ready partitions (one
+    /// here), the burst saw an idle thread for it and waited, the whole burst behind one job.
+    @Test func aBurstOfBlockingJobsRunsAtOnceBeforeAnIdleThreadWakes() {
+        let pool = HandlerPool(name: "burst", maxThreads: 16)
+        let warmed = DispatchSemaphore(value: 0)
+        pool.submit { warmed.signal() }
+        warmed.wait()
+        usleep(20_000)  // its one thread is back waiting
+        let release = DispatchSemaphore(value: 0)
+        let running = Atomic<Int>(0)
+        for _ in 0..<8 {
+            pool.submit {
+                running.add(1, ordering: .relaxed)
+                _ = release.wait(timeout: .now() + 30)
+            }
+        }
+        let deadline = DispatchTime.now() + 10
+        while running.load(ordering: .relaxed) < 8 && DispatchTime.now() < deadline { usleep(1000) }
+        #expect(running.load(ordering: .relaxed) == 8)
+        for _ in 0..<8 { release.signal() }
     }
 
     /// Through a real server: one partition's slow requests hold at most its share of the threads,
