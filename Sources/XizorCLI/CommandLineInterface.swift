@@ -67,9 +67,12 @@ public enum CommandLineInterface {
     static var overview: String {
         var text =
             "xizor \(version): the server behind server-hosted mobile paywalls.\n\nUsage: xizor COMMAND [OPTIONS]\n\nCommands:\n"
+        // The names' column is as wide as the longest name, plus two spaces: a fixed width would
+        // run a name as long as it into its summary (Foundation's padding never leaves a gap).
+        let width = (subcommands.map(\.spec.name.count).max() ?? 0) + 2
         for command in subcommands {
             text +=
-                "  " + command.spec.name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.spec.summary
+                "  " + command.spec.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.spec.summary
                 + "\n"
         }
         text += "\nRun 'xizor COMMAND --help' for a command's options.\n"
