@@ -71,5 +71,18 @@ PY
     floor_ms=$( { echo '\timing on'; floor_sql "$APP" "$PAYWALL"; echo ';'; } | psql "$XIZOR_STORAGE_POSTGRES_URL" -qAt | awk '/^Time:/{print $2}')
   fi
   echo "$driver floor (one INSERT … SELECT of 100,000 rows, one core): $(awk -v ms="$floor_ms" 'BEGIN{printf "%.1f µs per row, %.0f rows/s", ms/100, 100000000/ms}')" >> "$OUT/summary.txt"
+  if [ "$driver" = postgres ]; then
+    # The issue's own shape with no server at all: 16 connections each committing 100-row batches
+    # (ON CONFLICT DO NOTHING, as the server's), PostgreSQL and pgbench free on both cores. What this
+    # reaches, the server cannot pass on this machine.
+    pin_postgres 0,1
+    { echo '\set r random(1, 2000000000)'
+      floor_sql "$APP" "$PAYWALL" | tr '\n' ' ' | sed -e "s/'floor-' || md5(g::text)/'ceiling-' || :client_id || '-' || :r || '-' || g/" \
+        -e 's/generate_series(1, 100000)/generate_series(1, 100)/' -e 's/ *$/ ON CONFLICT DO NOTHING;/'
+      echo; } > "$OUT/ceiling.sql"
+    tps=$("$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/pgbench" \
+      -n -M prepared -c 16 -j 2 -T 10 -f "$OUT/ceiling.sql" "$XIZOR_STORAGE_POSTGRES_URL" | awk '/^tps/{print $3}')
+    echo "postgres ceiling (pgbench: 16 connections, 100-row batches, both cores, no server): $(awk -v t="$tps" 'BEGIN{printf "%.0f rows/s", t*100}')" >> "$OUT/summary.txt"
+  fi
 done
 cat "$OUT/summary.txt"
