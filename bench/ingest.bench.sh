@@ -2,7 +2,8 @@
 # Events ingestion on one core and on two (issue 42): durable events per second through
 # POST /v1/sdk/events (16 connections, 100-event batches, the per-key and per-subscriber events
 # limits off: this measures the stores), on SQLite and on PostgreSQL (fsync on), and each database's
-# floor: the same rows written by one INSERT … SELECT inside the database, no HTTP, no server.
+# floor: the same rows written by one INSERT … SELECT inside the database, no HTTP, no server; and
+# PostgreSQL's ceiling in the same shape as the load (pgbench, 16 connections, 100-row batches).
 #   one core:  the server and PostgreSQL both on CPU 0, wrk on CPU 1;
 #   two cores: the server and PostgreSQL on either CPU, wrk on CPU 1 (it shares one with them).
 set -euo pipefail
