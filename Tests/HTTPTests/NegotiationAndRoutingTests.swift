@@ -382,5 +382,13 @@ private final class Marker: Sendable {}
         try resolved(.POST, "/v1/previews/secret.mac").0.loggedPath == "/v1/previews/…",
         "a 405 is logged without it too")
     #expect(try resolved(.GET, "/v1/things/a1/parts/b2").0.loggedPath == "/v1/things/a1/parts/…")
+    // Where a hidden value lies is counted in the (decoded) path's UTF-8, whatever comes before it.
+    #expect(try resolved(.GET, "/v1/things/été/parts/b2").0.loggedPath == "/v1/things/été/parts/…")
+    var both = Router()
+    both.add(.GET, "/v1/:a/x/:b", redacting: ["a", "b"]) { _ in .text("both") }
+    var twice = request(.GET, "/v1/kéy/x/a%2Fb")
+    _ = both.build().resolve(&twice)
+    #expect(twice.loggedPath == "/v1/…/x/…")
+    #expect(twice.pathParameter("a") == "kéy" && twice.pathParameter("b") == "a/b")
     #expect(try resolved(.GET, "/v1/paywalls/pw1").0.loggedPath == "/v1/paywalls/pw1")
 }
