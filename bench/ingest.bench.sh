@@ -27,12 +27,13 @@ pin_postgres() { for pid in $PG_MAIN $(pgrep -P "$PG_MAIN"); do taskset -pc "$1"
 
 per_second() { awk -v r="$1" 'BEGIN{printf "%.0f", r*100}'; }
 
-# floor_sql APP PAYWALL : 100,000 rows like the batches' (one paywall, 100 subscribers) in one statement.
+# floor_sql APP PAYWALL [ROWS] [ID] [TAIL] : ROWS (100,000) rows like the batches' (one paywall, 100
+# subscribers) in one statement; ID is the id's SQL expression over g, TAIL what ends the statement.
 floor_sql() {
   cat <<SQL
 INSERT INTO events (app_id, id, name, occurred_at, received_at, placement, paywall_id, version, subscriber_id, environment)
-SELECT '$1', 'floor-' || md5(g::text), 'paywall_open', $(date +%s)000 + g, $(date +%s)000, 'onboarding', '$2', 1, 's' || (g % 100), 'production'
-FROM generate_series(1, 100000) AS g
+SELECT '$1', ${4:-'floor-' || md5(g::text)}, 'paywall_open', $(date +%s)000 + g, $(date +%s)000, 'onboarding', '$2', 1, 's' || (g % 100), 'production'
+FROM generate_series(1, ${3:-100000}) AS g${5:-}
 SQL
 }
 
@@ -78,8 +79,7 @@ PY
     # reaches, the server cannot pass on this machine.
     pin_postgres 0,1
     { echo '\set r random(1, 2000000000)'
-      floor_sql "$APP" "$PAYWALL" | tr '\n' ' ' | sed -e "s/'floor-' || md5(g::text)/'ceiling-' || :client_id || '-' || :r || '-' || g/" \
-        -e 's/generate_series(1, 100000)/generate_series(1, 100)/' -e 's/ *$/ ON CONFLICT DO NOTHING;/'
+      floor_sql "$APP" "$PAYWALL" 100 "'ceiling-' || :client_id || '-' || :r || '-' || g" " ON CONFLICT DO NOTHING;" | tr '\n' ' '
       echo; } > "$OUT/ceiling.sql"
     tps=$("$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/pgbench" \
       -n -M prepared -c 16 -j 2 -T 10 -f "$OUT/ceiling.sql" "$XIZOR_STORAGE_POSTGRES_URL" | awk '/^tps/{print $3}')
