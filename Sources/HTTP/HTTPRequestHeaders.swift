@@ -67,12 +67,18 @@ public struct HTTPRequestHeaders: Sendable {
 
     func name(at i: Int) -> String {
         let f = fields[i]
-        return String(decoding: storage[Int(f.nameStart)..<Int(f.nameEnd)], as: UTF8.self)
+        return text(Int(f.nameStart)..<Int(f.nameEnd))
     }
 
     func value(at i: Int) -> String {
         let f = fields[i]
-        return String(decoding: storage[Int(f.valueStart)..<Int(f.valueEnd)], as: UTF8.self)
+        return text(Int(f.valueStart)..<Int(f.valueEnd))
+    }
+
+    /// Decoded from the storage's buffer: String's contiguous fast path, where an `ArraySlice` went
+    /// through the generic one.
+    private func text(_ range: Range<Int>) -> String {
+        storage.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
     func index(of name: String) -> Int? {
@@ -96,8 +102,11 @@ public struct HTTPRequestHeaders: Sendable {
                     let f = fields[i]
                     let start = Int(f.nameStart)
                     guard Int(f.nameEnd) - start == wanted.count else { continue }
+                    // From the end: names of one length often share a prefix (`Accept-Encoding`,
+                    // `Accept-Language`; `X-Xizor-…`), rarely a suffix.
                     var same = true
-                    for k in 0..<wanted.count where ByteClass.lower(buffer[start + k]) != ByteClass.lower(wanted[k]) {
+                    for k in stride(from: wanted.count - 1, through: 0, by: -1)
+                    where ByteClass.lower(buffer[start + k]) != ByteClass.lower(wanted[k]) {
                         same = false
                         break
                     }

@@ -354,6 +354,11 @@ private final class Marker: Sendable {}
     h.forEachValue(ofLowercased: "cookie") { _ in seen += 10 }
     #expect(seen == 1)
     #expect(HTTPRequestHeaders()["host"] == nil)
+    // Names of one length told apart at either end (compared from the last byte), and the empty name.
+    let same = headers(("Accept-Encoding", "gzip"), ("Accept-Language", "fr"), ("X-Ab", "x"), ("Y-Ab", "y"))
+    #expect(same["accept-language"] == "fr" && same["ACCEPT-ENCODING"] == "gzip" && same["Accept-Languagf"] == nil)
+    #expect(same["y-ab"] == "y" && same["X-AB"] == "x" && same["Z-Ab"] == nil && same[""] == nil)
+    #expect(same.values(for: "x-ab") == ["x"] && same.pairs.map(\.value) == ["gzip", "fr", "x", "y"])
 }
 
 /// A route may name parameters that are credentials (a signed link's token): `loggedPath`, which
