@@ -8,10 +8,14 @@ def test_version_prints_a_version():
     assert out.startswith("xizor ")
 
 
+def listed_commands():
+    """The lines of `xizor --help`'s command list, and the command each names."""
+    listed = run_cli("--help").stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    return listed, [line.split()[0] for line in listed]
+
+
 def test_help_lists_every_command_apart_from_its_summary():
-    out = run_cli("--help").stdout
-    listed = out.split("Commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    names = [line.split()[0] for line in listed]
+    listed, names = listed_commands()
     assert "serve" in names and "version" in names and "signing-keys" in names
     # One column for the names, and at least two spaces before every summary, the longest name's too.
     starts = {len(line) - len(line[2:].split("  ", 1)[1].lstrip()) for line in listed}
@@ -39,8 +43,7 @@ from xizor_server import ADMIN_TOKEN, App, Client, XizorServer, create_app
 
 
 def test_every_command_has_help():
-    listed = run_cli("--help").stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    commands = [line.split()[0] for line in listed]
+    _, commands = listed_commands()
     assert len(commands) >= 16, commands
     for command in commands:
         proc = run_cli(command, "--help")
