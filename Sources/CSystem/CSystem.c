@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include "CSystem.h"
 
+_Static_assert(XIZOR_POLL_EDGE == (uint32_t)EPOLLET, "XIZOR_POLL_EDGE must be EPOLLET");
+
 int xizor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
 }

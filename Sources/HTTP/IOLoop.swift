@@ -12,8 +12,8 @@ import Synchronization
 /// the shared read buffer, the cached Date) is touched only on this queue, which serializes with
 /// all of its connections' queues.
 ///
-/// Readiness: the loop's connections are registered (level-triggered) with the loop's own epoll
-/// instance, and one thread of the loop's own blocks in `epoll_wait` on it. When it returns, that
+/// Readiness: the loop's connections are registered (edge-triggered, `Connection.Poll.edge`) with
+/// the loop's own epoll instance, and one thread of the loop's own blocks in `epoll_wait` on it. When it returns, that
 /// thread enters the queue (`sync`: the work runs on the thread that woke, as nginx's worker
 /// runs it) and runs every ready connection inline. A Dispatch read source on the epoll instance
 /// cost, per batch, a wake-up of Dispatch's event thread, a hand-off to a worker and a re-arm
@@ -45,6 +45,11 @@ final class IOLoop: @unchecked Sendable {
     /// read in the round are timed from it, one clock read per round instead of one per request.
     private(set) var roundStartMicros: Int64 = 0
     private(set) var inRound = false
+
+    /// Connections whose last read filled the read buffer: they may hold more, which their
+    /// edge-triggered registration will not report, so the next round reads them again (and
+    /// the next wait does not block while any are listed). Touched only on `queue`.
+    private var rereads: [Connection] = []
 
     private static let batch: Int32 = 128
     /// Filled by the polling thread, read inside its `queue.sync`: only that thread touches them.
@@ -110,8 +115,9 @@ final class IOLoop: @unchecked Sendable {
         pollingThreadID.store(xizor_thread_id(), ordering: .releasing)
         defer { pollingThreadID.store(0, ordering: .releasing) }
         var running = true
+        var rereadsWaiting = false
         while running {
-            let n = xizor_poll_wait(poller, readyFDs, readyEvents, Self.batch, -1)
+            let n = xizor_poll_wait(poller, readyFDs, readyEvents, Self.batch, rereadsWaiting ? 0 : -1)
             if n < 0 {
                 // EBADF, EFAULT or EINVAL would be this loop's own bug (the descriptor stays open
                 // until this thread closes it): a loop that stopped reading must not go unnoticed.
@@ -121,7 +127,10 @@ final class IOLoop: @unchecked Sendable {
             }
             // The non-generic `sync` (a block straight to `dispatch_sync`): the generic one that
             // returns a value wraps it in three more closures, a fifth of the loop's own cost.
-            queue.sync { running = runReadyConnections(Int(n)) }
+            queue.sync {
+                running = runReadyConnections(Int(n))
+                rereadsWaiting = !rereads.isEmpty
+            }
         }
         Glibc.close(poller)
         Glibc.close(wakeup)
@@ -132,6 +141,13 @@ final class IOLoop: @unchecked Sendable {
         roundStartMicros = MonotonicClock.micros()
         inRound = true
         defer { inRound = false }
+        // Last round's full reads first, taken out so that a read filling the buffer again lists
+        // its connection for the round after this one.
+        let again = rereads
+        rereads.removeAll(keepingCapacity: true)
+        for connection in again where !isStopped && connection.phase.wantsRead {
+            connection.onReadable()
+        }
         for i in 0..<n {
             let fd = readyFDs[i]
             if fd == wakeup {
@@ -141,6 +157,12 @@ final class IOLoop: @unchecked Sendable {
             }
         }
         return !isStopped
+    }
+
+    /// Lists `connection` to be read again next round (on `queue`): its last read filled the buffer.
+    func readAgain(_ connection: Connection) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        rereads.append(connection)
     }
 
     /// Starts the twice-a-second deadline check (timeouts are enforced here, not by a timer per

@@ -16,6 +16,9 @@ enum {
     XIZOR_POLL_ERR = EPOLLERR,
     XIZOR_POLL_HUP = EPOLLHUP,
 };
+/* Edge-triggered registration (EPOLLET, 1 << 31: outside an enum's int range, so a literal checked
+   against EPOLLET in CSystem.c). */
+#define XIZOR_POLL_EDGE 0x80000000u
 int xizor_poll_create(void);
 int xizor_poll_add(int poller, int fd, uint32_t events);
 int xizor_poll_modify(int poller, int fd, uint32_t events);
