@@ -29,7 +29,7 @@ extension Connection {
             original,
             for: ResponseAssembly.RequestFacts(
                 method: request.method, version: request.version,
-                headers: request.headers, requestId: request.requestId),
+                headers: request.headers, requestID: request.requestID),
             closeAfter: !keepAlive,
             settings: ResponseAssembly.Settings(gzipMinBytes: config.gzipMinBytes, gzipLevel: Int32(config.gzipLevel)),
             dateLine: loop.date.line, into: &head)
@@ -38,7 +38,7 @@ extension Connection {
 
         exchange.method = request.method
         exchange.path = request.loggedPath
-        exchange.requestId = request.requestId
+        exchange.requestID = request.requestID
         exchange.status = assembled.status.code
         exchange.routeIndex = request.routeIndex
         switch assembled.payload {
@@ -138,7 +138,7 @@ extension Connection {
             let micros = MonotonicClock.micros() - exchange.startMicros
             core.accessLog?.append(
                 loop: loop.index, method: exchange.method, path: exchange.path, status: exchange.status,
-                bytes: exchange.bytes, micros: micros, requestId: exchange.requestId, remote: remoteAddress)
+                bytes: exchange.bytes, micros: micros, requestId: exchange.requestID.text, remote: remoteAddress)
             core.observer?.responseCompleted(
                 HTTPExchange(
                     method: exchange.method, routeIndex: exchange.routeIndex,

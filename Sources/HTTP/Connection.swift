@@ -318,7 +318,7 @@ struct ExchangeRecord {
     var startMicros: Int64 = 0
     var method: HTTPMethod = .GET
     var path = ""
-    var requestId = ""
+    var requestID = RequestID("")
     var status = 0
     var bytes = 0
     var routeIndex = -1

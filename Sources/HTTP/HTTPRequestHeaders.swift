@@ -1,5 +1,7 @@
 /// A request's header fields as received, kept as one byte buffer plus offsets so parsing a
-/// request builds no Strings; values become Strings only when a handler asks for them.
+/// request builds no Strings; values become Strings only when a handler asks for them. The offsets
+/// live in the same buffer, after the head's bytes: one allocation per request where two arrays
+/// were two (about 1 % of a revalidation's instructions, docs/benchmarks.md).
 public struct HTTPRequestHeaders: Sendable {
     struct Field: Sendable {
         var nameStart: Int32
@@ -8,8 +10,10 @@ public struct HTTPRequestHeaders: Sendable {
         var valueEnd: Int32
     }
 
+    /// The head's bytes, then from `table` the `count` fields' offsets, one `Field` each.
     let storage: [UInt8]
-    let fields: [Field]
+    private let table: Int
+    public let count: Int
     /// Bit n is set when some field's name is n bytes long (longer names set bit 63). An SDK request
     /// asks for about ten names, most absent; a name of a length no field has is answered here,
     /// without opening the buffers (each lookup did, and retained both arrays to do it).
@@ -18,12 +22,44 @@ public struct HTTPRequestHeaders: Sendable {
     @inline(__always)
     static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
 
-    init(storage: [UInt8], fields: [Field]) {
+    /// Headers over `storage`, whose bytes from `table` on are `fields` (the parser appends them
+    /// to the head it owns, so handing the head over copies nothing).
+    init(storage: [UInt8], table: Int, fields: [Field]) {
+        precondition(
+            table >= 0 && storage.count == table + fields.count * MemoryLayout<Field>.stride,
+            "the field table is the end of the head's buffer")
         self.storage = storage
-        self.fields = fields
+        self.table = table
+        count = fields.count
         var lengths: UInt64 = 0
         for f in fields { lengths |= Self.lengthBit(Int(f.nameEnd - f.nameStart)) }
         nameLengths = lengths
+    }
+
+    /// Headers over `bytes` and `fields` given apart: the table is appended here.
+    init(storage bytes: [UInt8], fields: [Field]) {
+        var storage = bytes
+        let table = storage.count
+        Self.appendTable(fields, to: &storage)
+        self.init(storage: storage, table: table, fields: fields)
+    }
+
+    /// Appends `fields` to a head's bytes as the table `init(storage:table:fields:)` reads.
+    static func appendTable(_ fields: [Field], to head: inout [UInt8]) {
+        fields.withUnsafeBytes { head.append(contentsOf: $0) }
+    }
+
+    /// Field `i`'s offsets, read from the table in `buffer` (the storage, opened).
+    @inline(__always)
+    private func field(_ buffer: UnsafeBufferPointer<UInt8>, _ i: Int) -> Field {
+        precondition(i >= 0 && i < count, "field index out of range")
+        return UnsafeRawBufferPointer(buffer).loadUnaligned(
+            fromByteOffset: table + i * MemoryLayout<Field>.stride, as: Field.self)
+    }
+
+    /// Field `i`'s offsets.
+    func field(at i: Int) -> Field {
+        storage.withUnsafeBufferPointer { field($0, i) }
     }
 
     /// Headers built from pairs (tests, synthetic requests).
@@ -39,8 +75,6 @@ public struct HTTPRequestHeaders: Sendable {
         }
         self.init(storage: storage, fields: fields)
     }
-
-    public var count: Int { fields.count }
 
     /// The first value of the named field (case-insensitive), or nil.
     public subscript(name: String) -> String? {
@@ -62,16 +96,16 @@ public struct HTTPRequestHeaders: Sendable {
 
     /// All fields as (name, value) pairs in received order.
     public var pairs: [(name: String, value: String)] {
-        fields.indices.map { (name(at: $0), value(at: $0)) }
+        (0..<count).map { (name(at: $0), value(at: $0)) }
     }
 
     func name(at i: Int) -> String {
-        let f = fields[i]
+        let f = field(at: i)
         return text(Int(f.nameStart)..<Int(f.nameEnd))
     }
 
     func value(at i: Int) -> String {
-        let f = fields[i]
+        let f = field(at: i)
         return text(Int(f.valueStart)..<Int(f.valueEnd))
     }
 
@@ -98,8 +132,8 @@ public struct HTTPRequestHeaders: Sendable {
         var name = name
         name.withUTF8 { wanted in
             storage.withUnsafeBufferPointer { buffer in
-                for i in fields.indices {
-                    let f = fields[i]
+                for i in 0..<count {
+                    let f = field(buffer, i)
                     let start = Int(f.nameStart)
                     guard Int(f.nameEnd) - start == wanted.count else { continue }
                     // From the end: names of one length often share a prefix (`Accept-Encoding`,
@@ -120,8 +154,8 @@ public struct HTTPRequestHeaders: Sendable {
     func index(ofLowercased name: StaticString) -> Int? {
         guard nameLengths & Self.lengthBit(name.utf8CodeUnitCount) != 0 else { return nil }
         return storage.withUnsafeBufferPointer { buf in
-            for i in fields.indices {
-                let f = fields[i]
+            for i in 0..<count {
+                let f = field(buf, i)
                 let slice = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
                 if ByteClass.equalsLowercased(slice, name) { return i }
             }
@@ -135,9 +169,9 @@ public struct HTTPRequestHeaders: Sendable {
         rethrows -> R
     {
         guard let i = index(ofLowercased: name) else { return try body(nil) }
-        let f = fields[i]
         return try storage.withUnsafeBufferPointer {
-            try body(UnsafeBufferPointer(rebasing: $0[Int(f.valueStart)..<Int(f.valueEnd)]))
+            let f = field($0, i)
+            return try body(UnsafeBufferPointer(rebasing: $0[Int(f.valueStart)..<Int(f.valueEnd)]))
         }
     }
 
@@ -145,7 +179,8 @@ public struct HTTPRequestHeaders: Sendable {
     func forEachValue(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard nameLengths & Self.lengthBit(name.utf8CodeUnitCount) != 0 else { return }
         storage.withUnsafeBufferPointer { buf in
-            for f in fields {
+            for i in 0..<count {
+                let f = field(buf, i)
                 let n = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
                 if ByteClass.equalsLowercased(n, name) {
                     body(UnsafeBufferPointer(rebasing: buf[Int(f.valueStart)..<Int(f.valueEnd)]))

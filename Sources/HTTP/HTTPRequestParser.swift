@@ -376,9 +376,12 @@ public struct HTTPRequestParser: Sendable {
             return (m, whole, try RequestTarget.decode(t, method: m, whole: whole))
         }
         expectsContinue = read.expectsContinue
+        // The field table goes after the head's bytes, in the buffer the request takes over.
+        let table = head.count
+        HTTPRequestHeaders.appendTable(fields, to: &head)
         pending = HTTPRequest(
             method: method, target: target, path: decoded.path, queryParameters: decoded.query,
-            version: version, headers: HTTPRequestHeaders(storage: head, fields: fields),
+            version: version, headers: HTTPRequestHeaders(storage: head, table: table, fields: fields),
             body: [], keepAlive: read.keepAlive)
         return read.framing
     }

@@ -8,7 +8,7 @@ struct ResponseAssembly {
         var method: HTTPMethod
         var version: HTTPVersion
         var headers: HTTPRequestHeaders
-        var requestId: String
+        var requestID: RequestID
     }
 
     /// The server settings the assembly reads.
@@ -155,7 +155,7 @@ struct ResponseAssembly {
         }
         if gzipped && !notModified { head.append(literal: "Content-Encoding: gzip\r\n") }
         head.append(literal: "X-Request-Id: ")
-        head.append(fieldText: request.requestId)
+        request.requestID.write(into: &head)
         head.append(literal: "\r\n")
 
         var payload = Payload.bytes([])

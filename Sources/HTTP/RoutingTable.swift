@@ -262,12 +262,16 @@ public final class RoutingTable: HTTPResponder {
 
     public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
         var path = request.path
-        let found: (index: Int, parameters: [(name: String, value: String)], redacted: String?)? = path.withUTF8 { p in
+        // Filled in place rather than returned in a tuple: an optional tuple holding the
+        // parameters was copied three times through the runtime's generic witnesses.
+        var matched: Int?
+        var parameters = PathParameters()
+        var redacted: String?
+        path.withUTF8 { p in
             var ranges = ParameterRanges()
-            guard let index = find(p, &ranges) else { return nil }
-            guard ranges.count > 0 else { return (index, [], nil) }
-            var parameters: [(name: String, value: String)] = []
-            parameters.reserveCapacity(ranges.count)
+            guard let index = find(p, &ranges) else { return }
+            matched = index
+            guard ranges.count > 0 else { return }
             for i in 0..<ranges.count {
                 parameters.append(
                     (
@@ -276,18 +280,17 @@ public final class RoutingTable: HTTPResponder {
                     ))
             }
             let hidden = groups[index].redactedIndices
-            return (index, parameters, hidden.isEmpty ? nil : Self.redacted(p, hidden.map { ranges.range($0) }))
+            if !hidden.isEmpty { redacted = Self.redacted(p, hidden.map { ranges.range($0) }) }
         }
-        guard let found else {
+        guard let index = matched else {
             if request.path == "*" { return serverOptions }
             return redirectsTrailingSlash(request) ? trailingSlash : notFound
         }
-        let index = found.index
         // Fields read in place: copying the group retained and released each of its arrays.
         request.routeTemplate = groups[index].pattern
         request.routeIndex = index
-        if !found.parameters.isEmpty { request.pathParameters = found.parameters }
-        if let redacted = found.redacted { request.redactedPath = redacted }
+        if !parameters.isEmpty { request.parameters = consume parameters }
+        if let redacted { request.redactedPath = redacted }
         let method = request.method
         for j in groups[index].methods.indices where groups[index].methods[j].0 == method {
             return groups[index].methods[j].1

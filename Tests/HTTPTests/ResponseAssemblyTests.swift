@@ -95,7 +95,8 @@ import Testing
         var head: [UInt8] = [9, 9, 9]  // emptied first
         let headers = HTTPRequestHeaders(c.requestHeaders)
         let assembled = ResponseAssembly(
-            c.response(), for: .init(method: c.method, version: c.version, headers: headers, requestId: "r1"),
+            c.response(),
+            for: .init(method: c.method, version: c.version, headers: headers, requestID: RequestID("r1")),
             closeAfter: c.closeAfter, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
             dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &head)
         let text = String(decoding: head, as: UTF8.self)

@@ -145,7 +145,7 @@ import Testing
                 method: .GET, version: .http1_1,
                 headers: HTTPRequestHeaders([
                     ("Accept-Encoding", "identity"), ("If-None-Match", representation.etag),
-                ]), requestId: "r"),
+                ]), requestID: RequestID("r")),
             closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6), dateLine: [], into: &head)
         let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n").map(String.init)
         #expect(assembled.status.code == 304)
@@ -193,7 +193,7 @@ import Testing
                 for: .init(
                     method: .GET, version: .http1_1,
                     headers: HTTPRequestHeaders([("Accept-Encoding", "identity"), ("If-None-Match", page.etag)]),
-                    requestId: "r"),
+                    requestID: RequestID("r")),
                 closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6), dateLine: [], into: &head)
             #expect(assembled.status.code == 304)
             #expect(String(decoding: head, as: UTF8.self).contains("X-Xizor-Signature: \(header)\r\n"))

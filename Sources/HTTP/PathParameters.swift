@@ -1,0 +1,51 @@
+/// The values a matched route's `:name` segments bound, in order. Routes bind one or two: those
+/// are kept inline, so routing a request allocates no array (one per request was about 1.5 % of a
+/// revalidation's instructions, docs/benchmarks.md); a third and later go to an array.
+public struct PathParameters: Sendable {
+    public typealias Parameter = (name: String, value: String)
+    /// How many of the inline pairs are bound (0, 1 or 2). Plain fields, not optional tuples: a
+    /// tuple in an optional was copied through the runtime's generic witnesses.
+    private var inline = 0
+    private var name0 = ""
+    private var value0 = ""
+    private var name1 = ""
+    private var value1 = ""
+    private var more: [Parameter] = []
+
+    public init() {}
+
+    public init(_ parameters: [Parameter]) {
+        for parameter in parameters { append(parameter) }
+    }
+
+    public var isEmpty: Bool { inline == 0 }
+
+    /// Adds the next binding (after every one before it).
+    public mutating func append(_ parameter: Parameter) {
+        switch inline {
+        case 0:
+            (name0, value0) = parameter
+            inline = 1
+        case 1:
+            (name1, value1) = parameter
+            inline = 2
+        default:
+            more.append(parameter)
+        }
+    }
+
+    /// The value of the first binding named `name`.
+    public func value(named name: String) -> String? {
+        if inline > 0 && name0 == name { return value0 }
+        if inline > 1 && name1 == name { return value1 }
+        return more.first { $0.name == name }?.value
+    }
+
+    /// Every binding, in order.
+    public var all: [Parameter] {
+        var all: [Parameter] = []
+        if inline > 0 { all.append((name0, value0)) }
+        if inline > 1 { all.append((name1, value1)) }
+        return all + more
+    }
+}
