@@ -21,10 +21,8 @@ extension Connection {
             request.keepAlive && !phase.closesAfterResponse && !core.drainState.isDraining
             && requestsServed < config.maxRequestsPerConnection
         loop.date.refresh()
-        // Written into a local buffer (taken from and handed back to `out`, keeping its capacity):
-        // appending to the property checked exclusive access at every piece.
-        var head: [UInt8] = []
-        swap(&head, &out)
+        // Through a local reference to `out`: the assembly writes through its own `inout`.
+        var head = out
         let assembled = ResponseAssembly(
             original,
             for: ResponseAssembly.RequestFacts(
@@ -33,7 +31,6 @@ extension Connection {
             closeAfter: !keepAlive,
             settings: ResponseAssembly.Settings(gzipMinBytes: config.gzipMinBytes, gzipLevel: Int32(config.gzipLevel)),
             dateLine: loop.date.line, into: &head)
-        swap(&head, &out)
         if assembled.closeAfter { phase.closeAfterResponse() }
 
         exchange.method = request.method
@@ -55,9 +52,8 @@ extension Connection {
     /// Writes `out` + `body`; completes synchronously when the socket takes everything.
     func writeOut(body: [UInt8], then completion: AfterWrite) {
         let total = out.count + body.count
-        let written: Int = out.withUnsafeBytes { head in
-            body.withUnsafeBytes { b in transmit(head, b) }
-        }
+        let head = out.bytes
+        let written: Int = body.withUnsafeBytes { b in transmit(head, b) }
         if written == total {
             complete(completion)
             return
@@ -69,7 +65,7 @@ extension Connection {
         }
         phase.awaitWritable(
             ConnectionPhase.WaitingWrite(
-                bytes: PendingWrite(head: out, body: body, written: max(written, 0)), then: completion,
+                bytes: PendingWrite(head: out.array, body: body, written: max(written, 0)), then: completion,
                 until: MonotonicClock.millis() + Int64(core.configuration.writeTimeoutMs)))
         updateRegistration()
     }
@@ -113,8 +109,6 @@ extension Connection {
             return
         }
         let completion = write.then
-        // Its head is `out`'s buffer: still referenced when the completion parses and answers a
-        // pipelined request, it would make that response's head copy it.
         _ = consume write
         phase.written()
         updateRegistration()
@@ -202,14 +196,14 @@ extension Connection {
             signal.finish(ok: false)
             return
         }
-        out.removeAll(keepingCapacity: true)
+        out.removeAllBytes()
         exchange.bytes += bytes.count
         writeOut(body: bytes, then: .streamChunk(signal))
     }
 
     private func finishStream(chunked: Bool) {
         guard !isClosed else { return }
-        out.removeAll(keepingCapacity: true)
+        out.removeAllBytes()
         if chunked { out.append(literal: "0\r\n\r\n") }
         writeOut(body: [], then: .finishResponse)
     }

@@ -50,10 +50,10 @@ final class Connection: @unchecked Sendable {
     /// Bytes received but not parsed yet: they arrived while the connection was not reading
     /// (admitting, responding) and are parsed when it reads again, in the phase after theirs.
     @exclusivity(unchecked) var inbox: [UInt8] = []
-    /// The response head being written: its capacity is reused from response to response, which a
-    /// buffer inside `.responding` (built anew for each response) would lose. A write waiting for
-    /// the socket holds it in the phase (`WaitingWrite`) until it is on the wire.
-    @exclusivity(unchecked) var out: [UInt8] = []
+    /// The response head being written: its storage is reused from response to response, which a
+    /// buffer inside `.responding` (built anew for each response) would lose. A write the socket
+    /// took only part of keeps a copy of it in the phase (`WaitingWrite`) until it is on the wire.
+    @exclusivity(unchecked) var out = HeadBuffer()
     var requestsServed = 0
 
     /// Access-log facts of the in-flight exchange (from its head's arrival to its response on the
@@ -67,7 +67,6 @@ final class Connection: @unchecked Sendable {
         self.loop = loop
         self.queue = DispatchQueue(label: "xizor.http.connection", target: loop.queue)
         self.parser = HTTPRequestParser(limits: core.configuration.parserLimits)
-        out.reserveCapacity(512)
     }
 
     var isClosed: Bool { phase.isClosed }

@@ -157,7 +157,7 @@ public struct HTTPRequestHeaders: Sendable {
             for i in 0..<count {
                 let f = field(buf, i)
                 let slice = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
-                if ByteClass.equalsLowercased(slice, name) { return i }
+                if ByteClass.equalsLowercasedName(slice, name) { return i }
             }
             return nil
         }
@@ -182,7 +182,7 @@ public struct HTTPRequestHeaders: Sendable {
             for i in 0..<count {
                 let f = field(buf, i)
                 let n = UnsafeBufferPointer(rebasing: buf[Int(f.nameStart)..<Int(f.nameEnd)])
-                if ByteClass.equalsLowercased(n, name) {
+                if ByteClass.equalsLowercasedName(n, name) {
                     body(UnsafeBufferPointer(rebasing: buf[Int(f.valueStart)..<Int(f.valueEnd)]))
                 }
             }

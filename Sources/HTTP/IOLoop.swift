@@ -28,7 +28,8 @@ final class IOLoop: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     /// Touched only on `queue`: no dynamic exclusivity check per access (see `Connection`).
     @exclusivity(unchecked) var connections = ConnectionTable()
-    var date = HTTPDate()
+    /// Touched only on `queue`: no dynamic exclusivity check per response (see `Connection`).
+    @exclusivity(unchecked) var date = HTTPDate()
     /// The epoll instance, or -1 when it could not be created (`startPolling` reports that).
     let poller: Int32
     private let pollerErrno: Int32

@@ -44,13 +44,13 @@ public struct RequestID: Sendable, Equatable {
     }
 
     /// Appends the id's text to a response head.
-    func write(into head: inout [UInt8]) {
+    func write<Head: HeadWriter>(into head: inout Head) {
         switch value {
         case .given(let text): head.append(fieldText: text)
         case .generated(let n):
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15) { buffer in
                 Self.digits(n, into: buffer)
-                head.append(contentsOf: UnsafeBufferPointer(buffer))
+                head.appendBytes(UnsafeRawBufferPointer(buffer))
             }
         }
     }

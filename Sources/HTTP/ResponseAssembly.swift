@@ -35,9 +35,9 @@ struct ResponseAssembly {
     /// Assembles `response` for `request`, writing the head into `head` (emptied first, capacity kept).
     /// `closeAfter` is whether the connection will close after the response; `dateLine` is the
     /// `Date:` field line, CRLF included.
-    init(
+    init<Head: HeadWriter>(
         _ original: HTTPResponse, for request: RequestFacts, closeAfter: Bool, settings: Settings,
-        dateLine: [UInt8], into head: inout [UInt8]
+        dateLine: [UInt8], into head: inout Head
     ) {
         var response = original
         var status = response.status
@@ -121,12 +121,12 @@ struct ResponseAssembly {
 
         let prepared = response.prepared
         let ownVary = response.headers.contains("Vary")
-        head.removeAll(keepingCapacity: true)
+        head.removeAllBytes()
         head.appendStatusLine(status)
-        head.append(contentsOf: dateLine)
+        head.append(bytes: dateLine)
         if let prepared {
             if response.headers.isEmpty {
-                head.append(contentsOf: notModified ? prepared.notModifiedLines : prepared.lines)
+                head.append(bytes: notModified ? prepared.notModifiedLines : prepared.lines)
             } else {
                 // A field set on the response replaces the prepared one of the same name.
                 for field in prepared.headers.fields
@@ -148,7 +148,7 @@ struct ResponseAssembly {
             head.append(literal: "\r\n")
         }
         if let prepared, !ownVary {
-            head.append(contentsOf: addVary ? prepared.varyLineWithAcceptEncoding : prepared.varyLine)
+            head.append(bytes: addVary ? prepared.varyLineWithAcceptEncoding : prepared.varyLine)
         } else {
             let vary = Vary.merged(response.headers, into: prepared?.vary)
             if let vary = addVary ? Vary.addingAcceptEncoding(vary) : vary { head.append(field: "Vary", vary) }

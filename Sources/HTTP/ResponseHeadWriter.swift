@@ -1,15 +1,90 @@
-/// Appends response-head pieces to a reusable byte buffer: static literals, decimal numbers and
-/// header fields, never building an intermediate String.
-extension Array where Element == UInt8 {
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where response-head pieces are written: static literals, decimal numbers and header fields,
+/// never building an intermediate String. A connection writes into its `HeadBuffer`; answers built
+/// once (`PreparedHeaders`) and tests write into byte arrays.
+protocol HeadWriter {
+    /// Appends raw bytes (the one primitive; every piece below comes down to it).
+    mutating func appendBytes(_ bytes: UnsafeRawBufferPointer)
+    /// Empties the head, keeping its storage.
+    mutating func removeAllBytes()
+}
+
+extension Array: HeadWriter where Element == UInt8 {
+    mutating func appendBytes(_ bytes: UnsafeRawBufferPointer) {
+        append(
+            contentsOf: UnsafeBufferPointer(
+                start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+    }
+
+    mutating func removeAllBytes() { removeAll(keepingCapacity: true) }
+}
+
+/// A connection's response head: a byte buffer kept from response to response, written by a
+/// capacity check and a `memcpy` per piece. An `Array`'s `append(contentsOf:)` cost about 95
+/// instructions a piece (uniqueness, capacity, its generic copy), about 1,000 per 304's head of a
+/// dozen pieces (docs/benchmarks.md). Confined to its connection's queue, like the connection's
+/// other buffers.
+final class HeadBuffer: HeadWriter, @unchecked Sendable {
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var base: UnsafeMutableRawPointer
+
+    init(capacity: Int = 512) {
+        precondition(capacity > 0, "a head buffer holds at least one byte")
+        self.capacity = capacity
+        base = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { base.deallocate() }
+
+    func appendBytes(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        if count + bytes.count > capacity { grow(to: count + bytes.count) }
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    func removeAllBytes() { count = 0 }
+
+    /// The head written so far: valid until the next append or `removeAllBytes`.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// A copy, for a write that outlives the next response (the socket took only part of it).
+    var array: [UInt8] { Array(bytes) }
+
+    private func grow(to needed: Int) {
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity *= 2 }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        grown.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+}
+
+extension HeadWriter {
     @inline(__always)
     mutating func append(literal s: StaticString) {
-        append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        appendBytes(UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// Appends bytes kept in an array (a cached `Date` line, prepared field lines).
+    mutating func append(bytes: [UInt8]) {
+        bytes.withUnsafeBytes { appendBytes($0) }
+    }
+
+    mutating func append(byte: UInt8) {
+        withUnsafeBytes(of: byte) { appendBytes($0) }
     }
 
     mutating func append(decimal value: Int) {
         var v = value
         if v == 0 {
-            append(0x30)
+            append(byte: 0x30)
             return
         }
         var digits:
@@ -25,7 +100,7 @@ extension Array where Element == UInt8 {
                 v /= 10
                 n += 1
             }
-            for i in stride(from: n - 1, through: 0, by: -1) { append(d[i]) }
+            for i in stride(from: n - 1, through: 0, by: -1) { append(byte: d[i]) }
         }
     }
 
@@ -34,7 +109,7 @@ extension Array where Element == UInt8 {
         var shift = 60
         while shift > 0 && (value >> shift) & 0xF == 0 { shift -= 4 }
         while shift >= 0 {
-            append(hexDigits.utf8Start[(value >> shift) & 0xF])
+            append(byte: hexDigits.utf8Start[(value >> shift) & 0xF])
             shift -= 4
         }
     }
@@ -53,9 +128,9 @@ extension Array where Element == UInt8 {
                 break
             }
             if clean {
-                append(contentsOf: bytes)
+                appendBytes(UnsafeRawBufferPointer(bytes))
             } else {
-                append(contentsOf: bytes.lazy.filter { $0 != 0x0D && $0 != 0x0A && $0 != 0 })
+                for b in bytes where b != 0x0D && b != 0x0A && b != 0 { append(byte: b) }
             }
         }
     }
@@ -68,8 +143,14 @@ extension Array where Element == UInt8 {
         append(literal: "\r\n")
     }
 
-    /// `HTTP/1.1 <code> <reason>\r\n`, assembled on the stack and appended in one piece.
+    /// `HTTP/1.1 <code> <reason>\r\n`: the SDK's two statuses as literals, any other assembled on
+    /// the stack; appended in one piece.
     mutating func appendStatusLine(_ status: HTTPStatus) {
+        switch status.code {
+        case 200: return append(literal: "HTTP/1.1 200 OK\r\n")
+        case 304: return append(literal: "HTTP/1.1 304 Not Modified\r\n")
+        default: break
+        }
         let reason = status.reasonPhraseStatic
         let c = (100...999).contains(status.code) ? status.code : 500
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15 + reason.utf8CodeUnitCount) { line in
@@ -82,7 +163,7 @@ extension Array where Element == UInt8 {
             for k in 0..<reason.utf8CodeUnitCount { line[13 + k] = reason.utf8Start[k] }
             line[13 + reason.utf8CodeUnitCount] = 0x0D
             line[14 + reason.utf8CodeUnitCount] = 0x0A
-            append(contentsOf: UnsafeBufferPointer(line))
+            appendBytes(UnsafeRawBufferPointer(line))
         }
     }
 }

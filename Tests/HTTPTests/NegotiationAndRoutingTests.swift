@@ -43,6 +43,8 @@ func acceptEncoding(_ c: EncodingCase) {
             == true)
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "*")), etag: tag) == true)
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"abcd\", \"ab\"")), etag: tag) == false)
+    // Same length, one byte apart, at either end.
+    #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"abd\", \"xbc\"")), etag: tag) == false)
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "abc")), etag: tag) == false)
     #expect(ContentNegotiation.ifNoneMatch(headers(("If-None-Match", "\"a,b\"")), etag: "\"a,b\"") == true)
 }

@@ -101,6 +101,17 @@ import Testing
             dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &head)
         let text = String(decoding: head, as: UTF8.self)
         #expect(text.hasSuffix("\r\n\r\n"))
+        // A connection writes into its HeadBuffer: the same bytes, however often it had to grow,
+        // and nothing left of the head it held before.
+        let buffer = HeadBuffer(capacity: 16)
+        [UInt8](repeating: 7, count: 40).withUnsafeBytes { buffer.appendBytes($0) }
+        var written = buffer
+        _ = ResponseAssembly(
+            c.response(),
+            for: .init(method: c.method, version: c.version, headers: headers, requestID: RequestID("r1")),
+            closeAfter: c.closeAfter, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
+            dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &written)
+        #expect(buffer.array == head && buffer.count == head.count)
         let lines = text.split(separator: "\r\n").map(String.init)
         #expect(assembled.status.code == c.status)
         #expect(lines.first?.hasPrefix("HTTP/1.1 \(c.status) ") == true, "\(lines.first ?? "")")
@@ -131,5 +142,14 @@ import Testing
         case .stream:
             #expect(c.payloadBytes == nil, "expected bytes")
         }
+    }
+}
+
+/// The status lines written as literals (200, 304) read as the ones assembled from code and reason.
+@Test func statusLinesReadTheirCodeAndReason() {
+    for code in [200, 201, 204, 304, 308, 400, 404, 412, 500, 503] {
+        var line: [UInt8] = []
+        line.appendStatusLine(HTTPStatus(code))
+        #expect(String(decoding: line, as: UTF8.self) == "HTTP/1.1 \(code) \(HTTPStatus(code).reasonPhrase)\r\n")
     }
 }

@@ -93,3 +93,28 @@ func wordTestsNeverPassABadByte(_ name: String) {
         #expect(throws: HTTPParseError.invalidRequestTarget) { try decode(before + "#" + after) }
     }
 }
+
+/// Names compared a word at a time agree with the byte-by-byte comparison for every token byte at
+/// every position of the literals the server looks up (both sides of the eight-byte boundary).
+@Test func namesComparedByWordsAgreeWithBytes() {
+    let literals: [StaticString] = ["authorization", "if-none-match", "accept-encoding", "x-request-id", "host"]
+    for literal in literals {
+        let text = String(
+            decoding: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount), as: UTF8.self)
+        var mismatches = 0
+        for position in 0..<literal.utf8CodeUnitCount {
+            for value in UInt8(0x21)...UInt8(0x7E) where ByteClass.isToken(value) {
+                var name = Array(text.utf8)
+                name[position] = value
+                let bytes = name.withUnsafeBufferPointer { ByteClass.equalsLowercasedName($0, literal) }
+                let expected = name.withUnsafeBufferPointer { ByteClass.equalsLowercased($0, literal) }
+                if bytes != expected { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0, "\(text)")
+        let upper = Array(text.uppercased().utf8)
+        #expect(upper.withUnsafeBufferPointer { ByteClass.equalsLowercasedName($0, literal) })
+        let longer = Array((text + "s").utf8)
+        #expect(!longer.withUnsafeBufferPointer { ByteClass.equalsLowercasedName($0, literal) })
+    }
+}
