@@ -49,6 +49,14 @@ public struct HTTPRequestHeaders: Sendable {
         fields.withUnsafeBytes { head.append(contentsOf: $0) }
     }
 
+    /// The parser's: `fields`' table goes after the head's bytes, in the buffer the request takes
+    /// over (the parser's own, so the append copies nothing).
+    static func handingOver(_ head: inout [UInt8], fields: [Field]) -> HTTPRequestHeaders {
+        let table = head.count
+        appendTable(fields, to: &head)
+        return HTTPRequestHeaders(storage: head, table: table, fields: fields)
+    }
+
     /// Field `i`'s offsets, read from the table in `buffer` (the storage, opened).
     @inline(__always)
     private func field(_ buffer: UnsafeBufferPointer<UInt8>, _ i: Int) -> Field {

@@ -376,12 +376,9 @@ public struct HTTPRequestParser: Sendable {
             return (m, whole, try RequestTarget.decode(t, method: m, whole: whole))
         }
         expectsContinue = read.expectsContinue
-        // The field table goes after the head's bytes, in the buffer the request takes over.
-        let table = head.count
-        HTTPRequestHeaders.appendTable(fields, to: &head)
         pending = HTTPRequest(
             method: method, target: target, path: decoded.path, queryParameters: decoded.query,
-            version: version, headers: HTTPRequestHeaders(storage: head, table: table, fields: fields),
+            version: version, headers: HTTPRequestHeaders.handingOver(&head, fields: fields),
             body: [], keepAlive: read.keepAlive)
         return read.framing
     }

@@ -262,8 +262,7 @@ public final class RoutingTable: HTTPResponder {
 
     public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
         var path = request.path
-        // Filled in place rather than returned in a tuple: an optional tuple holding the
-        // parameters was copied three times through the runtime's generic witnesses.
+        // Filled in place: returned in an optional tuple, they were copied by generic witnesses.
         var matched: Int?
         var parameters = PathParameters()
         var redacted: String?
