@@ -82,9 +82,9 @@ enum ByteClass {
         }
     }
 
-    /// Byte-for-byte equality (the generic `elementsEqual` cost ~10 instructions a byte here).
+    /// Byte-for-byte equality, by `memcmp`: an entity tag is ~40 bytes, over which the generic
+    /// `elementsEqual` took ~10 instructions a byte and a byte loop ~5.
     @inline(__always)
-    /// By `memcmp`: an entity tag is ~40 bytes, which the byte loop took ~200 instructions over.
     static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         guard let x = a.baseAddress, let y = b.baseAddress else { return a.count == 0 }

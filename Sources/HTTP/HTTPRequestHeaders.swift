@@ -36,24 +36,11 @@ public struct HTTPRequestHeaders: Sendable {
         nameLengths = lengths
     }
 
-    /// Headers over `bytes` and `fields` given apart: the table is appended here.
-    init(storage bytes: [UInt8], fields: [Field]) {
-        var storage = bytes
-        let table = storage.count
-        Self.appendTable(fields, to: &storage)
-        self.init(storage: storage, table: table, fields: fields)
-    }
-
-    /// Appends `fields` to a head's bytes as the table `init(storage:table:fields:)` reads.
-    static func appendTable(_ fields: [Field], to head: inout [UInt8]) {
-        fields.withUnsafeBytes { head.append(contentsOf: $0) }
-    }
-
-    /// The parser's: `fields`' table goes after the head's bytes, in the buffer the request takes
-    /// over (the parser's own, so the append copies nothing).
+    /// Headers over `head` with `fields`' table appended to it. The parser passes the head it owns,
+    /// so the append copies nothing and the request takes the buffer over.
     static func handingOver(_ head: inout [UInt8], fields: [Field]) -> HTTPRequestHeaders {
         let table = head.count
-        appendTable(fields, to: &head)
+        fields.withUnsafeBytes { head.append(contentsOf: $0) }
         return HTTPRequestHeaders(storage: head, table: table, fields: fields)
     }
 
@@ -81,7 +68,7 @@ public struct HTTPRequestHeaders: Sendable {
             storage.append(contentsOf: value.utf8)
             fields.append(Field(nameStart: ns, nameEnd: ne, valueStart: ne, valueEnd: Int32(storage.count)))
         }
-        self.init(storage: storage, fields: fields)
+        self = Self.handingOver(&storage, fields: fields)
     }
 
     /// The first value of the named field (case-insensitive), or nil.

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Where response-head pieces are written: static literals, decimal numbers and header fields,
 /// never building an intermediate String. A connection writes into its `HeadBuffer`; answers built
 /// once (`PreparedHeaders`) and tests write into byte arrays.
@@ -13,11 +9,7 @@ protocol HeadWriter {
 }
 
 extension Array: HeadWriter where Element == UInt8 {
-    mutating func appendBytes(_ bytes: UnsafeRawBufferPointer) {
-        append(
-            contentsOf: UnsafeBufferPointer(
-                start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
-    }
+    mutating func appendBytes(_ bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
 
     mutating func removeAllBytes() { removeAll(keepingCapacity: true) }
 }
