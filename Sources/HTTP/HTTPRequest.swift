@@ -194,4 +194,11 @@ public struct HTTPRequest: Sendable {
 
     /// Case-insensitive lookup of the first value of a header field.
     public func header(_ name: String) -> String? { headers[name] }
+
+    /// The first value of the field named by a lowercase literal: the names compared eight bytes
+    /// at a time with no String made of the name (an SDK request's handler asks for about ten
+    /// names, most absent; by `header(_:)` each cost about 117 instructions).
+    public func header(lowercased name: StaticString) -> String? {
+        headers.index(ofLowercased: name).map(headers.value(at:))
+    }
 }

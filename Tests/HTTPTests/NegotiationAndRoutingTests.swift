@@ -363,6 +363,21 @@ private final class Marker: Sendable {}
     #expect(same.values(for: "x-ab") == ["x"] && same.pairs.map(\.value) == ["gzip", "fr", "x", "y"])
 }
 
+/// A request's lookup by a lowercase literal (the SDK path's) answers as the lookup by any name
+/// does: the first field of that name whatever its case, nil for an absent one, also one of a
+/// length some other field has (`X-Xizor-Nonce`, `If-None-Match`).
+@Test func requestHeaderByLowercaseLiteral() {
+    let request = HTTPRequest(
+        method: .GET, target: "/", path: "/",
+        headers: headers(
+            ("IF-NONE-MATCH", "\"t\""), ("Accept-Language", "fr, en;q=0.5"), ("accept-language", "de"),
+            ("X-Xizor-Schema-Version", "3")))
+    #expect(request.header(lowercased: "accept-language") == "fr, en;q=0.5")
+    #expect(request.header(lowercased: "if-none-match") == request.header("If-None-Match"))
+    #expect(request.header(lowercased: "x-xizor-schema-version") == "3")
+    #expect(request.header(lowercased: "x-xizor-nonce") == nil && request.header(lowercased: "accept") == nil)
+}
+
 /// A route may name parameters that are credentials (a signed link's token): `loggedPath`, which
 /// the access log and error logs write, has `…` in their place; the handler still gets the value,
 /// and other routes' paths are logged as they are.

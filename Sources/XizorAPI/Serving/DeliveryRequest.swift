@@ -29,12 +29,12 @@ public struct DeliveryRequest: Sendable {
     public init(_ request: HTTPRequest, placement: String) throws {
         self.placement = placement
         locale = request.query("locale")
-        acceptLanguage = request.header("Accept-Language")
-        schemaVersion = try DeliveryRequest.schemaVersion(header: request.header("X-Xizor-Schema-Version"))
+        acceptLanguage = request.header(lowercased: "accept-language")
+        schemaVersion = try DeliveryRequest.schemaVersion(header: request.header(lowercased: "x-xizor-schema-version"))
         // The client hint is a structured-field string: `"dark"`.
         let schemeText =
             request.query("colorScheme")
-            ?? request.header("Sec-CH-Prefers-Color-Scheme").map {
+            ?? request.header(lowercased: "sec-ch-prefers-color-scheme").map {
                 $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0
             }
         if let schemeText {
@@ -50,11 +50,11 @@ public struct DeliveryRequest: Sendable {
         context = request.presentationContext
         // In a header, the subscriber never splits a shared cache's key (the URL); the query
         // parameter (older clients) still works.
-        subscriberID = request.query("subscriberId") ?? request.header("X-Xizor-Subscriber-Id")
-        kind = DeliveryRequest.prefersHTML(request.header("Accept")) ? .html : .json
+        subscriberID = request.query("subscriberId") ?? request.header(lowercased: "x-xizor-subscriber-id")
+        kind = DeliveryRequest.prefersHTML(request.header(lowercased: "accept")) ? .html : .json
         localeInURL = locale != nil
         colorSchemeInURL = request.query("colorScheme") != nil
-        nonce = try request.header("X-Xizor-Nonce").map(DeliveryRequest.checkedNonce)
+        nonce = try request.header(lowercased: "x-xizor-nonce").map(DeliveryRequest.checkedNonce)
         switch (request.query("experiment"), request.query("variant")) {
         case (nil, nil): chosenVariant = nil
         case (let experiment?, let variant?) where !experiment.isEmpty && !variant.isEmpty:

@@ -17,6 +17,24 @@ public struct ServedForms: Sendable {
         public let colorScheme: ColorScheme?
         /// Nil unless a version 3 document is served older: only then does the store change the form.
         public let store: ProductStore?
+
+        /// One packed word. The derived hash fed the enums' raw strings to the hasher (an enum
+        /// with a raw value hashes it): most of a revalidation's form lookup.
+        public func hash(into hasher: inout Hasher) {
+            let scheme: Int =
+                switch colorScheme {
+                case nil: 0
+                case .light: 1
+                case .dark: 2
+                }
+            let store: Int =
+                switch self.store {
+                case nil: 0
+                case .appStore: 1
+                case .googlePlay: 2
+                }
+            hasher.combine(schemaVersion &<< 4 | scheme &<< 2 | store)
+        }
     }
 
     /// Whether an older form of a document of `sourceVersion` depends on the client's store.

@@ -3,8 +3,8 @@
 /// a stable hash for its shard anyway, so its lookup now hashes the id once instead of twice (806 →
 /// 669 instructions per SDK request); the app-snapshot lookup costs the same either way, and uses the
 /// key so both maps of server ids work alike. Every key inserted is a random id of the server's,
-/// never a client's text, so a fast unkeyed function cannot be steered into collisions (and `Hasher`
-/// still mixes the value with the process's seed).
+/// never a client's text, so a fast unkeyed function cannot be steered into collisions (and the
+/// dictionary's per-process seed is still mixed into the value, by `_rawHashValue(seed:)`).
 struct IDKey: Hashable, Sendable {
     let text: String
     /// FNV-1a (64-bit) of `text`'s UTF-8; also the stable shard of a `VersionTable`.
@@ -23,4 +23,18 @@ struct IDKey: Hashable, Sendable {
     static func == (a: IDKey, b: IDKey) -> Bool { a.fnv == b.fnv && a.text == b.text }
 
     func hash(into hasher: inout Hasher) { hasher.combine(fnv) }
+
+    /// What a dictionary asks for (`Hashable`'s hook for types with a precomputed hash, as the
+    /// standard library's integers use it): the FNV value mixed with the table's per-process seed by
+    /// murmur3's 64-bit finaliser, a dozen instructions where a `Hasher` round took 160 (two lookups
+    /// per SDK request, docs/benchmarks.md).
+    func _rawHashValue(seed: Int) -> Int {
+        var h = fnv ^ UInt64(UInt(bitPattern: seed))
+        h ^= h >> 33
+        h &*= 0xff51_afd7_ed55_8ccd
+        h ^= h >> 33
+        h &*= 0xc4ce_b9fe_1a85_ec53
+        h ^= h >> 33
+        return Int(truncatingIfNeeded: h)
+    }
 }
