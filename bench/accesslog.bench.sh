@@ -27,7 +27,6 @@ wait_for_line "$OUT/serve-logged.out"
 LURL="http://127.0.0.1:$(listening_port "$OUT/serve-logged.out")/v1/sdk/placements/onboarding/paywall"
 ETAG=$(curl -sI -H "$AUTH" -H "Accept-Encoding: gzip" "$URL" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
 
-median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 bench_header
 for round in $(seq "$ROUNDS"); do
   bench_run "off-304-$round" "$OURS_PID" "$URL" "$OUT" -H "$AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $ETAG"; echo "$CPU_US" >> "$OUT/off-304"

@@ -85,6 +85,7 @@ bench_run() {
 }
 
 ratio() { awk -v n="$1" -v o="$2" 'BEGIN{printf "%.2f", n/o}'; }
+median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }  # median of the numbers on stdin
 
 # start_demo_server BIN OUT : the demo app in OUT/data and `xizor serve` on it pinned to CPU 0 (logs
 # quiet, access log off). Sets OURS_PID, PORT, PK (the demo's public key), URL (the onboarding
