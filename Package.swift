@@ -63,7 +63,7 @@ let package = Package(
             name: "XizorConsole", dependencies: ["Digest"], path: "Sources/XizorConsole",
             exclude: ["Site", "embed-console.py"]),
         /// README: which threads may wait: `InlineExecution` (a handler or admission on an I/O loop) and `HTTPOffload`, shared by the HTTP server and the domain's store and resolver, which must ask the same thread the same question
-        .target(name: "Execution", path: "Sources/Execution"),
+        .target(name: "Execution", dependencies: ["CSystem"], path: "Sources/Execution"),
         /// README: the domain: a folder per aggregate (apps and keys, paywalls, placements, audiences, subscribers, experiments, events, timers, webhooks, audit, assets) holding its models, its store protocol and its service; `Targeting/` (rule conditions, request attributes), `Store/` (the `DataStore` protocol the services read and write through, group commit), `Changes/` (the change feed), `Serving/` (in-memory serving state, resolution, page rendering), `Operations/` (jobs, counters, readiness), `Schema/` (the embedded migrations), `Shared/`. It cannot import HTTP: services take and answer values, and fail with `ServiceError`
         .target(
             name: "XizorDomain",

@@ -12,6 +12,8 @@
 
 _Static_assert(XIZOR_POLL_EDGE == (uint32_t)EPOLLET, "XIZOR_POLL_EDGE must be EPOLLET");
 
+_Thread_local int xizor_inline_active = 0;
+
 int xizor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
 }

@@ -1,4 +1,4 @@
-import Glibc
+import CSystem
 
 /// Whether this thread is running an `.inline` handler or an admission on an I/O loop, where
 /// nothing may wait: not on a database, a lock another request holds, or unbounded work. Code that
@@ -7,21 +7,14 @@ import Glibc
 /// inline handler that touches the store fails every test that reaches it instead of stalling a
 /// loop in production.
 public enum InlineExecution {
-    /// A thread-specific flag: a handler runs on a Dispatch worker thread the loop's queue happens
-    /// to use, so only the thread itself can say what it is doing now.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "pthread_key_create failed (\(status))")
-        return key
-    }()
-
-    public static var isActive: Bool { pthread_getspecific(key) != nil }
+    /// A thread-local flag (C's `_Thread_local`, `CSystem`): a handler runs on whichever thread
+    /// runs the loop's queue, so only the thread itself can say what it is doing now.
+    public static var isActive: Bool { xizor_is_inline_active() != 0 }
 
     /// Runs `body` marked as inline (the server, around an `.inline` handler or an admission).
     package static func run<T>(_ body: () -> T) -> T {
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
-        defer { pthread_setspecific(key, nil) }
+        xizor_set_inline_active(1)
+        defer { xizor_set_inline_active(0) }
         return body()
     }
 }

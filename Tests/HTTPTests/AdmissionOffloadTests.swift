@@ -141,3 +141,24 @@ import XizorLog
         #expect(server.openConnections == 0)
     }
 }
+
+/// The inline flag is the thread's own (a C thread-local): while one thread runs inline, another
+/// does not see it set, and it is clear again once `run` returns.
+@Test func inlineExecutionIsPerThread() {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        InlineExecution.run {
+            entered.signal()
+            release.wait()
+        }
+        done.signal()
+    }
+    entered.wait()
+    #expect(!InlineExecution.isActive, "another thread's inline handler")
+    release.signal()
+    done.wait()
+    #expect(InlineExecution.run { InlineExecution.isActive })
+    #expect(!InlineExecution.isActive)
+}

@@ -49,4 +49,11 @@ int xizor_thread_nice(void);
 
 /* CPUs this process may run on (its affinity mask: 1 under `taskset -c 0`), at least 1. */
 int xizor_available_cpus(void);
+
+/* Whether the calling thread is running an inline handler or admission (Swift's InlineExecution):
+   a C thread-local, set and read in an instruction or two where pthread_setspecific and
+   pthread_getspecific were library calls (about 140 instructions of every inline request). */
+extern _Thread_local int xizor_inline_active;
+static inline void xizor_set_inline_active(int active) { xizor_inline_active = active; }
+static inline int xizor_is_inline_active(void) { return xizor_inline_active; }
 #endif

@@ -9,24 +9,25 @@
 /// Bucketed by the credential's last eight bytes (and its length) rather than a hash of all of it:
 /// those bytes are the random tail of a key the server generated, and only credentials that
 /// verified are ever stored, so no client can fill one bucket (an unknown credential only probes
-/// one and is compared in full). The dictionary hashes that word with its per-process seed.
+/// one and is compared in full). The dictionary mixes that word with its per-process seed
+/// (`SeededWord`).
 struct CredentialMemo: Sendable {
     private struct Entry: Sendable {
         let credential: [UInt8]
         let key: VerifiedKey
     }
 
-    private var buckets: [UInt64: [Entry]] = [:]
+    private var buckets: [SeededWord: [Entry]] = [:]
     private(set) var count = 0
 
-    private static func bucket(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    private static func bucket(_ bytes: UnsafeBufferPointer<UInt8>) -> SeededWord {
         var word = UInt64(bytes.count) << 56
         if bytes.count >= 8, let base = bytes.baseAddress {
             word ^= UnsafeRawPointer(base + bytes.count - 8).loadUnaligned(as: UInt64.self)
         } else {
             for (i, b) in bytes.enumerated() { word ^= UInt64(b) << (8 * UInt64(i)) }
         }
-        return word
+        return SeededWord(word)
     }
 
     func find(_ credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? {

@@ -24,17 +24,7 @@ struct IDKey: Hashable, Sendable {
 
     func hash(into hasher: inout Hasher) { hasher.combine(fnv) }
 
-    /// What a dictionary asks for (`Hashable`'s hook for types with a precomputed hash, as the
-    /// standard library's integers use it): the FNV value mixed with the table's per-process seed by
-    /// murmur3's 64-bit finaliser, a dozen instructions where a `Hasher` round took 160 (two lookups
-    /// per SDK request, docs/benchmarks.md).
-    func _rawHashValue(seed: Int) -> Int {
-        var h = fnv ^ UInt64(UInt(bitPattern: seed))
-        h ^= h >> 33
-        h &*= 0xff51_afd7_ed55_8ccd
-        h ^= h >> 33
-        h &*= 0xc4ce_b9fe_1a85_ec53
-        h ^= h >> 33
-        return Int(truncatingIfNeeded: h)
-    }
+    /// The dictionary's hash: the FNV value mixed with the table's seed (`SeededWord`), without a
+    /// `Hasher` round (two lookups per SDK request, docs/benchmarks.md).
+    func _rawHashValue(seed: Int) -> Int { SeededWord.mixed(fnv, seed: seed) }
 }
