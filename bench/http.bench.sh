@@ -34,7 +34,6 @@ start_nginx "$OUT" "$NGINX_PORT" "
       alias $OUT/www/bench.json;
     }"
 cmp -s <(curl -s "http://127.0.0.1:$NGINX_PORT/bench") "$OUT/www/bench.json" || { echo "nginx serves different bytes"; exit 1; }
-etag_of() { curl -sI "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}'; }
 OURS_ETAG=$(etag_of "http://127.0.0.1:$OURS_PORT/bench")
 NGINX_ETAG=$(etag_of "http://127.0.0.1:$NGINX_PORT/bench")
 

@@ -86,6 +86,12 @@ bench_run() {
 
 ratio() { awk -v n="$1" -v o="$2" 'BEGIN{printf "%.2f", n/o}'; }
 median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }  # median of the numbers on stdin
+# header_of NAME URL [curl args…] : the value of the response's field NAME (any case) to a GET of URL
+header_of() {
+  curl -s -D - -o /dev/null "${@:3}" "$2" | tr -d '\r' |
+    awk -v f="$1" 'BEGIN{f=tolower(f)} {n=index($0, ": ")} n && tolower(substr($0, 1, n - 1))==f{print substr($0, n + 2)}'
+}
+etag_of() { header_of ETag "$@"; }  # etag_of URL [curl args…]
 
 # start_demo_server BIN OUT : the demo app in OUT/data and `xizor serve` on it pinned to CPU 0 (logs
 # quiet, access log off). Sets OURS_PID, PORT, PK (the demo's public key), URL (the onboarding

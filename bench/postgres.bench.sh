@@ -28,7 +28,6 @@ S_PID=$OURS_PID S_URL=$URL S_AUTH=$AUTH S_PORT=$PORT S_SECRET=$(sed -E 's/.*"sec
 export XIZOR_STORAGE_DRIVER=postgres XIZOR_STORAGE_POSTGRES_URL="$PG_URL"
 start_demo_server "$BIN" "$OUT/pg"; PIDS+=("$OURS_PID")
 P_PID=$OURS_PID P_URL=$URL P_AUTH=$AUTH P_PORT=$PORT P_SECRET=$(sed -E 's/.*"secretKey":"([^"]+)".*/\1/' "$OUT/pg/demo.json")
-etag_of() { curl -sI "${@:2}" "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}'; }
 
 bench_header
 bench_run sqlite-304 "$S_PID" "$S_URL" "$OUT" -H "$S_AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $(etag_of "$S_URL" -H "$S_AUTH" -H "Accept-Encoding: gzip")"; S304=$CPU_US

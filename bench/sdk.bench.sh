@@ -30,16 +30,14 @@ start_demo_server "$BIN" "$OUT"
 curl -sf -H "$AUTH" -H "Accept-Encoding: identity" "$URL" -o "$OUT/www/paywall.json"
 curl -sf -H "$AUTH" -H "Accept-Encoding: gzip" "$URL" -o "$OUT/www/paywall.json.gz"
 cmp -s <(gzip -dc "$OUT/www/paywall.json.gz") "$OUT/www/paywall.json" || { echo "gzip form differs"; exit 1; }
-etag_of() { curl -sI "${@:2}" "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}'; }
 OURS_ETAG=$(etag_of "$URL" -H "$AUTH" -H "Accept-Encoding: identity")
 OURS_GZIP_ETAG=$(etag_of "$URL" -H "$AUTH" -H "Accept-Encoding: gzip")
 
 # Our 304's own header fields (signature, Vary), for an nginx location that sends as many header
 # bytes as we do (the request id's value is a fixed one of the same length).
-our_field() { curl -s -D - -o /dev/null "${@:3}" "$2" | tr -d '\r' | awk -v f="$1" 'BEGIN{f=tolower(f)} {n=index($0, ": ")} n && tolower(substr($0, 1, n - 1))==f{print substr($0, n + 2)}'; }
 OURS_304=(-H "$AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $OURS_GZIP_ETAG")
-OURS_SIGNATURE=$(our_field X-Xizor-Signature "$URL" "${OURS_304[@]}")
-OURS_VARY=$(our_field Vary "$URL" "${OURS_304[@]}")
+OURS_SIGNATURE=$(header_of X-Xizor-Signature "$URL" "${OURS_304[@]}")
+OURS_VARY=$(header_of Vary "$URL" "${OURS_304[@]}")
 [ -n "$OURS_SIGNATURE" ] && [ -n "$OURS_VARY" ] || { echo "our 304 has no signature or Vary"; exit 1; }
 
 NGINX_PORT=$(free_port $((PORT + 1)))
