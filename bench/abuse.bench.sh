@@ -27,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 
 start_demo_server "$BIN" "$OUT"
-ETAG=$(curl -sI -H "$AUTH" -H "Accept-Encoding: gzip" "$URL" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+ETAG=$(etag_of "$URL" -H "$AUTH" -H "Accept-Encoding: gzip")
 [ -n "$ETAG" ] || { echo "no ETag from $URL"; exit 1; }
 
 rss_kib() { awk '/^VmRSS/{print $2}' "/proc/$OURS_PID/status"; }

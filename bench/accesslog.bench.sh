@@ -25,7 +25,7 @@ XIZOR_ACCESS_LOG=true XIZOR_LOG_LEVEL=info taskset -c 0 "$BIN" serve --port 0 --
 LOGGED_PID=$!
 wait_for_line "$OUT/serve-logged.out"
 LURL="http://127.0.0.1:$(listening_port "$OUT/serve-logged.out")/v1/sdk/placements/onboarding/paywall"
-ETAG=$(curl -sI -H "$AUTH" -H "Accept-Encoding: gzip" "$URL" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+ETAG=$(etag_of "$URL" -H "$AUTH" -H "Accept-Encoding: gzip")
 
 bench_header
 for round in $(seq "$ROUNDS"); do

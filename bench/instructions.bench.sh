@@ -25,7 +25,7 @@ for _ in $(seq 300); do [ -s "$OUT/serve.out" ] && break; sleep 0.2; done
 PORT=$(listening_port "$OUT/serve.out")
 URL="http://127.0.0.1:$PORT/v1/sdk/placements/onboarding/paywall"
 AUTH="Authorization: Bearer $PK"
-ETAG=$(curl -s -D - -o /dev/null -H "$AUTH" -H "Accept-Encoding: gzip" "$URL" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+ETAG=$(etag_of "$URL" -H "$AUTH" -H "Accept-Encoding: gzip")
 
 count() {  # count NAME [wrk header args…]: instructions per request of one case (URL: the case's, default the demo's)
   local name=$1; shift
@@ -47,7 +47,7 @@ count 304 -H "$AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $ETAG"
 # Issue 40: the cacheable path form's 304 (key in the path, subscriber in a header, signed answer):
 # what a CDN's or a device's revalidation costs; target: no more than the authenticated 304.
 EDGE_URL="http://127.0.0.1:$PORT/v1/sdk/apps/$PK/placements/onboarding/paywall"
-EDGE_ETAG=$(curl -s -D - -o /dev/null -H "Accept-Encoding: gzip" "$EDGE_URL" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+EDGE_ETAG=$(etag_of "$EDGE_URL" -H "Accept-Encoding: gzip")
 CASE_URL=$EDGE_URL count edge-304 -H "X-Xizor-Subscriber-Id: s-1" -H "Accept-Encoding: gzip" -H "If-None-Match: $EDGE_ETAG"
 count 200-gzip -H "$AUTH" -H "Accept-Encoding: gzip"
 count 200-identity -H "$AUTH" -H "Accept-Encoding: identity"
@@ -62,5 +62,5 @@ curl -sf -X PUT -H "Authorization: Bearer $SK" -H "Content-Type: application/jso
   -d "{\"rules\":[{\"when\":{\"key\":\"subscriber.plan\",\"op\":\"eq\",\"value\":\"pro\"},\"paywallId\":\"$PAYWALL\"}]}" "$BASE/v1/placements/attr/rules" >/dev/null
 curl -sf -X PUT -H "$AUTH" -H "Content-Type: application/json" -d '{"attributes":{"plan":"pro"}}' "$BASE/v1/sdk/subscribers/u-1/attributes" >/dev/null
 ATTR_URL="$BASE/v1/sdk/placements/attr/paywall?subscriberId=u-1"
-ATTR_ETAG=$(curl -s -D - -o /dev/null -H "$AUTH" -H "Accept-Encoding: gzip" "$ATTR_URL" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+ATTR_ETAG=$(etag_of "$ATTR_URL" -H "$AUTH" -H "Accept-Encoding: gzip")
 CASE_URL=$ATTR_URL count 304-subscriber -H "$AUTH" -H "Accept-Encoding: gzip" -H "If-None-Match: $ATTR_ETAG"

@@ -111,12 +111,14 @@ echo "p99: 200 identity $P99_200, 200 gzip $P99_GZ, 304 $P99_304 (target < 5 ms)
 # it, informative: the same nginx sending as many header bytes as our 304 (signature, Vary,
 # request id), which shows how much of the gap is the answer's size in the kernel.
 SURL="http://127.0.0.1:$NGINX_PORT/same-bytes/paywall.json"
-echo "304 head bytes: xizor $(curl -s -D - -o /dev/null "${OURS_304[@]}" "$URL" | wc -c), nginx $(curl -s -D - -o /dev/null -H "Accept-Encoding: gzip" -H "If-None-Match: $NGINX_GZIP_ETAG" "$CURL" | wc -c), nginx same-bytes $(curl -s -D - -o /dev/null -H "Accept-Encoding: gzip" -H "If-None-Match: $NGINX_GZIP_ETAG" "$SURL" | wc -c)"
+head_bytes() { curl -s -D - -o /dev/null "${@:2}" "$1" | wc -c; }  # head_bytes URL [curl args…]
+NGINX_304=(-H "Accept-Encoding: gzip" -H "If-None-Match: $NGINX_GZIP_ETAG")
+echo "304 head bytes: xizor $(head_bytes "$URL" "${OURS_304[@]}"), nginx $(head_bytes "$CURL" "${NGINX_304[@]}"), nginx same-bytes $(head_bytes "$SURL" "${NGINX_304[@]}")"
 : > "$OUT/rounds-cached"; : > "$OUT/rounds-same"
 for round in $(seq "${BENCH_ROUNDS:-3}"); do
   bench_run "xizor-304-r$round" "$OURS_PID" "$URL" "$OUT" "${OURS_304[@]}"; R_OURS=$CPU_US
-  bench_run "nginx-cached-304-r$round" "$NGINX_PID" "$CURL" "$OUT" -H "Accept-Encoding: gzip" -H "If-None-Match: $NGINX_GZIP_ETAG"; R_CACHED=$CPU_US
-  bench_run "nginx-same-bytes-304-r$round" "$NGINX_PID" "$SURL" "$OUT" -H "Accept-Encoding: gzip" -H "If-None-Match: $NGINX_GZIP_ETAG"; R_SAME=$CPU_US
+  bench_run "nginx-cached-304-r$round" "$NGINX_PID" "$CURL" "$OUT" "${NGINX_304[@]}"; R_CACHED=$CPU_US
+  bench_run "nginx-same-bytes-304-r$round" "$NGINX_PID" "$SURL" "$OUT" "${NGINX_304[@]}"; R_SAME=$CPU_US
   ratio "$R_CACHED" "$R_OURS" >> "$OUT/rounds-cached"; echo >> "$OUT/rounds-cached"
   ratio "$R_SAME" "$R_OURS" >> "$OUT/rounds-same"; echo >> "$OUT/rounds-same"
 done

@@ -116,7 +116,7 @@ SUBSCRIBER_ONLY="$BASE/v1/sdk/placements/subscriber-only/paywall?$QUERY&subscrib
 CONTEXTUAL="$BASE/v1/sdk/placements/contextual/paywall?$QUERY"
 BASE_CONTEXTUAL="$BASE_URL/v1/sdk/placements/contextual/paywall?$QUERY"
 BASE_AUTH="Authorization: Bearer $BASE_PK"
-etag() { curl -sI -H "${2:-$AUTH}" -H "Accept-Encoding: gzip" "${DEVICE[@]}" "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}'; }
+etag() { etag_of "$1" -H "${2:-$AUTH}" -H "Accept-Encoding: gzip" "${DEVICE[@]}"; }
 served() { curl -s -D- -o /dev/null -H "${2:-$AUTH}" "${DEVICE[@]}" "$1" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-xizor-paywall"{print $2}'; }
 [ "$(served "$RULED")" = "$PAYWALL" ] && [ "$(served "$SUBSCRIBED")" = "$PAYWALL" ] && [ "$(served "$CONTEXTUAL")" = "$PAYWALL" ] \
   || { echo "a rule matched: the bench must evaluate all of them"; exit 1; }
