@@ -17,7 +17,7 @@ enum ContentNegotiation {
         var identityQ: Int?
         var starQ: Int?
         var present = false
-        headers.forEachValue(ofLowercased: "accept-encoding") { value in
+        headers.forEachValue(of: .acceptEncoding) { value in
             present = true
             HeaderValueList.forEachElement(value) { element in
                 guard !element.isEmpty else { return }
@@ -83,7 +83,7 @@ enum ContentNegotiation {
         var etag = etag
         etag.withUTF8 { tagBytes in
             let tag = opaque(tagBytes)
-            headers.forEachValue(ofLowercased: "if-none-match") { value in
+            headers.forEachValue(of: .ifNoneMatch) { value in
                 present = true
                 if matched { return }
                 var i = 0

@@ -19,6 +19,10 @@ public struct HTTPRequestHeaders: Sendable {
     /// without opening the buffers (each lookup did, and retained both arrays to do it).
     let nameLengths: UInt64
 
+    /// Where each `Standard` field first occurs (`StandardIndex`), found in the pass that sets
+    /// `nameLengths`.
+    let standard: StandardIndex
+
     @inline(__always)
     static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
 
@@ -32,8 +36,16 @@ public struct HTTPRequestHeaders: Sendable {
         self.table = table
         count = fields.count
         var lengths: UInt64 = 0
-        for f in fields { lengths |= Self.lengthBit(Int(f.nameEnd - f.nameStart)) }
+        var standard = StandardIndex()
+        storage.withUnsafeBufferPointer { buffer in
+            for (i, f) in fields.enumerated() {
+                let name = UnsafeBufferPointer(rebasing: buffer[Int(f.nameStart)..<Int(f.nameEnd)])
+                lengths |= Self.lengthBit(name.count)
+                if let field = Standard(name: name) { standard.record(field, at: i) }
+            }
+        }
         nameLengths = lengths
+        self.standard = standard
     }
 
     /// Headers over `head` with `fields`' table appended to it. The parser passes the head it owns,
@@ -167,6 +179,46 @@ public struct HTTPRequestHeaders: Sendable {
         return try storage.withUnsafeBufferPointer {
             let f = field($0, i)
             return try body(UnsafeBufferPointer(rebasing: $0[Int(f.valueStart)..<Int(f.valueEnd)]))
+        }
+    }
+
+    /// The index of the first `field`, from the parser's record; by name only when it lay past
+    /// what the record holds.
+    func index(of field: Standard) -> Int? {
+        switch standard.entry(field) {
+        case .absent: return nil
+        case .at(let i), .repeated(first: let i): return i
+        case .unrecorded: return index(ofLowercased: field.lowercasedName)
+        }
+    }
+
+    /// The first value of `field` (see `index(of:)`).
+    public subscript(field: Standard) -> String? {
+        index(of: field).map(value(at:))
+    }
+
+    /// The value bytes of the first `field` (nil when there is none), without making a String.
+    public func withFirstValue<R>(of field: Standard, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows
+        -> R
+    {
+        guard let i = index(of: field) else { return try body(nil) }
+        return try storage.withUnsafeBufferPointer {
+            let f = self.field($0, i)
+            return try body(UnsafeBufferPointer(rebasing: $0[Int(f.valueStart)..<Int(f.valueEnd)]))
+        }
+    }
+
+    /// Calls `body` with the value bytes of every `field`: a field that occurs once is read at its
+    /// recorded index; several (or one past the record) are looked for by name.
+    func forEachValue(of field: Standard, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        switch standard.entry(field) {
+        case .absent: return
+        case .at(let i):
+            storage.withUnsafeBufferPointer { buf in
+                let f = self.field(buf, i)
+                body(UnsafeBufferPointer(rebasing: buf[Int(f.valueStart)..<Int(f.valueEnd)]))
+            }
+        case .repeated, .unrecorded: forEachValue(ofLowercased: field.lowercasedName, body)
         }
     }
 

@@ -28,12 +28,14 @@ public struct DeliveryRequest: Sendable {
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
     public init(_ request: HTTPRequest, placement: String) throws {
         self.placement = placement
-        locale = request.query("locale")
-        acceptLanguage = request.header(lowercased: "accept-language")
+        // Most SDK requests have no query: its seven parameters are then not looked for one by one.
+        let query = request.queryParameters.isEmpty ? nil : request
+        locale = query?.query("locale")
+        acceptLanguage = request.header(.acceptLanguage)
         schemaVersion = try DeliveryRequest.schemaVersion(header: request.header(lowercased: "x-xizor-schema-version"))
         // The client hint is a structured-field string: `"dark"`.
         let schemeText =
-            request.query("colorScheme")
+            query?.query("colorScheme")
             ?? request.header(lowercased: "sec-ch-prefers-color-scheme").map {
                 $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0
             }
@@ -47,15 +49,15 @@ public struct DeliveryRequest: Sendable {
         } else {
             colorScheme = .light
         }
-        context = request.presentationContext
+        context = query?.presentationContext ?? [:]
         // In a header, the subscriber never splits a shared cache's key (the URL); the query
         // parameter (older clients) still works.
-        subscriberID = request.query("subscriberId") ?? request.header(lowercased: "x-xizor-subscriber-id")
-        kind = DeliveryRequest.prefersHTML(request.header(lowercased: "accept")) ? .html : .json
+        subscriberID = query?.query("subscriberId") ?? request.header(lowercased: "x-xizor-subscriber-id")
+        kind = DeliveryRequest.prefersHTML(request.header(.accept)) ? .html : .json
         localeInURL = locale != nil
-        colorSchemeInURL = request.query("colorScheme") != nil
+        colorSchemeInURL = query?.query("colorScheme") != nil
         nonce = try request.header(lowercased: "x-xizor-nonce").map(DeliveryRequest.checkedNonce)
-        switch (request.query("experiment"), request.query("variant")) {
+        switch (query?.query("experiment"), query?.query("variant")) {
         case (nil, nil): chosenVariant = nil
         case (let experiment?, let variant?) where !experiment.isEmpty && !variant.isEmpty:
             chosenVariant = (experiment, variant)

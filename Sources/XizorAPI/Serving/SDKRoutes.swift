@@ -19,7 +19,7 @@ struct SDKRoutes {
             Self.getPlacementPaywall, execution: .inline
         ) { request, caller in
             try answer(request, appID: caller.appID, surface: .authenticated) {
-                request.header("Authorization").flatMap(RouteGuard.bearerToken).map(String.init) ?? ""
+                request.header(.authorization).flatMap(RouteGuard.bearerToken).map(String.init) ?? ""
             }
         }
         // The same answer by a URL that names the app (docs/scaling.md, "Edge delivery"): a shared

@@ -58,11 +58,11 @@ struct RouteGuard: Sendable {
     static func verify(_ request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
         // A credential seen before is answered from memory by its bytes, without a String of it.
         if let known = request.headers.withFirstValue(
-            ofLowercased: "authorization", { $0.flatMap(keys.verified(credential:)) })
+            of: .authorization, { $0.flatMap(keys.verified(credential:)) })
         {
             return known
         }
-        guard let header = request.header("Authorization") else {
+        guard let header = request.header(.authorization) else {
             try limits.failedAuthentication(request)
             throw ServiceError(.unauthorized, "missing_api_key", "Send 'Authorization: Bearer KEY'.")
         }
