@@ -53,6 +53,41 @@ import Testing
         #expect(page.body == Array("<html>page</html>".utf8), "rendered again, not an empty cached page")
     }
 
+    /// A stored version whose older form cannot be built (stored before a stricter migration;
+    /// inserted here past the publish that would have refused it) answers such clients 500, counted,
+    /// on every request: the form is read only to build an answer, and a failed build keeps nothing.
+    @Test func aStoredVersionWithoutAnOlderFormFailsLoudlyForOlderClients() throws {
+        let test = try TestServices("data")
+        defer { test.remove() }
+        let s = test.services
+        let created = try publishedApp(s)
+        let pw = try s.paywalls.list(appID: created.appID, cursor: nil, limit: 1).items[0].id
+        try s.pool.write { db in
+            try db.execute(
+                """
+                INSERT INTO paywall_versions (paywall_id, version, document, schema_version, content_hash, published_at)
+                VALUES (?, 2, '{"schemaVersion":9,"id":"pw_future"}', 9, 'h', 0)
+                """, [pw])
+        }
+        let activity = ServiceActivity()
+        let serving = ServingState(store: s.store, clock: s.clock, activity: activity)
+        try serving.refresh(appID: created.appID)
+        let delivery = PaywallDelivery(serving: serving, signing: s.signing)
+        let signer = try #require(s.keys.verify(Substring(created.publicKey)))
+        func deliver(_ headers: [(String, String)]) throws -> PaywallDelivery.Delivery {
+            let request = HTTPRequest(method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders(headers))
+            return try delivery.deliver(
+                appID: created.appID, try DeliveryRequest(request, placement: "onboarding"), from: request,
+                surface: .authenticated, signer: signer, credential: { created.publicKey })
+        }
+        #expect(throws: DataFailure.self) { _ = try deliver([]) }
+        #expect(throws: DataFailure.self) { _ = try deliver([]) }
+        #expect(activity.dataFailureCount(.storedDocument) == 2)
+        // The newest client the server knows is still older than the stored document.
+        #expect(throws: DataFailure.self) { _ = try deliver([("X-Xizor-Schema-Version", "9")]) }
+        #expect(activity.dataFailureCount(.storedDocument) == 3)
+    }
+
     @Test func theProductionRendererThrowsAndCountsWhatItCannotRender() throws {
         let activity = ServiceActivity()
         let pages = PageRendering(lottiePlayerURL: nil, activity: activity)

@@ -61,3 +61,27 @@ import Testing
     let two = try ServedForms(document: try #require(try PaywallTemplates.document(named: "clean")))
     #expect(try two.form(clientVersion: 1, colorScheme: .light, store: { .googlePlay }).key.store == nil)
 }
+
+/// A revalidation asks only which form it gets (`key`): that builds nothing and fails for nothing,
+/// so an answer kept for the key is served without its document; the document is read, or built,
+/// when an answer is built (`document(_:)`), and it is the form `form(…)` gives.
+@Test func theKeyOfAFormNeedsNoDocument() throws {
+    let document = try #require(try PaywallTemplates.document(named: "cinematic"))
+    let lazy = ServedForms(published: document)
+    let key = lazy.key(clientVersion: 1, colorScheme: .dark)
+    #expect(key == ServedForms.Key(schemaVersion: 1, colorScheme: .dark, store: nil))
+    #expect(lazy.builtCount == 0, "knowing the key built no form")
+    #expect(
+        try lazy.document(key)
+            == (try ServedForms(document: document).form(clientVersion: 1, colorScheme: .dark)).document)
+    #expect(lazy.builtCount == 1)
+    #expect(
+        lazy.key(clientVersion: 7, colorScheme: .light)
+            == ServedForms.Key(schemaVersion: 2, colorScheme: nil, store: nil))
+    // A form that cannot be built fails when the document is asked for, not when the key is.
+    let stored: JSONValue = ["schemaVersion": 9, "id": "pw_future"]
+    let future = ServedForms(published: stored)
+    let old = future.key(clientVersion: 1, colorScheme: .light)
+    #expect(throws: ServedForms.Unservable.self) { try future.document(old) }
+    #expect(try future.document(future.key(clientVersion: 9, colorScheme: .dark)) == stored)
+}

@@ -2,25 +2,27 @@ import HTTP
 import PaywallFormat
 import XizorDomain
 
-/// What an SDK request asks for, read from its query and headers.
-public struct DeliveryRequest: Sendable {
-    public var placement: String
-    public var locale: String?
-    public var acceptLanguage: String?
-    public var schemaVersion: Int
-    public var colorScheme: ColorScheme
-    public var context: PresentationContext
-    public var subscriberID: String?
-    public var kind: RepresentationKey.Kind
+/// What an SDK request asks for, read from its query and headers. A class, read in place by the
+/// delivery: as a struct of a dozen fields it was built and then copied out of its initialiser
+/// (about 330 instructions of every SDK request, more than its allocation costs).
+public final class DeliveryRequest: Sendable {
+    public let placement: String
+    public let locale: String?
+    public let acceptLanguage: String?
+    public let schemaVersion: Int
+    public let colorScheme: ColorScheme
+    public let context: PresentationContext
+    public let subscriberID: String?
+    public let kind: RepresentationKey.Kind
     /// Whether the locale and the colour scheme came from the URL: otherwise the headers that chose
     /// them decide the answer, and a shared cache must vary on them.
-    public var localeInURL: Bool
-    public var colorSchemeInURL: Bool
+    public let localeInURL: Bool
+    public let colorSchemeInURL: Bool
     /// `X-Xizor-Nonce`: the client's challenge, signed into the answer's signature (which makes the
     /// answer the request's own: never kept by a shared cache).
-    public var nonce: String?
+    public let nonce: String?
     /// `?experiment=…&variant=…`: the variant a client that buckets itself asks for.
-    public var chosenVariant: (experimentID: String, variant: String)?
+    public let chosenVariant: (experimentID: String, variant: String)?
 
     /// The longest nonce taken.
     public static let maxNonceLength = 128

@@ -97,18 +97,12 @@ public final class PaywallDelivery: Sendable {
                 try holdout(
                     assignment, appID: appID, request: request, answer: answer, signer: signer, credential: credential))
         }
-        let (document, schemaVersion, formKey): (JSONValue, Int, ServedForms.Key)
         // The platform closure is written in the call (non-escaping): kept in a local, it would
         // be an escaping context holding a copy of the request.
-        do {
-            (document, schemaVersion, formKey) = try served.forms.form(
-                clientVersion: request.schemaVersion, colorScheme: request.colorScheme,
-                store: { ProductStore(platform: http.header(RequestAttributes.Name.platform.header ?? "")) })
-        } catch {
-            throw DataFailure.recorded(
-                .storedDocument, "\(served.published.paywallID) v\(served.published.version): \(error)",
-                in: serving.activity)
-        }
+        let formKey = served.forms.key(
+            clientVersion: request.schemaVersion, colorScheme: request.colorScheme,
+            store: { ProductStore(platform: http.header(RequestAttributes.Name.platform.header ?? "")) })
+        let schemaVersion = formKey.schemaVersion
         let locale = LocaleNegotiation.choose(
             parameter: request.locale, acceptLanguage: request.acceptLanguage,
             locales: served.locales, defaultLocale: served.defaultLocale)
@@ -127,6 +121,13 @@ public final class PaywallDelivery: Sendable {
             experiment: resolution.experiment, signer: signer, headerBits: answer.bits,
             signingGeneration: signing.generation)
         func build() throws -> Representation {
+            // Read only for an answer being built: a kept one was built from it.
+            let document: JSONValue
+            do { document = try served.forms.document(formKey) } catch {
+                throw DataFailure.recorded(
+                    .storedDocument, "\(served.published.paywallID) v\(served.published.version): \(error)",
+                    in: serving.activity)
+            }
             var headers: HTTPHeaders = [
                 "Content-Type": kind == .json ? "application/json" : "text/html; charset=utf-8",
                 "Content-Language": locale,

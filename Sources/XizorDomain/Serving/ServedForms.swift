@@ -110,24 +110,40 @@ public struct ServedForms: Sendable {
     public func form(clientVersion: Int, colorScheme: ColorScheme, store: () -> ProductStore = { .appStore })
         throws(Unservable) -> (document: JSONValue, schemaVersion: Int, key: Key)
     {
+        let key = self.key(clientVersion: clientVersion, colorScheme: colorScheme, store: store)
+        return (try document(key), key.schemaVersion, key)
+    }
+
+    /// Which form such a client gets, without the form itself: an answer kept for the key needs
+    /// nothing more, so a revalidation neither looks the document up nor copies it; `document(_:)`
+    /// reads it, or builds it, for an answer being built.
+    public func key(clientVersion: Int, colorScheme: ColorScheme, store: () -> ProductStore = { .appStore }) -> Key {
         let target = min(clientVersion, sourceVersion)
-        let sourceKey = Key(schemaVersion: sourceVersion, colorScheme: nil, store: nil)
-        guard target != sourceVersion else { return (source, sourceVersion, sourceKey) }
-        let key = Key(
+        guard target != sourceVersion else { return Key(schemaVersion: sourceVersion, colorScheme: nil, store: nil) }
+        return Key(
             schemaVersion: target, colorScheme: colorScheme,
             store: ServedForms.storeMatters(from: sourceVersion, to: target) ? store() : nil)
-        if let document = built.forms.withLock({ $0[key] }) { return (document, target, key) }
+    }
+
+    /// The document in the form `key` (from `key(clientVersion:…)`) names: the source, or an older
+    /// form built once and kept.
+    public func document(_ key: Key) throws(Unservable) -> JSONValue {
+        guard key.schemaVersion != sourceVersion else { return source }
+        guard let colorScheme = key.colorScheme, key.schemaVersion < sourceVersion else {
+            preconditionFailure("an older form's key names its colour scheme (ServedForms.key)")
+        }
+        if let document = built.forms.withLock({ $0[key] }) { return document }
         // Validated at publish, so this cannot fail for a version published through this server;
         // one stored before a stricter migration fails here, and is reported rather than answered
         // with a form the client cannot read.
         let migrated: JSONValue
         do {
             migrated = try SchemaMigrations.migrate(
-                source, to: target, colorScheme: colorScheme, store: key.store ?? .appStore)
+                source, to: key.schemaVersion, colorScheme: colorScheme, store: key.store ?? .appStore)
         } catch {
-            throw Unservable(schemaVersion: target, reason: "\(error)")
+            throw Unservable(schemaVersion: key.schemaVersion, reason: "\(error)")
         }
         built.forms.withLock { $0[key] = migrated }
-        return (migrated, target, key)
+        return migrated
     }
 }
