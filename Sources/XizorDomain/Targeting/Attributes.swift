@@ -69,7 +69,10 @@ public struct RequestAttributes: Sendable, Equatable {
     // One stored property per attribute (not a dictionary): a rule's read is a switch, no hashing.
     private var platform, appVersion, sdkVersion, osVersion, locale, country: String?
 
-    public init(values: [Name: String] = [:]) {
+    /// None of them: what every request's facts start from, until its rules read the device.
+    public init() {}
+
+    public init(values: [Name: String]) {
         for (name, value) in values { self[name] = value }
     }
 

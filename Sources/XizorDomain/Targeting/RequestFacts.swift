@@ -53,7 +53,7 @@ public struct RequestFacts {
 
     public init(
         context: PresentationContext, subscriberID: String? = nil, device: RequestAttributes = RequestAttributes(),
-        subscriberAttributes: [String: ContextValue] = [:], audiences: [String: Condition] = [:]
+        subscriberAttributes: [String: ContextValue] = .init(), audiences: [String: Condition] = .init()
     ) {
         self.context = context
         self.subscriberID = subscriberID
