@@ -107,6 +107,10 @@ enum ByteClass {
         let raw = UnsafeRawPointer(a)
         let literal = UnsafeRawPointer(lowercase.utf8Start)
         let fold: UInt64 = 0x2020_2020_2020_2020
+        guard count >= 8 else {
+            for i in 0..<count where a[i] | 0x20 != lowercase.utf8Start[i] { return false }
+            return true
+        }
         var i = 0
         while i + 8 <= count {
             let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
@@ -114,11 +118,10 @@ enum ByteClass {
             guard x | fold == y else { return false }
             i += 8
         }
-        while i < count {
-            guard a[i] | 0x20 == lowercase.utf8Start[i] else { return false }
-            i += 1
-        }
-        return true
+        // The rest as the last eight bytes, overlapping what was compared (no byte loop).
+        guard i < count else { return true }
+        let x = raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        return x | fold == literal.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     static func equalsLowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {

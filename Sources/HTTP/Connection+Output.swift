@@ -34,7 +34,8 @@ extension Connection {
         if assembled.closeAfter { phase.closeAfterResponse() }
 
         exchange.method = request.method
-        exchange.path = request.loggedPath
+        // Only the access log writes the path: without it, no String is made of it.
+        if core.accessLog != nil { exchange.path = request.loggedPath }
         exchange.requestID = request.requestID
         exchange.status = assembled.status.code
         exchange.routeIndex = request.routeIndex

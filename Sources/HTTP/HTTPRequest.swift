@@ -10,8 +10,14 @@ public struct HTTPRequest: Sendable {
     /// through the unique reference, so no two accesses can overlap.
     private final class Box: @unchecked Sendable {
         let method: HTTPMethod
-        let target: String
-        let path: String
+        /// The target as given to the public initialiser; nil for a parsed request, whose target is
+        /// `headers.storage[targetRange]`, made a String only when asked for (`HTTPRequest.target`).
+        let givenTarget: String?
+        let targetRange: Range<Int>
+        /// The decoded path where it is not the target's own bytes (a query, an escape, absolute
+        /// form); nil: the path is the target. Routing reads the bytes (`withPathBytes`): a parsed
+        /// request without a query makes no String of its path, nor of its target.
+        let decodedPath: String?
         let queryParameters: [(name: String, value: String)]
         let version: HTTPVersion
         let headers: HTTPRequestHeaders
@@ -27,12 +33,14 @@ public struct HTTPRequest: Sendable {
         @exclusivity(unchecked) var partition: String = ""
 
         init(
-            method: HTTPMethod, target: String, path: String, queryParameters: [(name: String, value: String)],
-            version: HTTPVersion, headers: HTTPRequestHeaders, body: [UInt8], keepAlive: Bool
+            method: HTTPMethod, givenTarget: String?, targetRange: Range<Int>, decodedPath: String?,
+            queryParameters: [(name: String, value: String)], version: HTTPVersion, headers: HTTPRequestHeaders,
+            body: [UInt8], keepAlive: Bool
         ) {
             self.method = method
-            self.target = target
-            self.path = path
+            self.givenTarget = givenTarget
+            self.targetRange = targetRange
+            self.decodedPath = decodedPath
             self.queryParameters = queryParameters
             self.version = version
             self.headers = headers
@@ -42,8 +50,8 @@ public struct HTTPRequest: Sendable {
 
         func copy() -> Box {
             let copy = Box(
-                method: method, target: target, path: path, queryParameters: queryParameters, version: version,
-                headers: headers, body: body, keepAlive: keepAlive)
+                method: method, givenTarget: givenTarget, targetRange: targetRange, decodedPath: decodedPath,
+                queryParameters: queryParameters, version: version, headers: headers, body: body, keepAlive: keepAlive)
             copy.parameters = parameters
             copy.routeTemplate = routeTemplate
             copy.routeIndex = routeIndex
@@ -67,9 +75,23 @@ public struct HTTPRequest: Sendable {
 
     public var method: HTTPMethod { box.method }
     /// The request target exactly as received (origin-, absolute- or asterisk-form).
-    public var target: String { box.target }
+    public var target: String {
+        if let given = box.givenTarget { return given }
+        return headers.storage.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[box.targetRange]), as: UTF8.self)
+        }
+    }
     /// The percent-decoded path (`/` for an absolute-form target without one, `*` for `OPTIONS *`).
-    public var path: String { box.path }
+    public var path: String { box.decodedPath ?? target }
+
+    /// Calls `body` with the path's UTF-8 bytes, without making a String of them when they are
+    /// the target's bytes as received.
+    func withPathBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        if var text = box.decodedPath ?? box.givenTarget { return try text.withUTF8(body) }
+        return try headers.storage.withUnsafeBufferPointer {
+            try body(UnsafeBufferPointer(rebasing: $0[box.targetRange]))
+        }
+    }
     /// Query parameters in received order, percent-decoded, `+` read as a space.
     public var queryParameters: [(name: String, value: String)] { box.queryParameters }
     public var version: HTTPVersion { box.version }
@@ -116,7 +138,7 @@ public struct HTTPRequest: Sendable {
     }
     /// The path as logs write it: with the values of the matched route's redacted parameters
     /// (`Router.add(redacting:)`, a credential in the path) replaced by `…`; else the path.
-    public var loggedPath: String { box.redactedPath ?? box.path }
+    public var loggedPath: String { box.redactedPath ?? path }
     /// Set by the router when the matched route redacts a parameter.
     var redactedPath: String? {
         get { box.redactedPath }
@@ -173,8 +195,21 @@ public struct HTTPRequest: Sendable {
         body: [UInt8] = [], keepAlive: Bool = true
     ) {
         box = Box(
-            method: method, target: target, path: path, queryParameters: queryParameters,
-            version: version, headers: headers, body: body, keepAlive: keepAlive)
+            method: method, givenTarget: target, targetRange: 0..<0, decodedPath: path == target ? nil : path,
+            queryParameters: queryParameters, version: version, headers: headers, body: body, keepAlive: keepAlive)
+    }
+
+    /// A parsed request: its target is `headers.storage[target]`, and its path that target's bytes
+    /// unless `decodedPath` is given.
+    init(
+        method: HTTPMethod, target: Range<Int>, decodedPath: String?, queryParameters: [(name: String, value: String)],
+        version: HTTPVersion, headers: HTTPRequestHeaders, keepAlive: Bool
+    ) {
+        precondition(
+            target.lowerBound >= 0 && target.upperBound <= headers.storage.count, "the target lies in the head's bytes")
+        box = Box(
+            method: method, givenTarget: nil, targetRange: target, decodedPath: decodedPath,
+            queryParameters: queryParameters, version: version, headers: headers, body: [], keepAlive: keepAlive)
     }
 
     /// The first value of query parameter `name`.

@@ -369,17 +369,14 @@ public struct HTTPRequestParser: Sendable {
         let read = try head.withUnsafeBufferPointer { buf throws(HTTPParseError) in
             try HeadFields.read(buf, fields: fields, version: version, maxBodyBytes: limits.maxBodyBytes)
         }
-        let (method, target, decoded) = try head.withUnsafeBufferPointer { buf throws(HTTPParseError) in
+        let (method, decoded) = try head.withUnsafeBufferPointer { buf throws(HTTPParseError) in
             let m = HTTPMethod(bytes: UnsafeBufferPointer(rebasing: buf[0..<methodEnd]))
-            let t = UnsafeBufferPointer(rebasing: buf[targetStart..<targetEnd])
-            let whole = String(decoding: t, as: UTF8.self)
-            return (m, whole, try RequestTarget.decode(t, method: m, whole: whole))
+            return (m, try RequestTarget.decode(UnsafeBufferPointer(rebasing: buf[targetStart..<targetEnd]), method: m))
         }
         expectsContinue = read.expectsContinue
         pending = HTTPRequest(
-            method: method, target: target, path: decoded.path, queryParameters: decoded.query,
-            version: version, headers: HTTPRequestHeaders.handingOver(&head, fields: fields),
-            body: [], keepAlive: read.keepAlive)
+            method: method, target: targetStart..<targetEnd, decodedPath: decoded.path, queryParameters: decoded.query,
+            version: version, headers: HTTPRequestHeaders.handingOver(&head, fields: fields), keepAlive: read.keepAlive)
         return read.framing
     }
 

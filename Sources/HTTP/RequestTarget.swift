@@ -6,10 +6,10 @@
 /// path parameters it hands out (`Segment.decoded`). A fragment (`#`) is never part of a request
 /// target (RFC 9112 §3.2): 400.
 enum RequestTarget {
-    /// `whole` is the target as a String: an origin-form target without query or escapes is its
-    /// own path, so the request shares that String instead of building a second one.
-    static func decode(_ target: UnsafeBufferPointer<UInt8>, method: HTTPMethod, whole: String)
-        throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)])
+    /// The path is nil when it is the target's own bytes (an origin-form target without query or
+    /// escapes, or `*`): the request then reads them from its head, and no String is made.
+    static func decode(_ target: UnsafeBufferPointer<UInt8>, method: HTTPMethod)
+        throws(HTTPParseError) -> (path: String?, query: [(name: String, value: String)])
     {
         guard let first = target.first else { throw .invalidRequestTarget }
         // One pass: a fragment anywhere is refused, and it finds where the query starts and whether
@@ -32,7 +32,7 @@ enum RequestTarget {
         }
         if first == UInt8(ascii: "*") {
             guard target.count == 1, method == .OPTIONS else { throw .invalidRequestTarget }
-            return ("*", [])
+            return (nil, [])
         }
         var start = 0
         if first != UInt8(ascii: "/") {
@@ -44,7 +44,7 @@ enum RequestTarget {
         }
         // The authority stops at a `?`, so the first one of the target is the query's.
         let queryStart = question
-        if start == 0 && queryStart == target.count && !escaped { return (whole, []) }
+        if start == 0 && queryStart == target.count && !escaped { return (nil, []) }
         let pathBytes = UnsafeBufferPointer(rebasing: target[start..<queryStart])
         let path = try percentDecode(pathBytes, plusIsSpace: false, keepingSeparators: true)
         if queryStart == target.count { return (path, []) }

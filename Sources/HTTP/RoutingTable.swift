@@ -261,12 +261,11 @@ public final class RoutingTable: HTTPResponder {
     }
 
     public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
-        var path = request.path
         // Filled in place: returned in an optional tuple, they were copied by generic witnesses.
         var matched: Int?
         var parameters = PathParameters()
         var redacted: String?
-        path.withUTF8 { p in
+        request.withPathBytes { p in
             var ranges = ParameterRanges()
             guard let index = find(p, &ranges) else { return }
             matched = index

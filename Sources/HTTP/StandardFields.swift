@@ -48,6 +48,7 @@ extension HTTPRequestHeaders {
         }
 
         /// Notes a field named as `field` at index `i` (called in field order).
+        @inline(__always)
         mutating func record(_ field: Standard, at i: Int) {
             precondition(i >= 0, "a field index is not negative")
             let shift = UInt64(field.rawValue * 8)
