@@ -169,6 +169,56 @@ enum WordScan {
     @inline(__always)
     static func allFieldValue(_ w: UInt64) -> Bool { !anyBelow(w, 0x20) && !anyEqual(w, 0x7F) }
 
+    // Masks with bit 7 set in each byte a whole line's scan stops at. Only their lowest set bit is
+    // relied on, and it is exact: a subtraction's borrow or an addition's carry moves upward only,
+    // from a byte that is flagged itself (`skip(_:from:to:stops:)` stops at the lowest).
+
+    /// The bytes of `w` that are not a letter or `-` (most of a field name's bytes; a digit or
+    /// another token byte is left to the byte loop).
+    @inline(__always)
+    static func notLetterOrDash(_ w: UInt64) -> UInt64 {
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let lower = w | (ones &* 0x20)
+        // `a`…`z` after setting bit 5: at least 0x61 (adding 0x1F reaches bit 7), at most 0x7A
+        // (adding 0x05 does not); no byte carries into the next while all are below 0x80.
+        let letters = (lower &+ ones &* 0x1F) & ~(lower &+ ones &* 0x05) & highs
+        // Exactly the `-` bytes: a zero byte of `w ^ 0x2D…`, tested without a borrow.
+        let v = w ^ (ones &* 0x2D)
+        let dash = ~(((v & low7) &+ low7) | v | low7)
+        return (~(letters | dash) & highs) | (w & highs)
+    }
+
+    /// The bytes of `w` a field value's run stops at: a control byte (a tab stops it too; the
+    /// byte loop takes it) and DEL.
+    @inline(__always)
+    static func fieldValueStops(_ w: UInt64) -> UInt64 {
+        let v = w ^ (ones &* 0x7F)
+        return ((w &- ones &* 0x20) & ~w & highs) | ((v &- ones) & ~v & highs)
+    }
+
+    /// The bytes of `w` a request target's run stops at: anything but visible ASCII.
+    @inline(__always)
+    static func targetStops(_ w: UInt64) -> UInt64 {
+        ((w &- ones &* 0x21) & ~w & highs) | (((w &+ ones &* 0x01) | w) & highs)
+    }
+
+    /// Where a run from `start` ends: eight bytes at a time while `stops` flags none, then at the
+    /// lowest byte it flags. Within eight bytes of `end` it stops, and the byte loop decides.
+    @inline(__always)
+    static func skip(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, stops: (UInt64) -> UInt64
+    ) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var j = start
+        while j + 8 <= end {
+            // Little-endian, so the lowest bit is the first byte whatever the machine.
+            let flagged = stops(UInt64(littleEndian: UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)))
+            if flagged != 0 { return j + flagged.trailingZeroBitCount >> 3 }
+            j += 8
+        }
+        return j
+    }
+
     /// Length of the run of bytes from `start` that satisfy `accepts`, at most `limit` of them (the
     /// parser's hot states consume a run at once instead of one loop turn per byte).
     /// `words`, when given, passes eight bytes at a time over what surely satisfies `accepts`

@@ -29,7 +29,7 @@ enum WholeLine {
         let methodEnd = j
         j += 1
         let target = j
-        j = WordScan.skip(bytes, from: j, to: end, WordScan.allTarget)
+        j = WordScan.skip(bytes, from: j, to: end, stops: WordScan.targetStops)
         while j < end && ByteClass.isTarget(bytes[j]) { j += 1 }
         guard j > target, j < end, bytes[j] == ByteClass.space else { return nil }
         let targetEnd = j
@@ -56,14 +56,14 @@ enum WholeLine {
     @inline(__always)
     static func field(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, limit: Int) -> FieldLine? {
         let end = min(bytes.count, start + limit)
-        var j = start
+        var j = WordScan.skip(bytes, from: start, to: end, stops: WordScan.notLetterOrDash)
         while j < end && ByteClass.isToken(bytes[j]) { j += 1 }
         guard j > start, j < end, bytes[j] == ByteClass.colon else { return nil }
         let colon = j
         j += 1
         while j < end && ByteClass.isWhitespace(bytes[j]) { j += 1 }
         let first = j
-        j = WordScan.skip(bytes, from: j, to: end, WordScan.allFieldValue)
+        j = WordScan.skip(bytes, from: j, to: end, stops: WordScan.fieldValueStops)
         while j < end && ByteClass.isFieldValue(bytes[j]) { j += 1 }
         guard j + 1 < end, bytes[j] == ByteClass.cr, bytes[j + 1] == ByteClass.lf else { return nil }
         var last = j

@@ -122,3 +122,73 @@ func wordTestsNeverPassABadByte(_ name: String) {
         #expect(!longer.withUnsafeBufferPointer { ByteClass.equalsLowercasedName($0, literal) })
     }
 }
+
+/// The stop masks a whole line's scan jumps by (`WordScan.skip(_:from:to:stops:)`) find exactly the
+/// first byte the byte predicate stops at, whatever follows it: every byte value at every position
+/// among passing bytes, and random words with several stopping bytes (a borrow or carry from one
+/// must never hide or invent an earlier one).
+@Test(arguments: ["letters", "field value", "target"])
+func stopMasksFindTheFirstStoppingByte(_ name: String) {
+    func stops(_ w: UInt64) -> UInt64 {
+        switch name {
+        case "letters": WordScan.notLetterOrDash(w)
+        case "field value": WordScan.fieldValueStops(w)
+        default: WordScan.targetStops(w)
+        }
+    }
+    func passes(_ b: UInt8) -> Bool {
+        switch name {
+        case "letters": (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || b == UInt8(ascii: "-")
+        case "field value": b >= 0x20 && b != 0x7F
+        default: ByteClass.isTarget(b)
+        }
+    }
+    func first(_ bytes: [UInt8]) -> Int {
+        let w = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        let flagged = stops(w)
+        return flagged == 0 ? 8 : flagged.trailingZeroBitCount / 8
+    }
+    func expected(_ bytes: [UInt8]) -> Int { bytes.firstIndex { !passes($0) } ?? 8 }
+    var wrong = 0
+    for position in 0..<8 {
+        for value in 0...255 {
+            var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+            bytes[position] = UInt8(value)
+            if first(bytes) != expected(bytes) { wrong += 1 }
+        }
+    }
+    var rng = SystemRandomNumberGenerator()
+    let pool = (0...255).map(UInt8.init).filter(passes)
+    for _ in 0..<50_000 {
+        var bytes = (0..<8).map { _ in pool.randomElement(using: &rng) ?? 0 }
+        for _ in 0..<Int.random(in: 1...4, using: &rng) {
+            bytes[Int.random(in: 0..<8, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+        }
+        if first(bytes) != expected(bytes) { wrong += 1 }
+    }
+    #expect(wrong == 0, "\(name): \(wrong) words stopped elsewhere than the byte loop would")
+}
+
+/// Field names and values read a word at a time give the offsets the byte-by-byte states give, for
+/// names of every length around the word boundary with a digit, an underscore or a dash at each place.
+@Test func namesAndValuesByWordsMatchTheStates() throws {
+    for length in 1...20 {
+        for special in ["", "0", "_", "-", "~"] {
+            for at in 0..<length {
+                var name = Array(String(repeating: "n", count: length).utf8)
+                if let b = special.utf8.first, at > 0 { name[at] = b }
+                let text = String(decoding: name, as: UTF8.self)
+                let value = String(repeating: "v", count: length) + "\tw"
+                let head = "GET / HTTP/1.1\r\nHost: h\r\n\(text): \(value)\r\n\r\n"
+                guard case .request(let whole, _) = parseOne(head, byteByByte: false),
+                    case .request(let pieces, _) = parseOne(head, byteByByte: true)
+                else {
+                    Issue.record("\(text) was refused")
+                    continue
+                }
+                #expect(whole.headers.pairs.map(\.name) == ["Host", text])
+                #expect(whole.headers[text] == value && pieces.headers[text] == value)
+            }
+        }
+    }
+}
