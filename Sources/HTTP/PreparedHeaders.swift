@@ -16,10 +16,19 @@ public final class PreparedHeaders: Sendable {
     let varyLine: [UInt8]
     let varyLineWithAcceptEncoding: [UInt8]
 
+    /// The `ETag` lines of the representation these fields go with, one per entity tag given (its
+    /// identity and gzip forms), quoted and checked once: an answer carrying one of these tags
+    /// copies its line (`entityTag(_:)`) where each response's tag was checked, quoted and
+    /// written again (about 300 instructions of every revalidation).
+    let entityTags: [PreparedEntityTag]
+
     /// `alsoOnNotModified` names fields besides RFC 9110's (§15.4.5) a 304 repeats: metadata that
     /// guides the client's or a cache's update, such as a signature over the representation it confirms.
-    public init(_ headers: HTTPHeaders, alsoOnNotModified: [String] = []) {
+    /// `entityTags` are the tags the responses sent with these fields carry (`HTTPResponse.etag`,
+    /// the gzip form's), as those hold them.
+    public init(_ headers: HTTPHeaders, alsoOnNotModified: [String] = [], entityTags: [String] = []) {
         self.headers = headers
+        self.entityTags = entityTags.map(PreparedEntityTag.init)
         var lines: [UInt8] = []
         var kept: [UInt8] = []
         for field in headers.fields where !ReservedHeader.isReserved(field.name) {
@@ -41,6 +50,37 @@ public final class PreparedHeaders: Sendable {
         line = []
         line.append(field: "Vary", Vary.addingAcceptEncoding(vary))
         varyLineWithAcceptEncoding = line
+    }
+}
+
+extension PreparedHeaders {
+    /// The prepared line of `tag` (as a response holds it), if it is one of the prepared tags.
+    @inline(__always)
+    func entityTag(_ tag: String) -> PreparedEntityTag? {
+        // By length first: a representation's identity and gzip tags share all but their end.
+        let count = tag.utf8.count
+        for prepared in entityTags where prepared.given.utf8.count == count && prepared.given == tag { return prepared }
+        return nil
+    }
+}
+
+/// An entity tag as a response holds it, and its field line as the assembly would write it. A
+/// class: the assembly holds it by one reference.
+final class PreparedEntityTag: Sendable {
+    let given: String
+    let isWeak: Bool
+    /// `ETag: "…"` and CRLF: quoted if the tag was not, unsafe bytes dropped (`append(fieldText:)`).
+    let line: [UInt8]
+
+    init(_ tag: String) {
+        given = tag
+        let quoted = EntityTag.isQuoted(tag) ? tag : "\"" + tag + "\""
+        isWeak = EntityTag.isWeak(quoted)
+        var line: [UInt8] = []
+        line.append(literal: "ETag: ")
+        line.append(fieldText: quoted)
+        line.append(literal: "\r\n")
+        self.line = line
     }
 }
 

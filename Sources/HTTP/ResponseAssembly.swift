@@ -96,9 +96,12 @@ struct ResponseAssembly {
             }
         }
 
+        // The chosen tag's line, when the prepared fields have it ready.
+        var preparedTag = etag.flatMap { response.prepared?.entityTag($0) }
+
         // Conditional GET (strong validators only; comparison itself is weak).
         var notModified = false
-        if let tag = etag, (200..<300).contains(status.code), !EntityTag.isWeak(tag),
+        if let tag = etag, (200..<300).contains(status.code), !(preparedTag?.isWeak ?? EntityTag.isWeak(tag)),
             let matched = ContentNegotiation.ifNoneMatch(request.headers, etag: tag), matched
         {
             if request.method.isSafeRead {
@@ -114,6 +117,7 @@ struct ResponseAssembly {
                 body = []
                 if case .bytes(let b) = response.body { body = b }
                 etag = nil
+                preparedTag = nil
                 addVary = false
                 gzipped = false
             }
@@ -142,7 +146,9 @@ struct ResponseAssembly {
             if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
             head.append(field: field.name, field.value)
         }
-        if let tag = etag {
+        if let preparedTag {
+            head.append(bytes: preparedTag.line)
+        } else if let tag = etag {
             head.append(literal: "ETag: ")
             head.append(fieldText: tag)
             head.append(literal: "\r\n")

@@ -153,3 +153,42 @@ import Testing
         #expect(String(decoding: line, as: UTF8.self) == "HTTP/1.1 \(code) \(HTTPStatus(code).reasonPhrase)\r\n")
     }
 }
+
+/// A response whose prepared fields carry its entity tags' lines (`PreparedHeaders(entityTags:)`)
+/// is written byte for byte as the same response whose tags are checked, quoted and written per
+/// request: 200 and 304, identity and gzip, a weak tag, an unquoted one, a 412, and a tag the
+/// prepared fields do not know (a handler replaced it).
+@Test(arguments: [
+    ("\"t1\"", "gzip", "\"t1-gzip\"", "GET", "\"t1-gzip\""),
+    ("\"t1\"", "identity", "\"t1-gzip\"", "GET", "\"t1\""),
+    ("\"t1\"", "gzip", "\"t1-gzip\"", "GET", "\"other\""),
+    ("\"t1\"", "gzip", "\"t1-gzip\"", "PUT", "*"),
+    ("W/\"t1\"", "identity", "W/\"t1-gzip\"", "GET", "W/\"t1\""),
+    ("t1", "identity", "t1-gzip", "GET", "\"t1\""),
+])
+func preparedEntityTagsWriteTheSameHead(
+    tag: String, encoding: String, gzipTag: String, method: String, ifNoneMatch: String
+) {
+    let body = [UInt8](repeating: UInt8(ascii: "a"), count: 2_000)
+    let gzip = HTTPResponse.Representation(body: [1, 2, 3], etag: gzipTag)
+    let fields: HTTPHeaders = ["Content-Type": "application/json", "X-Signature": "s"]
+    func head(_ prepared: PreparedHeaders, etag: String = tag) -> (Int, String) {
+        var head: [UInt8] = []
+        let assembled = ResponseAssembly(
+            HTTPResponse(status: .ok, body: body, etag: etag, gzip: gzip, prepared: prepared),
+            for: .init(
+                method: method == "PUT" ? .PUT : .GET, version: .http1_1,
+                headers: HTTPRequestHeaders([("Accept-Encoding", encoding), ("If-None-Match", ifNoneMatch)]),
+                requestID: RequestID("r1")),
+            closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
+            dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &head)
+        return (assembled.status.code, String(decoding: head, as: UTF8.self))
+    }
+    let plain = PreparedHeaders(fields, alsoOnNotModified: ["X-Signature"])
+    let ready = PreparedHeaders(fields, alsoOnNotModified: ["X-Signature"], entityTags: [tag, gzipTag])
+    let (status, expected) = head(plain)
+    let (readyStatus, written) = head(ready)
+    #expect(readyStatus == status && written == expected)
+    #expect(head(ready, etag: "\"replaced\"") == head(plain, etag: "\"replaced\""))
+    #expect(ready.entityTags.count == 2 && ready.entityTag(tag) != nil && ready.entityTag("\"t\"") == nil)
+}

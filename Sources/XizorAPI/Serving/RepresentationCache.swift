@@ -21,15 +21,16 @@ public final class Representation: Sendable {
 
     public init(body: [UInt8], headers: HTTPHeaders, gzipLevel: Int32 = 6) {
         self.body = body
-        // A 304 repeats the signature: the client checks it against the body it kept.
-        let prepared = PreparedHeaders(headers, alsoOnNotModified: ["X-Xizor-Signature"])
-        self.prepared = prepared
         let tag = Representation.strongETag(body)
         etag = tag
         let gzip = Gzip.compress(body, level: gzipLevel).map {
             HTTPResponse.Representation(body: $0, etag: HTTPResponse.gzipETag(for: tag))
         }
         self.gzip = gzip
+        // A 304 repeats the signature: the client checks it against the body it kept.
+        let prepared = PreparedHeaders(
+            headers, alsoOnNotModified: ["X-Xizor-Signature"], entityTags: [tag] + (gzip?.etag.map { [$0] } ?? []))
+        self.prepared = prepared
         response = HTTPResponse(status: .ok, body: body, etag: tag, gzip: gzip, prepared: prepared)
     }
 
@@ -39,7 +40,9 @@ public final class Representation: Sendable {
         body = other.body
         etag = other.etag
         gzip = other.gzip
-        prepared = PreparedHeaders(headers, alsoOnNotModified: ["X-Xizor-Signature"])
+        prepared = PreparedHeaders(
+            headers, alsoOnNotModified: ["X-Xizor-Signature"],
+            entityTags: [other.etag] + (other.gzip?.etag.map { [$0] } ?? []))
         response = HTTPResponse(status: .ok, body: body, etag: etag, gzip: gzip, prepared: prepared)
     }
 
