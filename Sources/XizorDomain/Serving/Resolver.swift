@@ -237,7 +237,7 @@ extension ServingState: SubscriberAttributeReader {
                     }
                 }
                 if var resolution = try target(
-                    snapshot, key, paywallID: rule.paywallID, experimentID: rule.experimentID, facts: &facts,
+                    snapshot, key, paywall: rule.paywall, experimentID: rule.experimentID, facts: &facts,
                     experiments: experiments, rule: index)
                 {
                     resolution.nextScheduleChange = nextScheduleChange
@@ -264,7 +264,7 @@ extension ServingState: SubscriberAttributeReader {
             }
         }
         if var resolution = try target(
-            snapshot, key, paywallID: placement.paywallID, experimentID: placement.experimentID, facts: &facts,
+            snapshot, key, paywall: placement.paywall, experimentID: placement.experimentID, facts: &facts,
             experiments: experiments, rule: nil)
         {
             resolution.nextScheduleChange = nextScheduleChange
@@ -318,7 +318,7 @@ extension ServingState: SubscriberAttributeReader {
     }
 
     private func target(
-        _ snapshot: AppServingSnapshot, _ key: String, paywallID: String, experimentID: String?,
+        _ snapshot: AppServingSnapshot, _ key: String, paywall: IDKey, experimentID: String?,
         facts: inout RequestFacts, experiments: ExperimentTargeting, rule: Int?
     ) throws -> Resolution? {
         let subscriberID = facts.subscriberID
@@ -357,9 +357,9 @@ extension ServingState: SubscriberAttributeReader {
                     paywallArchived: snapshot.isArchived(variantPaywall), experiment: assignment)
             }
         }
-        guard let served = snapshot.latestVersions[paywallID] else { return nil }
+        guard let served = snapshot.latestVersions[paywall] else { return nil }
         return Resolution(
-            placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.isArchived(paywallID),
+            placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.isArchived(paywall.text),
             experiment: nil)
     }
 

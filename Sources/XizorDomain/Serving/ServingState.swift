@@ -9,7 +9,9 @@ public final class ServingRule: Sendable {
     /// would silently change who sees what.
     public let condition: Condition?
     public let unreadable: String?
-    public let paywallID: String
+    /// The paywall it serves, with its id's hash (looked up in the version table per request).
+    let paywall: IDKey
+    public var paywallID: String { paywall.text }
     public let experimentID: String?
     public let activeFrom: Int64?
     public let activeUntil: Int64?
@@ -22,7 +24,7 @@ public final class ServingRule: Sendable {
     ) {
         self.condition = condition
         self.unreadable = unreadable
-        self.paywallID = paywallID
+        paywall = IDKey(paywallID)
         self.experimentID = experimentID
         self.activeFrom = activeFrom
         self.activeUntil = activeUntil
@@ -41,7 +43,9 @@ public final class AppServingSnapshot: Sendable {
     /// A class, so a request's lookup retains one reference rather than copying its members.
     public final class PlacementEntry: Sendable {
         public let key: String
-        public let paywallID: String
+        /// Its own paywall, with its id's hash (looked up in the version table per request).
+        let paywall: IDKey
+        public var paywallID: String { paywall.text }
         public let experimentID: String?
         public let rules: [ServingRule]
         /// Whether a rule reads request attributes: only then does a request's header parsing happen.
@@ -60,7 +64,7 @@ public final class AppServingSnapshot: Sendable {
             key: String, paywallID: String, experimentID: String?, rules: [ServingRule], audiences: [String: Condition]
         ) {
             self.key = key
-            self.paywallID = paywallID
+            paywall = IDKey(paywallID)
             self.experimentID = experimentID
             self.rules = rules
             readsDevice = rules.contains { $0.condition?.readsDevice(audiences: audiences) ?? false }

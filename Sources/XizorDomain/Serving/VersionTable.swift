@@ -30,10 +30,10 @@ public struct VersionTable: Sendable {
     /// the layout the same across runs).
     private static func shard(of key: IDKey) -> Int { Int(key.fnv % UInt64(shardCount)) }
 
-    public subscript(paywallID: String) -> ServedVersion? {
-        let key = IDKey(paywallID)
-        return shards[Self.shard(of: key)].entries[key]
-    }
+    public subscript(paywallID: String) -> ServedVersion? { self[IDKey(paywallID)] }
+
+    /// By an id whose hash is already known (a snapshot's placements and rules keep theirs).
+    subscript(key: IDKey) -> ServedVersion? { shards[Self.shard(of: key)].entries[key] }
 
     /// This table with `paywallID` set to `version` (or removed, for nil); only its shard is copied.
     public func setting(_ paywallID: String, to version: ServedVersion?) -> VersionTable {
