@@ -236,20 +236,20 @@ extension ServingState: SubscriberAttributeReader {
                         continue
                     }
                 }
-                if var resolution = try target(
+                // Returned as built (a `var` set afterwards was copied out and destroyed per request).
+                if let resolution = try target(
                     snapshot, key, paywall: rule.paywall, experimentID: rule.experimentID, facts: &facts,
-                    experiments: experiments, rule: index)
+                    experiments: experiments, rule: index, nextScheduleChange: nextScheduleChange)
                 {
-                    resolution.nextScheduleChange = nextScheduleChange
-                    if trace {
-                        traces.append(
-                            RuleTrace(
-                                rule: index, outcome: .matched, frequencyCap: rule.frequencyCap,
-                                targetArchived: resolution.paywallArchived))
-                        traces += (index + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
-                        resolution.trace = traces
-                    }
-                    return resolution
+                    guard trace else { return resolution }
+                    traces.append(
+                        RuleTrace(
+                            rule: index, outcome: .matched, frequencyCap: rule.frequencyCap,
+                            targetArchived: resolution.paywallArchived))
+                    traces += (index + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
+                    var traced = resolution
+                    traced.trace = traces
+                    return traced
                 }
                 if trace { traces.append(RuleTrace(rule: index, outcome: .targetUnpublished)) }
             }
@@ -263,13 +263,14 @@ extension ServingState: SubscriberAttributeReader {
                 activity.recordEvaluationBudgetExhausted()
             }
         }
-        if var resolution = try target(
+        if let resolution = try target(
             snapshot, key, paywall: placement.paywall, experimentID: placement.experimentID, facts: &facts,
-            experiments: experiments, rule: nil)
+            experiments: experiments, rule: nil, nextScheduleChange: nextScheduleChange)
         {
-            resolution.nextScheduleChange = nextScheduleChange
-            if trace { resolution.trace = traces }
-            return resolution
+            guard trace else { return resolution }
+            var traced = resolution
+            traced.trace = traces
+            return traced
         }
         throw ServiceError(
             .notFound, "no_published_paywall",
@@ -319,12 +320,13 @@ extension ServingState: SubscriberAttributeReader {
 
     private func target(
         _ snapshot: AppServingSnapshot, _ key: String, paywall: IDKey, experimentID: String?,
-        facts: inout RequestFacts, experiments: ExperimentTargeting, rule: Int?
+        facts: inout RequestFacts, experiments: ExperimentTargeting, rule: Int?, nextScheduleChange: Int64?
     ) throws -> Resolution? {
         let subscriberID = facts.subscriberID
         if let experimentID, let experiment = snapshot.experiments[experimentID] {
             if case .clientBuckets(let chosen) = experiments, !facts.consulted.subscriber {
-                return try clientTarget(snapshot, key, experiment, chosen: chosen, rule: rule)
+                return try clientTarget(
+                    snapshot, key, experiment, chosen: chosen, rule: rule, nextScheduleChange: nextScheduleChange)
             }
             // The server's assignment depends on the subscriber, or on there being none.
             facts.consulted.subscriber = true
@@ -349,18 +351,20 @@ extension ServingState: SubscriberAttributeReader {
             }
             guard let variantPaywall else {
                 return Resolution(
-                    placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: assignment)
+                    placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: assignment,
+                    nextScheduleChange: nextScheduleChange)
             }
             if let served = snapshot.latestVersions[variantPaywall] {
                 return Resolution(
                     placement: key, served: served, matchedRule: rule,
-                    paywallArchived: snapshot.isArchived(variantPaywall), experiment: assignment)
+                    paywallArchived: snapshot.isArchived(variantPaywall), experiment: assignment,
+                    nextScheduleChange: nextScheduleChange)
             }
         }
         guard let served = snapshot.latestVersions[paywall] else { return nil }
         return Resolution(
             placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.isArchived(paywall.text),
-            experiment: nil)
+            experiment: nil, nextScheduleChange: nextScheduleChange)
     }
 
     /// A placement reaching `experiment` for a client that buckets itself: the allocation, or the
@@ -368,13 +372,12 @@ extension ServingState: SubscriberAttributeReader {
     /// experiment's allocation — the placement has moved on — gets the current allocation).
     private func clientTarget(
         _ snapshot: AppServingSnapshot, _ key: String, _ experiment: AppServingSnapshot.RunningExperiment,
-        chosen: (experimentID: String, variant: String)?, rule: Int?
+        chosen: (experimentID: String, variant: String)?, rule: Int?, nextScheduleChange: Int64?
     ) throws -> Resolution? {
         guard let chosen, chosen.experimentID == experiment.id else {
-            var resolution = Resolution(
-                placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: nil)
-            resolution.allocation = experiment
-            return resolution
+            return Resolution(
+                placement: key, served: nil, matchedRule: rule, paywallArchived: false, experiment: nil,
+                allocation: experiment, nextScheduleChange: nextScheduleChange)
         }
         guard let variant = experiment.variants.first(where: { $0.name == chosen.variant }) else {
             throw ServiceError(
@@ -385,6 +388,7 @@ extension ServingState: SubscriberAttributeReader {
         guard let served = snapshot.latestVersions[variant.paywallID] else { return nil }
         return Resolution(
             placement: key, served: served, matchedRule: rule, paywallArchived: snapshot.isArchived(variant.paywallID),
-            experiment: ExperimentAssignment(experimentID: experiment.id, variant: variant.name, reason: .client))
+            experiment: ExperimentAssignment(experimentID: experiment.id, variant: variant.name, reason: .client),
+            nextScheduleChange: nextScheduleChange)
     }
 }
