@@ -202,6 +202,17 @@ enum WordScan {
         ((w &- ones &* 0x21) & ~w & highs) | (((w &+ ones &* 0x01) | w) & highs)
     }
 
+    /// The bytes of `w` a request target's run stops at, and its `#`, `?` and `%`: a target
+    /// passed whole by these has none, so its path is its own bytes (`WholeLine.RequestLine.plainTarget`).
+    @inline(__always)
+    static func targetStopsOrDelimiters(_ w: UInt64) -> UInt64 {
+        func equal(_ b: UInt8) -> UInt64 {
+            let v = w ^ (ones &* UInt64(b))
+            return (v &- ones) & ~v & highs
+        }
+        return targetStops(w) | equal(UInt8(ascii: "#")) | equal(UInt8(ascii: "?")) | equal(UInt8(ascii: "%"))
+    }
+
     /// Where a run from `start` ends: eight bytes at a time while `stops` flags none, then at the
     /// lowest byte it flags. Within eight bytes of `end` it stops, and the byte loop decides.
     @inline(__always)

@@ -45,6 +45,9 @@ public struct HTTPRequestParser: Sendable {
     private var headerBytes = 0
     private var fieldStart = 0, nameEnd = 0, valueStart = 0, valueEnd = 0
     private var version = HTTPVersion.http1_1
+    /// The request line, taken whole, showed a target without `#`, `?` or `%` (false when its
+    /// bytes went through the states: the target is then scanned when the head completes).
+    private var plainTarget = false
 
     private var pending: HTTPRequest?
     private var body: [UInt8] = []
@@ -126,6 +129,7 @@ public struct HTTPRequestParser: Sendable {
                 if let line = WholeLine.request(bytes, at: i, limit: limits.maxRequestLineBytes) {
                     methodEnd = base + line.methodEnd
                     targetStart = methodEnd + 1
+                    plainTarget = line.plainTarget
                     targetEnd = base + line.targetEnd
                     versionStart = targetEnd + 1
                     versionEnd = base + line.cr
@@ -144,6 +148,7 @@ public struct HTTPRequestParser: Sendable {
                 state = .start
 
             case .method:
+                plainTarget = false
                 requestLineBytes += 1
                 if requestLineBytes > limits.maxRequestLineBytes { return fail(.requestLineTooLong, i) }
                 if b == ByteClass.space {
@@ -371,7 +376,8 @@ public struct HTTPRequestParser: Sendable {
         }
         let (method, decoded) = try head.withUnsafeBufferPointer { buf throws(HTTPParseError) in
             let m = HTTPMethod(bytes: UnsafeBufferPointer(rebasing: buf[0..<methodEnd]))
-            return (m, try RequestTarget.decode(UnsafeBufferPointer(rebasing: buf[targetStart..<targetEnd]), method: m))
+            let target = UnsafeBufferPointer(rebasing: buf[targetStart..<targetEnd])
+            return (m, try RequestTarget.decode(target, method: m, plain: plainTarget))
         }
         expectsContinue = read.expectsContinue
         pending = HTTPRequest(

@@ -8,10 +8,13 @@
 enum RequestTarget {
     /// The path is nil when it is the target's own bytes (an origin-form target without query or
     /// escapes, or `*`): the request then reads them from its head, and no String is made.
-    static func decode(_ target: UnsafeBufferPointer<UInt8>, method: HTTPMethod)
+    /// `plain`: the parser's whole-line scan found no `#`, `?` or `%` in it, so an origin-form
+    /// target needs no scan here.
+    static func decode(_ target: UnsafeBufferPointer<UInt8>, method: HTTPMethod, plain: Bool = false)
         throws(HTTPParseError) -> (path: String?, query: [(name: String, value: String)])
     {
         guard let first = target.first else { throw .invalidRequestTarget }
+        if plain && first == UInt8(ascii: "/") { return (nil, []) }
         // One pass: a fragment anywhere is refused, and it finds where the query starts and whether
         // anything before it is escaped (three scans of the target were a fifth of the parse).
         var question = target.count

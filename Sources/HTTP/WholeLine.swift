@@ -15,6 +15,8 @@ enum WholeLine {
         let methodEnd: Int
         let targetEnd: Int
         let cr: Int
+        /// The target has no `#`, `?` or `%`: an origin-form one is its own path (`RequestTarget`).
+        let plainTarget: Bool
     }
 
     /// The request line starting at `start` (the method's first byte, already a token byte) up to
@@ -29,15 +31,25 @@ enum WholeLine {
         let methodEnd = j
         j += 1
         let target = j
-        j = WordScan.skip(bytes, from: j, to: end, stops: WordScan.targetStops)
-        while j < end && ByteClass.isTarget(bytes[j]) { j += 1 }
+        // Words while they hold neither a byte that ends the target nor a delimiter; past a
+        // delimiter (a query, an escape), the rest as any target's bytes.
+        j = WordScan.skip(bytes, from: j, to: end, stops: WordScan.targetStopsOrDelimiters)
+        var plainTarget = true
+        while j < end && ByteClass.isTarget(bytes[j]) {
+            let b = bytes[j]
+            j += 1
+            if b == UInt8(ascii: "?") || b == UInt8(ascii: "%") || b == UInt8(ascii: "#") {
+                plainTarget = false
+                j = WordScan.skip(bytes, from: j, to: end, stops: WordScan.targetStops)
+            }
+        }
         guard j > target, j < end, bytes[j] == ByteClass.space else { return nil }
         let targetEnd = j
         j += 1
         let version = j
         while j < end && bytes[j] > 0x20 && bytes[j] < 0x7F { j += 1 }
         guard j < end, bytes[j] == ByteClass.cr, j - version <= 8 else { return nil }
-        return RequestLine(methodEnd: methodEnd, targetEnd: targetEnd, cr: j)
+        return RequestLine(methodEnd: methodEnd, targetEnd: targetEnd, cr: j, plainTarget: plainTarget)
     }
 
     /// A field line's parts, as offsets into the input.

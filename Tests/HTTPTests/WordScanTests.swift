@@ -192,3 +192,30 @@ func stopMasksFindTheFirstStoppingByte(_ name: String) {
         }
     }
 }
+
+/// A request line taken whole notes whether its target has a `#`, `?` or `%` (then its path is
+/// decoded, else it is the target's bytes): at every offset of a long target, whole and byte by
+/// byte, the path, the query and the refusal of a fragment are the same.
+@Test func plainTargetsAreTheirOwnPathWholeOrInPieces() throws {
+    for offset in 0..<20 {
+        let before = "/" + String(repeating: "p", count: offset)
+        let after = String(repeating: "q", count: 19 - offset)
+        for target in [before + after, before + "?k=" + after, before + "%41" + after, before + "#" + after] {
+            let head = "GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n"
+            let whole = parseOne(head, byteByByte: false)
+            let pieces = parseOne(head, byteByByte: true)
+            switch (whole, pieces) {
+            case (.request(let a, _), .request(let b, _)):
+                #expect(a.path == b.path && a.target == b.target && a.target == target, "\(target)")
+                #expect(a.queryParameters.map(\.value) == b.queryParameters.map(\.value), "\(target)")
+                #expect(a.withPathBytes { Array($0) } == Array(a.path.utf8), "\(target)")
+                let expected = target.contains("?") ? before : target.contains("%") ? before + "A" + after : target
+                #expect(a.path == expected, "\(target)")
+            case (.failure(let a), .failure(let b)):
+                #expect(a == .invalidRequestTarget && b == a && target.contains("#"), "\(target)")
+            default:
+                Issue.record("\(target): \(whole) against \(pieces)")
+            }
+        }
+    }
+}
