@@ -87,6 +87,8 @@ extension Connection {
         case .admitElsewhere(let resolution):
             admitElsewhere(request, resolution, bodyPending: false)
         }
+        // Answered on the loop, the request is held by nothing else: its head's buffer reads the next.
+        if let buffer = request.reclaimHeadBuffer() { parser.recycle(buffer) }
     }
 
     /// Runs an admitted request's handler: inline on the loop, or on the handler pool.

@@ -11,7 +11,7 @@ public struct HTTPRequestHeaders: Sendable {
     }
 
     /// The head's bytes, then from `table` the `count` fields' offsets, one `Field` each.
-    let storage: [UInt8]
+    private(set) var storage: [UInt8]
     private let table: Int
     public let count: Int
     /// Bit n is set when some field's name is n bytes long (longer names set bit 63). An SDK request
@@ -55,6 +55,16 @@ public struct HTTPRequestHeaders: Sendable {
         fields.withUnsafeBytes { head.append(contentsOf: $0) }
         return HTTPRequestHeaders(storage: head, table: table, fields: fields)
     }
+
+    /// Moves the buffer out, leaving no fields: a finished request's head buffer goes back to its
+    /// connection's parser (`HTTPRequest.reclaimHeadBuffer`).
+    mutating func takeStorage() -> [UInt8] {
+        let taken = storage
+        self = HTTPRequestHeaders.none
+        return taken
+    }
+
+    private static let none = HTTPRequestHeaders()
 
     /// Field `i`'s offsets, read from the table in `buffer` (the storage, opened).
     @inline(__always)

@@ -60,7 +60,17 @@ public struct HTTPRequestParser: Sendable {
 
     public init(limits: HTTPParserLimits = HTTPParserLimits()) {
         self.limits = limits
-        head.reserveCapacity(256)
+    }
+
+    /// What a head's buffer starts with: most requests' heads fit, the rest grow it.
+    static let headCapacity = 512
+
+    /// A finished request's head buffer, emptied (`HTTPRequest.reclaimHeadBuffer`), to read the
+    /// next head into, unless the parser has one already (a pipelined request started meanwhile).
+    public mutating func recycle(_ buffer: [UInt8]) {
+        precondition(buffer.isEmpty, "a recycled head buffer is empty")
+        guard head.capacity == 0 else { return }
+        head = buffer
     }
 
     /// The request whose head was just reported by `.headComplete`, without its body (which is
@@ -121,6 +131,7 @@ public struct HTTPRequestParser: Sendable {
                 }
                 if b == ByteClass.lf { return fail(.bareLineFeed, i) }
                 guard ByteClass.isToken(b) else { return fail(.invalidMethod, i) }
+                if head.capacity == 0 { head.reserveCapacity(HTTPRequestParser.headCapacity) }
                 from = i
                 base = head.count - i
                 requestLineBytes = 1
@@ -393,7 +404,9 @@ public struct HTTPRequestParser: Sendable {
             request.body = body
             body = []
         }
-        head.removeAll(keepingCapacity: true)
+        // The request took the head's buffer: the next head goes into the one `recycle` gives
+        // back, or into a new one made when it starts.
+        head = []
         fields.removeAll(keepingCapacity: true)
         expectsContinue = false
         emptyLines = 0
