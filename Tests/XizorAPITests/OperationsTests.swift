@@ -233,14 +233,33 @@ import Testing
     }
 }
 
-/// A full representation cache drops an eighth of its entries, not all of them.
+/// A full representation cache drops an eighth of its entries, not all of them; what it keeps it
+/// still finds, and what it dropped it answers.
 @Test func aFullRepresentationCacheEvictsAnEighthNotEverything() {
-    var entries = Dictionary(uniqueKeysWithValues: (0..<4096).map { ($0, $0 * 2) })
-    RepresentationCache.evict(&entries, downTo: 4096 - 4096 / 8)
-    #expect(entries.count == 3584)
-    #expect(entries.allSatisfy { $0.value == $0.key * 2 && (0..<4096).contains($0.key) })
-    RepresentationCache.evict(&entries, downTo: 5000)
-    #expect(entries.count == 3584)
-    RepresentationCache.evict(&entries, downTo: -3)
-    #expect(entries.isEmpty)
+    var entries = HashChains<Int, Int>()
+    for key in 0..<4096 { entries.insert(key, hash: key.hashValue, key * 2) }
+    #expect(entries.count == 4096)
+    let dropped = entries.evict(downTo: 4096 - 4096 / 8)
+    #expect(entries.count == 3584 && dropped.count == 512 && Set(dropped).count == 512)
+    for key in 0..<4096 {
+        #expect(entries.find(key, hash: key.hashValue) == (dropped.contains(key) ? nil : key * 2))
+    }
+    let none = entries.evict(downTo: 5000)
+    #expect(none.isEmpty && entries.count == 3584)
+    let rest = entries.evict(downTo: -3)
+    #expect(rest.count == 3584 && entries.count == 0)
+}
+
+/// Keys whose hashes are equal share a chain: each is found, replaced and evicted as itself.
+@Test func keysOfOneHashShareAChainAndStayApart() {
+    var entries = HashChains<String, Int>()
+    let inserted = [entries.insert("a", hash: 7, 1), entries.insert("b", hash: 7, 2), entries.insert("c", hash: 9, 3)]
+    #expect(inserted == [false, false, false])
+    #expect(entries.find("a", hash: 7) == 1 && entries.find("b", hash: 7) == 2 && entries.find("c", hash: 7) == nil)
+    let replaced = entries.insert("a", hash: 7, 10)
+    #expect(replaced, "an equal key is replaced")
+    #expect(entries.count == 3 && entries.find("a", hash: 7) == 10 && entries.find("b", hash: 7) == 2)
+    let dropped = entries.evict(downTo: 1)
+    #expect(entries.count <= 1 && entries.count + dropped.count == 3)
+    for key in dropped { #expect(entries.find(key, hash: key == "c" ? 9 : 7) == nil) }
 }

@@ -88,7 +88,8 @@ public struct RepresentationKey: Hashable, Sendable {
         hasher.combine(ObjectIdentifier(served))
         hasher.combine(placement)
         hasher.combine(locale)
-        hasher.combine(context)
+        // Most answers are JSON, with no page context: "" adds nothing, so it is not hashed.
+        if !context.isEmpty { hasher.combine(context) }
     }
 }
 
@@ -113,7 +114,7 @@ public final class RepresentationCache: Sendable {
 
     private let limit: Int
     public let maxContextVariants: Int
-    private let entries = ReadWriteLock<[RepresentationKey: Representation]>([:])
+    private let entries = ReadWriteLock(HashChains<RepresentationKey, Representation>())
     private let hits = Atomic<Int>(0)
     private let misses = AtomicCounters(count: MissCause.allCases.count)
 
@@ -131,7 +132,8 @@ public final class RepresentationCache: Sendable {
         for key: RepresentationKey, build: () throws -> Representation,
         uncached: (() throws -> Representation) throws -> Representation
     ) throws -> Representation {
-        if let found = entries.read({ $0[key] }) {
+        let hash = key.hashValue
+        if let found = entries.read({ $0.find(key, hash: hash) }) {
             hits.add(1, ordering: .relaxed)
             return found
         }
@@ -148,28 +150,18 @@ public final class RepresentationCache: Sendable {
         }
         let evicted: [RepresentationKey] = entries.write { cache in
             var evicted: [RepresentationKey] = []
-            if cache[key] != nil {
-                evicted.append(key)  // built twice at once: the reservation of this one goes back
-            } else if cache.count >= limit {
-                evicted = Self.evict(&cache, downTo: limit - max(1, limit / 8))
+            if cache.find(key, hash: hash) == nil && cache.count >= limit {
+                // An eighth goes when the cache is full, not everything, so a full cache never
+                // turns every client's next fetch into a rebuild at once.
+                evicted = cache.evict(downTo: limit - max(1, limit / 8))
             }
-            cache[key] = built
+            if cache.insert(key, hash: hash, built) {
+                evicted.append(key)  // built twice at once: the reservation of this one goes back
+            }
             return evicted
         }
         for old in evicted where !old.context.isEmpty { old.served.releaseContextVariant() }
         return built
-    }
-
-    /// Makes room by dropping arbitrary entries (a dictionary's order follows its per-process hash
-    /// seed) until `count` is `target`: an eighth goes when the cache is full, not everything, so a
-    /// full cache never turns every client's next fetch into a rebuild at once. Answers the keys dropped.
-    @discardableResult
-    static func evict<Key: Hashable, Value>(_ entries: inout [Key: Value], downTo target: Int) -> [Key] {
-        let excess = entries.count - max(0, target)
-        guard excess > 0 else { return [] }
-        let dropped = Array(entries.keys.prefix(excess))
-        for key in dropped { entries.removeValue(forKey: key) }
-        return dropped
     }
 
     private static func slot(_ cause: MissCause) -> Int {
