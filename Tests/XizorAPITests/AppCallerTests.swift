@@ -23,3 +23,14 @@ import Testing
     let person = ActingUser(userID: "u1", email: "a@b.c", sessionID: nil)
     #expect(caller != AppCaller(appID: created.appID, keyID: key.id, scopes: key.scopes, user: person))
 }
+
+/// A key names its own app with the id's hash computed once; asked for another app, it hashes
+/// that app's id: the serving state is never asked for one app by another's key.
+@Test func aKeysAppIsItsOwnAndNoOther() throws {
+    let test = try TestServices("caller-app")
+    defer { test.remove() }
+    let created = try test.services.keys.createApp(name: "A")
+    let key = try #require(test.services.keys.verify(Substring(created.publicKey)))
+    #expect(key.app(for: created.appID) == IDKey(created.appID) && key.app(for: created.appID).text == created.appID)
+    #expect(key.app(for: "app_other").text == "app_other" && key.app(for: "app_other") == IDKey("app_other"))
+}

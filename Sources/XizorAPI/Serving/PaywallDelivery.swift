@@ -75,7 +75,7 @@ public final class PaywallDelivery: Sendable {
         let targeting: ExperimentTargeting =
             surface == .edge ? .clientBuckets(chosen: request.chosenVariant) : .serverAssigns
         let resolution = try serving.resolve(
-            appID: appID, placement: request.placement, facts: &facts, experiments: targeting,
+            app: signer.app(for: appID), placement: request.placement, facts: &facts, experiments: targeting,
             device: {
                 try RequestAttributes(
                     header: { http.header($0) }, countryQuery: http.query("country"), countryHeader: countryHeader)

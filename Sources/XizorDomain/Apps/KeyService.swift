@@ -34,6 +34,16 @@ public final class VerifiedKey: Sendable {
     /// id, and `scopes` the person's role's in the app (docs/teams.md).
     public let session: SessionService.Verified?
     public var user: ActingUser? { session?.actingUser }
+    /// The key's app with its id's hash, for the serving state's lookup of the app's snapshot
+    /// (`app(for:)`): hashed once per key rather than per request.
+    private let app: IDKey?
+
+    /// `appID` with its hash: the key's own when it is this key's app (always, for the routes
+    /// that pass a caller's app), else hashed now.
+    package func app(for appID: String) -> IDKey {
+        if let app, app.text == appID { return app }
+        return IDKey(appID)
+    }
 
     init(
         id: String, principal: Principal, scopes: ScopeSet = .all, environment: DataEnvironment = .production,
@@ -42,6 +52,7 @@ public final class VerifiedKey: Sendable {
         self.id = id
         self.principal = principal
         partition = principal.appID ?? ""
+        app = principal.appID.map(IDKey.init)
         self.scopes = scopes
         self.environment = environment
         self.session = session

@@ -162,7 +162,17 @@ extension ServingState: SubscriberAttributeReader {
         appID: String, placement key: String, facts: inout RequestFacts, trace: Bool = false,
         experiments: ExperimentTargeting = .serverAssigns, device: () throws -> RequestAttributes? = { nil }
     ) throws -> Resolution {
-        guard let snapshot = snapshot(appID: appID), let placement = snapshot.placements[key] else {
+        try resolve(
+            app: IDKey(appID), placement: key, facts: &facts, trace: trace, experiments: experiments, device: device)
+    }
+
+    /// The same, for an app whose id's hash is known (`VerifiedKey.app(for:)`).
+    package func resolve(
+        app: IDKey, placement key: String, facts: inout RequestFacts, trace: Bool = false,
+        experiments: ExperimentTargeting = .serverAssigns, device: () throws -> RequestAttributes? = { nil }
+    ) throws -> Resolution {
+        let appID = app.text
+        guard let snapshot = snapshot(app), let placement = snapshot.placements[key] else {
             throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
         }
         // What the database holds of a subscriber is not read on an I/O loop: the request is run

@@ -257,10 +257,9 @@ public final class ServingState: Sendable {
         }
     }
 
-    public func snapshot(appID: String) -> AppServingSnapshot? {
-        let key = IDKey(appID)
-        return snapshots.read { $0[key] }
-    }
+    public func snapshot(appID: String) -> AppServingSnapshot? { snapshot(IDKey(appID)) }
+
+    func snapshot(_ app: IDKey) -> AppServingSnapshot? { snapshots.read { $0[app] } }
 
     /// A value built from the app's current snapshot and kept with it (the SDK surface keeps its
     /// encoded fallback bundle here), so fetching it again is a lookup, and it is dropped with the

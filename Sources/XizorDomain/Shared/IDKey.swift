@@ -5,12 +5,12 @@
 /// key so both maps of server ids work alike. Every key inserted is a random id of the server's,
 /// never a client's text, so a fast unkeyed function cannot be steered into collisions (and the
 /// dictionary's per-process seed is still mixed into the value, by `_rawHashValue(seed:)`).
-struct IDKey: Hashable, Sendable {
-    let text: String
+package struct IDKey: Hashable, Sendable {
+    package let text: String
     /// FNV-1a (64-bit) of `text`'s UTF-8; also the stable shard of a `VersionTable`.
     let fnv: UInt64
 
-    init(_ text: String) {
+    package init(_ text: String) {
         var text = text
         fnv = text.withUTF8 { bytes in
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -20,11 +20,11 @@ struct IDKey: Hashable, Sendable {
         self.text = text
     }
 
-    static func == (a: IDKey, b: IDKey) -> Bool { a.fnv == b.fnv && a.text == b.text }
+    package static func == (a: IDKey, b: IDKey) -> Bool { a.fnv == b.fnv && a.text == b.text }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(fnv) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(fnv) }
 
     /// The dictionary's hash: the FNV value mixed with the table's seed (`SeededWord`), without a
     /// `Hasher` round (two lookups per SDK request, docs/benchmarks.md).
-    func _rawHashValue(seed: Int) -> Int { SeededWord.mixed(fnv, seed: seed) }
+    package func _rawHashValue(seed: Int) -> Int { SeededWord.mixed(fnv, seed: seed) }
 }
