@@ -13,7 +13,8 @@ public struct HTTPRequest: Sendable {
         /// The target as given to the public initialiser; nil for a parsed request, whose target is
         /// `headers.storage[targetRange]`, made a String only when asked for (`HTTPRequest.target`).
         let givenTarget: String?
-        let targetRange: Range<Int>
+        /// Emptied when the head's buffer goes back to the parser (`reclaimHeadBuffer`).
+        @exclusivity(unchecked) var targetRange: Range<Int>
         /// The decoded path where it is not the target's own bytes (a query, an escape, absolute
         /// form); nil: the path is the target. Routing reads the bytes (`withPathBytes`): a parsed
         /// request without a query makes no String of its path, nor of its target.
@@ -215,11 +216,13 @@ public struct HTTPRequest: Sendable {
     /// The head's buffer (bytes and field table), emptied, when nothing but this value holds the
     /// request: its connection reads the next head into it, so a keep-alive connection's requests
     /// allocate no head buffer each (about 250 instructions of every request). Nil when the
-    /// request or its headers are shared (a handler on the pool still has them); the request then
-    /// keeps them, and this value is left without header fields.
+    /// request is shared (a handler on the pool still has it), which then keeps its buffer. A
+    /// request whose buffer was taken is left with no fields and an empty target (the target's
+    /// bytes were in that buffer: they are not read from it again).
     mutating func reclaimHeadBuffer() -> [UInt8]? {
         guard isKnownUniquelyReferenced(&box) else { return nil }
         var buffer = box.headers.takeStorage()
+        box.targetRange = 0..<0
         guard buffer.capacity > 0 else { return nil }
         // Kept in place when nothing else holds it (a copy of the headers elsewhere gets its own).
         buffer.removeAll(keepingCapacity: true)

@@ -28,7 +28,7 @@ import Testing
             return
         }
         #expect(buffer.isEmpty && buffer.capacity >= HTTPRequestParser.headCapacity)
-        #expect(first.headers.count == 0, "the reclaimed request keeps no fields")
+        #expect(first.target == "" && first.headers.count == 0, "what is left reads nothing of the buffer")
         parser.recycle(consume buffer)
         let second = try next(&parser, "GET /b?x=1 HTTP/1.1\r\nHost: h\r\nIf-None-Match: \"t\"\r\n\r\n")
         #expect(address(second) == firstBuffer, "read into the same memory")
@@ -41,7 +41,7 @@ import Testing
         var request = try next(&parser, "GET /a HTTP/1.1\r\nHost: h\r\nX-Kept: yes\r\n\r\n")
         let held = request
         #expect(request.reclaimHeadBuffer() == nil)
-        #expect(held.header("X-Kept") == "yes" && request.header("X-Kept") == "yes")
+        #expect(held.header("X-Kept") == "yes" && request.header("X-Kept") == "yes" && request.path == "/a")
         // The parser makes a buffer of its own for the next head, and a head larger than it grows it.
         let long = String(repeating: "v", count: 2 * HTTPRequestParser.headCapacity)
         let next = try next(&parser, "GET /b HTTP/1.1\r\nHost: h\r\nX-Long: \(long)\r\n\r\n")
