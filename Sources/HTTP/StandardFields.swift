@@ -1,9 +1,9 @@
 extension HTTPRequestHeaders {
     /// The fields a request's answer is negotiated by, and its credential: asked for by every SDK
-    /// request, some of them twice (the handler, then the response's assembly). The parser's pass
-    /// over the names records where each first occurs, as nginx's `headers_in` does, so asking
-    /// for one is an index, not a scan comparing every field's name (about 80 instructions a
-    /// lookup, most of them for names the request does not have).
+    /// request, some of them twice (the handler, then the response's assembly). One pass over the
+    /// names, when the parser hands the head over, records where each first occurs, as nginx's
+    /// `headers_in` does, so asking for one is an index, not a scan comparing every field's name
+    /// (about 80 instructions a lookup, most of them for names the request does not have).
     public enum Standard: Int, CaseIterable, Sendable {
         case accept, acceptEncoding, acceptLanguage, authorization, ifNoneMatch
 
