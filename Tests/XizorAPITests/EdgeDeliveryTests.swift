@@ -320,7 +320,8 @@ import Testing
         #expect(!nonce.shared)
         let authenticated = EdgeCaching.Answer(
             surface: .authenticated, consulted: read, nonce: nil, nextScheduleChange: nil, now: 0, policy: policy)
-        #expect(!authenticated.shared && authenticated.cacheControl == "no-cache" && authenticated.bits == 0)
+        #expect(!authenticated.shared && authenticated.cacheControl == "no-cache")
+        #expect(authenticated.bits != near.bits, "another Cache-Control, another representation")
     }
 
     @Test func varyNamesOnlyWhatDecided() {
@@ -338,6 +339,16 @@ import Testing
             countryRule.vary(countryHeader: "CF-IPCountry")
                 == "Accept, X-Xizor-Schema-Version, X-Xizor-App-Version, CF-IPCountry")
         #expect(countryRule.bits != answer.bits, "different headers, different representations")
+        // The authenticated form's Vary is derived the same way (a client's own cache honours it).
+        let authenticated = EdgeCaching.Answer(
+            surface: .authenticated, consulted: read, nonce: nil, nextScheduleChange: nil, now: 0, policy: EdgeCaching()
+        )
+        let plainAuthenticated = EdgeCaching.Answer(
+            surface: .authenticated, consulted: RequestFacts.Consulted(), nonce: nil, nextScheduleChange: nil, now: 0,
+            policy: EdgeCaching())
+        #expect(authenticated.vary(countryHeader: "CF-IPCountry") == countryRule.vary(countryHeader: "CF-IPCountry"))
+        #expect(plainAuthenticated.vary(countryHeader: nil) == "Accept, X-Xizor-Schema-Version")
+        #expect(authenticated.bits != plainAuthenticated.bits)
         read.subscriber = true
         let personal = EdgeCaching.Answer(
             surface: .edge, consulted: read, nonce: nil, nextScheduleChange: nil, now: 0, policy: EdgeCaching())

@@ -64,8 +64,7 @@ public struct EdgeCaching: Sendable {
 
         /// The representation key's part: everything above that changes the headers.
         var bits: UInt32 {
-            guard surface == .edge else { return 0 }
-            var bits: UInt32 = 1 << 31
+            var bits: UInt32 = surface == .edge ? 1 << 31 : 0
             if shared { bits |= 1 }
             if acceptLanguage { bits |= 2 }
             if colorSchemeHint { bits |= 4 }
@@ -73,8 +72,11 @@ public struct EdgeCaching: Sendable {
             return bits | UInt32(consulted.device) << 8
         }
 
-        /// The path form's `Vary`: what decided this answer, in a stable order so equal answers
-        /// carry equal headers (Accept-Encoding is added by the HTTP layer).
+        /// The answer's `Vary`: what decided it, in a stable order so equal answers carry equal
+        /// headers (Accept-Encoding is added by the HTTP layer). The same for both surfaces: the
+        /// authenticated form is kept by no shared cache, but a client's own cache (URLCache,
+        /// OkHttp's) honours `Vary` as well, and naming what the placement never reads only makes
+        /// every 304 longer.
         func vary(countryHeader: String?) -> String {
             var names = ["Accept", "X-Xizor-Schema-Version"]
             if acceptLanguage { names.append("Accept-Language") }

@@ -8,13 +8,6 @@ import XizorDomain
 /// signed (`AnswerSigning`) and marked for shared caches when nothing of the subscriber decided it
 /// (`EdgeCaching`).
 public final class PaywallDelivery: Sendable {
-    /// Every request header the authenticated endpoint's answer may depend on (Accept-Encoding is
-    /// added by the HTTP layer): it names them all, whatever the placement reads, since it is
-    /// never kept by a shared cache. The path form names only what decided each answer.
-    public static let vary =
-        (["Accept", "Accept-Language", "X-Xizor-Schema-Version", "Sec-CH-Prefers-Color-Scheme"]
-        + RequestAttributes.varyHeaders).joined(separator: ", ")
-
     /// Which endpoint asked.
     public enum Surface: Sendable {
         /// `/v1/sdk/placements/{key}/paywall`, the key in `Authorization`: `no-cache`, and the
@@ -217,8 +210,7 @@ public final class PaywallDelivery: Sendable {
         answer: EdgeCaching.Answer, credential: String
     ) throws {
         headers["Cache-Control"] = answer.cacheControl
-        headers["Vary"] =
-            answer.surface == .authenticated ? PaywallDelivery.vary : answer.vary(countryHeader: countryHeader)
+        headers["Vary"] = answer.vary(countryHeader: countryHeader)
         if answer.surface == .edge {
             headers["X-Xizor-App"] = appID
             headers["X-Xizor-Placement"] = placement
