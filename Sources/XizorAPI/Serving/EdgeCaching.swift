@@ -35,12 +35,14 @@ public struct EdgeCaching: Sendable {
 
         init(
             surface: PaywallDelivery.Surface, consulted: RequestFacts.Consulted, nonce: String?,
-            nextScheduleChange: Int64?, now: Int64, policy: EdgeCaching
+            nextScheduleChange: Int64?, now: @autoclosure () -> Int64, policy: EdgeCaching
         ) {
             self.surface = surface
             self.consulted = consulted
             // A rule starting or ending within the shared lifetime would be outlived by a kept copy.
-            let scheduleAllows = nextScheduleChange.map { $0 - now > Int64(policy.sharedMaxAgeSeconds) * 1000 } ?? true
+            // The clock is read only when a change is scheduled.
+            let scheduleAllows =
+                nextScheduleChange.map { $0 - now() > Int64(policy.sharedMaxAgeSeconds) * 1000 } ?? true
             shared = surface == .edge && !consulted.subscriber && nonce == nil && scheduleAllows
             self.policy = policy
         }

@@ -151,8 +151,11 @@ extension ServingState: SubscriberAttributeReader {
         facts.unreadableAudiences = snapshot.unreadableAudiences
         // Serving's counters: a dry run (traced) is not serving.
         defer { if !trace && facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }
-        let now = clock.now()
-        let nextScheduleChange = placement.scheduleBoundaries.first { $0 > now }
+        // Read once, and only for a placement whose rules have a window or a cap (a clock read
+        // is a vDSO call: of a plain placement's request, as much as its routing's compares).
+        lazy var now = clock.now()
+        let nextScheduleChange =
+            placement.scheduleBoundaries.isEmpty ? nil : placement.scheduleBoundaries.first { $0 > now }
         var traces: [RuleTrace] = []
         // The rule being tried when the request's evaluation budget ran out (EvaluationCost).
         var reached = 0

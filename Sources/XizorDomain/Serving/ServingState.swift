@@ -31,8 +31,11 @@ public final class ServingRule: Sendable {
         self.frequencyCap = frequencyCap
     }
 
-    func isActive(at now: Int64) -> Bool {
-        (activeFrom.map { now >= $0 } ?? true) && (activeUntil.map { now < $0 } ?? true)
+    /// `now` is read only for a rule with a window (a clock read is a vDSO call).
+    func isActive(at now: @autoclosure () -> Int64) -> Bool {
+        guard activeFrom != nil || activeUntil != nil else { return true }
+        let now = now()
+        return (activeFrom.map { now >= $0 } ?? true) && (activeUntil.map { now < $0 } ?? true)
     }
 }
 
