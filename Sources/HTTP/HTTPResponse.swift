@@ -153,6 +153,28 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: bytes, etag: etag)
     }
 
+    // What the assembly reads before it knows whether a body goes out, each read in place: a 304
+    // copies no body (nor the gzip form) out of the box.
+
+    /// Whether a precomputed gzip form is given.
+    var hasGzip: Bool { box.gzip != nil }
+    /// The precomputed gzip form's tag.
+    var gzipETag: String? { box.gzip?.etag }
+    /// Whether the body is streamed.
+    var isStream: Bool {
+        if case .stream = box.body { return true }
+        return false
+    }
+    /// The length of a body of bytes (nil for a stream).
+    var byteCount: Int? { box.body.count }
+    /// The bytes to send: the precomputed gzip form's when `gzip` and there is one, else the body's
+    /// (none for a stream).
+    func bytes(gzip: Bool) -> [UInt8] {
+        if gzip, let form = box.gzip { return form.body }
+        if case .bytes(let bytes) = box.body { return bytes }
+        return []
+    }
+
     /// Derives the ETag of a gzip representation from an identity one: `"x"` becomes `"x-gzip"`.
     public static func gzipETag(for etag: String) -> String {
         guard etag.hasSuffix("\""), etag.count >= 2 else { return etag + "-gzip" }

@@ -3,18 +3,20 @@
 /// response, and reads the few facts it needs (type, encoding, Vary) without searching. Fields
 /// the server writes itself (Date, ETag, Content-Length, …) are left out as for any response; a
 /// `Vary` here is merged with the response's own and with Accept-Encoding like any other.
-public final class PreparedHeaders: Sendable {
+public final class PreparedHeaders: @unchecked Sendable {
     public let headers: HTTPHeaders
     /// Every field line, and the lines a 304 repeats.
-    let lines: [UInt8]
-    let notModifiedLines: [UInt8]
+    let lines: FrozenBytes
+    let notModifiedLines: FrozenBytes
     let contentType: String?
     let hasContentEncoding: Bool
     /// Every `Vary` value joined (nil: none), and as ready field lines without and with the
     /// Accept-Encoding the server adds when it chose the encoding.
     let vary: String?
-    let varyLine: [UInt8]
-    let varyLineWithAcceptEncoding: [UInt8]
+    let varyLine: FrozenBytes
+    let varyLineWithAcceptEncoding: FrozenBytes
+    /// The four line sets above, in one allocation these fields own (immutable: `@unchecked Sendable`).
+    private let storage: FrozenBytes.Storage
 
     /// The `ETag` lines of the representation these fields go with, one per entity tag given (its
     /// identity and gzip forms), quoted and checked once: an answer carrying one of these tags
@@ -39,17 +41,53 @@ public final class PreparedHeaders: Sendable {
                 kept.append(field: field.name, field.value)
             }
         }
-        self.lines = lines
-        notModifiedLines = kept
         contentType = headers["Content-Type"]
         hasContentEncoding = headers.contains("Content-Encoding")
         vary = Vary.merged(headers, into: nil)
-        var line: [UInt8] = []
-        if let vary { line.append(field: "Vary", vary) }
-        varyLine = line
-        line = []
-        line.append(field: "Vary", Vary.addingAcceptEncoding(vary))
-        varyLineWithAcceptEncoding = line
+        var varyLine: [UInt8] = []
+        if let vary { varyLine.append(field: "Vary", vary) }
+        var withAcceptEncoding: [UInt8] = []
+        withAcceptEncoding.append(field: "Vary", Vary.addingAcceptEncoding(vary))
+        let (storage, pieces) = FrozenBytes.freeze([lines, kept, varyLine, withAcceptEncoding])
+        self.storage = storage
+        self.lines = pieces[0]
+        notModifiedLines = pieces[1]
+        self.varyLine = pieces[2]
+        varyLineWithAcceptEncoding = pieces[3]
+    }
+}
+
+/// Bytes outside any array, in an allocation their owner keeps (`Storage`): reading one out of a
+/// class is two plain loads, where an array read out of a class is a retain and a release (two
+/// atomic instructions, a dozen of them per prepared 304 head).
+struct FrozenBytes: @unchecked Sendable {
+    let start: UnsafeRawPointer?
+    let count: Int
+
+    var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+
+    /// The allocation pieces point into; freed when its owner (a class holding it in a `let`) goes.
+    final class Storage: @unchecked Sendable {
+        let base: UnsafeMutableRawPointer
+        init(byteCount: Int) { base = .allocate(byteCount: max(1, byteCount), alignment: 16) }
+        deinit { base.deallocate() }
+    }
+
+    /// `pieces` copied into one allocation, and where each lies.
+    static func freeze(_ pieces: [[UInt8]]) -> (Storage, [FrozenBytes]) {
+        let storage = Storage(byteCount: pieces.reduce(0) { $0 + $1.count })
+        var offset = 0
+        var frozen: [FrozenBytes] = []
+        for piece in pieces {
+            piece.withUnsafeBytes { bytes in
+                if let source = bytes.baseAddress {
+                    (storage.base + offset).copyMemory(from: source, byteCount: bytes.count)
+                }
+            }
+            frozen.append(FrozenBytes(start: UnsafeRawPointer(storage.base + offset), count: piece.count))
+            offset += piece.count
+        }
+        return (storage, frozen)
     }
 }
 
@@ -66,11 +104,12 @@ extension PreparedHeaders {
 
 /// An entity tag as a response holds it, and its field line as the assembly would write it. A
 /// class: the assembly holds it by one reference.
-final class PreparedEntityTag: Sendable {
+final class PreparedEntityTag: @unchecked Sendable {
     let given: String
     let isWeak: Bool
     /// `ETag: "…"` and CRLF: quoted if the tag was not, unsafe bytes dropped (`append(fieldText:)`).
-    let line: [UInt8]
+    let line: FrozenBytes
+    private let storage: FrozenBytes.Storage
 
     init(_ tag: String) {
         given = tag
@@ -80,7 +119,9 @@ final class PreparedEntityTag: Sendable {
         line.append(literal: "ETag: ")
         line.append(fieldText: quoted)
         line.append(literal: "\r\n")
-        self.line = line
+        let (storage, pieces) = FrozenBytes.freeze([line])
+        self.storage = storage
+        self.line = pieces[0]
     }
 }
 

@@ -26,6 +26,30 @@ struct ResponseAssembly {
         case stream(@Sendable (HTTPBodyWriter) throws -> Void, chunked: Bool, gzip: GzipStream?)
     }
 
+    /// The body the assembly chose to send, decided before any body is copied.
+    private enum Encoding {
+        case identity
+        /// The response's precomputed gzip form.
+        case precomputedGzip
+        /// Compressed here (smaller than the identity, or the identity was refused).
+        case compressed([UInt8])
+        /// A stream gzipped chunk by chunk.
+        case streamGzip
+        /// A 412's problem body, in place of the response's.
+        case refusal([UInt8])
+
+        var isGzip: Bool {
+            switch self {
+            case .precomputedGzip, .compressed, .streamGzip: true
+            case .identity, .refusal: false
+            }
+        }
+        var isRefusal: Bool {
+            if case .refusal = self { return true }
+            return false
+        }
+    }
+
     var status: HTTPStatus
     var payload: Payload
     /// Whether the connection must close after this response (the caller's decision, or HTTP/1.0
@@ -39,43 +63,45 @@ struct ResponseAssembly {
         _ original: HTTPResponse, for request: RequestFacts, closeAfter: Bool, settings: Settings,
         dateLine: [UInt8], into head: inout Head
     ) {
-        var response = original
-        var status = response.status
+        // Each field read out of the response's box once, and no body until one is sent: every
+        // read of a box's field is a retain and a release, atomic instructions each.
+        var prepared = original.prepared
+        var ownHeaders = original.headers
+        var status = original.status
         var closeAfter = closeAfter
         let isHead = request.method == .HEAD
+        let isStream = original.isStream
 
-        // Representation selection.
-        var body: [UInt8] = []
-        var etag = response.etag ?? response.headers["ETag"]
+        // Representation selection: the encoding and its tag.
+        var etag = original.etag ?? ownHeaders["ETag"]
         if let tag = etag, !EntityTag.isQuoted(tag) {
             etag = "\"" + tag + "\""  // a handler forgot the quotes
         }
-        var gzipped = false
+        var encoding = Encoding.identity
         var addVary = false
-        if case .bytes(let identity) = response.body {
-            body = identity
-            if !status.forbidsBody && response.headers["Content-Encoding"] == nil
-                && response.prepared?.hasContentEncoding != true
-            {
-                let eligible =
-                    response.gzip != nil
-                    || (response.compressible && identity.count >= settings.gzipMinBytes
-                        && ContentNegotiation.isCompressible(
-                            contentType: response.headers["Content-Type"] ?? response.prepared?.contentType))
-                if eligible {
-                    addVary = true
-                    let preference = ContentNegotiation.encodingPreference(request.headers)
-                    if preference.gzipAllowed {
-                        if let precomputed = response.gzip {
-                            body = precomputed.body
-                            etag = precomputed.etag ?? etag.map(HTTPResponse.gzipETag)
-                            gzipped = true
-                        } else if let compressed = Gzip.compress(identity, level: settings.gzipLevel),
+        if !isStream && !status.forbidsBody && ownHeaders["Content-Encoding"] == nil
+            && prepared?.hasContentEncoding != true
+        {
+            let hasGzip = original.hasGzip
+            let eligible =
+                hasGzip
+                || (original.compressible && (original.byteCount ?? 0) >= settings.gzipMinBytes
+                    && ContentNegotiation.isCompressible(
+                        contentType: ownHeaders["Content-Type"] ?? prepared?.contentType))
+            if eligible {
+                addVary = true
+                let preference = ContentNegotiation.encodingPreference(request.headers)
+                if preference.gzipAllowed {
+                    if hasGzip {
+                        encoding = .precomputedGzip
+                        etag = original.gzipETag ?? etag.map(HTTPResponse.gzipETag)
+                    } else {
+                        let identity = original.bytes(gzip: false)
+                        if let compressed = Gzip.compress(identity, level: settings.gzipLevel),
                             compressed.count < identity.count || preference.identityForbidden
                         {
-                            body = compressed
+                            encoding = .compressed(compressed)
                             etag = etag.map(HTTPResponse.gzipETag)
-                            gzipped = true
                         }
                     }
                 }
@@ -83,21 +109,21 @@ struct ResponseAssembly {
         }
         // A compressible stream is gzipped chunk by chunk (it has no length, so no "is it smaller" test).
         var streamGzip: GzipStream?
-        if case .stream = response.body, response.compressible, !status.forbidsBody,
-            response.headers["Content-Encoding"] == nil,
-            ContentNegotiation.isCompressible(contentType: response.headers["Content-Type"])
+        if isStream, original.compressible, !status.forbidsBody,
+            ownHeaders["Content-Encoding"] == nil,
+            ContentNegotiation.isCompressible(contentType: ownHeaders["Content-Type"])
         {
             addVary = true
             if ContentNegotiation.encodingPreference(request.headers).gzipAllowed,
                 let stream = GzipStream(level: settings.gzipLevel)
             {
                 streamGzip = stream
-                gzipped = true
+                encoding = .streamGzip
             }
         }
 
         // The chosen tag's line, when the prepared fields have it ready.
-        var preparedTag = etag.flatMap { response.prepared?.entityTag($0) }
+        var preparedTag = etag.flatMap { prepared?.entityTag($0) }
 
         // Conditional GET (strong validators only; comparison itself is weak).
         var notModified = false
@@ -108,66 +134,66 @@ struct ResponseAssembly {
                 notModified = true
                 status = .notModified
             } else {
-                response =
+                // The error's own fields and body are written instead.
+                let refusal =
                     HTTPError(
                         .preconditionFailed, code: "precondition_failed",
                         detail: "If-None-Match matched the current representation."
                     ).response
+                prepared = refusal.prepared
+                ownHeaders = refusal.headers
                 status = .preconditionFailed
-                body = []
-                if case .bytes(let b) = response.body { body = b }
+                encoding = .refusal(refusal.bytes(gzip: false))
                 etag = nil
                 preparedTag = nil
                 addVary = false
-                gzipped = false
             }
         }
 
-        let prepared = response.prepared
-        let ownVary = response.headers.contains("Vary")
+        let ownVary = ownHeaders.contains("Vary")
         head.removeAllBytes()
         head.appendStatusLine(status)
         head.append(bytes: dateLine)
         if let prepared {
-            if response.headers.isEmpty {
-                head.append(bytes: notModified ? prepared.notModifiedLines : prepared.lines)
+            if ownHeaders.isEmpty {
+                head.append(frozen: notModified ? prepared.notModifiedLines : prepared.lines)
             } else {
                 // A field set on the response replaces the prepared one of the same name.
                 for field in prepared.headers.fields
                 where !ReservedHeader.isReserved(field.name)
-                    && !response.headers.contains(field.name)
+                    && !ownHeaders.contains(field.name)
                 {
                     if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
                     head.append(field: field.name, field.value)
                 }
             }
         }
-        for field in response.headers.fields where !ReservedHeader.isReserved(field.name) {
+        for field in ownHeaders.fields where !ReservedHeader.isReserved(field.name) {
             if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
             head.append(field: field.name, field.value)
         }
         if let preparedTag {
-            head.append(bytes: preparedTag.line)
+            head.append(frozen: preparedTag.line)
         } else if let tag = etag {
             head.append(literal: "ETag: ")
             head.append(fieldText: tag)
             head.append(literal: "\r\n")
         }
         if let prepared, !ownVary {
-            head.append(bytes: addVary ? prepared.varyLineWithAcceptEncoding : prepared.varyLine)
+            head.append(frozen: addVary ? prepared.varyLineWithAcceptEncoding : prepared.varyLine)
         } else {
-            let vary = Vary.merged(response.headers, into: prepared?.vary)
+            let vary = Vary.merged(ownHeaders, into: prepared?.vary)
             if let vary = addVary ? Vary.addingAcceptEncoding(vary) : vary { head.append(field: "Vary", vary) }
         }
-        if gzipped && !notModified { head.append(literal: "Content-Encoding: gzip\r\n") }
+        if encoding.isGzip && !notModified { head.append(literal: "Content-Encoding: gzip\r\n") }
         head.append(literal: "X-Request-Id: ")
         request.requestID.write(into: &head)
         head.append(literal: "\r\n")
 
         var payload = Payload.bytes([])
         if notModified || status.forbidsBody {
-            body = []
-        } else if case .stream(let producer) = response.body {
+            // No body.
+        } else if !encoding.isRefusal, case .stream(let producer) = original.body {
             let chunked = request.version.minor >= 1
             if chunked {
                 head.append(literal: "Transfer-Encoding: chunked\r\n")
@@ -176,6 +202,12 @@ struct ResponseAssembly {
             }
             if !isHead { payload = .stream(producer, chunked: chunked, gzip: streamGzip) }
         } else {
+            let body: [UInt8]
+            switch encoding {
+            case .identity, .streamGzip: body = original.bytes(gzip: false)
+            case .precomputedGzip: body = original.bytes(gzip: true)
+            case .compressed(let bytes), .refusal(let bytes): body = bytes
+            }
             head.append(literal: "Content-Length: ")
             head.append(decimal: body.count)
             head.append(literal: "\r\n")

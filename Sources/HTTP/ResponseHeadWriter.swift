@@ -69,6 +69,10 @@ extension HeadWriter {
         bytes.withUnsafeBytes { appendBytes($0) }
     }
 
+    /// Appends prepared bytes (`FrozenBytes`: no array to retain).
+    @inline(__always)
+    mutating func append(frozen bytes: FrozenBytes) { appendBytes(bytes.buffer) }
+
     mutating func append(byte: UInt8) {
         withUnsafeBytes(of: byte) { appendBytes($0) }
     }
