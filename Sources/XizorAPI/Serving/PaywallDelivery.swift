@@ -157,9 +157,10 @@ public final class PaywallDelivery: Sendable {
                 credential: credential())
             return Representation(body: body, headers: headers)
         }
-        let gate = renderGate
+        // The gate read in the closure, which is never escaping: copied to a local first, it was
+        // retained and released on every request, rendered or not.
         let representation = try cache.representation(
-            for: key, build: build, uncached: { build in try gate.run(appID: appID, build) })
+            for: key, build: build, uncached: { build in try self.renderGate.run(appID: appID, build) })
         return .paywall(
             try signed(representation, nonce: request.nonce, placement: request.placement, credential: credential))
     }

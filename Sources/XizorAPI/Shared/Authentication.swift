@@ -58,7 +58,7 @@ struct RouteGuard: Sendable {
     static func verify(_ request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
         // A credential seen before is answered from memory by its bytes, without a String of it.
         if let known = request.headers.withFirstValue(
-            of: .authorization, { $0.flatMap(keys.verified(credential:)) })
+            of: .authorization, { credential in credential.flatMap { keys.verified(credential: $0) } })
         {
             return known
         }
