@@ -21,8 +21,8 @@ extension Connection {
             request.keepAlive && !phase.closesAfterResponse && !core.drainState.isDraining
             && requestsServed < config.maxRequestsPerConnection
         loop.date.refresh()
-        // Through a local reference to `out`: the assembly writes through its own `inout`.
-        var head = out
+        // Into `out` in place: through a local copy of the reference it was retained and released
+        // per response.
         let assembled = ResponseAssembly(
             original,
             for: ResponseAssembly.RequestFacts(
@@ -30,7 +30,7 @@ extension Connection {
                 headers: request.headers, requestID: request.requestID),
             closeAfter: !keepAlive,
             settings: ResponseAssembly.Settings(gzipMinBytes: config.gzipMinBytes, gzipLevel: Int32(config.gzipLevel)),
-            dateLine: loop.date.line, into: &head)
+            dateLine: loop.date.line, into: &out)
         if assembled.closeAfter { phase.closeAfterResponse() }
 
         exchange.method = request.method

@@ -45,8 +45,9 @@ struct RouteGuard: Sendable {
             try RouteGuard.require(auth, of: key)
             if let scope { try key.scopes.require(scope) }
             try limits.take(for: request, key: key)
-            request.context = key
             request.partition = key.partition
+            // Its last use, so the reference moves into the request (no retain and release).
+            request.context = consume key
         }
     }
 
