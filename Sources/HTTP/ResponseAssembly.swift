@@ -35,18 +35,12 @@ struct ResponseAssembly {
         case compressed([UInt8])
         /// A stream gzipped chunk by chunk.
         case streamGzip
-        /// A 412's problem body, in place of the response's.
-        case refusal([UInt8])
 
         var isGzip: Bool {
             switch self {
             case .precomputedGzip, .compressed, .streamGzip: true
-            case .identity, .refusal: false
+            case .identity: false
             }
-        }
-        var isRefusal: Bool {
-            if case .refusal = self { return true }
-            return false
         }
     }
 
@@ -65,8 +59,8 @@ struct ResponseAssembly {
     ) {
         // Each field read out of the response's box once, and no body until one is sent: every
         // read of a box's field is a retain and a release, atomic instructions each.
-        var prepared = original.prepared
-        var ownHeaders = original.headers
+        let prepared = original.prepared
+        let ownHeaders = original.headers
         var status = original.status
         var closeAfter = closeAfter
         let isHead = request.method == .HEAD
@@ -123,7 +117,7 @@ struct ResponseAssembly {
         }
 
         // The chosen tag's line, when the prepared fields have it ready.
-        var preparedTag = etag.flatMap { prepared?.entityTag($0) }
+        let preparedTag = etag.flatMap { prepared?.entityTag($0) }
 
         // Conditional GET (strong validators only; comparison itself is weak).
         var notModified = false
@@ -134,19 +128,16 @@ struct ResponseAssembly {
                 notModified = true
                 status = .notModified
             } else {
-                // The error's own fields and body are written instead.
+                // The 412 is assembled as the response it is (no tag, so no conditional again):
+                // this response's fields stay `let`s, which the compiler reads without retaining.
                 let refusal =
                     HTTPError(
                         .preconditionFailed, code: "precondition_failed",
                         detail: "If-None-Match matched the current representation."
                     ).response
-                prepared = refusal.prepared
-                ownHeaders = refusal.headers
-                status = .preconditionFailed
-                encoding = .refusal(refusal.bytes(gzip: false))
-                etag = nil
-                preparedTag = nil
-                addVary = false
+                self = ResponseAssembly(
+                    refusal, for: request, closeAfter: closeAfter, settings: settings, dateLine: dateLine, into: &head)
+                return
             }
         }
 
@@ -193,7 +184,7 @@ struct ResponseAssembly {
         var payload = Payload.bytes([])
         if notModified || status.forbidsBody {
             // No body.
-        } else if !encoding.isRefusal, case .stream(let producer) = original.body {
+        } else if case .stream(let producer) = original.body {
             let chunked = request.version.minor >= 1
             if chunked {
                 head.append(literal: "Transfer-Encoding: chunked\r\n")
@@ -206,7 +197,7 @@ struct ResponseAssembly {
             switch encoding {
             case .identity, .streamGzip: body = original.bytes(gzip: false)
             case .precomputedGzip: body = original.bytes(gzip: true)
-            case .compressed(let bytes), .refusal(let bytes): body = bytes
+            case .compressed(let bytes): body = bytes
             }
             head.append(literal: "Content-Length: ")
             head.append(decimal: body.count)
