@@ -27,6 +27,17 @@ import Testing
     #expect(ids.indices.allSatisfy { table[IDKey(String(decoding: Array(ids[$0].utf8), as: UTF8.self))] == $0 })
 }
 
+/// `IDKey` compares by its first 32 bytes as words and its length, and by text past them: keys that
+/// differ only after byte 32, or only in length (a prefix, then zeros), are different keys.
+@Test func idKeysCompareByWordsThenText() {
+    let long = String(repeating: "a", count: 32)
+    #expect(IDKey(long + "b") != IDKey(long + "c"), "differs past the words")
+    #expect(IDKey(long + "b") == IDKey(String(decoding: Array((long + "b").utf8), as: UTF8.self)))
+    #expect(IDKey("pw_abc") != IDKey("pw_ab"), "a prefix")
+    #expect(IDKey("pw_ab") != IDKey("pw_ab\u{0}"), "a NUL where the words hold zeros")
+    #expect(IDKey("") == IDKey(""))
+}
+
 /// `ServedForms.Key` hashes one packed word: every distinct key packs to a distinct word (so no two
 /// forms of a version hash alike; an overlapping packing would), and equal keys hash alike.
 @Test func servedFormKeysPackEachFieldApart() {
