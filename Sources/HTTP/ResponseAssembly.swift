@@ -142,12 +142,18 @@ struct ResponseAssembly {
         }
 
         let ownVary = ownHeaders.contains("Vary")
+        // The prepared lines chosen before anything is written: plain pointers into storage the
+        // response holds (through `original`, alive and unchanged until this returns), so the
+        // appends below keep no object alive (each kept the prepared fields retained).
+        let fieldLines = prepared.map { notModified ? $0.notModifiedLines : $0.lines }
+        let tagLine = preparedTag?.line
+        let varyLine = prepared.map { addVary ? $0.varyLineWithAcceptEncoding : $0.varyLine }
         head.removeAllBytes()
         head.appendStatusLine(status)
         head.append(bytes: dateLine)
         if let prepared {
-            if ownHeaders.isEmpty {
-                head.append(frozen: notModified ? prepared.notModifiedLines : prepared.lines)
+            if ownHeaders.isEmpty, let fieldLines {
+                head.append(frozen: fieldLines)
             } else {
                 // A field set on the response replaces the prepared one of the same name.
                 for field in prepared.headers.fields
@@ -163,15 +169,15 @@ struct ResponseAssembly {
             if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
             head.append(field: field.name, field.value)
         }
-        if let preparedTag {
-            head.append(frozen: preparedTag.line)
+        if let tagLine {
+            head.append(frozen: tagLine)
         } else if let tag = etag {
             head.append(literal: "ETag: ")
             head.append(fieldText: tag)
             head.append(literal: "\r\n")
         }
-        if let prepared, !ownVary {
-            head.append(frozen: addVary ? prepared.varyLineWithAcceptEncoding : prepared.varyLine)
+        if let varyLine, !ownVary {
+            head.append(frozen: varyLine)
         } else {
             let vary = Vary.merged(ownHeaders, into: prepared?.vary)
             if let vary = addVary ? Vary.addingAcceptEncoding(vary) : vary { head.append(field: "Vary", vary) }
