@@ -95,6 +95,8 @@ public struct HTTPRequest: Sendable {
     }
     /// Query parameters in received order, percent-decoded, `+` read as a space.
     public var queryParameters: [(name: String, value: String)] { box.queryParameters }
+    /// Whether the target has a query, without copying its parameters out.
+    public var hasQueryParameters: Bool { !box.queryParameters.isEmpty }
     public var version: HTTPVersion { box.version }
     public var headers: HTTPRequestHeaders { box.headers }
     /// Whether the client asked to keep the connection open after this exchange.

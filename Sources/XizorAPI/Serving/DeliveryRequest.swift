@@ -30,14 +30,16 @@ public final class DeliveryRequest: Sendable {
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
     public init(_ request: HTTPRequest, placement: String) throws {
         self.placement = placement
-        // Most SDK requests have no query: its seven parameters are then not looked for one by one.
-        let query = request.queryParameters.isEmpty ? nil : request
-        locale = query?.query("locale")
+        // Most SDK requests have no query: its seven parameters are then not looked for one by one
+        // (asked through a function, not an optional copy of the request, which retained it).
+        let hasQuery = request.hasQueryParameters
+        func query(_ name: String) -> String? { hasQuery ? request.query(name) : nil }
+        locale = query("locale")
         acceptLanguage = request.header(.acceptLanguage)
         schemaVersion = try DeliveryRequest.schemaVersion(header: request.header(lowercased: "x-xizor-schema-version"))
         // The client hint is a structured-field string: `"dark"`.
         let schemeText =
-            query?.query("colorScheme")
+            query("colorScheme")
             ?? request.header(lowercased: "sec-ch-prefers-color-scheme").map {
                 $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0
             }
@@ -51,15 +53,15 @@ public final class DeliveryRequest: Sendable {
         } else {
             colorScheme = .light
         }
-        context = query?.presentationContext ?? [:]
+        context = hasQuery ? request.presentationContext : [:]
         // In a header, the subscriber never splits a shared cache's key (the URL); the query
         // parameter (older clients) still works.
-        subscriberID = query?.query("subscriberId") ?? request.header(lowercased: "x-xizor-subscriber-id")
+        subscriberID = query("subscriberId") ?? request.header(lowercased: "x-xizor-subscriber-id")
         kind = DeliveryRequest.prefersHTML(request.header(.accept)) ? .html : .json
         localeInURL = locale != nil
-        colorSchemeInURL = query?.query("colorScheme") != nil
+        colorSchemeInURL = query("colorScheme") != nil
         nonce = try request.header(lowercased: "x-xizor-nonce").map(DeliveryRequest.checkedNonce)
-        switch (query?.query("experiment"), query?.query("variant")) {
+        switch (query("experiment"), query("variant")) {
         case (nil, nil): chosenVariant = nil
         case (let experiment?, let variant?) where !experiment.isEmpty && !variant.isEmpty:
             chosenVariant = (experiment, variant)
