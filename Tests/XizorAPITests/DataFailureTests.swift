@@ -43,7 +43,7 @@ import Testing
         let ask = try DeliveryRequest(request, placement: "onboarding")
         func deliver() throws -> PaywallDelivery.Delivery {
             try delivery.deliver(
-                appID: app, ask, from: request, surface: .edge, signer: signer, credential: { created.publicKey })
+                appID: app, ask, from: request, surface: .edge, signer: signer, credential: { _ in created.publicKey })
         }
         #expect(throws: RenderFailed.self) { _ = try deliver() }
         guard case .paywall(let page) = try deliver() else {
@@ -78,7 +78,7 @@ import Testing
             let request = HTTPRequest(method: .GET, target: "/", path: "/", headers: HTTPRequestHeaders(headers))
             return try delivery.deliver(
                 appID: created.appID, try DeliveryRequest(request, placement: "onboarding"), from: request,
-                surface: .authenticated, signer: signer, credential: { created.publicKey })
+                surface: .authenticated, signer: signer, credential: { _ in created.publicKey })
         }
         #expect(throws: DataFailure.self) { _ = try deliver([]) }
         #expect(throws: DataFailure.self) { _ = try deliver([]) }

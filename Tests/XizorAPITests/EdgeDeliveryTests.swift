@@ -178,7 +178,7 @@ import Testing
             guard
                 case .paywall(let page) = try delivery.deliver(
                     appID: created.appID, asked, from: request, surface: .edge, signer: signer,
-                    credential: { created.publicKey })
+                    credential: { _ in created.publicKey })
             else {
                 Issue.record("expected a page")
                 return

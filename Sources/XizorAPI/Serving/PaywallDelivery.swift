@@ -59,11 +59,14 @@ public final class PaywallDelivery: Sendable {
 
     /// `http` is the request `request` was read from: its request attributes are read from it only
     /// when the placement's rules need them, and its platform only when the form depends on it.
-    /// `signer` is the verified public key and `credential` its text (read only to sign a new answer).
+    /// `signer` is the verified public key and `credential` reads its text from the request (only to
+    /// sign a new answer): a function of the request, so the caller's closure captures nothing (one
+    /// capturing the request retained it on every request).
     public func deliver(
         appID: String, _ request: DeliveryRequest, from http: HTTPRequest, surface: Surface, signer: VerifiedKey,
-        credential: () -> String
+        credential credentialOf: (HTTPRequest) -> String
     ) throws -> Delivery {
+        func credential() -> String { credentialOf(http) }
         var facts = RequestFacts(context: request.context, subscriberID: request.subscriberID)
         let targeting: ExperimentTargeting =
             surface == .edge ? .clientBuckets(chosen: request.chosenVariant) : .serverAssigns

@@ -19,7 +19,7 @@ struct SDKRoutes {
             Self.getPlacementPaywall, execution: .inline
         ) { request, caller in
             try answer(request, appID: caller.appID, surface: .authenticated) {
-                request.header(.authorization).flatMap(RouteGuard.bearerToken).map(String.init) ?? ""
+                $0.header(.authorization).flatMap(RouteGuard.bearerToken).map(String.init) ?? ""
             }
         }
         // The same answer by a URL that names the app (docs/scaling.md, "Edge delivery"): a shared
@@ -29,7 +29,7 @@ struct SDKRoutes {
             execution: .inline, inPath: true
         ) { request, caller in
             do {
-                return try answer(request, appID: caller.appID, surface: .edge) { request.parameter("publicKey") }
+                return try answer(request, appID: caller.appID, surface: .edge) { $0.parameter("publicKey") }
             } catch let error as ServiceError {
                 // A shared cache may keep a 404 by default (RFC 9111 §4.2.2): a placement created
                 // later would stay missing behind it, and nothing would purge it.
@@ -57,7 +57,8 @@ struct SDKRoutes {
     }
 
     private func answer(
-        _ request: HTTPRequest, appID: String, surface: PaywallDelivery.Surface, credential: () -> String
+        _ request: HTTPRequest, appID: String, surface: PaywallDelivery.Surface,
+        credential: (HTTPRequest) -> String
     ) throws -> HTTPResponse {
         guard let key = request.verifiedKey else { throw RouteGuard.unadmitted(request) }
         let asked = try DeliveryRequest(request, placement: request.parameter("key"))
