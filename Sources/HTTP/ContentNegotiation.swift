@@ -78,40 +78,48 @@ enum ContentNegotiation {
     /// Whether any `If-None-Match` field matches `etag` by weak comparison, or is `*`.
     /// Returns nil when the request has no `If-None-Match`.
     static func ifNoneMatch(_ headers: HTTPRequestHeaders, etag: String) -> Bool? {
+        // The tag's bytes in place (a native String's are contiguous): `withUTF8` needed a copy of
+        // the String, a retain and a release per revalidation.
+        if let found = etag.utf8.withContiguousStorageIfAvailable({ ifNoneMatch(headers, tagBytes: $0) }) {
+            return found
+        }
+        var copy = etag
+        return copy.withUTF8 { ifNoneMatch(headers, tagBytes: $0) }
+    }
+
+    /// The same, over the tag's bytes.
+    private static func ifNoneMatch(_ headers: HTTPRequestHeaders, tagBytes: UnsafeBufferPointer<UInt8>) -> Bool? {
         var present = false
         var matched = false
-        var etag = etag
-        etag.withUTF8 { tagBytes in
-            let tag = opaque(tagBytes)
-            headers.forEachValue(of: .ifNoneMatch) { value in
-                present = true
-                if matched { return }
-                var i = 0
-                while i < value.count {
-                    let b = value[i]
-                    if ByteClass.isWhitespace(b) || b == UInt8(ascii: ",") {
-                        i += 1
-                        continue
-                    }
-                    if b == UInt8(ascii: "*") {
-                        matched = true
-                        return
-                    }
-                    var start = i
-                    if b == UInt8(ascii: "W"), i + 1 < value.count, value[i + 1] == UInt8(ascii: "/") { start = i + 2 }
-                    guard start < value.count, value[start] == UInt8(ascii: "\"") else { return }
-                    // The closing quote by `memchr` (a tag is ~40 bytes; the byte loop was most of this check).
-                    guard let base = value.baseAddress, start + 1 < value.count,
-                        let quote = memchr(base + start + 1, Int32(UInt8(ascii: "\"")), value.count - start - 1)
-                    else { return }
-                    let end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(quote))
-                    let candidate = UnsafeBufferPointer(rebasing: value[start...end])
-                    if ByteClass.equal(candidate, tag) {
-                        matched = true
-                        return
-                    }
-                    i = end + 1
+        let tag = opaque(tagBytes)
+        headers.forEachValue(of: .ifNoneMatch) { value in
+            present = true
+            if matched { return }
+            var i = 0
+            while i < value.count {
+                let b = value[i]
+                if ByteClass.isWhitespace(b) || b == UInt8(ascii: ",") {
+                    i += 1
+                    continue
                 }
+                if b == UInt8(ascii: "*") {
+                    matched = true
+                    return
+                }
+                var start = i
+                if b == UInt8(ascii: "W"), i + 1 < value.count, value[i + 1] == UInt8(ascii: "/") { start = i + 2 }
+                guard start < value.count, value[start] == UInt8(ascii: "\"") else { return }
+                // The closing quote by `memchr` (a tag is ~40 bytes; the byte loop was most of this check).
+                guard let base = value.baseAddress, start + 1 < value.count,
+                    let quote = memchr(base + start + 1, Int32(UInt8(ascii: "\"")), value.count - start - 1)
+                else { return }
+                let end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(quote))
+                let candidate = UnsafeBufferPointer(rebasing: value[start...end])
+                if ByteClass.equal(candidate, tag) {
+                    matched = true
+                    return
+                }
+                i = end + 1
             }
         }
         return present ? matched : nil
