@@ -162,7 +162,4 @@ public struct RequestAttributes: Sendable, Equatable {
         // Cloudflare's "unknown" and "Tor" markers are not countries.
         return upper == "XX" ? nil : upper
     }
-
-    /// The headers an SDK answer may now depend on (for `Vary`).
-    public static let varyHeaders = Name.allCases.compactMap(\.header)
 }
