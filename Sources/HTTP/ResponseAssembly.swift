@@ -129,7 +129,7 @@ struct ResponseAssembly {
                 status = .notModified
             } else {
                 // The 412 is assembled as the response it is (no tag, so no conditional again):
-                // this response's fields stay `let`s, which the compiler reads without retaining.
+                // this response's fields stay constants, and the encoding needs no refusal case.
                 let refusal =
                     HTTPError(
                         .preconditionFailed, code: "precondition_failed",
