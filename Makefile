@@ -15,7 +15,7 @@ build:
 	$(SWIFT) build $(CHECKED)
 
 release:
-	$(SWIFT) build -c release --product xizor $(CHECKED)
+	$(SWIFT) build -c release --product xizor --static-swift-stdlib $(CHECKED)
 
 # Serves on 127.0.0.1:8080 with the default config; an empty data directory gets the demo app.
 run: deps release

@@ -15,7 +15,7 @@ source bench/lib.sh
 OUT=$(pwd)/bench/out/abuse
 rm -rf "$OUT"; mkdir -p "$OUT"
 bench_install wrk
-flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
 BIN=.build/release/xizor
 ATTACK_SECONDS=${ABUSE_SECONDS:-15}
 

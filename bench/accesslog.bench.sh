@@ -11,7 +11,7 @@ rm -rf "$OUT"; mkdir -p "$OUT"
 ROUNDS=${ROUNDS:-5}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
 bench_install wrk
-flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
 BIN=.build/release/xizor
 cleanup() {
   [ -n "${OURS_PID:-}" ] && kill "$OURS_PID" 2>/dev/null || true

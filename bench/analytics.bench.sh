@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 if [ -z "${XIZOR_TEST_POSTGRES_URL:-}" ]; then exec env XIZOR_PG_FSYNC=on Tests/postgres/with-cluster.sh bash "$0" "$@"; fi
 SIZES=${ANALYTICS_EVENTS:-5000000}
 [ "${ANALYTICS_LARGE:-0}" = 1 ] && SIZES="$SIZES 50000000"
-flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
 PY=${PY:-.venv/bin/python}
 for events in $SIZES; do
   OUT=$(pwd)/bench/out/analytics-sqlite-$events

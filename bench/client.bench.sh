@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 source bench/lib.sh
 OUT=$(pwd)/bench/out/client
 rm -rf "$OUT"; mkdir -p "$OUT"
-flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
 flock /tmp/xizor-build.lock swift build -c release --package-path clients/swift --product xizor-kit-bench >/dev/null
 BIN=.build/release/xizor
 

@@ -10,7 +10,7 @@ mkdir -p bench/out
 if [ -n "${XIZOR_BENCH_BIN:-}" ]; then
   BIN=$XIZOR_BENCH_BIN
 else
-  flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+  flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
   BIN=$PWD/.build/release/xizor
 fi
 OUT=$PWD/bench/out/console-repaint.json

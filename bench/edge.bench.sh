@@ -16,7 +16,7 @@ fi
 if [ -n "${XIZOR_BENCH_BIN:-}" ]; then
   BIN=$XIZOR_BENCH_BIN
 else
-  flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+  flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
   BIN=.build/release/xizor
 fi
 .venv/bin/python bench/edge_bench.py "$BIN" "$OUT" "${EDGE_BENCH_SUBSCRIBERS:-100000}" "${EDGE_BENCH_CLIENTS:-8}" \

@@ -12,7 +12,7 @@ OUT=$(pwd)/bench/out/instructions
 rm -rf "$OUT"; mkdir -p "$OUT"
 bench_install wrk valgrind
 # BENCH_BIN: another release build to count (an older commit's, for a before-and-after table).
-if [ -z "${BENCH_BIN:-}" ]; then flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null; fi
+if [ -z "${BENCH_BIN:-}" ]; then flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null; fi
 BIN=${BENCH_BIN:-$(pwd)/.build/release/xizor}
 
 export XIZOR_LOG_LEVEL=warning XIZOR_ACCESS_LOG=false XIZOR_ADMIN_TOKEN=xa_bench_admin_token_0123456789abcdef

@@ -11,7 +11,7 @@ source bench/lib.sh
 OUT=$(pwd)/bench/out/postgres
 rm -rf "$OUT"; mkdir -p "$OUT/sqlite" "$OUT/pg"
 bench_install wrk
-flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
 BIN=.build/release/xizor
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }

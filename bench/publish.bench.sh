@@ -7,5 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=$(pwd)/bench/out/publish
 rm -rf "$OUT"; mkdir -p "$OUT"
-flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
 .venv/bin/python bench/publish_bench.py .build/release/xizor "$OUT/data" ${PUBLISH_BENCH_SIZES:-10 1000 2000 10000}

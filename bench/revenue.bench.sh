@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 if [ -z "${XIZOR_TEST_POSTGRES_URL:-}" ]; then exec env XIZOR_PG_FSYNC=on Tests/postgres/with-cluster.sh bash "$0" "$@"; fi
 OUT=$(pwd)/bench/out/revenue
 rm -rf "$OUT"; mkdir -p "$OUT"
-flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
 psql "$XIZOR_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS xizor_revenue_bench" >/dev/null
 psql "$XIZOR_TEST_POSTGRES_URL" -qc "CREATE DATABASE xizor_revenue_bench" >/dev/null
 for driver in sqlite postgres; do

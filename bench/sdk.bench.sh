@@ -10,7 +10,7 @@ source bench/lib.sh
 OUT=$(pwd)/bench/out/sdk
 rm -rf "$OUT"; mkdir -p "$OUT/www"
 bench_install wrk nginx
-flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
 BIN=.build/release/xizor
 
 cleanup() {

@@ -18,13 +18,13 @@ ROUNDS=${ROUNDS:-5}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
 BASELINE=${BASELINE:-edb7b5a}
 bench_install wrk
-flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null
+flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null
 BIN=.build/release/xizor
 BASE_SRC=$(pwd)/bench/.baseline/$BASELINE
 if [ ! -x "$BASE_SRC/.build/release/xizor" ]; then
   echo "building the baseline ($BASELINE) once in $BASE_SRC (a few minutes)"
   [ -d "$BASE_SRC" ] || git worktree add -f --detach "$BASE_SRC" "$BASELINE" >/dev/null
-  (cd "$BASE_SRC" && flock /tmp/xizor-build.lock swift build -c release --product xizor >/dev/null)
+  (cd "$BASE_SRC" && flock /tmp/xizor-build.lock swift build -c release --product xizor --static-swift-stdlib >/dev/null)
 fi
 cleanup() {
   [ -n "${OURS_PID:-}" ] && kill "$OURS_PID" 2>/dev/null || true

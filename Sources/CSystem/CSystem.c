@@ -18,6 +18,16 @@ int xizor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
 }
 
+ssize_t xizor_recv(int fd, void *buffer, size_t length, int flags) {
+    return syscall(SYS_recvfrom, fd, buffer, length, flags, NULL, NULL);
+}
+ssize_t xizor_send(int fd, const void *buffer, size_t length, int flags) {
+    return syscall(SYS_sendto, fd, buffer, length, flags, NULL, 0);
+}
+ssize_t xizor_sendmsg(int fd, const struct msghdr *message, int flags) {
+    return syscall(SYS_sendmsg, fd, message, flags);
+}
+
 int xizor_poll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
 static int control(int poller, int op, int fd, uint32_t events) {
@@ -32,7 +42,8 @@ int xizor_poll_remove(int poller, int fd) { return control(poller, EPOLL_CTL_DEL
 int xizor_poll_wait(int poller, int *fds, uint32_t *events, int max, int timeout_ms) {
     struct epoll_event ready[256];
     if (max > 256) max = 256;
-    int n = epoll_wait(poller, ready, max, timeout_ms);
+    /* The system call, not glibc's cancellation point (see xizor_recv). */
+    int n = (int)syscall(SYS_epoll_wait, poller, ready, max, timeout_ms);
     for (int i = 0; i < n; i++) {
         fds[i] = ready[i].data.fd;
         events[i] = ready[i].events;

@@ -1,3 +1,5 @@
+import CSystem
+
 @preconcurrency import Dispatch
 
 #if canImport(Glibc)
@@ -76,9 +78,10 @@ extension Connection {
     /// process's signal dispositions. One piece (a 304's head, or what is left of a body) goes by
     /// `send`, which spares the kernel copying in a message header and an iovec array: about 0.2 µs
     /// of ~6 per loopback round trip here (docs/benchmarks.md); head and body go by one `sendmsg`.
+    /// All as system calls without glibc's cancellation bookkeeping (`xizor_send`, CSystem.h).
     func transmit(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Int {
-        if body.isEmpty { return Glibc.send(fd, head.baseAddress, head.count, Int32(MSG_NOSIGNAL)) }
-        if head.isEmpty { return Glibc.send(fd, body.baseAddress, body.count, Int32(MSG_NOSIGNAL)) }
+        if body.isEmpty { return xizor_send(fd, head.baseAddress, head.count, Int32(MSG_NOSIGNAL)) }
+        if head.isEmpty { return xizor_send(fd, body.baseAddress, body.count, Int32(MSG_NOSIGNAL)) }
         var iov = (
             iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
             iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)
@@ -88,7 +91,7 @@ extension Connection {
                 var message = msghdr()
                 message.msg_iov = vectors
                 message.msg_iovlen = 2
-                return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                return xizor_sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
             }
         }
     }

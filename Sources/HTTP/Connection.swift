@@ -142,7 +142,7 @@ final class Connection: @unchecked Sendable {
     func onReadable() {
         guard !isClosed else { return }
         let buffer = loop.readBuffer
-        let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+        let n = xizor_recv(fd, buffer.baseAddress, buffer.count, 0)
         if n > 0 {
             if phase.isLingering {
                 if phase.discard(n) > Self.lingerByteCap {
@@ -234,7 +234,7 @@ final class Connection: @unchecked Sendable {
 
     private func sendInterimContinue() {
         let line: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
-        _ = Glibc.send(fd, line.utf8Start, line.utf8CodeUnitCount, Int32(MSG_NOSIGNAL))
+        _ = xizor_send(fd, line.utf8Start, line.utf8CodeUnitCount, Int32(MSG_NOSIGNAL))
     }
 
     // MARK: The body budget
@@ -294,7 +294,7 @@ final class Connection: @unchecked Sendable {
     func closeIfIdle() {
         guard requestsServed > 0, phase.isReading && parser.isIdle && inbox.isEmpty else { return }
         var byte: UInt8 = 0
-        if recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0 { return }
+        if xizor_recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0 { return }
         close()
     }
 

@@ -26,6 +26,16 @@ int xizor_poll_remove(int poller, int fd);
 /* Waits at most timeout_ms (0: does not wait) for up to max (at most 256) ready descriptors. */
 int xizor_poll_wait(int poller, int *fds, uint32_t *events, int max, int timeout_ms);
 
+/* recv, send and sendmsg as plain system calls. glibc's wrappers are pthread cancellation points:
+   in a process with more than one thread each call enables and then disables asynchronous
+   cancellation, two atomic compare-and-swaps on the thread's cancel state around every read and
+   write. Nothing here cancels a thread, so a loop's socket calls skip them (nginx's single-threaded
+   worker skips them too: glibc checks for one thread first). Same results and errno as the
+   wrappers. */
+ssize_t xizor_recv(int fd, void *buffer, size_t length, int flags);
+ssize_t xizor_send(int fd, const void *buffer, size_t length, int flags);
+ssize_t xizor_sendmsg(int fd, const struct msghdr *message, int flags);
+
 /* A wake-up for a thread blocked in xizor_poll_wait: an eventfd (non-blocking, close-on-exec) to
    register with the poller; signal makes it readable, drain makes it quiet again. -1 on failure. */
 int xizor_wakeup_create(void);
