@@ -163,7 +163,8 @@ public final class PaywallDelivery: Sendable {
         // The gate read in the closure, which is never escaping: copied to a local first, it was
         // retained and released on every request, rendered or not.
         let representation = try cache.representation(
-            for: key, build: build, uncached: { build in try self.renderGate.run(appID: appID, build) })
+            for: key, served: served, signer: signer, build: build,
+            uncached: { build in try self.renderGate.run(appID: appID, build) })
         return .paywall(
             try signed(representation, nonce: request.nonce, placement: request.placement, credential: credential))
     }

@@ -51,12 +51,14 @@ public final class Representation: Sendable {
     public static func strongETag(_ bytes: [UInt8]) -> String { StrongETag.of(bytes) }
 }
 
-/// What distinguishes two representations of the SDK endpoint. The served version is identified
-/// by its object (the key holds it, so its identity cannot be reused while the entry lives): no
-/// hashing of app, paywall and version strings per request.
+/// What distinguishes two representations of the SDK endpoint. The served version and the key
+/// whose text the signature names are identified by their objects: no hashing of app, paywall and
+/// version strings per request. A lookup's key only names them (no retain and release of each per
+/// revalidation); the key the cache stores also holds them (`holding`), so neither identity can be
+/// reused by another object while its entry lives.
 public struct RepresentationKey: Hashable, Sendable {
     public enum Kind: Hashable, Sendable { case json, html }
-    public let served: ServedVersion
+    public let served: ObjectIdentifier
     public let placement: String
     public let locale: String
     public let form: ServedForms.Key
@@ -67,17 +69,52 @@ public struct RepresentationKey: Hashable, Sendable {
     public let context: String
     /// The answer names the experiment and variant, so they are part of the representation.
     public let experiment: ExperimentAssignment?
-    /// The public key whose text the answer's signature names (held, so its identity is not reused).
-    public let signer: VerifiedKey
+    /// The public key whose text the answer's signature names.
+    public let signer: ObjectIdentifier
     /// How the answer meets shared caches, and which request headers decided it (`EdgeCaching.Answer.bits`).
     public let headerBits: UInt32
     /// The signing keys' generation (`AnswerSigning.generation`): after a rotation, answers are signed anew.
     public let signingGeneration: Int
+    /// The objects `served` and `signer` name, in a stored key only (not compared).
+    private(set) var held: Held?
+
+    struct Held: Sendable {
+        let served: ServedVersion
+        let signer: VerifiedKey
+    }
+
+    init(
+        served: ServedVersion, placement: String, locale: String, form: ServedForms.Key, kind: Kind,
+        pageColorScheme: ColorScheme?, context: String, experiment: ExperimentAssignment?, signer: VerifiedKey,
+        headerBits: UInt32, signingGeneration: Int
+    ) {
+        self.served = ObjectIdentifier(served)
+        self.placement = placement
+        self.locale = locale
+        self.form = form
+        self.kind = kind
+        self.pageColorScheme = pageColorScheme
+        self.context = context
+        self.experiment = experiment
+        self.signer = ObjectIdentifier(signer)
+        self.headerBits = headerBits
+        self.signingGeneration = signingGeneration
+    }
+
+    /// This key holding the objects it names, as the cache stores it.
+    func holding(_ served: ServedVersion, _ signer: VerifiedKey) -> RepresentationKey {
+        precondition(
+            ObjectIdentifier(served) == self.served && ObjectIdentifier(signer) == self.signer,
+            "a key holds the objects it names")
+        var stored = self
+        stored.held = Held(served: served, signer: signer)
+        return stored
+    }
 
     public static func == (a: RepresentationKey, b: RepresentationKey) -> Bool {
-        a.served === b.served && a.placement == b.placement && a.locale == b.locale && a.form == b.form
+        a.served == b.served && a.placement == b.placement && a.locale == b.locale && a.form == b.form
             && a.kind == b.kind && a.pageColorScheme == b.pageColorScheme && a.context == b.context
-            && a.experiment == b.experiment && a.signer === b.signer && a.headerBits == b.headerBits
+            && a.experiment == b.experiment && a.signer == b.signer && a.headerBits == b.headerBits
             && a.signingGeneration == b.signingGeneration
     }
 
@@ -85,7 +122,7 @@ public struct RepresentationKey: Hashable, Sendable {
     /// forms, kinds, schemes and variants of one of those are told apart by `==` within the
     /// bucket. Hashing every field was a fifth of a revalidation's cache lookup.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(served))
+        hasher.combine(served)
         hasher.combine(placement)
         hasher.combine(locale)
         // Most answers are JSON, with no page context: "" adds nothing, so it is not hashed.
@@ -127,9 +164,10 @@ public final class RepresentationCache: Sendable {
     public static let defaultMaxContextVariants = 64
 
     /// The cached representation for `key`, or `build`'s, stored. A context variant past the
-    /// version's cap is built through `uncached` (which may refuse) and not stored.
-    public func representation(
-        for key: RepresentationKey, build: () throws -> Representation,
+    /// version's cap is built through `uncached` (which may refuse) and not stored. `served` and
+    /// `signer` are the objects `key` names; a stored key holds them.
+    func representation(
+        for key: RepresentationKey, served: ServedVersion, signer: VerifiedKey, build: () throws -> Representation,
         uncached: (() throws -> Representation) throws -> Representation
     ) throws -> Representation {
         let hash = key.hashValue
@@ -138,16 +176,17 @@ public final class RepresentationCache: Sendable {
             return found
         }
         let isVariant = !key.context.isEmpty
-        guard !isVariant || key.served.reserveContextVariant(max: maxContextVariants) else {
+        guard !isVariant || served.reserveContextVariant(max: maxContextVariants) else {
             misses.add(Self.slot(.contextVariantCap))
             return try withoutActuallyEscaping(build) { try uncached($0) }
         }
         misses.add(Self.slot(.absent))
         let built: Representation
         do { built = try build() } catch {
-            if isVariant { key.served.releaseContextVariant() }
+            if isVariant { served.releaseContextVariant() }
             throw error
         }
+        let key = key.holding(served, signer)
         let evicted: [RepresentationKey] = entries.write { cache in
             var evicted: [RepresentationKey] = []
             if cache.find(key, hash: hash) == nil && cache.count >= limit {
@@ -160,7 +199,10 @@ public final class RepresentationCache: Sendable {
             }
             return evicted
         }
-        for old in evicted where !old.context.isEmpty { old.served.releaseContextVariant() }
+        for old in evicted where !old.context.isEmpty {
+            guard let held = old.held else { preconditionFailure("the cache stores keys that hold what they name") }
+            held.served.releaseContextVariant()
+        }
         return built
     }
 
