@@ -217,7 +217,10 @@ public final class RoutingTable: HTTPResponder {
     /// A path parameter's value: the segment with the `%2F` and `%25` the target decoder kept
     /// encoded (see `RequestTarget`) decoded at last, so `/placements/a%2Fb` binds `a/b`.
     static func decodedSegment(_ segment: UnsafeBufferPointer<UInt8>) -> String {
-        guard segment.contains(UInt8(ascii: "%")) else { return String(decoding: segment, as: UTF8.self) }
+        // memchr: a byte loop over a public key in the path was ~200 instructions of a request.
+        guard let base = segment.baseAddress, memchr(base, Int32(UInt8(ascii: "%")), segment.count) != nil else {
+            return String(decoding: segment, as: UTF8.self)
+        }
         var out: [UInt8] = []
         out.reserveCapacity(segment.count)
         var i = 0
