@@ -1,3 +1,9 @@
+/// An admission's context that names whose share of the handler threads its request takes
+/// (`HTTPRequest.partition` falls back to it): the API layer's verified key is one.
+public protocol HTTPPartitioned: AnyObject, Sendable {
+    var partition: String { get }
+}
+
 /// The order in which queued handler jobs run: round-robin over *partitions* (one per tenant: the
 /// API layer's admission names it, `HTTPRequest.partition`), with at most `share` jobs of one
 /// partition running at once. The unnamed partition `""` (open routes, the operator's token) is

@@ -182,9 +182,14 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Whose share of the handler threads an offloaded handler of this request takes (`FairQueue`):
-    /// the admission names the tenant; "" (no admission) is one shared partition.
+    /// the admission names the tenant, by setting it or by a context that is `HTTPPartitioned`;
+    /// "" (no admission) is one shared partition. Read only when a handler is offloaded: an
+    /// admission that leaves its context does not copy the tenant's name into every request.
     public var partition: String {
-        get { box.partition }
+        get {
+            if !box.partition.isEmpty { return box.partition }
+            return (box.context as? any HTTPPartitioned)?.partition ?? ""
+        }
         set {
             makeUnique()
             box.partition = newValue

@@ -1,3 +1,4 @@
+import HTTP
 import Testing
 
 @testable import XizorAPI
@@ -31,6 +32,24 @@ import Testing
     defer { test.remove() }
     let created = try test.services.keys.createApp(name: "A")
     let key = try #require(test.services.keys.verify(Substring(created.publicKey)))
-    #expect(key.app(for: created.appID) == IDKey(created.appID) && key.app(for: created.appID).text == created.appID)
-    #expect(key.app(for: "app_other").text == "app_other" && key.app(for: "app_other") == IDKey("app_other"))
+    #expect(key.withApp(for: created.appID) { $0 == IDKey(created.appID) && $0.text == created.appID })
+    #expect(key.withApp(for: "app_other") { $0.text == "app_other" && $0 == IDKey("app_other") })
+    // The operator's token has no app: asked for one, it hashes that app's id (never "").
+    let admin = VerifiedKey(id: "admin", principal: .admin)
+    #expect(admin.withApp(for: created.appID) { $0 == IDKey(created.appID) } && admin.partition == "")
+}
+
+/// A key's requests take its app's share of the handler threads: the request reads the partition
+/// through the key its admission left (`HTTPPartitioned`); one set explicitly wins.
+@Test func aRequestTakesItsKeysPartition() throws {
+    let test = try TestServices("caller-partition")
+    defer { test.remove() }
+    let created = try test.services.keys.createApp(name: "A")
+    let key = try #require(test.services.keys.verify(Substring(created.publicKey)))
+    var request = HTTPRequest(method: .GET, target: "/", path: "/")
+    #expect(request.partition == "")
+    request.context = key
+    #expect(request.partition == created.appID && key.partition == created.appID)
+    request.partition = "store-notifications"
+    #expect(request.partition == "store-notifications")
 }

@@ -70,12 +70,14 @@ public final class PaywallDelivery: Sendable {
         var facts = RequestFacts(context: request.context, subscriberID: request.subscriberID)
         let targeting: ExperimentTargeting =
             surface == .edge ? .clientBuckets(chosen: request.chosenVariant) : .serverAssigns
-        let resolution = try serving.resolve(
-            app: signer.app(for: appID), placement: request.placement, facts: &facts, experiments: targeting,
-            device: {
-                try RequestAttributes(
-                    header: { http.header($0) }, countryQuery: http.query("country"), countryHeader: countryHeader)
-            })
+        let resolution = try signer.withApp(for: appID) { app in
+            try serving.resolve(
+                app: app, placement: request.placement, facts: &facts, experiments: targeting,
+                device: {
+                    try RequestAttributes(
+                        header: { http.header($0) }, countryQuery: http.query("country"), countryHeader: countryHeader)
+                })
+        }
         var answer = EdgeCaching.Answer(
             surface: surface, consulted: facts.consulted, nonce: request.nonce,
             nextScheduleChange: resolution.nextScheduleChange, now: serving.clock.now(), policy: edge)

@@ -7,6 +7,9 @@ extension HTTPRequest {
     var verifiedKey: VerifiedKey? { context as? VerifiedKey }
 }
 
+/// A verified key's requests take its app's share of the handler threads ("" for the admin token).
+extension VerifiedKey: HTTPPartitioned {}
+
 /// Turns a route's declared authentication into its admission: run by the server on the request's
 /// head, before any body byte is read or `100 Continue` is sent. It verifies the bearer key (401
 /// for a missing, malformed, unknown or revoked one; 403 for a key of another kind), takes a token
@@ -31,7 +34,6 @@ struct RouteGuard: Sendable {
                 if let scope { try key.scopes.require(scope) }
                 try limits.take(for: request, key: key)
                 request.context = key
-                request.partition = key.partition
                 return
             }
             if auth == .session {
@@ -45,8 +47,9 @@ struct RouteGuard: Sendable {
             try RouteGuard.require(auth, of: key)
             if let scope { try key.scopes.require(scope) }
             try limits.take(for: request, key: key)
-            request.partition = key.partition
-            // Its last use, so the reference moves into the request (no retain and release).
+            // Its last use, so the reference moves into the request (no retain and release). The
+            // key names the request's partition (`HTTPPartitioned`): the app's id is not copied
+            // into every request for the few whose handler is offloaded.
             request.context = consume key
         }
     }

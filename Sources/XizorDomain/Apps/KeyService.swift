@@ -28,21 +28,23 @@ public final class VerifiedKey: Sendable {
     /// A public key's environment, which its events take.
     public let environment: DataEnvironment
     /// Whose share of the handler threads the key's requests take (`HTTPRequest.partition`): its
-    /// app's ("" for the admin token). Kept here so admission assigns a string it already has.
-    package let partition: String
+    /// app's ("" for the admin token); the request reads it through the key (`HTTPPartitioned`).
+    public let partition: String
     /// The person's session, when a session (not a key) was verified: `id` is then the session's
     /// id, and `scopes` the person's role's in the app (docs/teams.md).
     public let session: SessionService.Verified?
     public var user: ActingUser? { session?.actingUser }
     /// The key's app with its id's hash, for the serving state's lookup of the app's snapshot
-    /// (`app(for:)`): hashed once per key rather than per request.
-    private let app: IDKey?
+    /// (`withApp(for:)`): hashed once per key rather than per request. Not optional (an empty id
+    /// when the key has no app), so it is lent in place: unwrapping an optional copied it, a
+    /// retain and a release of its text on every SDK request.
+    private let app: IDKey
 
-    /// `appID` with its hash: the key's own when it is this key's app (always, for the routes
-    /// that pass a caller's app), else hashed now.
-    package func app(for appID: String) -> IDKey {
-        if let app, app.text == appID { return app }
-        return IDKey(appID)
+    /// `body` given `appID` with its hash: the key's own when it is this key's app (always, for the
+    /// routes that pass a caller's app), else hashed now.
+    package func withApp<Result>(for appID: String, _ body: (IDKey) throws -> Result) rethrows -> Result {
+        if !app.text.isEmpty && app.text == appID { return try body(app) }
+        return try body(IDKey(appID))
     }
 
     init(
@@ -52,7 +54,7 @@ public final class VerifiedKey: Sendable {
         self.id = id
         self.principal = principal
         partition = principal.appID ?? ""
-        app = principal.appID.map(IDKey.init)
+        app = IDKey(principal.appID ?? "")
         self.scopes = scopes
         self.environment = environment
         self.session = session

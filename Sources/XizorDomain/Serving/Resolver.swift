@@ -123,7 +123,7 @@ extension ServingState: SubscriberAttributeReader {
             app: IDKey(appID), placement: key, facts: &facts, trace: trace, experiments: experiments, device: device)
     }
 
-    /// The same, for an app whose id's hash is known (`VerifiedKey.app(for:)`).
+    /// The same, for an app whose id's hash is known (`VerifiedKey.withApp(for:)`).
     package func resolve(
         app: IDKey, placement key: String, facts: inout RequestFacts, trace: Bool = false,
         experiments: ExperimentTargeting = .serverAssigns, device: () throws -> RequestAttributes? = { nil }
