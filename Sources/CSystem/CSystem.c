@@ -42,8 +42,9 @@ int xizor_poll_remove(int poller, int fd) { return control(poller, EPOLL_CTL_DEL
 int xizor_poll_wait(int poller, int *fds, uint32_t *events, int max, int timeout_ms) {
     struct epoll_event ready[256];
     if (max > 256) max = 256;
-    /* The system call, not glibc's cancellation point (see xizor_recv). */
-    int n = (int)syscall(SYS_epoll_wait, poller, ready, max, timeout_ms);
+    /* The system call, not glibc's cancellation point (see xizor_recv): epoll_pwait without a
+       signal mask, which is epoll_wait on every architecture (arm64 has no epoll_wait). */
+    int n = (int)syscall(SYS_epoll_pwait, poller, ready, max, timeout_ms, NULL, 0);
     for (int i = 0; i < n; i++) {
         fds[i] = ready[i].data.fd;
         events[i] = ready[i].events;
