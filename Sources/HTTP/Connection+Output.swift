@@ -140,7 +140,7 @@ extension Connection {
             core.observer?.responseCompleted(
                 HTTPExchange(
                     method: exchange.method, routeIndex: exchange.routeIndex,
-                    status: exchange.status, bytes: exchange.bytes, micros: micros))
+                    status: exchange.status, bytes: exchange.bytes, micros: micros, loop: loop.index))
         }
         if phase.closesAfterResponse {
             if exchange.status >= 400 || !inbox.isEmpty || !parser.isIdle {

@@ -11,13 +11,17 @@ public struct HTTPExchange: Sendable {
     public let bytes: Int
     /// From the parsed request to the last byte handed to the socket.
     public let micros: Int64
+    /// The I/O loop that wrote the response (`0..<Configuration.resolvedIOQueues`). One loop's
+    /// calls never overlap, so an observer may keep counters per loop that only that loop writes.
+    public let loop: Int
 
-    public init(method: HTTPMethod, routeIndex: Int, status: Int, bytes: Int, micros: Int64) {
+    public init(method: HTTPMethod, routeIndex: Int, status: Int, bytes: Int, micros: Int64, loop: Int) {
         self.method = method
         self.routeIndex = routeIndex
         self.status = status
         self.bytes = bytes
         self.micros = micros
+        self.loop = loop
     }
 }
 

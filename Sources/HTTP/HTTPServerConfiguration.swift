@@ -61,8 +61,9 @@ extension HTTPServer {
         public init() {}
 
         /// `ioQueues` with 0 resolved against the CPUs available now (at most 64, the configured
-        /// maximum). The affinity mask is what counts; a cgroup CPU quota is not seen.
-        var resolvedIOQueues: Int { ioQueues > 0 ? ioQueues : min(Int(xizor_available_cpus()), 64) }
+        /// maximum). The affinity mask is what counts; a cgroup CPU quota is not seen. Public for an
+        /// observer that keeps counters per loop (`HTTPExchange.loop`).
+        public var resolvedIOQueues: Int { ioQueues > 0 ? ioQueues : min(Int(xizor_available_cpus()), 64) }
 
         var parserLimits: HTTPParserLimits {
             HTTPParserLimits(

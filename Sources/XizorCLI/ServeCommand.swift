@@ -51,7 +51,7 @@ extension Commands {
         let dispatcher = try environment.webhookDispatcher(services)
         let purger = environment.cachePurger(services)
         let drain = DrainState()
-        let httpMetrics = HTTPMetrics()
+        let httpMetrics = HTTPMetrics(loops: environment.httpConfiguration.resolvedIOQueues)
         var options = environment.applicationOptions
         options.operations = try environment.operationsOptions(httpMetrics: httpMetrics)
         let server = HTTPServer(

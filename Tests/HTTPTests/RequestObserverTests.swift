@@ -20,9 +20,14 @@ final class RecordingObserver: HTTPRequestObserver {
     let exchanges = Mutex<[Seen]>([])
     let opened = Atomic<Int>(0)
     let closed = Atomic<Int>(0)
+    /// The server's loops: every response names one of them (`HTTPExchange.loop`).
+    let loops: Int
+
+    init(loops: Int = HTTPServer.Configuration().resolvedIOQueues) { self.loops = loops }
 
     func responseCompleted(_ exchange: HTTPExchange) {
         #expect(exchange.micros >= 0)
+        #expect((0..<loops).contains(exchange.loop))
         exchanges.withLock {
             $0.append(
                 Seen(

@@ -105,14 +105,39 @@ import Testing
 }
 
 @Suite struct HTTPMetricsTests {
+    /// Each loop's responses go to its own row, written with plain stores; loops beyond the rows
+    /// the metrics were made for share a row of atomic adds. A scrape sums the rows, so nothing is
+    /// lost either way, even with writers running at once.
+    @Test func eachLoopCountsInItsOwnRowAndExtraLoopsShareOne() async {
+        let metrics = HTTPMetrics(routeCapacity: 4, loops: 2)
+        metrics.setRouteTemplates(["/a"])
+        await withTaskGroup(of: Void.self) { group in
+            for loop in 0..<4 {
+                group.addTask {
+                    for _ in 0..<20_000 {
+                        metrics.responseCompleted(
+                            HTTPExchange(method: .GET, routeIndex: 0, status: 304, bytes: 3, micros: 5, loop: loop))
+                    }
+                }
+            }
+        }
+        #expect(metrics.requestCount(route: "/a", status: 304) == 80_000)
+        var out = PrometheusText()
+        metrics.write(to: &out)
+        #expect(out.text.contains("xizor_http_response_bytes_total{route=\"/a\"} 240000\n"))
+        #expect(out.text.contains("xizor_http_request_duration_seconds_count{route=\"/a\"} 80000\n"))
+    }
+
     @Test func responsesAreCountedByRouteMethodAndStatus() {
         let metrics = HTTPMetrics(routeCapacity: 4)
         metrics.setRouteTemplates(["/a", "/b/:id"])
-        metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 1, status: 200, bytes: 10, micros: 50))
-        metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 1, status: 304, bytes: 0, micros: 2_000_000))
         metrics.responseCompleted(
-            HTTPExchange(method: .other("PURGE"), routeIndex: -1, status: 501, bytes: 5, micros: 1))
-        metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 99, status: 799, bytes: 0, micros: 1))
+            HTTPExchange(method: .GET, routeIndex: 1, status: 200, bytes: 10, micros: 50, loop: 0))
+        metrics.responseCompleted(
+            HTTPExchange(method: .GET, routeIndex: 1, status: 304, bytes: 0, micros: 2_000_000, loop: 0))
+        metrics.responseCompleted(
+            HTTPExchange(method: .other("PURGE"), routeIndex: -1, status: 501, bytes: 5, micros: 1, loop: 0))
+        metrics.responseCompleted(HTTPExchange(method: .GET, routeIndex: 99, status: 799, bytes: 0, micros: 1, loop: 0))
         metrics.connectionOpened()
         metrics.connectionOpened()
         metrics.connectionClosed()
