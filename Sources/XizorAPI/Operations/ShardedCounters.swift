@@ -14,7 +14,7 @@ import Synchronization
 /// more loops than the counters were made for) adds to one last, shared row with atomic adds: a
 /// mismatch costs speed, never a count.
 ///
-/// Rows are page-aligned slices of one zeroed allocation (`calloc`: a block this large comes as fresh
+/// Rows lie whole pages apart in one zeroed allocation (`calloc`: a block this large comes as fresh
 /// zero pages): a row is as long as the counter set (the request matrix is ~350 KB), and only
 /// the pages a loop writes become resident. Zero bytes are an `Atomic<Int>` holding 0 (its layout
 /// is its value's), so the block needs no per-counter initialisation.
@@ -22,7 +22,8 @@ final class ShardedCounters: Sendable {
     let count: Int
     /// Rows with a single writer each; row `shards` is the shared one.
     let shards: Int
-    /// Counters per row: `count` rounded up to whole pages, so no two rows share a cache line.
+    /// Counters per row: `count` and a cache line's worth more, rounded up to whole pages, so the
+    /// last counter of a row and the first of the next are never on one cache line.
     private let stride: Int
     private nonisolated(unsafe) let storage: UnsafeMutablePointer<Atomic<Int>>
 
@@ -31,7 +32,8 @@ final class ShardedCounters: Sendable {
         self.count = count
         self.shards = shards
         let perPage = 4096 / MemoryLayout<Int>.stride
-        stride = max(1, (count + perPage - 1) / perPage) * perPage
+        let line = 64 / MemoryLayout<Int>.stride
+        stride = (count + line + perPage - 1) / perPage * perPage
         guard let block = calloc(stride * (shards + 1), MemoryLayout<Int>.stride) else {
             // Allocated once at start-up: no memory for the counters is no server.
             preconditionFailure("cannot allocate \(stride * (shards + 1)) counters")
