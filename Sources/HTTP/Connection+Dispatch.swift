@@ -26,7 +26,7 @@ extension Connection {
                     detail: "The method \(request.method) is not implemented."
                 ).response)
         }
-        let resolution = core.responder.resolve(&request)
+        let resolution = core.responder.resolve(&request, memo: loop.routeMemo)
         if bodyPending && !resolution.needsBody { return .answer(core.run(resolution.handler, request)) }
         switch core.admitInline(resolution, &request) {
         case .admitted: return .run(resolution)
@@ -87,8 +87,9 @@ extension Connection {
         case .admitElsewhere(let resolution):
             admitElsewhere(request, resolution, bodyPending: false)
         }
-        // Answered on the loop, the request is held by nothing else: its head's buffer reads the next.
-        if let buffer = request.reclaimHeadBuffer() { parser.recycle(buffer) }
+        // Answered on the loop, the request is held by nothing else: its head's buffer reads the
+        // next head, and its box holds the next request.
+        if let buffer = request.reclaimHeadBuffer() { parser.recycle(buffer, reusing: consume request) }
     }
 
     /// Runs an admitted request's handler: inline on the loop, or on the handler pool.

@@ -21,7 +21,9 @@ public protocol HTTPMiddleware: Sendable {
 /// server holds one reference, and reaching it per request copies a reference, not an existential
 /// box (about 90 instructions of every request).
 public protocol HTTPResponder: AnyObject, Sendable {
-    func resolve(_ request: inout HTTPRequest) -> HTTPResolution
+    /// The resolution for `request`, setting what the match binds on it. `memo` is the calling
+    /// loop's memo of earlier answers (`RouteMemo`), nil outside a loop; a responder may ignore it.
+    func resolve(_ request: inout HTTPRequest, memo: RouteMemo?) -> HTTPResolution
 }
 
 /// Checks a request's head before its body is read: the route's authentication, typically. It may

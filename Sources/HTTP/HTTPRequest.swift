@@ -9,25 +9,25 @@ public struct HTTPRequest: Sendable {
     /// `var`s skip the dynamic exclusivity check (`@exclusivity(unchecked)`): each is written only
     /// through the unique reference, so no two accesses can overlap.
     private final class Box: @unchecked Sendable {
-        let method: HTTPMethod
+        // Every field is a `var`: a connection's parser builds its next request in the box of the
+        // one before when nothing else holds it (`reuse`), instead of allocating one per request.
+        @exclusivity(unchecked) var method: HTTPMethod
         /// The target as given to the public initialiser; nil for a parsed request, whose target is
         /// `headers.storage[targetRange]`, made a String only when asked for (`HTTPRequest.target`).
-        let givenTarget: String?
+        @exclusivity(unchecked) var givenTarget: String?
         /// Emptied when the head's buffer goes back to the parser (`reclaimHeadBuffer`).
         @exclusivity(unchecked) var targetRange: Range<Int>
         /// The decoded path where it is not the target's own bytes (a query, an escape, absolute
         /// form); nil: the path is the target. Routing reads the bytes (`withPathBytes`): a parsed
         /// request without a query makes no String of its path, nor of its target.
-        let decodedPath: String?
-        let queryParameters: [(name: String, value: String)]
-        let version: HTTPVersion
+        @exclusivity(unchecked) var decodedPath: String?
+        @exclusivity(unchecked) var queryParameters: [(name: String, value: String)]
+        @exclusivity(unchecked) var version: HTTPVersion
         @exclusivity(unchecked) var headers: HTTPRequestHeaders
-        let keepAlive: Bool
+        @exclusivity(unchecked) var keepAlive: Bool
         @exclusivity(unchecked) var body: [UInt8]
-        @exclusivity(unchecked) var parameters = PathParameters()
-        @exclusivity(unchecked) var routeTemplate: String?
-        @exclusivity(unchecked) var routeIndex: Int = -1
-        @exclusivity(unchecked) var redactedPath: String?
+        /// Set by the router; nil until a route matched.
+        @exclusivity(unchecked) var match: RouteMatch?
         @exclusivity(unchecked) var requestID = RequestID("")
         @exclusivity(unchecked) var remoteAddress: String = ""
         @exclusivity(unchecked) var context: (any AnyObject & Sendable)?
@@ -53,10 +53,7 @@ public struct HTTPRequest: Sendable {
             let copy = Box(
                 method: method, givenTarget: givenTarget, targetRange: targetRange, decodedPath: decodedPath,
                 queryParameters: queryParameters, version: version, headers: headers, body: body, keepAlive: keepAlive)
-            copy.parameters = parameters
-            copy.routeTemplate = routeTemplate
-            copy.routeIndex = routeIndex
-            copy.redactedPath = redactedPath
+            copy.match = match
             copy.requestID = requestID
             copy.remoteAddress = remoteAddress
             copy.context = context
@@ -66,6 +63,9 @@ public struct HTTPRequest: Sendable {
     }
 
     private var box: Box
+
+    /// Which box holds this request's fields (tests check that a parser reuses one, `reuse`).
+    var boxIdentity: ObjectIdentifier { ObjectIdentifier(box) }
 
     /// Makes the box this request's own (a copy, if another request shares it) before a write.
     /// The write then goes through `box` itself: handing the box out from a getter left a second
@@ -109,46 +109,42 @@ public struct HTTPRequest: Sendable {
             box.body = newValue
         }
     }
+    /// What the router bound (nil until a route matched): shared by reference, set as a whole.
+    var routeMatch: RouteMatch? {
+        get { box.match }
+        set {
+            makeUnique()
+            box.match = newValue
+        }
+    }
     /// Values bound by the matched route's `:name` segments.
     public var pathParameters: [(name: String, value: String)] {
-        get { box.parameters.all }
+        get { parameters.all }
         set { parameters = PathParameters(newValue) }
     }
     /// The same bindings as kept (set by the router).
     var parameters: PathParameters {
-        get { box.parameters }
-        set {
-            makeUnique()
-            box.parameters = newValue
-        }
+        get { box.match?.parameters ?? PathParameters() }
+        set { routeMatch = (box.match ?? .none).with(parameters: newValue) }
     }
     /// The matched route's template (for example `/v1/paywalls/:id`), for metrics and logs.
     public var routeTemplate: String? {
-        get { box.routeTemplate }
-        set {
-            makeUnique()
-            box.routeTemplate = newValue
-        }
+        get { box.match?.template }
+        set { routeMatch = (box.match ?? .none).with(template: .some(newValue)) }
     }
     /// The matched route's position in `RoutingTable.routeTemplates` (-1 when none matched), so
     /// per-route counters are an array index instead of a string lookup.
     public var routeIndex: Int {
-        get { box.routeIndex }
-        set {
-            makeUnique()
-            box.routeIndex = newValue
-        }
+        get { box.match?.index ?? -1 }
+        set { routeMatch = (box.match ?? .none).with(index: newValue) }
     }
     /// The path as logs write it: with the values of the matched route's redacted parameters
     /// (`Router.add(redacting:)`, a credential in the path) replaced by `…`; else the path.
-    public var loggedPath: String { box.redactedPath ?? path }
+    public var loggedPath: String { box.match?.redactedPath ?? path }
     /// Set by the router when the matched route redacts a parameter.
     var redactedPath: String? {
-        get { box.redactedPath }
-        set {
-            makeUnique()
-            box.redactedPath = newValue
-        }
+        get { box.match?.redactedPath }
+        set { routeMatch = (box.match ?? .none).with(redactedPath: .some(newValue)) }
     }
     /// `X-Request-Id` from the client or one generated by the server; echoed on the response.
     public var requestId: String {
@@ -236,6 +232,39 @@ public struct HTTPRequest: Sendable {
         return buffer
     }
 
+    /// Whether nothing but this value holds the request, so `reuse` may rebuild it in place.
+    mutating func isReusable() -> Bool { isKnownUniquelyReferenced(&box) }
+
+    /// Makes this request (`isReusable`) the parsed request with these parts: every field is set
+    /// again, so nothing of the request before (its match, context, id, body) is left. The parser
+    /// builds each keep-alive request in the box of the one before (`HTTPRequestParser.recycle(_:reusing:)`):
+    /// one allocation and one deallocation fewer per request. A field already at its empty value
+    /// is left alone (releasing an empty value is still a call).
+    mutating func reuse(
+        method: HTTPMethod, target: Range<Int>, decodedPath: String?, queryParameters: [(name: String, value: String)],
+        version: HTTPVersion, headers: consuming HTTPRequestHeaders, keepAlive: Bool
+    ) {
+        precondition(isKnownUniquelyReferenced(&box), "a request is rebuilt only in a box nothing else holds")
+        box.headers = consume headers
+        precondition(
+            target.lowerBound >= 0 && target.upperBound <= box.headers.storage.count,
+            "the target lies in the head's bytes")
+        box.method = method
+        if box.givenTarget != nil { box.givenTarget = nil }
+        box.targetRange = target
+        if decodedPath != nil || box.decodedPath != nil { box.decodedPath = decodedPath }
+        if !queryParameters.isEmpty || !box.queryParameters.isEmpty { box.queryParameters = queryParameters }
+        box.version = version
+        box.keepAlive = keepAlive
+        // Not kept with its capacity: a large body would stay in memory while the connection idles.
+        if box.body.capacity > 0 { box.body = [] }
+        if box.match != nil { box.match = nil }
+        box.requestID = RequestID("")
+        if !box.remoteAddress.isEmpty { box.remoteAddress = "" }
+        if box.context != nil { box.context = nil }
+        if !box.partition.isEmpty { box.partition = "" }
+    }
+
     /// The first value of query parameter `name`.
     public func query(_ name: String) -> String? {
         queryParameters.first { $0.name == name }?.value
@@ -248,7 +277,7 @@ public struct HTTPRequest: Sendable {
 
     /// The value bound to route parameter `name` (`:name` in the route pattern).
     public func pathParameter(_ name: String) -> String? {
-        box.parameters.value(named: name)
+        box.match?.parameters.value(named: name)
     }
 
     /// Case-insensitive lookup of the first value of a header field.

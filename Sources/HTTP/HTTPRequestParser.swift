@@ -50,6 +50,8 @@ public struct HTTPRequestParser: Sendable {
     private var plainTarget = false
 
     private var pending: HTTPRequest?
+    /// A finished request whose box the next head's request is built in (`recycle(_:reusing:)`).
+    private var spare: HTTPRequest?
     private var body: [UInt8] = []
     /// Bytes of a `Content-Length` body still to come.
     private var remaining = 0
@@ -71,6 +73,13 @@ public struct HTTPRequestParser: Sendable {
         precondition(buffer.isEmpty, "a recycled head buffer is empty")
         guard head.capacity == 0 else { return }
         head = buffer
+    }
+
+    /// The same, with the finished request itself, whose box the next request is built in
+    /// (`HTTPRequest.reuse`) when nothing else holds it by then.
+    mutating func recycle(_ buffer: [UInt8], reusing request: consuming HTTPRequest) {
+        recycle(buffer)
+        spare = request
     }
 
     /// The request whose head was just reported by `.headComplete`, without its body (which is
@@ -391,9 +400,18 @@ public struct HTTPRequestParser: Sendable {
             return (m, try RequestTarget.decode(target, method: m, plain: plainTarget))
         }
         expectsContinue = read.expectsContinue
-        pending = HTTPRequest(
-            method: method, target: targetStart..<targetEnd, decodedPath: decoded.path, queryParameters: decoded.query,
-            version: version, headers: HTTPRequestHeaders.handingOver(&head, fields: fields), keepAlive: read.keepAlive)
+        if var request = spare.take(), request.isReusable() {
+            request.reuse(
+                method: method, target: targetStart..<targetEnd, decodedPath: decoded.path,
+                queryParameters: decoded.query, version: version,
+                headers: HTTPRequestHeaders.handingOver(&head, fields: fields), keepAlive: read.keepAlive)
+            pending = consume request
+        } else {
+            pending = HTTPRequest(
+                method: method, target: targetStart..<targetEnd, decodedPath: decoded.path,
+                queryParameters: decoded.query, version: version,
+                headers: HTTPRequestHeaders.handingOver(&head, fields: fields), keepAlive: read.keepAlive)
+        }
         return read.framing
     }
 

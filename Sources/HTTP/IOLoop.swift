@@ -30,6 +30,8 @@ final class IOLoop: @unchecked Sendable {
     @exclusivity(unchecked) var connections = ConnectionTable()
     /// Touched only on `queue`: no dynamic exclusivity check per response (see `Connection`).
     @exclusivity(unchecked) var date = HTTPDate()
+    /// Routing answers for paths this loop's connections asked before; touched only on `queue`.
+    let routeMemo = RouteMemo()
     /// The epoll instance, or -1 when it could not be created (`startPolling` reports that).
     let poller: Int32
     private let pollerErrno: Int32

@@ -264,6 +264,24 @@ public final class RoutingTable: HTTPResponder {
     }
 
     public func resolve(_ request: inout HTTPRequest) -> HTTPResolution {
+        resolve(&request, memo: nil)
+    }
+
+    /// `resolve(_:)`, answered from `memo` when it has routed this method and path before, and
+    /// recorded there when the path matched a route (`RouteMemo`: one loop's, used on its queue).
+    public func resolve(_ request: inout HTTPRequest, memo: RouteMemo?) -> HTTPResolution {
+        guard let memo, let code = RouteMemo.code(request.method),
+            let probe = request.withPathBytes({ memo.probe($0, method: code) })
+        else { return route(&request, memo: nil) }
+        if probe.found { return memo.answer(probe, to: &request) }
+        return route(&request, memo: (memo, code, probe))
+    }
+
+    /// Walks the tree for `request`'s path and sets what the match binds; with `memo`, a match is
+    /// kept in the probed slot.
+    private func route(
+        _ request: inout HTTPRequest, memo: (memo: RouteMemo, method: UInt8, probe: RouteMemo.Probe)?
+    ) -> HTTPResolution {
         // Filled in place: returned in an optional tuple, they were copied by generic witnesses.
         var matched: Int?
         var parameters = PathParameters()
@@ -287,12 +305,21 @@ public final class RoutingTable: HTTPResponder {
             if request.path == "*" { return serverOptions }
             return redirectsTrailingSlash(request) ? trailingSlash : notFound
         }
-        // Fields read in place: copying the group retained and released each of its arrays.
-        request.routeTemplate = groups[index].pattern
-        request.routeIndex = index
-        if !parameters.isEmpty { request.parameters = consume parameters }
-        if let redacted { request.redactedPath = redacted }
-        let method = request.method
+        let match = RouteMatch(
+            template: groups[index].pattern, index: index, parameters: parameters, redactedPath: redacted)
+        request.routeMatch = match
+        let resolution = resolution(of: index, for: request.method)
+        if let memo {
+            request.withPathBytes { p in
+                memo.memo.store(match, resolution, for: p, method: memo.method, probe: memo.probe)
+            }
+        }
+        return resolution
+    }
+
+    /// The resolution of the matched group `index` for `method`: its route for the method (a
+    /// HEAD falls back to the GET), OPTIONS answered, otherwise 405.
+    private func resolution(of index: Int, for method: HTTPMethod) -> HTTPResolution {
         for j in groups[index].methods.indices where groups[index].methods[j].0 == method {
             return groups[index].methods[j].1
         }

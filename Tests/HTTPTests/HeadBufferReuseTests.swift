@@ -65,4 +65,59 @@ import Testing
         }
         #expect(second.path == "/b" && second.header("X-Y") == "z" && second.header("Host") == "h")
     }
+
+    private final class Marker: Sendable {}
+
+    /// Everything a request carries beyond its head, set as the router, the admission and the
+    /// connection would.
+    private func used(_ request: inout HTTPRequest) {
+        var router = Router()
+        router.get("/a/:id", execution: .inline) { _ in .text("") }
+        _ = router.build().resolve(&request)
+        request.context = Marker()
+        request.partition = "app_1"
+        request.requestId = "client-id"
+        request.remoteAddress = "10.0.0.1"
+        request.body = [1, 2, 3]
+    }
+
+    /// The next request is built in the finished one's box (`HTTPRequest.reuse`) and has nothing
+    /// of it: a match, a verified key or an id left over would be read as the new request's.
+    @Test func theNextRequestIsBuiltInTheFinishedOnesBoxWithNothingOfIt() throws {
+        var parser = HTTPRequestParser()
+        var first = try next(&parser, "GET /a/7 HTTP/1.1\r\nHost: h\r\n\r\n")
+        used(&first)
+        #expect(first.routeTemplate == "/a/:id" && first.pathParameter("id") == "7" && first.context != nil)
+        let box = first.boxIdentity
+        guard let buffer = first.reclaimHeadBuffer() else {
+            Issue.record("the buffer was not reclaimed")
+            return
+        }
+        parser.recycle(buffer, reusing: consume first)
+        let second = try next(&parser, "HEAD /b?q=1 HTTP/1.0\r\nHost: h\r\nX-Y: z\r\n\r\n")
+        #expect(second.boxIdentity == box, "built in the same box")
+        #expect(second.method == .HEAD && second.target == "/b?q=1" && second.path == "/b" && second.query("q") == "1")
+        #expect(second.version == .http1_0 && !second.keepAlive && second.header("X-Y") == "z")
+        #expect(second.routeTemplate == nil && second.routeIndex == -1 && second.pathParameters.isEmpty)
+        #expect(second.context == nil && second.partition == "" && second.requestId == "" && second.remoteAddress == "")
+        #expect(second.body.isEmpty && second.loggedPath == "/b")
+    }
+
+    /// A finished request still held elsewhere when the next head completes is left as it is.
+    @Test func aFinishedRequestHeldElsewhereIsNotReused() throws {
+        var parser = HTTPRequestParser()
+        var first = try next(&parser, "GET /a/7 HTTP/1.1\r\nHost: h\r\n\r\n")
+        used(&first)
+        let box = first.boxIdentity
+        guard let buffer = first.reclaimHeadBuffer() else {
+            Issue.record("the buffer was not reclaimed")
+            return
+        }
+        let held = first
+        parser.recycle(buffer, reusing: consume first)
+        let second = try next(&parser, "GET /b HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(second.boxIdentity != box && second.path == "/b" && second.context == nil)
+        #expect(held.boxIdentity == box && held.routeTemplate == "/a/:id" && held.context != nil)
+        #expect(held.requestId == "client-id" && held.body == [1, 2, 3])
+    }
 }
