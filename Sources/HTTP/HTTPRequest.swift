@@ -280,6 +280,12 @@ public struct HTTPRequest: Sendable {
         box.match?.parameters.value(named: name)
     }
 
+    /// The same value and its `hashValue`, which a match from a loop's route memo carries (computed
+    /// once per path); otherwise computed here.
+    public func pathParameterHashed(_ name: String) -> (value: String, hashValue: Int)? {
+        box.match?.hashedValue(named: name)
+    }
+
     /// Case-insensitive lookup of the first value of a header field.
     public func header(_ name: String) -> String? { headers[name] }
 

@@ -34,6 +34,26 @@ public struct PathParameters: Sendable {
         }
     }
 
+    /// The position of the first binding named `name`.
+    public func index(named name: String) -> Int? {
+        if inline > 0 && name0 == name { return 0 }
+        if inline > 1 && name1 == name { return 1 }
+        return more.firstIndex { $0.name == name }.map { $0 + 2 }
+    }
+
+    /// The value of binding `i` (in `0..<count`).
+    public func value(at i: Int) -> String {
+        precondition(i >= 0 && i < count, "path parameter \(i) of \(count)")
+        switch i {
+        case 0: return value0
+        case 1: return value1
+        default: return more[i - 2].value
+        }
+    }
+
+    /// How many values are bound.
+    public var count: Int { inline + more.count }
+
     /// The value of the first binding named `name`.
     public func value(named name: String) -> String? {
         if inline > 0 && name0 == name { return value0 }

@@ -9,12 +9,26 @@ final class RouteMatch: Sendable {
     /// The path with the redacted parameters' values replaced (`Router.add(redacting:)`); nil
     /// when the route redacts none.
     let redactedPath: String?
+    /// Each parameter's `hashValue`, in order, for a match a loop's memo keeps (empty otherwise):
+    /// a handler that looks a bound value up in a table gets its hash without hashing it
+    /// (`HTTPRequest.pathParameterHashed`), once per path rather than once per request.
+    let valueHashes: [Int]
 
-    init(template: String?, index: Int, parameters: PathParameters, redactedPath: String?) {
+    init(
+        template: String?, index: Int, parameters: PathParameters, redactedPath: String?, hashingValues: Bool = false
+    ) {
         self.template = template
         self.index = index
         self.parameters = parameters
         self.redactedPath = redactedPath
+        valueHashes = hashingValues ? parameters.all.map { $0.value.hashValue } : []
+    }
+
+    /// The value bound to `name` and its `hashValue`.
+    func hashedValue(named name: String) -> (value: String, hashValue: Int)? {
+        guard let i = parameters.index(named: name) else { return nil }
+        let value = parameters.value(at: i)
+        return (value, i < valueHashes.count ? valueHashes[i] : value.hashValue)
     }
 
     /// This match with one field replaced (the request's setters; tests and the router's callers).
@@ -23,7 +37,8 @@ final class RouteMatch: Sendable {
     ) -> RouteMatch {
         RouteMatch(
             template: template ?? self.template, index: index ?? self.index,
-            parameters: parameters ?? self.parameters, redactedPath: redactedPath ?? self.redactedPath)
+            parameters: parameters ?? self.parameters, redactedPath: redactedPath ?? self.redactedPath,
+            hashingValues: parameters == nil && !valueHashes.isEmpty)
     }
 
     static let none = RouteMatch(template: nil, index: -1, parameters: PathParameters(), redactedPath: nil)

@@ -305,8 +305,10 @@ public final class RoutingTable: HTTPResponder {
             if request.path == "*" { return serverOptions }
             return redirectsTrailingSlash(request) ? trailingSlash : notFound
         }
+        // A match the memo keeps is handed to every request of its path: its values are hashed once.
         let match = RouteMatch(
-            template: groups[index].pattern, index: index, parameters: parameters, redactedPath: redacted)
+            template: groups[index].pattern, index: index, parameters: parameters, redactedPath: redacted,
+            hashingValues: memo != nil)
         request.routeMatch = match
         let resolution = resolution(of: index, for: request.method)
         if let memo {

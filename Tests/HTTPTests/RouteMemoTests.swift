@@ -121,3 +121,22 @@ private func requests() throws -> [HTTPRequest] {
     }
     #expect(memo.hits < ids.count, "most of the second pass found its slot taken by a later path")
 }
+
+/// A match the memo keeps carries each value's `hashValue` (a handler's table lookup then hashes
+/// nothing); one routed without a memo computes it when asked. Both are the value's own hash.
+@Test func aBoundValueComesWithItsHashWithOrWithoutTheMemo() throws {
+    let table = table()
+    let memo = RouteMemo()
+    for useMemo in [true, false] {
+        for _ in 0..<2 {
+            var r = HTTPRequest(method: .GET, target: "/v1/paywalls/p9/versions/3", path: "/v1/paywalls/p9/versions/3")
+            _ = table.resolve(&r, memo: useMemo ? memo : nil)
+            let id = r.pathParameterHashed("id")
+            let n = r.pathParameterHashed("n")
+            #expect(id?.value == "p9" && id?.hashValue == "p9".hashValue, "memo \(useMemo)")
+            #expect(n?.value == "3" && n?.hashValue == "3".hashValue, "memo \(useMemo)")
+            #expect(r.pathParameterHashed("missing") == nil)
+        }
+    }
+    #expect(memo.hits == 1)
+}

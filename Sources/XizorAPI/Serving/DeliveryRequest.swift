@@ -7,6 +7,8 @@ import XizorDomain
 /// (about 330 instructions of every SDK request, more than its allocation costs).
 public final class DeliveryRequest: Sendable {
     public let placement: String
+    /// The same key with its hash (from the route memo on the SDK path: `HashedName`).
+    public let placementName: HashedName
     public let locale: String?
     public let acceptLanguage: String?
     public let schemaVersion: Int
@@ -28,8 +30,9 @@ public final class DeliveryRequest: Sendable {
     public static let maxNonceLength = 128
 
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
-    public init(_ request: HTTPRequest, placement: String) throws {
-        self.placement = placement
+    public init(_ request: HTTPRequest, placement: HashedName) throws {
+        self.placement = placement.text
+        placementName = placement
         // Most SDK requests have no query: its seven parameters are then not looked for one by one
         // (asked through a function, not an optional copy of the request, which retained it).
         let hasQuery = request.hasQueryParameters

@@ -72,7 +72,7 @@ public final class PaywallDelivery: Sendable {
             surface == .edge ? .clientBuckets(chosen: request.chosenVariant) : .serverAssigns
         let resolution = try signer.withApp(for: appID) { app in
             try serving.resolve(
-                app: app, placement: request.placement, facts: &facts, experiments: targeting,
+                app: app, placement: request.placementName, facts: &facts, experiments: targeting,
                 device: {
                     try RequestAttributes(
                         header: { http.header($0) }, countryQuery: http.query("country"), countryHeader: countryHeader)
@@ -114,7 +114,7 @@ public final class PaywallDelivery: Sendable {
         // "" (no context value the page uses) is the one page every client without values shares.
         let pageContext = usedContext.isEmpty ? "" : PaywallDelivery.contextKey(usedContext)
         let key = RepresentationKey(
-            served: served, placement: request.placement, locale: locale, form: formKey, kind: kind,
+            served: served, placement: request.placementName, locale: locale, form: formKey, kind: kind,
             pageColorScheme: kind == .html ? request.colorScheme : nil, context: pageContext,
             experiment: resolution.experiment, signer: signer, headerBits: answer.bits,
             signingGeneration: signing.generation)

@@ -59,7 +59,8 @@ public final class Representation: Sendable {
 public struct RepresentationKey: Hashable, Sendable {
     public enum Kind: Hashable, Sendable { case json, html }
     public let served: ObjectIdentifier
-    public let placement: String
+    /// Hashed once (`HashedName`): the key's hash combines it as a word.
+    public let placement: HashedName
     public let locale: String
     public let form: ServedForms.Key
     public let kind: Kind
@@ -84,7 +85,7 @@ public struct RepresentationKey: Hashable, Sendable {
     }
 
     init(
-        served: ServedVersion, placement: String, locale: String, form: ServedForms.Key, kind: Kind,
+        served: ServedVersion, placement: HashedName, locale: String, form: ServedForms.Key, kind: Kind,
         pageColorScheme: ColorScheme?, context: String, experiment: ExperimentAssignment?, signer: VerifiedKey,
         headerBits: UInt32, signingGeneration: Int
     ) {

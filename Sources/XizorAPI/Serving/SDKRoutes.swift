@@ -61,7 +61,7 @@ struct SDKRoutes {
         credential: (HTTPRequest) -> String
     ) throws -> HTTPResponse {
         guard let key = request.verifiedKey else { throw RouteGuard.unadmitted(request) }
-        let asked = try DeliveryRequest(request, placement: request.parameter("key"))
+        let asked = try DeliveryRequest(request, placement: request.hashedParameter("key"))
         switch try delivery.deliver(
             appID: appID, asked, from: request, surface: surface, signer: key, credential: credential)
         {

@@ -54,6 +54,11 @@ extension HTTPRequest {
 
     /// A required path parameter (the router guarantees it exists for the route).
     func parameter(_ name: String) -> String { pathParameter(name) ?? "" }
+    /// The same with its hash: computed once per memoised route (`pathParameterHashed`).
+    func hashedParameter(_ name: String) -> HashedName {
+        guard let (value, hash) = pathParameterHashed(name) else { return "" }
+        return HashedName(value, hash: hash)
+    }
 
     /// `context.KEY=VALUE` query parameters, typed.
     var presentationContext: PresentationContext {

@@ -120,16 +120,19 @@ extension ServingState: SubscriberAttributeReader {
         experiments: ExperimentTargeting = .serverAssigns, device: () throws -> RequestAttributes? = { nil }
     ) throws -> Resolution {
         try resolve(
-            app: IDKey(appID), placement: key, facts: &facts, trace: trace, experiments: experiments, device: device)
+            app: IDKey(appID), placement: HashedName(key), facts: &facts, trace: trace, experiments: experiments,
+            device: device)
     }
 
-    /// The same, for an app whose id's hash is known (`VerifiedKey.withApp(for:)`).
+    /// The same, for an app whose id's hash is known (`VerifiedKey.withApp(for:)`) and a placement
+    /// key whose hash is (`HashedName`).
     package func resolve(
-        app: IDKey, placement key: String, facts: inout RequestFacts, trace: Bool = false,
+        app: IDKey, placement name: HashedName, facts: inout RequestFacts, trace: Bool = false,
         experiments: ExperimentTargeting = .serverAssigns, device: () throws -> RequestAttributes? = { nil }
     ) throws -> Resolution {
         let appID = app.text
-        guard let snapshot = snapshot(app), let placement = snapshot.placements[key] else {
+        let key = name.text
+        guard let snapshot = snapshot(app), let placement = snapshot.placements[name] else {
             throw ServiceError(.notFound, "placement_not_found", "No placement '\(key)' in this app.")
         }
         // What the database holds of a subscriber is not read on an I/O loop: the request is run

@@ -118,7 +118,7 @@ extension ServingState {
                     experimentID: rule.experimentID,
                     activeFrom: rule.activeFrom, activeUntil: rule.activeUntil, frequencyCap: rule.frequencyCap)
             }
-            routing.placements[placement.key] = .init(
+            routing.placements[HashedName(placement.key)] = .init(
                 key: placement.key, paywallID: placement.paywallID, experimentID: placement.experimentID,
                 rules: rules, audiences: routing.audiences)
         }

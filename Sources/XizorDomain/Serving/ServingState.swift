@@ -81,7 +81,7 @@ public final class AppServingSnapshot: Sendable {
 
     /// What routes a request to a paywall, re-read together on a routing change.
     public struct Routing: Sendable {
-        public var placements: [String: PlacementEntry] = [:]
+        public var placements: [HashedName: PlacementEntry] = [:]
         public var experiments: [String: RunningExperiment] = [:]
         public var audiences: [String: Condition] = [:]
         public var unreadableAudiences: Set<String> = []
@@ -119,7 +119,8 @@ public final class AppServingSnapshot: Sendable {
     }
 
     public let appID: String
-    public let placements: [String: PlacementEntry]
+    /// By key, hashed once (`HashedName`): the SDK path brings its key's hash from the route memo.
+    public let placements: [HashedName: PlacementEntry]
     public let experiments: [String: RunningExperiment]
     public let latestVersions: VersionTable
     public let archivedPaywalls: Set<String>
@@ -310,7 +311,7 @@ public final class ServingState: Sendable {
                     activity.recordDataFailure(.storedDocument)
                     continue
                 }
-                placements[key] = [
+                placements[key.text] = [
                     "paywallId": .string(placement.paywallID), "version": .number(served.published.version),
                     "schemaVersion": .number(schemaVersion), "document": location.forSDK(document, appID: appID),
                 ]
