@@ -150,8 +150,12 @@ extension ServingState: SubscriberAttributeReader {
             }
         }
         if placement.readsDevice, let attributes = try device() { facts.device = attributes }
-        facts.audiences = snapshot.audiences
-        facts.unreadableAudiences = snapshot.unreadableAudiences
+        // Only a rule's condition reads the audiences: a placement without rules (most) copies
+        // neither table (each copy a retain and a release on storage every request shares).
+        if !placement.rules.isEmpty {
+            facts.audiences = snapshot.audiences
+            facts.unreadableAudiences = snapshot.unreadableAudiences
+        }
         // Serving's counters: a dry run (traced) is not serving.
         defer { if !trace && facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }
         // Read once, and only for a placement whose rules have a window or a cap (a clock read
