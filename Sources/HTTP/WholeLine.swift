@@ -47,6 +47,8 @@ enum WholeLine {
         let targetEnd = j
         j += 1
         let version = j
+        // "HTTP/1.1" is one word of visible bytes: passed whole, then its CR by the byte loop.
+        j = WordScan.skip(bytes, from: j, to: end, stops: WordScan.targetStops)
         while j < end && bytes[j] > 0x20 && bytes[j] < 0x7F { j += 1 }
         guard j < end, bytes[j] == ByteClass.cr, j - version <= 8 else { return nil }
         return RequestLine(methodEnd: methodEnd, targetEnd: targetEnd, cr: j, plainTarget: plainTarget)
