@@ -15,10 +15,11 @@
 /// (every device of an app asks `/v1/sdk/placements/onboarding/paywall`). A hit is a hash of the
 /// path's words and one `memcmp`.
 ///
-/// Bounded by construction: `slotCount` entries, direct-mapped by a seeded hash of the path (a
-/// client cannot aim two paths at one slot), each key at most `keyCapacity` bytes (a longer path
-/// is routed without the memo). A miss costs the hash and is routed as before; only matched paths
-/// are stored, so paths that match nothing never evict anything.
+/// Bounded by construction: `slotCount` entries, direct-mapped by a hash of the path seeded per
+/// memo (a client cannot choose a path's slot, and two paths in one slot only cost misses), each
+/// key at most `keyCapacity` bytes (a longer path is routed without the memo). A miss costs the
+/// hash and is routed as before; only matched paths are stored, so paths that match nothing never
+/// evict anything.
 public final class RouteMemo {
     static let slotCount = 256
     static let keyCapacity = 128
