@@ -41,5 +41,6 @@ final class RouteMatch: Sendable {
             hashingValues: parameters == nil && !valueHashes.isEmpty)
     }
 
-    static let none = RouteMatch(template: nil, index: -1, parameters: PathParameters(), redactedPath: nil)
+    /// No route matched: what the setters of a request without a match start from.
+    static let unmatched = RouteMatch(template: nil, index: -1, parameters: PathParameters(), redactedPath: nil)
 }
