@@ -56,9 +56,7 @@ public struct PathParameters: Sendable {
 
     /// The value of the first binding named `name`.
     public func value(named name: String) -> String? {
-        if inline > 0 && name0 == name { return value0 }
-        if inline > 1 && name1 == name { return value1 }
-        return more.first { $0.name == name }?.value
+        index(named: name).map(value(at:))
     }
 
     /// Every binding, in order.

@@ -6,9 +6,9 @@ import XizorDomain
 /// delivery: as a struct of a dozen fields it was built and then copied out of its initialiser
 /// (about 330 instructions of every SDK request, more than its allocation costs).
 public final class DeliveryRequest: Sendable {
-    public let placement: String
-    /// The same key with its hash (from the route memo on the SDK path: `HashedName`).
+    /// The placement's key with its hash (from the route memo on the SDK path: `HashedName`).
     public let placementName: HashedName
+    public var placement: String { placementName.text }
     public let locale: String?
     public let acceptLanguage: String?
     public let schemaVersion: Int
@@ -31,7 +31,6 @@ public final class DeliveryRequest: Sendable {
 
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
     public init(_ request: HTTPRequest, placement: HashedName) throws {
-        self.placement = placement.text
         placementName = placement
         // Most SDK requests have no query: its seven parameters are then not looked for one by one
         // (asked through a function, not an optional copy of the request, which retained it).
