@@ -6,17 +6,12 @@ import PaywallFormat
 public struct RequestFacts {
     public let context: PresentationContext
     public let subscriberID: String?
-    /// The app's audiences, by id (from its serving snapshot).
-    var audiences: [String: Condition]
-    /// Audiences whose stored condition no longer reads: reaching one throws `UnreadableAudience`.
-    var unreadableAudiences: Set<String> = []
-    /// Set by the resolver before the rules run, when they read any (`PlacementEntry.readsDevice`).
-    var device: RequestAttributes
-    private var subscriber: Subscriber
+    /// What only a rule reads, apart: most placements have no rules, and their requests' facts are
+    /// then made and destroyed as one empty optional instead of a dozen empty values, each a
+    /// release (about 250 instructions of every plain SDK request).
+    private var ruleInputs: RuleInputs?
     /// Semantic-version comparisons that met a value that is not a version (a non-match, counted).
     var versionsNotParsed = 0
-    /// Versions parsed for this request: twenty rules on `device.appVersion` parse it once.
-    private var versions: [(text: String, version: SemanticVersion?)] = []
     /// Steps this request may still spend (`EvaluationCost`): a configuration stored before the
     /// budget was checked at write time still cannot make one request expensive.
     private(set) var stepsLeft = EvaluationCost.budget
@@ -46,20 +41,63 @@ public struct RequestFacts {
         }
     }
 
+    /// The parts of the facts only rules read; absent until something is set (`ruleInputs`).
+    private struct RuleInputs {
+        var audiences: [String: Condition] = [:]
+        var unreadableAudiences: Set<String> = []
+        var device = RequestAttributes()
+        var subscriber = Subscriber.known([:])
+        /// Versions parsed for this request: twenty rules on `device.appVersion` parse it once.
+        var versions: [(text: String, version: SemanticVersion?)] = []
+    }
+
+    /// The app's audiences, by id (from its serving snapshot).
+    var audiences: [String: Condition] {
+        get { ruleInputs?.audiences ?? [:] }
+        set { changeRuleInputs { $0.audiences = newValue } }
+    }
+    /// Audiences whose stored condition no longer reads: reaching one throws `UnreadableAudience`.
+    var unreadableAudiences: Set<String> {
+        get { ruleInputs?.unreadableAudiences ?? [] }
+        set { changeRuleInputs { $0.unreadableAudiences = newValue } }
+    }
+    /// Set by the resolver before the rules run, when they read any (`PlacementEntry.readsDevice`).
+    var device: RequestAttributes {
+        get { ruleInputs?.device ?? RequestAttributes() }
+        set { changeRuleInputs { $0.device = newValue } }
+    }
+    private var subscriber: Subscriber {
+        get { ruleInputs?.subscriber ?? .known([:]) }
+        set { changeRuleInputs { $0.subscriber = newValue } }
+    }
+
+    /// Changes the rule inputs in place (taken out, so a value they hold stays uniquely referenced),
+    /// made empty first when there are none.
+    private mutating func changeRuleInputs(_ change: (inout RuleInputs) -> Void) {
+        var inputs = ruleInputs.take() ?? RuleInputs()
+        change(&inputs)
+        ruleInputs = inputs
+    }
+
     enum Subscriber {
         case unread(any SubscriberAttributeReader, appID: String)
         case known([String: ContextValue])
     }
 
+    /// The facts of a request whose rules have not read anything yet (the SDK path's, and most).
+    public init(context: PresentationContext, subscriberID: String? = nil) {
+        self.context = context
+        self.subscriberID = subscriberID
+    }
+
+    /// Facts with request attributes, stored attributes or audiences given (the dry run, tests).
     public init(
         context: PresentationContext, subscriberID: String? = nil, device: RequestAttributes = RequestAttributes(),
         subscriberAttributes: [String: ContextValue] = .init(), audiences: [String: Condition] = .init()
     ) {
         self.context = context
         self.subscriberID = subscriberID
-        self.device = device
-        self.subscriber = .known(subscriberAttributes)
-        self.audiences = audiences
+        ruleInputs = RuleInputs(audiences: audiences, device: device, subscriber: .known(subscriberAttributes))
     }
 
     /// Where the stored attributes come from (set by the resolver, which knows the app).
@@ -105,9 +143,9 @@ public struct RequestFacts {
 
     /// `text` as a version, parsed once per request.
     mutating func version(_ text: String) -> SemanticVersion? {
-        for entry in versions where entry.text == text { return entry.version }
+        for entry in ruleInputs?.versions ?? [] where entry.text == text { return entry.version }
         let parsed = SemanticVersion(text)
-        versions.append((text, parsed))
+        changeRuleInputs { $0.versions.append((text, parsed)) }
         return parsed
     }
 }
