@@ -14,17 +14,33 @@ public struct HTTPRequestHeaders: Sendable {
     private(set) var storage: [UInt8]
     private let table: Int
     public let count: Int
-    /// Bit n is set when some field's name is n bytes long (longer names set bit 63). An SDK request
-    /// asks for about ten names, most absent; a name of a length no field has is answered here,
-    /// without opening the buffers (each lookup did, and retained both arrays to do it).
-    let nameLengths: UInt64
+    /// One bit per field name present, chosen by the name's length and last byte (`nameBit`). An
+    /// SDK request asks for about ten names, most absent; a name whose bit no field set is answered
+    /// here, without opening the buffers (each lookup did, and retained both arrays to do it). The
+    /// last byte tells apart names of one length (`Authorization`, `If-None-Match`, `X-Xizor-Nonce`),
+    /// which the length alone sent to a scan of every field.
+    let nameBits: UInt64
 
     /// Where each `Standard` field first occurs (`StandardIndex`), found in the pass that sets
-    /// `nameLengths`.
+    /// `nameBits`.
     let standard: StandardIndex
 
+    /// The bit of a name `count` bytes long ending in `last` (either case: bit 5 is set first).
     @inline(__always)
-    static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
+    static func nameBit(count: Int, last: UInt8) -> UInt64 {
+        1 << UInt64(truncatingIfNeeded: (count &* 7 &+ Int(last | 0x20)) & 63)
+    }
+
+    @inline(__always)
+    static func nameBit(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        nameBit(count: name.count, last: name.last ?? 0)
+    }
+
+    @inline(__always)
+    static func nameBit(_ name: StaticString) -> UInt64 {
+        let count = name.utf8CodeUnitCount
+        return nameBit(count: count, last: count > 0 ? name.utf8Start[count - 1] : 0)
+    }
 
     /// Headers over `storage`, whose bytes from `table` on are `fields` (the parser appends them
     /// to the head it owns, so handing the head over copies nothing).
@@ -35,16 +51,16 @@ public struct HTTPRequestHeaders: Sendable {
         self.storage = storage
         self.table = table
         count = fields.count
-        var lengths: UInt64 = 0
+        var bits: UInt64 = 0
         var standard = StandardIndex()
         storage.withUnsafeBufferPointer { buffer in
             for (i, f) in fields.enumerated() {
                 let name = UnsafeBufferPointer(rebasing: buffer[Int(f.nameStart)..<Int(f.nameEnd)])
-                lengths |= Self.lengthBit(name.count)
+                bits |= Self.nameBit(name)
                 if let field = Standard(name: name) { standard.record(field, at: i) }
             }
         }
-        nameLengths = lengths
+        nameBits = bits
         self.standard = standard
     }
 
@@ -145,9 +161,9 @@ public struct HTTPRequestHeaders: Sendable {
     /// false. The name's bytes and the storage are opened once per lookup, not once per field: an
     /// SDK request looks up five names that are mostly absent.
     private func forEachIndex(named name: String, _ body: (Int) -> Bool) {
-        guard nameLengths & Self.lengthBit(name.utf8.count) != 0 else { return }
         var name = name
         name.withUTF8 { wanted in
+            guard nameBits & Self.nameBit(wanted) != 0 else { return }
             storage.withUnsafeBufferPointer { buffer in
                 for i in 0..<count {
                     let f = field(buffer, i)
@@ -169,7 +185,7 @@ public struct HTTPRequestHeaders: Sendable {
 
     /// Index of the first field whose name equals a lowercase literal; no allocation.
     func index(ofLowercased name: StaticString) -> Int? {
-        guard nameLengths & Self.lengthBit(name.utf8CodeUnitCount) != 0 else { return nil }
+        guard nameBits & Self.nameBit(name) != 0 else { return nil }
         return storage.withUnsafeBufferPointer { buf in
             for i in 0..<count {
                 let f = field(buf, i)
@@ -234,7 +250,7 @@ public struct HTTPRequestHeaders: Sendable {
 
     /// Calls `body` with the value bytes of every field named by a lowercase literal.
     func forEachValue(ofLowercased name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        guard nameLengths & Self.lengthBit(name.utf8CodeUnitCount) != 0 else { return }
+        guard nameBits & Self.nameBit(name) != 0 else { return }
         storage.withUnsafeBufferPointer { buf in
             for i in 0..<count {
                 let f = field(buf, i)

@@ -339,8 +339,8 @@ private final class Marker: Sendable {}
     #expect(edited.headers["Content-Type"] == "application/json")
 }
 
-/// Lookups answer by name, case-insensitively, whatever the name's length: the lengths present
-/// (one bit each, names of 63 bytes and more sharing the last) only skip the scan for absent ones.
+/// Lookups answer by name, case-insensitively, whatever the name's length and last byte: the bits
+/// of the names present (by length and last byte, either case) only skip the scan for absent ones.
 @Test func headerLookupsByLengthAndName() {
     let long = String(repeating: "x", count: 70)
     let otherLong = String(repeating: "y", count: 64)
@@ -361,6 +361,12 @@ private final class Marker: Sendable {}
     #expect(same["accept-language"] == "fr" && same["ACCEPT-ENCODING"] == "gzip" && same["Accept-Languagf"] == nil)
     #expect(same["y-ab"] == "y" && same["X-AB"] == "x" && same["Z-Ab"] == nil && same[""] == nil)
     #expect(same.values(for: "x-ab") == ["x"] && same.pairs.map(\.value) == ["gzip", "fr", "x", "y"])
+    // Last bytes that are not letters (bit 5 set on them too), and names of one length that end alike.
+    let ends = headers(("X-Version-2", "2"), ("X-Trailing-", "t"), ("X-Xizor-NONCE", "n"), ("Authorization", "a"))
+    #expect(ends["x-version-2"] == "2" && ends["X-VERSION-2"] == "2" && ends["x-version-3"] == nil)
+    #expect(ends["x-trailing-"] == "t" && ends["x-trailing_"] == nil && ends["x-trailing\u{0D}"] == nil)
+    #expect(ends.index(ofLowercased: "x-xizor-nonce") == 2 && ends.index(ofLowercased: "authorization") == 3)
+    #expect(ends.index(ofLowercased: "if-none-match") == nil && ends.index(ofLowercased: "x-xizor-nonc") == nil)
 }
 
 /// A request's lookup by a lowercase literal (the SDK path's) answers as the lookup by any name
