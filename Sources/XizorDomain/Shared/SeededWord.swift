@@ -4,17 +4,17 @@
 /// per-process seed by murmur3's 64-bit finaliser — a dozen instructions where a `Hasher` round
 /// took about a hundred. Only for words of keys the server made: a client cannot choose what is
 /// stored, so it cannot fill one bucket.
-struct SeededWord: Hashable, Sendable {
+package struct SeededWord: Hashable, Sendable {
     let word: UInt64
 
     init(_ word: UInt64) { self.word = word }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(word) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(word) }
 
-    func _rawHashValue(seed: Int) -> Int { Self.mixed(word, seed: seed) }
+    package func _rawHashValue(seed: Int) -> Int { Self.mixed(word, seed: seed) }
 
     /// `value` mixed with `seed`: every input bit reaches every output bit.
-    static func mixed(_ value: UInt64, seed: Int) -> Int {
+    package static func mixed(_ value: UInt64, seed: Int) -> Int {
         var h = value ^ UInt64(UInt(bitPattern: seed))
         h ^= h >> 33
         h &*= 0xff51_afd7_ed55_8ccd
