@@ -1,5 +1,4 @@
 import CSystem
-
 @preconcurrency import Dispatch
 
 #if canImport(Glibc)

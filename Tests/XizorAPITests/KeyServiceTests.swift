@@ -42,11 +42,18 @@ import Testing
         let keys = test.services.keys
         let app = try keys.createApp(name: "A")
         let (info, extra) = try keys.createKey(appID: app.appID, .init(kind: "secret"))
+        // The SDK path's lookup by bytes, which this thread remembers after the first (`ThreadMemo`).
+        func byBytes(_ credential: String) -> VerifiedKey? {
+            Array(credential.utf8).withUnsafeBufferPointer { keys.verified(credential: $0) }
+        }
         // Verified once, so the memo holds it; revocation must clear that too.
         #expect(keys.authenticate(extra) == .secret(appID: app.appID))
+        let remembered = try #require(byBytes(extra))
+        #expect(byBytes(extra) === remembered, "found again, in this thread's memo")
         try keys.revokeKey(appID: app.appID, keyID: info.id)
         #expect(keys.authenticate(extra) == nil)
         #expect(keys.verified(credential: extra) == nil)
+        #expect(byBytes(extra) == nil, "a reload gives the table a new generation: the thread's entry is not found")
 
         let other = try keys.createApp(name: "B")
         let (otherInfo, otherKey) = try keys.createKey(appID: other.appID, .init(kind: "public"))
@@ -56,8 +63,10 @@ import Testing
         #expect(keys.authenticate(otherKey) == .publicKey(appID: other.appID))
 
         #expect(keys.authenticate(app.publicKey) != nil)
+        #expect(byBytes(app.publicKey) != nil && byBytes(app.publicKey) != nil)
         try keys.archiveApp(appID: app.appID)
         #expect(keys.authenticate(app.secretKey) == nil && keys.authenticate(app.publicKey) == nil)
+        #expect(byBytes(app.publicKey) == nil)
         #expect(keys.authenticate(other.secretKey) == .secret(appID: other.appID), "other apps' keys keep working")
     }
 }

@@ -20,25 +20,35 @@ struct CredentialMemo: Sendable {
     private var buckets: [SeededWord: [Entry]] = [:]
     private(set) var count = 0
 
-    private static func bucket(_ bytes: UnsafeBufferPointer<UInt8>) -> SeededWord {
+    private static func bucket(_ bytes: UnsafeBufferPointer<UInt8>) -> SeededWord { SeededWord(word(bytes)) }
+
+    /// The credential's length and last eight bytes in a word (the bucket's, and a thread memo's
+    /// slot, `KeyService.verified(credential:)`).
+    static func word(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var word = UInt64(bytes.count) << 56
         if bytes.count >= 8, let base = bytes.baseAddress {
             word ^= UnsafeRawPointer(base + bytes.count - 8).loadUnaligned(as: UInt64.self)
         } else {
             for (i, b) in bytes.enumerated() { word ^= UInt64(b) << (8 * UInt64(i)) }
         }
-        return SeededWord(word)
+        return word
     }
 
-    func find(_ credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? {
-        guard let entries = buckets[Self.bucket(credential)] else { return nil }
-        for entry in entries where entry.credential.count == credential.count {
-            let same = entry.credential.withUnsafeBufferPointer { stored in
+    /// Whether `stored` holds exactly `credential`'s bytes.
+    static func same(_ stored: [UInt8], _ credential: UnsafeBufferPointer<UInt8>) -> Bool {
+        stored.count == credential.count
+            && stored.withUnsafeBufferPointer { stored in
                 guard let s = stored.baseAddress, let c = credential.baseAddress else { return stored.isEmpty }
                 return memcmp(s, c, stored.count) == 0
             }
-            if same { return entry.key }
-        }
+    }
+
+    func find(_ credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? { entry(credential)?.key }
+
+    /// The stored credential (its bytes, which a thread memo keeps without copying) and its key.
+    func entry(_ credential: UnsafeBufferPointer<UInt8>) -> (credential: [UInt8], key: VerifiedKey)? {
+        guard let entries = buckets[Self.bucket(credential)] else { return nil }
+        for entry in entries where Self.same(entry.credential, credential) { return (entry.credential, entry.key) }
         return nil
     }
 

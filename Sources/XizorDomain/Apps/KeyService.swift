@@ -94,6 +94,11 @@ public final class KeyService: Sendable {
     /// The shortest admin token `serve` accepts (generated ones are 35 characters).
     public static let minimumAdminTokenLength = 32
     private let keys = ReadWriteLock(Table())
+    /// The generation of `keys` (`ThreadMemo`): a new one after every reload, the only change that
+    /// can make a remembered credential's answer wrong (revocation, archive, scopes).
+    private let keysGeneration = Atomic<UInt64>(MemoGeneration.next())
+    private static let threadCredentials = ThreadMemo<[UInt8], VerifiedKey>(slots: 256)
+    private let threadCredentials = KeyService.threadCredentials
     /// Serialises reload's read-then-install, so an older read never overwrites a newer one (a
     /// revoked key must not come back because two key writes raced).
     private let reloadLock = Mutex<Void>(())
@@ -149,6 +154,7 @@ public final class KeyService: Sendable {
             current.byPrefix.merge(table) { $0 + $1 }
             current.verified.removeAll { scope.contains($0.principal) }
         }
+        keysGeneration.store(MemoGeneration.next(), ordering: .releasing)
     }
 
     /// The key a bearer token is, or nil when the token is unknown or revoked: the display prefix
@@ -202,8 +208,17 @@ public final class KeyService: Sendable {
     public func verified(credential: String) -> VerifiedKey? { keys.read { $0.verified.find(credential) } }
 
     /// The same, by the credential's bytes (the `Authorization` value as received).
+    /// The SDK path's lookup: from this thread's memo while no reload happened since the thread
+    /// read the credential's answer, else from the table (and remembered).
     public func verified(credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? {
-        keys.read { $0.verified.find(credential) }
+        let stamp = keysGeneration.load(ordering: .acquiring)
+        let hash = Int(truncatingIfNeeded: CredentialMemo.word(credential))
+        if let found = threadCredentials.find(stamp: stamp, hash: hash, { CredentialMemo.same($0, credential) }) {
+            return found
+        }
+        guard let (stored, key) = keys.read({ $0.verified.entry(credential) }) else { return nil }
+        threadCredentials.remember(stamp: stamp, hash: hash, key: stored, value: key)
+        return key
     }
 
     /// Whether any admin key exists (when none does, `serve` generates one).

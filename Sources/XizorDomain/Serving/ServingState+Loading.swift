@@ -32,7 +32,7 @@ extension ServingState {
         try refreshLock.withLock { _ in
             guard !update.whole, let current = snapshot(appID: appID) else {
                 let snapshot = try store.read { tx in try load(appID: appID, tx) }
-                snapshots.write { $0[IDKey(appID)] = snapshot }
+                install(snapshot, appID: appID)
                 return
             }
             let next = try store.read { tx -> AppServingSnapshot in
@@ -67,7 +67,7 @@ extension ServingState {
                 return AppServingSnapshot(
                     appID: appID, routing: routing, latestVersions: latest, archivedPaywalls: archived)
             }
-            snapshots.write { $0[IDKey(appID)] = next }
+            install(next, appID: appID)
         }
     }
 

@@ -222,7 +222,14 @@ public final class ServedVersion: Sendable {
 public final class ServingState: Sendable {
     let store: any DataStore
     public let clock: Clock
-    let snapshots = ReadWriteLock<[IDKey: AppServingSnapshot]>([:])
+    /// Written only by `install`, which gives `snapshotsGeneration` a new value after each change.
+    private let snapshots = ReadWriteLock<[IDKey: AppServingSnapshot]>([:])
+    /// The generation of `snapshots` (`ThreadMemo`): the SDK path finds an app's snapshot in its
+    /// thread's memo while this is the generation the memo's entry was read at.
+    private let snapshotsGeneration = Atomic<UInt64>(MemoGeneration.next())
+    private static let threadSnapshots = ThreadMemo<IDKey, AppServingSnapshot>(slots: 256)
+    /// The kind's memo, held here so a lookup does not check the static's initialisation.
+    private let threadSnapshots = ServingState.threadSnapshots
     let refreshLock = Mutex<Void>(())
     /// Published versions never change, so each is read and prepared once.
     let versions = Mutex<[VersionKey: ServedVersion]>([:])
@@ -263,7 +270,23 @@ public final class ServingState: Sendable {
 
     public func snapshot(appID: String) -> AppServingSnapshot? { snapshot(IDKey(appID)) }
 
-    func snapshot(_ app: IDKey) -> AppServingSnapshot? { snapshots.read { $0[app] } }
+    /// The app's current snapshot: from this thread's memo when the map has not changed since the
+    /// thread read it, else from the map (and remembered).
+    func snapshot(_ app: IDKey) -> AppServingSnapshot? {
+        let stamp = snapshotsGeneration.load(ordering: .acquiring)
+        let hash = Int(truncatingIfNeeded: app.fnv)
+        if let found = threadSnapshots.find(stamp: stamp, hash: hash, { $0 == app }) { return found }
+        guard let found = snapshots.read({ $0[app] }) else { return nil }
+        threadSnapshots.remember(stamp: stamp, hash: hash, key: app, value: found)
+        return found
+    }
+
+    /// Makes `snapshot` the app's, then gives the map a new generation: a lookup that starts after
+    /// this returns finds the new snapshot, in the map or in no thread's memo.
+    func install(_ snapshot: AppServingSnapshot, appID: String) {
+        snapshots.write { $0[IDKey(appID)] = snapshot }
+        snapshotsGeneration.store(MemoGeneration.next(), ordering: .releasing)
+    }
 
     /// A value built from the app's current snapshot and kept with it (the SDK surface keeps its
     /// encoded fallback bundle here), so fetching it again is a lookup, and it is dropped with the
