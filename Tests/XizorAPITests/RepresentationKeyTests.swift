@@ -5,7 +5,8 @@ import Testing
 
 /// A representation key hashes what it compares (the version, placement, locale and page context
 /// in one mixed word): equal keys hash alike, a stored key (holding what it names) equals the
-/// lookup's, and keys that differ in one of those fields hash apart; the cache finds each by its own.
+/// lookup's, and keys that differ in one of those fields hash apart; the cache finds each by its own,
+/// and another cache does not find this one's.
 @Test func representationKeysHashByWhatTheyCompare() throws {
     let test = try TestServices("representation-key")
     defer { test.remove() }
@@ -46,4 +47,12 @@ import Testing
             uncached: { try $0() })
         #expect(found.body == [UInt8(i)])
     }
+    // Found again from this thread's memo (the second lookup of each), and only in this cache: another
+    // cache with the same keys builds its own (their stamps keep the memo's entries apart).
+    let other = RepresentationCache(limit: 16)
+    let built = try other.representation(
+        for: key(), served: served, signer: signer, build: { Representation(body: [99], headers: [:]) },
+        uncached: { try $0() })
+    #expect(built.body == [99] && other.missCount == 1 && other.hitCount == 0)
+    #expect(cache.hitCount == 6 && cache.missCount == 6)
 }

@@ -12,9 +12,16 @@
 /// one and is compared in full). The dictionary mixes that word with its per-process seed
 /// (`SeededWord`).
 struct CredentialMemo: Sendable {
-    private struct Entry: Sendable {
+    /// A verified credential: a class, so a thread memo keeps the stored one as its entry's key
+    /// (`KeyService.verified(credential:)`) without copying its bytes.
+    final class Entry: Sendable {
         let credential: [UInt8]
         let key: VerifiedKey
+
+        init(credential: [UInt8], key: VerifiedKey) {
+            self.credential = credential
+            self.key = key
+        }
     }
 
     private var buckets: [SeededWord: [Entry]] = [:]
@@ -45,10 +52,10 @@ struct CredentialMemo: Sendable {
 
     func find(_ credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? { entry(credential)?.key }
 
-    /// The stored credential (its bytes, which a thread memo keeps without copying) and its key.
-    func entry(_ credential: UnsafeBufferPointer<UInt8>) -> (credential: [UInt8], key: VerifiedKey)? {
+    /// The stored entry of `credential`.
+    func entry(_ credential: UnsafeBufferPointer<UInt8>) -> Entry? {
         guard let entries = buckets[Self.bucket(credential)] else { return nil }
-        for entry in entries where Self.same(entry.credential, credential) { return (entry.credential, entry.key) }
+        for entry in entries where Self.same(entry.credential, credential) { return entry }
         return nil
     }
 

@@ -97,7 +97,7 @@ public final class KeyService: Sendable {
     /// The generation of `keys` (`ThreadMemo`): a new one after every reload, the only change that
     /// can make a remembered credential's answer wrong (revocation, archive, scopes).
     private let keysGeneration = Atomic<UInt64>(MemoGeneration.next())
-    private static let threadCredentials = ThreadMemo<[UInt8], VerifiedKey>(slots: 256)
+    private static let threadCredentials = ThreadMemo(slots: 256)
     private let threadCredentials = KeyService.threadCredentials
     /// Serialises reload's read-then-install, so an older read never overwrites a newer one (a
     /// revoked key must not come back because two key writes raced).
@@ -213,12 +213,14 @@ public final class KeyService: Sendable {
     public func verified(credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? {
         let stamp = keysGeneration.load(ordering: .acquiring)
         let hash = Int(truncatingIfNeeded: CredentialMemo.word(credential))
-        if let found = threadCredentials.find(stamp: stamp, hash: hash, { CredentialMemo.same($0, credential) }) {
-            return found
+        // Keyed by the memo's stored entry (its bytes compared), valued by its verified key.
+        let found = threadCredentials.find(stamp: stamp, hash: hash) {
+            CredentialMemo.same(unsafeDowncast($0, to: CredentialMemo.Entry.self).credential, credential)
         }
-        guard let (stored, key) = keys.read({ $0.verified.entry(credential) }) else { return nil }
-        threadCredentials.remember(stamp: stamp, hash: hash, key: stored, value: key)
-        return key
+        if let found { return unsafeDowncast(found, to: VerifiedKey.self) }
+        guard let entry = keys.read({ $0.verified.entry(credential) }) else { return nil }
+        threadCredentials.remember(stamp: stamp, hash: hash, key: entry, value: entry.key)
+        return entry.key
     }
 
     /// Whether any admin key exists (when none does, `serve` generates one).

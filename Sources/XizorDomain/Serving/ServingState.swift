@@ -119,6 +119,8 @@ public final class AppServingSnapshot: Sendable {
     }
 
     public let appID: String
+    /// `appID` with its hash (what a thread memo's entry is compared by).
+    let key: IDKey
     /// By key, hashed once (`HashedName`): the SDK path brings its key's hash from the route memo.
     public let placements: [HashedName: PlacementEntry]
     public let experiments: [String: RunningExperiment]
@@ -152,6 +154,7 @@ public final class AppServingSnapshot: Sendable {
 
     init(appID: String, routing: Routing, latestVersions: VersionTable, archivedPaywalls: Set<String>) {
         self.appID = appID
+        key = IDKey(appID)
         placements = routing.placements
         experiments = routing.experiments
         audiences = routing.audiences
@@ -227,7 +230,7 @@ public final class ServingState: Sendable {
     /// The generation of `snapshots` (`ThreadMemo`): the SDK path finds an app's snapshot in its
     /// thread's memo while this is the generation the memo's entry was read at.
     private let snapshotsGeneration = Atomic<UInt64>(MemoGeneration.next())
-    private static let threadSnapshots = ThreadMemo<IDKey, AppServingSnapshot>(slots: 256)
+    private static let threadSnapshots = ThreadMemo(slots: 256)
     /// The kind's memo, held here so a lookup does not check the static's initialisation.
     private let threadSnapshots = ServingState.threadSnapshots
     let refreshLock = Mutex<Void>(())
@@ -275,9 +278,14 @@ public final class ServingState: Sendable {
     func snapshot(_ app: IDKey) -> AppServingSnapshot? {
         let stamp = snapshotsGeneration.load(ordering: .acquiring)
         let hash = Int(truncatingIfNeeded: app.fnv)
-        if let found = threadSnapshots.find(stamp: stamp, hash: hash, { $0 == app }) { return found }
+        // The snapshot is its own key (it knows its app) and value; only snapshots are remembered here.
+        if let found = threadSnapshots.find(
+            stamp: stamp, hash: hash, { unsafeDowncast($0, to: AppServingSnapshot.self).key == app })
+        {
+            return unsafeDowncast(found, to: AppServingSnapshot.self)
+        }
         guard let found = snapshots.read({ $0[app] }) else { return nil }
-        threadSnapshots.remember(stamp: stamp, hash: hash, key: app, value: found)
+        threadSnapshots.remember(stamp: stamp, hash: hash, key: found, value: found)
         return found
     }
 

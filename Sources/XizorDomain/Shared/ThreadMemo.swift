@@ -19,12 +19,17 @@ import Synchronization
 /// next answer of its slot. One instance per kind of table (a `static let`): its pthread key is
 /// made once per process, and the stamps, unique across instances, keep two tables of one kind
 /// (two servers in one test process) apart. A thread's entries are released when it exits.
-package final class ThreadMemo<Key, Value>: @unchecked Sendable {
+package final class ThreadMemo: @unchecked Sendable {
+    // Objects, not generic keys and values: a generic class of this module is not specialised in
+    // the modules that use it (the API layer's representation cache), and its unspecialised lookup
+    // cost ten times the lock it replaces. A caller's `matches` and its cast see its own types.
     private struct Entry {
         var stamp: UInt64 = 0
         var hash = 0
-        var key: Key?
-        var value: Value?
+        /// Retained by the entry (released when it is replaced, or with the slots): lent to a
+        /// lookup's `matches` without a retain and release of its own.
+        var key: Unmanaged<AnyObject>?
+        var value: AnyObject?
     }
 
     /// One thread's entries, touched by that thread only.
@@ -39,6 +44,7 @@ package final class ThreadMemo<Key, Value>: @unchecked Sendable {
         }
 
         deinit {
+            for i in 0...mask { entries[i].key?.release() }
             entries.deinitialize(count: mask + 1)
             entries.deallocate()
         }
@@ -59,23 +65,23 @@ package final class ThreadMemo<Key, Value>: @unchecked Sendable {
         threadKey = key
     }
 
-    /// The value this thread remembered for a key `matches` accepts, with `hash`, read while the
-    /// table's generation was `stamp`; nil otherwise.
-    @inline(__always)
-    package func find(stamp: UInt64, hash: Int, _ matches: (Key) -> Bool) -> Value? {
+    /// The value this thread remembered for a key object `matches` accepts, with `hash`, read while
+    /// the table's generation was `stamp`; nil otherwise.
+    package func find(stamp: UInt64, hash: Int, _ matches: (AnyObject) -> Bool) -> AnyObject? {
         guard let raw = pthread_getspecific(threadKey) else { return nil }
         return Unmanaged<Slots>.fromOpaque(raw)._withUnsafeGuaranteedRef { slots in
             let entry = slots.entries + (hash & slots.mask)
             guard entry.pointee.stamp == stamp, entry.pointee.hash == hash, let key = entry.pointee.key,
-                matches(key)
+                key._withUnsafeGuaranteedRef(matches)
             else { return nil }
             return entry.pointee.value
         }
     }
 
-    /// Remembers `value` for `key` on this thread, as read while the table's generation was `stamp`
-    /// (read before the value: a change in between leaves the entry with the older stamp).
-    package func remember(stamp: UInt64, hash: Int, key: Key, value: Value) {
+    /// Remembers `value` for the key object `key` on this thread, as read while the table's
+    /// generation was `stamp` (read before the value: a change in between leaves the entry with
+    /// the older stamp).
+    package func remember(stamp: UInt64, hash: Int, key: AnyObject, value: AnyObject) {
         let slots: Slots
         if let raw = pthread_getspecific(threadKey) {
             slots = Unmanaged<Slots>.fromOpaque(raw).takeUnretainedValue()
@@ -84,7 +90,9 @@ package final class ThreadMemo<Key, Value>: @unchecked Sendable {
             // The thread's reference, released by the key's destructor when the thread exits.
             pthread_setspecific(threadKey, Unmanaged.passRetained(slots).toOpaque())
         }
-        slots.entries[hash & slots.mask] = Entry(stamp: stamp, hash: hash, key: key, value: value)
+        let entry = slots.entries + (hash & slots.mask)
+        entry.pointee.key?.release()
+        entry.pointee = Entry(stamp: stamp, hash: hash, key: Unmanaged.passRetained(key), value: value)
     }
 }
 
