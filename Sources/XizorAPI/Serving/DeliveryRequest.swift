@@ -2,10 +2,10 @@ import HTTP
 import PaywallFormat
 import XizorDomain
 
-/// What an SDK request asks for, read from its query and headers. A class, read in place by the
-/// delivery: as a struct of a dozen fields it was built and then copied out of its initialiser
-/// (about 330 instructions of every SDK request, more than its allocation costs).
-public final class DeliveryRequest: Sendable {
+/// What an SDK request asks for, read from its query and headers. Noncopyable, lent to the delivery
+/// (`borrowing`): as a copyable struct of a dozen fields it was copied out of its initialiser (about
+/// 330 instructions of every SDK request), and as a class it cost an allocation and a release.
+public struct DeliveryRequest: ~Copyable, Sendable {
     /// The placement's key with its hash (from the route memo on the SDK path: `HashedName`).
     public let placementName: HashedName
     public var placement: String { placementName.text }
@@ -31,20 +31,20 @@ public final class DeliveryRequest: Sendable {
 
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
     public init(_ request: HTTPRequest, placement: HashedName) throws {
-        placementName = placement
         // Most SDK requests have no query: its seven parameters are then not looked for one by one
         // (asked through a function, not an optional copy of the request, which retained it).
         let hasQuery = request.hasQueryParameters
         func query(_ name: String) -> String? { hasQuery ? request.query(name) : nil }
-        locale = query("locale")
-        acceptLanguage = request.header(.acceptLanguage)
-        schemaVersion = try DeliveryRequest.schemaVersion(header: request.header(lowercased: "x-xizor-schema-version"))
+        // What can be refused is read first: a noncopyable value is not left half made by a throw.
+        let schemaVersion = try DeliveryRequest.schemaVersion(
+            header: request.header(lowercased: "x-xizor-schema-version"))
         // The client hint is a structured-field string: `"dark"`.
         let schemeText =
             query("colorScheme")
             ?? request.header(lowercased: "sec-ch-prefers-color-scheme").map {
                 $0.hasPrefix("\"") && $0.hasSuffix("\"") && $0.count >= 2 ? String($0.dropFirst().dropLast()) : $0
             }
+        var colorScheme = ColorScheme.light
         if let schemeText {
             guard let scheme = ColorScheme(rawValue: schemeText) ?? ColorScheme(rawValue: schemeText.lowercased())
             else {
@@ -52,17 +52,9 @@ public final class DeliveryRequest: Sendable {
                     .badRequest, "invalid_color_scheme", "colorScheme is 'light' or 'dark', not '\(schemeText)'.")
             }
             colorScheme = scheme
-        } else {
-            colorScheme = .light
         }
-        context = hasQuery ? request.presentationContext : [:]
-        // In a header, the subscriber never splits a shared cache's key (the URL); the query
-        // parameter (older clients) still works.
-        subscriberID = query("subscriberId") ?? request.header(lowercased: "x-xizor-subscriber-id")
-        kind = DeliveryRequest.prefersHTML(request.header(.accept)) ? .html : .json
-        localeInURL = locale != nil
-        colorSchemeInURL = query("colorScheme") != nil
-        nonce = try request.header(lowercased: "x-xizor-nonce").map(DeliveryRequest.checkedNonce)
+        let nonce = try request.header(lowercased: "x-xizor-nonce").map(DeliveryRequest.checkedNonce)
+        let chosenVariant: (experimentID: String, variant: String)?
         switch (query("experiment"), query("variant")) {
         case (nil, nil): chosenVariant = nil
         case (let experiment?, let variant?) where !experiment.isEmpty && !variant.isEmpty:
@@ -73,6 +65,20 @@ public final class DeliveryRequest: Sendable {
                 "'experiment' and 'variant' are given together (the variant a client bucketed itself into), or neither."
             )
         }
+        placementName = placement
+        self.schemaVersion = schemaVersion
+        self.colorScheme = colorScheme
+        self.nonce = nonce
+        self.chosenVariant = chosenVariant
+        locale = query("locale")
+        acceptLanguage = request.header(.acceptLanguage)
+        context = hasQuery ? request.presentationContext : [:]
+        // In a header, the subscriber never splits a shared cache's key (the URL); the query
+        // parameter (older clients) still works.
+        subscriberID = query("subscriberId") ?? request.header(lowercased: "x-xizor-subscriber-id")
+        kind = DeliveryRequest.prefersHTML(request.header(.accept)) ? .html : .json
+        localeInURL = locale != nil
+        colorSchemeInURL = query("colorScheme") != nil
     }
 
     /// 1 to 128 visible ASCII characters: it is copied into a signed message.

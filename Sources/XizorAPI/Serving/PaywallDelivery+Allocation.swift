@@ -29,7 +29,7 @@ struct AllocationKey: Hashable, Sendable {
 /// variant shares.
 extension PaywallDelivery {
     func allocationRepresentation(
-        appID: String, _ experiment: AppServingSnapshot.RunningExperiment, request: DeliveryRequest,
+        appID: String, _ experiment: AppServingSnapshot.RunningExperiment, request: borrowing DeliveryRequest,
         answer: EdgeCaching.Answer, signer: VerifiedKey, credential: () -> String
     ) throws -> Representation {
         func build() throws -> Representation {

@@ -63,7 +63,8 @@ public final class PaywallDelivery: Sendable {
     /// sign a new answer): a function of the request, so the caller's closure captures nothing (one
     /// capturing the request retained it on every request).
     public func deliver(
-        appID: String, _ request: DeliveryRequest, from http: HTTPRequest, surface: Surface, signer: VerifiedKey,
+        appID: String, _ request: borrowing DeliveryRequest, from http: HTTPRequest, surface: Surface,
+        signer: VerifiedKey,
         credential credentialOf: (HTTPRequest) -> String
     ) throws -> Delivery {
         func credential() -> String { credentialOf(http) }
@@ -174,7 +175,8 @@ public final class PaywallDelivery: Sendable {
     /// The holdout's answer: nothing to show, signed like any answer (once per experiment, placement,
     /// key, header set and signing keys: a subscriber in the holdout costs a lookup, not a signature).
     private func holdout(
-        _ assignment: ExperimentAssignment, appID: String, request: DeliveryRequest, answer: EdgeCaching.Answer,
+        _ assignment: ExperimentAssignment, appID: String, request: borrowing DeliveryRequest,
+        answer: EdgeCaching.Answer,
         signer: VerifiedKey, credential: () -> String
     ) throws -> HTTPResponse {
         func build() throws -> HTTPResponse {
