@@ -149,3 +149,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Release builds of the server optimise across its modules (`-cross-module-optimization`): without
+// it, a generic of one module (`ReadWriteLock.read`, `HTTPRequestHeaders.withFirstValue`) is called
+// unspecialised from another, through value-witness thunks, and an authenticated 304 cost 280
+// instructions more (docs/benchmarks.md). Not for XizorKit, which apps build as a dependency (a
+// dependency may not carry unsafe flags), nor for debug builds.
+for target in package.targets
+where [.regular, .executable].contains(target.type) && !target.name.hasPrefix("XizorKit") {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+}
