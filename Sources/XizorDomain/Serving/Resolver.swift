@@ -153,8 +153,7 @@ extension ServingState: SubscriberAttributeReader {
         // Only a rule's condition reads the audiences: a placement without rules (most) copies
         // neither table (each copy a retain and a release on storage every request shares).
         if !placement.rules.isEmpty {
-            facts.audiences = snapshot.audiences
-            facts.unreadableAudiences = snapshot.unreadableAudiences
+            facts.knowAudiences(snapshot.audiences, unreadable: snapshot.unreadableAudiences)
         }
         // Serving's counters: a dry run (traced) is not serving.
         defer { if !trace && facts.versionsNotParsed > 0 { activity.recordVersionsNotParsed(facts.versionsNotParsed) } }

@@ -89,8 +89,8 @@ public indirect enum Condition: Sendable, Equatable {
             return try !inner.matches(&facts)
         case .audience(let id):
             try facts.spend(1)
-            if facts.unreadableAudiences.contains(id) { throw UnreadableAudience(id: id) }
-            return try facts.audiences[id]?.matches(&facts) ?? false
+            if facts.isUnreadableAudience(id) { throw UnreadableAudience(id: id) }
+            return try facts.audience(id)?.matches(&facts) ?? false
         case .rollout(let basisPoints, let seed):
             try facts.spend(1)
             facts.consulted.subscriber = true
@@ -143,8 +143,8 @@ public indirect enum Condition: Sendable, Equatable {
             failure = ConditionFailure(path: "\(path).not", reason: .negatedConditionMatched)
             return false
         case .audience(let id):
-            if facts.unreadableAudiences.contains(id) { throw UnreadableAudience(id: id) }
-            guard let condition = facts.audiences[id] else {
+            if facts.isUnreadableAudience(id) { throw UnreadableAudience(id: id) }
+            guard let condition = facts.audience(id) else {
                 failure = ConditionFailure(path: path, reason: .unknownAudience, audience: id)
                 return false
             }

@@ -51,24 +51,14 @@ public struct RequestFacts {
         var versions: [(text: String, version: SemanticVersion?)] = []
     }
 
-    /// The app's audiences, by id (from its serving snapshot).
-    var audiences: [String: Condition] {
-        get { ruleInputs?.audiences ?? [:] }
-        set { changeRuleInputs { $0.audiences = newValue } }
-    }
-    /// Audiences whose stored condition no longer reads: reaching one throws `UnreadableAudience`.
-    var unreadableAudiences: Set<String> {
-        get { ruleInputs?.unreadableAudiences ?? [] }
-        set { changeRuleInputs { $0.unreadableAudiences = newValue } }
-    }
+    /// The app's audience `id` (from its serving snapshot), read in place.
+    func audience(_ id: String) -> Condition? { ruleInputs?.audiences[id] }
+    /// Whether audience `id`'s stored condition no longer reads: reaching one throws `UnreadableAudience`.
+    func isUnreadableAudience(_ id: String) -> Bool { ruleInputs?.unreadableAudiences.contains(id) ?? false }
     /// Set by the resolver before the rules run, when they read any (`PlacementEntry.readsDevice`).
     var device: RequestAttributes {
         get { ruleInputs?.device ?? RequestAttributes() }
         set { changeRuleInputs { $0.device = newValue } }
-    }
-    private var subscriber: Subscriber {
-        get { ruleInputs?.subscriber ?? .known([:]) }
-        set { changeRuleInputs { $0.subscriber = newValue } }
     }
 
     /// Changes the rule inputs in place (taken out, so a value they hold stays uniquely referenced),
@@ -103,15 +93,29 @@ public struct RequestFacts {
     /// Where the stored attributes come from (set by the resolver, which knows the app).
     mutating func readSubscriberAttributes(from reader: any SubscriberAttributeReader, appID: String) {
         // The subscriber first: most requests have none, and matching `subscriber` copies its payload.
-        if let subscriberID, !subscriberID.isEmpty, case .known(let attributes) = subscriber, attributes.isEmpty {
-            subscriber = .unread(reader, appID: appID)
+        guard let subscriberID, !subscriberID.isEmpty else { return }
+        // Matched in place (`ruleInputs` is stored): no copy of the enum and its existential.
+        switch ruleInputs?.subscriber {
+        case nil: changeRuleInputs { $0.subscriber = .unread(reader, appID: appID) }
+        case .known(let attributes)? where attributes.isEmpty:
+            changeRuleInputs { $0.subscriber = .unread(reader, appID: appID) }
+        default: break
         }
     }
 
     /// The subscriber's stored attributes as the attribute cache holds them (the resolver, on a hit
     /// on the I/O loop, where the database is not read).
     mutating func knowSubscriberAttributes(_ attributes: [String: ContextValue]) {
-        subscriber = .known(attributes)
+        changeRuleInputs { $0.subscriber = .known(attributes) }
+    }
+
+    /// The app's audiences and the unreadable ones, set together (the resolver, for a placement
+    /// with rules): one change of the rule inputs, not two.
+    mutating func knowAudiences(_ audiences: [String: Condition], unreadable: Set<String>) {
+        changeRuleInputs {
+            $0.audiences = audiences
+            $0.unreadableAudiences = unreadable
+        }
     }
 
     /// The value a key names, or nil when the request has none. Throws for an unreadable database
@@ -121,14 +125,16 @@ public struct RequestFacts {
         case .context(let name): return context[name]
         case .device(let name):
             consulted.note(name)
-            return device[name].map(ContextValue.string)
+            return ruleInputs?.device[name].map(ContextValue.string)
         case .subscriber(let name):
             consulted.subscriber = true
-            switch subscriber {
-            case .known(let attributes): return attributes[name]
-            case .unread(let reader, let appID):
+            // Matched in place (`ruleInputs` is stored): no copy of the enum and its existential.
+            switch ruleInputs?.subscriber {
+            case nil: return nil
+            case .known(let attributes)?: return attributes[name]
+            case .unread(let reader, let appID)?:
                 let attributes = try subscriberID.map { try reader.attributes(appID: appID, subscriberID: $0) } ?? [:]
-                subscriber = .known(attributes)
+                changeRuleInputs { $0.subscriber = .known(attributes) }
                 return attributes[name]
             }
         }
