@@ -212,7 +212,8 @@ public final class KeyService: Sendable {
     /// read the credential's answer, else from the table (and remembered).
     public func verified(credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? {
         let stamp = keysGeneration.load(ordering: .acquiring)
-        let hash = Int(truncatingIfNeeded: CredentialMemo.word(credential))
+        // Mixed: the word's low byte alone (one character of the key) would use a quarter of the slots.
+        let hash = SeededWord.mixed(CredentialMemo.word(credential), seed: 0)
         // Keyed by the memo's stored entry (its bytes compared), valued by its verified key.
         let found = threadCredentials.find(stamp: stamp, hash: hash) {
             CredentialMemo.same(unsafeDowncast($0, to: CredentialMemo.Entry.self).credential, credential)

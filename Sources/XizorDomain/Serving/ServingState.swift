@@ -120,7 +120,7 @@ public final class AppServingSnapshot: Sendable {
 
     public let appID: String
     /// `appID` with its hash (what a thread memo's entry is compared by).
-    let key: IDKey
+    let appKey: IDKey
     /// By key, hashed once (`HashedName`): the SDK path brings its key's hash from the route memo.
     public let placements: [HashedName: PlacementEntry]
     public let experiments: [String: RunningExperiment]
@@ -154,7 +154,7 @@ public final class AppServingSnapshot: Sendable {
 
     init(appID: String, routing: Routing, latestVersions: VersionTable, archivedPaywalls: Set<String>) {
         self.appID = appID
-        key = IDKey(appID)
+        appKey = IDKey(appID)
         placements = routing.placements
         experiments = routing.experiments
         audiences = routing.audiences
@@ -280,7 +280,7 @@ public final class ServingState: Sendable {
         let hash = Int(truncatingIfNeeded: app.fnv)
         // The snapshot is its own key (it knows its app) and value; only snapshots are remembered here.
         if let found = threadSnapshots.find(
-            stamp: stamp, hash: hash, { unsafeDowncast($0, to: AppServingSnapshot.self).key == app })
+            stamp: stamp, hash: hash, { unsafeDowncast($0, to: AppServingSnapshot.self).appKey == app })
         {
             return unsafeDowncast(found, to: AppServingSnapshot.self)
         }
