@@ -149,7 +149,7 @@ extension ServingState: SubscriberAttributeReader {
                 facts.readSubscriberAttributes(from: self, appID: appID)
             }
         }
-        if placement.readsDevice, let attributes = try device() { facts.device = attributes }
+        if placement.readsDevice, let attributes = try device() { facts.knowDevice(attributes) }
         // Only a rule's condition reads the audiences: a placement without rules (most) copies
         // neither table (each copy a retain and a release on storage every request shares).
         if !placement.rules.isEmpty {

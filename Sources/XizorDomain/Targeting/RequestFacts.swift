@@ -55,10 +55,10 @@ public struct RequestFacts {
     func audience(_ id: String) -> Condition? { ruleInputs?.audiences[id] }
     /// Whether audience `id`'s stored condition no longer reads: reaching one throws `UnreadableAudience`.
     func isUnreadableAudience(_ id: String) -> Bool { ruleInputs?.unreadableAudiences.contains(id) ?? false }
-    /// Set by the resolver before the rules run, when they read any (`PlacementEntry.readsDevice`).
-    var device: RequestAttributes {
-        get { ruleInputs?.device ?? RequestAttributes() }
-        set { changeRuleInputs { $0.device = newValue } }
+    /// The request attributes, set by the resolver before the rules run, when they read any
+    /// (`PlacementEntry.readsDevice`); a rule reads them in place (`value(of:)`).
+    mutating func knowDevice(_ attributes: RequestAttributes) {
+        changeRuleInputs { $0.device = attributes }
     }
 
     /// Changes the rule inputs in place (taken out, so a value they hold stays uniquely referenced),
