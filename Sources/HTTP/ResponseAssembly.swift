@@ -52,15 +52,17 @@ struct ResponseAssembly {
 
     /// Assembles `response` for `request`, writing the head into `head` (emptied first, capacity kept).
     /// `closeAfter` is whether the connection will close after the response; `dateLine` is the
-    /// `Date:` field line, CRLF included.
+    /// `Date:` field line, CRLF included. Both are borrowed: an initialiser's arguments are
+    /// otherwise owned, and the response's fields (constants of its box) were then copied out, a
+    /// retain and a release each, instead of read in place.
     init<Head: HeadWriter>(
-        _ original: HTTPResponse, for request: RequestFacts, closeAfter: Bool, settings: Settings,
+        _ original: borrowing HTTPResponse, for request: borrowing RequestFacts, closeAfter: Bool, settings: Settings,
         dateLine: [UInt8], into head: inout Head
     ) {
-        // Each field read out of the response's box once, and no body until one is sent: every
-        // read of a box's field is a retain and a release, atomic instructions each.
-        let prepared = original.prepared
-        let ownHeaders = original.headers
+        // Read where they are used, from the borrowed response (a local copy is a retain and a
+        // release, atomic instructions each); no body is read until one is sent.
+        var prepared: PreparedHeaders? { original.prepared }
+        var ownHeaders: HTTPHeaders { original.headers }
         var status = original.status
         var closeAfter = closeAfter
         let isHead = request.method == .HEAD

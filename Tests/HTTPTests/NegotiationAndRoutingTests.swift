@@ -339,6 +339,27 @@ private final class Marker: Sendable {}
     #expect(edited.headers["Content-Type"] == "application/json")
 }
 
+/// A response's box is immutable (its fields are read by borrowing, not retained): a write takes
+/// the fields out and lets the old box go before changing them, so a header list only this
+/// response holds is changed in place, not copied on every write.
+@Test func responseWritesChangeTheirOwnHeaderListInPlace() {
+    var response = HTTPResponse(headers: ["A": "1", "B": "2", "C": "3", "D": "4"])
+    func storage() -> UInt? {
+        response.headers.fields.withUnsafeBufferPointer { $0.baseAddress.map { UInt(bitPattern: $0) } }
+    }
+    let before = storage()
+    // Checked after each write: a copy's original, once freed, can be where the next copy is made.
+    response.headers["D"] = nil
+    #expect(storage() == before)
+    response.headers["C"] = nil
+    #expect(storage() == before)
+    #expect(response.headers.count == 2 && response.headers["A"] == "1" && response.headers["C"] == nil)
+    // A copy shares the list until one of them writes.
+    var copy = response
+    copy.headers["A"] = nil
+    #expect(storage() == before && response.headers["A"] == "1" && copy.headers["A"] == nil)
+}
+
 /// Lookups answer by name, case-insensitively, whatever the name's length and last byte: the bits
 /// of the names present (by length and last byte, either case) only skip the scan for absent ones.
 @Test func headerLookupsByLengthAndName() {

@@ -30,7 +30,7 @@ public struct DeliveryRequest: ~Copyable, Sendable {
     public static let maxNonceLength = 128
 
     /// Reads the SDK parameters; 400 for a malformed `X-Xizor-Schema-Version` or colour scheme.
-    public init(_ request: HTTPRequest, placement: HashedName) throws {
+    public init(_ request: borrowing HTTPRequest, placement: HashedName) throws {
         // Most SDK requests have no query: its seven parameters are then not looked for one by one
         // (asked through a function, not an optional copy of the request, which retained it).
         let hasQuery = request.hasQueryParameters

@@ -18,7 +18,7 @@ struct SDKRoutes {
             .GET, "/v1/sdk/placements/:key/paywall",
             Self.getPlacementPaywall, execution: .inline
         ) { request, caller in
-            try answer(request, appID: caller.appID, surface: .authenticated) {
+            try answer(request, caller, surface: .authenticated) {
                 $0.header(.authorization).flatMap(RouteGuard.bearerToken).map(String.init) ?? ""
             }
         }
@@ -29,7 +29,7 @@ struct SDKRoutes {
             execution: .inline, inPath: true
         ) { request, caller in
             do {
-                return try answer(request, appID: caller.appID, surface: .edge) { $0.parameter("publicKey") }
+                return try answer(request, caller, surface: .edge) { $0.parameter("publicKey") }
             } catch let error as ServiceError {
                 // A shared cache may keep a 404 by default (RFC 9111 §4.2.2): a placement created
                 // later would stay missing behind it, and nothing would purge it.
@@ -57,13 +57,14 @@ struct SDKRoutes {
     }
 
     private func answer(
-        _ request: HTTPRequest, appID: String, surface: PaywallDelivery.Surface,
+        _ request: HTTPRequest, _ caller: AppCaller, surface: PaywallDelivery.Surface,
         credential: (HTTPRequest) -> String
     ) throws -> HTTPResponse {
-        guard let key = request.verifiedKey else { throw RouteGuard.unadmitted(request) }
+        // The caller's key, which admission verified (the request's context again was a cast).
+        guard let key = caller.verifiedKey else { throw RouteGuard.unadmitted(request) }
         let asked = try DeliveryRequest(request, placement: request.hashedParameter("key"))
         switch try delivery.deliver(
-            appID: appID, asked, from: request, surface: surface, signer: key, credential: credential)
+            appID: caller.appID, asked, from: request, surface: surface, signer: key, credential: credential)
         {
         case .holdout(let response): return response
         case .paywall(let representation): return representation.response

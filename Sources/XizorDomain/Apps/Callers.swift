@@ -64,6 +64,12 @@ public struct AppCaller: Sendable, Equatable {
         credential = .given(Given(keyID: keyID, scopes: scopes, environment: environment, user: user))
     }
 
+    /// The verified key, when a route's authentication made the caller (not one made of given values).
+    package var verifiedKey: VerifiedKey? {
+        if case .key(let key) = credential { return key }
+        return nil
+    }
+
     package init(appID: String, key: VerifiedKey) {
         self.appID = appID
         credential = .key(key)
