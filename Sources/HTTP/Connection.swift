@@ -302,7 +302,7 @@ final class Connection: @unchecked Sendable {
         guard !isClosed else { return }
         let left = phase.close()
         if left.charged > 0 { core.bodyBudget.release(left.charged) }
-        loop.connections[fd] = nil
+        loop.remove(fd)
         left.chunk?.finish(ok: false)
         // Unconditionally: a failed modify leaves `registered` at 0 with the socket still watched.
         if !loop.isStopped { _ = xizor_poll_remove(loop.poller, fd) }

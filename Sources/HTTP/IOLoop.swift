@@ -53,6 +53,8 @@ final class IOLoop: @unchecked Sendable {
     /// edge-triggered registration will not report, so the next round reads them again (and
     /// the next wait does not block while any are listed). Touched only on `queue`.
     private var rereads: [Connection] = []
+    /// Connections closed during the current round, released when it ends (`remove`).
+    private var retired: [Connection] = []
 
     private static let batch: Int32 = 128
     /// Filled by the polling thread, read inside its `queue.sync`: only that thread touches them.
@@ -155,11 +157,21 @@ final class IOLoop: @unchecked Sendable {
             let fd = readyFDs[i]
             if fd == wakeup {
                 xizor_wakeup_drain(wakeup)
-            } else if !isStopped {
-                connections[fd]?.handleReadiness(readyEvents[i])
+            } else if !isStopped, let connection = connections.unretained(fd) {
+                // Without a retain and a release (atomic instructions, per request): the table
+                // holds the connection, and one closed in the round stays in `retired` till its end.
+                connection._withUnsafeGuaranteedRef { $0.handleReadiness(readyEvents[i]) }
             }
         }
+        retired.removeAll(keepingCapacity: true)
         return !isStopped
+    }
+
+    /// Takes the connection on `fd` out of the table (it closed). During a round it is kept until
+    /// the round ends: the round calls connections through unretained references.
+    func remove(_ fd: Int32) {
+        if inRound, let connection = connections[fd] { retired.append(connection) }
+        connections[fd] = nil
     }
 
     /// Lists `connection` to be read again next round (on `queue`): its last read filled the buffer.
@@ -201,6 +213,12 @@ final class IOLoop: @unchecked Sendable {
 /// dense), so finding the connection of a ready socket is an index rather than a hash per event.
 struct ConnectionTable {
     private var slots: [Connection?] = []
+
+    /// The connection on `fd`, not retained: valid while the table (or `IOLoop.retired`) holds it.
+    func unretained(_ fd: Int32) -> Unmanaged<Connection>? {
+        guard fd >= 0 && Int(fd) < slots.count else { return nil }
+        return slots.withUnsafeBufferPointer { slots in slots[Int(fd)].map { Unmanaged.passUnretained($0) } }
+    }
 
     subscript(fd: Int32) -> Connection? {
         get { fd >= 0 && Int(fd) < slots.count ? slots[Int(fd)] : nil }
