@@ -11,7 +11,7 @@ extension Connection {
 
     /// Fills in what the server knows of a request (peer, request id) and starts its clock.
     func prepare(_ request: inout HTTPRequest) {
-        request.remoteAddress = remoteAddress
+        request.setRemoteAddress(remoteAddress)
         request.requestID = RequestID.fromClient(request.headers) ?? RequestID.generate()
         if core.timesResponses { exchange.startMicros = loop.inRound ? loop.roundStartMicros : MonotonicClock.micros() }
     }

@@ -25,11 +25,7 @@ extension Connection {
         // Into `out` in place: through a local copy of the reference it was retained and released
         // per response.
         let assembled = ResponseAssembly(
-            original,
-            for: ResponseAssembly.RequestFacts(
-                method: request.method, version: request.version,
-                headers: request.headers, requestID: request.requestID),
-            closeAfter: !keepAlive,
+            original, for: request, closeAfter: !keepAlive,
             settings: ResponseAssembly.Settings(gzipMinBytes: config.gzipMinBytes, gzipLevel: Int32(config.gzipLevel)),
             dateLine: loop.date.line, into: &out)
         if assembled.closeAfter { phase.closeAfterResponse() }

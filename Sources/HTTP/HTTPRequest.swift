@@ -167,6 +167,13 @@ public struct HTTPRequest: Sendable {
             box.remoteAddress = newValue
         }
     }
+
+    /// Sets `remoteAddress` unless it is that already: a connection's requests reuse its boxes and
+    /// keep its address (`reuse`), so the write (a release and a retain, atomic both for an
+    /// address longer than a small string's 15 bytes) is skipped.
+    mutating func setRemoteAddress(_ address: String) {
+        if box.remoteAddress != address { remoteAddress = address }
+    }
     /// What the route's admission verified about the caller (the authenticated key), for the
     /// handler. The HTTP layer only carries it.
     public var context: (any AnyObject & Sendable)? {
@@ -236,7 +243,8 @@ public struct HTTPRequest: Sendable {
     mutating func isReusable() -> Bool { isKnownUniquelyReferenced(&box) }
 
     /// Makes this request (`isReusable`) the parsed request with these parts: every field is set
-    /// again, so nothing of the request before (its match, context, id, body) is left. The parser
+    /// again, so nothing of the request before (its match, context, id, body) is left but the
+    /// peer's address (the same connection's). The parser
     /// builds each keep-alive request in the box of the one before (`HTTPRequestParser.recycle(_:reusing:)`):
     /// one allocation and one deallocation fewer per request. A field already at its empty value
     /// is left alone (releasing an empty value is still a call).
@@ -260,7 +268,8 @@ public struct HTTPRequest: Sendable {
         if box.body.capacity > 0 { box.body = [] }
         if box.match != nil { box.match = nil }
         box.requestID = RequestID("")
-        if !box.remoteAddress.isEmpty { box.remoteAddress = "" }
+        // The address is kept: a box is reused only by its own connection's parser, and
+        // `Connection.prepare` gives each of that connection's requests the connection's address.
         if box.context != nil { box.context = nil }
         if !box.partition.isEmpty { box.partition = "" }
     }

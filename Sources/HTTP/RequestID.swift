@@ -80,7 +80,9 @@ public struct RequestID: Sendable, Equatable {
         return (x &+ 0x3030_3030_3030_3030 &+ letters &* 0x27).byteSwapped
     }
 
-    /// The client's id if present, 1–128 visible ASCII characters; otherwise nil.
+    /// The client's id if present, 1–128 visible ASCII characters; otherwise nil. Inlined: called
+    /// on a request's headers, it would be handed a copy of them (a retain and a release).
+    @inline(__always)
     static func fromClient(_ headers: HTTPRequestHeaders) -> RequestID? {
         guard let i = headers.index(ofLowercased: "x-request-id") else { return nil }
         let f = headers.field(at: i)

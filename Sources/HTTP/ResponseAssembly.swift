@@ -3,14 +3,6 @@
 /// Pure — no socket, clock or connection state — so it is tested with tables (ResponseAssemblyTests);
 /// the connection only writes what it answers.
 struct ResponseAssembly {
-    /// What the assembly needs to know of the request.
-    struct RequestFacts {
-        var method: HTTPMethod
-        var version: HTTPVersion
-        var headers: HTTPRequestHeaders
-        var requestID: RequestID
-    }
-
     /// The server settings the assembly reads.
     struct Settings {
         var gzipMinBytes: Int
@@ -54,9 +46,10 @@ struct ResponseAssembly {
     /// `closeAfter` is whether the connection will close after the response; `dateLine` is the
     /// `Date:` field line, CRLF included. Both are borrowed: an initialiser's arguments are
     /// otherwise owned, and the response's fields (constants of its box) were then copied out, a
-    /// retain and a release each, instead of read in place.
+    /// retain and a release each, instead of read in place. The request itself, not a summary of
+    /// it: a summary held a copy of its headers (a retain and a release per response).
     init<Head: HeadWriter>(
-        _ original: borrowing HTTPResponse, for request: borrowing RequestFacts, closeAfter: Bool, settings: Settings,
+        _ original: borrowing HTTPResponse, for request: borrowing HTTPRequest, closeAfter: Bool, settings: Settings,
         dateLine: [UInt8], into head: inout Head
     ) {
         // Read where they are used, from the borrowed response (a local copy is a retain and a

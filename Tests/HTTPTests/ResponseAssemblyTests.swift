@@ -96,7 +96,7 @@ import Testing
         let headers = HTTPRequestHeaders(c.requestHeaders)
         let assembled = ResponseAssembly(
             c.response(),
-            for: .init(method: c.method, version: c.version, headers: headers, requestID: RequestID("r1")),
+            for: assemblyRequest(c.method, c.version, headers),
             closeAfter: c.closeAfter, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
             dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &head)
         let text = String(decoding: head, as: UTF8.self)
@@ -108,7 +108,7 @@ import Testing
         var written = buffer
         _ = ResponseAssembly(
             c.response(),
-            for: .init(method: c.method, version: c.version, headers: headers, requestID: RequestID("r1")),
+            for: assemblyRequest(c.method, c.version, headers),
             closeAfter: c.closeAfter, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
             dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &written)
         #expect(buffer.array == head && buffer.count == head.count)
@@ -176,10 +176,9 @@ func preparedEntityTagsWriteTheSameHead(
         var head: [UInt8] = []
         let assembled = ResponseAssembly(
             HTTPResponse(status: .ok, body: body, etag: etag, gzip: gzip, prepared: prepared),
-            for: .init(
-                method: method == "PUT" ? .PUT : .GET, version: .http1_1,
-                headers: HTTPRequestHeaders([("Accept-Encoding", encoding), ("If-None-Match", ifNoneMatch)]),
-                requestID: RequestID("r1")),
+            for: assemblyRequest(
+                method == "PUT" ? .PUT : .GET, .http1_1,
+                HTTPRequestHeaders([("Accept-Encoding", encoding), ("If-None-Match", ifNoneMatch)])),
             closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
             dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &head)
         return (assembled.status.code, String(decoding: head, as: UTF8.self))
@@ -191,4 +190,11 @@ func preparedEntityTagsWriteTheSameHead(
     #expect(readyStatus == status && written == expected)
     #expect(head(ready, etag: "\"replaced\"") == head(plain, etag: "\"replaced\""))
     #expect(ready.entityTags.count == 2 && ready.entityTag(tag) != nil && ready.entityTag("\"t\"") == nil)
+}
+
+/// A request as the assembly reads it: method, version, headers and id.
+func assemblyRequest(_ method: HTTPMethod, _ version: HTTPVersion, _ headers: HTTPRequestHeaders) -> HTTPRequest {
+    var request = HTTPRequest(method: method, target: "/", path: "/", version: version, headers: headers)
+    request.requestID = RequestID("r1")
+    return request
 }

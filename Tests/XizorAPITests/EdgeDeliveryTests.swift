@@ -141,11 +141,9 @@ import Testing
         var head: [UInt8] = []
         let assembled = ResponseAssembly(
             representation.response,
-            for: .init(
-                method: .GET, version: .http1_1,
-                headers: HTTPRequestHeaders([
-                    ("Accept-Encoding", "identity"), ("If-None-Match", representation.etag),
-                ]), requestID: RequestID("r")),
+            for: HTTPRequest(
+                method: .GET, target: "/", path: "/",
+                headers: HTTPRequestHeaders([("Accept-Encoding", "identity"), ("If-None-Match", representation.etag)])),
             closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6), dateLine: [], into: &head)
         let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n").map(String.init)
         #expect(assembled.status.code == 304)
@@ -190,10 +188,9 @@ import Testing
             var head: [UInt8] = []
             let assembled = ResponseAssembly(
                 page.response,
-                for: .init(
-                    method: .GET, version: .http1_1,
-                    headers: HTTPRequestHeaders([("Accept-Encoding", "identity"), ("If-None-Match", page.etag)]),
-                    requestID: RequestID("r")),
+                for: HTTPRequest(
+                    method: .GET, target: "/", path: "/",
+                    headers: HTTPRequestHeaders([("Accept-Encoding", "identity"), ("If-None-Match", page.etag)])),
                 closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6), dateLine: [], into: &head)
             #expect(assembled.status.code == 304)
             #expect(String(decoding: head, as: UTF8.self).contains("X-Xizor-Signature: \(header)\r\n"))
