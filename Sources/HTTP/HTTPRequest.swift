@@ -174,6 +174,7 @@ public struct HTTPRequest: Sendable {
     mutating func setRemoteAddress(_ address: String) {
         if box.remoteAddress != address { remoteAddress = address }
     }
+
     /// What the route's admission verified about the caller (the authenticated key), for the
     /// handler. The HTTP layer only carries it.
     public var context: (any AnyObject & Sendable)? {

@@ -6,8 +6,8 @@ public struct HTTPResponse: Sendable {
     /// The fields in one immutable box: an answer is handed from the handler through the
     /// middleware to the connection, and each copy of seven references was seven retains and,
     /// later, seven releases. The box's fields are constants, so a read of one from a response the
-    /// caller holds is a borrow, not a retain and a release (atomic instructions each, ~5 ns here:
-    /// the assembly of a cached 304 read six). A write moves the fields out of the box, lets the
+    /// caller holds is a borrow, not a retain and a release (atomic instructions both: the assembly
+    /// of a cached 304 read six fields). A write moves the fields out of the box, lets the
     /// old box go (so a header list the box alone held is changed in place, not copied) and puts
     /// them in a new one: an allocation per write, on paths that build an answer, never on one
     /// that sends a kept answer.

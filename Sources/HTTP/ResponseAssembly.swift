@@ -47,7 +47,8 @@ struct ResponseAssembly {
     /// `Date:` field line, CRLF included. Both are borrowed: an initialiser's arguments are
     /// otherwise owned, and the response's fields (constants of its box) were then copied out, a
     /// retain and a release each, instead of read in place. The request itself, not a summary of
-    /// it: a summary held a copy of its headers (a retain and a release per response).
+    /// it built per response (its headers are still copied once, where the negotiation reads them:
+    /// a request's box holds them in a `var`, since its parser rebuilds requests in place).
     init<Head: HeadWriter>(
         _ original: borrowing HTTPResponse, for request: borrowing HTTPRequest, closeAfter: Bool, settings: Settings,
         dateLine: [UInt8], into head: inout Head
