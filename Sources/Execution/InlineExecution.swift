@@ -8,7 +8,7 @@ import CSystem
 /// loop in production.
 public enum InlineExecution {
     /// A thread-local flag (C's `_Thread_local`, `CSystem`): a handler runs on whichever thread
-    /// runs the loop's queue, so only the thread itself can say what it is doing now.
+    /// runs the loop, so only the thread itself can say what it is doing now.
     public static var isActive: Bool { xizor_is_inline_active() != 0 }
 
     /// Runs `body` marked as inline (the server, around an `.inline` handler or an admission).

@@ -69,7 +69,7 @@ final class AccessLog: Sendable {
         thread.start()
     }
 
-    /// Appends one request's line to loop `loop`'s buffer (called on that loop's queue).
+    /// Appends one request's line to loop `loop`'s buffer (called on that loop).
     func append(
         loop: Int, method: HTTPMethod, path: String, status: Int, bytes: Int, micros: Int64,
         requestId: String, remote: String

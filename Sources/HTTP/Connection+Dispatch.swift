@@ -103,7 +103,7 @@ extension Connection {
         let core = self.core
         core.handlerPool.submit(partition: request.partition) { [self] in
             let response = core.run(resolution.handler, request)
-            self.queue.async { self.send(response, for: request) }
+            self.loop.execute { self.send(response, for: request) }
         }
     }
 
@@ -121,11 +121,11 @@ extension Connection {
             var admitting = request
             let refusal = core.admitOffloaded(resolution, &admitting)
             let admitted = admitting
-            self.queue.async { self.admissionReturned(admitted, resolution, refusal: refusal) }
+            self.loop.execute { self.admissionReturned(admitted, resolution, refusal: refusal) }
         }
     }
 
-    /// Back on the connection's queue: goes on exactly as if the admission had just returned (or
+    /// Back on the connection's loop: goes on exactly as if the admission had just returned (or
     /// thrown) on the loop.
     private func admissionReturned(_ request: HTTPRequest, _ resolution: HTTPResolution, refusal: HTTPResponse?) {
         guard case .admitting(let bodyPending) = phase else {

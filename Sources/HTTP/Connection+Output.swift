@@ -181,16 +181,16 @@ extension Connection {
                 } else {
                     try producer(writer)
                 }
-                self.queue.async { self.finishStream(chunked: chunked) }
+                self.loop.execute { self.finishStream(chunked: chunked) }
             } catch {
-                self.queue.async { self.close() }
+                self.loop.execute { self.close() }
             }
         }
     }
 
-    /// Called on `queue` by the writer: sends one chunk and signals when it is on the wire.
+    /// Called on the loop by the writer: sends one chunk and signals when it is on the wire.
     func writeStreamChunk(_ bytes: [UInt8], signal: StreamSignal) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionOnLoop()
         guard !isClosed else {
             signal.finish(ok: false)
             return

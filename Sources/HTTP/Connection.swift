@@ -8,8 +8,8 @@ import CSystem
 #endif
 
 /// One accepted socket: reads, parses, dispatches, writes, and enforces deadlines. All state is
-/// touched only on `queue`, a serial queue targeting the connection's `IOLoop` queue, or on that
-/// loop queue itself (readiness and sweeps run there), which excludes the connection's queue.
+/// touched only on its `IOLoop` (readiness, sweeps and work sent from other threads all run
+/// there, `IOLoop.execute`).
 ///
 /// This file: the connection's state, reading and parsing, the body budget, deadlines and closing.
 /// `ConnectionPhase.swift`: where the connection is in its life, with each phase's data.
@@ -17,7 +17,7 @@ import CSystem
 /// `Connection+Output.swift`: writing responses (assembled by the pure `ResponseAssembly`).
 ///
 /// The buffers and parser touched for every request are `@exclusivity(unchecked)`: they belong to
-/// the one queue above, so no two accesses can overlap, and the dynamic check (a thread-local
+/// the one loop above, so no two accesses can overlap, and the dynamic check (a thread-local
 /// access set per `inout` access) was ~3 % of the user-space instructions of a revalidation.
 final class Connection: @unchecked Sendable {
     /// What to do once the pending bytes are on the wire.
@@ -28,7 +28,6 @@ final class Connection: @unchecked Sendable {
     }
 
     let fd: Int32
-    let queue: DispatchQueue
     let core: ServerCore
     let loop: IOLoop
     let remoteAddress: String
@@ -65,15 +64,14 @@ final class Connection: @unchecked Sendable {
         self.remoteAddress = remoteAddress
         self.core = core
         self.loop = loop
-        self.queue = DispatchQueue(label: "xizor.http.connection", target: loop.queue)
         self.parser = HTTPRequestParser(limits: core.configuration.parserLimits)
     }
 
     var isClosed: Bool { phase.isClosed }
 
-    /// Registers with the loop and starts reading (on `queue`).
+    /// Registers with the loop and starts reading (on the loop).
     func start() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionOnLoop()
         loop.connections[fd] = self
         // After the loop stopped (it cannot while this connection is counted open; a safeguard).
         // Accepted during a drain is served: see `HTTPServer.shutdown`.

@@ -49,7 +49,7 @@ final class ConnectionBodyWriter: HTTPBodyWriter, @unchecked Sendable {
         let signal = StreamSignal()
         let connection = self.connection
         let chunk = framed
-        connection.queue.async { connection.writeStreamChunk(chunk, signal: signal) }
+        connection.loop.execute { connection.writeStreamChunk(chunk, signal: signal) }
         guard signal.wait(timeoutMs: timeoutMs + 1000) else { throw HTTPBodyWriterError.connectionClosed }
     }
 }

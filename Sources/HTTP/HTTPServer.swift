@@ -41,8 +41,9 @@ extension HTTPServerError: CustomStringConvertible {
     }
 }
 
-/// An HTTP/1.1 server on POSIX sockets and Dispatch: one listening socket, connections spread
-/// over a few serial I/O queues, handlers on a background queue unless declared inline.
+/// An HTTP/1.1 server on POSIX sockets: one listening socket (accepted on a Dispatch queue),
+/// connections spread over a few I/O loops (a thread each), handlers on a pool unless declared
+/// inline.
 public final class HTTPServer: Sendable {
     public let configuration: Configuration
     public let drainState: DrainState
@@ -117,7 +118,6 @@ public final class HTTPServer: Sendable {
             Glibc.close(fd)
             throw HTTPServerError.alreadyStarted
         }
-        for loop in core.loops { loop.queue.async { loop.startSweeping() } }
         source.resume()
         return port
     }
@@ -136,7 +136,7 @@ public final class HTTPServer: Sendable {
             return source
         }
         source?.cancel()
-        for loop in core.loops { loop.queue.async { loop.closeIdleConnections() } }
+        for loop in core.loops { loop.execute { loop.closeIdleConnections() } }
         let deadline = MonotonicClock.millis() + Int64(configuration.drainTimeoutMs)
         let core = self.core
         let queue = DispatchQueue(label: "xizor.http.drain")
@@ -146,17 +146,14 @@ public final class HTTPServer: Sendable {
             let listening = self.state.withLock { $0.started && !$0.listenerClosed }
             if core.openConnections.load(ordering: .relaxed) == 0 && !listening {
                 for loop in core.loops {
-                    loop.queue.async {
-                        loop.stopSweeping()
-                        loop.stopPolling()
-                    }
+                    loop.execute { loop.stopPolling() }
                 }
                 core.accessLog?.close()  // every response is written: the last lines reach the log first
                 completion()
                 return
             }
             if MonotonicClock.millis() >= deadline {
-                for loop in core.loops { loop.queue.async { loop.closeAllConnections() } }
+                for loop in core.loops { loop.execute { loop.closeAllConnections() } }
             }
             queue.asyncAfter(deadline: .now() + .milliseconds(20)) { poll() }
         }
@@ -288,7 +285,7 @@ public final class HTTPServer: Sendable {
         let remote = SocketAddress.describe(&address)
         let loop = core.pickLoop()
         let connection = Connection(fd: fd, remoteAddress: remote, core: core, loop: loop)
-        connection.queue.async { connection.start() }
+        loop.execute { connection.start() }
         return .opened
     }
 

@@ -7,7 +7,7 @@ extension HTTPServer {
     public struct Configuration: Sendable {
         public var host: String = "127.0.0.1"
         public var port: Int = 8080
-        /// Number of serial I/O queues all connections are spread over; 0: one per CPU the process
+        /// Number of I/O event loops (a thread each) all connections are spread over; 0: one per CPU the process
         /// may run on (like nginx's `worker_processes auto`: more loops than cores only add
         /// context switches).
         public var ioQueues: Int = 0

@@ -17,7 +17,7 @@ extension Array: HeadWriter where Element == UInt8 {
 /// A connection's response head: a byte buffer kept from response to response, written by a
 /// capacity check and a `memcpy` per piece. An `Array`'s `append(contentsOf:)` cost about 95
 /// instructions a piece (uniqueness, capacity, its generic copy), about 1,000 per 304's head of a
-/// dozen pieces (docs/benchmarks.md). Confined to its connection's queue, like the connection's
+/// dozen pieces (docs/benchmarks.md). Confined to its connection's loop, like the connection's
 /// other buffers.
 final class HeadBuffer: HeadWriter, @unchecked Sendable {
     @exclusivity(unchecked) private(set) var count = 0

@@ -36,7 +36,7 @@ public final class RouteMemo {
     private let keys: UnsafeMutablePointer<UInt8>
     private let entries: UnsafeMutablePointer<Entry>
     private let seed: UInt64
-    /// Lookups answered from the memo (tests read it; written only on the loop's queue).
+    /// Lookups answered from the memo (tests read it; written only on the loop).
     private(set) var hits = 0
 
     init() {

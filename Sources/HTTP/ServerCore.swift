@@ -13,7 +13,7 @@ final class ServerCore: @unchecked Sendable {
     /// Whether responses are timed (for the access log or the observer).
     let timesResponses: Bool
     let loops: [IOLoop]
-    /// Offloaded handlers run here, never on an I/O queue.
+    /// Offloaded handlers run here, never on an I/O loop.
     let handlerPool: HandlerPool
     /// Streamed-body producers (which block while the client reads) run here.
     let streamPool: HandlerPool

@@ -57,7 +57,7 @@ struct Settings: Sendable {
 struct HTTPSettings: Sendable {
     let ioQueues = Setting.int(
         "http.ioQueues", default: 0, 0...64,
-        help: "serial I/O queues (event loops) connections are spread over; 0: one per CPU the process may use")
+        help: "I/O event loops (a thread each) connections are spread over; 0: one per CPU the process may use")
     let handlerThreads = Setting.int(
         "http.handlerThreads", default: 64, 1...4096, help: "threads that run offloaded handlers (started on demand)")
     let handlerThreadsPerApp = Setting.int(

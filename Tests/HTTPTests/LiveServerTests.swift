@@ -219,3 +219,45 @@ extension StringProtocol {
     for _ in 0..<500 where first != nil || second != nil { usleep(10_000) }
     #expect(first == nil && second == nil)
 }
+
+/// A pool's answer that comes back after its server stopped runs on the stopped loop's own serial
+/// queue (`IOLoop.execute` once the polling thread has handed off): it finds its connection
+/// closed, drops the answer, and lets the connection and its loop go. Left in the loop's list, the
+/// job would hold the loop for ever; run on a wrong thread, it would trap on the loop's
+/// precondition.
+@Test func anAnswerAfterTheServerStoppedIsDroppedAndFreesItsLoop() throws {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let answered = DispatchSemaphore(value: 0)
+    var router = Router()
+    router.get("/late") { _ in
+        entered.signal()
+        release.wait()
+        defer { answered.signal() }
+        return .text("late")
+    }
+    var configuration = HTTPServer.Configuration()
+    configuration.port = 0
+    configuration.accessLog = false
+    configuration.ioQueues = 1
+    configuration.drainTimeoutMs = 50
+    var server: HTTPServer? = HTTPServer(
+        configuration: configuration, responder: router.build(), logger: Logger(minimumLevel: .error, sink: { _ in }))
+    let port = try #require(try server?.start())
+    let client = try RawClient(port: port)
+    defer { client.close() }
+    client.send("GET /late HTTP/1.1\r\nHost: t\r\n\r\n")
+    #expect(entered.wait(timeout: .now() + 30) == .success)
+    weak let loop = server?.loops.first
+    let done = DispatchSemaphore(value: 0)
+    server?.shutdown { done.signal() }  // the drain's deadline closes the waiting connection
+    #expect(done.wait(timeout: .now() + 30) == .success)
+    for _ in 0..<500 where loop?.pollingThreadID.load(ordering: .acquiring) != 0 { usleep(10_000) }
+    #expect(loop?.pollingThreadID.load(ordering: .acquiring) == 0)
+    server = nil
+    #expect(loop != nil, "the handler's job holds the connection, which holds its loop")
+    release.signal()
+    #expect(answered.wait(timeout: .now() + 30) == .success)
+    for _ in 0..<500 where loop != nil { usleep(10_000) }
+    #expect(loop == nil)
+}

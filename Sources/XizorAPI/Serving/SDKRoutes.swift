@@ -11,7 +11,7 @@ struct SDKRoutes {
 
     func register(in routes: inout APIRoutes) {
         // Memory-only once a representation is cached (a revalidation never touches the database
-        // or zlib), so it runs inline on the connection's queue. A request whose placement's rules
+        // or zlib), so it runs inline on the connection's loop. A request whose placement's rules
         // read what the database holds of its subscriber (attributes, frequency caps) is handed to
         // the handler pool by the resolver (`HTTPOffload`), in its app's share of the threads.
         routes.publicKey(
