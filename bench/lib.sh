@@ -85,6 +85,9 @@ bench_run() {
 }
 
 ratio() { awk -v n="$1" -v o="$2" 'BEGIN{printf "%.2f", n/o}'; }
+# The same to three places: where a figure is judged against 1.00, a median of ratios rounded to two
+# places can read 1.00 for 0.995.
+ratio3() { awk -v n="$1" -v o="$2" 'BEGIN{printf "%.3f", n/o}'; }
 median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }  # median of the numbers on stdin
 # header_of NAME URL [curl args…] : the value of the response's field NAME (any case) to a GET of URL
 header_of() {

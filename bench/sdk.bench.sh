@@ -119,8 +119,8 @@ for round in $(seq "${BENCH_ROUNDS:-3}"); do
   bench_run "xizor-304-r$round" "$OURS_PID" "$URL" "$OUT" "${OURS_304[@]}"; R_OURS=$CPU_US
   bench_run "nginx-cached-304-r$round" "$NGINX_PID" "$CURL" "$OUT" "${NGINX_304[@]}"; R_CACHED=$CPU_US
   bench_run "nginx-same-bytes-304-r$round" "$NGINX_PID" "$SURL" "$OUT" "${NGINX_304[@]}"; R_SAME=$CPU_US
-  ratio "$R_CACHED" "$R_OURS" >> "$OUT/rounds-cached"; echo >> "$OUT/rounds-cached"
-  ratio "$R_SAME" "$R_OURS" >> "$OUT/rounds-same"; echo >> "$OUT/rounds-same"
+  ratio3 "$R_CACHED" "$R_OURS" >> "$OUT/rounds-cached"; echo >> "$OUT/rounds-cached"
+  ratio3 "$R_SAME" "$R_OURS" >> "$OUT/rounds-same"; echo >> "$OUT/rounds-same"
 done
 echo "304, nginx with open_file_cache ÷ xizor, by round: $(paste -sd' ' "$OUT/rounds-cached"), median $(median < "$OUT/rounds-cached") (issue 40 asks ≥ 1.0); nginx sending our header bytes ÷ xizor: $(paste -sd' ' "$OUT/rounds-same"), median $(median < "$OUT/rounds-same")"
 
