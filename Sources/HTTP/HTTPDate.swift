@@ -5,7 +5,7 @@
 #endif
 
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) formatting into a fixed 29-byte buffer,
-/// cached per I/O queue as the whole `Date:` field line and refreshed when the second changes.
+/// cached per I/O loop as the whole `Date:` field line and refreshed when the second changes.
 struct HTTPDate {
     /// `Date: <IMF-fixdate>\r\n`, ready to copy into a response head.
     private(set) var line: [UInt8] = Array("Date: Thu, 01 Jan 1970 00:00:00 GMT\r\n".utf8)

@@ -1,7 +1,7 @@
 /// A handler: runs on a background queue unless its route is declared `.inline`.
 public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
 
-/// Where a route's handler runs. `.inline` handlers run on the connection's I/O queue and must be
+/// Where a route's handler runs. `.inline` handlers run on the connection's I/O loop and must be
 /// memory-only and non-blocking (health checks, cache lookups); everything else is `.offloaded`
 /// so a slow handler cannot stall other connections. An inline handler that finds a request needs
 /// more (a database read) throws `HTTPOffload` and is run again offloaded.
@@ -17,7 +17,7 @@ public protocol HTTPMiddleware: Sendable {
 }
 
 /// What the server needs from an application: for a parsed request, the handler to run and where
-/// to run it. `resolve` runs on the I/O queue, so it must be fast and non-blocking. A class: the
+/// to run it. `resolve` runs on the I/O loop, so it must be fast and non-blocking. A class: the
 /// server holds one reference, and reaching it per request copies a reference, not an existential
 /// box (about 90 instructions of every request).
 public protocol HTTPResponder: AnyObject, Sendable {
@@ -36,7 +36,7 @@ public typealias HTTPAdmission = @Sendable (inout HTTPRequest) throws -> Void
 public final class HTTPResolution: Sendable {
     public let execution: HTTPExecution
     public let handler: HTTPHandler
-    /// Run on the I/O queue as soon as the head is complete, before any body byte is read or
+    /// Run on the I/O loop as soon as the head is complete, before any body byte is read or
     /// `100 Continue` is sent; a refusal is answered with the body unread (and the connection closed
     /// when a body was announced), so an unauthenticated client never makes the server buffer one.
     /// It runs marked inline (`InlineExecution`): one that needs more than memory throws

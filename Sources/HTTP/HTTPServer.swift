@@ -18,7 +18,7 @@ public enum HTTPServerError: Error, Sendable, Equatable {
     case socketOption(name: String, errno: Int32)
     case bind(host: String, port: Int, errno: Int32)
     case listen(errno: Int32)
-    /// An I/O queue's epoll instance could not be created.
+    /// An I/O loop's epoll instance could not be created.
     case poller(errno: Int32)
     case alreadyStarted
 }

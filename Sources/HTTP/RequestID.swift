@@ -55,6 +55,28 @@ public struct RequestID: Sendable, Equatable {
         }
     }
 
+    private static let fieldName: StaticString = "X-Request-Id: "
+
+    /// Appends the id's whole field line, `X-Request-Id: …` and its CRLF: a generated id's in one
+    /// piece (three appends were ~90 instructions of every response).
+    func writeLine<Head: HeadWriter>(into head: inout Head) {
+        guard case .generated(let n) = value else {
+            head.append(literal: Self.fieldName)
+            write(into: &head)
+            head.append(literal: "\r\n")
+            return
+        }
+        let name = Self.fieldName.utf8CodeUnitCount
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name + 17) { line in
+            guard let base = line.baseAddress else { return }
+            base.update(from: Self.fieldName.utf8Start, count: name)
+            Self.digits(n, into: UnsafeMutableBufferPointer(rebasing: line[name..<(name + 15)]))
+            line[name + 15] = 0x0D
+            line[name + 16] = 0x0A
+            head.appendBytes(UnsafeRawBufferPointer(line))
+        }
+    }
+
     /// The prefix's six hex digits, as the first six bytes of a little-endian word.
     private static let prefixDigits = hex8(prefix) >> 16
 

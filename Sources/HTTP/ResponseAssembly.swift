@@ -179,9 +179,7 @@ struct ResponseAssembly {
             if let vary = addVary ? Vary.addingAcceptEncoding(vary) : vary { head.append(field: "Vary", vary) }
         }
         if encoding.isGzip && !notModified { head.append(literal: "Content-Encoding: gzip\r\n") }
-        head.append(literal: "X-Request-Id: ")
-        request.requestID.write(into: &head)
-        head.append(literal: "\r\n")
+        request.requestID.writeLine(into: &head)
 
         var payload = Payload.bytes([])
         if notModified || status.forbidsBody {

@@ -8,7 +8,7 @@
 /// resolution and what the match set on the request (template, index, parameters, redacted
 /// path). Routing is a pure function of those two and the table never changes, so an entry is
 /// never stale; a memo belongs to one loop (`IOLoop.routeMemo`) and is touched only on its
-/// queue, so it needs no lock and no atomic.
+/// thread, so it needs no lock and no atomic.
 ///
 /// Why: walking the tree cost ~900 instructions per request and making the parameters' Strings
 /// ~230 more, about 7 % of a revalidation (docs/benchmarks.md); SDKs ask a few paths over and over

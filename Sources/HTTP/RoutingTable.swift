@@ -219,7 +219,7 @@ public final class RoutingTable: HTTPResponder {
     }
 
     /// `resolve(_:)`, answered from `memo` when it has routed this method and path before, and
-    /// recorded there when the path matched a route (`RouteMemo`: one loop's, used on its queue).
+    /// recorded there when the path matched a route (`RouteMemo`: one loop's, used on its thread).
     public func resolve(_ request: inout HTTPRequest, memo: RouteMemo?) -> HTTPResolution {
         guard let memo, let code = RouteMemo.code(request.method),
             let probe = request.withPathBytes({ memo.probe($0, method: code) })

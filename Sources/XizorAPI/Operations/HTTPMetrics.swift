@@ -60,7 +60,7 @@ public final class HTTPMetrics: HTTPRequestObserver {
         templates.withLock { $0 = Array(routeTemplates.prefix(routeCapacity)) }
     }
 
-    // MARK: Recording (the I/O queues)
+    // MARK: Recording (the I/O loops)
 
     public func responseCompleted(_ exchange: HTTPExchange) {
         let route =

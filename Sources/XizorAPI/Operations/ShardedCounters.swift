@@ -7,7 +7,7 @@ import Synchronization
 #endif
 
 /// Counters kept once per writer — one row per I/O loop — and summed when read. A loop's calls never
-/// overlap (its connections' work is serialized on its queue), so a row has one writer at a time
+/// overlap (its connections' work all runs on its thread), so a row has one writer at a time
 /// and an increment is a relaxed load and a relaxed store: plain moves, where a counter every loop
 /// shares is a locked read-modify-write (`lock xadd`, ~4.6 ns uncontended on the benchmark VM) on a
 /// cache line that moves between cores under load. A writer outside `0..<shards` (a server with
