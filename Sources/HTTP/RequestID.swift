@@ -68,8 +68,8 @@ public struct RequestID: Sendable, Equatable {
         }
         let name = Self.fieldName.utf8CodeUnitCount
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name + 17) { line in
-            guard let base = line.baseAddress else { return }
-            base.update(from: Self.fieldName.utf8Start, count: name)
+            UnsafeMutableRawBufferPointer(line).copyMemory(
+                from: UnsafeRawBufferPointer(start: Self.fieldName.utf8Start, count: name))
             Self.digits(n, into: UnsafeMutableBufferPointer(rebasing: line[name..<(name + 15)]))
             line[name + 15] = 0x0D
             line[name + 16] = 0x0A
