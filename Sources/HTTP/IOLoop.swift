@@ -27,7 +27,8 @@ import Synchronization
 /// non-empty, so a sleeping loop wakes. Once the loop has stopped (`stopPolling`), its thread hands
 /// what is still listed, and everything posted afterwards, to a serial Dispatch queue
 /// (`Posted.Executor.handedOff`): a pool's late answer still finds its connection closed and
-/// released, in order, on one thread at a time.
+/// released, in order, on one thread at a time. The same queue runs what is posted before the
+/// thread starts (a server shut down without starting).
 final class IOLoop: @unchecked Sendable {
     /// Position in `ServerCore.loops` (the loop's access-log buffer has the same index).
     let index: Int
@@ -56,13 +57,16 @@ final class IOLoop: @unchecked Sendable {
 
     /// Work posted from other threads, and who runs it.
     private struct Posted {
-        /// A state machine of one transition: the polling thread runs posted work until the loop
-        /// stops, then `lateQueue` runs it.
+        /// Who runs posted work: `lateQueue` until the polling thread starts (for a server shut
+        /// down without starting: its drain's steps still run, and the loop is freed), the thread
+        /// while it runs, `lateQueue` again once the loop has stopped. Two transitions, each made
+        /// under the lock, each once.
         enum Executor {
+            case notStarted
             case pollingThread
             case handedOff
         }
-        var executor = Executor.pollingThread
+        var executor = Executor.notStarted
         var jobs: [@Sendable () -> Void] = []
     }
     private let posted = Mutex(Posted())
@@ -129,6 +133,12 @@ final class IOLoop: @unchecked Sendable {
         guard !pollingStarted else { return }
         guard poller >= 0 else { throw HTTPServerError.poller(errno: pollerErrno) }
         pollingStarted = true
+        posted.withLock { posted in
+            precondition(posted.executor == .notStarted, "a loop's thread starts once")
+            posted.executor = .pollingThread
+        }
+        // What was posted before runs before the thread does: the two never run the loop at once.
+        lateQueue.sync {}
         Thread { [self] in self.poll() }.start()
     }
 
@@ -141,7 +151,7 @@ final class IOLoop: @unchecked Sendable {
                 hasPosted.store(true, ordering: .relaxed)
                 // The first job since the loop took the list wakes it; the rest ride on that.
                 return posted.jobs.count == 1
-            case .handedOff:
+            case .notStarted, .handedOff:
                 lateQueue.async(execute: job)
                 return false
             }
@@ -149,7 +159,8 @@ final class IOLoop: @unchecked Sendable {
         if wake { signalWakeup() }
     }
 
-    /// Traps unless called on the loop: its polling thread, or once it stopped, `lateQueue`.
+    /// Traps unless called on the loop: its polling thread, or before it started or once it
+    /// stopped, `lateQueue`.
     func preconditionOnLoop() {
         if loopThread.load(ordering: .relaxed) != pthread_self() {
             dispatchPrecondition(condition: .onQueue(lateQueue))
@@ -266,6 +277,7 @@ final class IOLoop: @unchecked Sendable {
     /// `lateQueue`, in order (the transition under the lock, so no job runs on both).
     private func handOff() {
         posted.withLock { posted in
+            precondition(posted.executor == .pollingThread, "a loop hands off once, from its thread")
             posted.executor = .handedOff
             let left = posted.jobs
             posted.jobs = []
