@@ -73,10 +73,10 @@ final class IOLoop: @unchecked Sendable {
     /// Set under `posted`'s lock when a job is listed, cleared when the loop takes the list: a
     /// round with nothing posted reads this instead of taking the lock.
     private let hasPosted = Atomic<Bool>(false)
-    /// Runs posted work once the loop has stopped (`Posted.Executor.handedOff`).
+    /// Runs posted work before the polling thread starts and once it has stopped (`Posted.Executor`).
     private let lateQueue: DispatchQueue
     /// The list the loop runs, swapped with `posted.jobs` (the two keep their capacity).
-    @exclusivity(unchecked) private var running: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) private var taken: [@Sendable () -> Void] = []
 
     /// When the current round of ready connections was taken (valid while `inRound`): requests
     /// read in the round are timed from it, one clock read per round instead of one per request.
@@ -267,10 +267,10 @@ final class IOLoop: @unchecked Sendable {
     private func runPosted() {
         posted.withLock { posted in
             hasPosted.store(false, ordering: .relaxed)
-            swap(&posted.jobs, &running)
+            swap(&posted.jobs, &taken)
         }
-        for job in running { job() }
-        running.removeAll(keepingCapacity: true)
+        for job in taken { job() }
+        taken.removeAll(keepingCapacity: true)
     }
 
     /// The loop ends: what is still listed, and all that is posted from now on, runs on
