@@ -11,6 +11,7 @@
 #include "CSystem.h"
 
 _Static_assert(XIZOR_POLL_EDGE == (uint32_t)EPOLLET, "XIZOR_POLL_EDGE must be EPOLLET");
+_Static_assert(XIZOR_POLL_EXCLUSIVE == (uint32_t)EPOLLEXCLUSIVE, "XIZOR_POLL_EXCLUSIVE must be EPOLLEXCLUSIVE");
 
 _Thread_local int xizor_inline_active = 0;
 

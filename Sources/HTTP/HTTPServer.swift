@@ -41,8 +41,8 @@ extension HTTPServerError: CustomStringConvertible {
     }
 }
 
-/// An HTTP/1.1 server on POSIX sockets: one listening socket (accepted on a Dispatch queue),
-/// connections spread over a few I/O loops (a thread each), handlers on a pool unless declared
+/// An HTTP/1.1 server on POSIX sockets: one listening socket, accepted on a few I/O loops (a
+/// thread each) that share its connections out between them, handlers on a pool unless declared
 /// inline.
 public final class HTTPServer: Sendable {
     public let configuration: Configuration
@@ -51,13 +51,14 @@ public final class HTTPServer: Sendable {
     /// The I/O loops (for tests: their polling threads).
     var loops: [IOLoop] { core.loops }
     private let state = Mutex(State())
+    /// Where a drain accepts the listening socket's last queued connections and closes it.
     private let acceptQueue = DispatchQueue(label: "xizor.http.accept")
 
     private struct State: @unchecked Sendable {
+        /// The listening socket until a drain takes it to close (-1: none, or taken).
         var listenFD: Int32 = -1
-        var acceptSource: DispatchSourceRead?
         var started = false
-        /// The listening socket is closed (by the accept source's cancel handler, asynchronously).
+        /// The listening socket is closed (after the loops let go of it, asynchronously).
         var listenerClosed = false
         var terminated: DispatchSemaphore?
     }
@@ -81,45 +82,34 @@ public final class HTTPServer: Sendable {
     /// Connections currently open.
     public var openConnections: Int { core.openConnections.load(ordering: .relaxed) }
 
-    /// Binds, listens and starts accepting; returns the bound port (useful with port 0).
+    /// Binds, listens and starts accepting (on the loops); returns the bound port (useful with port 0).
     @discardableResult
     public func start() throws -> Int {
         let fd = try Self.bindListener(
             host: configuration.host, port: configuration.port, backlog: configuration.backlog,
             reusePort: configuration.reusePort)
-        do {
-            for loop in core.loops { try loop.startPolling() }
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
-        let port = Self.boundPort(fd)
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: acceptQueue)
-        let core = self.core
-        let acceptQueue = self.acceptQueue
-        source.setEventHandler { [source] in
-            Self.acceptPending(listenFD: fd, core: core, source: source, queue: acceptQueue)
-        }
-        source.setCancelHandler { [self] in
-            // On the accept queue, after any running accept: what the kernel queued on the socket
-            // is taken before it closes, which would reset it (see `acceptBacklog`).
-            Self.acceptBacklog(listenFD: fd, core: core, limit: Int(configuration.backlog))
-            Glibc.close(fd)
-            state.withLock { $0.listenerClosed = true }
-        }
         let alreadyStarted = state.withLock { s -> Bool in
             if s.started { return true }
             s.started = true
             s.listenFD = fd
-            s.acceptSource = source
             return false
         }
         if alreadyStarted {
             Glibc.close(fd)
             throw HTTPServerError.alreadyStarted
         }
-        source.resume()
-        return port
+        do {
+            for loop in core.loops { try loop.listen(on: fd, core: core) }
+            for loop in core.loops { try loop.startPolling() }
+        } catch {
+            // What listened lets go (on the loops, or their queues for those not started); the
+            // kernel takes the socket out of every epoll set as it closes.
+            for loop in core.loops { loop.execute { loop.stopListening() } }
+            Glibc.close(fd)
+            state.withLock { $0.listenerClosed = true }
+            throw error
+        }
+        return Self.boundPort(fd)
     }
 
     /// Graceful shutdown: accept what is already queued on the listening socket and close it,
@@ -130,12 +120,12 @@ public final class HTTPServer: Sendable {
     /// have sent a request, and with `reusePort` a successor serves whatever comes next.
     public func shutdown(completion: @escaping @Sendable () -> Void) {
         drainState.begin()
-        let source = state.withLock { s -> DispatchSourceRead? in
-            let source = s.acceptSource
-            s.acceptSource = nil
-            return source
+        let listenFD = state.withLock { s -> Int32 in
+            let fd = s.listenFD
+            s.listenFD = -1
+            return fd
         }
-        source?.cancel()
+        if listenFD >= 0 { closeListener(listenFD) }
         for loop in core.loops { loop.execute { loop.closeIdleConnections() } }
         let deadline = MonotonicClock.millis() + Int64(configuration.drainTimeoutMs)
         let core = self.core
@@ -207,86 +197,23 @@ public final class HTTPServer: Sendable {
 
     // MARK: Sockets
 
-    /// Accepts a batch of connections when the listening socket is readable; level-triggered,
-    /// so whatever is left fires the source again.
-    private static func acceptPending(
-        listenFD: Int32, core: ServerCore, source: DispatchSourceRead, queue: DispatchQueue
-    ) {
-        for _ in 0..<256 {
-            switch acceptOne(listenFD: listenFD, core: core) {
-            case .opened, .refused, .aborted:
-                continue
-            case .outOfDescriptors:
-                // Stop accepting briefly instead of spinning.
-                source.suspend()
-                queue.asyncAfter(deadline: .now() + .milliseconds(100)) { source.resume() }
-                return
-            case .exhausted:
-                return
+    /// Every loop lets go of the listening socket; then what the kernel still queues on it is
+    /// accepted (`Acceptor.backlog`) and it closes. On `acceptQueue`, after the last loop's step.
+    private func closeListener(_ fd: Int32) {
+        let core = self.core
+        let loopsDone = DispatchGroup()
+        for loop in core.loops {
+            loopsDone.enter()
+            loop.execute {
+                loop.stopListening()
+                loopsDone.leave()
             }
         }
-    }
-
-    /// Accepts what is queued on the listening socket just before the drain closes it. Those
-    /// connections' handshakes are complete, so their clients may have sent a request already;
-    /// closing the socket would reset them. They are served instead (with `Connection: close`).
-    /// At most `limit` (the backlog): under load new ones keep arriving, and the socket must close.
-    ///
-    /// Whatever arrives between the last accept and the close (and any handshake still half
-    /// open) is the kernel's to handle: Linux resets it, unless `net.ipv4.tcp_migrate_req` is 1
-    /// and another socket shares the port (`reusePort`), to which it then moves it. So a restart
-    /// through `reusePort` drops nothing only with that sysctl on (docs/operations.md).
-    static func acceptBacklog(listenFD: Int32, core: ServerCore, limit: Int) {
-        var taken = 0
-        while taken < limit {
-            switch acceptOne(listenFD: listenFD, core: core) {
-            case .opened, .refused, .aborted: taken += 1
-            case .outOfDescriptors, .exhausted: return
-            }
-        }
-    }
-
-    private enum AcceptOutcome {
-        /// A connection was accepted and handed to a loop.
-        case opened
-        /// A connection was accepted and closed at once (`maxConnections` open).
-        case refused
-        /// The client gave up before it was accepted (`ECONNABORTED`, or a signal): try the next.
-        case aborted
-        case outOfDescriptors
-        /// Nothing is queued (`EAGAIN`), or accepting failed.
-        case exhausted
-    }
-
-    private static func acceptOne(listenFD: Int32, core: ServerCore) -> AcceptOutcome {
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let fd = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                xizor_accept4(listenFD, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
-            }
-        }
-        if fd < 0 {
-            switch errno {
-            case EMFILE, ENFILE: return .outOfDescriptors
-            case ECONNABORTED, EINTR: return .aborted
-            default: return .exhausted
-            }
-        }
-        if core.openConnections.load(ordering: .relaxed) >= core.configuration.maxConnections {
+        loopsDone.notify(queue: acceptQueue) { [self] in
+            Acceptor.backlog(listenFD: fd, core: core, limit: Int(configuration.backlog))
             Glibc.close(fd)
-            core.observer?.connectionRefused()
-            return .refused
+            state.withLock { $0.listenerClosed = true }
         }
-        core.openConnections.add(1, ordering: .relaxed)
-        core.observer?.connectionOpened()
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let remote = SocketAddress.describe(&address)
-        let loop = core.pickLoop()
-        let connection = Connection(fd: fd, remoteAddress: remote, core: core, loop: loop)
-        loop.execute { connection.start() }
-        return .opened
     }
 
     static func bindListener(host: String, port: Int, backlog: Int32, reusePort: Bool = false) throws -> Int32 {

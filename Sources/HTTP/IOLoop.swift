@@ -9,8 +9,9 @@ import Synchronization
 
 /// One of the fixed set of I/O loops: a thread of its own that blocks in `epoll_wait` and runs
 /// everything of its connections — their readiness, the deadline sweep, and work sent from other
-/// threads (a handler pool's answer, an accepted connection, a drain's step). State here (the
-/// connection table, the shared read buffer, the cached Date) and every connection's state are
+/// threads (a handler pool's answer, a connection another loop accepted, a drain's step) — and
+/// accepts from the listening socket when it is the loop woken for it (`IOLoop+Listening.swift`).
+/// State here (the connection table, the shared read buffer, the cached Date) and every connection's state are
 /// touched only on that thread (`preconditionOnLoop`), so thousands of connections share a handful
 /// of threads without a lock.
 ///
@@ -83,6 +84,12 @@ final class IOLoop: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var roundStartMicros: Int64 = 0
     @exclusivity(unchecked) private(set) var inRound = false
 
+    /// The listening socket's place in this loop (`IOLoop+Listening.swift`); touched only on the
+    /// loop (and by `listen(on:core:)` before its thread starts).
+    @exclusivity(unchecked) var listening = Listening.off
+    /// The server whose connections this loop accepts (weak: the server holds its loops).
+    weak var server: ServerCore?
+
     /// Connections whose last read filled the read buffer: they may hold more, which their
     /// edge-triggered registration will not report, so the next round reads them again (and
     /// the next wait does not block while any are listed). Touched only on the loop.
@@ -91,7 +98,7 @@ final class IOLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var retired: [Connection] = []
 
     /// The deadline sweep's period: timeouts are enforced here, not by a timer per connection.
-    private static let sweepMillis: Int64 = 250
+    static let sweepMillis: Int64 = 250
     @exclusivity(unchecked) private var nextSweepMillis: Int64 = 0
 
     private static let batch: Int32 = 128
@@ -199,7 +206,7 @@ final class IOLoop: @unchecked Sendable {
             let timeout: Int32
             if !rereads.isEmpty || hasPosted.load(ordering: .relaxed) {
                 timeout = 0
-            } else if connections.count == 0 {
+            } else if connections.count == 0 && !listening.isPaused {
                 timeout = -1  // nothing to sweep: an idle loop sleeps until work is posted
             } else {
                 // Till the next sweep, counted from the last round's start rather than a clock
@@ -223,8 +230,8 @@ final class IOLoop: @unchecked Sendable {
         Glibc.close(wakeup)
     }
 
-    /// One round: the ready connections, posted work, and the sweep when it is due; false once
-    /// the loop is stopped.
+    /// One round: the ready connections, new connections, posted work, and the sweep when it is
+    /// due; false once the loop is stopped.
     private func runRound(_ n: Int) -> Bool {
         roundStartMicros = MonotonicClock.micros()
         inRound = true
@@ -237,12 +244,15 @@ final class IOLoop: @unchecked Sendable {
                 connection.onReadable()
             }
         }
+        var accepting = false
         for i in 0..<n {
             let fd = readyFDs[i]
             if fd == wakeup {
                 // Drained before the list is taken below: a job posted after the take writes
                 // the eventfd again, so its wake-up cannot be lost to this drain.
                 xizor_wakeup_drain(wakeup)
+            } else if fd == listening.polledFD {
+                accepting = true
             } else if !isStopped, let connection = connections.unretained(fd) {
                 // Without a retain and a release (atomic instructions, per request): the table
                 // holds the connection, and one closed in the round stays in `retired` till its end.
@@ -251,15 +261,18 @@ final class IOLoop: @unchecked Sendable {
         }
         retired.removeAll(keepingCapacity: true)
         inRound = false
+        if accepting { acceptPending() }
         if hasPosted.load(ordering: .relaxed) { runPosted() }
         if roundStartMicros / 1000 >= nextSweepMillis { sweep() }
         return !isStopped
     }
 
-    /// Every connection's deadline, checked against the clock now.
+    /// Every connection's deadline, checked against the clock now; a listening socket paused for
+    /// want of descriptors is polled again.
     private func sweep() {
         let now = MonotonicClock.millis()
         nextSweepMillis = now + Self.sweepMillis
+        if listening.isPaused { resumeListening() }
         for connection in connections.all { connection.checkDeadline(now: now) }
     }
 

@@ -1,6 +1,7 @@
 """Live tests of the HTTP core: a real `xizor-http-fixture` on loopback port 0, real sockets."""
 import gzip
 import json
+import os
 import resource
 import signal
 import socket
@@ -374,6 +375,44 @@ def test_max_connections_refuses_new_and_keeps_existing():
         assert wait_for(served)
         for h in held[1:]:
             h.close()
+    finally:
+        s.stop()
+
+
+def _cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_out_of_descriptors_pauses_accepting_then_serves_the_queue():
+    """The listening socket sits in the loops' epoll sets, level-triggered: a server that cannot
+    accept (EMFILE) must stop polling it for a moment instead of waking at every wait, and take the
+    queued connections once descriptors are free again."""
+    s = FixtureServer()
+    try:
+        pid = s.proc.pid
+        open_now = len(os.listdir(f"/proc/{pid}/fd"))
+        held = [s.connect() for _ in range(3)]
+        for h in held:
+            h.sendall(request("GET", "/healthz"))
+            assert Reader(h).read_response().status == 200
+        # No descriptor left for another connection: the next ones wait in the kernel's queue.
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (open_now + 3, open_now + 3))
+        waiting = [s.connect() for _ in range(3)]
+        for w in waiting:
+            w.sendall(request("GET", "/healthz"))
+        time.sleep(0.3)
+        before = _cpu_seconds(pid)
+        time.sleep(1.5)
+        spent = _cpu_seconds(pid) - before
+        assert spent < 0.3, f"{spent:.2f} s of CPU in 1.5 s while out of descriptors: accepting spins"
+        for h in held:
+            h.close()
+        for w in waiting:
+            w.settimeout(10)
+            assert Reader(w).read_response().status == 200
+            w.close()
     finally:
         s.stop()
 

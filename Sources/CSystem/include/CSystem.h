@@ -19,6 +19,9 @@ enum {
 /* Edge-triggered registration (EPOLLET, 1 << 31: outside an enum's int range, so a literal checked
    against EPOLLET in CSystem.c). */
 #define XIZOR_POLL_EDGE 0x80000000u
+/* A descriptor several epoll instances wait on (the listening socket, in every I/O loop's set):
+   a readiness wakes one of the waiting instances rather than all (EPOLLEXCLUSIVE, Linux 4.5). */
+#define XIZOR_POLL_EXCLUSIVE 0x10000000u
 int xizor_poll_create(void);
 int xizor_poll_add(int poller, int fd, uint32_t events);
 int xizor_poll_modify(int poller, int fd, uint32_t events);
