@@ -165,78 +165,81 @@ extension ServingState: SubscriberAttributeReader {
         var traces: [RuleTrace] = []
         // The rule being tried when the request's evaluation budget ran out (EvaluationCost).
         var reached = 0
-        do {
-            for (index, rule) in placement.rules.enumerated() {
-                reached = index
-                guard rule.isActive(at: now) else {
-                    if trace { traces.append(RuleTrace(rule: index, outcome: .inactive)) }
-                    continue
-                }
-                guard let condition = rule.condition else {
-                    throw DataFailure.recorded(
-                        .storedRule,
-                        "rule \(index) of placement '\(key)' cannot be read (\(rule.unreadable ?? "unknown")); "
-                            + "set the placement's rules again", in: activity)
-                }
-                do {
-                    if trace {
-                        if let failure = try condition.explain(&facts, path: "$.rules[\(index)].when") {
-                            traces.append(RuleTrace(rule: index, outcome: .notMatched, failure: failure))
+        // Iterating even no rules retained and released the array (a placement without rules: most).
+        if !placement.rules.isEmpty {
+            do {
+                for (index, rule) in placement.rules.enumerated() {
+                    reached = index
+                    guard rule.isActive(at: now) else {
+                        if trace { traces.append(RuleTrace(rule: index, outcome: .inactive)) }
+                        continue
+                    }
+                    guard let condition = rule.condition else {
+                        throw DataFailure.recorded(
+                            .storedRule,
+                            "rule \(index) of placement '\(key)' cannot be read (\(rule.unreadable ?? "unknown")); "
+                                + "set the placement's rules again", in: activity)
+                    }
+                    do {
+                        if trace {
+                            if let failure = try condition.explain(&facts, path: "$.rules[\(index)].when") {
+                                traces.append(RuleTrace(rule: index, outcome: .notMatched, failure: failure))
+                                continue
+                            }
+                        } else if try !condition.matches(&facts) {
                             continue
                         }
-                    } else if try !condition.matches(&facts) {
-                        continue
+                    } catch let unreadable as UnreadableAudience {
+                        throw DataFailure.recorded(
+                            .storedRule,
+                            "audience '\(unreadable.id)' (used by rule \(index) of placement '\(key)') cannot be read; "
+                                + "set the audience again", in: activity)
                     }
-                } catch let unreadable as UnreadableAudience {
-                    throw DataFailure.recorded(
-                        .storedRule,
-                        "audience '\(unreadable.id)' (used by rule \(index) of placement '\(key)') cannot be read; "
-                            + "set the audience again", in: activity)
-                }
-                // A cap decides for a subscriber, and its absence lets a request without one through.
-                if rule.frequencyCap != nil { facts.consulted.subscriber = true }
-                if let cap = rule.frequencyCap, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
-                    // A cap reads at most `count` events: that is its price.
-                    try facts.spend(cap.count)
-                    let shown = try presentations(
-                        snapshot, placement: key, rule: rule, subscriberID: subscriberID,
-                        since: now - cap.seconds * 1000,
-                        atMost: cap.count)
-                    if shown >= cap.count {
-                        if trace {
-                            traces.append(
-                                RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap))
-                        } else {
-                            activity.recordRuleCapped()
+                    // A cap decides for a subscriber, and its absence lets a request without one through.
+                    if rule.frequencyCap != nil { facts.consulted.subscriber = true }
+                    if let cap = rule.frequencyCap, let subscriberID = facts.subscriberID, !subscriberID.isEmpty {
+                        // A cap reads at most `count` events: that is its price.
+                        try facts.spend(cap.count)
+                        let shown = try presentations(
+                            snapshot, placement: key, rule: rule, subscriberID: subscriberID,
+                            since: now - cap.seconds * 1000,
+                            atMost: cap.count)
+                        if shown >= cap.count {
+                            if trace {
+                                traces.append(
+                                    RuleTrace(rule: index, outcome: .capped, presentations: shown, frequencyCap: cap))
+                            } else {
+                                activity.recordRuleCapped()
+                            }
+                            continue
                         }
-                        continue
                     }
+                    // Returned as built (a `var` set afterwards was copied out and destroyed per request).
+                    if let resolution = try target(
+                        snapshot, key, paywall: rule.paywall, experimentID: rule.experimentID, facts: &facts,
+                        experiments: experiments, rule: index, nextScheduleChange: nextScheduleChange)
+                    {
+                        guard trace else { return resolution }
+                        traces.append(
+                            RuleTrace(
+                                rule: index, outcome: .matched, frequencyCap: rule.frequencyCap,
+                                targetArchived: resolution.paywallArchived))
+                        traces += (index + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
+                        var traced = resolution
+                        traced.trace = traces
+                        return traced
+                    }
+                    if trace { traces.append(RuleTrace(rule: index, outcome: .targetUnpublished)) }
                 }
-                // Returned as built (a `var` set afterwards was copied out and destroyed per request).
-                if let resolution = try target(
-                    snapshot, key, paywall: rule.paywall, experimentID: rule.experimentID, facts: &facts,
-                    experiments: experiments, rule: index, nextScheduleChange: nextScheduleChange)
-                {
-                    guard trace else { return resolution }
-                    traces.append(
-                        RuleTrace(
-                            rule: index, outcome: .matched, frequencyCap: rule.frequencyCap,
-                            targetArchived: resolution.paywallArchived))
-                    traces += (index + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
-                    var traced = resolution
-                    traced.trace = traces
-                    return traced
+            } catch is EvaluationBudgetExhausted {
+                // Stored before budgets were checked at write time: the rest of the rules are not
+                // tried, and the placement's own target serves (counted; the dry run says where).
+                if trace {
+                    traces.append(RuleTrace(rule: reached, outcome: .budgetExhausted))
+                    traces += (reached + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
+                } else {
+                    activity.recordEvaluationBudgetExhausted()
                 }
-                if trace { traces.append(RuleTrace(rule: index, outcome: .targetUnpublished)) }
-            }
-        } catch is EvaluationBudgetExhausted {
-            // Stored before budgets were checked at write time: the rest of the rules are not
-            // tried, and the placement's own target serves (counted; the dry run says where).
-            if trace {
-                traces.append(RuleTrace(rule: reached, outcome: .budgetExhausted))
-                traces += (reached + 1..<placement.rules.count).map { RuleTrace(rule: $0, outcome: .notReached) }
-            } else {
-                activity.recordEvaluationBudgetExhausted()
             }
         }
         if let resolution = try target(
