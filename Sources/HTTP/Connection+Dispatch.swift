@@ -26,7 +26,10 @@ extension Connection {
                     detail: "The method \(request.method) is not implemented."
                 ).response)
         }
-        let resolution = core.responder.resolve(&request, memo: loop.routeMemo)
+        // The loop's memo lent, not retained and released around the call (atomic instructions).
+        let resolution = Unmanaged.passUnretained(loop.routeMemo)._withUnsafeGuaranteedRef { memo in
+            core.responder.resolve(&request, memo: memo)
+        }
         if bodyPending && !resolution.needsBody { return .answer(core.run(resolution.handler, request)) }
         switch core.admitInline(resolution, &request) {
         case .admitted: return .run(resolution)

@@ -51,7 +51,7 @@ struct ResponseAssembly {
     /// a request's box holds them in a `var`, since its parser rebuilds requests in place).
     init<Head: HeadWriter>(
         _ original: borrowing HTTPResponse, for request: borrowing HTTPRequest, closeAfter: Bool, settings: Settings,
-        dateLine: [UInt8], into head: inout Head
+        dateLine: borrowing [UInt8], into head: inout Head
     ) {
         // Read where they are used, from the borrowed response (a local copy is a retain and a
         // release, atomic instructions each); no body is read until one is sent.
