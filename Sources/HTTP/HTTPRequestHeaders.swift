@@ -65,17 +65,23 @@ public struct HTTPRequestHeaders: Sendable {
     }
 
     /// Headers over `head` with `fields`' table appended to it. The parser passes the head it owns,
-    /// so the append copies nothing and the request takes the buffer over.
+    /// so the append copies nothing and the request takes the buffer over (`head` is left empty).
     static func handingOver(_ head: inout [UInt8], fields: [Field]) -> HTTPRequestHeaders {
         let table = head.count
         fields.withUnsafeBytes { head.append(contentsOf: $0) }
-        return HTTPRequestHeaders(storage: head, table: table, fields: fields)
+        // Moved out, the parser left an empty one: a copy was a retain here and a release when the
+        // parser let go of its own (atomic instructions, per request).
+        var storage: [UInt8] = []
+        swap(&storage, &head)
+        return HTTPRequestHeaders(storage: storage, table: table, fields: fields)
     }
 
     /// Moves the buffer out, leaving no fields: a finished request's head buffer goes back to its
     /// connection's parser (`HTTPRequest.reclaimHeadBuffer`).
     mutating func takeStorage() -> [UInt8] {
-        let taken = storage
+        // Swapped out rather than copied (a retain, then a release as `self` is replaced).
+        var taken: [UInt8] = []
+        swap(&taken, &storage)
         self = HTTPRequestHeaders.none
         return taken
     }

@@ -422,9 +422,9 @@ public struct HTTPRequestParser: Sendable {
             request.body = body
             body = []
         }
-        // The request took the head's buffer: the next head goes into the one `recycle` gives
-        // back, or into a new one made when it starts.
-        head = []
+        // The request took the head's buffer (`handingOver` left `head` empty): the next head goes
+        // into the one `recycle` gives back, or into a new one made when it starts.
+        precondition(head.isEmpty, "a finished request took its head's buffer")
         fields.removeAll(keepingCapacity: true)
         expectsContinue = false
         emptyLines = 0
