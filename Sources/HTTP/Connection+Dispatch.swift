@@ -12,7 +12,7 @@ extension Connection {
     /// Fills in what the server knows of a request (peer, request id) and starts its clock.
     func prepare(_ request: inout HTTPRequest) {
         request.setRemoteAddress(remoteAddress)
-        request.requestID = RequestID.fromClient(request.headers) ?? RequestID.generate()
+        request.requestID = RequestID.fromClient(request.headers) ?? loop.requestIDs.generate()
         if core.timesResponses { exchange.startMicros = loop.inRound ? loop.roundStartMicros : MonotonicClock.micros() }
     }
 
@@ -169,7 +169,7 @@ extension Connection {
         var response = problem.response
         for (name, value) in headers { response.headers[name] = value }
         var request = HTTPRequest(method: .other("-"), target: "", path: "", keepAlive: false)
-        request.requestID = RequestID.generate()
+        request.requestID = loop.requestIDs.generate()
         if core.timesResponses { exchange.startMicros = MonotonicClock.micros() }
         send(response, for: request)
     }

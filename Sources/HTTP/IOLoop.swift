@@ -41,6 +41,8 @@ final class IOLoop: @unchecked Sendable {
     @exclusivity(unchecked) var date = HTTPDate()
     /// Routing answers for paths this loop's connections asked before; touched only on the loop.
     let routeMemo = RouteMemo()
+    /// The ids this loop gives requests that bring none; touched only on the loop.
+    @exclusivity(unchecked) var requestIDs = RequestID.Block()
     /// The epoll instance, or -1 when it could not be created (`startPolling` reports that).
     let poller: Int32
     private let pollerErrno: Int32

@@ -31,6 +31,25 @@ public struct RequestID: Sendable, Equatable {
 
     private init(generated n: UInt64) { value = .generated(n) }
 
+    /// Ids generated on one I/O loop (`IOLoop.requestIDs`): `Block.size` counter values taken from
+    /// the process's counter at once and handed out one by one on the loop, so a request costs no
+    /// atomic instruction and the loops share no counter's cache line. Unique as `generate()`'s are
+    /// (each block is claimed whole); across loops not in order.
+    struct Block {
+        static let size: UInt64 = 1024
+        private var next: UInt64 = 0
+        private var end: UInt64 = 0
+
+        mutating func generate() -> RequestID {
+            if next == end {
+                end = RequestID.counter.add(Block.size, ordering: .relaxed).newValue
+                next = end - Block.size
+            }
+            next += 1
+            return RequestID(generated: next)
+        }
+    }
+
     /// The id as text (what `write` writes).
     public var text: String {
         switch value {

@@ -29,6 +29,21 @@ import Testing
     #expect(request.requestID == RequestID("set-by-a-caller"))
 }
 
+/// A loop's block of ids and the process's counter never give the same id: each block is claimed
+/// whole from the counter, so two loops' ids and those generated off the loops stay apart.
+@Test func blocksOfIdsNeverOverlapOneAnotherOrTheCounter() {
+    var first = RequestID.Block()
+    var second = RequestID.Block()
+    var seen = Set<String>()
+    let rounds = Int(RequestID.Block.size) * 2 + 10
+    for _ in 0..<rounds {
+        for id in [first.generate(), second.generate(), RequestID.generate()] {
+            #expect(seen.insert(id.text).inserted, "id \(id.text) given twice")
+        }
+    }
+    #expect(seen.count == rounds * 3)
+}
+
 /// The digits are spread a word at a time; the word holds them in reading order.
 @Test func hexDigitsOfAWordAreInReadingOrder() {
     func text(_ value: UInt32) -> String {
