@@ -106,7 +106,11 @@ public final class HTTPServer: Sendable {
             // kernel takes the socket out of every epoll set as it closes.
             for loop in core.loops { loop.execute { loop.stopListening() } }
             Glibc.close(fd)
-            state.withLock { $0.listenerClosed = true }
+            // Closed here: a shutdown must not close the descriptor again (its number may be reused).
+            state.withLock { s in
+                s.listenFD = -1
+                s.listenerClosed = true
+            }
             throw error
         }
         return Self.boundPort(fd)

@@ -100,7 +100,7 @@ final class IOLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var retired: [Connection] = []
 
     /// The deadline sweep's period: timeouts are enforced here, not by a timer per connection.
-    static let sweepMillis: Int64 = 250
+    private static let sweepMillis: Int64 = 250
     @exclusivity(unchecked) private var nextSweepMillis: Int64 = 0
 
     private static let batch: Int32 = 128
