@@ -27,9 +27,7 @@ extension Connection {
                 ).response)
         }
         // The loop's memo lent, not retained and released around the call (atomic instructions).
-        let resolution = Unmanaged.passUnretained(loop.routeMemo)._withUnsafeGuaranteedRef { memo in
-            core.responder.resolve(&request, memo: memo)
-        }
+        let resolution = core.resolve(&request, memo: Unmanaged.passUnretained(loop.routeMemo))
         if bodyPending && !resolution.needsBody { return .answer(core.run(resolution.handler, request)) }
         switch core.admitInline(resolution, &request) {
         case .admitted: return .run(resolution)

@@ -132,7 +132,7 @@ extension Connection {
             core.accessLog?.append(
                 loop: loop.index, method: exchange.method, path: exchange.path, status: exchange.status,
                 bytes: exchange.bytes, micros: micros, requestId: exchange.requestID.text, remote: remoteAddress)
-            core.observer?.responseCompleted(
+            core.responseCompleted(
                 HTTPExchange(
                     method: exchange.method, routeIndex: exchange.routeIndex,
                     status: exchange.status, bytes: exchange.bytes, micros: micros, loop: loop.index))

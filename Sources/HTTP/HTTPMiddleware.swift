@@ -59,4 +59,10 @@ public final class HTTPResolution: Sendable {
         self.refusal = refusal
         self.needsBody = needsBody
     }
+
+    /// Runs the admission, if the route has one. Not inlined: called on the resolution, the closure
+    /// (a constant of it) is called in place, where bound to a local in `ServerCore.admitInline` it
+    /// was retained and released per request.
+    @inline(never)
+    func admit(_ request: inout HTTPRequest) throws { try admission?(&request) }
 }

@@ -44,14 +44,15 @@ struct ResponseAssembly {
 
     /// Assembles `response` for `request`, writing the head into `head` (emptied first, capacity kept).
     /// `closeAfter` is whether the connection will close after the response; `dateLine` is the
-    /// `Date:` field line, CRLF included. Both are borrowed: an initialiser's arguments are
-    /// otherwise owned, and the response's fields (constants of its box) were then copied out, a
-    /// retain and a release each, instead of read in place. The request itself, not a summary of
+    /// `Date:` field line, CRLF included (bytes the caller keeps alive for the call). The response
+    /// and the request are borrowed: an initialiser's arguments are otherwise owned, and the
+    /// response's fields (constants of its box) were then copied out, a retain and a release
+    /// each, instead of read in place. The request itself, not a summary of
     /// it built per response (its headers are still copied once, where the negotiation reads them:
     /// a request's box holds them in a `var`, since its parser rebuilds requests in place).
     init<Head: HeadWriter>(
         _ original: borrowing HTTPResponse, for request: borrowing HTTPRequest, closeAfter: Bool, settings: Settings,
-        dateLine: borrowing [UInt8], into head: inout Head
+        dateLine: UnsafeRawBufferPointer, into head: inout Head
     ) {
         // Read where they are used, from the borrowed response (a local copy is a retain and a
         // release, atomic instructions each); no body is read until one is sent.
@@ -146,7 +147,7 @@ struct ResponseAssembly {
         let varyLine = prepared.map { addVary ? $0.varyLineWithAcceptEncoding : $0.varyLine }
         head.removeAllBytes()
         head.appendStatusLine(status)
-        head.append(bytes: dateLine)
+        head.appendBytes(dateLine)
         if let prepared {
             if ownHeaders.isEmpty, let fieldLines {
                 head.append(frozen: fieldLines)

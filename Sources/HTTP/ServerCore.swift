@@ -58,6 +58,21 @@ final class ServerCore: @unchecked Sendable {
         observer?.connectionClosed()
     }
 
+    // The next three are called on the core (or the resolution) whose constant they reach, and
+    // not inlined: there the responder, the observer or the admission is lent to the call, where
+    // reached through a connection's reference to the core it was retained and released around
+    // it (two atomic instructions each per request; docs/benchmarks.md).
+
+    /// The responder's resolution for `request`; `memo` is the calling loop's, lent.
+    @inline(never)
+    func resolve(_ request: inout HTTPRequest, memo: Unmanaged<RouteMemo>) -> HTTPResolution {
+        memo._withUnsafeGuaranteedRef { responder.resolve(&request, memo: $0) }
+    }
+
+    /// Tells the observer, if any, of a finished exchange.
+    @inline(never)
+    func responseCompleted(_ exchange: HTTPExchange) { observer?.responseCompleted(exchange) }
+
     /// Runs a handler, turning thrown errors into problem responses.
     func run(_ handler: HTTPHandler, _ request: HTTPRequest) -> HTTPResponse {
         do {
@@ -93,10 +108,10 @@ final class ServerCore: @unchecked Sendable {
     /// API layer's store guard holds for admissions too). The refusal's answer is made unmarked,
     /// as off the loop, since it runs the route's middleware rather than the admission.
     func admitInline(_ resolution: HTTPResolution, _ request: inout HTTPRequest) -> Admission {
-        guard let admission = resolution.admission else { return .admitted }
+        guard resolution.admission != nil else { return .admitted }
         let failure: (any Error)? = InlineExecution.run {
             do {
-                try admission(&request)
+                try resolution.admit(&request)
                 return nil
             } catch {
                 return error

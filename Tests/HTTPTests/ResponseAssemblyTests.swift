@@ -2,6 +2,12 @@ import Testing
 
 @testable import HTTP
 
+/// The `Date:` line the assembly is given (static bytes, as the loop's line is an allocation it keeps).
+private var assemblyDateLine: UnsafeRawBufferPointer {
+    let line: StaticString = "Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n"
+    return UnsafeRawBufferPointer(start: line.utf8Start, count: line.utf8CodeUnitCount)
+}
+
 /// `ResponseAssembly` as a table: a handler's response and a request in, the exact status, head
 /// lines, payload and close decision out — no socket involved.
 @Suite struct ResponseAssemblyTests {
@@ -98,7 +104,7 @@ import Testing
             c.response(),
             for: assemblyRequest(c.method, c.version, headers),
             closeAfter: c.closeAfter, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
-            dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &head)
+            dateLine: assemblyDateLine, into: &head)
         let text = String(decoding: head, as: UTF8.self)
         #expect(text.hasSuffix("\r\n\r\n"))
         // A connection writes into its HeadBuffer: the same bytes, however often it had to grow,
@@ -110,7 +116,7 @@ import Testing
             c.response(),
             for: assemblyRequest(c.method, c.version, headers),
             closeAfter: c.closeAfter, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
-            dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &written)
+            dateLine: assemblyDateLine, into: &written)
         #expect(buffer.array == head && buffer.count == head.count)
         let lines = text.split(separator: "\r\n").map(String.init)
         #expect(assembled.status.code == c.status)
@@ -180,7 +186,7 @@ func preparedEntityTagsWriteTheSameHead(
                 method == "PUT" ? .PUT : .GET, .http1_1,
                 HTTPRequestHeaders([("Accept-Encoding", encoding), ("If-None-Match", ifNoneMatch)])),
             closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
-            dateLine: Array("Date: Tue, 01 Dec 2026 00:00:00 GMT\r\n".utf8), into: &head)
+            dateLine: assemblyDateLine, into: &head)
         return (assembled.status.code, String(decoding: head, as: UTF8.self))
     }
     let plain = PreparedHeaders(fields, alsoOnNotModified: ["X-Signature"])

@@ -144,7 +144,8 @@ import Testing
             for: HTTPRequest(
                 method: .GET, target: "/", path: "/",
                 headers: HTTPRequestHeaders([("Accept-Encoding", "identity"), ("If-None-Match", representation.etag)])),
-            closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6), dateLine: [], into: &head)
+            closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
+            dateLine: UnsafeRawBufferPointer(start: nil, count: 0), into: &head)
         let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n").map(String.init)
         #expect(assembled.status.code == 304)
         #expect(lines.contains("X-Xizor-Signature: kid=a;t=1;sig=b"))
@@ -191,7 +192,8 @@ import Testing
                 for: HTTPRequest(
                     method: .GET, target: "/", path: "/",
                     headers: HTTPRequestHeaders([("Accept-Encoding", "identity"), ("If-None-Match", page.etag)])),
-                closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6), dateLine: [], into: &head)
+                closeAfter: false, settings: .init(gzipMinBytes: 860, gzipLevel: 6),
+                dateLine: UnsafeRawBufferPointer(start: nil, count: 0), into: &head)
             #expect(assembled.status.code == 304)
             #expect(String(decoding: head, as: UTF8.self).contains("X-Xizor-Signature: \(header)\r\n"))
         }
