@@ -127,7 +127,7 @@ enum ContentNegotiation {
     }
 
     /// The same, over the tag's bytes.
-    private static func ifNoneMatch(_ headers: HTTPRequestHeaders, tagBytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+    static func ifNoneMatch(_ headers: HTTPRequestHeaders, tagBytes: UnsafeBufferPointer<UInt8>) -> Bool? {
         var present = false
         var matched = false
         let tag = opaque(tagBytes)

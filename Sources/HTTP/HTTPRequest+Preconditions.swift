@@ -1,11 +1,6 @@
 /// Precondition checks handlers need for state-changing methods (the server applies
-/// `If-None-Match` to GET/HEAD responses itself).
+/// `If-None-Match` to GET/HEAD responses itself; `ifNoneMatchMatches` is with the request's fields).
 extension HTTPRequest {
-    /// nil without `If-None-Match`; otherwise whether it matches `etag` by weak comparison or is `*`.
-    public func ifNoneMatchMatches(_ etag: String) -> Bool? {
-        ContentNegotiation.ifNoneMatch(headers, etag: etag)
-    }
-
     /// nil without `If-Match`; otherwise whether it names `etag` by strong comparison (weak
     /// tags never match) or is `*` (RFC 9110 §13.1.1).
     public func ifMatchMatches(_ etag: String) -> Bool? {

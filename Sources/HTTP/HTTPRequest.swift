@@ -305,4 +305,22 @@ public struct HTTPRequest: Sendable {
     public func header(lowercased name: StaticString) -> String? {
         headers.index(ofLowercased: name).map(headers.value(at:))
     }
+
+    // The negotiation reads the fields in the box in place: through `headers` they were copied
+    // out, a retain and a release per response.
+
+    /// What `Accept-Encoding` allows.
+    var encodingPreference: ContentNegotiation.EncodingPreference {
+        ContentNegotiation.encodingPreference(box.headers)
+    }
+
+    /// nil without `If-None-Match`; otherwise whether it matches `etag` by weak comparison or is `*`.
+    public func ifNoneMatchMatches(_ etag: String) -> Bool? {
+        ContentNegotiation.ifNoneMatch(box.headers, etag: etag)
+    }
+
+    /// The same over the tag's bytes (a prepared tag's: no String, and no closure holding the fields).
+    func ifNoneMatchMatches(tagBytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        ContentNegotiation.ifNoneMatch(box.headers, tagBytes: tagBytes)
+    }
 }

@@ -167,6 +167,15 @@ public struct HTTPResponse: Sendable {
     var hasGzip: Bool { box.fields.gzip != nil }
     /// The precomputed gzip form's tag.
     var gzipETag: String? { box.fields.gzip?.etag }
+    /// `body` over the identity tag (`gzip` false) or the precomputed gzip form's, read in place
+    /// (a copy of the String is a retain and a release); nil when there is none.
+    func withETag<R>(gzip: Bool, _ body: (String) -> R) -> R? {
+        gzip ? box.fields.gzip?.etag.map(body) : box.fields.etag.map(body)
+    }
+    /// The prepared line of the identity tag or the gzip form's, when the prepared fields have it.
+    func preparedETag(gzip: Bool) -> PreparedEntityTag.Ready? {
+        withETag(gzip: gzip) { tag in box.fields.prepared?.entityTag(tag) } ?? nil
+    }
     /// Whether the body is streamed.
     var isStream: Bool {
         if case .stream = box.fields.body { return true }

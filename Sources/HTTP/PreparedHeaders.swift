@@ -65,6 +65,8 @@ struct FrozenBytes: @unchecked Sendable {
     let count: Int
 
     var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+    /// The same bytes typed (bytes copied in from arrays: binding them to `UInt8` is sound).
+    var bytes: UnsafeBufferPointer<UInt8> { buffer.bindMemory(to: UInt8.self) }
 
     /// The allocation pieces point into; freed when its owner (a class holding it in a `let`) goes.
     final class Storage: @unchecked Sendable {
@@ -92,12 +94,16 @@ struct FrozenBytes: @unchecked Sendable {
 }
 
 extension PreparedHeaders {
-    /// The prepared line of `tag` (as a response holds it), if it is one of the prepared tags.
+    /// The prepared line of `tag` (as a response holds it), if it is one of the prepared tags. By
+    /// index, and a value of plain fields returned: iterating the tags, or returning one, retained
+    /// and released it (atomic instructions, per revalidation).
     @inline(__always)
-    func entityTag(_ tag: String) -> PreparedEntityTag? {
+    func entityTag(_ tag: String) -> PreparedEntityTag.Ready? {
         // By length first: a representation's identity and gzip tags share all but their end.
         let count = tag.utf8.count
-        for prepared in entityTags where prepared.given.utf8.count == count && prepared.given == tag { return prepared }
+        for i in entityTags.indices where entityTags[i].given.utf8.count == count && entityTags[i].given == tag {
+            return entityTags[i].ready
+        }
         return nil
     }
 }
@@ -106,22 +112,27 @@ extension PreparedHeaders {
 /// class: the assembly holds it by one reference.
 final class PreparedEntityTag: @unchecked Sendable {
     let given: String
-    let isWeak: Bool
-    /// `ETag: "…"` and CRLF: quoted if the tag was not, unsafe bytes dropped (`append(fieldText:)`).
-    let line: FrozenBytes
+    /// What the assembly reads of a tag, in plain fields.
+    struct Ready {
+        let isWeak: Bool
+        /// `ETag: "…"` and CRLF: quoted if the tag was not, unsafe bytes dropped (`append(fieldText:)`).
+        let line: FrozenBytes
+        /// The tag's bytes as given, which `If-None-Match` is compared with.
+        let given: FrozenBytes
+    }
+    let ready: Ready
     private let storage: FrozenBytes.Storage
 
     init(_ tag: String) {
         given = tag
         let quoted = EntityTag.isQuoted(tag) ? tag : "\"" + tag + "\""
-        isWeak = EntityTag.isWeak(quoted)
         var line: [UInt8] = []
         line.append(literal: "ETag: ")
         line.append(fieldText: quoted)
         line.append(literal: "\r\n")
-        let (storage, pieces) = FrozenBytes.freeze([line])
+        let (storage, pieces) = FrozenBytes.freeze([line, Array(tag.utf8)])
         self.storage = storage
-        self.line = pieces[0]
+        ready = Ready(isWeak: EntityTag.isWeak(quoted), line: pieces[0], given: pieces[1])
     }
 }
 

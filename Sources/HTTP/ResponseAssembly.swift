@@ -36,6 +36,38 @@ struct ResponseAssembly {
         }
     }
 
+    /// Where the chosen entity tag is: in the response, read in place while it is borrowed (a
+    /// local copy of the String was a retain and a release, twice per revalidation), or made here.
+    private enum Tag {
+        case none
+        /// `HTTPResponse.etag`, quoted.
+        case identity
+        /// The precomputed gzip form's (`HTTPResponse.gzipETag`).
+        case gzip
+        /// A handler's tag quoted here, or a gzip form's derived from the identity's.
+        case made(String)
+    }
+
+    /// `body` over the text of `tag`; nil for `.none`.
+    private static func withTag<R>(_ tag: Tag, of response: borrowing HTTPResponse, _ body: (String) -> R) -> R? {
+        switch tag {
+        case .none: nil
+        case .identity: response.withETag(gzip: false, body)
+        case .gzip: response.withETag(gzip: true, body)
+        case .made(let text): body(text)
+        }
+    }
+
+    /// Whether `If-None-Match` names `tag` (nil without the field): by the prepared tag's bytes
+    /// when there is one, else by its text.
+    private static func ifNoneMatch(
+        _ request: borrowing HTTPRequest, _ tag: Tag, _ prepared: PreparedEntityTag.Ready?,
+        of response: borrowing HTTPResponse
+    ) -> Bool? {
+        if let prepared { return request.ifNoneMatchMatches(tagBytes: prepared.given.bytes) }
+        return withTag(tag, of: response) { request.ifNoneMatchMatches($0) } ?? nil
+    }
+
     var status: HTTPStatus
     var payload: Payload
     /// Whether the connection must close after this response (the caller's decision, or HTTP/1.0
@@ -47,9 +79,9 @@ struct ResponseAssembly {
     /// `Date:` field line, CRLF included (bytes the caller keeps alive for the call). The response
     /// and the request are borrowed: an initialiser's arguments are otherwise owned, and the
     /// response's fields (constants of its box) were then copied out, a retain and a release
-    /// each, instead of read in place. The request itself, not a summary of
-    /// it built per response (its headers are still copied once, where the negotiation reads them:
-    /// a request's box holds them in a `var`, since its parser rebuilds requests in place).
+    /// each, instead of read in place. The request itself, not a summary of it built per response:
+    /// the negotiation reads its fields in place (`HTTPRequest.encodingPreference`,
+    /// `ifNoneMatchMatches(tagBytes:)`), and a prepared tag is compared by its bytes.
     init<Head: HeadWriter>(
         _ original: borrowing HTTPResponse, for request: borrowing HTTPRequest, closeAfter: Bool, settings: Settings,
         dateLine: UnsafeRawBufferPointer, into head: inout Head
@@ -64,9 +96,11 @@ struct ResponseAssembly {
         let isStream = original.isStream
 
         // Representation selection: the encoding and its tag.
-        var etag = original.etag ?? ownHeaders["ETag"]
-        if let tag = etag, !EntityTag.isQuoted(tag) {
-            etag = "\"" + tag + "\""  // a handler forgot the quotes
+        var tag = Tag.none
+        if original.withETag(gzip: false, EntityTag.isQuoted) == true {
+            tag = .identity
+        } else if let given = original.etag ?? ownHeaders["ETag"] {
+            tag = .made(EntityTag.isQuoted(given) ? given : "\"" + given + "\"")  // a handler forgot the quotes
         }
         var encoding = Encoding.identity
         var addVary = false
@@ -81,18 +115,20 @@ struct ResponseAssembly {
                         contentType: ownHeaders["Content-Type"] ?? prepared?.contentType))
             if eligible {
                 addVary = true
-                let preference = ContentNegotiation.encodingPreference(request.headers)
+                let preference = request.encodingPreference
                 if preference.gzipAllowed {
                     if hasGzip {
                         encoding = .precomputedGzip
-                        etag = original.gzipETag ?? etag.map(HTTPResponse.gzipETag)
+                        tag =
+                            original.withETag(gzip: true, { _ in Tag.gzip })
+                            ?? Self.withTag(tag, of: original) { .made(HTTPResponse.gzipETag(for: $0)) } ?? .none
                     } else {
                         let identity = original.bytes(gzip: false)
                         if let compressed = Gzip.compress(identity, level: settings.gzipLevel),
                             compressed.count < identity.count || preference.identityForbidden
                         {
                             encoding = .compressed(compressed)
-                            etag = etag.map(HTTPResponse.gzipETag)
+                            tag = Self.withTag(tag, of: original) { .made(HTTPResponse.gzipETag(for: $0)) } ?? .none
                         }
                     }
                 }
@@ -105,7 +141,7 @@ struct ResponseAssembly {
             ContentNegotiation.isCompressible(contentType: ownHeaders["Content-Type"])
         {
             addVary = true
-            if ContentNegotiation.encodingPreference(request.headers).gzipAllowed,
+            if request.encodingPreference.gzipAllowed,
                 let stream = GzipStream(level: settings.gzipLevel)
             {
                 streamGzip = stream
@@ -114,12 +150,19 @@ struct ResponseAssembly {
         }
 
         // The chosen tag's line, when the prepared fields have it ready.
-        let preparedTag = etag.flatMap { prepared?.entityTag($0) }
+        let preparedTag: PreparedEntityTag.Ready? =
+            switch tag {
+            case .none: nil
+            case .identity: original.preparedETag(gzip: false)
+            case .gzip: original.preparedETag(gzip: true)
+            case .made(let text): prepared?.entityTag(text)
+            }
 
         // Conditional GET (strong validators only; comparison itself is weak).
         var notModified = false
-        if let tag = etag, (200..<300).contains(status.code), !(preparedTag?.isWeak ?? EntityTag.isWeak(tag)),
-            let matched = ContentNegotiation.ifNoneMatch(request.headers, etag: tag), matched
+        if (200..<300).contains(status.code),
+            Self.withTag(tag, of: original, { !(preparedTag?.isWeak ?? EntityTag.isWeak($0)) }) == true,
+            Self.ifNoneMatch(request, tag, preparedTag, of: original) == true
         {
             if request.method.isSafeRead {
                 notModified = true
@@ -148,18 +191,17 @@ struct ResponseAssembly {
         head.removeAllBytes()
         head.appendStatusLine(status)
         head.appendBytes(dateLine)
-        if let prepared {
-            if ownHeaders.isEmpty, let fieldLines {
-                head.append(frozen: fieldLines)
-            } else {
-                // A field set on the response replaces the prepared one of the same name.
-                for field in prepared.headers.fields
-                where !ReservedHeader.isReserved(field.name)
-                    && !ownHeaders.contains(field.name)
-                {
-                    if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
-                    head.append(field: field.name, field.value)
-                }
+        // (Not `if let prepared`: bound to a local, the prepared fields were retained and released.)
+        if let fieldLines, ownHeaders.isEmpty {
+            head.append(frozen: fieldLines)
+        } else if let prepared {
+            // A field set on the response replaces the prepared one of the same name.
+            for field in prepared.headers.fields
+            where !ReservedHeader.isReserved(field.name)
+                && !ownHeaders.contains(field.name)
+            {
+                if notModified && !ReservedHeader.keptOnNotModified(field.name) { continue }
+                head.append(field: field.name, field.value)
             }
         }
         for field in ownHeaders.fields where !ReservedHeader.isReserved(field.name) {
@@ -168,10 +210,12 @@ struct ResponseAssembly {
         }
         if let tagLine {
             head.append(frozen: tagLine)
-        } else if let tag = etag {
-            head.append(literal: "ETag: ")
-            head.append(fieldText: tag)
-            head.append(literal: "\r\n")
+        } else {
+            Self.withTag(tag, of: original) { text in
+                head.append(literal: "ETag: ")
+                head.append(fieldText: text)
+                head.append(literal: "\r\n")
+            }
         }
         if let varyLine, !ownVary {
             head.append(frozen: varyLine)
