@@ -221,11 +221,13 @@ public final class RoutingTable: HTTPResponder {
     /// `resolve(_:)`, answered from `memo` when it has routed this method and path before, and
     /// recorded there when the path matched a route (`RouteMemo`: one loop's, used on its thread).
     public func resolve(_ request: inout HTTPRequest, memo: RouteMemo?) -> HTTPResolution {
-        guard let memo, let code = RouteMemo.code(request.method),
-            let probe = request.withPathBytes({ memo.probe($0, method: code) })
+        // The memo through optional chaining, not bound by `guard let`: a binding copied the
+        // reference, a retain and a release per request.
+        guard let code = RouteMemo.code(request.method),
+            let probe = request.withPathBytes({ memo?.probe($0, method: code) })
         else { return route(&request, memo: nil) }
-        if probe.found { return memo.answer(probe, to: &request) }
-        return route(&request, memo: (memo, code, probe))
+        if probe.found, let resolution = memo?.answer(probe, to: &request) { return resolution }
+        return route(&request, memo: memo.map { ($0, code, probe) })
     }
 
     /// Walks the tree for `request`'s path and sets what the match binds; with `memo`, a match is

@@ -100,10 +100,10 @@ public struct APIRoutes {
         inPath: Bool = false, _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse
     ) {
         add(method, pattern, doc, auth: inPath ? .publicKeyInPath : .publicKey, execution: execution) { request in
-            guard let key = request.verifiedKey, case .publicKey(let appID) = key.principal else {
-                throw RouteGuard.unadmitted(request)
+            try request.withVerifiedKey { key in
+                guard let key, case .publicKey(let appID) = key.principal else { throw RouteGuard.unadmitted(request) }
+                return try handler(request, AppCaller(appID: appID, key: key))
             }
-            return try handler(request, AppCaller(appID: appID, key: key))
         }
     }
 

@@ -60,14 +60,17 @@ struct SDKRoutes {
         _ request: HTTPRequest, _ caller: AppCaller, surface: PaywallDelivery.Surface,
         credential: (HTTPRequest) -> String
     ) throws -> HTTPResponse {
-        // The caller's key, which admission verified (the request's context again was a cast).
-        guard let key = caller.verifiedKey else { throw RouteGuard.unadmitted(request) }
-        let asked = try DeliveryRequest(request, placement: request.hashedParameter("key"))
-        switch try delivery.deliver(
-            appID: caller.appID, asked, from: request, surface: surface, signer: key, credential: credential)
-        {
-        case .holdout(let response): return response
-        case .paywall(let representation): return representation.response
+        // The caller's key, which admission verified, lent by the request (through the caller it
+        // was retained and released).
+        try request.withVerifiedKey { key in
+            guard let key else { throw RouteGuard.unadmitted(request) }
+            let asked = try DeliveryRequest(request, placement: request.hashedParameter("key"))
+            switch try delivery.deliver(
+                appID: caller.appID, asked, from: request, surface: surface, signer: key, credential: credential)
+            {
+            case .holdout(let response): return response
+            case .paywall(let representation): return representation.response
+            }
         }
     }
 }

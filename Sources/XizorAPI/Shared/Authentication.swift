@@ -5,6 +5,11 @@ import XizorDomain
 extension HTTPRequest {
     /// The key the route's admission verified (nil on open routes).
     var verifiedKey: VerifiedKey? { context as? VerifiedKey }
+
+    /// `body` with that key lent: no retain and release of it per request.
+    func withVerifiedKey<R>(_ body: (VerifiedKey?) throws -> R) rethrows -> R {
+        try withContext(as: VerifiedKey.self, body)
+    }
 }
 
 /// A verified key's requests take its app's share of the handler threads ("" for the admin token).
