@@ -4,14 +4,14 @@ import Testing
 @testable import XizorAPI
 @testable import XizorDomain
 
-/// A caller made from a verified key (what routes hand their handlers) holds the key by reference
-/// and answers its fields; it equals a caller given the same values, and differs in any of them.
+/// A verified key's caller (made once with the key: what its app's routes hand their handlers)
+/// answers the key's fields; it equals a caller given the same values, and differs in any of them.
 @Test func aCallerFromAVerifiedKeyAnswersTheKeysFields() throws {
     let test = try TestServices("caller")
     defer { test.remove() }
     let created = try test.services.keys.createApp(name: "A")
     let key = try #require(test.services.keys.verify(Substring(created.publicKey)))
-    let caller = AppCaller(appID: created.appID, key: key)
+    let caller = key.caller
     #expect(caller.appID == created.appID && caller.keyID == key.id)
     #expect(caller.scopes == key.scopes && caller.environment == key.environment && caller.user == nil)
     let given = AppCaller(

@@ -82,10 +82,10 @@ public struct APIRoutes {
         var doc = doc
         doc.scope = scope
         add(method, pattern, doc, auth: .secret, execution: execution) { request in
-            guard let key = request.verifiedKey, case .secret(let appID) = key.principal else {
+            guard let key = request.verifiedKey, case .secret = key.principal else {
                 throw RouteGuard.unadmitted(request)
             }
-            let caller = AppCaller(appID: appID, key: key)
+            let caller = key.caller
             return try WriteActor.$current.withValue(
                 .key(caller, kind: .secret, via: .rest, requestID: request.requestId)
             ) {
@@ -100,9 +100,10 @@ public struct APIRoutes {
         inPath: Bool = false, _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse
     ) {
         add(method, pattern, doc, auth: inPath ? .publicKeyInPath : .publicKey, execution: execution) { request in
+            // The key lent by the request, and its caller borrowed from it: nothing retained per request.
             try request.withVerifiedKey { key in
-                guard let key, case .publicKey(let appID) = key.principal else { throw RouteGuard.unadmitted(request) }
-                return try handler(request, AppCaller(appID: appID, key: key))
+                guard let key, case .publicKey = key.principal else { throw RouteGuard.unadmitted(request) }
+                return try key.withCaller { try handler(request, $0) }
             }
         }
     }

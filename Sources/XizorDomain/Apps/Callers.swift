@@ -3,15 +3,10 @@
 /// The caller of a dashboard or SDK route: the app its key belongs to, and which key it was.
 public struct AppCaller: Sendable, Equatable {
     public let appID: String
-    /// The rest, by one reference: the verified key itself when a route's authentication made the
-    /// caller, or the values given. Held field by field, a caller was built aside and copied out
-    /// of its initialiser, then destroyed, for every request (about 300 instructions of each).
-    private let credential: Credential
-
-    private enum Credential: Sendable {
-        case key(VerifiedKey)
-        case given(Given)
-    }
+    /// The rest, by one reference. Held field by field, a caller was built aside and copied out
+    /// of its initialiser, then destroyed, for every request (about 300 instructions of each); a
+    /// verified key now makes its caller once (`VerifiedKey.caller`), which its requests borrow.
+    private let given: Given
 
     private final class Given: Sendable {
         let keyID: String
@@ -28,51 +23,20 @@ public struct AppCaller: Sendable, Equatable {
     }
 
     /// Which key called (a person's session id when a signed-in person called).
-    public var keyID: String {
-        switch credential {
-        case .key(let key): key.id
-        case .given(let given): given.keyID
-        }
-    }
+    public var keyID: String { given.keyID }
     /// What the key may do (a secret key's scopes; `all` for a public key, whose kind decides).
-    public var scopes: ScopeSet {
-        switch credential {
-        case .key(let key): key.scopes
-        case .given(let given): given.scopes
-        }
-    }
+    public var scopes: ScopeSet { given.scopes }
     /// The environment of a public key, which its events take.
-    public var environment: DataEnvironment {
-        switch credential {
-        case .key(let key): key.environment
-        case .given(let given): given.environment
-        }
-    }
+    public var environment: DataEnvironment { given.environment }
     /// The person, when a signed-in person called (then `keyID` is their session's id).
-    public var user: ActingUser? {
-        switch credential {
-        case .key(let key): key.user
-        case .given(let given): given.user
-        }
-    }
+    public var user: ActingUser? { given.user }
 
     public init(
         appID: String, keyID: String, scopes: ScopeSet = .all, environment: DataEnvironment = .production,
         user: ActingUser? = nil
     ) {
         self.appID = appID
-        credential = .given(Given(keyID: keyID, scopes: scopes, environment: environment, user: user))
-    }
-
-    /// The verified key, when a route's authentication made the caller (not one made of given values).
-    package var verifiedKey: VerifiedKey? {
-        if case .key(let key) = credential { return key }
-        return nil
-    }
-
-    package init(appID: String, key: VerifiedKey) {
-        self.appID = appID
-        credential = .key(key)
+        given = Given(keyID: keyID, scopes: scopes, environment: environment, user: user)
     }
 
     public static func == (a: AppCaller, b: AppCaller) -> Bool {

@@ -34,6 +34,15 @@ public final class VerifiedKey: Sendable {
     /// id, and `scopes` the person's role's in the app (docs/teams.md).
     public let session: SessionService.Verified?
     public var user: ActingUser? { session?.actingUser }
+    /// The caller an app's route hands its handler for this key, made once: the handler borrows it
+    /// from the key its request lends (built per request, its app id and parts were retained and
+    /// released each time). Its app id is empty for a key of no app (the admin token), whose
+    /// routes take no caller.
+    package let caller: AppCaller
+
+    /// `body` with the caller borrowed (passed on from a key held elsewhere, it was copied: a
+    /// retain and a release of each of its parts).
+    package func withCaller<Result>(_ body: (AppCaller) throws -> Result) rethrows -> Result { try body(caller) }
     /// The key's app with its id's hash, for the serving state's lookup of the app's snapshot
     /// (`withApp(for:)`): hashed once per key rather than per request. Not optional (an empty id
     /// when the key has no app), so it is lent in place: unwrapping an optional copied it, a
@@ -58,6 +67,9 @@ public final class VerifiedKey: Sendable {
         self.scopes = scopes
         self.environment = environment
         self.session = session
+        caller = AppCaller(
+            appID: principal.appID ?? "", keyID: id, scopes: scopes, environment: environment, user: session?.actingUser
+        )
     }
 
     /// What a verified session admits a request as: `principal` with `scopes` (a request's own
