@@ -43,6 +43,7 @@ public final class VerifiedKey: Sendable {
     /// `body` with the caller borrowed (passed on from a key held elsewhere, it was copied: a
     /// retain and a release of each of its parts).
     package func withCaller<Result>(_ body: (AppCaller) throws -> Result) rethrows -> Result { try body(caller) }
+
     /// The key's app with its id's hash, for the serving state's lookup of the app's snapshot
     /// (`withApp(for:)`): hashed once per key rather than per request. Not optional (an empty id
     /// when the key has no app), so it is lent in place: unwrapping an optional copied it, a
