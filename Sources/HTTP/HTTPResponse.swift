@@ -165,8 +165,6 @@ public struct HTTPResponse: Sendable {
 
     /// Whether a precomputed gzip form is given.
     var hasGzip: Bool { box.fields.gzip != nil }
-    /// The precomputed gzip form's tag.
-    var gzipETag: String? { box.fields.gzip?.etag }
     /// `body` over the identity tag (`gzip` false) or the precomputed gzip form's, read in place
     /// (a copy of the String is a retain and a release); nil when there is none.
     func withETag<R>(gzip: Bool, _ body: (String) -> R) -> R? {

@@ -108,8 +108,8 @@ extension PreparedHeaders {
     }
 }
 
-/// An entity tag as a response holds it, and its field line as the assembly would write it. A
-/// class: the assembly holds it by one reference.
+/// An entity tag as a response holds it, and its field line as the assembly would write it, in an
+/// allocation the tag owns; the assembly reads its plain fields (`Ready`), never the object.
 final class PreparedEntityTag: @unchecked Sendable {
     let given: String
     /// What the assembly reads of a tag, in plain fields.

@@ -42,7 +42,7 @@ struct ResponseAssembly {
         case none
         /// `HTTPResponse.etag`, quoted.
         case identity
-        /// The precomputed gzip form's (`HTTPResponse.gzipETag`).
+        /// The precomputed gzip form's (`HTTPResponse.withETag(gzip: true, _:)`).
         case gzip
         /// A handler's tag quoted here, or a gzip form's derived from the identity's.
         case made(String)

@@ -64,11 +64,6 @@ extension HeadWriter {
         appendBytes(UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
-    /// Appends bytes kept in an array (a cached `Date` line, prepared field lines).
-    mutating func append(bytes: [UInt8]) {
-        bytes.withUnsafeBytes { appendBytes($0) }
-    }
-
     /// Appends prepared bytes (`FrozenBytes`: no array to retain).
     @inline(__always)
     mutating func append(frozen bytes: FrozenBytes) { appendBytes(bytes.buffer) }

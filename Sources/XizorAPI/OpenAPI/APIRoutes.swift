@@ -100,7 +100,8 @@ public struct APIRoutes {
         inPath: Bool = false, _ handler: @escaping @Sendable (HTTPRequest, AppCaller) throws -> HTTPResponse
     ) {
         add(method, pattern, doc, auth: inPath ? .publicKeyInPath : .publicKey, execution: execution) { request in
-            // The key lent by the request, and its caller borrowed from it: nothing retained per request.
+            // The key lent by the request, and the caller it made once borrowed from it (a caller built
+            // per request copied the app id and the key, retains and releases each).
             try request.withVerifiedKey { key in
                 guard let key, case .publicKey = key.principal else { throw RouteGuard.unadmitted(request) }
                 return try key.withCaller { try handler(request, $0) }

@@ -60,8 +60,7 @@ struct SDKRoutes {
         _ request: HTTPRequest, _ caller: AppCaller, surface: PaywallDelivery.Surface,
         credential: (HTTPRequest) -> String
     ) throws -> HTTPResponse {
-        // The caller's key, which admission verified, lent by the request (through the caller it
-        // was retained and released).
+        // The key admission verified, lent by the request: the signer of the answer, not retained.
         try request.withVerifiedKey { key in
             guard let key else { throw RouteGuard.unadmitted(request) }
             let asked = try DeliveryRequest(request, placement: request.hashedParameter("key"))
