@@ -303,6 +303,12 @@ public struct HTTPRequest: Sendable {
         box.match.withObject { $0?.parameters.value(named: name) }
     }
 
+    /// `body` with the bytes of the value bound to `name` (nil when none is), lent from the match:
+    /// no String and no retain (the SDK's path form verifies its key this way per request).
+    public func withPathParameter<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
+        try box.match.withObject({ try $0.withUTF8Value(named: name, body) }, absent: { try body(nil) })
+    }
+
     /// The same value and its `hashValue`, which a match from a loop's route memo carries (computed
     /// once per path); otherwise computed here.
     public func pathParameterHashed(_ name: String) -> (value: String, hashValue: Int)? {

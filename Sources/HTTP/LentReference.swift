@@ -34,6 +34,13 @@ struct LentReference<Object: AnyObject>: ~Copyable {
         return try reference._withUnsafeGuaranteedRef { try body($0) }
     }
 
+    /// `body` with the object lent, or `absent` when there is none. The object is not wrapped in an
+    /// optional: passed on from an optional, a lent object was retained around the call.
+    func withObject<Result>(_ body: (Object) throws -> Result, absent: () throws -> Result) rethrows -> Result {
+        guard let reference else { return try absent() }
+        return try reference._withUnsafeGuaranteedRef { try body($0) }
+    }
+
     /// `body` with the object lent when it is exactly a `T` (not a subclass: the check compares
     /// types, where a cast retained the object), nil otherwise.
     func withObject<T: AnyObject, Result>(as type: T.Type, _ body: (T?) throws -> Result) rethrows -> Result {

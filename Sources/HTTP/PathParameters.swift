@@ -35,6 +35,7 @@ public struct PathParameters: Sendable {
     }
 
     /// The position of the first binding named `name`.
+    @inline(__always)
     public func index(named name: String) -> Int? {
         if inline > 0 && name0 == name { return 0 }
         if inline > 1 && name1 == name { return 1 }
@@ -49,6 +50,26 @@ public struct PathParameters: Sendable {
         case 1: return value1
         default: return more[i - 2].value
         }
+    }
+
+    /// `body` with the UTF-8 bytes of the first binding named `name` (nil when none is), read in
+    /// place: no String is copied out, so nothing is retained for the read.
+    @inline(__always)
+    public func withUTF8Value<R>(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
+        guard let i = index(named: name) else { return try body(nil) }
+        switch i {
+        case 0: return try Self.withUTF8(value0, body)
+        case 1: return try Self.withUTF8(value1, body)
+        default: return try Self.withUTF8(more[i - 2].value, body)
+        }
+    }
+
+    @inline(__always)
+    private static func withUTF8<R>(_ value: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
+        // A native String's bytes are contiguous; a bridged one is copied.
+        if let result = try value.utf8.withContiguousStorageIfAvailable({ try body($0) }) { return result }
+        var copy = value
+        return try copy.withUTF8 { try body($0) }
     }
 
     /// How many values are bound.

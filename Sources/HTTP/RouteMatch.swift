@@ -31,6 +31,13 @@ final class RouteMatch: Sendable {
         return (value, i < valueHashes.count ? valueHashes[i] : value.hashValue)
     }
 
+    /// `body` with the bytes of the value bound to `name` (nil when none is). Not inlined: a lent
+    /// match is its guaranteed `self` here, so the value is read without retaining the match.
+    @inline(never)
+    func withUTF8Value<R>(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
+        try parameters.withUTF8Value(named: name, body)
+    }
+
     /// This match with one field replaced (the request's setters; tests and the router's callers).
     func with(
         template: String?? = nil, index: Int? = nil, parameters: PathParameters? = nil, redactedPath: String?? = nil

@@ -51,8 +51,10 @@ private final class Other: Sendable {}
         request.routeMatch = match
         #expect(request.pathParameter("id") == "a1" && request.routeIndex == 3)
         #expect(request.pathParameterHashed("id")?.value == "a1")
+        #expect(request.withPathParameter("id") { $0.map { Array($0) } } == Array("a1".utf8))
         request.routeMatch = nil
         #expect(request.pathParameter("id") == nil && request.routeIndex == -1)
+        #expect(request.withPathParameter("id") { $0 == nil }, "no match: the absent branch")
     }
     #expect(released == nil, "the match is released when the request lets it go")
 }

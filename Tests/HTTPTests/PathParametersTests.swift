@@ -15,6 +15,11 @@ import Testing
     #expect(parameters.all.map(\.value) == ["1", "2", "3", "4", "5"])
     #expect(["a", "b", "c", "d", "e"].map { parameters.value(named: $0) } == ["1", "2", "3", "4", nil])
     #expect(PathParameters(parameters.all).all.map(\.value) == ["1", "2", "3", "4", "5"])
+    // By their bytes, in place: the same values, inline or in the array, and nil for no binding.
+    func bytes(_ name: String) -> String? {
+        parameters.withUTF8Value(named: name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+    #expect(["a", "b", "c", "d", "e"].map(bytes) == ["1", "2", "3", "4", nil])
 }
 
 /// A route binding three segments hands all three to its handler, whatever the inline limit.
@@ -31,5 +36,14 @@ import Testing
         return
     }
     #expect(String(decoding: body, as: UTF8.self) == "1,two words,3")
+    // Lent from the request's match by their bytes, a long value too (not a small string).
+    let long = String(repeating: "k", count: 40)
+    var other = HTTPRequest(method: .GET, target: "/a/1/b/\(long)/c/3", path: "/a/1/b/\(long)/c/3")
+    _ = table.resolve(&other)
+    for (name, value) in [("x", "1"), ("y", long), ("z", "3")] {
+        #expect(other.withPathParameter(name) { $0.map { String(decoding: $0, as: UTF8.self) } } == value)
+    }
+    #expect(other.withPathParameter("w") { $0 == nil })
+    #expect(HTTPRequest(method: .GET, target: "/", path: "/").withPathParameter("x") { $0 == nil })
     #expect(request.pathParameters.map(\.name) == ["x", "y", "z"])
 }

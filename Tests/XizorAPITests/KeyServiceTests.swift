@@ -44,7 +44,7 @@ import Testing
         let (info, extra) = try keys.createKey(appID: app.appID, .init(kind: "secret"))
         // The SDK path's lookup by bytes, which this thread remembers after the first (`ThreadMemo`).
         func byBytes(_ credential: String) -> VerifiedKey? {
-            Array(credential.utf8).withUnsafeBufferPointer { keys.verified(credential: $0) }
+            Array(credential.utf8).withUnsafeBufferPointer { keys.verified(token: $0) }
         }
         // Verified once, so the memo holds it; revocation must clear that too.
         #expect(keys.authenticate(extra) == .secret(appID: app.appID))
@@ -52,7 +52,7 @@ import Testing
         #expect(byBytes(extra) === remembered, "found again, in this thread's memo")
         try keys.revokeKey(appID: app.appID, keyID: info.id)
         #expect(keys.authenticate(extra) == nil)
-        #expect(keys.verified(credential: extra) == nil)
+        #expect(keys.verified(token: extra) == nil)
         #expect(byBytes(extra) == nil, "a reload gives the table a new generation: the thread's entry is not found")
 
         let other = try keys.createApp(name: "B")
@@ -92,7 +92,7 @@ import Testing
         #expect(keys.authenticate(fifth.key) == .publicKey(appID: a.appID))
         #expect(keys.authenticate(third.key) == nil)
         // B's remembered key survived A's reloads; archiving A leaves B alone.
-        #expect(keys.verified(credential: b.secretKey)?.principal == .secret(appID: b.appID))
+        #expect(keys.verified(token: b.secretKey)?.principal == .secret(appID: b.appID))
         try keys.archiveApp(appID: a.appID)
         #expect(keys.authenticate(a.secretKey) == nil && keys.authenticate(fifth.key) == nil)
         #expect(keys.authenticate(b.publicKey) == .publicKey(appID: b.appID))

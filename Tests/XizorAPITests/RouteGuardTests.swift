@@ -91,4 +91,64 @@ import Testing
             #expect(r.verifiedKey == nil)
         }
     }
+
+    /// A key is remembered by itself, not by the form that carried it: the path form's key (read
+    /// from the path by its bytes) and the bearer header's share one memo, and a bare key in
+    /// `Authorization` is refused whether or not the path form verified it first (when the memo
+    /// held whole header values, it then passed).
+    @Test func aKeyIsRememberedByItselfNotByTheFormThatCarriedIt() throws {
+        let test = try TestServices("guard")
+        defer { test.remove() }
+        let app = try test.services.keys.createApp(name: "A")
+        let table = XizorApplication.routes(services: test.services, isDraining: { false })
+        func admit(_ path: String, authorization: String?) -> Result<VerifiedKey?, ServiceError> {
+            var headers: [(String, String)] = [("Host", "x")]
+            if let authorization { headers.append(("Authorization", authorization)) }
+            var r = HTTPRequest(method: .GET, target: path, path: path, headers: HTTPRequestHeaders(headers))
+            let resolution = table.resolve(&r)
+            do {
+                try resolution.admission?(&r)
+                return .success(r.verifiedKey)
+            } catch let error as ServiceError {
+                return .failure(error)
+            } catch {
+                Issue.record("unexpected \(error)")
+                return .success(nil)
+            }
+        }
+        let pathForm = "/v1/sdk/apps/\(app.publicKey)/placements/onboarding/paywall"
+        let authenticated = "/v1/sdk/placements/onboarding/paywall"
+        for _ in 0..<2 {  // the second time from the memo (and this thread's)
+            #expect(try admit(pathForm, authorization: nil).get()?.principal == .publicKey(appID: app.appID))
+            #expect(throws: ServiceError.self) { try admit(authenticated, authorization: app.publicKey).get() }
+            if case .failure(let error) = admit(authenticated, authorization: app.publicKey) {
+                #expect(error.code == "invalid_authorization")
+            }
+            for header in ["Bearer \(app.publicKey)", "bearer  \(app.publicKey) ", "BEARER \(app.publicKey)"] {
+                #expect(
+                    try admit(authenticated, authorization: header).get()?.principal == .publicKey(appID: app.appID))
+            }
+        }
+        // A header's form in the path is not the key either.
+        let bearerInPath = "/v1/sdk/apps/Bearer%20\(app.publicKey)/placements/onboarding/paywall"
+        #expect(throws: ServiceError.self) { try admit(bearerInPath, authorization: nil).get() }
+        #expect(throws: ServiceError.self) {
+            try admit("/v1/sdk/apps/\(app.publicKey)x/placements/o/paywall", authorization: nil).get()
+        }
+    }
+
+    /// `Bearer TOKEN`'s token, read from the bytes: the scheme in any case, spaces around the token.
+    @Test func theBearerTokenIsReadFromTheHeadersBytes() {
+        let cases: [(String, String?)] = [
+            ("Bearer pk_1", "pk_1"), ("bearer pk_1", "pk_1"), ("BeArEr   pk_1  ", "pk_1"), ("Bearer a b", "a b"),
+            ("Bearer", nil), ("Bearer ", nil), ("Bearer    ", nil), ("Bearerpk_1", nil), ("Basic abc", nil),
+            ("Bearar pk_1", nil), ("pk_1", nil), ("", nil), ("Bearer\u{E9} x", nil),
+            ("Bearer \u{E9}t\u{E9}", "\u{E9}t\u{E9}"),
+        ]
+        for (header, token) in cases {
+            #expect(RouteGuard.bearerToken(header).map(String.init) == token, "\(header)")
+            let range = Array(header.utf8).withUnsafeBufferPointer { RouteGuard.bearerTokenRange($0) }
+            #expect(range.map { String(decoding: Array(header.utf8)[$0], as: UTF8.self) } == token, "\(header)")
+        }
+    }
 }

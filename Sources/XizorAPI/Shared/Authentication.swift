@@ -65,9 +65,14 @@ struct RouteGuard: Sendable {
     /// database (the change feed's catch-up, then archived apps) only off the I/O loop: on it,
     /// `HTTPOffload` sends the admission to the handler pool.
     static func verify(_ request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
-        // A credential seen before is answered from memory by its bytes, without a String of it.
+        // A key seen before is answered from memory by its bytes, without a String of it.
         if let known = request.headers.withFirstValue(
-            of: .authorization, { credential in credential.flatMap { keys.verified(credential: $0) } })
+            of: .authorization,
+            { header in
+                header.flatMap { header in
+                    bearerTokenRange(header).flatMap { keys.verified(token: UnsafeBufferPointer(rebasing: header[$0])) }
+                }
+            })
         {
             return known
         }
@@ -80,37 +85,45 @@ struct RouteGuard: Sendable {
             try limits.failedAuthentication(request)
             throw ServiceError(.unauthorized, "invalid_authorization", "The Authorization header must be 'Bearer KEY'.")
         }
-        if let key = keys.verify(token, memoKey: header) { return key }
+        return try verifyUnknown(
+            token, request: request, keys: keys, limits: limits, unknown: "The API key is unknown or revoked.")
+    }
+
+    /// The key of the `publicKey` path parameter, checked as `verify` checks a bearer key (from the
+    /// same memo, by the path's bytes).
+    static func verify(pathKey request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
+        // `keys` passed unretained: captured by the closure, it was retained and released around
+        // the lookup, an atomic pair on an object every loop shares. It outlives the call (a parameter).
+        let lent = Unmanaged.passUnretained(keys)
+        if let known = request.withPathParameter(
+            "publicKey",
+            { token in token.flatMap { token in lent._withUnsafeGuaranteedRef { $0.verified(token: token) } } })
+        {
+            return known
+        }
+        try limits.admitUnverified(request)
+        return try verifyUnknown(
+            request.parameter("publicKey")[...], request: request, keys: keys, limits: limits,
+            unknown: "The public key in the path is unknown or revoked.")
+    }
+
+    /// A token the memo did not know: verified against the table's hashes, then (off the I/O loop)
+    /// after catching the change feed up; a failure takes from the address's failure bucket.
+    private static func verifyUnknown(
+        _ token: Substring, request: HTTPRequest, keys: KeyService, limits: RateLimits, unknown: String
+    ) throws -> VerifiedKey {
+        if let key = keys.verify(token) { return key }
         // Not known here: perhaps a key another process made moments ago. Catching the change feed
         // up reads the database, which the I/O loop never waits on; the server runs the admission
         // again on its handler pool (after the failure bucket above was looked at, in memory).
         if InlineExecution.isActive { throw HTTPOffload() }
-        guard let key = try keys.verifyAfterCatchingUp(token, memoKey: header) else {
+        guard let key = try keys.verifyAfterCatchingUp(token) else {
             try limits.failedAuthentication(request)
             let detail =
                 try keys.isKeyOfArchivedApp(token)
                 ? "This key belongs to an archived app; an archived app's keys no longer work."
-                : "The API key is unknown or revoked."
+                : unknown
             throw ServiceError(.unauthorized, "invalid_api_key", detail)
-        }
-        return key
-    }
-
-    /// The key of the `publicKey` path parameter, checked as `verify` checks a bearer key.
-    static func verify(pathKey request: HTTPRequest, keys: KeyService, limits: RateLimits) throws -> VerifiedKey {
-        let token = request.parameter("publicKey")
-        if let known = keys.verified(credential: token) { return known }
-        try limits.admitUnverified(request)
-        if let key = keys.verify(Substring(token)) { return key }
-        // As for a bearer key: the catch-up below reads the database, never on the I/O loop.
-        guard !InlineExecution.isActive else { throw HTTPOffload() }
-        guard let key = try keys.verifyAfterCatchingUp(Substring(token), memoKey: token) else {
-            try limits.failedAuthentication(request)
-            throw ServiceError(
-                .unauthorized, "invalid_api_key",
-                try keys.isKeyOfArchivedApp(Substring(token))
-                    ? "This key belongs to an archived app; an archived app's keys no longer work."
-                    : "The public key in the path is unknown or revoked.")
         }
         return key
     }
@@ -141,22 +154,31 @@ struct RouteGuard: Sendable {
             detail: "The request reached \(request.routeTemplate ?? request.path) without passing its authentication.")
     }
 
-    /// The token of `Bearer TOKEN` (scheme case-insensitive, RFC 9110 §11.1), without Foundation
-    /// string searching: this runs on every SDK request.
+    /// The token of `Bearer TOKEN` (scheme case-insensitive, RFC 9110 §11.1).
     static func bearerToken(_ header: String) -> Substring? {
         let utf8 = header.utf8
-        guard utf8.count > 7 else { return nil }
-        var index = utf8.startIndex
-        for expected in "bearer".utf8 {
-            guard utf8[index] | 0x20 == expected else { return nil }
-            index = utf8.index(after: index)
-        }
-        guard utf8[index] == UInt8(ascii: " ") else { return nil }
-        var start = utf8.index(after: index)
-        while start < utf8.endIndex, utf8[start] == UInt8(ascii: " ") { start = utf8.index(after: start) }
-        var end = utf8.endIndex
-        while end > start, utf8[utf8.index(before: end)] == UInt8(ascii: " ") { end = utf8.index(before: end) }
-        guard start < end else { return nil }
-        return header[start..<end]
+        // A native String's bytes are contiguous; a bridged one's are copied.
+        let range =
+            utf8.withContiguousStorageIfAvailable(bearerTokenRange)
+            ?? Array(utf8).withUnsafeBufferPointer(bearerTokenRange)
+        guard let range else { return nil }
+        let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        return header[start..<utf8.index(start, offsetBy: range.count)]
+    }
+
+    /// Where the token is in the bytes of `Bearer TOKEN` (without the spaces around it), read in
+    /// place: this runs on every SDK request. Its ends are ASCII, so they are a String's indices too.
+    static func bearerTokenRange(_ header: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        // The scheme's bytes from a literal's pointer: iterating a String's `utf8` cost ~550
+        // instructions here.
+        let scheme: StaticString = "bearer "
+        guard header.count > scheme.utf8CodeUnitCount else { return nil }
+        for i in 0..<6 where header[i] | 0x20 != scheme.utf8Start[i] { return nil }
+        guard header[6] == UInt8(ascii: " ") else { return nil }
+        var start = 7
+        while start < header.count, header[start] == UInt8(ascii: " ") { start += 1 }
+        var end = header.count
+        while end > start, header[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        return start < end ? start..<end : nil
     }
 }

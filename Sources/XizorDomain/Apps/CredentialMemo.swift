@@ -2,9 +2,12 @@
     import Glibc
 #endif
 
-/// Credentials (whole `Authorization` values) already verified against their stored hash, found
-/// by their bytes: the SDK path looks one up per request, and building a String of the header to
-/// hash cost an allocation and a second pass over it.
+/// Tokens (keys as clients send them, in a bearer header or the SDK's path form) already verified
+/// against their stored hash, found by their bytes: the SDK path looks one up per request, and
+/// building a String of the token to hash cost an allocation and a second pass over it. Keyed by
+/// the token alone, never by the header around it: a credential is accepted or refused by what
+/// it is, not by which form verified it first (keyed by the whole `Authorization` value, a path
+/// form's bare key once made `Authorization: pk_…` without its scheme pass).
 ///
 /// Bucketed by the credential's last eight bytes (and its length) rather than a hash of all of it:
 /// those bytes are the random tail of a key the server generated, and only credentials that
@@ -13,7 +16,7 @@
 /// (`SeededWord`).
 struct CredentialMemo: Sendable {
     /// A verified credential: a class, so a thread memo keeps the stored one as its entry's key
-    /// (`KeyService.verified(credential:)`) without copying its bytes.
+    /// (`KeyService.verified(token:)`) without copying its bytes.
     final class Entry: Sendable {
         let credential: [UInt8]
         let key: VerifiedKey
@@ -30,7 +33,7 @@ struct CredentialMemo: Sendable {
     private static func bucket(_ bytes: UnsafeBufferPointer<UInt8>) -> SeededWord { SeededWord(word(bytes)) }
 
     /// The credential's length and last eight bytes in a word (the bucket's, and a thread memo's
-    /// slot, `KeyService.verified(credential:)`).
+    /// slot, `KeyService.verified(token:)`).
     static func word(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var word = UInt64(bytes.count) << 56
         if bytes.count >= 8, let base = bytes.baseAddress {
@@ -59,9 +62,10 @@ struct CredentialMemo: Sendable {
         return nil
     }
 
-    func find(_ credential: String) -> VerifiedKey? {
-        var credential = credential
-        return credential.withUTF8 { find($0) }
+    func find(_ credential: Substring) -> VerifiedKey? {
+        if let found = credential.utf8.withContiguousStorageIfAvailable({ find($0) }) { return found }
+        var copy = String(credential)
+        return copy.withUTF8 { find($0) }
     }
 
     mutating func insert(_ credential: String, _ key: VerifiedKey) {

@@ -171,12 +171,11 @@ public final class KeyService: Sendable {
     }
 
     /// The key a bearer token is, or nil when the token is unknown or revoked: the display prefix
-    /// only finds the candidates, the whole token's hash must match one (in constant time).
-    /// `memoKey` (by default the token; admission passes the whole `Authorization` value, which it
-    /// already holds as a String) remembers a verified answer until the next reload.
-    public func verify(_ token: Substring, memoKey: String? = nil) -> VerifiedKey? {
-        let key = memoKey ?? String(token)
-        if let memo = keys.read({ $0.verified.find(key) }) { return memo }
+    /// only finds the candidates, the whole token's hash must match one (in constant time). A
+    /// verified answer is remembered by the token until the next reload, whichever way it came
+    /// (an `Authorization` header or a path): the memo holds keys, not how requests carried them.
+    public func verify(_ token: Substring) -> VerifiedKey? {
+        if let memo = keys.read({ $0.verified.find(token) }) { return memo }
         let tokenString = String(token)
         let prefix = Identifiers.displayPrefix(of: tokenString)
         guard let candidates = keys.read({ $0.byPrefix[prefix] }), !candidates.isEmpty else { return nil }
@@ -190,7 +189,7 @@ public final class KeyService: Sendable {
                 // Only remember while the key is still live (a reload may have revoked it meanwhile).
                 guard table.byPrefix[prefix]?.contains(where: { $0.hash == hash }) == true else { return }
                 if table.verified.count >= KeyService.verifiedLimit { table.verified.removeAll() }
-                table.verified.insert(key, found)
+                table.verified.insert(tokenString, found)
             }
         }
         return found
@@ -199,11 +198,11 @@ public final class KeyService: Sendable {
     /// `verify` again after applying every change other processes committed: a key created (or an
     /// app made) on another replica a moment ago works on its first request here instead of being
     /// refused until the feed's next poll. Asked only on the (rate-limited) failure path.
-    public func verifyAfterCatchingUp(_ token: Substring, memoKey: String? = nil) throws -> VerifiedKey? {
+    public func verifyAfterCatchingUp(_ token: Substring) throws -> VerifiedKey? {
         do { try changes.catchUp() } catch let error as ServiceError { throw error } catch {
             throw ServiceError.storage(error)
         }
-        return verify(token, memoKey: memoKey)
+        return verify(token)
     }
 
     /// Whether a token that did not verify is a live key of an archived app: the 401 then says why
@@ -217,13 +216,13 @@ public final class KeyService: Sendable {
     /// Who a bearer token speaks for, or nil when it is unknown or revoked.
     public func authenticate(_ token: String) -> Principal? { verify(token[...])?.principal }
 
-    /// A credential (`memoKey`) verified before and still live, or nil.
-    public func verified(credential: String) -> VerifiedKey? { keys.read { $0.verified.find(credential) } }
+    /// A token verified before and still live, or nil.
+    public func verified(token: String) -> VerifiedKey? { keys.read { $0.verified.find(token[...]) } }
 
-    /// The same, by the credential's bytes (the `Authorization` value as received).
-    /// The SDK path's lookup: from this thread's memo while no reload happened since the thread
-    /// read the credential's answer, else from the table (and remembered).
-    public func verified(credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? {
+    /// The same, by the token's bytes (as the request carries it, in its `Authorization` value or
+    /// its path). The SDK path's lookup: from this thread's memo while no reload happened since
+    /// the thread read the token's answer, else from the table (and remembered).
+    public func verified(token credential: UnsafeBufferPointer<UInt8>) -> VerifiedKey? {
         let stamp = keysGeneration.load(ordering: .acquiring)
         // Mixed: the word's low byte alone (one character of the key) would use a quarter of the slots.
         let hash = SeededWord.mixed(CredentialMemo.word(credential), seed: 0)
