@@ -143,8 +143,10 @@ import Testing
             ("Bearer pk_1", "pk_1"), ("bearer pk_1", "pk_1"), ("BeArEr   pk_1  ", "pk_1"), ("Bearer a b", "a b"),
             ("Bearer", nil), ("Bearer ", nil), ("Bearer    ", nil), ("Bearerpk_1", nil), ("Basic abc", nil),
             ("Bearar pk_1", nil), ("pk_1", nil), ("", nil), ("Bearer\u{E9} x", nil),
-            ("Bearer \u{E9}t\u{E9}", "\u{E9}t\u{E9}"),
+            ("Bearer \u{E9}t\u{E9}", "\u{E9}t\u{E9}"), ("BEARER k", "k"), ("Bearer\u{0}pk_1", nil),
+            ("Bearer\tpk_1", nil), ("Bearer@pk_1", nil), ("Bearer\u{0}", nil), ("Bearer  ", nil), ("bearer  k", "k"),
         ]
+        #expect(RouteGuard.bearerScheme == "bearer ".utf8.reversed().reduce(0) { $0 << 8 | UInt64($1) })
         for (header, token) in cases {
             #expect(RouteGuard.bearerToken(header).map(String.init) == token, "\(header)")
             let range = Array(header.utf8).withUnsafeBufferPointer { RouteGuard.bearerTokenRange($0) }

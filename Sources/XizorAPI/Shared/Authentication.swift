@@ -166,15 +166,17 @@ struct RouteGuard: Sendable {
         return header[start..<utf8.index(start, offsetBy: range.count)]
     }
 
+    /// `bearer ` as the low seven bytes of a little-endian word (`b` = 0x62 lowest).
+    static let bearerScheme: UInt64 = 0x0020_7265_7261_6562
+
     /// Where the token is in the bytes of `Bearer TOKEN` (without the spaces around it), read in
     /// place: this runs on every SDK request. Its ends are ASCII, so they are a String's indices too.
     static func bearerTokenRange(_ header: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        // The scheme's bytes from a literal's pointer: iterating a String's `utf8` cost ~550
-        // instructions here.
-        let scheme: StaticString = "bearer "
-        guard header.count > scheme.utf8CodeUnitCount else { return nil }
-        for i in 0..<6 where header[i] | 0x20 != scheme.utf8Start[i] { return nil }
-        guard header[6] == UInt8(ascii: " ") else { return nil }
+        // The scheme and its space in one load: the six letters' case bit set (only `B` and `b`
+        // give `b`, and so on), the space compared exactly, the eighth byte (the token's) masked off.
+        guard header.count > 7, let base = header.baseAddress else { return nil }
+        let word = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self).littleEndian
+        guard (word | 0x2020_2020_2020) & 0x00FF_FFFF_FFFF_FFFF == Self.bearerScheme else { return nil }
         var start = 7
         while start < header.count, header[start] == UInt8(ascii: " ") { start += 1 }
         var end = header.count
