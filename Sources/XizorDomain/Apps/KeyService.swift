@@ -216,8 +216,9 @@ public final class KeyService: Sendable {
     /// Who a bearer token speaks for, or nil when it is unknown or revoked.
     public func authenticate(_ token: String) -> Principal? { verify(token[...])?.principal }
 
-    /// A token verified before and still live, or nil.
-    public func verified(token: String) -> VerifiedKey? { keys.read { $0.verified.find(token[...]) } }
+    /// A token the table's memo holds (verified before and still live), or nil: what tests read to
+    /// see a reload empty it, apart from this thread's memo.
+    func verified(token: String) -> VerifiedKey? { keys.read { $0.verified.find(token[...]) } }
 
     /// The same, by the token's bytes (as the request carries it, in its `Authorization` value or
     /// its path). The SDK path's lookup: from this thread's memo while no reload happened since
