@@ -28,10 +28,9 @@ struct LentReference<Object: AnyObject>: ~Copyable {
         reference = object.map { Unmanaged.passRetained($0) }
     }
 
-    /// `body` with the object lent.
+    /// `body` with the object lent, nil when there is none.
     func withObject<Result>(_ body: (Object?) throws -> Result) rethrows -> Result {
-        guard let reference else { return try body(nil) }
-        return try reference._withUnsafeGuaranteedRef { try body($0) }
+        try withObject({ try body($0) }, absent: { try body(nil) })
     }
 
     /// `body` with the object lent, or `absent` when there is none. The object is not wrapped in an

@@ -157,12 +157,9 @@ struct RouteGuard: Sendable {
 
     /// The token of `Bearer TOKEN` (scheme case-insensitive, RFC 9110 §11.1).
     static func bearerToken(_ header: String) -> Substring? {
+        var header = header
+        guard let range = header.withUTF8(bearerTokenRange) else { return nil }
         let utf8 = header.utf8
-        // A native String's bytes are contiguous; a bridged one's are copied.
-        let range =
-            utf8.withContiguousStorageIfAvailable(bearerTokenRange)
-            ?? Array(utf8).withUnsafeBufferPointer(bearerTokenRange)
-        guard let range else { return nil }
         let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
         return header[start..<utf8.index(start, offsetBy: range.count)]
     }

@@ -63,9 +63,8 @@ struct CredentialMemo: Sendable {
     }
 
     func find(_ credential: Substring) -> VerifiedKey? {
-        if let found = credential.utf8.withContiguousStorageIfAvailable({ find($0) }) { return found }
-        var copy = String(credential)
-        return copy.withUTF8 { find($0) }
+        var credential = credential
+        return credential.withUTF8 { find($0) }
     }
 
     mutating func insert(_ credential: String, _ key: VerifiedKey) {
